@@ -1,0 +1,31 @@
+# `make test` and `make demo` work from a fresh clone: they create .venv and install into it.
+PY ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo bench lint clean
+
+$(VPY):
+	$(PY) -m venv $(VENV)
+
+$(STAMP): $(VPY) pyproject.toml
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(VPY) -m ruff check src tests bench
+	VECGRAD_TYPECHECK=1 $(VPY) -m pytest -q -n 2 tests || VECGRAD_TYPECHECK=1 $(VPY) -m pytest -q tests
+
+demo: $(STAMP)
+	$(VPY) -m vecgrad demo
+
+bench: $(STAMP)
+	$(VPY) bench/run.py
+
+lint: $(STAMP)
+	$(VPY) -m ruff check src tests bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info

@@ -1,0 +1,21 @@
+"""vecgrad: write array code the natural way (loops over slices, in-place writes, maps over
+samples, plain NumPy), get gradients at the cost of hand-vectorized code.
+
+    import vecgrad as vg
+    import vecgrad.numpy as vnp
+    grads = vg.grad(loss, argnums=(0, 1))(a, b)
+"""
+from __future__ import annotations
+
+from . import nn
+from . import numpy
+from .api import Transformed, grad, jit, value_and_grad, vjp
+from .checks import GradCheckError, check_grads
+from .errors import (ConcretizationError, ReadOnlyError, ShapeError, TraceError,
+                     TracedIntoNumpyError, VecgradError)
+from .show import show
+
+__version__ = "0.1.0"
+__all__ = ["grad", "value_and_grad", "vjp", "jit", "show", "check_grads", "nn", "numpy",
+           "Transformed", "GradCheckError", "VecgradError", "ConcretizationError",
+           "ReadOnlyError", "ShapeError", "TraceError", "TracedIntoNumpyError"]

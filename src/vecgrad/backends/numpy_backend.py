@@ -1,0 +1,91 @@
+"""Codegen: a graph becomes straight-line Python source calling NumPy, compiled once.
+
+The schedule frees each intermediate after its last use (`del`), and runs a write
+(`setitem`, `setitem_add`) in place when the buffer it writes owns its memory and neither it
+nor any view of it is read later.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..ir import Const, Graph, Var
+
+
+@dataclass
+class Compiled:
+    """A compiled graph: call it with the input arrays; it returns the output arrays."""
+
+    fn: Callable[..., tuple]
+    source: str
+    graph: Graph
+
+    def __call__(self, *args: Any) -> tuple:
+        return self.fn(*args)
+
+
+def _last_uses(g: Graph) -> dict[Var, int]:
+    last: dict[Var, int] = {}
+    for i, e in enumerate(g.eqns):
+        for a in e.inputs:
+            if isinstance(a, Var):
+                last[a] = i
+    for a in g.outputs:
+        if isinstance(a, Var):
+            last[a] = len(g.eqns)
+    return last
+
+
+def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
+    env: dict[str, Any] = {"_asarray": np.asarray, "_copy": np.array}
+    names: dict[Var, str] = {v: f"x{i}" for i, v in enumerate(g.inputs)}
+    consts: dict[int, str] = {}
+    last = _last_uses(g)
+    root: dict[Var, Var] = {v: v for v in g.inputs}  # which buffer each var's memory is
+    aliases: dict[Var, list[Var]] = {v: [v] for v in g.inputs}
+    fresh: set[Var] = set()
+
+    def ref(a: Any) -> str:
+        if isinstance(a, Const):
+            k = id(a.value)
+            if k not in consts:
+                consts[k] = f"c{len(consts)}"
+                env[consts[k]] = a.value
+            return consts[k]
+        return names[a]
+
+    body = []
+    for i, e in enumerate(g.eqns):
+        fn = e.prim.lowered(e.params, [a.aval for a in e.inputs])
+        base = e.inputs[0] if e.inputs else None
+        if e.prim.inplace is not None and isinstance(base, Var) and base in fresh \
+                and root[base] is base and all(last.get(v, -1) <= i for v in aliases[base]):
+            fn = functools.partial(e.prim.inplace, **e.params)
+            r = e.out  # base is dead: its memory now belongs to the result
+            fresh.add(e.out)
+        elif e.prim.view and isinstance(base, Var):
+            r = root[base]
+        else:
+            r = e.out
+            fresh.add(e.out)
+        root[e.out] = r
+        aliases.setdefault(r, []).append(e.out)
+        env[f"f{i}"] = fn
+        names[e.out] = f"v{i}"
+        body.append(f"v{i} = f{i}({', '.join(ref(a) for a in e.inputs)})")
+        dead = [names[a] for a in dict.fromkeys(e.inputs)
+                if isinstance(a, Var) and last.get(a) == i and a not in g.inputs]
+        if dead:
+            body.append(f"del {', '.join(dead)}")
+    outs = []
+    for a in g.outputs:  # never hand the caller a view of its own input or of a constant
+        owned = isinstance(a, Var) and root.get(a) in fresh
+        outs.append(f"_asarray({ref(a)})" if owned else f"_copy({ref(a)})")
+    args = ", ".join(names[v] for v in g.inputs)
+    src = f"def {name}({args}):\n" + "".join(f"    {s}\n" for s in body)
+    src += f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})\n"
+    exec(compile(src, f"<vecgrad:{name}>", "exec"), env)
+    return Compiled(env[name], src, g)

@@ -1,0 +1,93 @@
+"""Typed errors. Each one names the user's own file and line when it is known."""
+from __future__ import annotations
+
+import os
+import sys
+
+from .ir import Src
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+_EXAMPLES_DIR = os.path.join(_PKG_DIR, "examples")
+_NUMPY_DIR = os.path.dirname(os.path.abspath(__import__("numpy").__file__))
+
+
+def _is_internal(fname: str) -> bool:
+    if fname.startswith(_PKG_DIR) and not fname.startswith(_EXAMPLES_DIR):
+        return True
+    return fname.startswith(_NUMPY_DIR) or fname.startswith("<frozen")
+
+
+def user_src(depth: int = 1) -> Src | None:
+    """The innermost stack frame that belongs to user code (not vecgrad or numpy)."""
+    f = sys._getframe(depth)
+    while f is not None:
+        fname = f.f_code.co_filename
+        if not _is_internal(os.path.abspath(fname) if not fname.startswith("<") else fname):
+            return Src(fname, f.f_lineno, f.f_code.co_name)
+        f = f.f_back
+    return None
+
+
+def _where(src: Src | None) -> str:
+    return f" (at {src.file}:{src.line}, in {src.func})" if src else ""
+
+
+class VecgradError(Exception):
+    """Base class of all vecgrad errors."""
+
+
+class ConcretizationError(VecgradError, TypeError):
+    """A traced value was needed as a concrete Python value (bool, int, float, index)."""
+
+    def __init__(self, what: str, src: Src | None = None):
+        src = src or user_src(2)
+        super().__init__(
+            f"{what} of a traced array{_where(src)}: values are not known while vecgrad traces "
+            "the function, only shapes and dtypes are. Python control flow on array values "
+            "cannot be traced. Use vnp.where(cond, x, y) to select values, or pass the value "
+            "as a static (non-array) argument.")
+
+
+class ReadOnlyError(VecgradError, ValueError):
+    """An in-place write into a function argument."""
+
+    def __init__(self, src: Src | None = None):
+        src = src or user_src(2)
+        super().__init__(
+            f"in-place write into a function argument{_where(src)}: arguments are read-only "
+            "inside vecgrad-traced functions. Make a copy first (x = x.copy()) or build the "
+            "result in a new buffer made with vnp.zeros/vnp.empty.")
+
+
+class TracedIntoNumpyError(VecgradError, TypeError):
+    """A traced value was converted to a plain NumPy array (e.g. written into np.empty)."""
+
+    def __init__(self, src: Src | None = None):
+        src = src or user_src(2)
+        super().__init__(
+            f"a traced array cannot become a plain NumPy array{_where(src)}. If you are writing "
+            "into a buffer, create it with vnp.zeros/vnp.empty (import vecgrad.numpy as vnp) "
+            "instead of np.zeros/np.empty so that the write can be traced.")
+
+
+class ShapeError(VecgradError, ValueError):
+    """Operand shapes do not fit the operation."""
+
+    def __init__(self, msg: str, src: Src | None = None):
+        src = src or user_src(2)
+        super().__init__(msg + _where(src))
+
+
+class TraceError(VecgradError, ValueError):
+    """The function cannot be traced as written (e.g. a data-dependent index)."""
+
+    def __init__(self, msg: str, src: Src | None = None):
+        src = src or user_src(2)
+        super().__init__(msg + _where(src))
+
+
+def unsupported(name: str) -> NotImplementedError:
+    src = user_src(2)
+    return NotImplementedError(
+        f"{name} has no traced implementation in vecgrad{_where(src)}. Use an equivalent "
+        "from vecgrad.numpy (see `dir(vecgrad.numpy)`), or compute it outside the traced function.")

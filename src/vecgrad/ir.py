@@ -1,0 +1,228 @@
+"""The intermediate representation: a small immutable graph of single-output equations.
+
+Every stage of the pipeline (trace, passes, AD, codegen) consumes and produces a `Graph`.
+Equations keep their static parameters (hashable) and the user's source line, which is what
+batching groups on and what `explain` reports.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterator
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .primitives import Primitive
+
+
+@dataclass(frozen=True)
+class Aval:
+    """Abstract value: the shape and dtype of an array, without its data."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __str__(self) -> str:
+        return f"{_short_dtype(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+
+def _short_dtype(dt: np.dtype) -> str:
+    return {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool"}.get(
+        dt.name, dt.name)
+
+
+_var_ids = itertools.count()  # identity only; names are assigned by the printer
+
+
+class Var:
+    """A value defined by exactly one equation (or a graph input). Hashed by identity."""
+
+    __slots__ = ("aval", "uid")
+
+    def __init__(self, aval: Aval):
+        self.aval = aval
+        self.uid = next(_var_ids)
+
+    def __repr__(self) -> str:
+        return f"Var#{self.uid}:{self.aval}"
+
+
+class Const:
+    """A constant array captured at trace time (literal, captured global, created buffer)."""
+
+    __slots__ = ("value", "aval")
+
+    def __init__(self, value: Any):
+        self.value = np.asarray(value)
+        self.aval = Aval(self.value.shape, self.value.dtype)
+
+    def key(self) -> tuple:
+        """A hashable identity of the constant's contents (small ones) or object (large ones)."""
+        v = self.value
+        if v.size <= 64:
+            return ("c", v.dtype.str, v.shape, v.tobytes())
+        return ("id", id(v))
+
+    def __repr__(self) -> str:
+        return f"Const({self.aval})"
+
+
+Atom = Var | Const
+
+
+class Params(dict):
+    """Immutable, hashable equation parameters (all values must be hashable)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+    def _immutable(self, *a: Any, **k: Any) -> None:
+        raise TypeError("Params are immutable")
+
+    __setitem__ = __delitem__ = update = pop = clear = setdefault = _immutable  # type: ignore
+
+
+@dataclass(frozen=True)
+class Src:
+    """Where the user wrote the operation: file, line and enclosing function."""
+
+    file: str
+    line: int
+    func: str
+
+    def __str__(self) -> str:
+        import os
+        return f"{os.path.basename(self.file)}:{self.line}"
+
+
+@dataclass(frozen=True, eq=False)
+class Eqn:
+    """`out = prim[params](*inputs)`, with the user's source line."""
+
+    prim: "Primitive"
+    inputs: tuple[Atom, ...]
+    params: Params
+    out: Var
+    src: Src | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """A straight-line program. `notes` carries pass diagnostics (e.g. why work did not batch)."""
+
+    inputs: tuple[Var, ...]
+    eqns: tuple[Eqn, ...]
+    outputs: tuple[Atom, ...]
+    notes: tuple[Any, ...] = field(default=())
+
+    def replace(self, **kw: Any) -> "Graph":
+        d = dict(inputs=self.inputs, eqns=self.eqns, outputs=self.outputs, notes=self.notes)
+        d.update(kw)
+        return Graph(**d)
+
+    def __str__(self) -> str:
+        return pretty(self)
+
+
+class TypeCheckError(Exception):
+    """The graph is malformed: a pass has a bug."""
+
+
+def typecheck(g: Graph) -> Graph:
+    """Check that every var is defined once before use and every aval matches its shape rule."""
+    defined: set[Var] = set()
+    for v in g.inputs:
+        _define(defined, v)
+    for i, e in enumerate(g.eqns):
+        for a in e.inputs:
+            if isinstance(a, Var) and a not in defined:
+                raise TypeCheckError(f"eqn {i} ({e.prim.name}) uses undefined {a!r}")
+        try:
+            expect = e.prim.shape_rule(*[a.aval for a in e.inputs], **e.params)
+        except Exception as ex:  # noqa: BLE001 - re-raised with context
+            raise TypeCheckError(f"eqn {i} ({e.prim.name}) fails its shape rule: {ex}") from ex
+        if expect != e.out.aval:
+            raise TypeCheckError(f"eqn {i} ({e.prim.name}) declares {e.out.aval}, rule gives {expect}")
+        _define(defined, e.out)
+    for a in g.outputs:
+        if isinstance(a, Var) and a not in defined:
+            raise TypeCheckError(f"output {a!r} is undefined")
+    return g
+
+
+def _define(defined: set[Var], v: Var) -> None:
+    if v in defined:
+        raise TypeCheckError(f"{v!r} is defined twice")
+    defined.add(v)
+
+
+def iter_vars(g: Graph) -> Iterator[Var]:
+    yield from g.inputs
+    for e in g.eqns:
+        yield e.out
+
+
+def uses(g: Graph) -> dict[Var, int]:
+    """How many times each var is read (by equations and outputs)."""
+    n: dict[Var, int] = {}
+    for e in g.eqns:
+        for a in e.inputs:
+            if isinstance(a, Var):
+                n[a] = n.get(a, 0) + 1
+    for a in g.outputs:
+        if isinstance(a, Var):
+            n[a] = n.get(a, 0) + 1
+    return n
+
+
+# ----------------------------------------------------------------------------- printing
+
+def _name(i: int) -> str:
+    s = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        s = chr(97 + r) + s
+    return s
+
+
+def fmt_param(v: Any) -> str:
+    if isinstance(v, tuple):
+        return "(" + ", ".join(fmt_param(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return str(v)
+
+
+def pretty(g: Graph, max_eqns: int | None = None) -> str:
+    """Readable listing, one equation per line, with the source line of each."""
+    names: dict[Var, str] = {}
+
+    def nm(a: Atom) -> str:
+        if isinstance(a, Const):
+            v = a.value
+            return repr(v.item()) if v.ndim == 0 else f"const{a.aval}"
+        if a not in names:
+            names[a] = _name(len(names))
+        return names[a]
+
+    ins = " ".join(f"{nm(v)}:{v.aval}" for v in g.inputs)
+    lines = [f"{{ lambda {ins} ."]
+    eqns = g.eqns if max_eqns is None or len(g.eqns) <= max_eqns else g.eqns[:max_eqns]
+    for e in eqns:
+        ps = ", ".join(f"{k}={fmt_param(v)}" for k, v in e.params.items())
+        head = f"  {nm(e.out)}:{e.out.aval} = {e.prim.name}"
+        head += f"[{ps}]" if ps else ""
+        head += " " + " ".join(nm(a) for a in e.inputs)
+        lines.append(head + (f"    # {e.src}" if e.src else ""))
+    if len(eqns) < len(g.eqns):
+        lines.append(f"  ... {len(g.eqns) - len(eqns)} more equations")
+    lines.append(f"  in ({', '.join(nm(a) for a in g.outputs)}) }}")
+    return "\n".join(lines)

@@ -1,0 +1,143 @@
+"""`vecgrad.numpy`: the NumPy API for traced code (`import vecgrad.numpy as vnp`).
+
+Every function accepts tracers, NumPy arrays and Python scalars. Outside a trace it computes
+eagerly with NumPy. Plain `np.*` calls on traced arrays dispatch here through
+`__array_ufunc__` and `__array_function__`.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Sequence
+
+import numpy as _np
+from numpy import (e, euler_gamma, float32, float64, inf, int32, int64, nan,  # noqa: F401
+                   newaxis, pi)
+
+from .. import primitives as P
+from ..errors import ShapeError, unsupported
+from ..tracing import Tracer, const_tracer, current_builder
+
+ArrayLike = Any
+
+
+def _traced(*xs: Any) -> bool:
+    return builtins.any(isinstance(x, Tracer) for x in xs)
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Tracer) else _np.shape(x)
+
+
+def _dtype(x: Any) -> _np.dtype:
+    return x.dtype if isinstance(x, Tracer) else _np.asarray(x).dtype
+
+
+# ------------------------------------------------------------------ creation and conversion
+
+def asarray(a: ArrayLike, dtype: Any = None) -> Any:
+    """Like `numpy.asarray`; lists/tuples that contain traced values are stacked."""
+    if isinstance(a, Tracer):
+        return a if dtype is None else astype(a, dtype)
+    if isinstance(a, (list, tuple)) and _has_tracer(a):
+        out = stack([asarray(x) for x in a])
+        return out if dtype is None else astype(out, dtype)
+    return _np.asarray(a, dtype)
+
+
+def array(a: ArrayLike, dtype: Any = None, copy: bool = True) -> Any:
+    """Like `numpy.array`. Traced values are immutable SSA values, so copies are free."""
+    out = asarray(a, dtype)
+    return out.copy() if isinstance(out, Tracer) else _np.array(out, dtype, copy=copy)
+
+
+def _has_tracer(a: Any) -> bool:
+    if isinstance(a, Tracer):
+        return True
+    return isinstance(a, (list, tuple)) and builtins.any(_has_tracer(x) for x in a)
+
+
+def astype(x: ArrayLike, dtype: Any) -> Any:
+    """Cast to `dtype` (a no-op when it already has it)."""
+    dtype = _np.dtype(dtype)
+    if _dtype(x) == dtype:
+        return x
+    return P.cast(x, dtype=dtype)
+
+
+def copy(a: ArrayLike) -> Any:
+    """A copy that can be written into without affecting `a`."""
+    return a.copy() if isinstance(a, Tracer) else _np.array(a, copy=True)
+
+
+def _float_default(dtype: Any) -> _np.dtype:
+    return _np.dtype(float64 if dtype is None else dtype)
+
+
+def zeros(shape: Any, dtype: Any = None) -> Any:
+    """A new buffer of zeros. Inside a traced function it can be written into."""
+    return const_tracer(_np.zeros(shape, _float_default(dtype)))
+
+
+def ones(shape: Any, dtype: Any = None) -> Any:
+    """A new buffer of ones (writable inside traced functions)."""
+    return const_tracer(_np.ones(shape, _float_default(dtype)))
+
+
+def empty(shape: Any, dtype: Any = None) -> Any:
+    """A new buffer for writing into. Filled with zeros, so unwritten entries are defined."""
+    return zeros(shape, dtype)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
+    """A new buffer filled with `fill_value` (a constant, or a traced scalar)."""
+    if isinstance(fill_value, Tracer):
+        return broadcast_to(astype(fill_value, dtype or fill_value.dtype), shape).copy()
+    return const_tracer(_np.full(shape, fill_value, dtype))
+
+
+def zeros_like(a: ArrayLike, dtype: Any = None) -> Any:
+    """Zeros with the shape and dtype of `a`."""
+    return zeros(_shape(a), dtype or _dtype(a))
+
+
+def ones_like(a: ArrayLike, dtype: Any = None) -> Any:
+    """Ones with the shape and dtype of `a`."""
+    return ones(_shape(a), dtype or _dtype(a))
+
+
+def empty_like(a: ArrayLike, dtype: Any = None) -> Any:
+    """A zero-filled buffer with the shape and dtype of `a`."""
+    return zeros(_shape(a), dtype or _dtype(a))
+
+
+def full_like(a: ArrayLike, fill_value: Any, dtype: Any = None) -> Any:
+    """A buffer with the shape and dtype of `a`, filled with `fill_value`."""
+    return full(_shape(a), fill_value, dtype or _dtype(a))
+
+
+def arange(*args: Any, **kw: Any) -> _np.ndarray:
+    """`numpy.arange` (a constant)."""
+    return _np.arange(*args, **kw)
+
+
+def linspace(*args: Any, **kw: Any) -> _np.ndarray:
+    """`numpy.linspace` (a constant)."""
+    return _np.linspace(*args, **kw)
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> _np.ndarray:
+    """`numpy.eye` (a constant)."""
+    return _np.eye(N, M, k, dtype)
+
+
+def identity(n: int, dtype: Any = float) -> _np.ndarray:
+    """`numpy.identity` (a constant)."""
+    return _np.identity(n, dtype)
+
+
+from ._ops import *  # noqa: E402,F401,F403
+from ._ops import dispatch_function, dispatch_ufunc  # noqa: E402,F401
+from . import linalg  # noqa: E402,F401
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("builtins", "annotations")]
+del Any, Sequence, ShapeError, unsupported, current_builder

@@ -1,0 +1,435 @@
+"""Array operations of `vecgrad.numpy`: elementwise, reductions, shapes, contractions."""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Callable, Sequence
+
+import numpy as _np
+
+from .. import primitives as P
+from ..errors import ShapeError, unsupported
+from ..tracing import Tracer
+from . import _dtype, _shape, asarray, astype
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "true_divide", "power", "negative", "positive",
+    "exp", "log", "log1p", "expm1", "sqrt", "square", "abs", "absolute", "sign", "tanh", "sin",
+    "cos", "maximum", "minimum", "clip", "where", "less", "less_equal", "greater",
+    "greater_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_not",
+    "sum", "mean", "max", "min", "amax", "amin", "prod", "reshape", "transpose", "swapaxes",
+    "moveaxis", "expand_dims", "squeeze", "broadcast_to", "concatenate", "stack", "split",
+    "ravel", "flatten", "dot", "matmul", "einsum", "tensordot", "outer", "inner", "diag",
+    "trace", "shape", "ndim", "stop_gradient",
+]
+
+
+def _unary(prim: P.Primitive, doc: str) -> Callable:
+    def f(x: Any) -> Any:
+        return prim(x)
+    f.__doc__ = doc
+    return f
+
+
+def _binary(prim: P.Primitive, doc: str) -> Callable:
+    def f(x: Any, y: Any) -> Any:
+        return prim(x, y)
+    f.__doc__ = doc
+    return f
+
+
+negative = _unary(P.neg, "Elementwise -x.")
+exp = _unary(P.exp, "Elementwise e**x.")
+log = _unary(P.log, "Elementwise natural logarithm.")
+log1p = _unary(P.log1p, "Elementwise log(1 + x), accurate for small x.")
+expm1 = _unary(P.expm1, "Elementwise exp(x) - 1, accurate for small x.")
+sqrt = _unary(P.sqrt, "Elementwise square root.")
+abs = absolute = _unary(P.abs_, "Elementwise absolute value (gradient sign(x)).")
+sign = _unary(P.sign, "Elementwise sign (zero gradient).")
+tanh = _unary(P.tanh, "Elementwise hyperbolic tangent.")
+sin = _unary(P.sin, "Elementwise sine.")
+cos = _unary(P.cos, "Elementwise cosine.")
+logical_not = _unary(P.logical_not, "Elementwise not.")
+stop_gradient = _unary(P.stop_gradient, "Identity whose gradient is zero.")
+add = _binary(P.add, "Elementwise x + y with broadcasting.")
+subtract = _binary(P.sub, "Elementwise x - y with broadcasting.")
+multiply = _binary(P.mul, "Elementwise x * y with broadcasting.")
+divide = true_divide = _binary(P.div, "Elementwise x / y with broadcasting.")
+maximum = _binary(P.maximum, "Elementwise maximum (ties split the gradient evenly).")
+minimum = _binary(P.minimum, "Elementwise minimum (ties split the gradient evenly).")
+less = _binary(P.lt, "Elementwise x < y.")
+less_equal = _binary(P.le, "Elementwise x <= y.")
+greater = _binary(P.gt, "Elementwise x > y.")
+greater_equal = _binary(P.ge, "Elementwise x >= y.")
+equal = _binary(P.eq, "Elementwise x == y.")
+not_equal = _binary(P.ne, "Elementwise x != y.")
+logical_and = _binary(P.logical_and, "Elementwise and.")
+logical_or = _binary(P.logical_or, "Elementwise or.")
+
+
+def positive(x: Any) -> Any:
+    """Elementwise +x (identity)."""
+    return x
+
+
+def square(x: Any) -> Any:
+    """Elementwise x**2."""
+    return P.powc(x, p=2)
+
+
+def power(x: Any, y: Any) -> Any:
+    """Elementwise x**y. A Python-number exponent keeps x's dtype (NumPy 2 rules)."""
+    if isinstance(y, (int, float)) and not isinstance(y, bool):
+        return P.powc(x, p=y) if y != 1 else x
+    return P.pow_(x, y)
+
+
+def where(condition: Any, x: Any, y: Any) -> Any:
+    """Select x where `condition` holds, else y (all three broadcast)."""
+    return P.where(condition, x, y)
+
+
+def clip(a: Any, a_min: Any = None, a_max: Any = None) -> Any:
+    """Limit values to [a_min, a_max]."""
+    if a_min is not None:
+        a = maximum(a, a_min)
+    if a_max is not None:
+        a = minimum(a, a_max)
+    return a
+
+
+# ------------------------------------------------------------------------------ reductions
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise _np.exceptions.AxisError(a, ndim)
+        out.append(a % ndim)
+    return tuple(sorted(out))
+
+
+def _reduce(prim: P.Primitive, x: Any, axis: Any, keepdims: bool) -> Any:
+    axes = _axes(axis, len(_shape(x)))
+    out = prim(x, axes=axes)
+    if keepdims:
+        out = reshape(out, tuple(1 if i in axes else d for i, d in enumerate(_shape(x))))
+    return out
+
+
+def sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    """Sum over `axis` (all axes by default)."""
+    a = a if dtype is None else astype(a, dtype)
+    if isinstance(a, (list, tuple)):
+        a = asarray(a)
+    return _reduce(P.reduce_sum, a, axis, keepdims)
+
+
+def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    """Arithmetic mean over `axis`."""
+    if _dtype(a).kind in "biu":
+        a = astype(a, dtype or _np.float64)
+    n = int(_np.prod([_shape(a)[i] for i in _axes(axis, len(_shape(a)))]))
+    return multiply(sum(a, axis, dtype, keepdims), 1.0 / n)
+
+
+def max(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Maximum over `axis` (ties share the gradient)."""
+    return _reduce(P.reduce_max, a, axis, keepdims)
+
+
+def min(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Minimum over `axis` (ties share the gradient)."""
+    return _reduce(P.reduce_min, a, axis, keepdims)
+
+
+amax, amin = max, min
+
+
+def prod(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """Product over `axis` (exact gradient, also where entries are zero)."""
+    return _reduce(P.reduce_prod, a, axis, keepdims)
+
+
+# ---------------------------------------------------------------------------------- shapes
+
+def shape(a: Any) -> tuple[int, ...]:
+    """The shape of `a`."""
+    return _shape(a)
+
+
+def ndim(a: Any) -> int:
+    """The number of axes of `a`."""
+    return len(_shape(a))
+
+
+def reshape(a: Any, newshape: Any) -> Any:
+    """Reshape (one entry may be -1)."""
+    newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
+    size = int(_np.prod(_shape(a), dtype=_np.int64))
+    if newshape.count(-1) == 1:
+        rest = int(_np.prod([d for d in newshape if d != -1], dtype=_np.int64))
+        if rest == 0 or size % rest:
+            raise ShapeError(f"cannot reshape array of size {size} into shape {newshape}")
+        newshape = tuple(size // rest if d == -1 else d for d in newshape)
+    if newshape == _shape(a):
+        return a
+    return P.reshape(a, shape=newshape)
+
+
+def ravel(a: Any) -> Any:
+    """Flatten to one axis."""
+    return reshape(a, (-1,))
+
+
+flatten = ravel
+
+
+def transpose(a: Any, axes: Any = None) -> Any:
+    """Permute axes (reverse them by default)."""
+    n = len(_shape(a))
+    perm = tuple(reversed(range(n))) if axes is None else tuple(x % n for x in axes)
+    if perm == tuple(range(n)):
+        return a
+    return P.transpose(a, perm=perm)
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+    """Exchange two axes."""
+    perm = list(range(len(_shape(a))))
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return transpose(a, perm)
+
+
+def moveaxis(a: Any, source: Any, destination: Any) -> Any:
+    """Move axes to new positions."""
+    return transpose(a, _moveaxis_perm(len(_shape(a)), source, destination))
+
+
+def _moveaxis_perm(n: int, source: Any, destination: Any) -> list[int]:
+    src = [s % n for s in (source if isinstance(source, (tuple, list)) else [source])]
+    dst = [d % n for d in (destination if isinstance(destination, (tuple, list)) else [destination])]
+    order = [i for i in range(n) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return order
+
+
+def expand_dims(a: Any, axis: Any) -> Any:
+    """Insert unit axes at `axis`."""
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    n = len(_shape(a)) + len(axes)
+    axes = {x % n for x in axes}
+    it = iter(_shape(a))
+    return reshape(a, tuple(1 if i in axes else next(it) for i in range(n)))
+
+
+def squeeze(a: Any, axis: Any = None) -> Any:
+    """Remove unit axes (all of them, or those in `axis`)."""
+    shp = _shape(a)
+    axes = [i for i, d in enumerate(shp) if d == 1] if axis is None else _axes(axis, len(shp))
+    if builtins.any(shp[i] != 1 for i in axes):
+        raise ShapeError(f"cannot select an axis to squeeze out which has size not equal to one "
+                         f"(shape {shp}, axis {axis})")
+    return reshape(a, tuple(d for i, d in enumerate(shp) if i not in axes))
+
+
+def broadcast_to(a: Any, shape: Any) -> Any:
+    """Broadcast to `shape` (NumPy rules)."""
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if _shape(a) == shape:
+        return a
+    return P.broadcast_to(a, shape=shape)
+
+
+def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
+    """Join arrays along an existing axis."""
+    arrays = [asarray(x) for x in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    nd = len(_shape(arrays[0]))
+    if nd == 0:
+        raise ShapeError("zero-dimensional arrays cannot be concatenated")
+    if not -nd <= axis < nd:
+        raise _np.exceptions.AxisError(axis, nd)
+    if len(arrays) == 1:
+        return arrays[0]
+    return P.concatenate(*arrays, axis=axis % nd)
+
+
+def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
+    """Join arrays along a new axis."""
+    arrays = [asarray(x) for x in arrays]
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    shapes = {_shape(x) for x in arrays}
+    if len(shapes) != 1:
+        raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
+    nd = len(_shape(arrays[0])) + 1
+    return P.concatenate(*[expand_dims(x, axis % nd) for x in arrays], axis=axis % nd) \
+        if len(arrays) > 1 else expand_dims(arrays[0], axis % nd)
+
+
+def split(a: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    """Split into sub-arrays along `axis` (views)."""
+    n = _shape(a)[axis]
+    if isinstance(indices_or_sections, int):
+        if n % indices_or_sections:
+            raise ShapeError(f"array split does not result in an equal division ({n} into "
+                             f"{indices_or_sections})")
+        step = n // indices_or_sections
+        bounds = list(range(0, n + 1, step))
+    else:
+        bounds = [0, *indices_or_sections, n]
+    pre = (slice(None),) * (axis % len(_shape(a)))
+    return [a[pre + (slice(lo, hi),)] for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+# ---------------------------------------------------------------------------- contractions
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def einsum(subscripts: str, *operands: Any) -> Any:
+    """Einstein summation (explicit or implicit output, `...` supported)."""
+    ops = [asarray(o) for o in operands]
+    spec = _normalize_spec(subscripts.replace(" ", ""), [len(_shape(o)) for o in ops])
+    ins, out = P.parse_spec(spec)
+    if len(ins) == 1 and ins[0] == out:
+        return ops[0]
+    return P.einsum(*ops, spec=spec)
+
+
+def _normalize_spec(spec: str, ranks: list[int]) -> str:
+    ins, arrow, out = spec.partition("->")
+    terms = ins.split(",")
+    if len(terms) != len(ranks):
+        raise ShapeError(f"einsum '{spec}' names {len(terms)} operands, {len(ranks)} given")
+    if "..." in spec:
+        free = [c for c in _LETTERS if c not in spec]
+        nell = builtins.max(r - len(t.replace("...", "")) for t, r in zip(terms, ranks))
+        ell = "".join(free[:nell])
+        terms = [t.replace("...", ell[nell - (r - len(t.replace("...", ""))):])
+                 for t, r in zip(terms, ranks)]
+        out = out.replace("...", ell) if arrow else None
+    else:
+        ell = ""
+    if not arrow or out is None:
+        counts: dict[str, int] = {}
+        for c in "".join(terms):
+            counts[c] = counts.get(c, 0) + 1
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    return ",".join(terms) + "->" + out
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """Matrix product with NumPy's rules for 1-D operands and broadcast batch axes."""
+    a, b = asarray(a), asarray(b)
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) == 0 or len(sb) == 0:
+        raise ShapeError("matmul: input operand does not have enough dimensions")
+    if len(sa) == 1 and len(sb) == 1:
+        return einsum("i,i->", a, b)
+    if len(sa) == 1:
+        return einsum("...ij,i->...j", b, a) if len(sb) > 2 else einsum("i,ij->j", a, b)
+    if len(sb) == 1:
+        return einsum("...ij,j->...i", a, b)
+    if sa[-1] != sb[-2]:
+        raise ShapeError(f"matmul: shapes {sa} and {sb} are not aligned ({sa[-1]} != {sb[-2]})")
+    batch = _np.broadcast_shapes(sa[:-2], sb[:-2])
+    a = broadcast_to(a, batch + sa[-2:]) if len(sa) > 2 or batch else a
+    b = broadcast_to(b, batch + sb[-2:]) if len(sb) > 2 or batch else b
+    return einsum("...ij,...jk->...ik", a, b)
+
+
+def dot(a: Any, b: Any) -> Any:
+    """`numpy.dot`: inner product, matrix product, or sum over a's last and b's second-last."""
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) == 0 or len(sb) == 0:
+        return multiply(a, b)
+    if len(sb) <= 2:
+        if sa[-1] != sb[0 if len(sb) == 1 else -2]:
+            raise ShapeError(f"dot: shapes {sa} and {sb} are not aligned")
+        return matmul(a, b) if len(sa) <= 2 else tensordot(a, b, ([len(sa) - 1], [0]))
+    return tensordot(a, b, ([len(sa) - 1], [len(sb) - 2]))
+
+
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    """Sum products over the given axes of a and b."""
+    na, nb = len(_shape(a)), len(_shape(b))
+    if isinstance(axes, int):
+        ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
+    else:
+        ax_a, ax_b = [list(x) if isinstance(x, (list, tuple)) else [x] for x in axes]
+    ax_a, ax_b = [x % na for x in ax_a], [x % nb for x in ax_b]
+    la, lb = list(_LETTERS[:na]), list(_LETTERS[na:na + nb])
+    for i, j in zip(ax_a, ax_b):
+        lb[j] = la[i]
+    out = [c for i, c in enumerate(la) if i not in ax_a] + \
+          [c for j, c in enumerate(lb) if j not in ax_b]
+    return einsum("".join(la) + "," + "".join(lb) + "->" + "".join(out), a, b)
+
+
+def outer(a: Any, b: Any) -> Any:
+    """Outer product of the flattened inputs."""
+    return einsum("i,j->ij", ravel(a), ravel(b))
+
+
+def inner(a: Any, b: Any) -> Any:
+    """Sum over the last axes of a and b."""
+    na, nb = len(_shape(a)), len(_shape(b))
+    if na == 0 or nb == 0:
+        return multiply(a, b)
+    return tensordot(a, b, ([na - 1], [nb - 1]))
+
+
+def diag(v: Any, k: int = 0) -> Any:
+    """Diagonal of a matrix, or a diagonal matrix from a vector (k = 0 only)."""
+    if k != 0:
+        raise unsupported("vecgrad.numpy.diag with k != 0")
+    s = _shape(v)
+    if len(s) == 2:
+        return einsum("ii->i", v[: builtins.min(s), : builtins.min(s)])
+    if len(s) == 1:
+        return multiply(reshape(v, (s[0], 1)), _np.eye(s[0], dtype=_dtype(v)))
+    raise ShapeError("diag: input must be 1-d or 2-d")
+
+
+def trace(a: Any) -> Any:
+    """Sum of the main diagonal."""
+    return sum(diag(a))
+
+
+# ---------------------------------------------------------------------- NumPy dispatching
+
+_UFUNCS = {"true_divide": "divide", "absolute": "abs"}
+
+
+def dispatch_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """Route `np.<ufunc>(tracer, ...)` to vecgrad.numpy."""
+    from .. import numpy as vnp
+    name = _UFUNCS.get(ufunc.__name__, ufunc.__name__)
+    if method != "__call__":
+        raise unsupported(f"numpy.{ufunc.__name__}.{method}")
+    if kwargs.get("out") is not None:
+        raise unsupported(f"numpy.{ufunc.__name__} with out= (write the result with x[...] = "
+                          "instead)")
+    kwargs.pop("out", None)
+    fn = getattr(vnp, name, None)
+    if fn is None or kwargs:
+        raise unsupported(f"numpy.{ufunc.__name__}" + (f" with {sorted(kwargs)}" if kwargs else ""))
+    return fn(*inputs)
+
+
+def dispatch_function(func: Callable, args: tuple, kwargs: dict) -> Any:
+    """Route `np.<function>(tracer, ...)` to vecgrad.numpy (or raise naming the function)."""
+    from .. import numpy as vnp
+    mod = func.__module__ or ""
+    ns = vnp.linalg if mod.endswith("linalg") else vnp
+    fn = getattr(ns, func.__name__, None)
+    if fn is None or not callable(fn):
+        prefix = "numpy.linalg." if ns is not vnp else "numpy."
+        raise unsupported(prefix + func.__name__)
+    return fn(*args, **kwargs)

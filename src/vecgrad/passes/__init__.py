@@ -1,0 +1,39 @@
+"""Graph -> Graph passes and the pipeline that runs them.
+
+    trace -> cse -> batch -> simplify -> differentiate -> simplify -> schedule -> codegen
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import Callable
+
+from ..ir import Graph, typecheck
+from .cse import cse
+from .dce import dce
+from .batch import batch
+from .simplify import simplify
+
+Pass = Callable[[Graph], Graph]
+
+FORWARD: list[tuple[str, Pass]] = [("cse", cse), ("batch", batch), ("simplify", simplify)]
+BACKWARD: list[tuple[str, Pass]] = [("simplify", simplify)]
+
+
+def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None = None,
+        stages: dict[str, Graph] | None = None, check: bool | None = None) -> Graph:
+    """Run passes in order. `check` (default: env VECGRAD_TYPECHECK=1) typechecks after each."""
+    check = os.environ.get("VECGRAD_TYPECHECK") == "1" if check is None else check
+    for name, p in passes:
+        t0 = time.perf_counter()
+        g = p(g)
+        if times is not None:
+            times[name] = times.get(name, 0.0) + time.perf_counter() - t0
+        if stages is not None:
+            stages[name] = g
+        if check:
+            typecheck(g)
+    return g
+
+
+__all__ = ["cse", "dce", "batch", "simplify", "run", "FORWARD", "BACKWARD"]

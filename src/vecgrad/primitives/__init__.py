@@ -1,0 +1,70 @@
+"""Primitives: one record each, holding its impl, shape rule, VJP rule and batching rule.
+
+Rule conventions (the AD driver and the batching pass rely on them):
+- `impl(*arrays, **params) -> ndarray` is the NumPy implementation.
+- `shape_rule(*avals, **params) -> Aval` raises `ShapeError` on bad operands.
+- `vjp(g, ans, *ins, **params) -> tuple` gives one cotangent per input, written with traced
+  operations (so it emits IR). `None` means zero. A cotangent may have the *broadcast* shape;
+  the driver sums it back to the input's shape. `Sparse` marks a cotangent that covers only
+  part of an input (a read through an index); the driver accumulates those into one buffer.
+- `batch(n, batched, *ins, **params)` computes `n` stacked instances at once: inputs flagged
+  in `batched` carry a leading axis of size `n`, the others are shared by all instances.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from ..ir import Aval
+
+REGISTRY: dict[str, "Primitive"] = {}
+
+
+@dataclass(frozen=True, eq=False)
+class Primitive:
+    name: str
+    impl: Callable[..., np.ndarray]
+    shape_rule: Callable[..., Aval]
+    vjp: Callable[..., tuple] | None = None
+    batch: Callable[..., Any] | None = None
+    view: bool = False  # impl may return a view of its first input (no fresh memory)
+    inplace: Callable[..., np.ndarray] | None = None  # impl that may overwrite input 0
+    lower: Callable[..., Callable] | None = None  # (in_avals, **params) -> fast callable
+
+    def lowered(self, params: dict, avals: list[Aval]) -> Callable[..., np.ndarray]:
+        """The callable that generated code invokes, with the static params bound."""
+        if self.lower is not None:
+            return self.lower(avals, **params)
+        if not params:
+            return self.impl
+        impl = self.impl
+        return lambda *xs: impl(*xs, **params)
+
+    def __call__(self, *args: Any, **params: Any) -> Any:
+        from ..tracing import bind
+        return bind(self, *args, **params)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def register(p: Primitive) -> Primitive:
+    if p.name in REGISTRY:
+        raise ValueError(f"primitive {p.name} registered twice")
+    REGISTRY[p.name] = p
+    return p
+
+
+class Sparse(NamedTuple):
+    """A cotangent `g` for the region `idx` of an input; zero elsewhere."""
+
+    idx: tuple
+    g: Any
+
+
+from .elementwise import *  # noqa: E402,F401,F403
+from .structural import *  # noqa: E402,F401,F403
+from .linalg import *  # noqa: E402,F401,F403
+from .nn import *  # noqa: E402,F401,F403

@@ -1,0 +1,192 @@
+"""Elementwise and reduction primitives, each defined by one line through a family helper."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import Aval
+from . import Primitive, register
+
+__all__ = [
+    "neg", "exp", "log", "log1p", "expm1", "sqrt", "abs_", "sign", "tanh", "sin", "cos",
+    "logistic", "add", "sub", "mul", "div", "pow_", "maximum", "minimum", "lt", "le", "gt",
+    "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "where", "cast", "powc",
+    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "stop_gradient",
+]
+
+
+@functools.lru_cache(maxsize=None)
+def _out_dtype(fn: Callable, params: tuple, *dts: np.dtype) -> np.dtype:
+    """The result dtype NumPy gives for `fn` on these input dtypes (NumPy 2 promotion)."""
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(*[np.ones((), d) for d in dts], **dict(params))).dtype
+
+
+def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise ShapeError("operands could not be broadcast together with shapes "
+                         + " ".join(str(s) for s in shapes)) from None
+
+
+def _lift(x: Any, rank: int) -> Any:
+    """Give a batched operand (n, *s) the rank rank+1 by inserting unit axes after n."""
+    from .structural import reshape
+    if x.ndim - 1 >= rank:
+        return x
+    return reshape(x, shape=(x.shape[0],) + (1,) * (rank + 1 - x.ndim) + x.shape[1:])
+
+
+def batch_elementwise(prim_name: str) -> Callable:
+    def rule(n: int, batched: tuple[bool, ...], *ins: Any, **params: Any) -> Any:
+        from . import REGISTRY
+        rank = max(np.ndim(x) - b for x, b in zip(ins, batched))
+        return REGISTRY[prim_name](*[_lift(x, rank) if b else x for x, b in zip(ins, batched)],
+                                   **params)
+    return rule
+
+
+def elementwise(name: str, fn: Callable, vjp: Callable | None, **kw: Any) -> Primitive:
+    """An n-ary broadcasting primitive. `vjp(g, ans, *ins, **params) -> tuple` in out shape."""
+    def shape_rule(*avals: Aval, **params: Any) -> Aval:
+        shape = _broadcast(*[a.shape for a in avals])
+        dtype = _out_dtype(fn, tuple(sorted(params.items())), *[a.dtype for a in avals])
+        return Aval(shape, dtype)
+    return register(Primitive(name, fn, shape_rule, vjp, batch_elementwise(name), **kw))
+
+
+def unary(name: str, fn: Callable, vjp: Callable | None) -> Primitive:
+    return elementwise(name, fn, None if vjp is None else (lambda g, ans, x: (vjp(g, ans, x),)))
+
+
+def _nograd(name: str, fn: Callable) -> Primitive:
+    return elementwise(name, fn, None)
+
+
+def _logistic(x: np.ndarray) -> np.ndarray:
+    return 0.5 * np.tanh(x * 0.5) + 0.5  # stable for large |x|, unlike 1/(1+exp(-x))
+
+
+# --- unary: name, impl, VJP (g, ans, x) -> cotangent --------------------------------
+neg = unary("neg", np.negative, lambda g, ans, x: -g)
+exp = unary("exp", np.exp, lambda g, ans, x: g * ans)
+log = unary("log", np.log, lambda g, ans, x: g / x)
+log1p = unary("log1p", np.log1p, lambda g, ans, x: g / (x + 1))
+expm1 = unary("expm1", np.expm1, lambda g, ans, x: g * (ans + 1))
+sqrt = unary("sqrt", np.sqrt, lambda g, ans, x: g * 0.5 / ans)  # d sqrt x = 1/(2 sqrt x)
+abs_ = unary("abs", np.abs, lambda g, ans, x: g * sign(x))
+sign = unary("sign", np.sign, None)
+tanh = unary("tanh", np.tanh, lambda g, ans, x: g * (1 - ans * ans))
+sin = unary("sin", np.sin, lambda g, ans, x: g * cos(x))
+cos = unary("cos", np.cos, lambda g, ans, x: -g * sin(x))
+logistic = unary("logistic", _logistic, lambda g, ans, x: g * ans * (1 - ans))
+stop_gradient = unary("stop_gradient", np.positive, None)
+logical_not = _nograd("logical_not", np.logical_not)
+
+
+def _powc(x: np.ndarray, p: float) -> np.ndarray:
+    return np.square(x) if p == 2 else np.power(x, p)
+
+
+def _powc_vjp(g: Any, ans: Any, x: Any, p: float) -> tuple:
+    if p == 0:
+        return (None,)
+    return (g * (p * x if p == 2 else p * powc(x, p=p - 1)),)  # d x^p = p x^(p-1)
+
+
+powc = elementwise("powc", _powc, _powc_vjp)
+
+
+def _pow_vjp(g: Any, ans: Any, x: Any, y: Any) -> tuple:
+    safe = where(gt(x, 0), x, 1)  # d/dy x^y = log(x) x^y, taken as 0 where x <= 0
+    return g * y * x ** (y - 1), g * where(gt(x, 0), log(safe), 0) * ans
+
+
+def _tie(x: Any, y: Any) -> Any:  # 1 where x wins, 1/2 on ties (as JAX), 0 where y wins
+    return where(gt(x, y), 1.0, where(eq(x, y), 0.5, 0.0))
+
+
+# --- binary: name, impl, VJP (g, ans, x, y) -> (gx, gy) in the broadcast shape ------
+add = elementwise("add", np.add, lambda g, ans, x, y: (g, g))
+sub = elementwise("sub", np.subtract, lambda g, ans, x, y: (g, -g))
+mul = elementwise("mul", np.multiply, lambda g, ans, x, y: (g * y, g * x))
+div = elementwise("div", np.true_divide, lambda g, ans, x, y: (g / y, -g * ans / y))
+pow_ = elementwise("pow", np.power, _pow_vjp)
+maximum = elementwise("maximum", np.maximum,
+                      lambda g, ans, x, y: (g * _tie(x, y), g * _tie(y, x)))
+minimum = elementwise("minimum", np.minimum,
+                      lambda g, ans, x, y: (g * _tie(y, x), g * _tie(x, y)))
+lt = _nograd("lt", np.less)
+le = _nograd("le", np.less_equal)
+gt = _nograd("gt", np.greater)
+ge = _nograd("ge", np.greater_equal)
+eq = _nograd("eq", np.equal)
+ne = _nograd("ne", np.not_equal)
+logical_and = _nograd("logical_and", np.logical_and)
+logical_or = _nograd("logical_or", np.logical_or)
+where = elementwise("where", np.where,
+                    lambda g, ans, c, x, y: (None, where(c, g, 0.0), where(c, 0.0, g)))
+
+
+def _cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return x.astype(dtype, copy=False)
+
+
+def _cast_vjp(g: Any, ans: Any, x: Any, dtype: np.dtype) -> tuple:
+    return (cast(g, dtype=x.dtype) if x.dtype.kind == "f" else None,)
+
+
+cast = elementwise("cast", _cast, _cast_vjp)
+
+
+# --- reductions over static axes --------------------------------------------------------
+
+def _keep(x: Any, g: Any, axes: tuple[int, ...]) -> Any:
+    """Reshape a reduced value back to keepdims form and broadcast it to x's shape."""
+    from .structural import broadcast_to, reshape
+    kd = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    return broadcast_to(reshape(g, shape=kd), shape=x.shape)
+
+
+def _extreme_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
+    mask = cast(eq(x, _keep(x, ans, axes)), dtype=g.dtype)  # ties share the cotangent
+    return (_keep(x, g, axes) * mask / _keep(x, reduce_sum(mask, axes=axes), axes),)
+
+
+def _prod_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
+    # d prod / dx_i = prod_{j != i} x_j, computed exactly even where some x_j are zero
+    zero = eq(x, 0)
+    nz_prod = _keep(x, reduce_prod(where(zero, 1.0, x), axes=axes), axes)
+    nzeros = _keep(x, reduce_sum(cast(zero, dtype=np.dtype(np.int64)), axes=axes), axes)
+    others = where(eq(nzeros, 0), nz_prod / where(zero, 1.0, x),
+                   where(logical_and(eq(nzeros, 1), zero), nz_prod, 0.0))
+    return (_keep(x, g, axes) * others,)
+
+
+def _batch_reduce(name: str) -> Callable:
+    def rule(n: int, batched: tuple[bool, ...], x: Any, axes: tuple[int, ...]) -> Any:
+        from . import REGISTRY
+        return REGISTRY[name](x, axes=tuple(a + 1 for a in axes))
+    return rule
+
+
+def reduction(name: str, fn: Callable, vjp: Callable) -> Primitive:
+    def shape_rule(x: Aval, axes: tuple[int, ...]) -> Aval:
+        if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+            raise ShapeError(f"{name}: axis {axes} out of range for an array of shape {x.shape}")
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        return Aval(shape, _out_dtype(fn, (("axis", ()),), x.dtype))
+
+    def impl(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        return np.asarray(fn(x, axis=axes))
+    return register(Primitive(name, impl, shape_rule, vjp, _batch_reduce(name)))
+
+
+reduce_sum = reduction("reduce_sum", np.sum, lambda g, ans, x, axes: (_keep(x, g, axes),))
+reduce_max = reduction("reduce_max", np.max, _extreme_vjp)
+reduce_min = reduction("reduce_min", np.min, _extreme_vjp)
+reduce_prod = reduction("reduce_prod", np.prod, _prod_vjp)

@@ -1,0 +1,132 @@
+"""The contraction primitive. `dot`, `matmul`, `tensordot`, `inner`, `outer`, `diag` of a
+matrix and `trace` are all `einsum` with an explicit output ('ij,jk->ik')."""
+from __future__ import annotations
+
+import string
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import Aval
+from . import Primitive, register
+from .structural import broadcast_to, reshape, transpose
+
+__all__ = ["einsum", "parse_spec", "make_spec"]
+
+
+def parse_spec(spec: str) -> tuple[list[str], str]:
+    ins, out = spec.split("->")
+    return ins.split(","), out
+
+
+def make_spec(ins: list[str], out: str) -> str:
+    return ",".join(ins) + "->" + out
+
+
+def _einsum_shape(*xs: Aval, spec: str) -> Aval:
+    ins, out = parse_spec(spec)
+    if len(ins) != len(xs):
+        raise ShapeError(f"einsum '{spec}' expects {len(ins)} operands, got {len(xs)}")
+    dims: dict[str, int] = {}
+    for s, x in zip(ins, xs):
+        if len(s) != x.ndim:
+            raise ShapeError(f"einsum '{spec}': operand of shape {x.shape} does not have "
+                             f"{len(s)} axes")
+        for c, d in zip(s, x.shape):
+            if dims.setdefault(c, d) != d:
+                raise ShapeError(f"einsum '{spec}': axis '{c}' has sizes {dims[c]} and {d} "
+                                 f"(shapes {[x.shape for x in xs]})")
+    return Aval(tuple(dims[c] for c in out), np.result_type(*[x.dtype for x in xs]))
+
+
+def _fresh(used: set[str]) -> str:
+    c = next(c for c in string.ascii_letters if c not in used)
+    used.add(c)
+    return c
+
+
+def _einsum_vjp(g: Any, ans: Any, *xs: Any, spec: str) -> tuple:
+    ins, out = parse_spec(spec)
+    cts = []
+    for k, (s, x) in enumerate(zip(ins, xs)):
+        used = set(spec)
+        ops, subs, eyes = [g], [out], []
+        ops += [o for j, o in enumerate(xs) if j != k]
+        subs += [t for j, t in enumerate(ins) if j != k]
+        target = ""
+        for c in s:  # a letter repeated in one operand (a diagonal) gets an identity matrix
+            if c in target:
+                f = _fresh(used)
+                eyes.append((c, f))
+                target += f
+            else:
+                target += c
+        for c, f in eyes:
+            n = x.shape[s.index(c)]
+            ops.append(np.eye(n, dtype=x.dtype))
+            subs.append(c + f)
+        have = set("".join(subs))
+        present = "".join(c for c in target if c in have)  # letters summed in x alone: broadcast
+        ct = einsum(*ops, spec=make_spec(subs, present))
+        if present != target:
+            shape = tuple(d if c in have else 1 for c, d in zip(target, x.shape))
+            perm = [present.index(c) for c in target if c in have]
+            ct = broadcast_to(reshape(transpose(ct, perm=tuple(np.argsort(perm).tolist()))
+                                      if perm != sorted(perm) else ct, shape=shape), shape=x.shape)
+        cts.append(ct)
+    return tuple(cts)
+
+
+def _einsum_batch(n: int, batched: tuple[bool, ...], *xs: Any, spec: str) -> Any:
+    ins, out = parse_spec(spec)
+    b = _fresh(set(spec))
+    ins = [b + s if bt else s for s, bt in zip(ins, batched)]
+    return einsum(*xs, spec=make_spec(ins, b + out))
+
+
+def plan_einsum(spec: str, shapes: list[tuple[int, ...]]) -> Callable[..., np.ndarray]:
+    """A fast callable for this contraction at these shapes: matmul (BLAS) for two operands
+    without repeated letters, otherwise np.einsum with a precomputed contraction path."""
+    ins, out = parse_spec(spec)
+    if len(ins) == 2 and all(len(set(s)) == len(s) for s in ins + [out]):
+        return _plan_matmul(ins[0], ins[1], out, shapes)
+    if len(ins) == 1:
+        return lambda x: np.einsum(spec, x)
+    path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
+    return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.ndarray]:
+    dims = {c: d for s, sh in zip((a, b), shapes) for c, d in zip(s, sh)}
+    sum_a = "".join(c for c in a if c not in b and c not in out)  # summed in one operand only
+    sum_b = "".join(c for c in b if c not in a and c not in out)
+    batch = "".join(c for c in out if c in a and c in b)
+    contr = "".join(c for c in a if c in b and c not in out)
+    fa = "".join(c for c in a if c in out and c not in b)
+    fb = "".join(c for c in b if c in out and c not in a)
+    size = lambda s: int(np.prod([dims[c] for c in s], dtype=np.int64))  # noqa: E731
+    pa = [a.index(c) for c in sum_a + batch + fa + contr]
+    pb = [b.index(c) for c in sum_b + batch + contr + fb]
+    res = batch + fa + fb
+    po = [res.index(c) for c in out]
+    sa, sb = tuple(range(len(sum_a))), tuple(range(len(sum_b)))
+    shp_a = (size(batch), size(fa), size(contr))
+    shp_b = (size(batch), size(contr), size(fb))
+    shp_r = tuple(dims[c] for c in res)
+
+    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x = x.transpose(pa)
+        y = y.transpose(pb)
+        if sa:
+            x = x.sum(sa)
+        if sb:
+            y = y.sum(sb)
+        r = np.matmul(x.reshape(shp_a), y.reshape(shp_b)).reshape(shp_r)
+        return r.transpose(po)
+    return run
+
+
+einsum = register(Primitive(
+    "einsum", lambda *xs, spec: np.einsum(spec, *xs), _einsum_shape, _einsum_vjp,
+    _einsum_batch, lower=lambda avals, spec: plan_einsum(spec, [a.shape for a in avals])))

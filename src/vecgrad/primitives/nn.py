@@ -1,0 +1,56 @@
+"""Fused, numerically stable neural-network primitives with fused VJPs."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import Aval
+from . import Primitive, register
+from .elementwise import _keep, reduce_sum
+
+__all__ = ["softmax", "logsumexp"]
+
+
+def _axis_ok(x: Aval, axis: int) -> None:
+    if not 0 <= axis < x.ndim:
+        raise ShapeError(f"axis {axis} is out of bounds for an array of shape {x.shape}")
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis, keepdims=True))
+    e /= e.sum(axis, keepdims=True)
+    return e
+
+
+def _softmax_shape(x: Aval, axis: int) -> Aval:
+    _axis_ok(x, axis)
+    return x
+
+
+def _softmax_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
+    # J^T g = p * (g - <g, p>) along the axis
+    return (ans * (g - _keep(x, reduce_sum(g * ans, axes=(axis,)), (axis,))),)
+
+
+softmax = register(Primitive(
+    "softmax", _softmax, _softmax_shape, _softmax_vjp,
+    lambda n, b, x, axis: softmax(x, axis=axis + 1)))
+
+
+def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
+    m = x.max(axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) slices: let exp/log give the limit
+    return np.asarray(np.log(np.exp(x - m).sum(axis)) + np.squeeze(m, axis))
+
+
+def _lse_shape(x: Aval, axis: int) -> Aval:
+    _axis_ok(x, axis)
+    return Aval(x.shape[:axis] + x.shape[axis + 1:], x.dtype)
+
+
+logsumexp = register(Primitive(
+    "logsumexp", _logsumexp, _lse_shape,
+    lambda g, ans, x, axis: (_keep(x, g, (axis,)) * softmax(x, axis=axis),),
+    lambda n, b, x, axis: logsumexp(x, axis=axis + 1)))

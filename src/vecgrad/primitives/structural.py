@@ -1,0 +1,298 @@
+"""Shape, indexing and write primitives. Index parameters are static and hashable."""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..errors import ShapeError, TraceError
+from ..ir import Aval
+from . import Primitive, Sparse, register
+from .elementwise import _lift
+
+__all__ = ["Sl", "Adv", "normalize_index", "is_basic", "has_duplicates", "to_key", "getitem",
+           "setitem", "setitem_add", "reshape", "transpose", "broadcast_to", "concatenate",
+           "full", "NotBatchable", "index_shape"]
+
+
+class NotBatchable(Exception):
+    """A batching rule cannot express this instance; the pass keeps it unbatched."""
+
+
+class Sl(NamedTuple):
+    """A normalized slice: `range(start, stop, step)` over one axis (stop may be -1)."""
+
+    start: int
+    stop: int
+    step: int
+
+    def __len__(self) -> int:  # type: ignore[override]
+        return len(range(self.start, self.stop, self.step))
+
+    def to_slice(self) -> slice:
+        return slice(self.start, None if self.stop < 0 else self.stop, self.step)
+
+    def __repr__(self) -> str:
+        return f"{self.start}:{self.stop}" + (f":{self.step}" if self.step != 1 else "")
+
+
+class Adv:
+    """A static integer-array index (hashable by contents)."""
+
+    __slots__ = ("arr", "_h")
+
+    def __init__(self, arr: np.ndarray):
+        self.arr = np.array(arr, dtype=np.int64)
+        self.arr.flags.writeable = False
+        self._h = hash((self.arr.shape, self.arr.tobytes()))
+
+    def __hash__(self) -> int:
+        return self._h
+
+    def __eq__(self, o: object) -> bool:
+        return isinstance(o, Adv) and o.arr.shape == self.arr.shape and \
+            bool(np.array_equal(o.arr, self.arr))
+
+    def __repr__(self) -> str:
+        return f"int{list(self.arr.shape)}"
+
+
+def _consumed(k: Any) -> int:
+    if k is None or k is Ellipsis:
+        return 0
+    if isinstance(k, np.ndarray) and k.dtype == bool:
+        return k.ndim
+    return 1
+
+
+def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
+    """NumPy index -> tuple of int | Sl | None | Adv covering every axis; raises IndexError."""
+    from ..tracing import Tracer
+    key = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, Tracer) for k in key):
+        raise TraceError("indexing with a traced (data-dependent) index is not supported: "
+                         "index values must be known while tracing. Use static Python ints, "
+                         "slices or NumPy index arrays, or vnp.where for data-dependent selection")
+    key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(_consumed(k) for k in key)
+    if used > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
+                         f"{used} were indexed")
+    out: list = []
+    ax = 0
+    for k in key:
+        if k is Ellipsis:
+            n = len(shape) - used
+            out += [Sl(*slice(None).indices(shape[ax + i])) for i in range(n)]
+            ax += n
+        elif k is None:
+            out.append(None)
+        elif isinstance(k, slice):
+            out.append(Sl(*k.indices(shape[ax])))
+            ax += 1
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+            out.append(_norm_int(int(k), shape[ax], ax))
+            ax += 1
+        elif isinstance(k, np.ndarray) and k.dtype == bool:
+            if k.shape != shape[ax:ax + k.ndim]:
+                raise IndexError(f"boolean index of shape {k.shape} does not match the indexed "
+                                 f"axes of shape {shape[ax:ax + k.ndim]}")
+            out += [Adv(i) for i in np.nonzero(k)]
+            ax += k.ndim
+        elif isinstance(k, np.ndarray) and k.dtype.kind in "iu":
+            if k.size and (k.min() < -shape[ax] or k.max() >= shape[ax]):
+                raise IndexError(f"index out of bounds for axis {ax} with size {shape[ax]}")
+            out.append(Adv(np.where(k < 0, k + shape[ax], k)))
+            ax += 1
+        else:
+            raise IndexError(f"unsupported index {k!r}: use ints, slices, None, ..., or "
+                             "integer/boolean NumPy arrays")
+    out += [Sl(0, d, 1) for d in shape[ax:]]
+    return tuple(out)
+
+
+def _norm_int(i: int, dim: int, ax: int) -> int:
+    if not -dim <= i < dim:
+        raise IndexError(f"index {i} is out of bounds for axis {ax} with size {dim}")
+    return i + dim if i < 0 else i
+
+
+def is_basic(idx: tuple) -> bool:
+    return not any(isinstance(k, Adv) for k in idx)
+
+
+def to_key(idx: tuple) -> tuple:
+    return tuple(k.to_slice() if isinstance(k, Sl) else k.arr if isinstance(k, Adv) else k
+                 for k in idx)
+
+
+def has_duplicates(idx: tuple, shape: tuple[int, ...]) -> bool:
+    advs = [k.arr for k in idx if isinstance(k, Adv)]
+    flat = np.ravel_multi_index(np.broadcast_arrays(*advs), [max(a.max(initial=0) + 1, 1)
+                                                             for a in advs]).ravel()
+    return len(np.unique(flat)) != flat.size
+
+
+def index_shape(shape: tuple[int, ...], idx: tuple) -> tuple[int, ...]:
+    if is_basic(idx):
+        return tuple(len(k) if isinstance(k, Sl) else 1 for k in idx if not isinstance(k, int))
+    dummy = np.lib.stride_tricks.as_strided(np.zeros(1), shape, (0,) * len(shape))
+    return dummy[to_key(idx)].shape
+
+
+def _getitem_batch(n: int, batched: tuple[bool, ...], x: Any, idx: tuple) -> Any:
+    advs = [i for i, k in enumerate(idx) if isinstance(k, Adv)]
+    if advs and advs[-1] - advs[0] + 1 != len(advs):
+        raise NotBatchable("advanced indices separated by slices")
+    return getitem(x, idx=(Sl(0, n, 1),) + idx)
+
+
+def _lower_getitem(avals: list, idx: tuple) -> Any:
+    key = to_key(idx)
+    return lambda x: x[key]
+
+
+getitem = register(Primitive(
+    "getitem", lambda x, idx: x[to_key(idx)],
+    lambda x, idx: Aval(index_shape(x.shape, idx), x.dtype),
+    lambda g, ans, x, idx: (Sparse(idx, g),), _getitem_batch, view=True, lower=_lower_getitem))
+
+
+def _write_shape(base: Aval, v: Aval, idx: tuple) -> Aval:
+    region = index_shape(base.shape, idx)
+    try:
+        ok = np.broadcast_shapes(v.shape, region) == region
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ShapeError(f"could not broadcast input array from shape {v.shape} into shape "
+                         f"{region} (writing into an array of shape {base.shape})")
+    return base
+
+
+def _set(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    return _set_inplace(base.copy(), v, idx)
+
+
+def _set_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    base[to_key(idx)] = v
+    return base
+
+
+def _add(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    return _add_inplace(base.copy(), v, idx)
+
+
+def _add_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    if is_basic(idx):
+        base[to_key(idx)] += v
+    else:
+        np.add.at(base, to_key(idx), v)  # unbuffered: repeated indices accumulate
+    return base
+
+
+def _write_batch(prim_name: str) -> Any:
+    def rule(n: int, batched: tuple[bool, ...], base: Any, v: Any, idx: tuple) -> Any:
+        from . import REGISTRY
+        if not is_basic(idx):
+            raise NotBatchable("batched writes through integer-array indices")
+        if not batched[0]:
+            base = broadcast_to(base, shape=(n,) + base.shape)
+        if batched[1]:
+            v = _lift(v, len(index_shape(base.shape[1:], idx)))
+        return REGISTRY[prim_name](base, v, idx=(Sl(0, n, 1),) + idx)
+    return rule
+
+
+setitem = register(Primitive(
+    "setitem", _set, _write_shape,
+    lambda g, ans, base, v, idx: (setitem(g, 0.0, idx=idx), getitem(g, idx=idx)),
+    _write_batch("setitem"), inplace=_set_inplace))
+setitem_add = register(Primitive(
+    "setitem_add", _add, _write_shape,
+    lambda g, ans, base, v, idx: (g, getitem(g, idx=idx)),
+    _write_batch("setitem_add"), inplace=_add_inplace))
+
+
+def _full_shape(shape: tuple[int, ...], dtype: np.dtype, value: float) -> Aval:
+    return Aval(shape, np.dtype(dtype))
+
+
+full = register(Primitive(
+    "full", lambda shape, dtype, value: np.full(shape, value, dtype), _full_shape))
+
+
+def _reshape_shape(x: Aval, shape: tuple[int, ...]) -> Aval:
+    if int(np.prod(shape, dtype=np.int64)) != x.size:
+        raise ShapeError(f"cannot reshape array of size {x.size} (shape {x.shape}) into "
+                         f"shape {shape}")
+    return Aval(tuple(shape), x.dtype)
+
+
+reshape = register(Primitive(
+    "reshape", lambda x, shape: np.reshape(x, shape), _reshape_shape,
+    lambda g, ans, x, shape: (reshape(g, shape=x.shape),),
+    lambda n, b, x, shape: reshape(x, shape=(n,) + shape), view=True))
+
+
+def _transpose_shape(x: Aval, perm: tuple[int, ...]) -> Aval:
+    if sorted(perm) != list(range(x.ndim)):
+        raise ShapeError(f"axes {perm} don't match an array of shape {x.shape}")
+    return Aval(tuple(x.shape[p] for p in perm), x.dtype)
+
+
+transpose = register(Primitive(
+    "transpose", lambda x, perm: np.transpose(x, perm), _transpose_shape,
+    lambda g, ans, x, perm: (transpose(g, perm=tuple(np.argsort(perm).tolist())),),
+    lambda n, b, x, perm: transpose(x, perm=(0,) + tuple(p + 1 for p in perm)), view=True))
+
+
+def _bcast_shape(x: Aval, shape: tuple[int, ...]) -> Aval:
+    try:
+        ok = np.broadcast_shapes(x.shape, shape) == tuple(shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ShapeError(f"cannot broadcast an array of shape {x.shape} to shape {shape}")
+    return Aval(tuple(shape), x.dtype)
+
+
+broadcast_to = register(Primitive(
+    "broadcast_to", lambda x, shape: np.broadcast_to(x, shape), _bcast_shape,
+    lambda g, ans, x, shape: (g,),  # the AD driver sums g back to x's shape
+    lambda n, b, x, shape: broadcast_to(_lift(x, len(shape)), shape=(n,) + shape), view=True))
+
+
+def _concat_shape(*xs: Aval, axis: int) -> Aval:
+    r = xs[0].ndim
+    if any(x.ndim != r for x in xs) or not 0 <= axis < r:
+        raise ShapeError(f"concatenate: operands of shapes {[x.shape for x in xs]} along axis "
+                         f"{axis} must have equal rank")
+    for x in xs:
+        if x.shape[:axis] + x.shape[axis + 1:] != xs[0].shape[:axis] + xs[0].shape[axis + 1:]:
+            raise ShapeError(f"concatenate: shapes {[x.shape for x in xs]} differ off axis {axis}")
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)
+    return Aval(tuple(shape), np.result_type(*[x.dtype for x in xs]))
+
+
+def _concat_vjp(g: Any, ans: Any, *xs: Any, axis: int) -> tuple:
+    out, start = [], 0
+    for x in xs:
+        stop = start + x.shape[axis]
+        idx = tuple(Sl(start, stop, 1) if i == axis else Sl(0, d, 1) for i, d in enumerate(g.shape))
+        out.append(getitem(g, idx=idx))
+        start = stop
+    return tuple(out)
+
+
+def _concat_batch(n: int, batched: tuple[bool, ...], *xs: Any, axis: int) -> Any:
+    xs2 = [x if b else broadcast_to(x, shape=(n,) + x.shape) for x, b in zip(xs, batched)]
+    return concatenate(*xs2, axis=axis + 1)
+
+
+concatenate = register(Primitive(
+    "concatenate", lambda *xs, axis: np.concatenate(xs, axis), _concat_shape, _concat_vjp,
+    _concat_batch))

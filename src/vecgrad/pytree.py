@@ -1,0 +1,71 @@
+"""Pytrees of tuple, list, dict and None with array leaves. Everything else is static: part
+of the compile-cache key, and passed to the traced function unchanged."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_ARRAY = ("*",)
+
+
+def is_leaf(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, np.generic))
+
+
+def flatten(x: Any, leaves: list | None = None) -> tuple[list, Any]:
+    """Returns (array leaves, hashable treedef)."""
+    leaves = [] if leaves is None else leaves
+    if is_leaf(x) or type(x).__name__ == "Tracer":
+        leaves.append(x)
+        return leaves, _ARRAY
+    if type(x) in (tuple, list):
+        return leaves, (type(x).__name__, tuple(flatten(c, leaves)[1] for c in x))
+    if type(x) is dict:
+        keys = sorted(x, key=repr)
+        return leaves, ("dict", tuple(keys), tuple(flatten(x[k], leaves)[1] for k in keys))
+    if x is None:
+        return leaves, ("None",)
+    try:
+        hash(x)
+    except TypeError:
+        raise TypeError(f"vecgrad cannot use a {type(x).__name__} as an argument: arguments "
+                        "are pytrees (tuple, list, dict, None) of NumPy arrays, and any other "
+                        "value is static and must be hashable") from None
+    return leaves, ("static", type(x), x)
+
+
+def unflatten(treedef: Any, leaves: Any) -> Any:
+    it = iter(leaves)
+    out = _build(treedef, it)
+    return out
+
+
+def _build(td: Any, it: Any) -> Any:
+    kind = td[0]
+    if td is _ARRAY or kind == "*":
+        return next(it)
+    if kind == "tuple":
+        return tuple(_build(c, it) for c in td[1])
+    if kind == "list":
+        return [_build(c, it) for c in td[1]]
+    if kind == "dict":
+        return {k: _build(c, it) for k, c in zip(td[1], td[2])}
+    if kind == "None":
+        return None
+    return td[2]
+
+
+def describe(td: Any) -> str:
+    """A short human-readable form of a treedef, for error messages."""
+    kind = td[0]
+    if kind == "*":
+        return "*"
+    if kind in ("tuple", "list"):
+        o, c = ("(", ")") if kind == "tuple" else ("[", "]")
+        return o + ", ".join(describe(x) for x in td[1]) + c
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {describe(x)}" for k, x in zip(td[1], td[2])) + "}"
+    if kind == "None":
+        return "None"
+    return f"static {td[1].__name__}"

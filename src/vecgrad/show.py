@@ -1,0 +1,21 @@
+"""`vg.show`: the IR of a function at each pipeline stage, pretty-printed."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .api import grad
+from .ir import pretty
+
+
+def show(fun: Callable, *args: Any, argnums: int | tuple = 0, max_eqns: int = 60,
+         file: Any = None) -> str:
+    """Print (and return) the traced graph, each forward pass's result, the gradient graph and
+    the generated code. Long graphs are cut at `max_eqns` equations per stage."""
+    entry, _ = grad(fun, argnums=argnums).entry(*args)
+    parts = []
+    for name, g in entry.stages.items():
+        parts.append(f"=== {name}: {len(g.eqns)} equations\n{pretty(g, max_eqns)}")
+    parts.append(f"=== generated code\n{entry.compiled.source}")
+    text = "\n\n".join(parts)
+    print(text, file=file)
+    return text

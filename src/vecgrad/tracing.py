@@ -1,0 +1,292 @@
+"""Tracing: run the user's Python function on `Tracer` arrays and record a `Graph`.
+
+A `Tracer` is a mutable Python handle on an immutable SSA value. In-place writes
+(`x[idx] = v`) append a functional `setitem` and rebind the handle, so the Python object the
+user holds always names the newest version. A view (`v = x[:, k]`) remembers its base and
+index: writes through it reach the base, and reads re-derive it when the base has changed,
+as NumPy's aliasing does.
+"""
+from __future__ import annotations
+
+import contextvars
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import primitives as P
+from .errors import ConcretizationError, ReadOnlyError, TraceError, TracedIntoNumpyError, user_src
+from .ir import Aval, Atom, Const, Eqn, Graph, Params, Src, Var
+
+_current: contextvars.ContextVar["Builder | None"] = contextvars.ContextVar("vecgrad_builder",
+                                                                            default=None)
+
+
+class Builder:
+    """A graph under construction."""
+
+    def __init__(self, inputs: Sequence[Var] = ()):
+        self.inputs = list(inputs)
+        self.eqns: list[Eqn] = []
+        self.src: Src | None = None  # set by transformations: the source line being derived
+
+    def emit(self, prim: "P.Primitive", atoms: Sequence[Atom], params: dict) -> Var:
+        aval = prim.shape_rule(*[a.aval for a in atoms], **params)
+        out = Var(aval)
+        self.eqns.append(Eqn(prim, tuple(atoms), Params(params), out, self.src or user_src(3)))
+        return out
+
+    def build(self, outputs: Sequence[Atom], notes: tuple = ()) -> Graph:
+        return Graph(tuple(self.inputs), tuple(self.eqns), tuple(outputs), notes)
+
+    def __enter__(self) -> "Builder":
+        self._token = _current.set(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _current.reset(self._token)
+
+
+def current_builder() -> Builder | None:
+    return _current.get()
+
+
+def _is_scalar(x: Any) -> bool:
+    return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
+
+
+def bind(prim: "P.Primitive", *args: Any, **params: Any) -> Any:
+    """Apply `prim`: record an equation if any argument is traced, else compute it eagerly."""
+    builder = None
+    for a in args:
+        if isinstance(a, Tracer):
+            if builder is not None and a._b is not builder:
+                raise TraceError("tracers from two different traces were mixed (nested "
+                                 "transformations are not supported)")
+            builder = a._b
+    if builder is None:
+        return prim.impl(*[np.asarray(a) for a in args], **params)
+    dts = [a.dtype for a in args if isinstance(a, (Tracer, np.ndarray, np.generic))]
+    atoms = [to_atom(a, dts) for a in args]
+    return Tracer(builder, builder.emit(prim, atoms, params))
+
+
+def to_atom(x: Any, dtypes: Sequence[np.dtype] = ()) -> Atom:
+    """Python scalars are weakly typed (NumPy 2 rules): they take the dtype of the arrays."""
+    if isinstance(x, Tracer):
+        return x.atom
+    if _is_scalar(x):
+        return Const(np.asarray(x, np.result_type(*dtypes, x) if dtypes else None))
+    if isinstance(x, (np.ndarray, np.generic)):
+        return Const(x)
+    if isinstance(x, (list, tuple)):
+        from . import numpy as vnp
+        return to_atom(vnp.asarray(x), dtypes)
+    raise TypeError(f"vecgrad cannot use a value of type {type(x).__name__} as an array")
+
+
+class Tracer:
+    """An array whose value is not known while tracing; only its shape and dtype are."""
+
+    __slots__ = ("_b", "_atom", "_view", "_base_seen", "_readonly", "_wrote")
+    __array_priority__ = 1000
+    __hash__ = object.__hash__
+
+    def __init__(self, builder: Builder, atom: Atom, view: tuple | None = None,
+                 readonly: bool = False):
+        self._b = builder
+        self._atom = atom
+        self._view = view  # (base Tracer, normalized index) for basic-indexed views
+        self._base_seen = view[0].atom if view else None
+        self._readonly = readonly
+        self._wrote = None  # the base version this view's `+=` produced (see __setitem__)
+
+    # -- value and metadata ---------------------------------------------------------
+    @property
+    def atom(self) -> Atom:
+        if self._view is not None:
+            base, idx = self._view
+            if base.atom is not self._base_seen:  # the base was written: re-derive the view
+                self._base_seen = base.atom
+                self._atom = self._b.emit(P.getitem, [base.atom], {"idx": idx})
+        return self._atom
+
+    @property
+    def aval(self) -> Aval:
+        return self._atom.aval
+
+    shape = property(lambda self: self._atom.aval.shape)
+    dtype = property(lambda self: self._atom.aval.dtype)
+    ndim = property(lambda self: len(self._atom.aval.shape))
+    size = property(lambda self: self._atom.aval.size)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d traced array")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self) -> str:
+        return f"Tracer({self.aval})"
+
+    # -- things that need concrete values ------------------------------------------
+    def __bool__(self) -> bool:
+        raise ConcretizationError("bool() (an `if`, `while`, `and`/`or` or comparison chain)")
+
+    def __float__(self) -> float:
+        raise ConcretizationError("float()")
+
+    def __int__(self) -> int:
+        raise ConcretizationError("int()")
+
+    def __index__(self) -> int:
+        raise ConcretizationError("use as an index or size")
+
+    def __complex__(self) -> complex:
+        raise ConcretizationError("complex()")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TracedIntoNumpyError()
+
+    # -- NumPy protocols --------------------------------------------------------------
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from .numpy import dispatch_ufunc
+        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
+        from .numpy import dispatch_function
+        return dispatch_function(func, args, kwargs)
+
+    # -- indexing -------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> "Tracer":
+        idx = P.normalize_index(key, self.shape)
+        out = self._b.emit(P.getitem, [self.atom], {"idx": idx})
+        view = (self, idx) if P.is_basic(idx) else None
+        t = Tracer(self._b, out, view, self._readonly)
+        return t
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        idx = P.normalize_index(key, self.shape)
+        if isinstance(value, Tracer) and value._view is not None and value._view[0] is self \
+                and value._view[1] == idx and value._wrote is self.atom:
+            return  # `x[i] += v` already wrote through the view returned by x[i]
+        self._write(idx, value, P.setitem)
+
+    def _write(self, idx: tuple, value: Any, prim: "P.Primitive") -> None:
+        if self._readonly:
+            raise ReadOnlyError()
+        if not P.is_basic(idx) and P.has_duplicates(idx, self.shape):
+            raise TraceError("an in-place write with repeated integer-array indices is "
+                             "ambiguous; use vnp.add.at-style accumulation via a loop or "
+                             "unique indices")
+        val = to_atom(value, [self.dtype])
+        if self._view is not None:  # write into the view's value, then into the base
+            new = self._b.emit(prim, [self.atom, val], {"idx": idx})
+            base, vidx = self._view
+            base._write(vidx, Tracer(self._b, new), P.setitem)
+            self._atom, self._base_seen = new, base.atom
+        else:
+            self._atom = self._b.emit(prim, [self.atom, val], {"idx": idx})
+
+    # -- in-place arithmetic: rebinds this handle (and writes through views) ---------
+    def _inplace(self, other: Any, fn: Callable) -> "Tracer":
+        if self._readonly:
+            raise ReadOnlyError()
+        if self._view is not None and fn is _add:  # x[i] += v: one accumulate into the base
+            base, vidx = self._view
+            base._write(vidx, other, P.setitem_add)
+            self._wrote = base.atom
+            return self
+        new = fn(self, other)
+        if new.shape != self.shape:
+            from .errors import ShapeError
+            raise ShapeError(f"in-place operation would change shape {self.shape} to {new.shape}")
+        from . import numpy as vnp
+        new = vnp.astype(new, self.dtype)
+        if self._view is not None:
+            self._write((), new, P.setitem)
+        else:
+            self._atom = new.atom
+        return self
+
+    def __iadd__(self, o: Any) -> "Tracer":
+        return self._inplace(o, _add)
+
+    def __isub__(self, o: Any) -> "Tracer":
+        return self._inplace(o, lambda a, b: a - b)
+
+    def __imul__(self, o: Any) -> "Tracer":
+        return self._inplace(o, lambda a, b: a * b)
+
+    def __itruediv__(self, o: Any) -> "Tracer":
+        return self._inplace(o, lambda a, b: a / b)
+
+
+def _add(a: Any, b: Any) -> Any:
+    return a + b
+
+
+def new_input(aval: Aval, builder: Builder, readonly: bool = True) -> Tracer:
+    v = Var(aval)
+    builder.inputs.append(v)
+    return Tracer(builder, v, readonly=readonly)
+
+
+def trace(fun: Callable, avals: Sequence[Aval]) -> tuple[Graph, Any]:
+    """Trace `fun` on fresh inputs; returns the graph and the (traced) output object."""
+    with Builder() as b:
+        args = [new_input(a, b) for a in avals]
+        out = fun(*args)
+    return b, out
+
+
+def const_tracer(value: np.ndarray) -> Any:
+    """A traced handle on a fresh constant buffer (so it can be written into), or the array
+    itself outside of a trace."""
+    b = current_builder()
+    return value if b is None else Tracer(b, Const(value))
+
+
+def _vnp() -> Any:
+    from . import numpy as vnp
+    return vnp
+
+
+def _binop(name: str, swap: bool = False) -> Callable:
+    if swap:
+        return lambda self, other: getattr(_vnp(), name)(other, self)
+    return lambda self, other: getattr(_vnp(), name)(self, other)
+
+
+def _method(name: str) -> Callable:
+    def m(self: Tracer, *args: Any, **kwargs: Any) -> Any:
+        return getattr(_vnp(), name)(self, *args, **kwargs)
+    m.__name__ = name
+    m.__doc__ = f"Same as vecgrad.numpy.{name}(self, ...)."
+    return m
+
+
+for _n, _f in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
+               ("pow", "power"), ("matmul", "matmul")]:
+    setattr(Tracer, f"__{_n}__", _binop(_f))
+    setattr(Tracer, f"__r{_n}__", _binop(_f, swap=True))
+for _n, _f in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
+               ("eq", "equal"), ("ne", "not_equal")]:
+    setattr(Tracer, f"__{_n}__", _binop(_f))
+for _n, _f in [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]:
+    setattr(Tracer, f"__{_n}__", _method(_f))
+for _n in ["sum", "mean", "max", "min", "prod", "reshape", "transpose", "astype", "ravel",
+           "flatten", "squeeze", "dot", "clip", "swapaxes"]:
+    setattr(Tracer, _n, _method(_n))
+Tracer.T = property(lambda self: _vnp().transpose(self))
+Tracer.copy = lambda self: Tracer(self._b, self.atom)  # SSA values are immutable: copying is free
+
+
+def _shape_args(args: tuple) -> Any:
+    return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, type(None))) else args
+
+
+Tracer.reshape = lambda self, *shape: _vnp().reshape(self, _shape_args(shape))
+Tracer.transpose = lambda self, *axes: _vnp().transpose(self, _shape_args(axes) or None)
