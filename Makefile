@@ -16,7 +16,7 @@ $(STAMP): $(VPY) pyproject.toml
 
 test: $(STAMP)
 	$(VPY) -m ruff check src tests bench
-	VECGRAD_TYPECHECK=1 $(VPY) -m pytest -q -n 2 tests || VECGRAD_TYPECHECK=1 $(VPY) -m pytest -q tests
+	VECGRAD_TYPECHECK=1 $(VPY) -m pytest -q tests
 
 demo: $(STAMP)
 	$(VPY) -m vecgrad demo

@@ -1,0 +1,130 @@
+"""The three user reports, written the natural way, each with a hand-vectorized NumPy
+reference of the same computation and a function that makes inputs of the reported sizes.
+
+- seed000: pairwise cosine similarity of the columns of two 3-D tensors, nested loops over
+  views writing into a buffer, then a softmax per batch slice written back in place.
+- seed001: a Dense layer applied to each of a list of matrices, dot products of matching
+  columns through views, stack, softmax, and a context sum (single-query attention).
+- seed002: a 3-layer MLP (1 -> 1000 -> 20 -> 1) mapped over 10,000 scalars one at a time.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+
+# ------------------------------------------------------------------------- seed 000
+
+
+def cosinesim(u: Any, v: Any) -> Any:
+    return np.dot(u, v) / (np.sqrt(np.sum(u ** 2)) * vnp.linalg.norm(v))
+
+
+def pairwise(a: Any, b: Any, K: Any = cosinesim) -> Any:
+    W, R, B = a.shape
+    N = b.shape[1]
+    out = vnp.empty((N, R, B), dtype=a.dtype)
+    for k in range(B):
+        for j in range(R):
+            aj = a[:, j, k]
+            for i in range(N):
+                out[i, j, k] = K(b[:, i, k], aj)
+    for k in range(B):
+        out[:, :, k] = vg.nn.softmax(out[:, :, k], axis=0)
+    return out
+
+
+def seed000_loss(a: Any, b: Any, wt: Any) -> Any:
+    return vnp.sum(pairwise(a, b) * wt)
+
+
+def seed000_numpy(a: np.ndarray, b: np.ndarray, wt: np.ndarray) -> np.ndarray:
+    """Hand-vectorized forward."""
+    an = a / np.sqrt(np.einsum("wjk,wjk->jk", a, a))[None]
+    bn = b / np.sqrt(np.einsum("wik,wik->ik", b, b))[None]
+    s = np.einsum("wik,wjk->ijk", bn, an)
+    e = np.exp(s - s.max(0, keepdims=True))
+    return np.sum(e / e.sum(0, keepdims=True) * wt)
+
+
+def seed000_inputs(N: int = 16, W: int = 64, R: int = 4, B: int = 16, dtype: Any = np.float32,
+                   seed: int = 0) -> tuple:
+    rng = np.random.default_rng(seed)
+    return (rng.random((W, R, B)).astype(dtype), rng.random((W, N, B)).astype(dtype),
+            rng.standard_normal((N, R, B)).astype(dtype))
+
+
+# ------------------------------------------------------------------------- seed 001
+
+
+def dense(W: Any, bias: Any, x: Any) -> Any:
+    return W @ x + bias[:, None]
+
+
+def colwise(W: Any, bias: Any, xs: list, H: Any) -> Any:
+    ys = [dense(W, bias, x) for x in xs]
+    y1 = ys[0]
+    nb = y1.shape[1]
+    zs = [vnp.array([y1[:, i] @ y[:, i] for i in range(nb)]) for y in ys]
+    alpha = vg.nn.softmax(vnp.stack(zs), axis=0)          # (T, batch), softmax over time
+    return vnp.sum(alpha[None, :, :] * H, axis=1)           # context C[d, b]
+
+
+def seed001_loss(W: Any, bias: Any, xs: list, H: Any, wt: Any) -> Any:
+    return vnp.sum(colwise(W, bias, xs, H) * wt)
+
+
+def seed001_numpy(W: np.ndarray, bias: np.ndarray, xs: list, H: np.ndarray,
+                  wt: np.ndarray) -> np.ndarray:
+    """Hand-vectorized forward ("kept as giant arrays")."""
+    X = np.stack(xs)                                        # (T, in, batch)
+    Y = np.einsum("oi,tib->tob", W, X) + bias[None, :, None]
+    z = np.einsum("ob,tob->tb", Y[0], Y)
+    e = np.exp(z - z.max(0, keepdims=True))
+    alpha = e / e.sum(0, keepdims=True)
+    C = np.einsum("tb,dtb->db", alpha, H)
+    return np.sum(C * wt)
+
+
+def seed001_inputs(T: int = 256, batch: int = 128, n_in: int = 64, n_out: int = 32,
+                   D: int = 100, dtype: Any = np.float32, seed: int = 0) -> tuple:
+    rng = np.random.default_rng(seed)
+    W = (rng.standard_normal((n_out, n_in)) / np.sqrt(n_in)).astype(dtype)
+    bias = (0.1 * rng.standard_normal(n_out)).astype(dtype)
+    xs = [(0.3 * rng.random((n_in, batch))).astype(dtype) for _ in range(T)]
+    H = rng.random((D, T, batch)).astype(dtype)
+    wt = rng.standard_normal((D, batch)).astype(dtype)
+    return W, bias, xs, H, wt
+
+
+# ------------------------------------------------------------------------- seed 002
+
+
+def mlp(params: list, t: Any) -> Any:
+    h = vnp.array([t])
+    for W, b in params:
+        h = W @ h + b
+    return h
+
+
+def mapall(params: list, xs: Any) -> Any:
+    return vnp.sum(vnp.array([mlp(params, x) for x in xs]) ** 2)
+
+
+def seed002_numpy(params: list, xs: np.ndarray) -> np.ndarray:
+    """Hand-vectorized forward (batched input, one matmul per layer)."""
+    h = xs[None, :]
+    for W, b in params:
+        h = W @ h + b[:, None]
+    return np.sum(h ** 2)
+
+
+def seed002_inputs(n: int = 10_000, sizes: tuple = (1, 1000, 20, 1), dtype: Any = np.float64,
+                   seed: int = 0) -> tuple:
+    rng = np.random.default_rng(seed)
+    params = [(rng.standard_normal((o, i)).astype(dtype), rng.standard_normal(o).astype(dtype))
+              for i, o in zip(sizes[:-1], sizes[1:])]
+    return params, np.linspace(-1, 1, n).astype(dtype)
