@@ -143,10 +143,14 @@ def index_shape(shape: tuple[int, ...], idx: tuple) -> tuple[int, ...]:
 
 
 def _getitem_batch(n: int, batched: tuple[bool, ...], x: Any, idx: tuple) -> Any:
-    advs = [i for i, k in enumerate(idx) if isinstance(k, Adv)]
+    out = getitem(x, idx=(Sl(0, n, 1),) + idx)
+    # Next to an index array, ints are advanced indices too. When a slice or None separates
+    # advanced indices, NumPy puts their axes first, ahead of the batch axis: move it back.
+    advs = [] if is_basic(idx) else [i for i, k in enumerate(idx) if isinstance(k, (Adv, int))]
     if advs and advs[-1] - advs[0] + 1 != len(advs):
-        raise NotBatchable("advanced indices separated by slices")
-    return getitem(x, idx=(Sl(0, n, 1),) + idx)
+        k = len(np.broadcast_shapes(*[a.arr.shape for a in idx if isinstance(a, Adv)]))
+        out = transpose(out, perm=(k,) + tuple(range(k)) + tuple(range(k + 1, out.ndim)))
+    return out
 
 
 def _lower_getitem(avals: list, idx: tuple) -> Any:

@@ -1,0 +1,50 @@
+"""Shared test setup: typecheck after every pass, plus small numeric helpers."""
+from __future__ import annotations
+
+import os
+
+os.environ["VECGRAD_TYPECHECK"] = "1"  # the pass pipeline typechecks after each pass
+
+import numpy as np
+import pytest
+
+import vecgrad as vg
+
+
+def rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def central_diff_check(f, args, argnums=0, rtol=1e-6, atol=1e-8, n_dirs=3, seed=0) -> float:
+    """Compare vecgrad's gradient with float64 central differences in random directions
+    (raises vg.GradCheckError on disagreement)."""
+    return vg.check_grads(f, args, argnums=argnums, rtol=rtol, atol=atol, n_dirs=n_dirs,
+                          seed=seed)
+
+
+def numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """Dense central-difference gradient of a scalar NumPy function (for small x)."""
+    x = np.asarray(x, np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
+@pytest.fixture
+def jax():
+    return pytest.importorskip("jax")
+
+
+@pytest.fixture
+def autograd_np():
+    pytest.importorskip("autograd")
+    import autograd.numpy as anp
+    return anp
