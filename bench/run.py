@@ -1,0 +1,123 @@
+"""Benchmark the seed programs, written in natural style, against their hand-vectorized NumPy
+forwards, all in this one process.
+
+    python3 bench/run.py [--sizes small|seed] [--only 000,001,002] [--repeat N] [--json out.json]
+
+For each workload it reports min and median seconds per call of the NumPy forward (the
+reference), the vecgrad gradient and the vecgrad jit forward; the compile time of the first
+gradient call by stage; equation counts; and the ratio gradient / NumPy forward (of the mins).
+It also reports the cache-hit overhead of a transformed function on a tiny input.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import platform
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from vecgrad.examples.workloads import (
+    WORKLOADS,
+    Stats,
+    benchmark,
+    cache_hit_overhead,
+    fmt_time,
+    table,
+)
+
+STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "codegen"]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="bench/run.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", choices=["small", "seed"], default="seed",
+                   help="input sizes: 'seed' (the user reports, default) or 'small' (smoke test)")
+    p.add_argument("--only", default=",".join(WORKLOADS),
+                   help="comma-separated seeds to run, e.g. 000,002 (default: all)")
+    p.add_argument("--repeat", type=int, default=None,
+                   help="samples per measurement (default: adaptive, about 1 s each)")
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = p.parse_args(argv)
+    args.only = [s.strip() for s in args.only.split(",") if s.strip()]
+    unknown = [s for s in args.only if s not in WORKLOADS]
+    if unknown:
+        p.error(f"unknown seed(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}")
+    if args.repeat is not None and args.repeat < 1:
+        p.error("--repeat must be at least 1")
+    return args
+
+
+def fmt_stats(st: Stats) -> str:
+    return f"{fmt_time(st.min)} / {fmt_time(st.median)}"
+
+
+def runtime_table(recs: list[dict]) -> str:
+    rows = [[r["seed"], r["title"], fmt_stats(r["numpy_forward"]), fmt_stats(r["jit_forward"]),
+             fmt_stats(r["grad"]), f"{r['grad'].runs}", f"{r['ratio']:.1f}x"] for r in recs]
+    return table(["seed", "workload", "numpy fwd (min / med)", "vecgrad jit fwd (min / med)",
+                  "vecgrad grad (min / med)", "grad runs", "grad / numpy fwd"], rows)
+
+
+def compile_table(recs: list[dict]) -> str:
+    rows = [[r["seed"]] + [fmt_time(r["compile_stages"].get(s, 0.0)) for s in STAGES]
+            + [fmt_time(r["compile"]), fmt_time(r["jit_compile"])] for r in recs]
+    return table(["seed"] + STAGES + ["grad total", "jit first call"], rows)
+
+
+def eqns_table(recs: list[dict]) -> str:
+    rows = [[r["seed"], str(r["eqns"]["traced"]), str(r["eqns"]["batch"]),
+             str(r["eqns"]["grad"]), f"{r['value']:.6g}", f"{r['value_numpy']:.6g}",
+             f"{r['grad_norm']:.6g}"] for r in recs]
+    return table(["seed", "eqns traced", "after batch", "gradient graph", "value (vecgrad)",
+                  "value (numpy)", "|grad|"], rows)
+
+
+def report(recs: list[dict], overhead: dict[str, float], args: argparse.Namespace) -> str:
+    """The printed report: runtimes, compile breakdown, equation counts, cache-hit overhead."""
+    head = (f"vecgrad benchmark: sizes={args.sizes}, repeat={args.repeat or 'adaptive'}, "
+            f"python {platform.python_version()}, numpy {np.__version__}, "
+            f"{platform.machine()}")
+    hit = ", ".join(f"{k} {v * 1e6:.1f} us" for k, v in overhead.items())
+    return "\n\n".join([
+        head,
+        "Runtime per call (min / median)\n" + runtime_table(recs),
+        "Compile time, first gradient call, by stage\n" + compile_table(recs),
+        "Equations and values\n" + eqns_table(recs),
+        f"Cache-hit overhead (Transformed.__call__ minus entry.compiled.fn, tiny input): {hit}",
+    ])
+
+
+def to_json(recs: list[dict], overhead: dict[str, float], args: argparse.Namespace) -> dict:
+    def conv(v: Any) -> Any:
+        return dataclasses.asdict(v) if isinstance(v, Stats) else v
+    return {"sizes": args.sizes, "repeat": args.repeat, "date": time.strftime("%Y-%m-%d %H:%M"),
+            "python": platform.python_version(), "numpy": np.__version__,
+            "cache_hit_overhead_s": overhead,
+            "workloads": [{k: conv(v) for k, v in r.items()} for r in recs]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print the report (and write JSON if asked). Returns an exit code."""
+    args = parse_args(argv)
+    recs = []
+    for name in args.only:
+        w = WORKLOADS[name]
+        print(f"[bench] {name} {w.title} ({args.sizes} sizes) ...", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        recs.append(benchmark(w, args.sizes, args.repeat))
+        print(f"[bench] {name} done in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
+              flush=True)
+    overhead = cache_hit_overhead(args.repeat)
+    print(report(recs, overhead, args))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(to_json(recs, overhead, args), f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""The seed programs as benchmark workloads, and the timer the demo and the benchmark share.
+
+A `Workload` bundles a natural-style loss, its hand-vectorized NumPy forward, an input maker,
+the arguments to differentiate, and two size presets: "small" (CI smoke tests) and "seed" (the
+sizes of the user reports).
+"""
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import seeds as S
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One seed program: natural-style loss, NumPy reference, inputs, sizes."""
+
+    name: str
+    title: str
+    loss: Callable[..., Any]
+    numpy_forward: Callable[..., Any]
+    make_inputs: Callable[..., tuple]
+    argnums: tuple[int, ...]
+    sizes: dict[str, dict[str, Any]]
+
+    def inputs(self, preset: str) -> tuple:
+        """The arguments of `loss` at the size preset "small" or "seed"."""
+        return self.make_inputs(**self.sizes[preset])
+
+    def fresh_loss(self) -> Callable[..., Any]:
+        """A new function object wrapping `loss`, so its compile cache dies with it."""
+        @functools.wraps(self.loss)
+        def loss(*args: Any) -> Any:
+            return self.loss(*args)
+        return loss
+
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in [
+    Workload("000", "pairwise cosine + softmax", S.seed000_loss, S.seed000_numpy,
+             S.seed000_inputs, (0, 1),
+             {"small": {"N": 4, "W": 8, "R": 3, "B": 2, "dtype": np.float32},
+              "seed": {"N": 16, "W": 64, "R": 4, "B": 16, "dtype": np.float32}}),
+    Workload("001", "column dots + softmax + context", S.seed001_loss, S.seed001_numpy,
+             S.seed001_inputs, (0, 1),
+             {"small": {"T": 6, "batch": 5, "n_in": 7, "n_out": 4, "D": 3,
+                        "dtype": np.float32},
+              "seed": {"T": 256, "batch": 128, "n_in": 64, "n_out": 32, "D": 100,
+                       "dtype": np.float32}}),
+    Workload("002", "MLP mapped over scalars", S.mapall, S.seed002_numpy, S.seed002_inputs,
+             (0,),
+             {"small": {"n": 40, "sizes": (1, 12, 5, 1), "dtype": np.float64},
+              "seed": {"n": 10_000, "sizes": (1, 1000, 20, 1), "dtype": np.float64}}),
+]}
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Seconds per call: the min and median over `runs` samples of `number` calls each."""
+
+    min: float
+    median: float
+    runs: int
+    number: int
+
+
+def measure(fn: Callable[[], Any], repeat: int | None = None, budget: float = 1.0,
+            min_sample: float = 2e-4) -> Stats:
+    """Time `fn()` with `time.perf_counter`, after one warm-up call.
+
+    Each sample averages `number` calls, chosen so that a sample lasts at least `min_sample`
+    seconds. Without `repeat`, the number of samples adapts so the total is about `budget`
+    seconds (between 3 and 1000 samples).
+    """
+    t0 = time.perf_counter()
+    fn()
+    first = time.perf_counter() - t0
+    number = max(1, int(min_sample / max(first, 1e-9)))
+    sample = _sample(fn, number)
+    if repeat is None:
+        repeat = int(min(1000, max(3, budget / max(sample * number, 1e-9))))
+    samples = [sample] + [_sample(fn, number) for _ in range(repeat - 1)]
+    return Stats(min(samples), statistics.median(samples), repeat, number)
+
+
+def _sample(fn: Callable[[], Any], number: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - t0) / number
+
+
+def grad_norm(grads: Any) -> float:
+    """The Euclidean norm of all leaves of a pytree of gradients."""
+    if isinstance(grads, (list, tuple)):
+        return float(np.sqrt(sum(grad_norm(g) ** 2 for g in grads)))
+    if isinstance(grads, dict):
+        return grad_norm(list(grads.values()))
+    return float(np.linalg.norm(np.asarray(grads, np.float64)))
+
+
+def benchmark(w: Workload, preset: str = "seed", repeat: int | None = None,
+              budget: float = 1.0) -> dict[str, Any]:
+    """Measure one workload in this process: the NumPy forward, the gradient's compile (by
+    stage) and runs, the jit forward, and the equation counts. Times are in seconds."""
+    import vecgrad as vg
+
+    args = w.inputs(preset)
+    loss = w.fresh_loss()
+    rec: dict[str, Any] = {"seed": w.name, "title": w.title, "sizes": preset}
+    rec["numpy_forward"] = measure(lambda: w.numpy_forward(*args), repeat, budget)
+    g = vg.grad(loss, argnums=w.argnums)
+    t0 = time.perf_counter()
+    entry, _ = g.entry(*args)
+    rec["compile"] = time.perf_counter() - t0
+    rec["compile_stages"] = dict(entry.times)
+    rec["eqns"] = equation_counts(entry.stages)
+    grads = g(*args)
+    rec["grad_norm"] = grad_norm(grads)
+    rec["grad"] = measure(lambda: g(*args), repeat, budget)
+    f = vg.jit(loss)
+    t0 = time.perf_counter()
+    rec["value"] = float(f(*args))
+    rec["jit_compile"] = time.perf_counter() - t0
+    rec["jit_forward"] = measure(lambda: f(*args), repeat, budget)
+    rec["value_numpy"] = float(w.numpy_forward(*args))
+    rec["ratio"] = rec["grad"].min / rec["numpy_forward"].min
+    return rec
+
+
+def equation_counts(stages: dict) -> dict[str, int]:
+    """Equations traced, after the batch pass, and in the final gradient graph."""
+    grad_stage = "grad.simplify" if "grad.simplify" in stages else "grad"
+    return {"traced": len(stages["traced"].eqns), "batch": len(stages["batch"].eqns),
+            "grad": len(stages[grad_stage].eqns)}
+
+
+def cache_hit_overhead(repeat: int | None = None) -> dict[str, float]:
+    """Seconds that `Transformed.__call__` adds over calling the generated code directly,
+    for the gradient and the jit of a tiny function (min over samples)."""
+    import vecgrad as vg
+    import vecgrad.numpy as vnp
+
+    def tiny(x: Any) -> Any:
+        return vnp.sum(x * x)
+
+    x = np.ones(3)
+    out = {}
+    for kind, t in [("grad", vg.grad(tiny)), ("jit", vg.jit(tiny))]:
+        entry, leaves = t.entry(x)
+        call = measure(functools.partial(t, x), repeat, budget=0.3)
+        direct = measure(functools.partial(entry.compiled.fn, *leaves), repeat, budget=0.3)
+        out[kind] = call.min - direct.min
+    return out
+
+
+def fmt_time(s: float) -> str:
+    """Seconds, printed in a readable unit."""
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} us"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    return f"{s:.2f} s"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A plain-text table, columns left-aligned to the widest cell."""
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+             for r in [header] + rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
