@@ -69,10 +69,10 @@ def compile_table(recs: list[dict]) -> str:
 
 
 def eqns_table(recs: list[dict]) -> str:
-    rows = [[r["seed"], str(r["eqns"]["traced"]), str(r["eqns"]["batch"]),
+    rows = [[r["seed"], str(r["eqns"]["traced"]), str(r["eqns"]["cse"]), str(r["eqns"]["batch"]),
              str(r["eqns"]["grad"]), f"{r['value']:.6g}", f"{r['value_numpy']:.6g}",
              f"{r['grad_norm']:.6g}"] for r in recs]
-    return table(["seed", "eqns traced", "after batch", "gradient graph", "value (vecgrad)",
+    return table(["seed", "eqns traced", "after cse", "after batch", "gradient graph", "value (vecgrad)",
                   "value (numpy)", "|grad|"], rows)
 
 

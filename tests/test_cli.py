@@ -67,7 +67,7 @@ def test_bench_passes_arguments_through(tmp_path):
     (rec,) = data["workloads"]
     assert rec["seed"] == "002" and rec["sizes"] == "small"
     assert rec["grad"]["runs"] == 2
-    assert set(rec["eqns"]) == {"traced", "batch", "grad"}
+    assert set(rec["eqns"]) == {"traced", "cse", "batch", "grad"}
     assert rec["eqns"]["traced"] > 0 and rec["eqns"]["grad"] > 0
     assert rec["value"] == pytest.approx(rec["value_numpy"], rel=1e-9)
     assert set(data["cache_hit_overhead_s"]) == {"grad", "jit"}

@@ -135,10 +135,10 @@ def benchmark(w: Workload, preset: str = "seed", repeat: int | None = None,
 
 
 def equation_counts(stages: dict) -> dict[str, int]:
-    """Equations traced, after the batch pass, and in the final gradient graph."""
+    """Equations traced, after cse, after the batch pass, and in the final gradient graph."""
     grad_stage = "grad.simplify" if "grad.simplify" in stages else "grad"
-    return {"traced": len(stages["traced"].eqns), "batch": len(stages["batch"].eqns),
-            "grad": len(stages[grad_stage].eqns)}
+    return {"traced": len(stages["traced"].eqns), "cse": len(stages["cse"].eqns),
+            "batch": len(stages["batch"].eqns), "grad": len(stages[grad_stage].eqns)}
 
 
 def cache_hit_overhead(repeat: int | None = None) -> dict[str, float]:
