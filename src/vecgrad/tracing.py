@@ -63,9 +63,9 @@ def bind(prim: "P.Primitive", *args: Any, **params: Any) -> Any:
                 raise TraceError("tracers from two different traces were mixed (nested "
                                  "transformations are not supported)")
             builder = a._b
-    if builder is None:
-        return prim.impl(*[np.asarray(a) for a in args], **params)
     dts = [a.dtype for a in args if isinstance(a, (Tracer, np.ndarray, np.generic))]
+    if builder is None:  # eager, with the same weak Python scalars as in a trace
+        return prim.impl(*[to_atom(a, dts).value for a in args], **params)
     atoms = [to_atom(a, dts) for a in args]
     return Tracer(builder, builder.emit(prim, atoms, params))
 
@@ -205,8 +205,8 @@ class Tracer:
             raise ShapeError(f"in-place operation would change shape {self.shape} to {new.shape}")
         from . import numpy as vnp
         new = vnp.astype(new, self.dtype)
-        if self._view is not None:
-            self._write((), new, P.setitem)
+        if self._view is not None:  # replace the whole view (an index covering every axis)
+            self._write(P.normalize_index((), self.shape), new, P.setitem)
         else:
             self._atom = new.atom
         return self

@@ -7,6 +7,7 @@ nor any view of it is read later.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -40,6 +41,7 @@ def _last_uses(g: Graph) -> dict[Var, int]:
 
 
 def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
+    name = re.sub(r"\W", "_", name)  # e.g. "jit_<lambda>": must be a Python identifier
     env: dict[str, Any] = {"_asarray": np.asarray, "_copy": np.array}
     names: dict[Var, str] = {v: f"x{i}" for i, v in enumerate(g.inputs)}
     consts: dict[int, str] = {}
