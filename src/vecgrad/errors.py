@@ -1,6 +1,7 @@
 """Typed errors. Each one names the user's own file and line when it is known."""
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -11,19 +12,23 @@ _EXAMPLES_DIR = os.path.join(_PKG_DIR, "examples")
 _NUMPY_DIR = os.path.dirname(os.path.abspath(__import__("numpy").__file__))
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_internal(fname: str) -> bool:
+    if fname.startswith("<"):
+        return fname.startswith("<frozen")
+    fname = os.path.abspath(fname)
     if fname.startswith(_PKG_DIR) and not fname.startswith(_EXAMPLES_DIR):
         return True
-    return fname.startswith(_NUMPY_DIR) or fname.startswith("<frozen")
+    return fname.startswith(_NUMPY_DIR)
 
 
 def user_src(depth: int = 1) -> Src | None:
     """The innermost stack frame that belongs to user code (not vecgrad or numpy)."""
     f = sys._getframe(depth)
     while f is not None:
-        fname = f.f_code.co_filename
-        if not _is_internal(os.path.abspath(fname) if not fname.startswith("<") else fname):
-            return Src(fname, f.f_lineno, f.f_code.co_name)
+        code = f.f_code
+        if not _is_internal(code.co_filename):
+            return Src(code.co_filename, f.f_lineno, code.co_name)
         f = f.f_back
     return None
 

@@ -7,6 +7,7 @@ batching groups on and what `explain` reports.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -29,7 +30,7 @@ class Aval:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def __str__(self) -> str:
         return f"{_short_dtype(self.dtype)}[{','.join(map(str, self.shape))}]"
@@ -82,8 +83,14 @@ Atom = Var | Const
 class Params(dict):
     """Immutable, hashable equation parameters (all values must be hashable)."""
 
+    __slots__ = ("_hash",)
+
     def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(sorted(self.items())))
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = hash(tuple(sorted(self.items())))
+            return self._hash
 
     def _immutable(self, *a: Any, **k: Any) -> None:
         raise TypeError("Params are immutable")

@@ -103,11 +103,12 @@ class Tracer:
     # -- value and metadata ---------------------------------------------------------
     @property
     def atom(self) -> Atom:
-        if self._view is not None:
-            base, idx = self._view
-            if base.atom is not self._base_seen:  # the base was written: re-derive the view
-                self._base_seen = base.atom
-                self._atom = self._b.emit(P.getitem, [base.atom], {"idx": idx})
+        if self._view is None:
+            return self._atom
+        base, idx = self._view
+        if base.atom is not self._base_seen:  # the base was written: re-derive the view
+            self._base_seen = base.atom
+            self._atom = self._b.emit(P.getitem, [base.atom], {"idx": idx})
         return self._atom
 
     @property

@@ -1,7 +1,10 @@
 """Array operations of `vecgrad.numpy`: elementwise, reductions, shapes, contractions."""
 from __future__ import annotations
 
+import math
+
 import builtins
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as _np
@@ -168,9 +171,9 @@ def ndim(a: Any) -> int:
 def reshape(a: Any, newshape: Any) -> Any:
     """Reshape (one entry may be -1)."""
     newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
-    size = int(_np.prod(_shape(a), dtype=_np.int64))
+    size = math.prod(_shape(a))
     if newshape.count(-1) == 1:
-        rest = int(_np.prod([d for d in newshape if d != -1], dtype=_np.int64))
+        rest = math.prod(d for d in newshape if d != -1)
         if rest == 0 or size % rest:
             raise ShapeError(f"cannot reshape array of size {size} into shape {newshape}")
         newshape = tuple(size // rest if d == -1 else d for d in newshape)
@@ -295,14 +298,15 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def einsum(subscripts: str, *operands: Any) -> Any:
     """Einstein summation (explicit or implicit output, `...` supported)."""
     ops = [asarray(o) for o in operands]
-    spec = _normalize_spec(subscripts.replace(" ", ""), [len(_shape(o)) for o in ops])
+    spec = _normalize_spec(subscripts.replace(" ", ""), tuple(len(_shape(o)) for o in ops))
     ins, out = P.parse_spec(spec)
     if len(ins) == 1 and ins[0] == out:
         return ops[0]
     return P.einsum(*ops, spec=spec)
 
 
-def _normalize_spec(spec: str, ranks: list[int]) -> str:
+@functools.lru_cache(maxsize=4096)
+def _normalize_spec(spec: str, ranks: tuple[int, ...]) -> str:
     ins, arrow, out = spec.partition("->")
     terms = ins.split(",")
     if len(terms) != len(ranks):

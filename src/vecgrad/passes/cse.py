@@ -5,10 +5,6 @@ from __future__ import annotations
 from ..ir import Atom, Const, Eqn, Graph, Var
 
 
-def _key(a: Atom) -> object:
-    return a.key() if isinstance(a, Const) else a
-
-
 def substitute(a: Atom, env: dict[Var, Atom]) -> Atom:
     return env.get(a, a) if isinstance(a, Var) else a
 
@@ -19,9 +15,9 @@ def cse(g: Graph) -> Graph:
     consts: dict[object, Const] = {}
     eqns = []
     for e in g.eqns:
-        ins = tuple(substitute(a, env) for a in e.inputs)
-        ins = tuple(consts.setdefault(a.key(), a) if isinstance(a, Const) else a for a in ins)
-        key = (e.prim, e.params, tuple(_key(a) for a in ins))
+        ins = tuple(consts.setdefault(a.key(), a) if isinstance(a, Const) else env.get(a, a)
+                    for a in e.inputs)
+        key = (e.prim, e.params, tuple(a.key() if isinstance(a, Const) else a for a in ins))
         hit = seen.get(key)
         if hit is not None:
             env[e.out] = hit

@@ -2,6 +2,7 @@
 matrix and `trace` are all `einsum` with an explicit output ('ij,jk->ik')."""
 from __future__ import annotations
 
+import functools
 import string
 from typing import Any, Callable
 
@@ -15,6 +16,7 @@ from .structural import broadcast_to, reshape, transpose
 __all__ = ["einsum", "parse_spec", "make_spec"]
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_spec(spec: str) -> tuple[list[str], str]:
     ins, out = spec.split("->")
     return ins.split(","), out

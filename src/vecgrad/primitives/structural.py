@@ -1,6 +1,8 @@
 """Shape, indexing and write primitives. Index parameters are static and hashable."""
 from __future__ import annotations
 
+import math
+
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -229,7 +231,7 @@ full = register(Primitive(
 
 
 def _reshape_shape(x: Aval, shape: tuple[int, ...]) -> Aval:
-    if int(np.prod(shape, dtype=np.int64)) != x.size:
+    if math.prod(shape) != x.size:
         raise ShapeError(f"cannot reshape array of size {x.size} (shape {x.shape}) into "
                          f"shape {shape}")
     return Aval(tuple(shape), x.dtype)
