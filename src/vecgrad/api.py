@@ -16,7 +16,7 @@ import numpy as np
 from . import passes
 from .autodiff import vjp_graph
 from .backends import Compiled, compile_graph
-from .errors import Src
+from .errors import Src, user_src
 from .ir import Aval, Const, Graph, Var
 from .pytree import describe, flatten, unflatten
 from .tracing import Builder, Tracer, new_input, to_atom
@@ -111,8 +111,8 @@ def _check_wrt(avals: Sequence[Aval], ranges: list[range], nums: tuple[int, ...]
 
 def _scalar_out(out: Any, fun: Callable) -> Any:
     if isinstance(out, Tracer):
-        if out.shape != ():
-            src = out.atom.src if hasattr(out.atom, "src") else None
+        if out.shape != ():  # point at the line that computed the output
+            src = next((e.src for e in reversed(out._b.eqns) if e.out is out.atom), None)
             raise TypeError(f"grad requires a scalar output, but the function returned an array "
                             f"of shape {out.shape}{_where(src or _fun_src(fun))}. Reduce it "
                             "first (e.g. `.sum()`), or use vg.vjp for non-scalar outputs.")
@@ -279,11 +279,11 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
         ct_leaves, ct_td = flatten(ct)
         if ct_td != out_td:
             raise TypeError(f"vjp_fn: cotangent structure {describe(ct_td)} does not match the "
-                            f"output structure {describe(out_td)}")
+                            f"output structure {describe(out_td)}{_where(user_src())}")
         for c, s in zip(ct_leaves, seeds):
             if np.shape(c) != s.aval.shape:
                 raise ValueError(f"vjp_fn: cotangent of shape {np.shape(c)} for an output of "
-                                 f"shape {s.aval.shape}")
+                                 f"shape {s.aval.shape}{_where(user_src())}")
         r = compiled.fn(*leaves, *[np.asarray(c, s.aval.dtype) for c, s in zip(ct_leaves, seeds)])
         cts = iter(r[len(g.outputs):])
         flat = [next(cts) if a.dtype.kind in "fc" else None for a in avals]

@@ -9,6 +9,8 @@ as NumPy's aliasing does.
 from __future__ import annotations
 
 import contextvars
+import dis
+import sys
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -137,13 +139,13 @@ class Tracer:
         raise ConcretizationError("bool() (an `if`, `while`, `and`/`or` or comparison chain)")
 
     def __float__(self) -> float:
-        raise ConcretizationError("float()")
+        raise _concretization("float()")
 
     def __int__(self) -> int:
-        raise ConcretizationError("int()")
+        raise _concretization("int()")
 
     def __index__(self) -> int:
-        raise ConcretizationError("use as an index or size")
+        raise _concretization("use as an index or size")
 
     def __complex__(self) -> complex:
         raise ConcretizationError("complex()")
@@ -227,6 +229,15 @@ class Tracer:
 
 def _add(a: Any, b: Any) -> Any:
     return a + b
+
+
+def _concretization(what: str) -> Exception:
+    """The error for float()/int() of a tracer. NumPy calls these itself for `buf[i] = x`
+    into a plain NumPy array, straight from the user's STORE_SUBSCR: say so in that case."""
+    f = sys._getframe(2)  # the user's frame (0 is here, 1 the dunder method)
+    if dis.opname[f.f_code.co_code[f.f_lasti]] == "STORE_SUBSCR":
+        return TracedIntoNumpyError(user_src(2))
+    return ConcretizationError(what, user_src(2))
 
 
 def new_input(aval: Aval, builder: Builder, readonly: bool = True) -> Tracer:

@@ -76,7 +76,7 @@ def measure(fn: Callable[[], Any], repeat: int | None = None, budget: float = 1.
 
     Each sample averages `number` calls, chosen so that a sample lasts at least `min_sample`
     seconds. Without `repeat`, the number of samples adapts so the total is about `budget`
-    seconds (between 3 and 1000 samples).
+    seconds (between 5 and 1000 samples).
     """
     t0 = time.perf_counter()
     fn()
@@ -84,7 +84,7 @@ def measure(fn: Callable[[], Any], repeat: int | None = None, budget: float = 1.
     number = max(1, int(min_sample / max(first, 1e-9)))
     sample = _sample(fn, number)
     if repeat is None:
-        repeat = int(min(1000, max(3, budget / max(sample * number, 1e-9))))
+        repeat = int(min(1000, max(5, budget / max(sample * number, 1e-9))))
     samples = [sample] + [_sample(fn, number) for _ in range(repeat - 1)]
     return Stats(min(samples), statistics.median(samples), repeat, number)
 

@@ -430,10 +430,9 @@ def dispatch_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
 def dispatch_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     """Route `np.<function>(tracer, ...)` to vecgrad.numpy (or raise naming the function)."""
     from .. import numpy as vnp
-    mod = func.__module__ or ""
-    ns = vnp.linalg if mod.endswith("linalg") else vnp
-    fn = getattr(ns, func.__name__, None)
+    mod = func.__module__ or "numpy"
+    ns = {"numpy": vnp, "numpy.linalg": vnp.linalg}.get(mod)  # not numpy.fft.fft -> vnp.fft
+    fn = getattr(ns, func.__name__, None) if ns is not None else None
     if fn is None or not callable(fn):
-        prefix = "numpy.linalg." if ns is not vnp else "numpy."
-        raise unsupported(prefix + func.__name__)
+        raise unsupported(f"{mod}.{func.__name__}")
     return fn(*args, **kwargs)

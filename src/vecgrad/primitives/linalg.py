@@ -108,6 +108,8 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
     fa = "".join(c for c in a if c in out and c not in b)
     fb = "".join(c for c in b if c in out and c not in a)
     size = lambda s: int(np.prod([dims[c] for c in s], dtype=np.int64))  # noqa: E731
+    if not contr:
+        return _plan_product(a, b, out, sum_a, sum_b)
     pa = [a.index(c) for c in sum_a + batch + fa + contr]
     pb = [b.index(c) for c in sum_b + batch + contr + fb]
     res = batch + fa + fb
@@ -126,6 +128,28 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
             y = y.sum(sb)
         r = np.matmul(x.reshape(shp_a), y.reshape(shp_b)).reshape(shp_r)
         return r.transpose(po)
+    return run
+
+
+def _plan_product(a: str, b: str, out: str, sum_a: str, sum_b: str) -> Callable:
+    """No contracted letter: a broadcasting multiply (a batched matmul of 1x1 blocks is slow)."""
+    ra = "".join(c for c in a if c not in sum_a)
+    rb = "".join(c for c in b if c not in sum_b)
+    pa = [a.index(c) for c in sorted(ra, key=out.index)]
+    pb = [b.index(c) for c in sorted(rb, key=out.index)]
+    sa = tuple(a.index(c) for c in sum_a)
+    sb = tuple(b.index(c) for c in sum_b)
+    ea = tuple(i for i, c in enumerate(out) if c not in ra)
+    eb = tuple(i for i, c in enumerate(out) if c not in rb)
+
+    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if sa:
+            x = x.sum(sa)
+        if sb:
+            y = y.sum(sb)
+        x = np.expand_dims(x.transpose(np.argsort(np.argsort(pa))) if pa else x, ea)
+        y = np.expand_dims(y.transpose(np.argsort(np.argsort(pb))) if pb else y, eb)
+        return x * y
     return run
 
 

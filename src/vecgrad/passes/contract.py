@@ -1,0 +1,136 @@
+"""Contraction rewrites: keep broadcasts out of einsum operands.
+
+Batching a kernel over pairs (i, j) gives operands like `reshape(broadcast_to(y))`: a copy of
+`y` per pair. Split the einsum's merged batch letter into its factors instead, and let the
+einsum index `y` directly: `einsum('ai,ai->a', bcast(B), bcast(A))` becomes
+`einsum('kiw,kjw->kji', B, A)` (a batched matmul), with no copy and no broadcast in the VJP.
+"""
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from .. import primitives as P
+from ..ir import Eqn
+from ..primitives.linalg import make_spec, parse_spec
+
+
+def refine(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[list[int], list[list[int]],
+                                                             list[list[int]]] | None:
+    """The common refinement R of two shapes of one size: R, and for each axis of a and of b
+    the R axes it is made of. None if a reshape between them mixes axes."""
+    R: list[int] = []
+    ga: list[list[int]] = [[] for _ in a]
+    gb: list[list[int]] = [[] for _ in b]
+    i = j = 0
+    ra = a[0] if a else 1
+    rb = b[0] if b else 1
+    while i < len(a) or j < len(b):
+        if i < len(a) and a[i] == 1:
+            R.append(1)
+            ga[i].append(len(R) - 1)
+            i += 1
+            ra = a[i] if i < len(a) else 1
+            continue
+        if j < len(b) and b[j] == 1:
+            R.append(1)
+            gb[j].append(len(R) - 1)
+            j += 1
+            rb = b[j] if j < len(b) else 1
+            continue
+        if i >= len(a) or j >= len(b) or (ra % rb and rb % ra):
+            return None
+        step = min(ra, rb)
+        R.append(step)
+        ga[i].append(len(R) - 1)
+        gb[j].append(len(R) - 1)
+        ra, rb = ra // step, rb // step
+        if ra == 1:
+            i += 1
+            ra = a[i] if i < len(a) else 1
+        if rb == 1:
+            j += 1
+            rb = b[j] if j < len(b) else 1
+    return R, ga, gb
+
+
+def _broadcast_source(x: Any, ctx: Any) -> tuple[Any, tuple[int, ...]] | None:
+    """x = [reshape](broadcast_to(y, S)): returns (y, S)."""
+    r = ctx.def_of(x, P.reshape)
+    b = ctx.def_of(r.inputs[0] if r else x, P.broadcast_to)
+    return (b.inputs[0], b.out.aval.shape) if b else None
+
+
+def einsum_of_broadcast(e: Eqn, ctx: Any) -> Any:
+    ins, out = parse_spec(e.params["spec"])
+    if any(len(set(s)) != len(s) for s in ins + [out]):
+        return None
+    for k, x in enumerate(e.inputs):
+        src = _broadcast_source(x, ctx)
+        if src is None:
+            continue
+        r = _rewrite_operand(e, ctx, ins, out, k, *src)
+        if r is not None:
+            return r
+    return None
+
+
+def _rewrite_operand(e: Eqn, ctx: Any, ins: list[str], out: str, k: int, y: Any,
+                     S: tuple[int, ...]) -> Any:
+    ypad = (1,) * (len(S) - y.aval.ndim) + y.aval.shape
+    ref = refine(S, e.inputs[k].aval.shape)
+    if ref is None:
+        return None
+    R, gS, gX = ref
+    bcast = {r for s, rs in enumerate(gS) if ypad[s] == 1 and S[s] != 1 for r in rs}
+    if not bcast:
+        return None
+    free = iter(c for c in string.ascii_letters if c not in e.params["spec"])
+    split: dict[str, list[tuple[str, int]]] = {}
+    rletter: dict[int, str] = {}
+    try:
+        for d, L in enumerate(ins[k]):
+            rs = gX[d]
+            split[L] = [(L if len(rs) == 1 else next(free), R[r]) for r in rs]
+            rletter.update((r, c) for r, (c, _) in zip(rs, split[L]))
+    except StopIteration:
+        return None
+    keep = [r for r in range(len(R)) if r not in bcast]
+    new_k = "".join(rletter[r] for r in keep)
+    others = "".join(s for j, s in enumerate(ins) if j != k)
+    expand = lambda s: "".join(c for L in s for c, _ in split.get(L, [(L, 0)]))  # noqa: E731
+    other_letters = set(expand(others))
+    if any(rletter[r] not in other_letters for r in bcast if R[r] != 1):
+        return None  # a broadcast letter only this operand carried: keep the copy
+    new_ins, ops = [], []
+    for j, (s, xj) in enumerate(zip(ins, e.inputs)):
+        if j == k:
+            shape = tuple(R[r] for r in keep)
+            ops.append(_reshape(ctx, y, shape, e))
+            new_ins.append(new_k)
+            continue
+        ns = expand(s)
+        shape = tuple(sz for L in s for _, sz in split.get(L, [(L, None)])) if ns != s else None
+        if shape is not None:
+            shape = tuple(xj.aval.shape[i] if sz is None else sz
+                          for i, sz in enumerate(_flat_sizes(s, split, xj.aval.shape)))
+        ops.append(_reshape(ctx, xj, shape, e) if shape is not None else xj)
+        new_ins.append(ns)
+    new_out = expand(out)
+    res = ctx.emit(P.einsum, tuple(ops), {"spec": make_spec(new_ins, new_out)}, e.src)
+    if res.aval.shape == e.out.aval.shape:
+        return res
+    return P.reshape, (res,), {"shape": e.out.aval.shape}
+
+
+def _flat_sizes(s: str, split: dict, shape: tuple[int, ...]) -> list[int]:
+    out = []
+    for L, d in zip(s, shape):
+        out += [sz for _, sz in split[L]] if L in split and len(split[L]) > 1 else [d]
+    return out
+
+
+def _reshape(ctx: Any, x: Any, shape: tuple[int, ...], e: Eqn) -> Any:
+    if x.aval.shape == shape:
+        return x
+    return ctx.emit(P.reshape, (x,), {"shape": shape}, e.src)

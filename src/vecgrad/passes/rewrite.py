@@ -1,0 +1,71 @@
+"""The rewrite engine. A rule is data: the primitive it matches, a function giving the
+replacement, and a one-line algebra comment. A replacement is None (no match), an existing
+atom, or a new equation `(prim, inputs, params)`; a rule may also emit helper equations
+through `ctx.emit`. Every new equation is itself rewritten before it is kept, so one forward
+sweep reaches a fixpoint for rules that only look backwards (at their operands' definitions).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .. import primitives as P
+from ..ir import Atom, Eqn, Graph, Params, Src, Var
+from .dce import dce
+
+
+@dataclass(frozen=True)
+class Rule:
+    prim: P.Primitive
+    rewrite: Callable[[Eqn, "Ctx"], Any]
+    algebra: str
+
+
+class Ctx:
+    """What a rule sees: the definitions so far, and a way to add equations."""
+
+    def __init__(self, rules: dict[P.Primitive, list[Rule]]):
+        self.rules = rules
+        self.defs: dict[Var, Eqn] = {}
+        self.eqns: list[Eqn] = []
+        self.env: dict[Var, Atom] = {}
+
+    def def_of(self, a: Atom, prim: P.Primitive | None = None) -> Eqn | None:
+        e = self.defs.get(a) if isinstance(a, Var) else None
+        return e if e is not None and (prim is None or e.prim is prim) else None
+
+    def emit(self, prim: P.Primitive, ins: tuple, params: dict, src: Src | None) -> Atom:
+        aval = prim.shape_rule(*[a.aval for a in ins], **params)
+        return self.add(Eqn(prim, tuple(ins), Params(params), Var(aval), src))
+
+    def add(self, e: Eqn) -> Atom:
+        """Rewrite `e` to a fixpoint and keep it; returns the atom that now holds its value."""
+        while True:
+            r = None
+            for rule in self.rules.get(e.prim, ()):
+                r = rule.rewrite(e, self)
+                if r is not None:
+                    break
+            if r is None:
+                self.defs[e.out] = e
+                self.eqns.append(e)
+                return e.out
+            if not isinstance(r, tuple):
+                return r
+            prim, ins, params = r
+            e = Eqn(prim, tuple(ins), Params(params), e.out, e.src)
+
+
+def rewrite(g: Graph, rules: list[Rule]) -> Graph:
+    """Apply `rules` over `g` in one forward sweep, then drop dead code."""
+    by_prim: dict[P.Primitive, list[Rule]] = {}
+    for r in rules:
+        by_prim.setdefault(r.prim, []).append(r)
+    ctx = Ctx(by_prim)
+    for e in g.eqns:
+        ins = tuple(ctx.env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
+        new = ctx.add(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
+        if new is not e.out:
+            ctx.env[e.out] = new
+    outs = tuple(ctx.env.get(a, a) if isinstance(a, Var) else a for a in g.outputs)
+    return dce(g.replace(eqns=tuple(ctx.eqns), outputs=outs))
