@@ -16,7 +16,7 @@ import numpy as np
 from . import passes
 from .autodiff import vjp_graph
 from .backends import Compiled, compile_graph
-from .errors import Src, user_src
+from .errors import Src, TraceError, user_src
 from .ir import Aval, Const, Graph, Var
 from .pytree import describe, flatten, unflatten
 from .tracing import Builder, Tracer, new_input, to_atom
@@ -47,6 +47,9 @@ def _where(src: Src | None) -> str:
 
 def _signature(args: tuple) -> tuple[list, Any, tuple]:
     leaves, td = flatten(args)
+    if any(isinstance(x, Tracer) for x in leaves):
+        raise TraceError("vecgrad transformations cannot be nested (a transformed function was "
+                         "called on traced arrays): call the plain Python function instead")
     return leaves, td, tuple((np.shape(x), np.result_type(x)) for x in leaves)
 
 

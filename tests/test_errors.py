@@ -1,0 +1,318 @@
+"""Every user-facing error: its type, the user's own file:line, and the suggested fix.
+
+The offending statement of each program carries the comment `# <- error`; the message must
+name this file and that line.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+
+A = np.random.default_rng(0).standard_normal((3, 4))
+B = np.random.default_rng(1).standard_normal((2,))
+
+
+def marked_line(fn) -> str:
+    """'test_errors.py:<line>' of the line marked `# <- error` in fn's source."""
+    lines, start = inspect.getsourcelines(fn)
+    hits = [start + i for i, line in enumerate(lines) if "# <- error" in line]
+    assert len(hits) == 1
+    return f"test_errors.py:{hits[0]}"
+
+
+def raises(exc_type, fn, *args, call=None):
+    """Run vg.jit(fn)(*args) (or call()) expecting exc_type naming fn's marked line."""
+    with pytest.raises(exc_type) as info:
+        call() if call is not None else vg.jit(fn)(*args)
+    msg = str(info.value)
+    assert marked_line(fn) in msg, msg
+    return msg
+
+
+# --------------------------------------------------------------------- grad of non-scalars
+
+def test_grad_of_nonscalar_output():
+    def f(x):
+        return x * 2.0  # <- error
+    msg = raises(TypeError, f, call=lambda: vg.grad(f)(A))
+    assert "(3, 4)" in msg and ".sum()" in msg and "vjp" in msg
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, bool])
+def test_int_or_bool_array_in_argnums(dtype):
+    def f(x, y):  # <- error
+        return vnp.sum(y * x)
+    msg = raises(TypeError, f, call=lambda: vg.grad(f, argnums=(0, 1))(A, np.ones(4, dtype)))
+    assert str(np.dtype(dtype)) in msg and "argument 1" in msg and "astype" in msg
+
+
+def test_static_argument_in_argnums():
+    def f(x, n):  # <- error
+        return vnp.sum(x) * n
+    msg = raises(TypeError, f, call=lambda: vg.grad(f, argnums=1)(A, 3))
+    assert "static" in msg
+
+
+# ------------------------------------------------------------ concrete values while tracing
+
+def _if(x):
+    if x[0, 0] > 0:  # <- error
+        return x
+    return -x
+
+
+def _bool(x):
+    return bool(vnp.sum(x))  # <- error
+
+
+def _float(x):
+    return x * float(x[0, 0])  # <- error
+
+
+def _int(x):
+    return x[: int(x[0, 0])]  # <- error
+
+
+def _while(x):
+    while vnp.sum(x) > 0:  # <- error
+        x = x - 1.0
+    return x
+
+
+def _and(x):
+    return x[0, 0] > 0 and x  # <- error
+
+
+def _range(x):
+    return [x * i for i in range(x[0, 0])]  # <- error
+
+
+@pytest.mark.parametrize("fn", [_if, _bool, _float, _int, _while, _and, _range],
+                         ids=lambda f: f.__name__)
+def test_concrete_value_of_a_tracer(fn):
+    msg = raises(vg.ConcretizationError, fn, A)
+    assert "not known while" in msg and "vnp.where" in msg
+    with pytest.raises(TypeError):  # it is also a TypeError, like JAX's
+        vg.grad(lambda x: vnp.sum(fn(x)))(A)
+
+
+# -------------------------------------------------------------------------- buffer writes
+
+def test_write_traced_rows_into_plain_numpy_array():
+    def f(x):
+        buf = np.zeros((3, 4))
+        buf[0] = x[1]  # <- error
+        return buf
+    msg = raises(vg.TracedIntoNumpyError, f, A)
+    assert "vnp.zeros" in msg and "vnp.empty" in msg
+
+
+def test_write_traced_element_into_plain_numpy_array():
+    def f(x):
+        buf = np.empty(3)
+        buf[1] = x[0, 0]  # <- error
+        return buf
+    # NumPy itself converts a single element with float() and wraps the error in its own
+    # ValueError; the cause is vecgrad's explanation.
+    with pytest.raises(ValueError) as info:
+        vg.jit(f)(A)
+    cause = info.value.__cause__
+    assert isinstance(cause, vg.TracedIntoNumpyError)
+    assert marked_line(f) in str(cause) and "vnp.zeros" in str(cause)
+
+
+def test_traced_value_into_np_array_constructor():
+    def f(x):
+        return np.array(x) * 2  # <- error
+    raises(vg.TracedIntoNumpyError, f, A)
+
+
+def _set_arg(x):
+    x[0] = 1.0  # <- error
+    return x
+
+
+def _set_arg_view(x):
+    row = x[1]
+    row[2] = 0.0  # <- error
+    return x
+
+
+def _iadd_arg(x):
+    x += 1.0  # <- error
+    return x
+
+
+def _imul_arg_row(x):
+    x[0] *= 2.0  # <- error
+    return x
+
+
+@pytest.mark.parametrize("fn", [_set_arg, _set_arg_view, _iadd_arg, _imul_arg_row],
+                         ids=lambda f: f.__name__)
+def test_write_into_argument_is_read_only(fn):
+    msg = raises(vg.ReadOnlyError, fn, A)
+    assert "read-only" in msg and ".copy()" in msg
+    with pytest.raises(ValueError):
+        vg.grad(lambda x: vnp.sum(fn(x)))(A)
+
+
+def test_write_into_copy_of_argument_is_fine():
+    def f(x):
+        y = x.copy()
+        y[0] = 1.0
+        return y
+    out = vg.jit(f)(A)
+    assert out[0, 0] == 1.0 and A[0, 0] != 1.0
+
+
+# ------------------------------------------------------------------- unsupported NumPy
+
+@pytest.mark.parametrize("name,fn", [
+    ("numpy.fft.fft", lambda x: np.fft.fft(x)),  # <- error
+    ("numpy.cumsum", lambda x: np.cumsum(x)),  # <- error
+    ("numpy.linalg.inv", lambda x: np.linalg.inv(x[:3, :3])),  # <- error
+    ("numpy.arctan2", lambda x: np.arctan2(x, x)),  # <- error
+    ("numpy.add.reduce", lambda x: np.add.reduce(x)),  # <- error
+    ("numpy.sort", lambda x: np.sort(x)),  # <- error
+    ("numpy.exp with out=", lambda x: np.exp(x, out=np.empty((3, 4)))),  # <- error
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_numpy_function_without_traced_implementation(name, fn):
+    with pytest.raises(NotImplementedError) as info:
+        vg.jit(fn)(A)
+    msg = str(info.value)
+    assert name in msg and "no traced implementation" in msg
+    assert f"test_errors.py:{fn.__code__.co_firstlineno}" in msg
+
+
+def test_unsupported_norm_order():
+    def f(x):
+        return vnp.linalg.norm(x, ord=1)  # <- error
+    assert "ord=1" in raises(NotImplementedError, f, A)
+
+
+# ------------------------------------------------------------------------ shape mismatches
+
+def test_shape_mismatch_in_binary_op():
+    def f(x, y):
+        return x + y  # <- error
+    msg = raises(vg.ShapeError, f, A, B)
+    assert "(3, 4)" in msg and "(2,)" in msg and "broadcast" in msg
+
+
+def test_shape_mismatch_in_matmul():
+    def f(x):
+        return x @ x  # <- error
+    assert "(3, 4)" in raises(vg.ShapeError, f, A)
+
+
+def test_shape_mismatch_in_reshape():
+    def f(x):
+        return vnp.reshape(x, (5, 2))  # <- error
+    assert "(5, 2)" in raises(vg.ShapeError, f, A)
+
+
+def test_shape_mismatch_in_einsum():
+    def f(x):
+        return vnp.einsum("ij,ij->i", x, x.T)  # <- error
+    assert "ij,ij->i" in raises(vg.ShapeError, f, A)
+
+
+def test_shape_mismatch_in_write():
+    def f(x, y):
+        buf = vnp.zeros((3, 4))
+        buf[0] = y  # <- error
+        return buf
+    msg = raises(vg.ShapeError, f, A, B)
+    assert "(2,)" in msg and "(4,)" in msg
+
+
+def test_shape_mismatch_in_inplace_op():
+    def f(x):
+        buf = vnp.zeros((3, 1))
+        buf += x  # <- error
+        return buf
+    assert "(3, 4)" in raises(vg.ShapeError, f, A)
+
+
+def test_shape_errors_are_value_errors():
+    with pytest.raises(ValueError):
+        vg.jit(lambda x, y: x * y)(A, B)
+
+
+def test_traced_index_is_rejected():
+    def f(x):
+        return x[x[0, 0]]  # <- error
+    msg = raises(vg.TraceError, f, A)
+    assert "data-dependent" in msg
+
+
+def test_repeated_indices_in_write_are_rejected():
+    def f(x):
+        buf = vnp.zeros(4)
+        buf[np.array([0, 0])] = x[0, :2]  # <- error
+        return buf
+    assert "repeated" in raises(vg.TraceError, f, A)
+
+
+def test_nested_transformations_are_rejected():
+    def f(x):
+        return vg.grad(lambda y: vnp.sum(y * x))(x)  # <- error
+    assert "nested" in raises(vg.TraceError, f, A)
+
+
+# ------------------------------------------------------------------------------- pytrees
+
+def test_vjp_cotangent_structure_mismatch():
+    _, vjp_fn = vg.vjp(lambda x: {"a": x, "b": (x[0], x[1])}, A)
+    with pytest.raises(TypeError) as info:
+        vjp_fn({"a": A, "b": A[0]})  # <- error
+    msg = str(info.value)
+    assert "structure" in msg and "'b'" in msg
+    assert marked_line(test_vjp_cotangent_structure_mismatch) in msg
+
+
+def test_vjp_cotangent_shape_mismatch():
+    _, vjp_fn = vg.vjp(lambda x: x * 2, A)
+    with pytest.raises(ValueError) as info:
+        vjp_fn(np.ones(4))  # <- error
+    msg = str(info.value)
+    assert "(4,)" in msg and "(3, 4)" in msg
+    assert marked_line(test_vjp_cotangent_shape_mismatch) in msg
+
+
+def test_has_aux_without_a_pair():
+    def f(x):  # <- error
+        return vnp.sum(x)
+    assert "pair" in raises(TypeError, f, call=lambda: vg.grad(f, has_aux=True)(A))
+
+
+# ---------------------------------------------------------------------------- NaN and Inf
+
+def test_nan_and_inf_propagate_like_numpy():
+    x = np.array([[0.0, np.nan, np.inf], [-np.inf, 1.0, -1.0]])
+
+    def f(xp, x):
+        return (xp.exp(x) * 2, xp.log(xp.abs(x)), x / (x - 1.0), xp.max(x, axis=1),
+                xp.sum(x * x), xp.maximum(x, 0.0), xp.tanh(x))
+    with np.errstate(all="ignore"):
+        want = f(np, x)
+        got = vg.jit(lambda x: f(vnp, x))(x)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)  # NaNs in the same places, same infinities
+
+
+def test_nan_and_inf_in_gradients():
+    x = np.array([1.0, np.nan, np.inf, -2.0])
+    with np.errstate(all="ignore"):
+        g = vg.grad(lambda x: vnp.sum(x * 3.0))(x)
+        g2 = vg.grad(lambda x: vnp.sum(x ** 2))(x)
+        g3 = vg.grad(lambda x: vnp.sum(vnp.where(x > 0, x, 0.0)))(x)
+    np.testing.assert_array_equal(g, [3.0, 3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(g2, [2.0, np.nan, np.inf, -4.0])
+    np.testing.assert_array_equal(g3, [1.0, 0.0, 1.0, 0.0])
