@@ -1,0 +1,301 @@
+"""The IR: typecheck, the pretty-printer, CSE and DCE, and the schedule of generated code."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+from vecgrad.backends import compile_graph
+from vecgrad.ir import Aval, Const, Eqn, Graph, Params, TypeCheckError, Var, pretty, typecheck
+from vecgrad.passes import cse, dce
+from vecgrad.tracing import Builder, Tracer, trace
+
+F64 = np.dtype(np.float64)
+F32 = np.dtype(np.float32)
+X = np.random.default_rng(0).standard_normal((2, 3))
+Y = np.random.default_rng(1).standard_normal(3).astype(np.float32)
+
+
+def small(x, y):
+    a = vnp.exp(x)
+    b = vnp.exp(x)  # a duplicate: CSE merges it
+    dead = vnp.sin(y)  # noqa: F841 - unused: DCE drops it
+    return vnp.sum(a * b + y[0], axis=1)
+
+
+def small_graph() -> Graph:
+    b, out = trace(small, [Aval((2, 3), F64), Aval((3,), F32)])
+    return typecheck(b.build([out.atom]))
+
+
+def run(g: Graph, *args):
+    return compile_graph(typecheck(g)).fn(*args)
+
+
+def golden(text: str) -> str:
+    """Fill in `L+k` placeholders with line numbers relative to `small`'s def line."""
+    first = small.__code__.co_firstlineno
+    for k in range(5, 0, -1):
+        text = text.replace(f"L+{k}", str(first + k))
+    return text
+
+
+# ------------------------------------------------------------------------------ typecheck
+
+def _eqn(prim, ins, out, **params):
+    return Eqn(prim, tuple(ins), Params(params), out)
+
+
+def test_typecheck_accepts_a_traced_graph():
+    g = small_graph()
+    assert typecheck(g) is g
+
+
+def test_typecheck_catches_undefined_var():
+    x, ghost, out = Var(Aval((3,), F64)), Var(Aval((3,), F64)), Var(Aval((3,), F64))
+    g = Graph((x,), (_eqn(P.add, [x, ghost], out),), (out,))
+    with pytest.raises(TypeCheckError, match="undefined"):
+        typecheck(g)
+
+
+def test_typecheck_catches_use_before_definition():
+    x, a, b = Var(Aval((3,), F64)), Var(Aval((3,), F64)), Var(Aval((3,), F64))
+    g = Graph((x,), (_eqn(P.exp, [a], b), _eqn(P.exp, [x], a)), (b,))
+    with pytest.raises(TypeCheckError, match="undefined"):
+        typecheck(g)
+
+
+def test_typecheck_catches_wrong_aval():
+    x = Var(Aval((3,), F64))
+    g = Graph((x,), (_eqn(P.reduce_sum, [x], Var(Aval((3,), F64)), axes=(0,)),), ())
+    with pytest.raises(TypeCheckError, match="declares"):
+        typecheck(g)
+    wrong_dtype = Var(Aval((3,), F32))
+    with pytest.raises(TypeCheckError, match="declares"):
+        typecheck(Graph((x,), (_eqn(P.exp, [x], wrong_dtype),), (wrong_dtype,)))
+
+
+def test_typecheck_catches_shape_rule_failure():
+    x, y, out = Var(Aval((3,), F64)), Var(Aval((4,), F64)), Var(Aval((3,), F64))
+    with pytest.raises(TypeCheckError, match="shape rule"):
+        typecheck(Graph((x, y), (_eqn(P.add, [x, y], out),), (out,)))
+
+
+def test_typecheck_catches_double_definition_and_undefined_output():
+    x, a = Var(Aval((3,), F64)), Var(Aval((3,), F64))
+    with pytest.raises(TypeCheckError, match="twice"):
+        typecheck(Graph((x,), (_eqn(P.exp, [x], a), _eqn(P.sin, [x], a)), (a,)))
+    with pytest.raises(TypeCheckError, match="undefined"):
+        typecheck(Graph((x,), (), (a,)))
+
+
+def test_typecheck_accepts_constants():
+    x, out = Var(Aval((3,), F64)), Var(Aval((3,), F64))
+    g = Graph((x,), (_eqn(P.mul, [x, Const(np.float64(2.0))], out),), (out,))
+    np.testing.assert_allclose(run(g, np.ones(3))[0], 2.0)
+
+
+# ------------------------------------------------------------------------------- printing
+
+TRACED = """\
+{ lambda a:f64[2,3] b:f32[3] .
+  c:f64[2,3] = exp a    # test_ir.py:L+1
+  d:f64[2,3] = exp a    # test_ir.py:L+2
+  e:f32[3] = sin b    # test_ir.py:L+3
+  f:f64[2,3] = mul c d    # test_ir.py:L+4
+  g:f32[] = getitem[idx=(0,)] b    # test_ir.py:L+4
+  h:f64[2,3] = add f g    # test_ir.py:L+4
+  i:f64[2] = reduce_sum[axes=(1,)] h    # test_ir.py:L+4
+  in (i) }"""
+
+AFTER_CSE = """\
+{ lambda a:f64[2,3] b:f32[3] .
+  c:f64[2,3] = exp a    # test_ir.py:L+1
+  d:f32[3] = sin b    # test_ir.py:L+3
+  e:f64[2,3] = mul c c    # test_ir.py:L+4
+  f:f32[] = getitem[idx=(0,)] b    # test_ir.py:L+4
+  g:f64[2,3] = add e f    # test_ir.py:L+4
+  h:f64[2] = reduce_sum[axes=(1,)] g    # test_ir.py:L+4
+  in (h) }"""
+
+AFTER_DCE = """\
+{ lambda a:f64[2,3] b:f32[3] .
+  c:f64[2,3] = exp a    # test_ir.py:L+1
+  d:f64[2,3] = mul c c    # test_ir.py:L+4
+  e:f32[] = getitem[idx=(0,)] b    # test_ir.py:L+4
+  f:f64[2,3] = add d e    # test_ir.py:L+4
+  g:f64[2] = reduce_sum[axes=(1,)] f    # test_ir.py:L+4
+  in (g) }"""
+
+
+def test_pretty_print_golden():
+    g = small_graph()
+    assert pretty(g) == golden(TRACED)
+    assert str(g) == pretty(g)
+
+
+def test_pretty_print_truncates_long_graphs():
+    text = pretty(small_graph(), max_eqns=3)
+    assert text.splitlines()[-2] == "  ... 4 more equations"
+    assert len(text.splitlines()) == 1 + 3 + 2
+
+
+def test_pretty_print_params_and_slices():
+    b, out = trace(lambda x: x[1:, ::-1][0], [Aval((3, 4), F64)])
+    text = pretty(b.build([out.atom]))
+    assert "getitem[idx=(1:3, 3:-1:-1)] a" in text
+    assert "getitem[idx=(0, 0:4)]" in text
+
+
+# ---------------------------------------------------------------------------- CSE and DCE
+
+def test_cse_merges_duplicates_and_keeps_values():
+    g = small_graph()
+    g2 = typecheck(cse(g))
+    assert pretty(g2) == golden(AFTER_CSE)
+    np.testing.assert_allclose(run(g2, X, Y)[0], run(g, X, Y)[0], rtol=0)
+
+
+def test_dce_drops_dead_code_and_keeps_values():
+    g = small_graph()
+    g3 = typecheck(dce(cse(g)))
+    assert pretty(g3) == golden(AFTER_DCE)
+    np.testing.assert_allclose(run(g3, X, Y)[0], np.sum(np.exp(X) ** 2 + Y[0], axis=1),
+                               rtol=1e-12)
+    assert typecheck(dce(g)).eqns[-1].prim is P.reduce_sum and len(dce(g).eqns) == 6
+
+
+def test_cse_merges_equal_small_constants_but_not_different_params():
+    def f(x):
+        return (x * np.array([1.0, 2.0, 3.0]) + x * np.array([1.0, 2.0, 3.0]) + vnp.sum(x, 0)
+                + vnp.sum(x[None], (0, 1)))
+    b, out = trace(f, [Aval((3,), F64)])
+    g = typecheck(b.build([out.atom]))
+    g2 = typecheck(cse(g))
+    assert [e.prim.name for e in g2.eqns].count("mul") == 1
+    assert [e.prim.name for e in g2.eqns].count("reduce_sum") == 2
+    x = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(run(g2, x)[0], run(g, x)[0])
+
+
+def test_cse_keeps_writes_to_distinct_buffers_apart():
+    def f(x):
+        b1 = vnp.zeros(3)
+        b2 = vnp.zeros(3)
+        b1[0] = x[0]
+        b2[1] = x[1]
+        return b1 + b2 * 10
+    x = np.array([1.0, 2.0, 3.0])
+    b, out = trace(f, [Aval((3,), F64)])
+    g = typecheck(b.build([out.atom]))
+    np.testing.assert_allclose(run(cse(g), x)[0], [1.0, 20.0, 0.0])
+    np.testing.assert_allclose(vg.jit(f)(x), [1.0, 20.0, 0.0])
+
+
+# ----------------------------------------------------------------------- codegen schedule
+
+def test_codegen_frees_dead_intermediates():
+    def f(x):
+        a = vnp.exp(x)
+        b = vnp.sin(a)
+        c = vnp.cos(b)
+        return vnp.sum(c * 2.0)
+    entry, _ = vg.grad(f).entry(X)
+    src = entry.compiled.source
+    assert "del " in src
+    jsrc = vg.jit(f).entry(X)[0].compiled.source
+    assert "del " in jsrc
+    # every intermediate is deleted exactly once and never read after its del
+    lines = jsrc.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().startswith("del "):
+            for name in line.strip()[4:].split(", "):
+                later = "\n".join(lines[i + 1:])
+                assert f"{name}," not in later and f"{name})" not in later
+
+
+def _graph(fn, *avals):
+    ins = [Var(a) for a in avals]
+    b = Builder(ins)
+    with b:
+        out = fn(*[Tracer(b, v) for v in ins])
+    outs = out if isinstance(out, tuple) else (out,)
+    return typecheck(b.build([o.atom for o in outs]))
+
+
+def _inplace_calls(c) -> int:
+    return sum(isinstance(v, functools.partial) and v.func in (P.setitem.inplace,
+                                                                P.setitem_add.inplace)
+               for k, v in c.fn.__globals__.items() if k.startswith("f"))
+
+
+def test_inplace_write_when_safe():
+    def fn(x):
+        buf = P.mul(x, 1.0)  # a fresh buffer
+        buf = P.setitem(buf, 5.0, idx=P.normalize_index(0, (2, 3)))
+        return P.setitem_add(buf, x[1], idx=P.normalize_index(1, (2, 3)))
+    g = _graph(fn, Aval((2, 3), F64))
+    c = compile_graph(g)
+    assert _inplace_calls(c) == 2
+    want = X.copy()
+    want[0] = 5.0
+    want[1] += X[1]
+    x = X.copy()
+    np.testing.assert_array_equal(c.fn(x)[0], want)
+    np.testing.assert_array_equal(x, X)  # the input itself is never written
+
+
+def test_write_with_live_view_is_not_in_place():
+    def fn(x):
+        buf = P.mul(x, 1.0)
+        row = P.getitem(buf, idx=P.normalize_index(0, (2, 3)))  # a view of buf
+        col_t = P.transpose(buf, perm=(1, 0))  # another view
+        buf2 = P.setitem(buf, 7.0, idx=P.normalize_index((slice(None), 0), (2, 3)))
+        return P.mul(row, 2.0), P.mul(col_t, 1.0), buf2  # the views are read after the write
+    g = _graph(fn, Aval((2, 3), F64))
+    c = compile_graph(g)
+    assert _inplace_calls(c) == 0
+    row, col_t, buf2 = c.fn(X)
+    want_buf = X.copy()
+    want_buf[:, 0] = 7.0
+    np.testing.assert_array_equal(row, X[0] * 2.0)
+    np.testing.assert_array_equal(col_t, X.T)
+    np.testing.assert_array_equal(buf2, want_buf)
+
+
+def test_write_into_input_is_never_in_place():
+    def fn(x):
+        return P.setitem(x, 0.0, idx=P.normalize_index(0, (2, 3)))
+    c = compile_graph(_graph(fn, Aval((2, 3), F64)))
+    x = X.copy()
+    out = c.fn(x)[0]
+    np.testing.assert_array_equal(x, X)
+    np.testing.assert_array_equal(out[0], 0.0)
+
+
+def test_user_program_copy_of_view_survives_base_write():
+    def f(xp, x):
+        buf = x * 1.0
+        keep = buf[0].copy()  # a copy of a row, taken before the write
+        t = buf.T.copy()
+        buf[0] = 3.0
+        buf[:, 1] += 1.0
+        return keep * 2.0, t, buf
+    got = vg.jit(lambda x: f(vnp, x))(X)
+    for g, w in zip(got, f(np, X)):
+        np.testing.assert_array_equal(g, w)
+    central = vg.check_grads(lambda x: sum(vnp.sum(o * o) for o in f(vnp, x)), [X])
+    assert central < 1e-5
+
+
+# ---------------------------------------------------------------------------------- show
+
+def test_show_prints_each_stage(capsys):
+    text = vg.show(lambda x: vnp.sum(vnp.exp(x) * x), X)
+    assert capsys.readouterr().out.strip() == text.strip()
+    assert "=== traced:" in text and "=== grad:" in text and "=== generated code" in text
+    assert "exp a" in text and "def grad_" in text
