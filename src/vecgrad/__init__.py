@@ -7,15 +7,35 @@ samples, plain NumPy), get gradients at the cost of hand-vectorized code.
 """
 from __future__ import annotations
 
-from . import nn
-from . import numpy
+from . import nn, numpy
 from .api import Transformed, grad, jit, value_and_grad, vjp
 from .checks import GradCheckError, check_grads
-from .errors import (ConcretizationError, ReadOnlyError, ShapeError, TraceError,
-                     TracedIntoNumpyError, VecgradError)
+from .errors import (
+                     ConcretizationError,
+                     ReadOnlyError,
+                     ShapeError,
+                     TracedIntoNumpyError,
+                     TraceError,
+                     VecgradError,
+)
 from .show import show
 
 __version__ = "0.1.0"
-__all__ = ["grad", "value_and_grad", "vjp", "jit", "show", "check_grads", "nn", "numpy",
-           "Transformed", "GradCheckError", "VecgradError", "ConcretizationError",
-           "ReadOnlyError", "ShapeError", "TraceError", "TracedIntoNumpyError"]
+__all__ = [
+                     "ConcretizationError",
+                     "GradCheckError",
+                     "ReadOnlyError",
+                     "ShapeError",
+                     "TraceError",
+                     "TracedIntoNumpyError",
+                     "Transformed",
+                     "VecgradError",
+                     "check_grads",
+                     "grad",
+                     "jit",
+                     "nn",
+                     "numpy",
+                     "show",
+                     "value_and_grad",
+                     "vjp",
+]

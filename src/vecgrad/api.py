@@ -6,10 +6,13 @@ flattens the arguments, looks the signature up, and calls the generated NumPy co
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
 import weakref
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +25,7 @@ from .pytree import describe, flatten, unflatten
 from .tracing import Builder, Tracer, new_input, to_atom
 
 # The compile cache: function -> {(kind, options, signature) -> Entry}.
-_CACHE: "weakref.WeakKeyDictionary[Callable, dict]" = weakref.WeakKeyDictionary()
+_CACHE: weakref.WeakKeyDictionary[Callable, dict] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -196,6 +199,19 @@ def _compile_jit(fun: Callable, td: Any, avals: list[Aval]) -> Entry:
                  {"out_td": out_td})
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Compiling allocates ~10 objects per traced operation and frees none until the end; the
+    cyclic GC would rescan them all again and again (quadratic time in the trace length)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 class Transformed:
     """A function transformed by jit/grad/value_and_grad, with its per-signature cache."""
 
@@ -219,11 +235,12 @@ class Transformed:
         e = per_fun.get(key)
         if e is None:
             avals = [Aval(s, np.dtype(d)) for s, d in sig]
-            if self.kind == "jit":
-                e = _compile_jit(self.fun, td, avals)
-            else:
-                e = _compile_grad(self.fun, td, avals, self.argnums, self.has_aux,
-                                  self.kind == "value_and_grad")
+            with _gc_paused():
+                if self.kind == "jit":
+                    e = _compile_jit(self.fun, td, avals)
+                else:
+                    e = _compile_grad(self.fun, td, avals, self.argnums, self.has_aux,
+                                      self.kind == "value_and_grad")
             per_fun[key] = e
         return e, leaves
 

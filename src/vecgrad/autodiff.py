@@ -7,7 +7,7 @@ accumulated into one buffer per array instead of one dense zero array per read.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -1,7 +1,8 @@
 """`vg.check_grads`: compare vecgrad's gradient with central differences."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

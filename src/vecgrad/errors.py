@@ -22,12 +22,19 @@ def _is_internal(fname: str) -> bool:
     return fname.startswith(_NUMPY_DIR)
 
 
+_INTERNAL_CODE: dict = {}  # code object -> is it vecgrad's or NumPy's (a pure memo)
+
+
 def user_src(depth: int = 1) -> Src | None:
     """The innermost stack frame that belongs to user code (not vecgrad or numpy)."""
     f = sys._getframe(depth)
+    memo = _INTERNAL_CODE
     while f is not None:
         code = f.f_code
-        if not _is_internal(code.co_filename):
+        internal = memo.get(code)
+        if internal is None:
+            internal = memo[code] = _is_internal(code.co_filename)
+        if not internal:
             return Src(code.co_filename, f.f_lineno, code.co_name)
         f = f.f_back
     return None

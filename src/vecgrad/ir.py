@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ class Var:
 class Const:
     """A constant array captured at trace time (literal, captured global, created buffer)."""
 
-    __slots__ = ("value", "aval")
+    __slots__ = ("aval", "value")
 
     def __init__(self, value: Any):
         self.value = np.asarray(value)
@@ -115,7 +116,7 @@ class Src:
 class Eqn:
     """`out = prim[params](*inputs)`, with the user's source line."""
 
-    prim: "Primitive"
+    prim: Primitive
     inputs: tuple[Atom, ...]
     params: Params
     out: Var
@@ -131,8 +132,8 @@ class Graph:
     outputs: tuple[Atom, ...]
     notes: tuple[Any, ...] = field(default=())
 
-    def replace(self, **kw: Any) -> "Graph":
-        d = dict(inputs=self.inputs, eqns=self.eqns, outputs=self.outputs, notes=self.notes)
+    def replace(self, **kw: Any) -> Graph:
+        d = {"inputs": self.inputs, "eqns": self.eqns, "outputs": self.outputs, "notes": self.notes}
         d.update(kw)
         return Graph(**d)
 
@@ -155,7 +156,7 @@ def typecheck(g: Graph) -> Graph:
                 raise TypeCheckError(f"eqn {i} ({e.prim.name}) uses undefined {a!r}")
         try:
             expect = e.prim.shape_rule(*[a.aval for a in e.inputs], **e.params)
-        except Exception as ex:  # noqa: BLE001 - re-raised with context
+        except Exception as ex:
             raise TypeCheckError(f"eqn {i} ({e.prim.name}) fails its shape rule: {ex}") from ex
         if expect != e.out.aval:
             raise TypeCheckError(f"eqn {i} ({e.prim.name}) declares {e.out.aval}, rule gives {expect}")

@@ -49,4 +49,4 @@ def softplus(x: Any) -> Any:
     return vnp.maximum(x, 0.0) + vnp.log1p(vnp.exp(-vnp.abs(x)))
 
 
-__all__ = ["softmax", "logsumexp", "log_softmax", "relu", "sigmoid", "softplus"]
+__all__ = ["log_softmax", "logsumexp", "relu", "sigmoid", "softmax", "softplus"]

@@ -1,7 +1,8 @@
 """`vg.show`: the IR of a function at each pipeline stage, pretty-printed."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .api import grad
 from .ir import pretty

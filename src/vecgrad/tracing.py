@@ -11,15 +11,16 @@ from __future__ import annotations
 import contextvars
 import dis
 import sys
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Self
 
 import numpy as np
 
 from . import primitives as P
-from .errors import ConcretizationError, ReadOnlyError, TraceError, TracedIntoNumpyError, user_src
-from .ir import Aval, Atom, Const, Eqn, Graph, Params, Src, Var
+from .errors import ConcretizationError, ReadOnlyError, TracedIntoNumpyError, TraceError, user_src
+from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var
 
-_current: contextvars.ContextVar["Builder | None"] = contextvars.ContextVar("vecgrad_builder",
+_current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgrad_builder",
                                                                             default=None)
 
 
@@ -31,7 +32,7 @@ class Builder:
         self.eqns: list[Eqn] = []
         self.src: Src | None = None  # set by transformations: the source line being derived
 
-    def emit(self, prim: "P.Primitive", atoms: Sequence[Atom], params: dict) -> Var:
+    def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
         aval = prim.shape_rule(*[a.aval for a in atoms], **params)
         out = Var(aval)
         self.eqns.append(Eqn(prim, tuple(atoms), Params(params), out, self.src or user_src(3)))
@@ -40,11 +41,11 @@ class Builder:
     def build(self, outputs: Sequence[Atom], notes: tuple = ()) -> Graph:
         return Graph(tuple(self.inputs), tuple(self.eqns), tuple(outputs), notes)
 
-    def __enter__(self) -> "Builder":
+    def __enter__(self) -> Self:
         self._token = _current.set(self)
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         _current.reset(self._token)
 
 
@@ -56,7 +57,7 @@ def _is_scalar(x: Any) -> bool:
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
-def bind(prim: "P.Primitive", *args: Any, **params: Any) -> Any:
+def bind(prim: P.Primitive, *args: Any, **params: Any) -> Any:
     """Apply `prim`: record an equation if any argument is traced, else compute it eagerly."""
     builder = None
     for a in args:
@@ -89,7 +90,7 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = ()) -> Atom:
 class Tracer:
     """An array whose value is not known while tracing; only its shape and dtype are."""
 
-    __slots__ = ("_b", "_atom", "_view", "_base_seen", "_readonly", "_wrote")
+    __slots__ = ("_atom", "_b", "_base_seen", "_readonly", "_view", "_wrote")
     __array_priority__ = 1000
     __hash__ = object.__hash__
 
@@ -163,7 +164,7 @@ class Tracer:
         return dispatch_function(func, args, kwargs)
 
     # -- indexing -------------------------------------------------------------------
-    def __getitem__(self, key: Any) -> "Tracer":
+    def __getitem__(self, key: Any) -> Tracer:
         idx = P.normalize_index(key, self.shape)
         out = self._b.emit(P.getitem, [self.atom], {"idx": idx})
         view = (self, idx) if P.is_basic(idx) else None
@@ -177,7 +178,7 @@ class Tracer:
             return  # `x[i] += v` already wrote through the view returned by x[i]
         self._write(idx, value, P.setitem)
 
-    def _write(self, idx: tuple, value: Any, prim: "P.Primitive") -> None:
+    def _write(self, idx: tuple, value: Any, prim: P.Primitive) -> None:
         if self._readonly:
             raise ReadOnlyError()
         if not P.is_basic(idx) and P.has_duplicates(idx, self.shape):
@@ -194,7 +195,7 @@ class Tracer:
             self._atom = self._b.emit(prim, [self.atom, val], {"idx": idx})
 
     # -- in-place arithmetic: rebinds this handle (and writes through views) ---------
-    def _inplace(self, other: Any, fn: Callable) -> "Tracer":
+    def _inplace(self, other: Any, fn: Callable) -> Tracer:
         if self._readonly:
             raise ReadOnlyError()
         if self._view is not None and fn is _add:  # x[i] += v: one accumulate into the base
@@ -214,16 +215,16 @@ class Tracer:
             self._atom = new.atom
         return self
 
-    def __iadd__(self, o: Any) -> "Tracer":
+    def __iadd__(self, o: Any) -> Self:
         return self._inplace(o, _add)
 
-    def __isub__(self, o: Any) -> "Tracer":
+    def __isub__(self, o: Any) -> Self:
         return self._inplace(o, lambda a, b: a - b)
 
-    def __imul__(self, o: Any) -> "Tracer":
+    def __imul__(self, o: Any) -> Self:
         return self._inplace(o, lambda a, b: a * b)
 
-    def __itruediv__(self, o: Any) -> "Tracer":
+    def __itruediv__(self, o: Any) -> Self:
         return self._inplace(o, lambda a, b: a / b)
 
 
@@ -261,9 +262,14 @@ def const_tracer(value: np.ndarray) -> Any:
     return value if b is None else Tracer(b, Const(value))
 
 
+_VNP: list = []  # vecgrad.numpy, imported on first use (it imports this module)
+
+
 def _vnp() -> Any:
-    from . import numpy as vnp
-    return vnp
+    if not _VNP:
+        from . import numpy as vnp
+        _VNP.append(vnp)
+    return _VNP[0]
 
 
 def _binop(name: str, swap: bool = False) -> Callable:

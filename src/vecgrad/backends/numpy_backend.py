@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -89,5 +90,6 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     args = ", ".join(names[v] for v in g.inputs)
     src = f"def {name}({args}):\n" + "".join(f"    {s}\n" for s in body)
     src += f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})\n"
-    exec(compile(src, f"<vecgrad:{name}>", "exec"), env)
+    code = compile(src, f"<vecgrad:{name}>", "exec")
+    exec(code, env)  # noqa: S102 - running the generated code is this module's purpose
     return Compiled(env[name], src, g)

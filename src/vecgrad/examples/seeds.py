@@ -9,6 +9,7 @@ reference of the same computation and a function that makes inputs of the report
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ def cosinesim(u: Any, v: Any) -> Any:
 
 
 def pairwise(a: Any, b: Any, K: Any = cosinesim) -> Any:
-    W, R, B = a.shape
+    _W, R, B = a.shape
     N = b.shape[1]
     out = vnp.empty((N, R, B), dtype=a.dtype)
     for k in range(B):
@@ -126,5 +127,5 @@ def seed002_inputs(n: int = 10_000, sizes: tuple = (1, 1000, 20, 1), dtype: Any 
                    seed: int = 0) -> tuple:
     rng = np.random.default_rng(seed)
     params = [(rng.standard_normal((o, i)).astype(dtype), rng.standard_normal(o).astype(dtype))
-              for i, o in zip(sizes[:-1], sizes[1:])]
+              for i, o in itertools.pairwise(sizes)]
     return params, np.linspace(-1, 1, n).astype(dtype)

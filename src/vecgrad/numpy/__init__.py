@@ -7,15 +7,13 @@ eagerly with NumPy. Plain `np.*` calls on traced arrays dispatch here through
 from __future__ import annotations
 
 import builtins
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as _np
-from numpy import (e, euler_gamma, float32, float64, inf, int32, int64, nan,  # noqa: F401
-                   newaxis, pi)
+from numpy import e, euler_gamma, float32, float64, inf, int32, int64, nan, newaxis, pi  # noqa: F401
 
 from .. import primitives as P
-from ..errors import ShapeError, unsupported
-from ..tracing import Tracer, const_tracer, current_builder
+from ..tracing import Tracer, const_tracer
 
 ArrayLike = Any
 
@@ -135,9 +133,9 @@ def identity(n: int, dtype: Any = float) -> _np.ndarray:
     return _np.identity(n, dtype)
 
 
-from ._ops import *  # noqa: E402,F401,F403
-from ._ops import dispatch_function, dispatch_ufunc  # noqa: E402,F401
-from . import linalg  # noqa: E402,F401
+from . import linalg  # noqa: F401
+from ._ops import *
+from ._ops import dispatch_function, dispatch_ufunc  # noqa: F401
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("builtins", "annotations")]
-del Any, Sequence, ShapeError, unsupported, current_builder
+__all__ = [n for n in dir() if not n.startswith("_") and n not in (
+    "builtins", "annotations", "Any", "P", "Tracer", "const_tracer", "ArrayLike")]

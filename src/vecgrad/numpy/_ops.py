@@ -1,28 +1,83 @@
 """Array operations of `vecgrad.numpy`: elementwise, reductions, shapes, contractions."""
 from __future__ import annotations
 
-import math
-
 import builtins
 import functools
-from typing import Any, Callable, Sequence
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as _np
 
 from .. import primitives as P
 from ..errors import ShapeError, unsupported
-from ..tracing import Tracer
 from . import _dtype, _shape, asarray, astype
 
 __all__ = [
-    "add", "subtract", "multiply", "divide", "true_divide", "power", "negative", "positive",
-    "exp", "log", "log1p", "expm1", "sqrt", "square", "abs", "absolute", "sign", "tanh", "sin",
-    "cos", "maximum", "minimum", "clip", "where", "less", "less_equal", "greater",
-    "greater_equal", "equal", "not_equal", "logical_and", "logical_or", "logical_not",
-    "sum", "mean", "max", "min", "amax", "amin", "prod", "reshape", "transpose", "swapaxes",
-    "moveaxis", "expand_dims", "squeeze", "broadcast_to", "concatenate", "stack", "split",
-    "ravel", "flatten", "dot", "matmul", "einsum", "tensordot", "outer", "inner", "diag",
-    "trace", "shape", "ndim", "stop_gradient",
+    "abs",
+    "absolute",
+    "add",
+    "amax",
+    "amin",
+    "broadcast_to",
+    "clip",
+    "concatenate",
+    "cos",
+    "diag",
+    "divide",
+    "dot",
+    "einsum",
+    "equal",
+    "exp",
+    "expand_dims",
+    "expm1",
+    "flatten",
+    "greater",
+    "greater_equal",
+    "inner",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "matmul",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "moveaxis",
+    "multiply",
+    "ndim",
+    "negative",
+    "not_equal",
+    "outer",
+    "positive",
+    "power",
+    "prod",
+    "ravel",
+    "reshape",
+    "shape",
+    "sign",
+    "sin",
+    "split",
+    "sqrt",
+    "square",
+    "squeeze",
+    "stack",
+    "stop_gradient",
+    "subtract",
+    "sum",
+    "swapaxes",
+    "tanh",
+    "tensordot",
+    "trace",
+    "transpose",
+    "true_divide",
+    "where",
 ]
 
 
@@ -287,7 +342,7 @@ def split(a: Any, indices_or_sections: Any, axis: int = 0) -> list:
     else:
         bounds = [0, *indices_or_sections, n]
     pre = (slice(None),) * (axis % len(_shape(a)))
-    return [a[pre + (slice(lo, hi),)] for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return [a[pre + (slice(lo, hi),)] for lo, hi in itertools.pairwise(bounds)]
 
 
 # ---------------------------------------------------------------------------- contractions

@@ -12,14 +12,15 @@ Rule conventions (the AD driver and the batching pass rely on them):
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..ir import Aval
 
-REGISTRY: dict[str, "Primitive"] = {}
+REGISTRY: dict[str, Primitive] = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,11 +44,17 @@ class Primitive:
         return lambda *xs: impl(*xs, **params)
 
     def __call__(self, *args: Any, **params: Any) -> Any:
-        from ..tracing import bind
-        return bind(self, *args, **params)
+        return _bind(self, *args, **params)
 
     def __repr__(self) -> str:
         return self.name
+
+
+def _bind(prim: Primitive, *args: Any, **params: Any) -> Any:
+    global _bind
+    from ..tracing import bind  # tracing imports this package: resolve on first use
+    _bind = bind
+    return bind(prim, *args, **params)
 
 
 def register(p: Primitive) -> Primitive:
@@ -64,7 +71,7 @@ class Sparse(NamedTuple):
     g: Any
 
 
-from .elementwise import *  # noqa: E402,F401,F403
-from .structural import *  # noqa: E402,F401,F403
-from .linalg import *  # noqa: E402,F401,F403
-from .nn import *  # noqa: E402,F401,F403
+from .elementwise import *
+from .linalg import *
+from .nn import *
+from .structural import *

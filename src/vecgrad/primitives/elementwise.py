@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -11,14 +12,46 @@ from ..ir import Aval
 from . import Primitive, register
 
 __all__ = [
-    "neg", "exp", "log", "log1p", "expm1", "sqrt", "abs_", "sign", "tanh", "sin", "cos",
-    "logistic", "add", "sub", "mul", "div", "pow_", "maximum", "minimum", "lt", "le", "gt",
-    "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "where", "cast", "powc",
-    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "stop_gradient",
+    "abs_",
+    "add",
+    "cast",
+    "cos",
+    "div",
+    "eq",
+    "exp",
+    "expm1",
+    "ge",
+    "gt",
+    "le",
+    "log",
+    "log1p",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logistic",
+    "lt",
+    "maximum",
+    "minimum",
+    "mul",
+    "ne",
+    "neg",
+    "pow_",
+    "powc",
+    "reduce_max",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_sum",
+    "sign",
+    "sin",
+    "sqrt",
+    "stop_gradient",
+    "sub",
+    "tanh",
+    "where",
 ]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _out_dtype(fn: Callable, params: tuple, *dts: np.dtype) -> np.dtype:
     """The result dtype NumPy gives for `fn` on these input dtypes (NumPy 2 promotion)."""
     with np.errstate(all="ignore"):
@@ -26,6 +59,9 @@ def _out_dtype(fn: Callable, params: tuple, *dts: np.dtype) -> np.dtype:
 
 
 def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    s0 = shapes[0]
+    if all(s == s0 for s in shapes):
+        return s0
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
@@ -54,8 +90,8 @@ def elementwise(name: str, fn: Callable, vjp: Callable | None, **kw: Any) -> Pri
     """An n-ary broadcasting primitive. `vjp(g, ans, *ins, **params) -> tuple` in out shape."""
     def shape_rule(*avals: Aval, **params: Any) -> Aval:
         shape = _broadcast(*[a.shape for a in avals])
-        dtype = _out_dtype(fn, tuple(sorted(params.items())), *[a.dtype for a in avals])
-        return Aval(shape, dtype)
+        ps = tuple(sorted(params.items())) if params else ()
+        return Aval(shape, _out_dtype(fn, ps, *[a.dtype for a in avals]))
     return register(Primitive(name, fn, shape_rule, vjp, batch_elementwise(name), **kw))
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import string
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from ..ir import Aval
 from . import Primitive, register
 from .structural import broadcast_to, reshape, transpose
 
-__all__ = ["einsum", "parse_spec", "make_spec"]
+__all__ = ["einsum", "make_spec", "parse_spec"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -107,7 +108,7 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
     contr = "".join(c for c in a if c in b and c not in out)
     fa = "".join(c for c in a if c in out and c not in b)
     fb = "".join(c for c in b if c in out and c not in a)
-    size = lambda s: int(np.prod([dims[c] for c in s], dtype=np.int64))  # noqa: E731
+    size = lambda s: int(np.prod([dims[c] for c in s], dtype=np.int64))
     if not contr:
         return _plan_product(a, b, out, sum_a, sum_b)
     pa = [a.index(c) for c in sum_a + batch + fa + contr]

@@ -10,7 +10,7 @@ from ..ir import Aval
 from . import Primitive, register
 from .elementwise import _keep, reduce_sum
 
-__all__ = ["softmax", "logsumexp"]
+__all__ = ["logsumexp", "softmax"]
 
 
 def _axis_ok(x: Aval, axis: int) -> None:

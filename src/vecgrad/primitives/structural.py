@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -12,9 +11,24 @@ from ..ir import Aval
 from . import Primitive, Sparse, register
 from .elementwise import _lift
 
-__all__ = ["Sl", "Adv", "normalize_index", "is_basic", "has_duplicates", "to_key", "getitem",
-           "setitem", "setitem_add", "reshape", "transpose", "broadcast_to", "concatenate",
-           "full", "NotBatchable", "index_shape"]
+__all__ = [
+    "Adv",
+    "NotBatchable",
+    "Sl",
+    "broadcast_to",
+    "concatenate",
+    "full",
+    "getitem",
+    "has_duplicates",
+    "index_shape",
+    "is_basic",
+    "normalize_index",
+    "reshape",
+    "setitem",
+    "setitem_add",
+    "to_key",
+    "transpose",
+]
 
 
 class NotBatchable(Exception):
@@ -41,7 +55,7 @@ class Sl(NamedTuple):
 class Adv:
     """A static integer-array index (hashable by contents)."""
 
-    __slots__ = ("arr", "_h")
+    __slots__ = ("_h", "arr")
 
     def __init__(self, arr: np.ndarray):
         self.arr = np.array(arr, dtype=np.int64)
@@ -69,8 +83,11 @@ def _consumed(k: Any) -> int:
 
 def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
     """NumPy index -> tuple of int | Sl | None | Adv covering every axis; raises IndexError."""
-    from ..tracing import Tracer
     key = key if isinstance(key, tuple) else (key,)
+    fast = _fast_basic(key, shape)
+    if fast is not None:
+        return fast
+    from ..tracing import Tracer
     if any(isinstance(k, Tracer) for k in key):
         raise TraceError("indexing with a traced (data-dependent) index is not supported: "
                          "index values must be known while tracing. Use static Python ints, "
@@ -112,6 +129,25 @@ def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
             raise IndexError(f"unsupported index {k!r}: use ints, slices, None, ..., or "
                              "integer/boolean NumPy arrays")
     out += [Sl(0, d, 1) for d in shape[ax:]]
+    return tuple(out)
+
+
+def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
+    """The common case (Python ints and slices only, one per axis at most), quickly."""
+    if len(key) > len(shape):
+        return None
+    out = []
+    for k, d in zip(key, shape):
+        t = type(k)
+        if t is int:
+            if not -d <= k < d:
+                return None  # let the general path raise the IndexError
+            out.append(k + d if k < 0 else k)
+        elif t is slice:
+            out.append(Sl(*k.indices(d)))
+        else:
+            return None
+    out += [Sl(0, d, 1) for d in shape[len(key):]]
     return tuple(out)
 
 
