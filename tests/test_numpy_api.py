@@ -243,8 +243,6 @@ def test_write_through_view_reaches_base():
     check(f, A)
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: writes through .T/reshape views are "
-                   "silently lost (only basic-indexed views track their base)")
 def test_write_through_transpose_and_reshape_views_reaches_base():
     def f(xp, x):
         buf = xp.zeros((3, 4))

@@ -98,8 +98,8 @@ class Tracer:
                  readonly: bool = False):
         self._b = builder
         self._atom = atom
-        self._view = view  # (base Tracer, normalized index) for basic-indexed views
-        self._base_seen = view[0].atom if view else None
+        self._view = view  # (base Tracer, prim, params): a view, as NumPy's basic indexing,
+        self._base_seen = view[0].atom if view else None  # .T and reshape make
         self._readonly = readonly
         self._wrote = None  # the base version this view's `+=` produced (see __setitem__)
 
@@ -108,10 +108,10 @@ class Tracer:
     def atom(self) -> Atom:
         if self._view is None:
             return self._atom
-        base, idx = self._view
+        base, prim, params = self._view
         if base.atom is not self._base_seen:  # the base was written: re-derive the view
             self._base_seen = base.atom
-            self._atom = self._b.emit(P.getitem, [base.atom], {"idx": idx})
+            self._atom = self._b.emit(prim, [base.atom], params)
         return self._atom
 
     @property
@@ -167,14 +167,13 @@ class Tracer:
     def __getitem__(self, key: Any) -> Tracer:
         idx = P.normalize_index(key, self.shape)
         out = self._b.emit(P.getitem, [self.atom], {"idx": idx})
-        view = (self, idx) if P.is_basic(idx) else None
-        t = Tracer(self._b, out, view, self._readonly)
-        return t
+        view = (self, P.getitem, {"idx": idx}) if P.is_basic(idx) else None
+        return Tracer(self._b, out, view, self._readonly)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         idx = P.normalize_index(key, self.shape)
         if isinstance(value, Tracer) and value._view is not None and value._view[0] is self \
-                and value._view[1] == idx and value._wrote is self.atom:
+                and value._view[2].get("idx") == idx and value._wrote is self.atom:
             return  # `x[i] += v` already wrote through the view returned by x[i]
         self._write(idx, value, P.setitem)
 
@@ -186,21 +185,32 @@ class Tracer:
                              "ambiguous; use vnp.add.at-style accumulation via a loop or "
                              "unique indices")
         val = to_atom(value, [self.dtype])
-        if self._view is not None:  # write into the view's value, then into the base
-            new = self._b.emit(prim, [self.atom, val], {"idx": idx})
-            base, vidx = self._view
-            base._write(vidx, Tracer(self._b, new), P.setitem)
-            self._atom, self._base_seen = new, base.atom
+        self._replace(self._b.emit(prim, [self.atom, val], {"idx": idx}))
+
+    def _replace(self, new: Atom) -> None:
+        """Make `new` this array's value; a view passes the write on to its base."""
+        if self._readonly:
+            raise ReadOnlyError()
+        if self._view is None:
+            self._atom = new
+            return
+        base, prim, params = self._view
+        if prim is P.getitem:
+            base._write(params["idx"], Tracer(self._b, new), P.setitem)
+        elif prim is P.reshape:
+            base._replace(self._b.emit(P.reshape, [new], {"shape": base.shape}))
         else:
-            self._atom = self._b.emit(prim, [self.atom, val], {"idx": idx})
+            inv = tuple(int(i) for i in np.argsort(params["perm"]))
+            base._replace(self._b.emit(P.transpose, [new], {"perm": inv}))
+        self._atom, self._base_seen = new, base.atom
 
     # -- in-place arithmetic: rebinds this handle (and writes through views) ---------
     def _inplace(self, other: Any, fn: Callable) -> Tracer:
         if self._readonly:
             raise ReadOnlyError()
-        if self._view is not None and fn is _add:  # x[i] += v: one accumulate into the base
-            base, vidx = self._view
-            base._write(vidx, other, P.setitem_add)
+        if self._view is not None and self._view[1] is P.getitem and fn is _add:
+            base, _, params = self._view  # x[i] += v: one accumulation into the base
+            base._write(params["idx"], other, P.setitem_add)
             self._wrote = base.atom
             return self
         new = fn(self, other)
@@ -209,10 +219,7 @@ class Tracer:
             raise ShapeError(f"in-place operation would change shape {self.shape} to {new.shape}")
         from . import numpy as vnp
         new = vnp.astype(new, self.dtype)
-        if self._view is not None:  # replace the whole view (an index covering every axis)
-            self._write(P.normalize_index((), self.shape), new, P.setitem)
-        else:
-            self._atom = new.atom
+        self._replace(new.atom)
         return self
 
     def __iadd__(self, o: Any) -> Self:
@@ -239,6 +246,13 @@ def _concretization(what: str) -> Exception:
     if dis.opname[f.f_code.co_code[f.f_lasti]] == "STORE_SUBSCR":
         return TracedIntoNumpyError(user_src(2))
     return ConcretizationError(what, user_src(2))
+
+
+def as_view(out: Any, base: Any, prim: P.Primitive, params: dict) -> Any:
+    """Mark `out = prim(base)` as a view of `base` (writes through it reach the base)."""
+    if isinstance(out, Tracer) and isinstance(base, Tracer) and out is not base:
+        out._view, out._base_seen, out._readonly = (base, prim, params), base.atom, base._readonly
+    return out
 
 
 def new_input(aval: Aval, builder: Builder, readonly: bool = True) -> Tracer:

@@ -12,6 +12,7 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import ShapeError, unsupported
+from ..tracing import Tracer, as_view
 from . import _dtype, _shape, asarray, astype
 
 __all__ = [
@@ -223,7 +224,7 @@ def ndim(a: Any) -> int:
     return len(_shape(a))
 
 
-def reshape(a: Any, newshape: Any) -> Any:
+def reshape(a: Any, newshape: Any, *, always_view: bool = False) -> Any:
     """Reshape (one entry may be -1)."""
     newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
     size = math.prod(_shape(a))
@@ -234,7 +235,12 @@ def reshape(a: Any, newshape: Any) -> Any:
         newshape = tuple(size // rest if d == -1 else d for d in newshape)
     if newshape == _shape(a):
         return a
-    return P.reshape(a, shape=newshape)
+    out = P.reshape(a, shape=newshape)
+    # NumPy's reshape is a view of a contiguous array and a copy otherwise; vecgrad does not
+    # track strides, so it takes the reshape of a fresh or reshaped array to be a view.
+    if always_view or isinstance(a, Tracer) and (a._view is None or a._view[1] is P.reshape):
+        as_view(out, a, P.reshape, {"shape": newshape})
+    return out
 
 
 def ravel(a: Any) -> Any:
@@ -251,7 +257,7 @@ def transpose(a: Any, axes: Any = None) -> Any:
     perm = tuple(reversed(range(n))) if axes is None else tuple(x % n for x in axes)
     if perm == tuple(range(n)):
         return a
-    return P.transpose(a, perm=perm)
+    return as_view(P.transpose(a, perm=perm), a, P.transpose, {"perm": perm})
 
 
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
@@ -281,7 +287,7 @@ def expand_dims(a: Any, axis: Any) -> Any:
     n = len(_shape(a)) + len(axes)
     axes = {x % n for x in axes}
     it = iter(_shape(a))
-    return reshape(a, tuple(1 if i in axes else next(it) for i in range(n)))
+    return reshape(a, tuple(1 if i in axes else next(it) for i in range(n)), always_view=True)
 
 
 def squeeze(a: Any, axis: Any = None) -> Any:
@@ -291,7 +297,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
     if builtins.any(shp[i] != 1 for i in axes):
         raise ShapeError(f"cannot select an axis to squeeze out which has size not equal to one "
                          f"(shape {shp}, axis {axis})")
-    return reshape(a, tuple(d for i, d in enumerate(shp) if i not in axes))
+    return reshape(a, tuple(d for i, d in enumerate(shp) if i not in axes), always_view=True)
 
 
 def broadcast_to(a: Any, shape: Any) -> Any:

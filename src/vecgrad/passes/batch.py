@@ -32,6 +32,9 @@ class _Batcher:
         self.env: dict[Var, Atom] = {v: v for v in g.inputs}
         self.rows: dict[Var, tuple[Tracer, int]] = {}
         self.cache: dict[Var, Tracer] = {}
+        # a batched read's member -> (source, pattern, int axes, its position): a consumer
+        # reads its own rows from the source (a view when they form a grid)
+        self.reads: dict[Var, tuple[Tracer, tuple, tuple, tuple]] = {}
         self.notes: list[dict] = []
 
     # -- operands ---------------------------------------------------------------------
@@ -62,6 +65,12 @@ class _Batcher:
             return self.ref(a0), False
         if all(isinstance(a, Const) for a in atoms):
             return Tracer(self.b, Const(np.stack([a.value for a in atoms]))), True
+        reads = [self.reads.get(a) if isinstance(a, Var) else None for a in atoms]
+        r0 = reads[0]
+        if r0 is not None and all(r is not None and r[0] is r0[0] and r[1:3] == r0[1:3]
+                                  for r in reads):
+            pos = np.array([r[3] for r in reads], dtype=np.int64).reshape(len(atoms), len(r0[3]))
+            return grid_read(r0[0], r0[1], list(r0[2]), pos), True
         runs: list[tuple[Any, list[Atom]]] = []
         for a in atoms:
             s = self.source(a) if isinstance(a, Var) and a in self.rows else ("other",)
@@ -136,12 +145,18 @@ class _Batcher:
             g = self.rows[bases[0]][0]
             q = np.array([self.rows[a][1] for a in bases])
         elif all(a is bases[0] for a in bases):
-            return grid_read(self.ref(bases[0]), pat, axes, pos)
+            return self._read(members, self.ref(bases[0]), pat, axes, pos)
         else:
             g, _ = self.gather(bases)
             q = np.arange(len(members))
         pos = np.concatenate([q[:, None], pos], axis=1)
-        return grid_read(g, (-1,) + pat, [0] + [a + 1 for a in axes], pos)
+        return self._read(members, g, (-1,) + pat, [0] + [a + 1 for a in axes], pos)
+
+    def _read(self, members: list[Node], src: Tracer, pat: tuple, axes: list[int],
+              pos: np.ndarray) -> Tracer:
+        for m, p in zip(members, pos):
+            self.reads[m.out] = (src, pat, tuple(axes), tuple(int(v) for v in p))
+        return grid_read(src, pat, axes, pos)
 
     def _collect(self, members: list[Node], finish: Any) -> Tracer:
         """Stack the n x k operands of n collective nodes as (n, k, ...) and finish them."""

@@ -54,7 +54,11 @@ def _full(shape: tuple[int, ...]) -> tuple:
 
 
 def _strided_rows(g: Any, offset: int, dims: list[tuple[int, int]], n: int) -> Any:
-    """Rows offset + sum digit*stride as slice + reshape + transpose + broadcast."""
+    """Rows offset + sum digit*stride as slice + reshape + transpose + reversal + broadcast.
+    A negative stride is the positive one read backwards (a descending loop)."""
+    flip = {i for i, (d, s) in enumerate(dims) if s < 0}
+    offset += sum((dims[i][0] - 1) * dims[i][1] for i in flip)
+    dims = [(d, abs(s)) for d, s in dims]
     moving = sorted([(s, d, i) for i, (d, s) in enumerate(dims) if s != 0], reverse=True)
     expect = 1
     for s, d, _ in reversed(moving):  # strides must tile a contiguous block, row-major
@@ -73,6 +77,9 @@ def _strided_rows(g: Any, offset: int, dims: list[tuple[int, int]], n: int) -> A
     nm = len(member)
     if perm != list(range(len(perm))):
         x = P.transpose(x, perm=tuple(perm) + tuple(range(len(perm), len(perm) + nm)))
+    if flip:  # moving dims are now in digit order
+        x = P.getitem(x, idx=tuple(Sl(d - 1, -1, -1) if i in flip else Sl(0, d, 1)
+                                   for i, (d, s) in enumerate(dims) if s != 0) + _full(member))
     shape_kd = tuple(d if s != 0 else 1 for d, s in dims) + member
     if len(dims) != len(moving):
         x = P.reshape(x, shape=shape_kd)
@@ -126,13 +133,12 @@ def grid_read(base: Any, pattern: tuple, int_axes: list[int], pos: np.ndarray) -
             x = P.transpose(x, perm=tuple(front + rest))
         member = tuple(x.shape[len(front):])
         x = P.reshape(x, shape=(len(U),) + member)
-    else:
-        idx = _with(pattern, int_axes, [Adv(U[:, c]) for c in range(U.shape[1])])
-        x = P.getitem(base, idx=idx)
-        perm = _adv_front_perm(idx, x.ndim)
-        if perm != tuple(range(x.ndim)):
-            x = P.transpose(x, perm=perm)
-    return realize_rows(x, inv)
+        return realize_rows(x, inv)
+    # irregular positions: one gather, directly in member order
+    idx = _with(pattern, int_axes, [Adv(pos[:, c]) for c in range(pos.shape[1])])
+    x = P.getitem(base, idx=idx)
+    perm = _adv_front_perm(idx, x.ndim)
+    return P.transpose(x, perm=perm) if perm != tuple(range(x.ndim)) else x
 
 
 def grid_write(prim: P.Primitive, base: Any, vals: Any, pattern: tuple, int_axes: list[int],
