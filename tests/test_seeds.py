@@ -121,6 +121,15 @@ def test_seed000_grad_matches_autograd():
     assert np.abs(ga).max() > 0 and np.abs(gb).max() > 0
 
 
+def test_seed000_seed_sizes_match_autograd():
+    """The reported sizes (N=16, W=64, R=4, B=16): 1024 kernel calls, 16 softmax writes."""
+    ag000, _, _ = autograd_versions()
+    a, b, wt = S.seed000_inputs(dtype=np.float64)
+    val, (ga, gb) = vg.value_and_grad(S.seed000_loss, argnums=(0, 1))(a, b, wt)
+    np.testing.assert_allclose(val, S.seed000_numpy(a, b, wt), rtol=1e-12)
+    assert_tree_close((ga, gb), autograd_grad(ag000, (0, 1), a, b, wt))
+
+
 def test_seed000_central_differences():
     vg.check_grads(S.seed000_loss, inputs000(), argnums=(0, 1))
 
