@@ -9,6 +9,8 @@ as NumPy's aliasing does.
 from __future__ import annotations
 
 import contextvars
+import os
+from collections import Counter
 import dis
 import sys
 from collections.abc import Callable, Sequence
@@ -31,8 +33,11 @@ class Builder:
         self.inputs = list(inputs)
         self.eqns: list[Eqn] = []
         self.src: Src | None = None  # set by transformations: the source line being derived
+        self.limit = int(os.environ.get("VECGRAD_MAX_EQNS", 4_000_000))
 
     def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
+        if len(self.eqns) >= self.limit:
+            raise _too_large(self)
         aval = prim.shape_rule(*[a.aval for a in atoms], **params)
         out = Var(aval)
         self.eqns.append(Eqn(prim, tuple(atoms), Params(params), out, self.src or user_src(3)))
@@ -47,6 +52,17 @@ class Builder:
 
     def __exit__(self, *exc: object) -> None:
         _current.reset(self._token)
+
+
+def _too_large(b: Builder) -> TraceError:
+    counts = Counter(e.src for e in b.eqns[-200_000:])
+    top = "; ".join(f"{n} operations at {s}" if s else f"{n} operations"
+                    for s, n in counts.most_common(3))
+    return TraceError(
+        f"the trace exceeded {b.limit:,} operations (the loops are unrolled while tracing; "
+        f"recent trip counts per line: {top}). Vectorize the innermost loop by hand, trace a "
+        "smaller problem, or raise the limit with the environment variable VECGRAD_MAX_EQNS "
+        "(each operation costs about 1 kB while compiling)")
 
 
 def current_builder() -> Builder | None:
