@@ -19,6 +19,7 @@ from .errors import (
                      VecgradError,
 )
 from .show import show
+from .explain import explain
 
 __version__ = "0.1.0"
 __all__ = [

@@ -1,0 +1,103 @@
+"""The text form of an `explain` report."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .timing import fmt_time
+
+if TYPE_CHECKING:
+    from .explain import Found, Report
+
+_STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "codegen"]
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
+
+
+def _loc(f: Found) -> str:
+    from .explain import _line, _where
+    return f"{_where(f.src)} in {f.src.func}: `{_line(f.src)}`"
+
+
+def _summary(r: Report) -> list[str]:
+    stages = ", ".join(f"{s} {fmt_time(r.compile_stages[s])}" for s in _STAGES
+                       if s in r.compile_stages)
+    e = r.eqns
+    verdict = ("within" if r.ratio <= 3 else "above") + " the cheap-gradient bound (a " \
+        "reverse-mode gradient should cost about 2-3x its forward)"
+    return [
+        "Summary",
+        f"  forward  (compiled)  {fmt_time(r.forward.min)} min, {fmt_time(r.forward.median)} "
+        f"median over {r.forward.runs} runs",
+        f"  gradient (compiled)  {fmt_time(r.gradient.min)} min, {fmt_time(r.gradient.median)} "
+        f"median over {r.gradient.runs} runs",
+        f"  gradient / forward = {r.ratio:.1f}x, {verdict}",
+        f"  first call (compile) {fmt_time(r.compile_seconds)}: {stages}",
+        f"  operations: traced {e.get('traced', 0):,}, after cse {e.get('cse', 0):,}, "
+        f"after batching {e.get('batch', 0):,}, simplified {e.get('simplify', 0):,}; "
+        f"gradient graph {e.get('grad.simplify', 0):,}",
+    ]
+
+
+def _loops(r: Report) -> list[str]:
+    out = ["", "Loops and maps found"]
+    if not r.batched:
+        out.append("  none: every operation ran once per call as written")
+    for f in r.batched[:12]:
+        out.append(f"  {f.count:>7,} x  {_loc(f)}")
+        out.append(f"           -> {'; '.join(f.became[:3])}")
+    if len(r.batched) > 12:
+        out.append(f"  ... and {len(r.batched) - 12} more source lines")
+    out.append("")
+    out.append("Not batched")
+    if not r.unbatched:
+        out.append("  nothing: all repeated work was merged")
+    for f in r.unbatched[:8]:
+        out.append(f"  {f.count:>7,} x  {_loc(f)}")
+        out.append(f"           {f.reason}. Suggestion: if the iterations do not really depend "
+                   "on each other, compute them from the inputs rather than from the previous "
+                   "iteration's result.")
+    return out
+
+
+def _hot(r: Report) -> list[str]:
+    from .explain import _line, _where
+    out = ["", "Where the gradient's time goes (measured per operation)"]
+    for h in r.hot:
+        side = "backward" if h.backward else "forward "
+        out.append(f"  {fmt_time(h.seconds):>9} {h.share:5.0%}  {side} {h.what}  {h.shapes}")
+        if h.src:
+            out.append(f"{'':27}from {_where(h.src)}: `{_line(h.src)}`")
+    return out
+
+
+def _eager(r: Report) -> list[str]:
+    ops = r.eager_ops
+    writes = ", ".join(f"{k} x{n:,}" for k, n in sorted(r.inplace_writes.items(),
+                                                         key=lambda kv: -kv[1])[:4])
+    return [
+        "", "Why eager AD would be slow on this code",
+        f"  an eager tape would dispatch {ops['forward']:,} forward and about "
+        f"{ops['backward']:,} backward operations; at {fmt_time(r.op_floor)} each (one NumPy "
+        f"call on a tiny array, measured here) that is at least {fmt_time(r.eager_estimate)} "
+        "of dispatch alone",
+        f"  per-view gradients would allocate {r.view_zero_arrays:,} dense zero arrays "
+        f"({_mb(r.view_zero_bytes)}): one full copy of the base for every slice read",
+        f"  {sum(r.inplace_writes.values()):,} in-place writes would be rejected or copied by "
+        f"a tape-based AD" + (f" ({writes})" if writes else ""),
+    ]
+
+
+def _memory(r: Report) -> list[str]:
+    m = r.memory
+    return ["", "Memory (tracemalloc peak of one call; arrays the compiled code allocates)",
+            f"  forward  {_mb(m['forward_peak'])} peak, {m['forward_arrays']} arrays",
+            f"  gradient {_mb(m['gradient_peak'])} peak, {m['gradient_arrays']} arrays"]
+
+
+def render(r: Report) -> str:
+    lines = [f"vecgrad.explain: gradient of {r.name}", ""]
+    for part in (_summary, _loops, _hot, _eager, _memory):
+        lines += part(r)
+    return "\n".join(lines)
