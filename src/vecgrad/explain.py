@@ -22,7 +22,7 @@ from .api import grad, jit
 from .autodiff import vjp_graph
 from .backends.profile import profile_graph
 from .ir import Const, Eqn, Graph, Src
-from .timing import Stats, fmt_time, measure
+from .timing import Stats, measure
 
 
 @dataclass

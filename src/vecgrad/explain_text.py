@@ -28,15 +28,15 @@ def _summary(r: Report) -> list[str]:
         "reverse-mode gradient should cost about 2-3x its forward)"
     return [
         "Summary",
-        f"  forward  (compiled)  {fmt_time(r.forward.min)} min, {fmt_time(r.forward.median)} "
-        f"median over {r.forward.runs} runs",
-        f"  gradient (compiled)  {fmt_time(r.gradient.min)} min, {fmt_time(r.gradient.median)} "
-        f"median over {r.gradient.runs} runs",
+        (f"  forward  (compiled)  {fmt_time(r.forward.min)} min, {fmt_time(r.forward.median)} "
+        f"median over {r.forward.runs} runs"),
+        (f"  gradient (compiled)  {fmt_time(r.gradient.min)} min, {fmt_time(r.gradient.median)} "
+        f"median over {r.gradient.runs} runs"),
         f"  gradient / forward = {r.ratio:.1f}x, {verdict}",
         f"  first call (compile) {fmt_time(r.compile_seconds)}: {stages}",
-        f"  operations: traced {e.get('traced', 0):,}, after cse {e.get('cse', 0):,}, "
+        (f"  operations: traced {e.get('traced', 0):,}, after cse {e.get('cse', 0):,}, "
         f"after batching {e.get('batch', 0):,}, simplified {e.get('simplify', 0):,}; "
-        f"gradient graph {e.get('grad.simplify', 0):,}",
+        f"gradient graph {e.get('grad.simplify', 0):,}"),
     ]
 
 
@@ -78,12 +78,12 @@ def _eager(r: Report) -> list[str]:
                                                          key=lambda kv: -kv[1])[:4])
     return [
         "", "Why eager AD would be slow on this code",
-        f"  an eager tape would dispatch {ops['forward']:,} forward and about "
+        (f"  an eager tape would dispatch {ops['forward']:,} forward and about "
         f"{ops['backward']:,} backward operations; at {fmt_time(r.op_floor)} each (one NumPy "
         f"call on a tiny array, measured here) that is at least {fmt_time(r.eager_estimate)} "
-        "of dispatch alone",
-        f"  per-view gradients would allocate {r.view_zero_arrays:,} dense zero arrays "
-        f"({_mb(r.view_zero_bytes)}): one full copy of the base for every slice read",
+        "of dispatch alone"),
+        (f"  per-view gradients would allocate {r.view_zero_arrays:,} dense zero arrays "
+        f"({_mb(r.view_zero_bytes)}): one full copy of the base for every slice read"),
         f"  {sum(r.inplace_writes.values()):,} in-place writes would be rejected or copied by "
         f"a tape-based AD" + (f" ({writes})" if writes else ""),
     ]
