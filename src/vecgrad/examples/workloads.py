@@ -1,4 +1,4 @@
-"""The seed programs as benchmark workloads, and the timer the demo and the benchmark share.
+"""The seed programs as benchmark workloads, measured the same way by the demo and the benchmark.
 
 A `Workload` bundles a natural-style loss, its hand-vectorized NumPy forward, an input maker,
 the arguments to differentiate, and two size presets: "small" (CI smoke tests) and "seed" (the
@@ -7,7 +7,6 @@ sizes of the user reports).
 from __future__ import annotations
 
 import functools
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from ..timing import Stats, fmt_time, measure, table
 from . import seeds as S
+
+# Re-exported: bench/run.py and the CLI import the timer from here.
+__all__ = ["WORKLOADS", "Stats", "Workload", "benchmark", "cache_hit_overhead", "equation_counts",
+           "fmt_time", "grad_norm", "measure", "table"]
 
 
 @dataclass(frozen=True)
@@ -58,42 +62,6 @@ WORKLOADS: dict[str, Workload] = {w.name: w for w in [
              {"small": {"n": 40, "sizes": (1, 12, 5, 1), "dtype": np.float64},
               "seed": {"n": 10_000, "sizes": (1, 1000, 20, 1), "dtype": np.float64}}),
 ]}
-
-
-@dataclass(frozen=True)
-class Stats:
-    """Seconds per call: the min and median over `runs` samples of `number` calls each."""
-
-    min: float
-    median: float
-    runs: int
-    number: int
-
-
-def measure(fn: Callable[[], Any], repeat: int | None = None, budget: float = 1.0,
-            min_sample: float = 2e-4) -> Stats:
-    """Time `fn()` with `time.perf_counter`, after one warm-up call.
-
-    Each sample averages `number` calls, chosen so that a sample lasts at least `min_sample`
-    seconds. Without `repeat`, the number of samples adapts so the total is about `budget`
-    seconds (between 5 and 1000 samples).
-    """
-    t0 = time.perf_counter()
-    fn()
-    first = time.perf_counter() - t0
-    number = max(1, int(min_sample / max(first, 1e-9)))
-    sample = _sample(fn, number)
-    if repeat is None:
-        repeat = int(min(1000, max(5, budget / max(sample * number, 1e-9))))
-    samples = [sample] + [_sample(fn, number) for _ in range(repeat - 1)]
-    return Stats(min(samples), statistics.median(samples), repeat, number)
-
-
-def _sample(fn: Callable[[], Any], number: int) -> float:
-    t0 = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t0) / number
 
 
 def grad_norm(grads: Any) -> float:
@@ -158,21 +126,3 @@ def cache_hit_overhead(repeat: int | None = None) -> dict[str, float]:
         direct = measure(functools.partial(entry.compiled.fn, *leaves), repeat, budget=0.3)
         out[kind] = call.min - direct.min
     return out
-
-
-def fmt_time(s: float) -> str:
-    """Seconds, printed in a readable unit."""
-    if s < 1e-3:
-        return f"{s * 1e6:.1f} us"
-    if s < 1:
-        return f"{s * 1e3:.2f} ms"
-    return f"{s:.2f} s"
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    """A plain-text table, columns left-aligned to the widest cell."""
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
-             for r in [header] + rows]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
