@@ -95,7 +95,8 @@ def _rewrite_operand(e: Eqn, ctx: Any, ins: list[str], out: str, k: int, y: Any,
             rletter.update((r, c) for r, (c, _) in zip(rs, split[L]))
     except StopIteration:
         return None
-    keep = [r for r in range(len(R)) if r not in bcast]
+    # R axes that are not in x are size-1 axes of S only: y does not carry them either
+    keep = [r for r in range(len(R)) if r not in bcast and r in rletter]
     new_k = "".join(rletter[r] for r in keep)
     others = "".join(s for j, s in enumerate(ins) if j != k)
     expand = lambda s: "".join(c for L in s for c, _ in split.get(L, [(L, 0)]))  # noqa: E731
