@@ -10,7 +10,7 @@ import itertools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from .primitives import Primitive
 
 
-@dataclass(frozen=True)
-class Aval:
-    """Abstract value: the shape and dtype of an array, without its data."""
+class Aval(NamedTuple):
+    """Abstract value: the shape and dtype of an array, without its data. (A NamedTuple:
+    tracing creates one per operation, and tuples are the cheapest immutable records.)"""
 
     shape: tuple[int, ...]
     dtype: np.dtype
@@ -61,7 +61,7 @@ class Var:
 class Const:
     """A constant array captured at trace time (literal, captured global, created buffer)."""
 
-    __slots__ = ("aval", "value")
+    __slots__ = ("_key", "aval", "value")
 
     def __init__(self, value: Any):
         self.value = np.asarray(value)
@@ -69,10 +69,13 @@ class Const:
 
     def key(self) -> tuple:
         """A hashable identity of the constant's contents (small ones) or object (large ones)."""
-        v = self.value
-        if v.size <= 64:
-            return ("c", v.dtype.str, v.shape, v.tobytes())
-        return ("id", id(v))
+        try:
+            return self._key
+        except AttributeError:
+            v = self.value
+            self._key = ("c", v.dtype.str, v.shape, v.tobytes()) if v.size <= 64 else \
+                ("id", id(v))
+            return self._key
 
     def __repr__(self) -> str:
         return f"Const({self.aval})"
@@ -99,8 +102,7 @@ class Params(dict):
     __setitem__ = __delitem__ = update = pop = clear = setdefault = _immutable  # type: ignore
 
 
-@dataclass(frozen=True)
-class Src:
+class Src(NamedTuple):
     """Where the user wrote the operation: file, line and enclosing function."""
 
     file: str
@@ -112,8 +114,7 @@ class Src:
         return f"{os.path.basename(self.file)}:{self.line}"
 
 
-@dataclass(frozen=True, eq=False)
-class Eqn:
+class Eqn(NamedTuple):
     """`out = prim[params](*inputs)`, with the user's source line."""
 
     prim: Primitive

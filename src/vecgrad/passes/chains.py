@@ -10,7 +10,6 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,20 +19,26 @@ from ..ir import Atom, Const, Eqn, Graph, Params, Src, Var, uses
 from ..primitives import Adv, Sl
 
 
-@dataclass(eq=False)
 class Node:
-    """An equation, or a collective node standing for a chain of equations."""
+    """An equation, or a collective node standing for a chain of equations. (A slotted class:
+    the batch pass makes one per traced equation.)"""
 
-    kind: str  # "eqn" | "sum" | "write"
-    out: Var
-    operands: list[Atom]  # "write": [base, value_0, ...]; "sum": the terms
-    eqn: Eqn | None = None
-    src: Src | None = None
-    write: tuple | None = None  # (prim, pattern, int_axes, positions (k x r))
-    depth: int = 0
-    members: int = 1  # how many user-level operations the node stands for
-    srcs: list = field(default_factory=list)
-    eqns: list = field(default_factory=list)  # the equations a collective node replaces
+    __slots__ = ("depth", "eqn", "eqns", "kind", "members", "operands", "out", "src", "srcs",
+                 "write")
+
+    def __init__(self, kind: str, out: Var, operands: list[Atom], eqn: Eqn | None = None,
+                 src: Src | None = None, write: tuple | None = None, srcs: list | None = None,
+                 members: int = 1, eqns: list | None = None):
+        self.kind = kind  # "eqn" | "sum" | "write"
+        self.out = out
+        self.operands = operands  # "write": [base, value_0, ...]; "sum": the terms
+        self.eqn = eqn
+        self.src = src
+        self.write = write  # (prim, pattern, int_axes, positions (k x r))
+        self.depth = 0
+        self.members = members  # how many user-level operations the node stands for
+        self.srcs = srcs
+        self.eqns = eqns  # the equations a collective node replaces
 
 
 def pattern_of(idx: tuple) -> tuple[tuple, list[int], tuple[int, ...]]:
@@ -57,6 +62,8 @@ def _disjoint(a: tuple, b: tuple) -> bool:
 
 def forward_reads(g: Graph) -> Graph:
     """Point reads of a written buffer past writes of the same pattern that they don't touch."""
+    if not any(e.prim is P.setitem or e.prim is P.setitem_add for e in g.eqns):
+        return g
     defs = {e.out: e for e in g.eqns}
     env: dict[Var, Atom] = {}
     eqns = []
