@@ -222,6 +222,8 @@ SPECS: list[Spec] = [
          {"shape": (2, 3, 4)}),
     Spec("concatenate", ((2, 3), (2, 1), (2, 2)), lambda *xs: np.concatenate(xs, 1),
          {"axis": 1}),
+    Spec("stack", ((2, 3), (2, 3), (2, 3)), lambda *xs: np.stack(xs, 1), {"axis": 1}),
+    Spec("stack", ((), ()), lambda *xs: np.stack(xs, 0), {"axis": 0}, label="scalars"),
     # contractions
     *[Spec("einsum", shapes, lambda *xs, s=spec: np.einsum(s, *xs), {"spec": spec}, label=spec)
       for spec, shapes in [

@@ -332,8 +332,11 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     if len(shapes) != 1:
         raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
     nd = len(_shape(arrays[0])) + 1
-    return P.concatenate(*[expand_dims(x, axis % nd) for x in arrays], axis=axis % nd) \
-        if len(arrays) > 1 else expand_dims(arrays[0], axis % nd)
+    if not -nd <= axis < nd:
+        raise _np.exceptions.AxisError(axis, nd)
+    if len(arrays) == 1:
+        return expand_dims(arrays[0], axis % nd)
+    return P.stack(*arrays, axis=axis % nd)
 
 
 def split(a: Any, indices_or_sections: Any, axis: int = 0) -> list:

@@ -86,8 +86,8 @@ class _Batcher:
             g = self.rows[run[0]][0]
             return realize_rows(g, np.array([self.rows[a][1] for a in run]))
         xs = [self.ref(a) for a in run]
-        xs = [P.reshape(x, shape=(1,) + x.shape) for x in xs]
-        return xs[0] if len(xs) == 1 else P.concatenate(*xs, axis=0)
+        return P.reshape(xs[0], shape=(1,) + xs[0].shape) if len(xs) == 1 else \
+            P.stack(*xs, axis=0)
 
     # -- emission ---------------------------------------------------------------------
     def emit(self, members: list[Node]) -> None:
@@ -100,6 +100,8 @@ class _Batcher:
             out = self._collect(members, lambda x: P.reduce_sum(x, axes=(1,)))
         elif first.eqn.prim is P.concatenate and _uniform(first):
             out = self._collect(members, lambda x: _merge_axis(x, first.eqn.params["axis"]))
+        elif first.eqn.prim is P.stack and _uniform(first):
+            out = self._collect(members, lambda x: _move_axis1(x, first.eqn.params["axis"]))
         elif n == 1:
             return self._single(first)
         elif first.eqn.prim is P.getitem and P.is_basic(first.eqn.params["idx"]):
@@ -199,6 +201,12 @@ def _merge_axis(x: Any, axis: int) -> Any:
     x = P.transpose(x, perm=perm) if perm != tuple(range(len(perm))) else x
     return P.reshape(x, shape=(x.shape[0],) + s[:axis] + (x.shape[1 + axis] * s[axis],)
                      + s[axis + 1:])
+
+
+def _move_axis1(x: Any, axis: int) -> Any:
+    """(n, k, *s) -> (n, *s[:axis], k, *s[axis:]): k pieces stacked along `axis`."""
+    perm = (0,) + tuple(range(2, 2 + axis)) + (1,) + tuple(range(2 + axis, x.ndim))
+    return P.transpose(x, perm=perm) if perm != tuple(range(x.ndim)) else x
 
 
 def _describe(e: Eqn | None) -> str:

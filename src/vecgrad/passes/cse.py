@@ -10,14 +10,18 @@ def substitute(a: Atom, env: dict[Var, Atom]) -> Atom:
 
 
 def cse(g: Graph) -> Graph:
-    env: dict[Var, Atom] = {}
+    # env maps each var to its surviving copy, and each constant to the first constant with
+    # the same contents, so that equation keys can compare atoms by identity.
+    env: dict[Atom, Atom] = {}
+    by_contents: dict[tuple, Const] = {}
     seen: dict[tuple, Var] = {}
-    consts: dict[object, Const] = {}
     eqns = []
     for e in g.eqns:
-        ins = tuple(consts.setdefault(a.key(), a) if isinstance(a, Const) else env.get(a, a)
-                    for a in e.inputs)
-        key = (e.prim, e.params, tuple(a.key() if isinstance(a, Const) else a for a in ins))
+        for a in e.inputs:
+            if a.__class__ is Const and a not in env:
+                env[a] = by_contents.setdefault(a.key(), a)
+        ins = tuple([env.get(a, a) for a in e.inputs])
+        key = (e.prim, e.params, ins)
         hit = seen.get(key)
         if hit is not None:
             env[e.out] = hit

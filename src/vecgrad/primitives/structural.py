@@ -24,6 +24,7 @@ __all__ = [
     "is_basic",
     "normalize_index",
     "reshape",
+    "stack",
     "setitem",
     "setitem_add",
     "to_key",
@@ -338,3 +339,25 @@ def _concat_batch(n: int, batched: tuple[bool, ...], *xs: Any, axis: int) -> Any
 concatenate = register(Primitive(
     "concatenate", lambda *xs, axis: np.concatenate(xs, axis), _concat_shape, _concat_vjp,
     _concat_batch))
+
+
+def _stack_shape(*xs: Aval, axis: int) -> Aval:
+    if any(x.shape != xs[0].shape for x in xs) or not 0 <= axis <= xs[0].ndim:
+        raise ShapeError(f"stack: all input arrays must have the same shape, got "
+                         f"{[x.shape for x in xs]} (axis {axis})")
+    s = xs[0].shape
+    return Aval(s[:axis] + (len(xs),) + s[axis:], np.result_type(*[x.dtype for x in xs]))
+
+
+def _stack_vjp(g: Any, ans: Any, *xs: Any, axis: int) -> tuple:
+    full = tuple(Sl(0, d, 1) for d in g.shape)
+    return tuple(getitem(g, idx=full[:axis] + (i,) + full[axis + 1:]) for i in range(len(xs)))
+
+
+def _stack_batch(n: int, batched: tuple[bool, ...], *xs: Any, axis: int) -> Any:
+    xs2 = [x if b else broadcast_to(x, shape=(n,) + x.shape) for x, b in zip(xs, batched)]
+    return stack(*xs2, axis=axis + 1)
+
+
+stack = register(Primitive(
+    "stack", lambda *xs, axis: np.stack(xs, axis), _stack_shape, _stack_vjp, _stack_batch))
