@@ -2,11 +2,16 @@
 forwards, all in this one process.
 
     python3 bench/run.py [--sizes small|seed] [--only 000,001,002] [--repeat N] [--json out.json]
+                         [--baselines] [--plot out.png]
 
 For each workload it reports min and median seconds per call of the NumPy forward (the
 reference), the vecgrad gradient and the vecgrad jit forward; the compile time of the first
 gradient call by stage; equation counts; and the ratio gradient / NumPy forward (of the mins).
 It also reports the cache-hit overhead of a transformed function on a tiny input.
+
+With --baselines it also times, on the same inputs, PyTorch eager (loop style and vectorized),
+jax.jit(jax.grad) (vectorized) and HIPS autograd (loop style), wherever installed (see
+bench/compare.py); --plot draws their gradient cost as a bar chart (needs matplotlib).
 """
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ import json
 import platform
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +35,11 @@ from vecgrad.examples.workloads import (
     table,
 )
 
+# compare.py and plot.py sit next to this file; `vecgrad bench` loads it by path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import compare  # noqa: E402
+import plot  # noqa: E402
+
 STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "codegen"]
 
 
@@ -41,6 +52,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=None,
                    help="samples per measurement (default: adaptive, about 1 s each)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    p.add_argument("--baselines", action="store_true",
+                   help="also time PyTorch eager, jax.jit(grad) and HIPS autograd where installed")
+    p.add_argument("--plot", metavar="PNG", help="with --baselines: bar chart of gradient cost "
+                   "per engine (needs matplotlib: pip install 'vecgrad[bench]')")
     args = p.parse_args(argv)
     args.only = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = [s for s in args.only if s not in WORKLOADS]
@@ -48,6 +63,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"unknown seed(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}")
     if args.repeat is not None and args.repeat < 1:
         p.error("--repeat must be at least 1")
+    if args.plot and not args.baselines:
+        p.error("--plot needs --baselines")
     return args
 
 
@@ -91,18 +108,18 @@ def report(recs: list[dict], overhead: dict[str, float], args: argparse.Namespac
     ])
 
 
-def to_json(recs: list[dict], overhead: dict[str, float], args: argparse.Namespace) -> dict:
+def to_json(recs: list[dict], overhead: dict[str, float], args: argparse.Namespace,
+            extra: dict[str, Any]) -> dict:
     def conv(v: Any) -> Any:
         return dataclasses.asdict(v) if isinstance(v, Stats) else v
     return {"sizes": args.sizes, "repeat": args.repeat, "date": time.strftime("%Y-%m-%d %H:%M"),
             "python": platform.python_version(), "numpy": np.__version__,
             "cache_hit_overhead_s": overhead,
-            "workloads": [{k: conv(v) for k, v in r.items()} for r in recs]}
+            "workloads": [{k: conv(v) for k, v in r.items()} for r in recs], **extra}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; print the report (and write JSON if asked). Returns an exit code."""
-    args = parse_args(argv)
+def run_vecgrad(args: argparse.Namespace) -> list[dict]:
+    """The vecgrad records (`benchmark`) of the chosen seeds, with progress on stderr."""
     recs = []
     for name in args.only:
         w = WORKLOADS[name]
@@ -111,11 +128,54 @@ def main(argv: list[str] | None = None) -> int:
         recs.append(benchmark(w, args.sizes, args.repeat))
         print(f"[bench] {name} done in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
               flush=True)
+    return recs
+
+
+def versions() -> str:
+    """The installed baseline engines and their versions."""
+    from importlib.metadata import PackageNotFoundError, version
+    out = []
+    for pkg in ["torch", "jax", "autograd", "matplotlib"]:
+        try:
+            out.append(f"{pkg} {version(pkg)}")
+        except PackageNotFoundError:
+            out.append(f"{pkg} not installed")
+    return ", ".join(out)
+
+
+def describe(name: str, preset: str) -> str:
+    """A seed's title and sizes, for table captions."""
+    w = WORKLOADS[name]
+    sizes = ", ".join(f"{k}={getattr(v, '__name__', v)}" for k, v in w.sizes[preset].items())
+    return f"{w.title} ({preset} sizes: {sizes})"
+
+
+def run_baselines(args: argparse.Namespace) -> dict[str, Any]:
+    """Time every engine, print its section, draw the plot if asked; returns the JSON part."""
+    recs, skipped = compare.run(args.only, args.sizes, args.repeat)
+    print(f"\nBaselines ({versions()})\n")
+    print(compare.report(recs, skipped, args.only, lambda n: describe(n, args.sizes)))
+    if args.plot:
+        if plot.have_matplotlib():
+            plot.bar_chart(recs, args.only, args.plot, f"Gradient cost per engine "
+                           f"({args.sizes} sizes, {platform.machine()}, one process)")
+            print(f"\nwrote {args.plot}")
+        else:
+            print("\n--plot skipped: matplotlib is not installed "
+                  "(pip install 'vecgrad[bench]')")
+    return {"baselines": recs, "skipped": skipped, "engines": versions()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print the report (and write JSON if asked). Returns an exit code."""
+    args = parse_args(argv)
+    recs = run_vecgrad(args)
     overhead = cache_hit_overhead(args.repeat)
-    print(report(recs, overhead, args))
+    print(report(recs, overhead, args), flush=True)
+    extra = run_baselines(args) if args.baselines else {}
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(to_json(recs, overhead, args), f, indent=2)
+            json.dump(to_json(recs, overhead, args, extra), f, indent=2)
     return 0
 
 

@@ -7,19 +7,34 @@ sizes of the user reports).
 from __future__ import annotations
 
 import functools
+import statistics
 import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..timing import Stats, fmt_time, measure, table
+from ..timing import Stats, _sample, fmt_time, measure, table
 from . import seeds as S
 
 # Re-exported: bench/run.py and the CLI import the timer from here.
-__all__ = ["WORKLOADS", "Stats", "Workload", "benchmark", "cache_hit_overhead", "equation_counts",
-           "fmt_time", "grad_norm", "measure", "table"]
+__all__ = [
+    "WORKLOADS",
+    "Stats",
+    "Trial",
+    "Workload",
+    "benchmark",
+    "cache_hit_overhead",
+    "equation_counts",
+    "fmt_time",
+    "grad_norm",
+    "measure",
+    "peak_memory",
+    "table",
+    "trial",
+]
 
 
 @dataclass(frozen=True)
@@ -126,3 +141,53 @@ def cache_hit_overhead(repeat: int | None = None) -> dict[str, float]:
         direct = measure(functools.partial(entry.compiled.fn, *leaves), repeat, budget=0.3)
         out[kind] = call.min - direct.min
     return out
+
+
+@dataclass(frozen=True)
+class Trial:
+    """A BenchmarkTools-style timing: seconds per call over `runs` samples of `number` calls.
+
+    `memory` is the tracemalloc peak of one call in bytes (None where not measured), and
+    `capped` means the first call took longer than the cap, so it is the only one timed.
+    """
+
+    min: float
+    median: float
+    mean: float
+    runs: int
+    number: int
+    memory: int | None = None
+    capped: bool = False
+
+
+def trial(fn: Callable[[], Any], repeat: int | None = None, budget: float = 1.0,
+          cap: float = 1.0, memory: bool = False) -> Trial:
+    """Time `fn()`: a first call, then samples until `budget` seconds are spent (at least 3,
+    at most 1000) or exactly `repeat` samples. A first call longer than `cap` seconds is the
+    only measurement (slow engines would otherwise take minutes). With `memory`, one more
+    call measures the tracemalloc peak (unless capped)."""
+    t0 = time.perf_counter()
+    fn()
+    first = time.perf_counter() - t0
+    if first > cap and repeat is None:
+        return Trial(first, first, first, 1, 1, None, True)
+    number = max(1, int(2e-4 / max(first, 1e-9)))
+    samples: list[float] = []
+    t0 = time.perf_counter()
+    while len(samples) < (repeat or 1000):
+        samples.append(_sample(fn, number))
+        if repeat is None and len(samples) >= 3 and time.perf_counter() - t0 > budget:
+            break
+    peak = peak_memory(fn) if memory else None
+    return Trial(min(samples), statistics.median(samples), statistics.fmean(samples),
+                 len(samples), number, peak)
+
+
+def peak_memory(fn: Callable[[], Any]) -> int:
+    """The tracemalloc peak, in bytes, of one call of `fn()` (NumPy and Python allocations)."""
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

@@ -135,3 +135,35 @@ def _reshape(ctx: Any, x: Any, shape: tuple[int, ...], e: Eqn) -> Any:
     if x.aval.shape == shape:
         return x
     return ctx.emit(P.reshape, (x,), {"shape": shape}, e.src)
+
+
+def _factors(x: Any, ctx: Any) -> tuple | None:
+    """x = a * b (or a**2): the two factors."""
+    m = ctx.def_of(x, P.mul)
+    if m is not None:
+        return m.inputs
+    p = ctx.def_of(x, P.powc)
+    if p is not None and p.params["p"] == 2:
+        return p.inputs[0], p.inputs[0]
+    return None
+
+
+def sum_of_product(e: Eqn, ctx: Any) -> Any:
+    """reduce_sum(a * b, axes) -> einsum: the product is never materialized."""
+    x = e.inputs[0]
+    fs = _factors(x, ctx)
+    if fs is None or ctx.n_uses(x) != 1 or x.aval.dtype.kind != "f":
+        return None
+    r = x.aval.ndim
+    letters = string.ascii_letters[:r]
+    ops, subs = [], []
+    for f in fs:
+        off = r - f.aval.ndim
+        keep = [i for i, d in enumerate(f.aval.shape) if d == x.aval.shape[off + i]]
+        shape = tuple(f.aval.shape[i] for i in keep)
+        ops.append(_reshape(ctx, f, shape, e))
+        subs.append("".join(letters[off + i] for i in keep))
+    out = "".join(c for i, c in enumerate(letters) if i not in e.params["axes"])
+    if any(c not in "".join(subs) for c in out):
+        return None  # an output axis only broadcasting makes: keep the product
+    return P.einsum, tuple(ops), {"spec": make_spec(subs, out)}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .. import primitives as P
-from ..ir import Atom, Eqn, Graph, Params, Src, Var
+from ..ir import Atom, Eqn, Graph, Params, Src, Var, uses
 from .dce import dce
 
 
@@ -24,11 +24,16 @@ class Rule:
 class Ctx:
     """What a rule sees: the definitions so far, and a way to add equations."""
 
-    def __init__(self, rules: dict[P.Primitive, list[Rule]]):
+    def __init__(self, rules: dict[P.Primitive, list[Rule]], n_uses: dict[Var, int]):
         self.rules = rules
+        self._uses = n_uses
         self.defs: dict[Var, Eqn] = {}
         self.eqns: list[Eqn] = []
         self.env: dict[Var, Atom] = {}
+
+    def n_uses(self, v: Var) -> int:
+        """Reads of `v` in the input graph (values made while rewriting count as one)."""
+        return self._uses.get(v, 1)
 
     def def_of(self, a: Atom, prim: P.Primitive | None = None) -> Eqn | None:
         e = self.defs.get(a) if isinstance(a, Var) else None
@@ -61,7 +66,7 @@ def rewrite(g: Graph, rules: list[Rule]) -> Graph:
     by_prim: dict[P.Primitive, list[Rule]] = {}
     for r in rules:
         by_prim.setdefault(r.prim, []).append(r)
-    ctx = Ctx(by_prim)
+    ctx = Ctx(by_prim, uses(g))
     for e in g.eqns:
         ins = tuple(ctx.env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
         new = ctx.add(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import primitives as P
 from ..ir import Eqn, Graph
-from .contract import einsum_of_broadcast
+from .contract import einsum_of_broadcast, sum_of_product
 from .rewrite import Ctx, Rule, rewrite
 
 
@@ -43,6 +43,7 @@ RULES: list[Rule] = [
     Rule(P.broadcast_to, _same_shape, "broadcast_to(x, x.shape) = x"),
     Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
     Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
+    Rule(P.reduce_sum, sum_of_product, "sum(a * b, axes) = einsum(a, b): no product array"),
     Rule(P.einsum, einsum_of_broadcast,
          "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy"),
 ]
