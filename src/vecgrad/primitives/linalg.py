@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import string
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -88,16 +89,40 @@ def _einsum_batch(n: int, batched: tuple[bool, ...], *xs: Any, spec: str) -> Any
     return einsum(*xs, spec=make_spec(ins, b + out))
 
 
-def plan_einsum(spec: str, shapes: list[tuple[int, ...]]) -> Callable[..., np.ndarray]:
-    """A fast callable for this contraction at these shapes: matmul (BLAS) for two operands
-    without repeated letters, otherwise np.einsum with a precomputed contraction path."""
+def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
+                dtypes: list[np.dtype] | None = None) -> Callable[..., np.ndarray]:
+    """A fast callable for this contraction at these shapes. For two operands the candidates
+    are a BLAS matmul (after moving batch axes first, which can cost a copy) and NumPy's
+    einsum loop (no copy, SIMD over contiguous axes); which is faster depends on the layout,
+    so mid-sized contractions are timed once, here, and the faster one is kept."""
     ins, out = parse_spec(spec)
     if len(ins) == 2 and all(len(set(s)) == len(s) for s in ins + [out]):
-        return _plan_matmul(ins[0], ins[1], out, shapes)
+        mm = _plan_matmul(ins[0], ins[1], out, shapes)
+        loop = lambda x, y: np.einsum(spec, x, y)  # noqa: E731
+        dims = {c: d for t, sh in zip(ins, shapes) for c, d in zip(t, sh)}
+        work = int(np.prod(list(dims.values()), dtype=np.float64))
+        if work > 5e7:
+            return mm
+        if work < 4096:
+            return loop
+        return _fastest([mm, loop], shapes, dtypes or [np.dtype(np.float64)] * len(shapes))
     if len(ins) == 1:
         return lambda x: np.einsum(spec, x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
     return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _fastest(cands: list[Callable], shapes: list, dtypes: list) -> Callable:
+    xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
+    best, best_t = cands[0], float("inf")
+    for c in cands:
+        for _ in range(3):
+            t0 = time.perf_counter()
+            c(*xs)
+            t = time.perf_counter() - t0
+            if t < best_t:
+                best, best_t = c, t
+    return best
 
 
 def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.ndarray]:
@@ -156,4 +181,5 @@ def _plan_product(a: str, b: str, out: str, sum_a: str, sum_b: str) -> Callable:
 
 einsum = register(Primitive(
     "einsum", lambda *xs, spec: np.einsum(spec, *xs), _einsum_shape, _einsum_vjp,
-    _einsum_batch, lower=lambda avals, spec: plan_einsum(spec, [a.shape for a in avals])))
+    _einsum_batch, lower=lambda avals, spec: plan_einsum(spec, [a.shape for a in avals],
+                                                         [a.dtype for a in avals])))
