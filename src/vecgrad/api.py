@@ -159,7 +159,8 @@ def _compile_grad(fun: Callable, td: Any, avals: list[Aval], argnums: Any, has_a
                    [None] * len(aux_leaves))
     times["ad"] = time.perf_counter() - t0
     stages["grad"] = gg
-    gg = passes.run(gg, [("grad.simplify", passes.simplify)], times, stages)
+    gg = passes.run(gg, [("grad." + n, p) for n, p in passes.BACKWARD], times, stages)
+    stages["final"] = gg  # the graph that is compiled
     t0 = time.perf_counter()
     compiled = compile_graph(gg, f"grad_{getattr(fun, '__name__', 'fn')}")
     times["codegen"] = time.perf_counter() - t0

@@ -104,7 +104,7 @@ def _found(notes: tuple, kind: str) -> list[Found]:
 
 
 def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
-    g = entry.stages["grad.simplify"]
+    g = entry.stages["final"]
     fwd_vars = {e.out for e in entry.stages["simplify"].eqns}
     prof = profile_graph(g, leaves, repeat=5)
     total = sum(t for _, t in prof) or 1.0
@@ -185,7 +185,7 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
         memory={"forward_peak": _peak(lambda: j_fn(*args)),
                 "gradient_peak": _peak(lambda: g_fn(*args)),
                 "forward_arrays": _fresh(entry.stages["simplify"]),
-                "gradient_arrays": _fresh(entry.stages["grad.simplify"])})
+                "gradient_arrays": _fresh(entry.stages["final"])})
 
 
 def _fresh(g: Graph) -> int:

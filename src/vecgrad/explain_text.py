@@ -8,7 +8,8 @@ from .timing import fmt_time
 if TYPE_CHECKING:
     from .explain import Found, Report
 
-_STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "codegen"]
+_STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "grad.reassociate",
+           "codegen"]
 
 
 def _mb(n: int) -> str:
@@ -36,7 +37,7 @@ def _summary(r: Report) -> list[str]:
         f"  first call (compile) {fmt_time(r.compile_seconds)}: {stages}",
         (f"  operations: traced {e.get('traced', 0):,}, after cse {e.get('cse', 0):,}, "
         f"after batching {e.get('batch', 0):,}, simplified {e.get('simplify', 0):,}; "
-        f"gradient graph {e.get('grad.simplify', 0):,}"),
+        f"gradient graph {e.get('final', 0):,}"),
     ]
 
 

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..ir import Graph, typecheck
+from .batch import batch
+from .contract import fuse_contractions
 from .cse import cse
 from .dce import dce
-from .batch import batch
 from .simplify import simplify
 
 Pass = Callable[[Graph], Graph]
 
 FORWARD: list[tuple[str, Pass]] = [("cse", cse), ("batch", batch), ("simplify", simplify)]
-BACKWARD: list[tuple[str, Pass]] = [("simplify", simplify)]
+BACKWARD: list[tuple[str, Pass]] = [("simplify", simplify), ("reassociate", fuse_contractions)]
 
 
 def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None = None,
@@ -36,4 +37,4 @@ def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None
     return g
 
 
-__all__ = ["cse", "dce", "batch", "simplify", "run", "FORWARD", "BACKWARD"]
+__all__ = ["BACKWARD", "FORWARD", "batch", "cse", "dce", "run", "simplify"]

@@ -191,5 +191,13 @@ def node_key(n: Node, source: Any) -> tuple:
     return ("eqn", e.prim, e.params, avals, tuple(source(a) for a in e.inputs))
 
 
-__all__ = ["Node", "forward_reads", "build_nodes", "node_key", "pattern_of", "write_positions",
-           "Adv", "Sl"]
+__all__ = [
+    "Adv",
+    "Node",
+    "Sl",
+    "build_nodes",
+    "forward_reads",
+    "node_key",
+    "pattern_of",
+    "write_positions",
+]

@@ -6,8 +6,9 @@ sweep reaches a fixpoint for rules that only look backwards (at their operands' 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .. import primitives as P
 from ..ir import Atom, Eqn, Graph, Params, Src, Var, uses
@@ -17,7 +18,7 @@ from .dce import dce
 @dataclass(frozen=True)
 class Rule:
     prim: P.Primitive
-    rewrite: Callable[[Eqn, "Ctx"], Any]
+    rewrite: Callable[[Eqn, Ctx], Any]
     algebra: str
 
 

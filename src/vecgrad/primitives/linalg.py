@@ -98,7 +98,7 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
     ins, out = parse_spec(spec)
     if len(ins) == 2 and all(len(set(s)) == len(s) for s in ins + [out]):
         mm = _plan_matmul(ins[0], ins[1], out, shapes)
-        loop = lambda x, y: np.einsum(spec, x, y)  # noqa: E731
+        loop = lambda x, y: np.einsum(spec, x, y)
         dims = {c: d for t, sh in zip(ins, shapes) for c, d in zip(t, sh)}
         work = int(np.prod(list(dims.values()), dtype=np.float64))
         if work > 5e7:

@@ -24,9 +24,9 @@ __all__ = [
     "is_basic",
     "normalize_index",
     "reshape",
-    "stack",
     "setitem",
     "setitem_add",
+    "stack",
     "to_key",
     "transpose",
 ]
