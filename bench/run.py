@@ -37,8 +37,8 @@ from vecgrad.examples.workloads import (
 
 # compare.py and plot.py sit next to this file; `vecgrad bench` loads it by path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import compare  # noqa: E402
-import plot  # noqa: E402
+import compare
+import plot
 
 STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "codegen"]
 
@@ -174,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report(recs, overhead, args), flush=True)
     extra = run_baselines(args) if args.baselines else {}
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(to_json(recs, overhead, args, extra), f, indent=2)
     return 0
