@@ -128,15 +128,17 @@ def _start(e: Eqn) -> Node:
         pat, axes, vals = pattern_of(e.params["idx"])
         return Node("write", e.out, list(e.inputs), e, e.src,
                     (e.prim, pat, axes, [vals]), srcs=[e.src], eqns=[e])
+    if e.prim is P.add:  # sum() starts at 0, `acc = zeros(...)` too: the zero is no term
+        for z, x in ((e.inputs[0], e.inputs[1]), (e.inputs[1], e.inputs[0])):
+            if _is_zero(z) and x.aval == e.out.aval:
+                return Node("sum", e.out, [x], e, e.src, srcs=[e.src], eqns=[e])
     if e.prim is P.add and e.inputs[0].aval == e.inputs[1].aval == e.out.aval:
         return Node("sum", e.out, list(e.inputs), e, e.src, srcs=[e.src], members=2, eqns=[e])
-    if e.prim is P.add and _is_zero(e.inputs[0]) and e.inputs[1].aval == e.out.aval:
-        return Node("sum", e.out, [e.inputs[1]], e, e.src, srcs=[e.src], eqns=[e])  # sum() at 0
     return Node("eqn", e.out, list(e.inputs), e, e.src)
 
 
 def _is_zero(a: Atom) -> bool:
-    return isinstance(a, Const) and a.value.ndim == 0 and a.value == 0
+    return isinstance(a, Const) and a.value.size <= 1 << 16 and not a.value.any()
 
 
 def _extends_write(n: Node | None, e: Eqn, n_uses: dict) -> bool:
