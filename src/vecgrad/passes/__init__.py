@@ -18,7 +18,8 @@ from .simplify import simplify
 Pass = Callable[[Graph], Graph]
 
 FORWARD: list[tuple[str, Pass]] = [("cse", cse), ("batch", batch), ("simplify", simplify)]
-BACKWARD: list[tuple[str, Pass]] = [("simplify", simplify), ("reassociate", fuse_contractions)]
+BACKWARD: list[tuple[str, Pass]] = [("cse", cse), ("simplify", simplify),
+                                     ("reassociate", fuse_contractions)]
 
 
 def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None = None,

@@ -57,10 +57,12 @@ def refine(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[list[int], list[list
 
 
 def _broadcast_source(x: Any, ctx: Any) -> tuple[Any, tuple[int, ...]] | None:
-    """x = [reshape](broadcast_to(y, S)): returns (y, S)."""
+    """x = [reshape](broadcast_to(y, S)) or x = reshape(y): returns (y, S)."""
     r = ctx.def_of(x, P.reshape)
     b = ctx.def_of(r.inputs[0] if r else x, P.broadcast_to)
-    return (b.inputs[0], b.out.aval.shape) if b else None
+    if b is not None:
+        return b.inputs[0], b.out.aval.shape
+    return (r.inputs[0], r.inputs[0].aval.shape) if r is not None else None
 
 
 def einsum_of_broadcast(e: Eqn, ctx: Any) -> Any:
@@ -85,8 +87,10 @@ def _rewrite_operand(e: Eqn, ctx: Any, ins: list[str], out: str, k: int, y: Any,
         return None
     R, gS, gX = ref
     bcast = {r for s, rs in enumerate(gS) if ypad[s] == 1 and S[s] != 1 for r in rs}
-    if not bcast:
-        return None
+    merges = all(len(rs) <= 1 for rs in gS) and any(
+        sum(R[r] > 1 for r in rs) >= 2 for rs in gX)  # x merges real axes of y
+    if not bcast and not merges:  # index y itself only if that removes a copy (a merge of
+        return None               # axes of a transposed y, or a broadcast)
     free = iter(c for c in string.ascii_letters if c not in e.params["spec"])
     split: dict[str, list[tuple[str, int]]] = {}
     rletter: dict[int, str] = {}

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 from .. import primitives as P
-from ..ir import Eqn, Graph
+import numpy as np
+
+from ..ir import Const, Eqn, Graph
+from ..primitives.linalg import make_spec, parse_spec
 from .contract import einsum_of_broadcast, sum_of_product
 from .rewrite import Ctx, Rule, rewrite
 
@@ -35,7 +38,48 @@ def _transpose_transpose(e: Eqn, c: Ctx) -> object:
                                                        for p in e.params["perm"])}
 
 
+def _scalar(a: object, value: float) -> bool:
+    return isinstance(a, Const) and a.value.ndim == 0 and a.value == value
+
+
+def _einsum_by_one(e: Eqn, c: Ctx) -> object:
+    ins, out = parse_spec(e.params["spec"])
+    keep = [i for i, (s, a) in enumerate(zip(ins, e.inputs)) if not (s == "" and _scalar(a, 1))]
+    if len(keep) == len(ins) or not keep or \
+            np.result_type(*[e.inputs[i].aval.dtype for i in keep]) != e.out.aval.dtype:
+        return None
+    if len(keep) == 1 and ins[keep[0]] == out and e.inputs[keep[0]].aval == e.out.aval:
+        return e.inputs[keep[0]]
+    return P.einsum, tuple(e.inputs[i] for i in keep), {
+        "spec": make_spec([ins[i] for i in keep], out)}
+
+
+def _times_one(e: Eqn, c: Ctx) -> object:
+    for x, y in (e.inputs, e.inputs[::-1]):
+        if _scalar(y, 1) and x.aval == e.out.aval:
+            return x
+    return None
+
+
+def _plus_zero(e: Eqn, c: Ctx) -> object:
+    for x, y in (e.inputs, e.inputs[::-1]):
+        if _scalar(y, 0) and x.aval == e.out.aval:
+            return x
+    return None
+
+
+def _double(e: Eqn, c: Ctx) -> object:
+    x, y = e.inputs
+    if x is y and x.aval.dtype.kind == "f":
+        return P.mul, (x, Const(np.asarray(2, x.aval.dtype))), {}
+    return None
+
+
 RULES: list[Rule] = [
+    Rule(P.mul, _times_one, "x * 1 = x"),
+    Rule(P.add, _plus_zero, "x + 0 = x"),
+    Rule(P.add, _double, "x + x = 2 * x"),
+    Rule(P.einsum, _einsum_by_one, "einsum(1, x) = x"),
     Rule(P.reshape, _same_shape, "reshape(x, x.shape) = x"),
     Rule(P.reshape, _reshape_reshape, "reshape(reshape(x, s1), s2) = reshape(x, s2)"),
     Rule(P.transpose, _transpose_id, "transpose(x, id) = x"),
