@@ -1,9 +1,9 @@
 """Algebraic simplification: the rewrite rules (see `rewrite` for the engine)."""
 from __future__ import annotations
 
-from .. import primitives as P
 import numpy as np
 
+from .. import primitives as P
 from ..ir import Const, Eqn, Graph
 from ..primitives.linalg import make_spec, parse_spec
 from .contract import einsum_of_broadcast, sum_of_product
