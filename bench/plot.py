@@ -37,6 +37,9 @@ def bar_chart(recs: list[dict], names: list[str], path: str, title: str) -> None
     ax.set_ylabel("gradient time / hand-vectorized NumPy forward time (min)")
     ax.set_title(title)
     ax.legend(fontsize=8, ncols=3, loc="upper center")
+    if any(r["capped"] for r in recs):
+        fig.text(0.01, 0.01, "* one call timed: the first took longer than the cap",
+                 fontsize=7)
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)

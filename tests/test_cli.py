@@ -1,4 +1,5 @@
-"""The command line: `python -m vecgrad demo --small` and `python -m vecgrad bench`."""
+"""The command line: `python -m vecgrad demo --small`, `bench` (with and without
+--baselines) and `explain script.py:function`."""
 from __future__ import annotations
 
 import json
@@ -6,16 +7,25 @@ import math
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from vecgrad import cli
 from vecgrad.examples.workloads import WORKLOADS
 
+ROOT = Path(__file__).resolve().parents[1]
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "vecgrad", *args], check=False,
-                          capture_output=True, text=True, timeout=300)
+
+def run(*args: str, pre: str = "") -> subprocess.CompletedProcess:
+    """`python -m vecgrad ARGS` from the repo root; `pre` is Python run first (to hide
+    packages)."""
+    cmd = ["-m", "vecgrad", *args]
+    if pre:
+        cmd = ["-c", (f"{pre}; import sys; from vecgrad.cli import main; "
+               f"sys.exit(main({list(args)!r}))")]
+    return subprocess.run([sys.executable, *cmd], check=False, capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
 
 
 def table_rows(text: str) -> dict[str, list[str]]:
@@ -29,8 +39,12 @@ def table_rows(text: str) -> dict[str, list[str]]:
 
 
 def test_demo_small_prints_one_row_per_seed():
-    p = run("demo", "--small", "--repeat", "3")
+    p = run("demo", "--small", "--budget", "0.02")
     assert p.returncode == 0, p.stderr
+    assert p.stdout.count("Loops and maps found") == 3
+    for w in WORKLOADS.values():
+        assert f"vecgrad.explain: gradient of {w.loss.__name__}" in p.stdout
+    assert "Where the gradient's time goes" not in p.stdout  # the short form
     rows = table_rows(p.stdout)
     assert sorted(rows) == ["000", "001", "002"]
     header = [line for line in p.stdout.splitlines() if line.startswith("seed")]
@@ -59,21 +73,148 @@ def test_command_is_required():
 
 def test_bench_passes_arguments_through(tmp_path):
     out = tmp_path / "b.json"
-    p = run("bench", "--sizes", "small", "--only", "002", "--repeat", "2", "--json", str(out))
+    p = run("bench", "--sizes", "small", "--only", "000", "--repeat", "2", "--json", str(out))
     assert p.returncode == 0, p.stderr
-    assert "Cache-hit overhead" in p.stdout
-    assert sorted(table_rows(p.stdout)) == ["002"]
+    assert "Cache-hit overhead" in p.stdout and "Baselines" not in p.stdout
+    assert sorted(table_rows(p.stdout)) == ["000"]
     data = json.loads(out.read_text())
     (rec,) = data["workloads"]
-    assert rec["seed"] == "002" and rec["sizes"] == "small"
+    assert rec["seed"] == "000" and rec["sizes"] == "small"
     assert rec["grad"]["runs"] == 2
     assert set(rec["eqns"]) == {"traced", "cse", "batch", "grad"}
     assert rec["eqns"]["traced"] > 0 and rec["eqns"]["grad"] > 0
-    assert rec["value"] == pytest.approx(rec["value_numpy"], rel=1e-9)
+    assert rec["value"] == pytest.approx(rec["value_numpy"], rel=1e-5)
     assert set(data["cache_hit_overhead_s"]) == {"grad", "jit"}
+    assert "baselines" not in data
 
 
 def test_bench_rejects_unknown_seed():
     p = run("bench", "--only", "999")
     assert p.returncode == 2
     assert "unknown seed" in p.stderr
+
+
+def test_bench_plot_needs_baselines():
+    p = run("bench", "--plot", "x.png")
+    assert p.returncode == 2 and "--plot needs --baselines" in p.stderr
+
+
+# ------------------------------------------------------------------ bench --baselines
+
+ENGINES = {"torch": ["torch eager, loop", "torch eager, vectorized"],
+           "jax": ["jax jit(grad), vectorized"], "autograd": ["autograd, loop"]}
+
+
+@pytest.fixture(scope="module")
+def baselines(tmp_path_factory):
+    """One `bench --baselines --sizes small` run (000 and 002) with JSON and a plot."""
+    d = tmp_path_factory.mktemp("bench")
+    p = run("bench", "--sizes", "small", "--only", "000,002", "--repeat", "2", "--baselines",
+            "--json", str(d / "b.json"), "--plot", str(d / "b.png"))
+    assert p.returncode == 0, p.stderr
+    return p, json.loads((d / "b.json").read_text()), d / "b.png"
+
+
+def test_baselines_report_numpy_and_vecgrad(baselines):
+    p, data, _ = baselines
+    assert "Gradient, seed 000" in p.stdout and "Gradient, seed 002" in p.stdout
+    assert "x numpy fwd (min)" in p.stdout and "[baselines] 002: vecgrad grad" in p.stderr
+    by = {(r["seed"], r["engine"]): r for r in data["baselines"]}
+    for seed in ["000", "002"]:
+        ref, vec = by[seed, "numpy forward, vectorized"], by[seed, "vecgrad grad, loop"]
+        assert ref["ratio"] == 1.0 and ref["runs"] == 2 and ref["memory"] > 0
+        assert vec["ratio"] > 0 and vec["memory"] > 0 and vec["grad_err"] == 0.0
+        assert vec["min"] <= vec["median"] and vec["min"] <= vec["mean"]
+    labels = [label for group in ENGINES.values() for label in group]
+    for label in labels:  # every engine either ran or says why not
+        assert (("000", label) in by) != (label in data["skipped"]), label
+
+
+@pytest.mark.parametrize("module", sorted(ENGINES))
+def test_baseline_engine_agrees_with_vecgrad(baselines, module):
+    pytest.importorskip(module)
+    p, data, _ = baselines
+    by = {(r["seed"], r["engine"]): r for r in data["baselines"]}
+    for label in ENGINES[module]:
+        for seed in ["000", "002"]:
+            r = by[seed, label]
+            assert r["grad_err"] < 1e-4, r
+            assert r["ratio"] > 0 and r["runs"] == 2
+            assert (r["memory"] is None) == (module != "autograd")
+            assert label in p.stdout
+    if module == "jax":
+        assert all(by[s, ENGINES["jax"][0]]["compile_s"] > 0 for s in ["000", "002"])
+        assert "compile of jax jit(grad), vectorized on 000" in p.stdout
+
+
+def test_baselines_plot_is_a_png(baselines):
+    pytest.importorskip("matplotlib")
+    _, _, png = baselines
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_baselines_skip_cleanly_without_engines(tmp_path):
+    hide = "import sys; sys.modules.update(torch=None, jax=None, autograd=None, matplotlib=None)"
+    p = run("bench", "--sizes", "small", "--only", "002", "--repeat", "2", "--baselines",
+            "--plot", str(tmp_path / "x.png"), pre=hide)
+    assert p.returncode == 0, p.stderr
+    for label in [lbl for group in ENGINES.values() for lbl in group]:
+        assert f"skipped {label}: " in p.stdout and "is not installed" in p.stdout
+    assert "--plot skipped: matplotlib is not installed" in p.stdout
+    assert "vecgrad grad, loop" in p.stdout and not (tmp_path / "x.png").exists()
+
+
+# ------------------------------------------------------------------ explain
+
+
+def test_explain_example_script():
+    p = run("explain", "examples/pairwise.py:pairwise_loss", "--budget", "0.02")
+    assert p.returncode == 0, p.stderr
+    assert "vecgrad.explain: gradient of pairwise_loss" in p.stdout
+    # 16 * 4 * 16 calls of cosinesim at the sizes of examples/pairwise.py.
+    assert re.search(r"1,024 x  pairwise\.py:\d+ in cosinesim", p.stdout), p.stdout
+    assert "Memory" in p.stdout
+
+
+def test_explain_short():
+    p = run("explain", "examples/pairwise.py:pairwise_loss", "--budget", "0.02", "--short")
+    assert p.returncode == 0, p.stderr
+    assert "Loops and maps found" in p.stdout and "Memory" not in p.stdout
+
+
+def test_explain_help_documents_the_convention():
+    p = run("explain", "--help")
+    assert p.returncode == 0
+    assert "example_args()" in p.stdout and "example_argnums" in p.stdout
+
+
+def write(tmp_path: Path, text: str) -> str:
+    f = tmp_path / "user.py"
+    f.write_text(text)
+    return str(f)
+
+
+@pytest.mark.parametrize("case, message", [
+    ("missing_file", "no such file"),
+    ("missing_function", "defines no function 'nope'"),
+    ("missing_example_args", "defines no example_args()"),
+    ("not_a_tuple", "must return a tuple"),
+    ("raises_on_import", "raised ZeroDivisionError on import"),
+    ("no_colon", "expected path/to/script.py:function"),
+])
+def test_explain_errors_exit_2_without_traceback(tmp_path, case, message):
+    good = "import vecgrad.numpy as vnp\ndef f(x):\n    return vnp.sum(x * x)\n"
+    target = {  # built lazily: each case writes its own user.py
+        "missing_file": lambda: str(tmp_path / "absent.py") + ":f",
+        "missing_function": lambda: write(
+            tmp_path, good + "def example_args():\n    return (1.0,)\n") + ":nope",
+        "missing_example_args": lambda: write(tmp_path, good) + ":f",
+        "not_a_tuple": lambda: write(tmp_path, good + "def example_args():\n    return 3\n")
+        + ":f",
+        "raises_on_import": lambda: write(tmp_path, "1 / 0\n") + ":f",
+        "no_colon": lambda: "examples/pairwise.py",
+    }[case]()
+    p = run("explain", target)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr

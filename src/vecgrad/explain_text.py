@@ -16,9 +16,14 @@ def _mb(n: int) -> str:
     return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
 
 
+def _clip(text: str, width: int = 72) -> str:
+    # Long source lines would wrap the report; the file:line says where the rest is.
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def _loc(f: Found) -> str:
     from .explain import _line, _where
-    return f"{_where(f.src)} in {f.src.func}: `{_line(f.src)}`"
+    return f"{_where(f.src)} in {f.src.func}: `{_clip(_line(f.src))}`"
 
 
 def _summary(r: Report) -> list[str]:
@@ -69,7 +74,7 @@ def _hot(r: Report) -> list[str]:
         side = "backward" if h.backward else "forward "
         out.append(f"  {fmt_time(h.seconds):>9} {h.share:5.0%}  {side} {h.what}  {h.shapes}")
         if h.src:
-            out.append(f"{'':27}from {_where(h.src)}: `{_line(h.src)}`")
+            out.append(f"{'':27}from {_where(h.src)}: `{_clip(_line(h.src))}`")
     return out
 
 
@@ -97,8 +102,18 @@ def _memory(r: Report) -> list[str]:
             f"  gradient {_mb(m['gradient_peak'])} peak, {m['gradient_arrays']} arrays"]
 
 
-def render(r: Report) -> str:
+_PARTS = {"summary": _summary, "loops": _loops, "hot": _hot, "eager": _eager, "memory": _memory}
+
+
+def render(r: Report, parts: tuple[str, ...] = tuple(_PARTS)) -> str:
+    """The text report of `r`, made of the sections named in `parts` (default: all of them:
+    summary, loops, hot, eager, memory)."""
     lines = [f"vecgrad.explain: gradient of {r.name}", ""]
-    for part in (_summary, _loops, _hot, _eager, _memory):
-        lines += part(r)
+    for name in parts:
+        lines += _PARTS[name](r)
     return "\n".join(lines)
+
+
+def summary(r: Report) -> str:
+    """The short report: the Summary and the "Loops and maps found" sections."""
+    return render(r, ("summary", "loops"))

@@ -1,0 +1,133 @@
+"""`vg.explain`: the Report fields on the seed programs (small sizes) and on a recurrence."""
+from __future__ import annotations
+
+import inspect
+import math
+import os
+
+import numpy as np
+import pytest
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad.examples import seeds as S
+from vecgrad.examples.workloads import WORKLOADS
+from vecgrad.explain_text import render, summary
+
+BUDGET = 0.02
+
+
+def line_of(fun, text: str) -> int:
+    """The line number, in its file, of the first line of `fun` containing `text`."""
+    lines, start = inspect.getsourcelines(fun)
+    (off,) = [i for i, s in enumerate(lines) if text in s][:1]
+    return start + off
+
+
+def group(found, fun, text: str):
+    """The entry of `found` (batched or unbatched) at the line of `fun` containing `text`."""
+    line = line_of(fun, text)
+    file = inspect.getsourcefile(fun)
+    hits = [f for f in found if f.src.line == line and os.path.samefile(f.src.file, file)]
+    assert len(hits) == 1, [(f.src, f.count) for f in found]
+    return hits[0]
+
+
+@pytest.fixture(scope="module")
+def reports():
+    out = {}
+    for name, w in WORKLOADS.items():
+        out[name] = vg.explain(w.fresh_loss(), *w.inputs("small"), argnums=w.argnums,
+                               budget=BUDGET)
+    return out
+
+
+def sizes(name: str) -> dict:
+    return WORKLOADS[name].sizes["small"]
+
+
+def test_seed000_batched_groups_name_kernel_lines_with_trip_counts(reports):
+    r, z = reports["000"], sizes("000")
+    assert group(r.batched, S.cosinesim, "np.dot(u, v)").count == z["N"] * z["R"] * z["B"]
+    assert group(r.batched, S.pairwise, "aj = a[:, j, k]").count == z["R"] * z["B"]
+    soft = group(r.batched, S.pairwise, "vg.nn.softmax(out")
+    assert soft.count == z["B"]
+    assert any("softmax" in b for b in soft.became)
+    assert r.unbatched == []
+
+
+def test_seed001_and_002_trip_counts(reports):
+    z = sizes("001")
+    dots = group(reports["001"].batched, S.colwise, "y1[:, i] @ y[:, i]")
+    assert dots.count == z["T"] * z["batch"]
+    assert group(reports["001"].batched, S.dense, "W @ x").count == z["T"]
+    layer = group(reports["002"].batched, S.mlp, "h = W @ h + b")
+    assert layer.count == sizes("002")["n"]
+    assert any("einsum" in b for b in layer.became)
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_counts_ratio_and_memory(reports, name):
+    r = reports[name]
+    assert r.name == WORKLOADS[name].loss.__name__
+    assert {"traced", "cse", "batch", "simplify", "grad.simplify"} <= set(r.eqns)
+    # Batching merges the unrolled loops: far fewer equations than were traced.
+    assert 0 < r.eqns["batch"] * 3 < r.eqns["traced"]
+    assert r.eqns["cse"] <= r.eqns["traced"]
+    assert r.eager_ops["forward"] == r.eqns["traced"]
+    assert r.eager_ops["backward"] > 0
+    assert math.isfinite(r.ratio) and r.ratio > 0
+    assert r.ratio == pytest.approx(r.gradient.min / r.forward.min)
+    assert r.compile_seconds > 0 and set(r.compile_stages) >= {"trace", "batch", "codegen"}
+    assert r.view_zero_arrays > 0 and r.view_zero_bytes > 0
+    assert r.op_floor > 0 and r.eager_estimate > 0
+    assert set(r.memory) == {"forward_peak", "gradient_peak", "forward_arrays",
+                             "gradient_arrays"}
+    assert all(isinstance(v, int) and v > 0 for v in r.memory.values())
+    assert r.hot and all(h.seconds >= 0 and 0 <= h.share <= 1 for h in r.hot)
+
+
+def test_seed000_inplace_writes_count_buffer_writes(reports):
+    z = sizes("000")
+    write = f"seeds.py:{line_of(S.pairwise, 'out[i, j, k] = K(')}"
+    soft = f"seeds.py:{line_of(S.pairwise, 'out[:, :, k] = vg.nn.softmax')}"
+    assert reports["000"].inplace_writes == {write: z["N"] * z["R"] * z["B"], soft: z["B"]}
+    assert reports["002"].inplace_writes == {}
+
+
+def test_text_report_and_summary(reports):
+    r = reports["000"]
+    full = str(r)
+    for title in ["Summary", "Loops and maps found", "Not batched",
+                  "Where the gradient's time goes", "Why eager AD would be slow", "Memory"]:
+        assert title in full
+    short = summary(r)
+    assert "Summary" in short and "Loops and maps found" in short
+    assert "Where the gradient's time goes" not in short and "Memory" not in short
+    n = sizes("000")
+    assert f"{n['N'] * n['R'] * n['B']:>7,} x  seeds.py:{line_of(S.cosinesim, 'np.dot')}" in short
+    only_memory = render(r, ("memory",))
+    assert "Memory" in only_memory and "Summary" not in only_memory
+
+
+def rnn(W, U, xs, h0):
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t])
+    return vnp.sum(h)
+
+
+def test_recurrence_is_reported_unbatched_with_reason():
+    T, H, D = 7, 5, 3
+    rng = np.random.default_rng(0)
+    args = (0.3 * rng.standard_normal((H, H)), rng.standard_normal((H, D)),
+            rng.standard_normal((T, D)), np.zeros(H))
+    r = vg.explain(rnn, *args, argnums=(0, 1), budget=BUDGET)
+    rec = group(r.unbatched, rnn, "h = np.tanh(W @ h + U @ xs[t])")
+    assert rec.count == T
+    assert "depend" in rec.reason and "previous" in rec.reason
+    text = str(r)
+    assert "Not batched" in text and rec.reason in text
+    # The input projections U @ xs[t] do not depend on h: they still batch.
+    assert group(r.batched, rnn, "h = np.tanh(").count == T
+    assert r.inplace_writes == {}
