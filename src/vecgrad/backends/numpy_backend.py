@@ -41,6 +41,20 @@ def _last_uses(g: Graph) -> dict[Var, int]:
     return last
 
 
+def _ufunc_target(e: Any, reusable: Callable[[Any], bool]) -> int | None:
+    """Which operand an elementwise ufunc can write its result into, if any."""
+    if not isinstance(e.prim.impl, np.ufunc) or e.prim.impl.nout != 1 or not e.out.aval.shape:
+        return None  # (0-d results are NumPy scalars, which cannot be written into)
+    for k, a in enumerate(e.inputs):
+        if a.aval == e.out.aval and reusable(a) and e.inputs.count(a) == 1:
+            return k
+    return None
+
+
+def _with_out(uf: np.ufunc, k: int) -> Callable[..., np.ndarray]:
+    return lambda *xs: uf(*xs, out=xs[k])
+
+
 def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     name = re.sub(r"\W", "_", name)  # e.g. "jit_<lambda>": must be a Python identifier
     env: dict[str, Any] = {"_asarray": np.asarray, "_copy": np.array}
@@ -60,17 +74,26 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
             return consts[k]
         return names[a]
 
+    def reusable(a: Any, i: int) -> bool:
+        """`a` owns its memory, and neither it nor a view of it is read after equation i."""
+        return isinstance(a, Var) and a in fresh and root[a] is a and \
+            all(last.get(v, -1) <= i for v in aliases[a])
+
     body = []
     for i, e in enumerate(g.eqns):
         fn = e.prim.lowered(e.params, [a.aval for a in e.inputs])
         base = e.inputs[0] if e.inputs else None
-        if e.prim.inplace is not None and isinstance(base, Var) and base in fresh \
-                and root[base] is base and all(last.get(v, -1) <= i for v in aliases[base]):
+        k = _ufunc_target(e, lambda a: reusable(a, i))
+        if e.prim.inplace is not None and reusable(base, i):
             fn = functools.partial(e.prim.inplace, **e.params)
             r = e.out  # base is dead: its memory now belongs to the result
             fresh.add(e.out)
-        elif e.prim.view and isinstance(base, Var):
-            r = root[base]
+        elif k is not None:  # elementwise into a dead operand's buffer (NumPy's out=)
+            fn = _with_out(e.prim.impl, k)
+            r = e.out
+            fresh.add(e.out)
+        elif e.prim.view:  # shares memory with its input (a constant's view owns nothing)
+            r = root[base] if isinstance(base, Var) else e.out
         else:
             r = e.out
             fresh.add(e.out)

@@ -169,7 +169,7 @@ where = elementwise("where", np.where,
 
 
 def _cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    return x.astype(dtype, copy=False)
+    return x.astype(dtype)  # always a copy: the result may be written in place later
 
 
 def _cast_vjp(g: Any, ans: Any, x: Any, dtype: np.dtype) -> tuple:

@@ -106,10 +106,14 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         if work < 4096:
             return loop
         return _fastest([mm, loop], shapes, dtypes or [np.dtype(np.float64)] * len(shapes))
-    if len(ins) == 1:
-        return lambda x: np.einsum(spec, x)
+    if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
+        return lambda x: _owned(np.einsum(spec, x), x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
     return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _owned(r: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return r.copy() if isinstance(r, np.ndarray) and np.may_share_memory(r, x) else r
 
 
 def _fastest(cands: list[Callable], shapes: list, dtypes: list) -> Callable:
