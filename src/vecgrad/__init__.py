@@ -11,32 +11,33 @@ from . import nn, numpy
 from .api import Transformed, grad, jit, value_and_grad, vjp
 from .checks import GradCheckError, check_grads
 from .errors import (
-                     ConcretizationError,
-                     ReadOnlyError,
-                     ShapeError,
-                     TracedIntoNumpyError,
-                     TraceError,
-                     VecgradError,
+    ConcretizationError,
+    ReadOnlyError,
+    ShapeError,
+    TracedIntoNumpyError,
+    TraceError,
+    VecgradError,
 )
-from .show import show
 from .explain import explain
+from .show import show
 
 __version__ = "0.1.0"
 __all__ = [
-                     "ConcretizationError",
-                     "GradCheckError",
-                     "ReadOnlyError",
-                     "ShapeError",
-                     "TraceError",
-                     "TracedIntoNumpyError",
-                     "Transformed",
-                     "VecgradError",
-                     "check_grads",
-                     "grad",
-                     "jit",
-                     "nn",
-                     "numpy",
-                     "show",
-                     "value_and_grad",
-                     "vjp",
+    "ConcretizationError",
+    "GradCheckError",
+    "ReadOnlyError",
+    "ShapeError",
+    "TraceError",
+    "TracedIntoNumpyError",
+    "Transformed",
+    "VecgradError",
+    "check_grads",
+    "explain",
+    "grad",
+    "jit",
+    "nn",
+    "numpy",
+    "show",
+    "value_and_grad",
+    "vjp",
 ]

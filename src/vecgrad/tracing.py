@@ -9,10 +9,10 @@ as NumPy's aliasing does.
 from __future__ import annotations
 
 import contextvars
-import os
-from collections import Counter
 import dis
+import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, Self
 
@@ -33,7 +33,7 @@ class Builder:
         self.inputs = list(inputs)
         self.eqns: list[Eqn] = []
         self.src: Src | None = None  # set by transformations: the source line being derived
-        self.limit = int(os.environ.get("VECGRAD_MAX_EQNS", 4_000_000))
+        self.limit = int(os.environ.get("VECGRAD_MAX_EQNS", "4000000"))
 
     def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
         if len(self.eqns) >= self.limit:

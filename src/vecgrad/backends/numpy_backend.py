@@ -83,7 +83,7 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     for i, e in enumerate(g.eqns):
         fn = e.prim.lowered(e.params, [a.aval for a in e.inputs])
         base = e.inputs[0] if e.inputs else None
-        k = _ufunc_target(e, lambda a: reusable(a, i))
+        k = _ufunc_target(e, functools.partial(reusable, i=i))
         if e.prim.inplace is not None and reusable(base, i):
             fn = functools.partial(e.prim.inplace, **e.params)
             r = e.out  # base is dead: its memory now belongs to the result
