@@ -40,7 +40,7 @@ def bar_chart(recs: list[dict], names: list[str], path: str, title: str) -> None
     if any(r["capped"] for r in recs):
         fig.text(0.01, 0.01, "* one call timed: the first took longer than the cap",
                  fontsize=7)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.03, 1, 1))  # keep the footnote clear of the tick labels
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
