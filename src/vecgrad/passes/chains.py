@@ -10,6 +10,8 @@
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Any
 
 import numpy as np
@@ -41,9 +43,10 @@ class Node:
         self.eqns = eqns  # the equations a collective node replaces
 
 
-def pattern_of(idx: tuple) -> tuple[tuple, list[int], tuple[int, ...]]:
+@functools.lru_cache(maxsize=65536)
+def pattern_of(idx: tuple) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
     """Split a basic index into (pattern with ints as -1, int axes, int values)."""
-    axes = [i for i, k in enumerate(idx) if isinstance(k, int)]
+    axes = tuple(i for i, k in enumerate(idx) if isinstance(k, int))
     pat = tuple(-1 if isinstance(k, int) else k for k in idx)
     return pat, axes, tuple(idx[i] for i in axes)
 
@@ -99,7 +102,11 @@ def build_nodes(g: Graph) -> list[Node]:
     n_uses = uses(g)
     nodes: list[Node] = []
     open_: dict[Var, Node] = {}  # the newest version of each chain -> its node
+    chain_prims = (P.setitem, P.setitem_add, P.add)
     for e in g.eqns:
+        if e.prim not in chain_prims:  # the common case, quickly
+            nodes.append(Node("eqn", e.out, e.inputs, e, e.src))
+            continue
         head = e.inputs[0] if e.inputs and isinstance(e.inputs[0], Var) else None
         cand = open_.get(head) or (open_.get(e.inputs[1]) if len(e.inputs) > 1 and
                                    isinstance(e.inputs[1], Var) else None)

@@ -29,6 +29,11 @@ def make_spec(ins: list[str], out: str) -> str:
 
 
 def _einsum_shape(*xs: Aval, spec: str) -> Aval:
+    return _einsum_shape_cached(spec, xs)
+
+
+@functools.lru_cache(maxsize=8192)
+def _einsum_shape_cached(spec: str, xs: tuple[Aval, ...]) -> Aval:
     ins, out = parse_spec(spec)
     if len(ins) != len(xs):
         raise ShapeError(f"einsum '{spec}' expects {len(ins)} operands, got {len(xs)}")
@@ -101,7 +106,7 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         loop = lambda x, y: np.einsum(spec, x, y)
         dims = {c: d for t, sh in zip(ins, shapes) for c, d in zip(t, sh)}
         work = int(np.prod(list(dims.values()), dtype=np.float64))
-        if work > 5e7:
+        if work > 2e6:
             return mm
         if work < 4096:
             return loop

@@ -130,7 +130,7 @@ def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
             raise IndexError(f"unsupported index {k!r}: use ints, slices, None, ..., or "
                              "integer/boolean NumPy arrays")
     out += [Sl(0, d, 1) for d in shape[ax:]]
-    return tuple(out)
+    return tuple(out) if any(isinstance(k, Adv) for k in out) else BasicIndex(out)
 
 
 def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
@@ -149,7 +149,7 @@ def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
         else:
             return None
     out += [Sl(0, d, 1) for d in shape[len(key):]]
-    return tuple(out)
+    return BasicIndex(out)
 
 
 def _norm_int(i: int, dim: int, ax: int) -> int:
@@ -158,8 +158,14 @@ def _norm_int(i: int, dim: int, ax: int) -> int:
     return i + dim if i < 0 else i
 
 
+class BasicIndex(tuple):
+    """A normalized index known to hold no integer arrays (so `is_basic` need not look)."""
+
+    __slots__ = ()
+
+
 def is_basic(idx: tuple) -> bool:
-    return not any(isinstance(k, Adv) for k in idx)
+    return type(idx) is BasicIndex or not any(isinstance(k, Adv) for k in idx)
 
 
 def to_key(idx: tuple) -> tuple:
