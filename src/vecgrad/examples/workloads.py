@@ -9,13 +9,14 @@ from __future__ import annotations
 import functools
 import statistics
 import time
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+# One tracemalloc peak for explain and the benchmark (explain's helper; it could live in timing).
+from ..explain import _peak as peak_memory
 from ..timing import Stats, _sample, fmt_time, measure, table
 from . import seeds as S
 
@@ -182,12 +183,3 @@ def trial(fn: Callable[[], Any], repeat: int | None = None, budget: float = 1.0,
     return Trial(min(samples), statistics.median(samples), statistics.fmean(samples),
                  len(samples), number, peak)
 
-
-def peak_memory(fn: Callable[[], Any]) -> int:
-    """The tracemalloc peak, in bytes, of one call of `fn()` (NumPy and Python allocations)."""
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
