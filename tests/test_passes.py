@@ -316,7 +316,35 @@ def _check_einsum_by_one(g0, g1):
     assert len(e.inputs) == 2 and not any(isinstance(a, Const) for a in e.inputs)
 
 
+def _rule_softmax(x):
+    e = vnp.exp(x - vnp.max(x, axis=1, keepdims=True))
+    return e / vnp.sum(e, axis=1, keepdims=True)
+
+
+def _check_softmax(g0, g1):
+    assert "exp" in prims(g0) and prims(g1) == ["softmax"]
+    assert g1.eqns[0].params["axis"] == 1
+
+
+def _rule_logsumexp_shifted(x):
+    m = vnp.max(x, axis=0)
+    return vnp.log(vnp.sum(vnp.exp(x - m), axis=0)) + m
+
+
+def _rule_logsumexp_plain(x):
+    return vnp.log(vnp.sum(vnp.exp(x), axis=1, keepdims=True))
+
+
+def _check_logsumexp(g0, g1):
+    assert "exp" in prims(g0) and "exp" not in prims(g1) and "log" not in prims(g1)
+    assert prims(g1).count("logsumexp") == 1
+
+
 RULE_TESTS = {
+    "exp(x - max x) / sum(exp(x - max x)) = softmax(x)": (_rule_softmax, _check_softmax),
+    "log(sum(exp(x - m))) + m = logsumexp(x), m = max x": (_rule_logsumexp_shifted,
+                                                            _check_logsumexp),
+    "log(sum(exp(x))) = logsumexp(x)": (_rule_logsumexp_plain, _check_logsumexp),
     "x * 1 = x": (_rule_times_one, _check_times_one),
     "x + 0 = x": (_rule_plus_zero, _check_plus_zero),
     "x + x = 2 * x": (_rule_double, _check_double),

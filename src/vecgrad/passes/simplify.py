@@ -7,6 +7,7 @@ from .. import primitives as P
 from ..ir import Const, Eqn, Graph
 from ..primitives.linalg import make_spec, parse_spec
 from .contract import einsum_of_broadcast, sum_of_product
+from .fusion import logsumexp_pattern, softmax_pattern
 from .rewrite import Ctx, Rule, rewrite
 
 
@@ -87,6 +88,9 @@ RULES: list[Rule] = [
     Rule(P.broadcast_to, _same_shape, "broadcast_to(x, x.shape) = x"),
     Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
     Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
+    Rule(P.div, softmax_pattern, "exp(x - max x) / sum(exp(x - max x)) = softmax(x)"),
+    Rule(P.add, logsumexp_pattern, "log(sum(exp(x - m))) + m = logsumexp(x), m = max x"),
+    Rule(P.log, logsumexp_pattern, "log(sum(exp(x))) = logsumexp(x)"),
     Rule(P.reduce_sum, sum_of_product, "sum(a * b, axes) = einsum(a, b): no product array"),
     Rule(P.einsum, einsum_of_broadcast,
          "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy"),
