@@ -10,7 +10,6 @@ from __future__ import annotations
 import linecache
 import os
 import time
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +20,8 @@ from . import primitives as P
 from .api import grad, jit
 from .autodiff import vjp_graph
 from .backends.profile import profile_graph
-from .ir import Const, Eqn, Graph, Src
-from .timing import Stats, measure
+from .ir import Eqn, Graph, Src, Var
+from .timing import Stats, measure, peak_memory
 
 
 @dataclass
@@ -128,10 +127,34 @@ def _op_floor() -> float:
     return measure(lambda: np.multiply(x, x), budget=0.05).min
 
 
+def _backward_ops(traced: Graph, wrt: list[int]) -> int:
+    """Operations an eager tape would run backward: for each differentiable equation, the
+    size of its VJP (measured once per kind of equation on a one-equation graph)."""
+    active = {traced.inputs[i] for i in wrt}
+    per_kind: dict[tuple, int] = {}
+    total = 0
+    for e in traced.eqns:
+        flags = tuple(isinstance(a, Var) and a in active for a in e.inputs)
+        if e.prim.vjp is None or not any(flags):
+            continue
+        active.add(e.out)
+        key = (e.prim, e.params, tuple(a.aval for a in e.inputs), flags)
+        if key not in per_kind:
+            per_kind[key] = _vjp_size(e, flags)
+        total += per_kind[key]
+    return total
+
+
+def _vjp_size(e: Eqn, flags: tuple[bool, ...]) -> int:
+    ins = [Var(a.aval) for a in e.inputs]
+    one = Eqn(e.prim, tuple(ins), e.params, Var(e.out.aval), e.src)
+    g = Graph(tuple(ins), (one,), (one.out,))
+    back = vjp_graph(g, [i for i, f in enumerate(flags) if f])
+    return len(back.eqns) - 1
+
+
 def _eager_counts(traced: Graph, wrt: list[int]) -> tuple[dict[str, int], int, int]:
-    seeds = [Const(np.ones((), traced.outputs[0].aval.dtype))] + [None] * (len(traced.outputs) - 1)
-    back = vjp_graph(traced, wrt, seeds)
-    n_back = len(back.eqns) - len(traced.eqns)
+    n_back = _backward_ops(traced, wrt)
     active_reads = [e for e in traced.eqns if e.prim is P.getitem]
     zero_bytes = sum(e.inputs[0].aval.size * e.inputs[0].aval.dtype.itemsize
                      for e in active_reads)
@@ -145,15 +168,6 @@ def _inplace(traced: Graph) -> dict[str, int]:
             k = _where(e.src)
             out[k] = out.get(k, 0) + 1
     return out
-
-
-def _peak(fn: Callable[[], Any]) -> int:
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
 
 
 def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float = 0.5,
@@ -182,8 +196,8 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
         batched=_found(notes, "batched"), unbatched=_found(notes, "sequential"),
         hot=_hot(entry, leaves, top), eager_ops=eager, op_floor=_op_floor(),
         view_zero_arrays=n_zero, view_zero_bytes=zero_bytes, inplace_writes=_inplace(traced),
-        memory={"forward_peak": _peak(lambda: j_fn(*args)),
-                "gradient_peak": _peak(lambda: g_fn(*args)),
+        memory={"forward_peak": peak_memory(lambda: j_fn(*args)),
+                "gradient_peak": peak_memory(lambda: g_fn(*args)),
                 "forward_arrays": _fresh(entry.stages["simplify"]),
                 "gradient_arrays": _fresh(entry.stages["final"])})
 

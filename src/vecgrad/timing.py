@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import statistics
 import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,16 @@ def _sample(fn: Callable[[], Any], number: int) -> float:
     for _ in range(number):
         fn()
     return (time.perf_counter() - t0) / number
+
+
+def peak_memory(fn: Callable[[], Any]) -> int:
+    """Peak bytes that NumPy and Python allocate during one call of `fn()` (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
 
 
 def fmt_time(s: float) -> str:

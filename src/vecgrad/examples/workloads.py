@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 # One tracemalloc peak for explain and the benchmark (explain's helper; it could live in timing).
-from ..explain import _peak as peak_memory
-from ..timing import Stats, _sample, fmt_time, measure, table
+from ..timing import Stats, _sample, fmt_time, measure, peak_memory, table
 from . import seeds as S
 
 # Re-exported: bench/run.py and the CLI import the timer from here.
