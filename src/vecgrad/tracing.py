@@ -34,6 +34,7 @@ class Builder:
         self.eqns: list[Eqn] = []
         self.src: Src | None = None  # set by transformations: the source line being derived
         self.limit = int(os.environ.get("VECGRAD_MAX_EQNS", "4000000"))
+        self._captured: dict[int, tuple] = {}  # id(array) -> (array, its constant)
 
     def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
         if len(self.eqns) >= self.limit:
@@ -42,6 +43,15 @@ class Builder:
         out = Var(aval)
         self.eqns.append(Eqn(prim, tuple(atoms), Params(params), out, self.src or user_src(3)))
         return out
+
+    def capture(self, x: np.ndarray | np.generic) -> Const:
+        """A NumPy array used by the traced code becomes a constant holding its value at
+        trace time (a copy: later changes to the array do not reach compiled code). Copied
+        once per trace, however many operations use it."""
+        hit = self._captured.get(id(x))
+        if hit is None or hit[0] is not x:
+            hit = self._captured[id(x)] = (x, Const(np.array(x, copy=True)))
+        return hit[1]
 
     def build(self, outputs: Sequence[Atom], notes: tuple = ()) -> Graph:
         return Graph(tuple(self.inputs), tuple(self.eqns), tuple(outputs), notes)
@@ -96,7 +106,8 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = ()) -> Atom:
     if _is_scalar(x):
         return Const(np.asarray(x, np.result_type(*dtypes, x) if dtypes else None))
     if isinstance(x, (np.ndarray, np.generic)):
-        return Const(x)
+        b = _current.get()
+        return b.capture(x) if b is not None else Const(x)
     if isinstance(x, (list, tuple)):
         from . import numpy as vnp
         return to_atom(vnp.asarray(x), dtypes)
