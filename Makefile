@@ -2,7 +2,11 @@
 PY ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+# Extras to install: `make test` needs only "test"; CI adds the optional engines (jax, torch),
+# whose tests skip cleanly when they are absent.
+EXTRAS ?= test
+comma := ,
 
 .PHONY: test demo bench lint clean
 
@@ -11,11 +15,11 @@ $(VPY):
 
 $(STAMP): $(VPY) pyproject.toml
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e ".[test]"
+	$(VPY) -m pip install -q -e ".[$(EXTRAS)]"
 	touch $(STAMP)
 
 test: $(STAMP)
-	$(VPY) -m ruff check src tests bench
+	$(VPY) -m ruff check src tests bench examples
 	VECGRAD_TYPECHECK=1 $(VPY) -m pytest -q tests
 
 demo: $(STAMP)
@@ -25,7 +29,7 @@ bench: $(STAMP)
 	$(VPY) bench/run.py
 
 lint: $(STAMP)
-	$(VPY) -m ruff check src tests bench
+	$(VPY) -m ruff check src tests bench examples examples
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
