@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 
+import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad import passes
 from vecgrad import primitives as P
@@ -149,17 +150,14 @@ BATCH_GOLDEN = """\
   z:f64[] = reduce_sum[axes=(0, 1)] y
   in (z) }"""
 
-# out[i, j] = sum_w exp(a[w, i]) b[w, j]: one exp over a's columns, one contraction, and the
-# buffer is the transpose of the batched value
+# out[i, j] = sum_w exp(a[w, i]) b[w, j]: one exp over a in its own layout, one contraction
+# (the batching transposes vanish into the einsums), as one would write it by hand
 SIMPLIFY_GOLDEN = """\
 { lambda a:f64[4,3] b:f64[4,2] .
-  c:f64[3,4] = transpose[perm=(1, 0)] a
-  d:f64[2,4] = transpose[perm=(1, 0)] b
-  e:f64[3,4] = exp c
-  f:f64[2,3] = einsum[spec=db,cb->cd] e d
-  g:f64[3,2] = transpose[perm=(1, 0)] f
-  h:f64[] = einsum[spec=ab,ab->] g g
-  in (h) }"""
+  c:f64[4,3] = exp a
+  d:f64[2,3] = einsum[spec=bd,bc->cd] c b
+  e:f64[] = einsum[spec=ab,ab->] d d
+  in (e) }"""
 
 
 def test_batch_golden_and_equivalent():
@@ -340,7 +338,42 @@ def _check_logsumexp(g0, g1):
     assert prims(g1).count("logsumexp") == 1
 
 
+def _rule_elementwise_of_transposes(x):
+    return P.add(vnp.exp(x).T, P.mul(x.T, 2.0))
+
+
+def _check_elementwise_of_transposes(g0, g1):
+    (t,) = [e for e in g1.eqns if e.prim is P.transpose]
+    assert t.out in g1.outputs  # one transpose, of the result; exp/mul/add in x's layout
+
+
+def _rule_reduction_of_transpose(x):
+    return vnp.sum(vnp.exp(x).T * 1.5, axis=0), vg.nn.softmax(vnp.exp(x).T, axis=0)
+
+
+def _check_reduction_of_transpose(g0, g1):
+    (sm,) = [e for e in g1.eqns if e.prim is P.softmax]
+    assert sm.params["axis"] == 1 and not defined_by(g1, sm.inputs[0], P.transpose)
+
+
+def _rule_einsum_of_transpose(x):
+    y = vnp.exp(x)
+    return P.einsum(y.T, x.T, spec="ij,ij->i")
+
+
+def _check_einsum_of_transpose(g0, g1):
+    assert "transpose" not in prims(g1)
+    (e,) = [e for e in g1.eqns if e.prim is P.einsum]
+    assert e.params["spec"] == "ji,ji->i"
+
+
 RULE_TESTS = {
+    "f(x.T, y.T) = f(x, y).T": (_rule_elementwise_of_transposes,
+                                _check_elementwise_of_transposes),
+    "reduce(x.T, axes) = reduce(x, axes').T": (_rule_reduction_of_transpose,
+                                               _check_reduction_of_transpose),
+    "einsum(.., x.T, ..) = einsum(.., x, ..), letters permuted": (_rule_einsum_of_transpose,
+                                                                   _check_einsum_of_transpose),
     "exp(x - max x) / sum(exp(x - max x)) = softmax(x)": (_rule_softmax, _check_softmax),
     "log(sum(exp(x - m))) + m = logsumexp(x), m = max x": (_rule_logsumexp_shifted,
                                                             _check_logsumexp),
@@ -378,10 +411,11 @@ def test_rule(algebra):
     g1 = passes.simplify(g0)
     check(g0, g1)
     assert_equivalent(g0, g1)
-    # the rule alone (not the others) also fires and is sound
-    (rule,) = [r for r in RULES if r.algebra == algebra]
+    # the rule alone (not the others) also fires and is sound; a rule for a family of
+    # primitives (e.g. every elementwise one) is one Rule per primitive with one algebra
+    rules = [r for r in RULES if r.algebra == algebra]
     from vecgrad.passes.rewrite import rewrite
-    g2 = rewrite(g0, [rule])
+    g2 = rewrite(g0, rules)
     assert len(g2.eqns) < len(g0.eqns) or prims(g2) != prims(g0)
     assert_equivalent(g0, g2)
 

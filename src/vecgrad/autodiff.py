@@ -8,6 +8,7 @@ accumulated into one buffer per array instead of one dense zero array per read.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,14 +36,17 @@ class _Accum:
     def __init__(self) -> None:
         self.dense: list[Tracer] = []
         self.sparse: list[P.Sparse] = []
+        self.src = None  # the line of the first use: where the accumulation is reported
 
-    def add(self, ct: Tracer | P.Sparse, aval: Aval) -> None:
+    def add(self, ct: Tracer | P.Sparse, aval: Aval, src: Any = None) -> None:
+        self.src = self.src or src
         if isinstance(ct, P.Sparse):
             self.sparse.append(ct)
         else:
             self.dense.append(_unbroadcast(ct, aval))
 
     def total(self, b: Builder, aval: Aval) -> Tracer:
+        b.src = b.src or self.src
         acc = None
         for d in self.dense:
             acc = d if acc is None else acc + d
@@ -91,7 +95,7 @@ def vjp_graph(g: Graph, wrt: Sequence[int], seeds: Sequence[Atom | None] | None 
             for x, c in zip(e.inputs, cts):
                 if c is not None and isinstance(x, Var) and x in active \
                         and x.aval.dtype.kind in "fc":
-                    acc.setdefault(x, _Accum()).add(c, x.aval)
+                    acc.setdefault(x, _Accum()).add(c, x.aval, e.src)
         b.src = None
         grads: list[Atom] = []
         for i in wrt:

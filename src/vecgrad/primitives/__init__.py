@@ -33,6 +33,7 @@ class Primitive:
     view: bool = False  # impl may return a view of its first input (no fresh memory)
     inplace: Callable[..., np.ndarray] | None = None  # impl that may overwrite input 0
     lower: Callable[..., Callable] | None = None  # (in_avals, **params) -> fast callable
+    elementwise: bool = False  # out[i] depends on in[i] only (with NumPy broadcasting)
 
     def lowered(self, params: dict, avals: list[Aval]) -> Callable[..., np.ndarray]:
         """The callable that generated code invokes, with the static params bound."""

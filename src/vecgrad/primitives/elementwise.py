@@ -92,7 +92,8 @@ def elementwise(name: str, fn: Callable, vjp: Callable | None, **kw: Any) -> Pri
         shape = _broadcast(*[a.shape for a in avals])
         ps = tuple(sorted(params.items())) if params else ()
         return Aval(shape, _out_dtype(fn, ps, *[a.dtype for a in avals]))
-    return register(Primitive(name, fn, shape_rule, vjp, batch_elementwise(name), **kw))
+    return register(Primitive(name, fn, shape_rule, vjp, batch_elementwise(name),
+                              elementwise=True, **kw))
 
 
 def unary(name: str, fn: Callable, vjp: Callable | None) -> Primitive:
