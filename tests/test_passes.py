@@ -155,7 +155,7 @@ BATCH_GOLDEN = """\
 SIMPLIFY_GOLDEN = """\
 { lambda a:f64[4,3] b:f64[4,2] .
   c:f64[4,3] = exp a
-  d:f64[2,3] = einsum[spec=bd,bc->cd] c b
+  d:f64[2,3] = einsum[spec=cb,ca->ab] c b
   e:f64[] = einsum[spec=ab,ab->] d d
   in (e) }"""
 
@@ -367,7 +367,22 @@ def _check_einsum_of_transpose(g0, g1):
     assert e.params["spec"] == "ji,ji->i"
 
 
+def _rule_elementwise_of_broadcasts(x):
+    # a kernel's per-pair scalars: y[i] broadcast over j, flattened, times z[i, j]
+    y = P.reshape(P.broadcast_to(P.reshape(vnp.exp(x[:, 0]), shape=(2, 1)), shape=(2, 3)),
+                  shape=(6,))
+    return P.mul(y, P.reshape(vnp.tanh(x), shape=(6,)))
+
+
+def _check_elementwise_of_broadcasts(g0, g1):
+    assert "broadcast_to" in prims(g0) and "broadcast_to" not in prims(g1)
+    (m,) = [e for e in g1.eqns if e.prim is P.mul]
+    assert m.out.aval.shape == (2, 3) and {a.aval.shape for a in m.inputs} == {(2, 1), (2, 3)}
+
+
 RULE_TESTS = {
+    "f(bcast(y), x) = f(y, x) by NumPy broadcasting": (_rule_elementwise_of_broadcasts,
+                                                        _check_elementwise_of_broadcasts),
     "f(x.T, y.T) = f(x, y).T": (_rule_elementwise_of_transposes,
                                 _check_elementwise_of_transposes),
     "reduce(x.T, axes) = reduce(x, axes').T": (_rule_reduction_of_transpose,

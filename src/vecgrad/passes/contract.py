@@ -154,9 +154,26 @@ def _factors(x: Any, ctx: Any) -> tuple | None:
     return None
 
 
+def _summed_axes(e: Eqn, ctx: Any) -> tuple[Any, set[int], bool] | None:
+    """The product summed by e = reduce_sum(x, axes), with x the product or a reshape of it
+    that merges its axes: (product var, its summed axes, whether a reshape sits between)."""
+    x, axes = e.inputs[0], set(e.params["axes"])
+    r = ctx.def_of(x, P.reshape)
+    if r is None or ctx.n_uses(x) != 1:
+        return x, axes, False
+    m = r.inputs[0]
+    ref = refine(m.aval.shape, x.aval.shape)
+    if ref is None or tuple(ref[0]) != m.aval.shape:
+        return None  # not a pure merge of m's axes
+    return m, {a for d in axes for a in ref[2][d]}, True
+
+
 def sum_of_product(e: Eqn, ctx: Any) -> Any:
     """reduce_sum(a * b, axes) -> einsum: the product is never materialized."""
-    x = e.inputs[0]
+    found = _summed_axes(e, ctx)
+    if found is None:
+        return None
+    x, axes, merged = found
     fs = _factors(x, ctx)
     if fs is None or ctx.n_uses(x) != 1 or x.aval.dtype.kind != "f":
         return None
@@ -169,10 +186,13 @@ def sum_of_product(e: Eqn, ctx: Any) -> Any:
         shape = tuple(f.aval.shape[i] for i in keep)
         ops.append(_reshape(ctx, f, shape, e))
         subs.append("".join(letters[off + i] for i in keep))
-    out = "".join(c for i, c in enumerate(letters) if i not in e.params["axes"])
+    out = "".join(c for i, c in enumerate(letters) if i not in axes)
     if any(c not in "".join(subs) for c in out):
         return None  # an output axis only broadcasting makes: keep the product
-    return P.einsum, tuple(ops), {"spec": make_spec(subs, out)}
+    if not merged:
+        return P.einsum, tuple(ops), {"spec": make_spec(subs, out)}
+    res = ctx.emit(P.einsum, tuple(ops), {"spec": make_spec(subs, out)}, e.src)
+    return P.reshape, (res,), {"shape": e.out.aval.shape}
 
 
 # ---------------------------------------------------------------- reassociating contractions

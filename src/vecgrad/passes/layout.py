@@ -79,3 +79,64 @@ def einsum_of_transpose(e: Eqn, ctx: Any) -> Any:
     if not changed:
         return None
     return P.einsum, tuple(ops), {"spec": make_spec(new_ins, out)}
+
+
+def _refined(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    from .contract import refine
+    R = shapes[0]
+    for s in shapes[1:]:
+        r = refine(R, s)
+        if r is None:
+            return None
+        R = tuple(r[0])
+    return R
+
+
+def _operand_in(a: Any, ctx: Any, R: tuple[int, ...]) -> Any:
+    """The operand `a` (of the output's shape) as an array of shape R, or with unit axes where
+    it is a broadcast (NumPy then broadcasts it for free)."""
+    from .contract import _broadcast_source, refine
+    src = _broadcast_source(a, ctx)
+    if src is None or ctx.def_of(src[0], P.broadcast_to) is not None:
+        return a, R
+    y, S = src
+    ypad = (1,) * (len(S) - y.aval.ndim) + y.aval.shape
+    ref = refine(S, R)
+    if ref is None or tuple(ref[0]) != R:
+        return None, None  # unit axes placed differently: no common layout
+    gS = ref[1]
+    shape = tuple(d for s, rs in enumerate(gS) for d in
+                  ([1] * len(rs) if ypad[s] == 1 and S[s] != 1 else [R[r] for r in rs]))
+    return y, shape
+
+
+def elementwise_of_broadcasts(e: Eqn, ctx: Any) -> Any:
+    """f(reshape(broadcast(y)), x) = reshape(f(y', x')) with NumPy's implicit broadcasting:
+    y' keeps unit axes instead of copies (y' and x' are reshapes, which are free)."""
+    from .contract import _broadcast_source
+    out = e.out.aval.shape
+    if not e.prim.elementwise or not out:
+        return None
+    srcs = [None if a.aval.ndim == 0 else _broadcast_source(a, ctx) for a in e.inputs]
+    if any(a.aval.ndim and a.aval.shape != out for a in e.inputs) or not any(
+            s is not None and ctx.def_of(s[0], P.broadcast_to) is None and
+            len(s[1]) >= s[0].aval.ndim and s[0].aval.size < a.aval.size
+            for s, a in zip(srcs, e.inputs)):
+        return None
+    R = _refined([out] + [s[1] for s in srcs if s is not None])
+    if R is None or R == out:
+        return None
+    ops = []
+    for a in e.inputs:
+        if a.aval.ndim == 0:
+            ops.append(a)
+            continue
+        y, shape = _operand_in(a, ctx, R)
+        if y is None:
+            return None
+        ops.append(y if y.aval.shape == shape else
+                   ctx.emit(P.reshape, (y,), {"shape": shape}, e.src))
+    r = ctx.emit(e.prim, tuple(ops), dict(e.params), e.src)
+    if r.aval.shape != R:
+        r = ctx.emit(P.broadcast_to, (r,), {"shape": R}, e.src)
+    return P.reshape, (r,), {"shape": out}

@@ -8,7 +8,12 @@ from ..ir import Const, Eqn, Graph
 from ..primitives.linalg import make_spec, parse_spec
 from .contract import einsum_of_broadcast, sum_of_product
 from .fusion import logsumexp_pattern, softmax_pattern
-from .layout import einsum_of_transpose, elementwise_of_transposes, reduction_of_transpose
+from .layout import (
+    einsum_of_transpose,
+    elementwise_of_broadcasts,
+    elementwise_of_transposes,
+    reduction_of_transpose,
+)
 from .rewrite import Ctx, Rule, rewrite
 
 
@@ -93,6 +98,8 @@ RULES: list[Rule] = [
     Rule(P.add, logsumexp_pattern, "log(sum(exp(x - m))) + m = logsumexp(x), m = max x"),
     Rule(P.log, logsumexp_pattern, "log(sum(exp(x))) = logsumexp(x)"),
     *[Rule(p, elementwise_of_transposes, "f(x.T, y.T) = f(x, y).T")
+      for p in P.REGISTRY.values() if p.elementwise],
+    *[Rule(p, elementwise_of_broadcasts, "f(bcast(y), x) = f(y, x) by NumPy broadcasting")
       for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, reduction_of_transpose, "reduce(x.T, axes) = reduce(x, axes').T")
       for p in (P.reduce_sum, P.reduce_max, P.reduce_min, P.softmax, P.logsumexp)],

@@ -106,8 +106,8 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         loop = lambda x, y: np.einsum(spec, x, y)
         dims = {c: d for t, sh in zip(ins, shapes) for c, d in zip(t, sh)}
         work = int(np.prod(list(dims.values()), dtype=np.float64))
-        if work > 2e6:
-            return mm
+        if work > 2e6:  # too big to time at compile time: decide by layout
+            return loop if _matvec_needing_copy(ins[0], ins[1], out, shapes) else mm
         if work < 4096:
             return loop
         return _fastest([mm, loop], shapes, dtypes or [np.dtype(np.float64)] * len(shapes))
@@ -115,6 +115,16 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         return lambda x: _owned(np.einsum(spec, x), x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
     return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _matvec_needing_copy(a: str, b: str, out: str, shapes: list) -> bool:
+    """A batched matrix-vector product whose matmul form would first copy the big operand
+    into batch-major order: NumPy's einsum loop reads it in place and wins."""
+    batch = [c for c in out if c in a and c in b]
+    fa = [c for c in a if c in out and c not in b]
+    fb = [c for c in b if c in out and c not in a]
+    big = a if np.prod(shapes[0]) >= np.prod(shapes[1]) else b
+    return bool(batch) and not (fa and fb) and big[:len(batch)] != "".join(batch)
 
 
 def _owned(r: np.ndarray, x: np.ndarray) -> np.ndarray:
