@@ -71,6 +71,10 @@ class _Batcher:
                                   for r in reads):
             pos = np.array([r[3] for r in reads], dtype=np.int64).reshape(len(atoms), len(r0[3]))
             return grid_read(r0[0], r0[1], list(r0[2]), pos), True
+        hits = [self.rows.get(a) for a in atoms]
+        g0 = hits[0][0] if hits[0] is not None else None
+        if g0 is not None and all(h is not None and h[0] is g0 for h in hits):
+            return realize_rows(g0, np.fromiter((h[1] for h in hits), np.int64, len(hits))), True
         runs: list[tuple[Any, list[Atom]]] = []
         for a in atoms:
             s = self.source(a) if isinstance(a, Var) and a in self.rows else ("other",)

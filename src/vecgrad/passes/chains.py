@@ -109,6 +109,8 @@ def build_nodes(g: Graph) -> list[Node]:
         head = e.inputs[0] if e.inputs and isinstance(e.inputs[0], Var) else None
         cand = open_.get(head) or (open_.get(e.inputs[1]) if len(e.inputs) > 1 and
                                    isinstance(e.inputs[1], Var) else None)
+        if cand is not None and cand.kind == "eqn" and e.prim is P.add:
+            _promote(cand)  # a second add continues the first: now it is a chain
         if cand is not None and _extends_write(cand, e, n_uses):
             del open_[cand.out]
             _append_write(cand, e)
@@ -118,7 +120,7 @@ def build_nodes(g: Graph) -> list[Node]:
         else:
             cand = _start(e)
             nodes.append(cand)
-        if cand.kind in ("write", "sum"):
+        if cand.kind in ("write", "sum") or cand.eqn.prim is P.add and _sum_start(cand.eqn):
             open_[cand.out] = cand
     out = []
     for n in nodes:  # a lone `a + b` or a single write stays an ordinary equation
@@ -134,13 +136,24 @@ def _start(e: Eqn) -> Node:
         pat, axes, vals = pattern_of(e.params["idx"])
         return Node("write", e.out, list(e.inputs), e, e.src,
                     (e.prim, pat, axes, [vals]), srcs=[e.src], eqns=[e])
-    if e.prim is P.add:  # sum() starts at 0, `acc = zeros(...)` too: the zero is no term
-        for z, x in ((e.inputs[0], e.inputs[1]), (e.inputs[1], e.inputs[0])):
-            if _is_zero(z) and x.aval == e.out.aval:
-                return Node("sum", e.out, [x], e, e.src, srcs=[e.src], eqns=[e])
-    if e.prim is P.add and e.inputs[0].aval == e.inputs[1].aval == e.out.aval:
-        return Node("sum", e.out, list(e.inputs), e, e.src, srcs=[e.src], members=2, eqns=[e])
-    return Node("eqn", e.out, list(e.inputs), e, e.src)
+    return Node("eqn", e.out, e.inputs, e, e.src)  # an add becomes a chain once continued
+
+
+def _sum_start(e: Eqn) -> list | None:
+    """The terms of `e` if it can start an add chain: both operands (of the result's shape), or
+    the one beside a zero start value (sum() starts at 0; `acc = zeros(...)` too)."""
+    for z, x in ((e.inputs[0], e.inputs[1]), (e.inputs[1], e.inputs[0])):
+        if _is_zero(z) and x.aval == e.out.aval:
+            return [x]
+    if e.inputs[0].aval == e.inputs[1].aval == e.out.aval:
+        return list(e.inputs)
+    return None
+
+
+def _promote(n: Node) -> None:
+    terms = _sum_start(n.eqn)
+    n.kind, n.operands, n.members = "sum", terms, len(terms)
+    n.srcs, n.eqns = [n.src], [n.eqn]
 
 
 def _is_zero(a: Atom) -> bool:
