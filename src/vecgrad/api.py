@@ -28,15 +28,29 @@ from .tracing import Builder, Tracer, new_input, to_atom
 _CACHE: weakref.WeakKeyDictionary[Callable, dict] = weakref.WeakKeyDictionary()
 
 
+# Graphs of more equations than this are not kept in the cache once compiled (counts are):
+# an unbatched trace can hold a million objects, which the cyclic GC would rescan forever.
+KEEP_STAGE_EQNS = 20_000
+
+
 @dataclass
 class Entry:
-    """One compiled signature: the generated code, the graph at each stage, stage timings."""
+    """One compiled signature: the generated code, the graph at each stage (those of at most
+    KEEP_STAGE_EQNS equations), their equation counts, the batching notes, stage timings."""
 
     compiled: Compiled
     finish: Callable[[tuple], Any]
     stages: dict[str, Graph] = field(default_factory=dict)
     times: dict[str, float] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    notes: tuple = ()
+
+    def __post_init__(self) -> None:
+        self.counts = {k: len(g.eqns) for k, g in self.stages.items()}
+        if "batch" in self.stages:
+            self.notes = self.stages["batch"].notes
+        self.stages = {k: g for k, g in self.stages.items() if len(g.eqns) <= KEEP_STAGE_EQNS}
 
 
 def _fun_src(fun: Callable) -> Src | None:
@@ -181,7 +195,8 @@ def _compile_grad(fun: Callable, td: Any, avals: list[Aval], argnums: Any, has_a
             aux_v = unflatten(aux_td, outs[1:1 + n_aux])
             return ((val, aux_v), grads) if value else (grads, aux_v)
         return (val, grads) if value else grads
-    return Entry(compiled, finish, stages, times)
+    return Entry(compiled, finish, stages, times,
+                 {"forward_vars": frozenset(e.out for e in g.eqns)})
 
 
 def _compile_jit(fun: Callable, td: Any, avals: list[Aval]) -> Entry:
@@ -193,11 +208,21 @@ def _compile_jit(fun: Callable, td: Any, avals: list[Aval]) -> Entry:
     g = b.build([to_atom(x) for x in leaves])
     times["trace"] = time.perf_counter() - t0
     g = _forward(g, times, stages)
+    stages["final"] = g
     t0 = time.perf_counter()
     compiled = compile_graph(g, f"jit_{getattr(fun, '__name__', 'fn')}")
     times["codegen"] = time.perf_counter() - t0
     return Entry(compiled, lambda outs: unflatten(out_td, outs), stages, times,
                  {"out_td": out_td})
+
+
+def trace_graph(fun: Callable, args: tuple) -> Graph:
+    """The traced (unbatched, unoptimized) graph of `fun` on `args`, whose outputs are the
+    array leaves of its result."""
+    _, td, sig = _signature(args)
+    with _gc_paused():
+        b, res = _trace(fun, td, [Aval(s, np.dtype(d)) for s, d in sig])
+    return b.build([to_atom(x) for x in flatten(res)[0]])
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import primitives as P
-from .api import grad, jit
+from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
 from .backends.profile import profile_graph
 from .ir import Eqn, Graph, Src, Var
@@ -104,7 +104,7 @@ def _found(notes: tuple, kind: str) -> list[Found]:
 
 def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
     g = entry.stages["final"]
-    fwd_vars = {e.out for e in entry.stages["simplify"].eqns}
+    fwd_vars = entry.meta["forward_vars"]
     prof = profile_graph(g, leaves, repeat=5)
     total = sum(t for _, t in prof) or 1.0
     hot = [Hot(t, t / total, _what(e), _shapes(e), e.src, e.out not in fwd_vars)
@@ -181,24 +181,24 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
     t0 = time.perf_counter()
     entry, leaves = g_fn.entry(*args)
     compile_s = time.perf_counter() - t0
-    j_fn.entry(*args)
+    jentry, _ = j_fn.entry(*args)
     fwd = measure(lambda: j_fn(*args), budget=budget)
     grd = measure(lambda: g_fn(*args), budget=budget)
-    traced = entry.stages["traced"]
+    traced = entry.stages.get("traced") or trace_graph(fun, args)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     wrt = _wrt_leaves(args, nums)
     eager, n_zero, zero_bytes = _eager_counts(traced, wrt)
-    notes = entry.stages["batch"].notes
+    notes = entry.notes
     return Report(
         name=getattr(fun, "__name__", "function"), forward=fwd, gradient=grd,
         ratio=grd.min / fwd.min, compile_seconds=compile_s, compile_stages=dict(entry.times),
-        eqns={k: len(g.eqns) for k, g in entry.stages.items()},
+        eqns=dict(entry.counts),
         batched=_found(notes, "batched"), unbatched=_found(notes, "sequential"),
         hot=_hot(entry, leaves, top), eager_ops=eager, op_floor=_op_floor(),
         view_zero_arrays=n_zero, view_zero_bytes=zero_bytes, inplace_writes=_inplace(traced),
         memory={"forward_peak": peak_memory(lambda: j_fn(*args)),
                 "gradient_peak": peak_memory(lambda: g_fn(*args)),
-                "forward_arrays": _fresh(entry.stages["simplify"]),
+                "forward_arrays": _fresh(jentry.stages["final"]),
                 "gradient_arrays": _fresh(entry.stages["final"])})
 
 

@@ -103,7 +103,7 @@ def benchmark(w: Workload, preset: str = "seed", repeat: int | None = None,
     entry, _ = g.entry(*args)
     rec["compile"] = time.perf_counter() - t0
     rec["compile_stages"] = dict(entry.times)
-    rec["eqns"] = equation_counts(entry.stages)
+    rec["eqns"] = equation_counts(entry.counts)
     grads = g(*args)
     rec["grad_norm"] = grad_norm(grads)
     rec["grad"] = measure(lambda: g(*args), repeat, budget)
@@ -117,11 +117,10 @@ def benchmark(w: Workload, preset: str = "seed", repeat: int | None = None,
     return rec
 
 
-def equation_counts(stages: dict) -> dict[str, int]:
+def equation_counts(counts: dict[str, int]) -> dict[str, int]:
     """Equations traced, after cse, after the batch pass, and in the final gradient graph."""
-    grad_stage = "grad.simplify" if "grad.simplify" in stages else "grad"
-    return {"traced": len(stages["traced"].eqns), "cse": len(stages["cse"].eqns),
-            "batch": len(stages["batch"].eqns), "grad": len(stages[grad_stage].eqns)}
+    return {"traced": counts["traced"], "cse": counts["cse"], "batch": counts["batch"],
+            "grad": counts["final"]}
 
 
 def cache_hit_overhead(repeat: int | None = None) -> dict[str, float]:
