@@ -74,7 +74,9 @@ def test_counts_ratio_and_memory(reports, name):
     # Batching merges the unrolled loops: far fewer equations than were traced.
     assert 0 < r.eqns["batch"] * 3 < r.eqns["traced"]
     assert r.eqns["cse"] <= r.eqns["traced"]
-    assert r.eager_ops["forward"] == r.eqns["traced"]
+    # an eager tape runs every operation as written, repeats included (vecgrad records the
+    # trace hash-consed, so its "traced" count is smaller where the loop repeats work)
+    assert r.eager_ops["forward"] >= r.eqns["traced"]
     assert r.eager_ops["backward"] > 0
     assert math.isfinite(r.ratio) and r.ratio > 0
     assert r.ratio == pytest.approx(r.gradient.min / r.forward.min)

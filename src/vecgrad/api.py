@@ -70,8 +70,9 @@ def _signature(args: tuple) -> tuple[list, Any, tuple]:
     return leaves, td, tuple((np.shape(x), np.result_type(x)) for x in leaves)
 
 
-def _trace(fun: Callable, td: Any, avals: Sequence[Aval]) -> tuple[Builder, Any]:
-    with Builder() as b:
+def _trace(fun: Callable, td: Any, avals: Sequence[Aval],
+           hash_cons: bool = True) -> tuple[Builder, Any]:
+    with Builder(hash_cons=hash_cons) as b:
         tracers = [new_input(a, b) for a in avals]
         res = fun(*unflatten(td, tracers))
     return b, res
@@ -148,7 +149,7 @@ def _scalar_out(out: Any, fun: Callable) -> Any:
 
 
 def _forward(g: Graph, times: dict, stages: dict) -> Graph:
-    stages["traced"] = g
+    stages["traced"] = stages["cse"] = g  # recorded hash-consed: CSE is done (see passes)
     return passes.run(g, passes.FORWARD, times, stages)
 
 
@@ -216,12 +217,12 @@ def _compile_jit(fun: Callable, td: Any, avals: list[Aval]) -> Entry:
                  {"out_td": out_td})
 
 
-def trace_graph(fun: Callable, args: tuple) -> Graph:
+def trace_graph(fun: Callable, args: tuple, hash_cons: bool = True) -> Graph:
     """The traced (unbatched, unoptimized) graph of `fun` on `args`, whose outputs are the
-    array leaves of its result."""
+    array leaves of its result; with `hash_cons=False`, repeated operations stay repeated."""
     _, td, sig = _signature(args)
     with _gc_paused():
-        b, res = _trace(fun, td, [Aval(s, np.dtype(d)) for s, d in sig])
+        b, res = _trace(fun, td, [Aval(s, np.dtype(d)) for s, d in sig], hash_cons)
     return b.build([to_atom(x) for x in flatten(res)[0]])
 
 

@@ -184,7 +184,7 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
     jentry, _ = j_fn.entry(*args)
     fwd = measure(lambda: j_fn(*args), budget=budget)
     grd = measure(lambda: g_fn(*args), budget=budget)
-    traced = entry.stages.get("traced") or trace_graph(fun, args)
+    traced = trace_graph(fun, args, hash_cons=False)  # as an eager tape would run it
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     wrt = _wrt_leaves(args, nums)
     eager, n_zero, zero_bytes = _eager_counts(traced, wrt)

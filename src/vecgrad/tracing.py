@@ -29,19 +29,31 @@ _current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgr
 class Builder:
     """A graph under construction."""
 
-    def __init__(self, inputs: Sequence[Var] = ()):
+    def __init__(self, inputs: Sequence[Var] = (), hash_cons: bool = True):
         self.inputs = list(inputs)
+        self.hash_cons = hash_cons
         self.eqns: list[Eqn] = []
         self.src: Src | None = None  # set by transformations: the source line being derived
         self.limit = int(os.environ.get("VECGRAD_MAX_EQNS", "4000000"))
         self._captured: dict[int, tuple] = {}  # id(array) -> (array, its constant)
+        self._memo: dict[tuple, Var] = {}  # hash-consing: (prim, params, inputs) -> result
+        self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
 
     def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
+        """Record `prim(*atoms)`, or return the value of an identical earlier operation: the
+        trace is built hash-consed, which is common-subexpression elimination as it goes (a
+        loop-invariant computation repeated in every iteration is recorded once)."""
+        self.recorded += 1
+        ps = Params(params)
+        key = (prim, ps, tuple([a if a.__class__ is Var else a.key() for a in atoms]))
+        hit = self._memo.get(key) if self.hash_cons else None
+        if hit is not None:
+            return hit
         if len(self.eqns) >= self.limit:
             raise _too_large(self)
-        aval = prim.shape_rule(*[a.aval for a in atoms], **params)
-        out = Var(aval)
-        self.eqns.append(Eqn(prim, tuple(atoms), Params(params), out, self.src or user_src(3)))
+        out = Var(prim.shape_rule(*[a.aval for a in atoms], **params))
+        self.eqns.append(Eqn(prim, tuple(atoms), ps, out, self.src or user_src(3)))
+        self._memo[key] = out
         return out
 
     def capture(self, x: np.ndarray | np.generic) -> Const:
@@ -54,6 +66,8 @@ class Builder:
         return hit[1]
 
     def build(self, outputs: Sequence[Atom], notes: tuple = ()) -> Graph:
+        if self.recorded > len(self.eqns):
+            notes = notes + ({"kind": "recorded", "count": self.recorded},)
         return Graph(tuple(self.inputs), tuple(self.eqns), tuple(outputs), notes)
 
     def __enter__(self) -> Self:
@@ -86,12 +100,17 @@ def _is_scalar(x: Any) -> bool:
 def bind(prim: P.Primitive, *args: Any, **params: Any) -> Any:
     """Apply `prim`: record an equation if any argument is traced, else compute it eagerly."""
     builder = None
+    all_traced = True
     for a in args:
         if isinstance(a, Tracer):
             if builder is not None and a._b is not builder:
                 raise TraceError("tracers from two different traces were mixed (nested "
                                  "transformations are not supported)")
             builder = a._b
+        else:
+            all_traced = False
+    if all_traced and builder is not None:  # the common case, quickly
+        return Tracer(builder, builder.emit(prim, [a.atom for a in args], params))
     dts = [a.dtype for a in args if isinstance(a, (Tracer, np.ndarray, np.generic))]
     if builder is None:  # eager, with the same weak Python scalars as in a trace
         return prim.impl(*[to_atom(a, dts).value for a in args], **params)
@@ -288,9 +307,10 @@ def new_input(aval: Aval, builder: Builder, readonly: bool = True) -> Tracer:
     return Tracer(builder, v, readonly=readonly)
 
 
-def trace(fun: Callable, avals: Sequence[Aval]) -> tuple[Graph, Any]:
-    """Trace `fun` on fresh inputs; returns the graph and the (traced) output object."""
-    with Builder() as b:
+def trace(fun: Callable, avals: Sequence[Aval], hash_cons: bool = True) -> tuple[Builder, Any]:
+    """Trace `fun` on fresh inputs; returns the builder and the (traced) output object.
+    `hash_cons=False` records repeated operations as written (to test CSE on them)."""
+    with Builder(hash_cons=hash_cons) as b:
         args = [new_input(a, b) for a in avals]
         out = fun(*args)
     return b, out

@@ -17,7 +17,10 @@ from .simplify import simplify
 
 Pass = Callable[[Graph], Graph]
 
-FORWARD: list[tuple[str, Pass]] = [("cse", cse), ("batch", batch), ("simplify", simplify)]
+# The trace is recorded hash-consed (tracing.Builder.emit), so it arrives with CSE done; the
+# forward pipeline starts at batching. CSE runs as a pass after AD, which combines rules'
+# output from many equations.
+FORWARD: list[tuple[str, Pass]] = [("batch", batch), ("simplify", simplify)]
 BACKWARD: list[tuple[str, Pass]] = [("cse", cse), ("simplify", simplify),
                                      ("reassociate", fuse_contractions)]
 
