@@ -44,6 +44,7 @@ class Found:
     count: int
     became: list[str]
     reason: str = ""
+    kind: str = "batched"  # or "sequential" (a recurrence), "unbatched" (no batching rule)
 
 
 @dataclass
@@ -88,13 +89,14 @@ def _where(src: Src | None) -> str:
     return f"{os.path.basename(src.file)}:{src.line}" if src else "?"
 
 
-def _found(notes: tuple, kind: str) -> list[Found]:
+def _found(notes: tuple, *kinds: str) -> list[Found]:
     by_line: dict[tuple, Found] = {}
     for n in notes:
-        if not isinstance(n, dict) or n.get("kind") != kind or n.get("src") is None:
+        if not isinstance(n, dict) or n.get("kind") not in kinds or n.get("src") is None:
             continue
         s = n["src"]
-        f = by_line.setdefault((s.file, s.line), Found(s, 0, [], n.get("reason", "")))
+        f = by_line.setdefault((s.file, s.line), Found(s, 0, [], n.get("reason", ""),
+                                                       n["kind"]))
         f.count = max(f.count, n["count"])
         item = n.get("became") or n.get("what", "")
         if item and item not in f.became:
@@ -193,7 +195,7 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
         name=getattr(fun, "__name__", "function"), forward=fwd, gradient=grd,
         ratio=grd.min / fwd.min, compile_seconds=compile_s, compile_stages=dict(entry.times),
         eqns=dict(entry.counts),
-        batched=_found(notes, "batched"), unbatched=_found(notes, "sequential"),
+        batched=_found(notes, "batched"), unbatched=_found(notes, "sequential", "unbatched"),
         hot=_hot(entry, leaves, top), eager_ops=eager, op_floor=_op_floor(),
         view_zero_arrays=n_zero, view_zero_bytes=zero_bytes, inplace_writes=_inplace(traced),
         memory={"forward_peak": peak_memory(lambda: j_fn(*args)),

@@ -61,10 +61,16 @@ def _loops(r: Report) -> list[str]:
         out.append("  nothing: all repeated work was merged")
     for f in r.unbatched[:8]:
         out.append(f"  {f.count:>7,} x  {_loc(f)}")
-        out.append(f"           {f.reason}. Suggestion: if the iterations do not really depend "
-                   "on each other, compute them from the inputs rather than from the previous "
-                   "iteration's result.")
+        out.append(f"           {f.reason}. Suggestion: {_suggest(f)}")
     return out
+
+
+def _suggest(f: Found) -> str:
+    if f.kind == "sequential":
+        return ("if the iterations do not really depend on each other, compute them from the "
+                "inputs rather than from the previous iteration's result.")
+    return ("index with ints and slices (a grid of positions batches as a view), or "
+            "vectorize this line by hand.")
 
 
 def _hot(r: Report) -> list[str]:

@@ -111,8 +111,10 @@ class _Batcher:
         elif first.eqn.prim is P.getitem and P.is_basic(first.eqn.params["idx"]):
             out = self._getitem(members)
         else:
-            out = self._batched(members)
-            if out is None:
+            out, why = self._batched(members)
+            if out is None:  # stays correct, one equation per member; say why
+                self.notes.append({"kind": "unbatched", "src": first.src,
+                                   "what": first.eqn.prim.name, "count": n, "reason": why})
                 for m in members:
                     self._single(m)
                 return
@@ -129,16 +131,16 @@ class _Batcher:
         self.b.eqns.append(Eqn(e.prim, ins, e.params, e.out, e.src))
         self.env[e.out] = e.out
 
-    def _batched(self, members: list[Node]) -> Tracer | None:
+    def _batched(self, members: list[Node]) -> tuple[Tracer | None, str]:
         e = members[0].eqn
         if e.prim.batch is None:
-            return None
+            return None, f"`{e.prim.name}` has no batching rule"
         ops = [self.gather([m.operands[p] for m in members]) for p in range(len(e.inputs))]
         try:
             return e.prim.batch(len(members), tuple(b for _, b in ops), *[x for x, _ in ops],
-                                **e.params)
-        except P.NotBatchable:
-            return None
+                                **e.params), ""
+        except P.NotBatchable as ex:
+            return None, f"{len(members)} `{e.prim.name}` operations could not be merged: {ex}"
 
     def _getitem(self, members: list[Node]) -> Tracer:
         from .chains import pattern_of
