@@ -186,14 +186,21 @@ def _plan_product(a: str, b: str, out: str, sum_a: str, sum_b: str) -> Callable:
     sb = tuple(b.index(c) for c in sum_b)
     ea = tuple(i for i, c in enumerate(out) if c not in ra)
     eb = tuple(i for i, c in enumerate(out) if c not in rb)
+    ta = tuple(np.argsort(np.argsort(pa)).tolist())
+    tb = tuple(np.argsort(np.argsort(pb)).tolist())
 
     def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if sa:
             x = x.sum(sa)
         if sb:
             y = y.sum(sb)
-        x = np.expand_dims(x.transpose(np.argsort(np.argsort(pa))) if pa else x, ea)
-        y = np.expand_dims(y.transpose(np.argsort(np.argsort(pb))) if pb else y, eb)
+        x = np.expand_dims(x.transpose(ta), ea)
+        y = np.expand_dims(y.transpose(tb), eb)
+        # a small transposed factor, made contiguous, streams without strided reads
+        if x.size * 4 <= y.size:
+            x = np.ascontiguousarray(x)
+        elif y.size * 4 <= x.size:
+            y = np.ascontiguousarray(y)
         return x * y
     return run
 
