@@ -45,8 +45,8 @@ STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "codegen"]
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench/run.py", description=__doc__.split("\n\n")[0])
-    p.add_argument("--sizes", choices=["small", "seed"], default="seed",
-                   help="input sizes: 'seed' (the user reports, default) or 'small' (smoke test)")
+    p.add_argument("--sizes", choices=["small", "seed", "x10"], default="seed",
+                   help="input sizes: 'seed' (the user reports, default), 'x10' (10x their batch sizes) or 'small' (smoke test)")
     p.add_argument("--only", default=",".join(WORKLOADS),
                    help="comma-separated seeds to run, e.g. 000,002 (default: all)")
     p.add_argument("--repeat", type=int, default=None,

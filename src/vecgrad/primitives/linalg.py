@@ -97,20 +97,24 @@ def _einsum_batch(n: int, batched: tuple[bool, ...], *xs: Any, spec: str) -> Any
 def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
                 dtypes: list[np.dtype] | None = None) -> Callable[..., np.ndarray]:
     """A fast callable for this contraction at these shapes. For two operands the candidates
-    are a BLAS matmul (after moving batch axes first, which can cost a copy) and NumPy's
-    einsum loop (no copy, SIMD over contiguous axes); which is faster depends on the layout,
-    so mid-sized contractions are timed once, here, and the faster one is kept."""
+    are a BLAS matmul (after moving batch axes first, which can cost a copy), NumPy's einsum
+    loop (no copy, SIMD over contiguous axes) and NumPy's einsum with a BLAS path; which is
+    fastest depends on the layout, so mid-sized contractions are timed once, here, and the
+    fastest is kept."""
     ins, out = parse_spec(spec)
     if len(ins) == 2 and all(len(set(s)) == len(s) for s in ins + [out]):
         mm = _plan_matmul(ins[0], ins[1], out, shapes)
         loop = lambda x, y: np.einsum(spec, x, y)
+        path = ["einsum_path", (0, 1)]  # NumPy's own BLAS route (tensordot), kept as a view
+        blas = lambda x, y: np.einsum(spec, x, y, optimize=path)
         dims = {c: d for t, sh in zip(ins, shapes) for c, d in zip(t, sh)}
         work = int(np.prod(list(dims.values()), dtype=np.float64))
         if work > 2e6:  # too big to time at compile time: decide by layout
             return loop if _matvec_needing_copy(ins[0], ins[1], out, shapes) else mm
         if work < 4096:
             return loop
-        return _fastest([mm, loop], shapes, dtypes or [np.dtype(np.float64)] * len(shapes))
+        return _fastest([mm, loop, blas], shapes,
+                        dtypes or [np.dtype(np.float64)] * len(shapes))
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
         return lambda x: _owned(np.einsum(spec, x), x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
@@ -155,6 +159,9 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
     size = lambda s: int(np.prod([dims[c] for c in s], dtype=np.int64))
     if not contr:
         return _plan_product(a, b, out, sum_a, sum_b)
+    if out == batch + fb + fa and out != batch + fa + fb:  # swapped, the result is in order
+        swapped = _plan_matmul(b, a, out, shapes[::-1])
+        return lambda x, y: swapped(y, x)
     pa = [a.index(c) for c in sum_a + batch + fa + contr]
     pb = [b.index(c) for c in sum_b + batch + contr + fb]
     res = batch + fa + fb
