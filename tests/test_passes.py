@@ -380,7 +380,22 @@ def _check_elementwise_of_broadcasts(g0, g1):
     assert m.out.aval.shape == (2, 3) and {a.aval.shape for a in m.inputs} == {(2, 1), (2, 3)}
 
 
+def _rule_contraction_of_scatter_add(x):
+    # the gradient shape of a value read whole and through a view, then contracted
+    acc = P.setitem_add(vnp.exp(x), vnp.tanh(x[0]) * 2.0, idx=(0, Sl(0, 3, 1)))
+    return P.einsum(acc, x, spec="ij,ij->i"), vnp.sum(acc, axis=0)
+
+
+def _check_contraction_of_scatter_add(g0, g1):
+    assert "setitem_add" in prims(g0)
+    for e in g1.eqns:  # no contraction reads the accumulated array any more
+        if e.prim in (P.einsum, P.reduce_sum):
+            assert not defined_by(g1, e.inputs[0], P.setitem_add)
+
+
 RULE_TESTS = {
+    "contract(x.at[i].add(v)) = contract(x) + contract(v) over the region i": (
+        _rule_contraction_of_scatter_add, _check_contraction_of_scatter_add),
     "f(bcast(y), x) = f(y, x) by NumPy broadcasting": (_rule_elementwise_of_broadcasts,
                                                         _check_elementwise_of_broadcasts),
     "f(x.T, y.T) = f(x, y).T": (_rule_elementwise_of_transposes,

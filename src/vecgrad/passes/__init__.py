@@ -21,7 +21,7 @@ Pass = Callable[[Graph], Graph]
 # forward pipeline starts at batching. CSE runs as a pass after AD, which combines rules'
 # output from many equations.
 FORWARD: list[tuple[str, Pass]] = [("batch", batch), ("simplify", simplify)]
-BACKWARD: list[tuple[str, Pass]] = [("cse", cse), ("simplify", simplify),
+BACKWARD: list[tuple[str, Pass]] = [("cse", lambda g: cse(dce(g))), ("simplify", simplify),
                                      ("reassociate", fuse_contractions)]
 
 

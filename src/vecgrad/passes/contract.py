@@ -310,3 +310,52 @@ def _emit_order(ctx: Any, ops: list, subs: list[str], out: str, e: Eqn) -> Any:
     if len(ops) == 1 and subs[0] != out:  # a single operand left (e.g. a lone reduction)
         return ctx.emit(P.einsum, (ops[0],), {"spec": subs[0] + "->" + out}, e.src)
     return ops[0]
+
+
+# ------------------------------------------------- contractions of an indexed accumulation
+
+def _region(idx: tuple, shape: tuple[int, ...]) -> list[P.Sl] | None:
+    """A basic write index without new axes as one slice per axis (ints as length-1 slices)."""
+    if not P.is_basic(idx) or any(k is None for k in idx) or len(idx) != len(shape):
+        return None
+    return [P.Sl(k, k + 1, 1) if isinstance(k, int) else k for k in idx]
+
+
+def contraction_of_scatter_add(e: Eqn, ctx: Any) -> Any:
+    """einsum(.., x.at[idx].add(v), ..) = einsum(.., x, ..) + einsum(.., v, ..) over the
+    region idx (the other operands sliced to it). The gradient of a value read both whole and
+    through a view is such an accumulation; this keeps it out of the way of reassociation."""
+    spec = _as_spec(e)
+    if spec is None:
+        return None
+    ins, out = parse_spec(spec)
+    for k, x in enumerate(e.inputs):
+        s = ctx.def_of(x, P.setitem_add)
+        reg = _region(s.params["idx"], x.aval.shape) if s is not None else None
+        if reg is None or ctx.n_uses(x) > 3 or x.aval.dtype.kind != "f":
+            continue
+        base, v = s.inputs
+        rshape = tuple(len(r) for r in reg)
+        wshape = P.index_shape(x.aval.shape, s.params["idx"])  # ints drop their axes
+        if v.aval.shape != wshape:
+            v = ctx.emit(P.broadcast_to, (v,), {"shape": wshape}, e.src)
+        if wshape != rshape:
+            v = ctx.emit(P.reshape, (v,), {"shape": rshape}, e.src)
+        cut = {c: r for c, r in zip(ins[k], reg) if r != (0, x.aval.shape[ins[k].index(c)], 1)}
+        ops = [v if j == k else _slice(ctx, o, s_j, cut, e) for j, (o, s_j) in
+               enumerate(zip(e.inputs, ins))]
+        whole = ctx.emit(P.einsum, tuple(o if j != k else base for j, o in
+                                         enumerate(e.inputs)), {"spec": spec}, e.src)
+        part = ctx.emit(P.einsum, tuple(ops), {"spec": spec}, e.src)
+        out_idx = tuple(cut.get(c, P.Sl(0, d, 1)) for c, d in zip(out, e.out.aval.shape))
+        if any(c in cut for c in out):
+            return P.setitem_add, (whole, part), {"idx": out_idx}
+        return P.add, (whole, part), {}
+    return None
+
+
+def _slice(ctx: Any, o: Any, s: str, cut: dict, e: Eqn) -> Any:
+    if not any(c in cut for c in s):
+        return o
+    idx = tuple(cut.get(c, P.Sl(0, d, 1)) for c, d in zip(s, o.aval.shape))
+    return ctx.emit(P.getitem, (o,), {"idx": idx}, e.src)

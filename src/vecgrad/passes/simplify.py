@@ -6,7 +6,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Const, Eqn, Graph
 from ..primitives.linalg import make_spec, parse_spec
-from .contract import einsum_of_broadcast, sum_of_product
+from .contract import contraction_of_scatter_add, einsum_of_broadcast, sum_of_product
 from .fusion import logsumexp_pattern, softmax_pattern
 from .layout import (
     einsum_of_transpose,
@@ -104,6 +104,9 @@ RULES: list[Rule] = [
     *[Rule(p, reduction_of_transpose, "reduce(x.T, axes) = reduce(x, axes').T")
       for p in (P.reduce_sum, P.reduce_max, P.reduce_min, P.softmax, P.logsumexp)],
     Rule(P.einsum, einsum_of_transpose, "einsum(.., x.T, ..) = einsum(.., x, ..), letters permuted"),
+    *[Rule(p, contraction_of_scatter_add,
+           "contract(x.at[i].add(v)) = contract(x) + contract(v) over the region i")
+      for p in (P.einsum, P.reduce_sum)],
     Rule(P.reduce_sum, sum_of_product, "sum(a * b, axes) = einsum(a, b): no product array"),
     Rule(P.einsum, einsum_of_broadcast,
          "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy"),

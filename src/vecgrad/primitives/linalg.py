@@ -109,12 +109,15 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         blas = lambda x, y: np.einsum(spec, x, y, optimize=path)
         dims = {c: d for t, sh in zip(ins, shapes) for c, d in zip(t, sh)}
         work = int(np.prod(list(dims.values()), dtype=np.float64))
-        if work > 2e6:  # too big to time at compile time: decide by layout
-            return loop if _matvec_needing_copy(ins[0], ins[1], out, shapes) else mm
+        dts = dtypes or [np.dtype(np.float64)] * len(shapes)
+        lead = _plan_lead_batch(ins[0], ins[1], out, shapes)
+        if work > 2e6:  # big: decide by layout, timing once only where it is not clear
+            if _matvec_needing_copy(ins[0], ins[1], out, shapes):
+                return loop
+            return mm if lead is None else _fastest([mm, lead], shapes, dts, tries=1)
         if work < 4096:
             return loop
-        return _fastest([mm, loop, blas], shapes,
-                        dtypes or [np.dtype(np.float64)] * len(shapes))
+        return _fastest([c for c in (mm, loop, blas, lead) if c is not None], shapes, dts)
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
         return lambda x: _owned(np.einsum(spec, x), x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
@@ -135,11 +138,29 @@ def _owned(r: np.ndarray, x: np.ndarray) -> np.ndarray:
     return r.copy() if isinstance(r, np.ndarray) and np.may_share_memory(r, x) else r
 
 
-def _fastest(cands: list[Callable], shapes: list, dtypes: list) -> Callable:
+def _plan_lead_batch(a: str, b: str, out: str, shapes: list) -> Callable | None:
+    """Contracted letters that lead both operands ('aik,ajk->ij'): a batched matmul over them
+    reads both operands in place (no transposing copy), and a sum over the batch follows."""
+    lead = ""
+    for x, y in zip(a, b):
+        if x != y or x in out:
+            break
+        lead += x
+    if not lead or len(lead) == len(a) or len(lead) == len(b):
+        return None
+    mid = lead + "".join(c for c in out if c in a or c in b)
+    if len(set(mid)) != len(mid) or set(mid) != set(out) | set(lead):
+        return None
+    inner = _plan_matmul(a, b, mid, shapes)
+    axes = tuple(range(len(lead)))
+    return lambda x, y: inner(x, y).sum(axes)
+
+
+def _fastest(cands: list[Callable], shapes: list, dtypes: list, tries: int = 3) -> Callable:
     xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
     best, best_t = cands[0], float("inf")
     for c in cands:
-        for _ in range(3):
+        for _ in range(tries):
             t0 = time.perf_counter()
             c(*xs)
             t = time.perf_counter() - t0
