@@ -79,9 +79,14 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
         return isinstance(a, Var) and a in fresh and root[a] is a and \
             all(last.get(v, -1) <= i for v in aliases[a])
 
+    def bind(value: Any) -> str:
+        name = f"k{len(env)}"
+        env[name] = value
+        return name
+
     body = []
     for i, e in enumerate(g.eqns):
-        fn = e.prim.lowered(e.params, [a.aval for a in e.inputs])
+        fn = None if e.prim.inline else e.prim.lowered(e.params, [a.aval for a in e.inputs])
         base = e.inputs[0] if e.inputs else None
         k = _ufunc_target(e, functools.partial(reusable, i=i))
         if e.prim.inplace is not None and reusable(base, i):
@@ -99,9 +104,13 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
             fresh.add(e.out)
         root[e.out] = r
         aliases.setdefault(r, []).append(e.out)
-        env[f"f{i}"] = fn
         names[e.out] = f"v{i}"
-        body.append(f"v{i} = f{i}({', '.join(ref(a) for a in e.inputs)})")
+        args = [ref(a) for a in e.inputs]
+        if fn is None:
+            body.append(f"v{i} = {e.prim.inline(args, e.params, bind)}")
+        else:
+            env[f"f{i}"] = fn
+            body.append(f"v{i} = f{i}({', '.join(args)})")
         dead = [names[a] for a in dict.fromkeys(e.inputs)
                 if isinstance(a, Var) and last.get(a) == i and a not in g.inputs]
         if dead:

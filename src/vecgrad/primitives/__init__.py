@@ -34,6 +34,9 @@ class Primitive:
     inplace: Callable[..., np.ndarray] | None = None  # impl that may overwrite input 0
     lower: Callable[..., Callable] | None = None  # (in_avals, **params) -> fast callable
     elementwise: bool = False  # out[i] depends on in[i] only (with NumPy broadcasting)
+    # source of an expression computing it, for codegen: (argument names, params, bind) ->
+    # str, where bind(value) names a constant (saves a Python call per op in generated code)
+    inline: Callable[..., str] | None = None
 
     def lowered(self, params: dict, avals: list[Aval]) -> Callable[..., np.ndarray]:
         """The callable that generated code invokes, with the static params bound."""

@@ -206,7 +206,8 @@ def _lower_getitem(avals: list, idx: tuple) -> Any:
 getitem = register(Primitive(
     "getitem", lambda x, idx: x[to_key(idx)],
     lambda x, idx: Aval(index_shape(x.shape, idx), x.dtype),
-    lambda g, ans, x, idx: (Sparse(idx, g),), _getitem_batch, view=True, lower=_lower_getitem))
+    lambda g, ans, x, idx: (Sparse(idx, g),), _getitem_batch, view=True, lower=_lower_getitem,
+    inline=lambda xs, p, bind: f"{xs[0]}[{bind(to_key(p['idx']))}]"))
 
 
 def _write_shape(base: Aval, v: Aval, idx: tuple) -> Aval:
@@ -283,7 +284,8 @@ def _reshape_shape(x: Aval, shape: tuple[int, ...]) -> Aval:
 reshape = register(Primitive(
     "reshape", lambda x, shape: np.reshape(x, shape), _reshape_shape,
     lambda g, ans, x, shape: (reshape(g, shape=x.shape),),
-    lambda n, b, x, shape: reshape(x, shape=(n,) + shape), view=True))
+    lambda n, b, x, shape: reshape(x, shape=(n,) + shape), view=True,
+    inline=lambda xs, p, bind: f"{xs[0]}.reshape({p['shape']!r})"))
 
 
 def _transpose_shape(x: Aval, perm: tuple[int, ...]) -> Aval:
@@ -295,7 +297,8 @@ def _transpose_shape(x: Aval, perm: tuple[int, ...]) -> Aval:
 transpose = register(Primitive(
     "transpose", lambda x, perm: np.transpose(x, perm), _transpose_shape,
     lambda g, ans, x, perm: (transpose(g, perm=tuple(np.argsort(perm).tolist())),),
-    lambda n, b, x, perm: transpose(x, perm=(0,) + tuple(p + 1 for p in perm)), view=True))
+    lambda n, b, x, perm: transpose(x, perm=(0,) + tuple(p + 1 for p in perm)), view=True,
+    inline=lambda xs, p, bind: f"{xs[0]}.transpose({p['perm']!r})"))
 
 
 def _bcast_shape(x: Aval, shape: tuple[int, ...]) -> Aval:
