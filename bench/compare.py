@@ -37,7 +37,7 @@ def _err(grads: np.ndarray, ref: np.ndarray) -> float:
 
 
 def run_seed(name: str, preset: str, repeat: int | None, budget: float,
-             skipped: dict[str, str]) -> list[dict[str, Any]]:
+             skipped: dict[str, str], engines: list[str] | None = None) -> list[dict[str, Any]]:
     """Records for one seed: the NumPy forward, vecgrad's gradient and each baseline."""
     w = WORKLOADS[name]
     args = w.inputs(preset)
@@ -50,6 +50,9 @@ def run_seed(name: str, preset: str, repeat: int | None, budget: float,
     recs.append(_record(name, VECGRAD, trial(lambda: g(*args), repeat, budget, memory=True),
                         grad_err=0.0))
     for e in BL.ENGINES:
+        if engines and not any(term in e.label for term in engines):
+            skipped[e.label] = "not selected (--engines)"
+            continue
         if not BL.available(e):
             skipped[e.label] = f"{e.module} is not installed"
             continue
@@ -73,11 +76,12 @@ def _run_engine(e: BL.Engine, name: str, args: tuple, argnums: tuple, ref: np.nd
     return _record(name, e.label, t, compile_s=p.compile_seconds, grad_err=err)
 
 
-def run(names: list[str], preset: str, repeat: int | None,
-        budget: float = 1.0) -> tuple[list[dict], dict[str, str]]:
-    """All records for the seeds `names`, and the engines skipped (label -> why)."""
+def run(names: list[str], preset: str, repeat: int | None, budget: float = 1.0,
+        engines: list[str] | None = None) -> tuple[list[dict], dict[str, str]]:
+    """All records for the seeds `names`, and the engines skipped (label -> why).
+    `engines`: keep only the baselines whose label contains one of these terms."""
     skipped: dict[str, str] = {}
-    recs = [r for n in names for r in run_seed(n, preset, repeat, budget, skipped)]
+    recs = [r for n in names for r in run_seed(n, preset, repeat, budget, skipped, engines)]
     ref = {r["seed"]: r["min"] for r in recs if r["engine"] == REFERENCE}
     for r in recs:
         r["ratio"] = r["min"] / ref[r["seed"]]

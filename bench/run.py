@@ -52,12 +52,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=None,
                    help="samples per measurement (default: adaptive, about 1 s each)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    p.add_argument("--engines", default=None,
+                   help="with --baselines: only the engines whose label contains one of these "
+                        "comma-separated terms, e.g. 'jax,vectorized' (default: all)")
     p.add_argument("--baselines", action="store_true",
                    help="also time PyTorch eager, jax.jit(grad) and HIPS autograd where installed")
     p.add_argument("--plot", metavar="PNG", help="with --baselines: bar chart of gradient cost "
                    "per engine (needs matplotlib: pip install 'vecgrad[bench]')")
     args = p.parse_args(argv)
     args.only = [s.strip() for s in args.only.split(",") if s.strip()]
+    args.engines = [t.strip() for t in args.engines.split(",")] if args.engines else None
     unknown = [s for s in args.only if s not in WORKLOADS]
     if unknown:
         p.error(f"unknown seed(s) {', '.join(unknown)}; choose from {', '.join(WORKLOADS)}")
@@ -152,7 +156,7 @@ def describe(name: str, preset: str) -> str:
 
 def run_baselines(args: argparse.Namespace) -> dict[str, Any]:
     """Time every engine, print its section, draw the plot if asked; returns the JSON part."""
-    recs, skipped = compare.run(args.only, args.sizes, args.repeat)
+    recs, skipped = compare.run(args.only, args.sizes, args.repeat, engines=args.engines)
     print(f"\nBaselines ({versions()})\n")
     print(compare.report(recs, skipped, args.only, lambda n: describe(n, args.sizes)))
     if args.plot:
