@@ -45,6 +45,7 @@ class Found:
     became: list[str]
     reason: str = ""
     kind: str = "batched"  # or "sequential" (a recurrence), "unbatched" (no batching rule)
+    what: list[str] = field(default_factory=list)  # the kinds of operation merged
 
 
 @dataclass
@@ -98,10 +99,38 @@ def _found(notes: tuple, *kinds: str) -> list[Found]:
         f = by_line.setdefault((s.file, s.line), Found(s, 0, [], n.get("reason", ""),
                                                        n["kind"]))
         f.count = max(f.count, n["count"])
+        f.what.append(n.get("what", ""))
         item = n.get("became") or n.get("what", "")
         if item and item not in f.became:
             f.became.append(item)
     return sorted(by_line.values(), key=lambda f: (-f.count, f.src.line))
+
+
+_LAYOUT = ("reshape", "transpose", "broadcast_to", "getitem")
+
+
+def _became(found: list[Found], entry: Any) -> list[Found]:
+    """Say what each batched line became in the compiled forward (after simplification),
+    leaving out pure layout operations; buffer writes that left no scatter say so."""
+    final = entry.stages.get("final")
+    fwd = entry.meta.get("forward_vars", frozenset())
+    if final is None:
+        return found
+    by_line: dict[tuple, list[str]] = {}
+    for e in final.eqns:
+        if e.src is not None and e.out in fwd and e.prim.name not in _LAYOUT:
+            d = f"{_what(e)} -> {e.out.aval}"
+            items = by_line.setdefault((e.src.file, e.src.line), [])
+            if d not in items:
+                items.append(d)
+    for f in found:
+        ops = by_line.get((f.src.file, f.src.line), [])
+        if not ops and "write" in f.what:
+            ops = ["no scatter: the buffer is a reshape/transpose of the batched values"]
+        elif not ops and "getitem" in f.what:
+            ops = ["no gather: a strided view (reshape/transpose) of the array"]
+        f.became = ops or f.became
+    return found
 
 
 def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
@@ -195,7 +224,7 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
         name=getattr(fun, "__name__", "function"), forward=fwd, gradient=grd,
         ratio=grd.min / fwd.min, compile_seconds=compile_s, compile_stages=dict(entry.times),
         eqns=dict(entry.counts),
-        batched=_found(notes, "batched"), unbatched=_found(notes, "sequential", "unbatched"),
+        batched=_became(_found(notes, "batched"), entry), unbatched=_found(notes, "sequential", "unbatched"),
         hot=_hot(entry, leaves, top), eager_ops=eager, op_floor=_op_floor(),
         view_zero_arrays=n_zero, view_zero_bytes=zero_bytes, inplace_writes=_inplace(traced),
         memory={"forward_peak": peak_memory(lambda: j_fn(*args)),
