@@ -393,7 +393,19 @@ def _check_contraction_of_scatter_add(g0, g1):
             assert not defined_by(g1, e.inputs[0], P.setitem_add)
 
 
+def _rule_scale_into_contraction(x):
+    big = P.einsum(vnp.exp(x), vnp.tanh(x), spec="ij,kj->ikj")
+    return P.mul(big, 3.0)
+
+
+def _check_scale_into_contraction(g0, g1):
+    (m,) = [e for e in g1.eqns if e.prim is P.mul]
+    assert m.out.aval.shape == (2, 3)  # the scaling hits an operand, not the (2, 2, 3) result
+
+
 RULE_TESTS = {
+    "c * einsum(a, b) = einsum(c * a, b), a the smaller": (_rule_scale_into_contraction,
+                                                            _check_scale_into_contraction),
     "contract(x.at[i].add(v)) = contract(x) + contract(v) over the region i": (
         _rule_contraction_of_scatter_add, _check_contraction_of_scatter_add),
     "f(bcast(y), x) = f(y, x) by NumPy broadcasting": (_rule_elementwise_of_broadcasts,

@@ -359,3 +359,23 @@ def _slice(ctx: Any, o: Any, s: str, cut: dict, e: Eqn) -> Any:
         return o
     idx = tuple(cut.get(c, P.Sl(0, d, 1)) for c, d in zip(s, o.aval.shape))
     return ctx.emit(P.getitem, (o,), {"idx": idx}, e.src)
+
+
+def scale_into_contraction(e: Eqn, ctx: Any) -> Any:
+    """c * einsum(a, b) = einsum(c * a, b) with a the smaller operand: the scaling touches the
+    small array instead of the (often much larger) result."""
+    for x, c in (e.inputs, e.inputs[::-1]):
+        ein = ctx.def_of(x, P.einsum)
+        if ein is None or c.aval.ndim != 0 or ctx.n_uses(x) != 1 or len(ein.inputs) < 2 or \
+                x.aval != e.out.aval:
+            continue
+        k = min(range(len(ein.inputs)), key=lambda i: ein.inputs[i].aval.size)
+        small = ein.inputs[k]
+        if small.aval.size * 2 > x.aval.size or small.aval.dtype != e.out.aval.dtype:
+            continue
+        scaled = ctx.emit(P.mul, (small, c), {}, e.src)
+        if scaled.aval != small.aval:
+            continue
+        ops = tuple(scaled if i == k else a for i, a in enumerate(ein.inputs))
+        return P.einsum, ops, dict(ein.params)
+    return None

@@ -6,7 +6,12 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Const, Eqn, Graph
 from ..primitives.linalg import make_spec, parse_spec
-from .contract import contraction_of_scatter_add, einsum_of_broadcast, sum_of_product
+from .contract import (
+    contraction_of_scatter_add,
+    einsum_of_broadcast,
+    scale_into_contraction,
+    sum_of_product,
+)
 from .fusion import logsumexp_pattern, softmax_pattern
 from .layout import (
     einsum_of_transpose,
@@ -107,6 +112,7 @@ RULES: list[Rule] = [
     *[Rule(p, contraction_of_scatter_add,
            "contract(x.at[i].add(v)) = contract(x) + contract(v) over the region i")
       for p in (P.einsum, P.reduce_sum)],
+    Rule(P.mul, scale_into_contraction, "c * einsum(a, b) = einsum(c * a, b), a the smaller"),
     Rule(P.reduce_sum, sum_of_product, "sum(a * b, axes) = einsum(a, b): no product array"),
     Rule(P.einsum, einsum_of_broadcast,
          "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy"),
