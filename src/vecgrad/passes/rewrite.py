@@ -36,6 +36,11 @@ class Ctx:
         """Reads of `v` in the input graph (values made while rewriting count as one)."""
         return self._uses.get(v, 1)
 
+    def dropped_use(self, v: Var) -> None:
+        """A rule replaced two reads of `v` by one (x + x = 2 * x)."""
+        if v in self._uses:
+            self._uses[v] -= 1
+
     def def_of(self, a: Atom, prim: P.Primitive | None = None) -> Eqn | None:
         e = self.defs.get(a) if isinstance(a, Var) else None
         return e if e is not None and (prim is None or e.prim is prim) else None

@@ -83,6 +83,7 @@ def _plus_zero(e: Eqn, c: Ctx) -> object:
 def _double(e: Eqn, c: Ctx) -> object:
     x, y = e.inputs
     if x is y and x.aval.dtype.kind == "f":
+        c.dropped_use(x)
         return P.mul, (x, Const(np.asarray(2, x.aval.dtype))), {}
     return None
 
