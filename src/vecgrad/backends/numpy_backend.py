@@ -55,73 +55,87 @@ def _with_out(uf: np.ufunc, k: int) -> Callable[..., np.ndarray]:
     return lambda *xs: uf(*xs, out=xs[k])
 
 
-def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
-    name = re.sub(r"\W", "_", name)  # e.g. "jit_<lambda>": must be a Python identifier
-    env: dict[str, Any] = {"_asarray": np.asarray, "_copy": np.array}
-    names: dict[Var, str] = {v: f"x{i}" for i, v in enumerate(g.inputs)}
-    consts: dict[int, str] = {}
-    last = _last_uses(g)
-    root: dict[Var, Var] = {v: v for v in g.inputs}  # which buffer each var's memory is
-    aliases: dict[Var, list[Var]] = {v: [v] for v in g.inputs}
-    fresh: set[Var] = set()
+class _Codegen:
+    """Memory bookkeeping for one graph: which buffer each value lives in (`root`), all the
+    values living in a buffer (`aliases`), and which buffers this code allocated (`fresh`)."""
 
-    def ref(a: Any) -> str:
+    def __init__(self, g: Graph):
+        self.g = g
+        self.env: dict[str, Any] = {"_asarray": np.asarray, "_copy": np.array}
+        self.names: dict[Var, str] = {v: f"x{i}" for i, v in enumerate(g.inputs)}
+        self.consts: dict[int, str] = {}
+        self.last = _last_uses(g)
+        self.root: dict[Var, Var] = {v: v for v in g.inputs}
+        self.aliases: dict[Var, list[Var]] = {v: [v] for v in g.inputs}
+        self.fresh: set[Var] = set()
+
+    def ref(self, a: Any) -> str:
         if isinstance(a, Const):
             k = id(a.value)
-            if k not in consts:
-                consts[k] = f"c{len(consts)}"
-                env[consts[k]] = a.value
-            return consts[k]
-        return names[a]
+            if k not in self.consts:
+                self.consts[k] = f"c{len(self.consts)}"
+                self.env[self.consts[k]] = a.value
+            return self.consts[k]
+        return self.names[a]
 
-    def reusable(a: Any, i: int) -> bool:
-        """`a` owns its memory, and neither it nor a view of it is read after equation i."""
-        return isinstance(a, Var) and a in fresh and root[a] is a and \
-            all(last.get(v, -1) <= i for v in aliases[a])
-
-    def bind(value: Any) -> str:
-        name = f"k{len(env)}"
-        env[name] = value
+    def bind(self, value: Any) -> str:
+        name = f"k{len(self.env)}"
+        self.env[name] = value
         return name
 
-    body = []
-    for i, e in enumerate(g.eqns):
+    def reusable(self, a: Any, i: int) -> bool:
+        """`a` owns its memory, and neither it nor a view of it is read after equation i."""
+        return isinstance(a, Var) and a in self.fresh and self.root[a] is a and \
+            all(self.last.get(v, -1) <= i for v in self.aliases[a])
+
+    def callable_for(self, i: int, e: Any) -> Callable | None:
+        """What runs equation i (None: its inline source), choosing in-place forms where the
+        memory they overwrite is dead, and recording where the result lives."""
         fn = None if e.prim.inline else e.prim.lowered(e.params, [a.aval for a in e.inputs])
         base = e.inputs[0] if e.inputs else None
-        k = _ufunc_target(e, functools.partial(reusable, i=i))
-        if e.prim.inplace is not None and reusable(base, i):
-            fn = functools.partial(e.prim.inplace, **e.params)
-            r = e.out  # base is dead: its memory now belongs to the result
-            fresh.add(e.out)
+        k = _ufunc_target(e, functools.partial(self.reusable, i=i))
+        owner = e.out
+        if e.prim.inplace is not None and self.reusable(base, i):
+            fn = functools.partial(e.prim.inplace, **e.params)  # base is dead: reuse it
         elif k is not None:  # elementwise into a dead operand's buffer (NumPy's out=)
             fn = _with_out(e.prim.impl, k)
-            r = e.out
-            fresh.add(e.out)
         elif e.prim.view:  # shares memory with its input (a constant's view owns nothing)
-            r = root[base] if isinstance(base, Var) else e.out
-        else:
-            r = e.out
-            fresh.add(e.out)
-        root[e.out] = r
-        aliases.setdefault(r, []).append(e.out)
-        names[e.out] = f"v{i}"
-        args = [ref(a) for a in e.inputs]
+            owner = self.root[base] if isinstance(base, Var) else None
+        if owner is e.out:
+            self.fresh.add(e.out)
+        r = owner if owner is not None else e.out
+        self.root[e.out] = r
+        self.aliases.setdefault(r, []).append(e.out)
+        return fn
+
+    def line(self, i: int, e: Any) -> list[str]:
+        fn = self.callable_for(i, e)
+        self.names[e.out] = f"v{i}"
+        args = [self.ref(a) for a in e.inputs]
         if fn is None:
-            body.append(f"v{i} = {e.prim.inline(args, e.params, bind)}")
+            out = [f"v{i} = {e.prim.inline(args, e.params, self.bind)}"]
         else:
-            env[f"f{i}"] = fn
-            body.append(f"v{i} = f{i}({', '.join(args)})")
-        dead = [names[a] for a in dict.fromkeys(e.inputs)
-                if isinstance(a, Var) and last.get(a) == i and a not in g.inputs]
-        if dead:
-            body.append(f"del {', '.join(dead)}")
-    outs = []
-    for a in g.outputs:  # never hand the caller a view of its own input or of a constant
-        owned = isinstance(a, Var) and root.get(a) in fresh
-        outs.append(f"_asarray({ref(a)})" if owned else f"_copy({ref(a)})")
-    args = ", ".join(names[v] for v in g.inputs)
+            self.env[f"f{i}"] = fn
+            out = [f"v{i} = f{i}({', '.join(args)})"]
+        dead = [self.names[a] for a in dict.fromkeys(e.inputs)
+                if isinstance(a, Var) and self.last.get(a) == i and a not in self.g.inputs]
+        return out + ([f"del {', '.join(dead)}"] if dead else [])
+
+    def output(self, a: Any) -> str:
+        """Never hand the caller a view of its own input or of a constant."""
+        owned = isinstance(a, Var) and self.root.get(a) in self.fresh
+        return f"_asarray({self.ref(a)})" if owned else f"_copy({self.ref(a)})"
+
+
+def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
+    """Generate, compile and return straight-line NumPy code for `g`."""
+    name = re.sub(r"\W", "_", name)  # e.g. "jit_<lambda>": must be a Python identifier
+    cg = _Codegen(g)
+    body = [ln for i, e in enumerate(g.eqns) for ln in cg.line(i, e)]
+    outs = [cg.output(a) for a in g.outputs]
+    args = ", ".join(cg.names[v] for v in g.inputs)
     src = f"def {name}({args}):\n" + "".join(f"    {s}\n" for s in body)
     src += f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})\n"
     code = compile(src, f"<vecgrad:{name}>", "exec")
-    exec(code, env)  # noqa: S102 - running the generated code is this module's purpose
-    return Compiled(env[name], src, g)
+    exec(code, cg.env)  # noqa: S102 - running the generated code is this module's purpose
+    return Compiled(cg.env[name], src, g)
