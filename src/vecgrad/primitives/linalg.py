@@ -111,13 +111,15 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         work = int(np.prod(list(dims.values()), dtype=np.float64))
         dts = dtypes or [np.dtype(np.float64)] * len(shapes)
         lead = _plan_lead_batch(ins[0], ins[1], out, shapes)
+        aligned = _plan_loop_aligned(ins[0], ins[1], out, shapes)
         if work > 2e6:  # big: decide by layout, timing once only where it is not clear
             if _matvec_needing_copy(ins[0], ins[1], out, shapes):
                 return loop
             return mm if lead is None else _fastest([mm, lead], shapes, dts, tries=1)
         if work < 4096:
             return loop
-        return _fastest([c for c in (mm, loop, blas, lead) if c is not None], shapes, dts)
+        return _fastest([c for c in (mm, loop, blas, lead, aligned) if c is not None], shapes,
+                        dts)
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
         return lambda x: _owned(np.einsum(spec, x), x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
@@ -157,16 +159,40 @@ def _plan_lead_batch(a: str, b: str, out: str, shapes: list) -> Callable | None:
 
 
 def _fastest(cands: list[Callable], shapes: list, dtypes: list, tries: int = 3) -> Callable:
+    """The fastest candidate on arrays of these shapes. A result that is not C-contiguous is
+    charged what making it contiguous costs: its consumers pay at least that (strided reads)."""
     xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
     best, best_t = cands[0], float("inf")
     for c in cands:
         for _ in range(tries):
             t0 = time.perf_counter()
-            c(*xs)
+            r = c(*xs)
+            if isinstance(r, np.ndarray) and not r.flags.c_contiguous:
+                np.ascontiguousarray(r)
             t = time.perf_counter() - t0
             if t < best_t:
                 best, best_t = c, t
     return best
+
+
+def _plan_loop_aligned(a: str, b: str, out: str, shapes: list) -> Callable | None:
+    """NumPy's einsum loop after copying the smaller operand into the output's letter order
+    (its contracted letters first): both then stream along the output's innermost axis."""
+    small = 0 if np.prod(shapes[0]) <= np.prod(shapes[1]) else 1
+    s = (a, b)[small]
+    order = sorted(s, key=lambda c: (c in out, out.index(c) if c in out else s.index(c)))
+    perm = tuple(s.index(c) for c in order)
+    if perm == tuple(range(len(s))):
+        return None
+    spec = make_spec([("".join(order) if i == small else t) for i, t in enumerate((a, b))], out)
+
+    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if small == 0:
+            x = np.ascontiguousarray(x.transpose(perm))
+        else:
+            y = np.ascontiguousarray(y.transpose(perm))
+        return np.einsum(spec, x, y)
+    return run
 
 
 def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.ndarray]:
