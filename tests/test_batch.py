@@ -7,6 +7,8 @@ grow with the loop trip count, and the right primitives must appear.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -783,7 +785,7 @@ def program_inputs(seed=0):
             r.standard_normal((2, WID)))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=int(os.environ.get("VECGRAD_EXAMPLES", "40")), deadline=None)
 @given(loop_programs())
 def test_random_loop_programs(p):
     f = build(p)
