@@ -112,10 +112,11 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         dts = dtypes or [np.dtype(np.float64)] * len(shapes)
         lead = _plan_lead_batch(ins[0], ins[1], out, shapes)
         aligned = _plan_loop_aligned(ins[0], ins[1], out, shapes)
-        if work > 2e6:  # big: decide by layout, timing once only where it is not clear
+        if work > 2e6:  # too big to time while compiling: decide by layout
             if _matvec_needing_copy(ins[0], ins[1], out, shapes):
                 return loop
-            return mm if lead is None else _fastest([mm, lead], shapes, dts, tries=1)
+            return lead if lead is not None and _mm_moves_big(ins[0], ins[1], out, shapes) \
+                else mm
         if work < 4096:
             return loop
         return _fastest([c for c in (mm, loop, blas, lead, aligned) if c is not None], shapes,
@@ -124,6 +125,18 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         return lambda x: _owned(np.einsum(spec, x), x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
     return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _mm_moves_big(a: str, b: str, out: str, shapes: list) -> bool:
+    """Whether the matmul form must first copy the larger operand into another axis order."""
+    batch = "".join(c for c in out if c in a and c in b)
+    contr = "".join(c for c in a if c in b and c not in out)
+    big_is_a = np.prod(shapes[0]) >= np.prod(shapes[1])
+    s = a if big_is_a else b
+    own = "".join(c for c in s if c in out or c in contr)
+    free = "".join(c for c in s if c in out and c not in batch)
+    want = batch + (free + contr if big_is_a else contr + free)
+    return own != want
 
 
 def _matvec_needing_copy(a: str, b: str, out: str, shapes: list) -> bool:
@@ -158,7 +171,7 @@ def _plan_lead_batch(a: str, b: str, out: str, shapes: list) -> Callable | None:
     return lambda x, y: inner(x, y).sum(axes)
 
 
-def _fastest(cands: list[Callable], shapes: list, dtypes: list, tries: int = 3) -> Callable:
+def _fastest(cands: list[Callable], shapes: list, dtypes: list, tries: int = 2) -> Callable:
     """The fastest candidate on arrays of these shapes. A result that is not C-contiguous is
     charged what making it contiguous costs: its consumers pay at least that (strided reads)."""
     xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
