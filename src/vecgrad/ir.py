@@ -89,12 +89,15 @@ class Params(dict):
 
     __slots__ = ("_hash",)
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        dict.__init__(self, *args, **kwargs)
+        self._hash: int | None = None
+
     def __hash__(self) -> int:  # type: ignore[override]
-        try:
-            return self._hash
-        except AttributeError:
-            self._hash = hash(tuple(sorted(self.items())))
-            return self._hash
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(tuple(sorted(self.items())))
+        return h
 
     def _immutable(self, *a: Any, **k: Any) -> None:
         raise TypeError("Params are immutable")

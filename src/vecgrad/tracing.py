@@ -347,13 +347,22 @@ def _method(name: str) -> Callable:
     return m
 
 
-for _n, _f in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
-               ("pow", "power"), ("matmul", "matmul")]:
+def _prim_op(prim: P.Primitive, swap: bool = False) -> Callable:
+    """An operator that binds its primitive directly (the hottest path of tracing)."""
+    if swap:
+        return lambda self, other: bind(prim, other, self)
+    return lambda self, other: bind(prim, self, other)
+
+
+for _n, _p in [("add", P.add), ("sub", P.sub), ("mul", P.mul), ("truediv", P.div)]:
+    setattr(Tracer, f"__{_n}__", _prim_op(_p))
+    setattr(Tracer, f"__r{_n}__", _prim_op(_p, swap=True))
+for _n, _f in [("pow", "power"), ("matmul", "matmul")]:
     setattr(Tracer, f"__{_n}__", _binop(_f))
     setattr(Tracer, f"__r{_n}__", _binop(_f, swap=True))
-for _n, _f in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
-               ("eq", "equal"), ("ne", "not_equal")]:
-    setattr(Tracer, f"__{_n}__", _binop(_f))
+for _n, _p in [("lt", P.lt), ("le", P.le), ("gt", P.gt), ("ge", P.ge), ("eq", P.eq),
+               ("ne", P.ne)]:
+    setattr(Tracer, f"__{_n}__", _prim_op(_p))
 for _n, _f in [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]:
     setattr(Tracer, f"__{_n}__", _method(_f))
 for _n in ["sum", "mean", "max", "min", "prod", "reshape", "transpose", "astype", "ravel",

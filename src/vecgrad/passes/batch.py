@@ -46,7 +46,8 @@ class _Batcher:
     def group_of(self, a: Atom) -> Any:
         """Operands from different batch groups are not mixed in one group (that would cost a
         concatenation and a gather back); operands that are not batched may differ."""
-        return id(self.rows[a][0]) if isinstance(a, Var) and a in self.rows else None
+        hit = self.rows.get(a)  # (constants hash by identity and are never in rows)
+        return None if hit is None else id(hit[0])
 
     def ref(self, a: Atom) -> Tracer:
         if isinstance(a, Const):
@@ -227,9 +228,14 @@ def _depths(g: Graph, nodes: list[Node]) -> list[Node]:
     pos = {e.out: i for i, e in enumerate(g.eqns)}
     nodes = sorted(nodes, key=lambda n: pos[n.out])
     depth: dict[Var, int] = {}
+    get = depth.get
     for n in nodes:
-        n.depth = 1 + max((depth.get(a, 0) for a in n.operands if isinstance(a, Var)), default=0)
-        depth[n.out] = n.depth
+        d = 0
+        for a in n.operands:
+            da = get(a, 0)  # constants and graph inputs are at depth 0
+            if da > d:
+                d = da
+        n.depth = depth[n.out] = d + 1
     return nodes
 
 

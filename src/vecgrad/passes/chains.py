@@ -202,14 +202,14 @@ def node_key(n: Node, source: Any) -> tuple:
     if n.kind == "sum":
         return ("sum", len(n.operands), n.out.aval, tuple(source(a) for a in n.operands[:1]))
     e = n.eqn
-    avals = tuple(a.aval for a in e.inputs)
+    avals = tuple([a.aval for a in e.inputs])
     if e.prim is P.getitem:
         idx = e.params["idx"]
         if not P.is_basic(idx):
             return ("eqn", e.prim, Params(e.params), avals, id(n))  # irregular reads stay apart
         base = e.inputs[0]
         return ("getitem", pattern_of(idx)[0], avals, source(base) or base)
-    return ("eqn", e.prim, e.params, avals, tuple(source(a) for a in e.inputs))
+    return ("eqn", e.prim, e.params, avals, tuple([source(a) for a in e.inputs]))
 
 
 __all__ = [
