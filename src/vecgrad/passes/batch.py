@@ -233,8 +233,7 @@ def _depths(g: Graph, nodes: list[Node]) -> list[Node]:
         d = 0
         for a in n.operands:
             da = get(a, 0)  # constants and graph inputs are at depth 0
-            if da > d:
-                d = da
+            d = max(d, da)
         n.depth = depth[n.out] = d + 1
     return nodes
 
