@@ -14,3 +14,6 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     if not (ord is None or ord == "fro" and n_axes == 2 or ord == 2 and n_axes == 1):
         raise unsupported(f"numpy.linalg.norm with ord={ord!r}")
     return _ops.sqrt(_ops.sum(_ops.square(x), axis=axis, keepdims=keepdims))
+
+
+__all__ = ["norm"]
