@@ -79,7 +79,9 @@ class TracedIntoNumpyError(VecgradError, TypeError):
         super().__init__(
             f"a traced array cannot become a plain NumPy array{_where(src)}. If you are writing "
             "into a buffer, create it with vnp.zeros/vnp.empty (import vecgrad.numpy as vnp) "
-            "instead of np.zeros/np.empty so that the write can be traced.")
+            "instead of np.zeros/np.empty so that the write can be traced. If you are making "
+            "an array from a list of traced values, use vnp.array(...) or vnp.stack(...) "
+            "instead of np.array/np.asarray.")
 
 
 class ShapeError(VecgradError, ValueError):
