@@ -175,8 +175,11 @@ class Tracer:
         return self.shape[0]
 
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        rest = tuple(P.Sl(0, d, 1) for d in self.shape[1:])
+        for i in range(len(self)):  # self[i], without re-normalizing the index each time
+            idx = P.BasicIndex((i,) + rest)
+            out = self._b.emit(P.getitem, [self.atom], {"idx": idx})
+            yield Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly)
 
     def __repr__(self) -> str:
         return f"Tracer({self.aval})"

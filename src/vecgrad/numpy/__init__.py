@@ -36,6 +36,10 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Any:
     """Like `numpy.asarray`; lists/tuples that contain traced values are stacked."""
     if isinstance(a, Tracer):
         return a if dtype is None else astype(a, dtype)
+    if type(a) in (list, tuple) and a and all(type(x) is Tracer for x in a) and dtype is None:
+        if len(a) == 1:  # (a common case: vnp.array([t]) in a per-sample function)
+            return P.reshape(a[0], shape=(1,) + a[0].shape)
+        return stack(a)
     if isinstance(a, (list, tuple)) and _has_tracer(a):
         out = stack([asarray(x) for x in a])
         return out if dtype is None else astype(out, dtype)

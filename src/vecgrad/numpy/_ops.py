@@ -396,6 +396,10 @@ def matmul(a: Any, b: Any) -> Any:
     """Matrix product with NumPy's rules for 1-D operands and broadcast batch axes."""
     a, b = asarray(a), asarray(b)
     sa, sb = _shape(a), _shape(b)
+    if len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0]:  # the common W @ x, quickly
+        return P.einsum(a, b, spec="ij,j->i")
+    if len(sa) == 1 and sa == sb:  # and u @ v
+        return P.einsum(a, b, spec="i,i->")
     if len(sa) == 0 or len(sb) == 0:
         raise ShapeError("matmul: input operand does not have enough dimensions")
     if len(sa) == 1 and len(sb) == 1:

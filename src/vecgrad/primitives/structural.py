@@ -13,6 +13,7 @@ from .elementwise import _lift
 
 __all__ = [
     "Adv",
+    "BasicIndex",
     "NotBatchable",
     "Sl",
     "broadcast_to",
