@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -175,12 +174,6 @@ def _define(defined: set[Var], v: Var) -> None:
     if v in defined:
         raise TypeCheckError(f"{v!r} is defined twice")
     defined.add(v)
-
-
-def iter_vars(g: Graph) -> Iterator[Var]:
-    yield from g.inputs
-    for e in g.eqns:
-        yield e.out
 
 
 def uses(g: Graph) -> dict[Var, int]:

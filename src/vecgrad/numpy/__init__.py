@@ -18,10 +18,6 @@ from ..tracing import Tracer, const_tracer
 ArrayLike = Any
 
 
-def _traced(*xs: Any) -> bool:
-    return builtins.any(isinstance(x, Tracer) for x in xs)
-
-
 def _shape(x: Any) -> tuple[int, ...]:
     return x.shape if isinstance(x, Tracer) else _np.shape(x)
 
