@@ -291,8 +291,12 @@ def _add(a: Any, b: Any) -> Any:
 def _concretization(what: str) -> Exception:
     """The error for float()/int() of a tracer. NumPy calls these itself for `buf[i] = x`
     into a plain NumPy array, straight from the user's STORE_SUBSCR: say so in that case."""
-    f = sys._getframe(2)  # the user's frame (0 is here, 1 the dunder method)
-    if dis.opname[f.f_code.co_code[f.f_lasti]] == "STORE_SUBSCR":
+    try:  # (a best-effort look at the caller's current instruction; never an error itself)
+        f = sys._getframe(2)  # the user's frame (0 is here, 1 the dunder method)
+        storing = dis.opname[f.f_code.co_code[f.f_lasti]] == "STORE_SUBSCR"
+    except (IndexError, ValueError, AttributeError):
+        storing = False
+    if storing:
         return TracedIntoNumpyError(user_src(2))
     return ConcretizationError(what, user_src(2))
 
