@@ -403,7 +403,28 @@ def _check_scale_into_contraction(g0, g1):
     assert m.out.aval.shape == (2, 3)  # the scaling hits an operand, not the (2, 2, 3) result
 
 
+def _rule_explicit_broadcast(x):
+    y = P.broadcast_to(P.reshape(vnp.exp(x[:, 0]), shape=(2, 1)), shape=(2, 3))
+    return P.sub(vnp.tanh(x), y)
+
+
+def _check_explicit_broadcast(g0, g1):
+    assert "broadcast_to" in prims(g0) and "broadcast_to" not in prims(g1)
+
+
+def _rule_einsum_permutation(x):
+    return P.einsum(vnp.exp(x), spec="ab->ba") * 2.0
+
+
+def _check_einsum_permutation(g0, g1):
+    assert not any(e.prim is P.einsum and len(e.inputs) == 1 for e in g1.eqns)
+    assert "transpose" in prims(g1)
+
+
 RULE_TESTS = {
+    "f(broadcast_to(y), x) = f(y, x), implicitly": (_rule_explicit_broadcast,
+                                                     _check_explicit_broadcast),
+    "einsum('abc->cba', x) = transpose(x)": (_rule_einsum_permutation, _check_einsum_permutation),
     "c * einsum(a, b) = einsum(c * a, b), a the smaller": (_rule_scale_into_contraction,
                                                             _check_scale_into_contraction),
     "contract(x.at[i].add(v)) = contract(x) + contract(v) over the region i": (

@@ -140,3 +140,30 @@ def elementwise_of_broadcasts(e: Eqn, ctx: Any) -> Any:
     if r.aval.shape != R:
         r = ctx.emit(P.broadcast_to, (r,), {"shape": R}, e.src)
     return P.reshape, (r,), {"shape": out}
+
+
+def elementwise_of_explicit_broadcast(e: Eqn, ctx: Any) -> Any:
+    """f(broadcast_to(y, S), x) = f(y, x) when NumPy's implicit broadcasting gives S anyway."""
+    if not e.prim.elementwise:
+        return None
+    ins, changed = list(e.inputs), False
+    for k, a in enumerate(e.inputs):
+        b = ctx.def_of(a, P.broadcast_to)
+        if b is None:
+            continue
+        rest = [x.aval.shape for j, x in enumerate(ins) if j != k]
+        try:
+            same = np.broadcast_shapes(b.inputs[0].aval.shape, *rest) == e.out.aval.shape
+        except ValueError:
+            same = False
+        if same:
+            ins[k], changed = b.inputs[0], True
+    return (e.prim, tuple(ins), dict(e.params)) if changed else None
+
+
+def einsum_permutation(e: Eqn, ctx: Any) -> Any:
+    """einsum('abc->cba', x) is a transpose: a view, not a copy."""
+    ins, out = parse_spec(e.params["spec"])
+    if len(ins) != 1 or sorted(ins[0]) != sorted(out) or len(set(out)) != len(out):
+        return None
+    return P.transpose, (e.inputs[0],), {"perm": tuple(ins[0].index(c) for c in out)}

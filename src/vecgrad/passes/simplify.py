@@ -15,7 +15,9 @@ from .contract import (
 from .fusion import logsumexp_pattern, softmax_pattern
 from .layout import (
     einsum_of_transpose,
+    einsum_permutation,
     elementwise_of_broadcasts,
+    elementwise_of_explicit_broadcast,
     elementwise_of_transposes,
     reduction_of_transpose,
 )
@@ -105,6 +107,9 @@ RULES: list[Rule] = [
     Rule(P.log, logsumexp_pattern, "log(sum(exp(x))) = logsumexp(x)"),
     *[Rule(p, elementwise_of_transposes, "f(x.T, y.T) = f(x, y).T")
       for p in P.REGISTRY.values() if p.elementwise],
+    *[Rule(p, elementwise_of_explicit_broadcast, "f(broadcast_to(y), x) = f(y, x), implicitly")
+      for p in P.REGISTRY.values() if p.elementwise],
+    Rule(P.einsum, einsum_permutation, "einsum('abc->cba', x) = transpose(x)"),
     *[Rule(p, elementwise_of_broadcasts, "f(bcast(y), x) = f(y, x) by NumPy broadcasting")
       for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, reduction_of_transpose, "reduce(x.T, axes) = reduce(x, axes').T")
