@@ -19,7 +19,7 @@ import numpy as np
 from . import passes
 from .autodiff import vjp_graph
 from .backends import Compiled, compile_graph
-from .errors import Src, TraceError, user_src
+from .errors import Src, TraceError, _where, user_src
 from .ir import Aval, Const, Graph, Var
 from .pytree import describe, flatten, unflatten
 from .tracing import Builder, Tracer, new_input, to_atom
@@ -56,10 +56,6 @@ class Entry:
 def _fun_src(fun: Callable) -> Src | None:
     code = getattr(fun, "__code__", None)
     return Src(code.co_filename, code.co_firstlineno, code.co_name) if code else None
-
-
-def _where(src: Src | None) -> str:
-    return f" (at {src.file}:{src.line}, in {src.func})" if src else ""
 
 
 def _signature(args: tuple) -> tuple[list, Any, tuple]:
@@ -197,7 +193,7 @@ def _compile_grad(fun: Callable, td: Any, avals: list[Aval], argnums: Any, has_a
             return ((val, aux_v), grads) if value else (grads, aux_v)
         return (val, grads) if value else grads
     return Entry(compiled, finish, stages, times,
-                 {"forward_vars": frozenset(e.out for e in g.eqns)})
+                 {"forward_vars": frozenset(e.out for e in g.eqns), "wrt": wrt})
 
 
 def _compile_jit(fun: Callable, td: Any, avals: list[Aval]) -> Entry:

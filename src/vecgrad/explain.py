@@ -8,7 +8,6 @@ to source lines), what an eager tape-based AD would have paid for the same code,
 from __future__ import annotations
 
 import linecache
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -87,7 +86,7 @@ def _line(src: Src | None) -> str:
 
 
 def _where(src: Src | None) -> str:
-    return f"{os.path.basename(src.file)}:{src.line}" if src else "?"
+    return str(src) if src else "?"  # Src prints as file:line, the file's base name
 
 
 def _found(notes: tuple, *kinds: str) -> list[Found]:
@@ -216,9 +215,7 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
     fwd = measure(lambda: j_fn(*args), budget=budget)
     grd = measure(lambda: g_fn(*args), budget=budget)
     traced = trace_graph(fun, args, hash_cons=False)  # as an eager tape would run it
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    wrt = _wrt_leaves(args, nums)
-    eager, n_zero, zero_bytes = _eager_counts(traced, wrt)
+    eager, n_zero, zero_bytes = _eager_counts(traced, entry.meta["wrt"])
     notes = entry.notes
     return Report(
         name=getattr(fun, "__name__", "function"), forward=fwd, gradient=grd,
@@ -235,17 +232,6 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
 
 def _fresh(g: Graph) -> int:
     return sum(1 for e in g.eqns if not e.prim.view)
-
-
-def _wrt_leaves(args: tuple, nums: tuple[int, ...]) -> list[int]:
-    from .pytree import flatten
-    out, start = [], 0
-    for i, a in enumerate(args):
-        n = len(flatten(a)[0])
-        if i in nums:
-            out += list(range(start, start + n))
-        start += n
-    return out
 
 
 __all__ = ["Found", "Hot", "Report", "explain"]

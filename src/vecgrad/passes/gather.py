@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import primitives as P
 from ..primitives import Adv, Sl
+from ..primitives.elementwise import _lift
 
 
 def _digits(q: np.ndarray) -> list[tuple[int, int]] | None:
@@ -155,7 +156,7 @@ def grid_write(prim: P.Primitive, base: Any, vals: Any, pattern: tuple, int_axes
     pos, rows = pos[order], rows[order]
     region = P.index_shape(base.shape, pattern)  # a single write's region
     v = realize_rows(vals, rows)
-    v = P.broadcast_to(_lift_to(v, len(region)), shape=(len(pos),) + region)
+    v = P.broadcast_to(_lift(v, len(region)), shape=(len(pos),) + region)
     sls = _grid(pos) if len(np.unique(pos, axis=0)) == len(pos) else None
     if sls is None:
         idx = _with(pattern, int_axes, [Adv(pos[:, c]) for c in range(pos.shape[1])])
@@ -176,9 +177,3 @@ def grid_write(prim: P.Primitive, base: Any, vals: Any, pattern: tuple, int_axes
                                  for k, d in zip(idx, base.shape)) and len(idx) == len(base.shape):
         return v if v.dtype == base.dtype else P.cast(v, dtype=base.dtype)  # fully covered
     return prim(base, v, idx=idx)
-
-
-def _lift_to(v: Any, rank: int) -> Any:
-    if v.ndim - 1 >= rank:
-        return v
-    return P.reshape(v, shape=(v.shape[0],) + (1,) * (rank + 1 - v.ndim) + v.shape[1:])
