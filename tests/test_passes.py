@@ -421,7 +421,29 @@ def _check_einsum_permutation(g0, g1):
     assert "transpose" in prims(g1)
 
 
+def _rule_elementwise_of_reshapes(x):
+    flat = lambda v: P.reshape(v, shape=(6,))
+    return P.reshape(P.mul(flat(vnp.exp(x)), flat(vnp.tanh(x))), shape=(2, 3))
+
+
+def _check_elementwise_of_reshapes(g0, g1):
+    assert prims(g0).count("reshape") == 3 and "reshape" not in prims(g1)
+
+
+def _rule_norm(x):  # the first fires alone, the second after sum(x**2) = einsum(x, x)
+    t = vnp.tanh(x)
+    return vnp.sqrt(P.einsum(t, t, spec="ab,ab->b")), vnp.linalg.norm(vnp.exp(x))
+
+
+def _check_norm(g0, g1):
+    assert "sqrt" in prims(g0) and prims(g1).count("norm") == 2 and "sqrt" not in prims(g1)
+    assert [e.params["spec"] for e in g1.eqns if e.prim is P.norm] == ["ab->b", "ab->"]
+
+
 RULE_TESTS = {
+    "f(reshape(x), reshape(y)) = reshape(f(x, y))": (_rule_elementwise_of_reshapes,
+                                                      _check_elementwise_of_reshapes),
+    "sqrt(einsum(x, x)) = norm(x)": (_rule_norm, _check_norm),
     "f(broadcast_to(y), x) = f(y, x), implicitly": (_rule_explicit_broadcast,
                                                      _check_explicit_broadcast),
     "einsum('abc->cba', x) = transpose(x)": (_rule_einsum_permutation, _check_einsum_permutation),

@@ -183,6 +183,9 @@ SPECS: list[Spec] = [
     Spec("reduce_max", ((3, 4, 5),), lambda x: x.max(1), AX((1,)), label="1"),
     Spec("reduce_max", ((3, 4),), np.max, AX((0, 1)), label="all"),
     Spec("reduce_min", ((3, 4, 5),), lambda x: x.min((0, 2)), AX((0, 2)), label="02"),
+    # many short rows: the transposed-copy fast path of reduce_along
+    Spec("reduce_max", ((5, 8, 6),), lambda x: x.max(2), AX((2,)), label="short-rows"),
+    Spec("reduce_sum", ((40, 7),), lambda x: x.sum(1), AX((1,)), label="short-rows"),
     Spec("reduce_prod", ((3, 4),), lambda x: x.prod(1), AX((1,)), away0, label="1"),
     Spec("reduce_prod", ((3, 4),), lambda x: x.prod(1), AX((1,)), with_zeros(1),
          label="one-zero"),
@@ -236,7 +239,14 @@ SPECS: list[Spec] = [
     # fused nn
     Spec("softmax", ((3, 4),), lambda x: _softmax(x, 1), {"axis": 1}, label="1"),
     Spec("softmax", ((3, 4),), lambda x: _softmax(x, 0), {"axis": 0}, label="0"),
+    Spec("softmax", ((5, 8, 6),), lambda x: _softmax(x, 2), {"axis": 2}, label="short-rows"),
     Spec("logsumexp", ((3, 4),), lambda x: np.log(np.exp(x).sum(1)), {"axis": 1}),
+    Spec("logsumexp", ((40, 7),), lambda x: np.log(np.exp(x).sum(1)), {"axis": 1},
+         label="short-rows"),
+    *[Spec("norm", shapes, lambda x, s=spec: np.sqrt(np.einsum(s, x ** 2)), {"spec": spec},
+           away0, label=spec)
+      for spec, shapes in [("abc->ca", ((2, 3, 4),)), ("ij->", ((3, 4),)),
+                           ("ij->j", ((3, 4),)), ("ij->ji", ((3, 4),))]],
 ]
 
 

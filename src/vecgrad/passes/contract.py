@@ -379,3 +379,25 @@ def scale_into_contraction(e: Eqn, ctx: Any) -> Any:
         ops = tuple(scaled if i == k else a for i, a in enumerate(ein.inputs))
         return P.einsum, ops, dict(ein.params)
     return None
+
+
+# ---------------------------------------------------------------- norms
+
+def norm_of_squares(e: Eqn, ctx: Any) -> Any:
+    """sqrt(einsum('S,S->T', x, x)) = norm(x, 'S->T'), also through a reshape of the sum:
+    one primitive whose VJP is x * g / |x| (no 0.5, 2x and root chain)."""
+    y, r = e.inputs[0], ctx.def_of(e.inputs[0], P.reshape)
+    if r is not None:
+        y = r.inputs[0]
+    s = ctx.def_of(y, P.einsum)
+    if s is None or ctx.n_uses(y) != 1 or ctx.n_uses(e.inputs[0]) != 1 or len(s.inputs) != 2 \
+            or s.inputs[0] is not s.inputs[1]:
+        return None
+    (a, b), t = parse_spec(s.params["spec"])
+    if a != b or len(set(a)) != len(a) or s.out.aval.dtype != e.out.aval.dtype:
+        return None
+    spec = f"{a}->{t}"
+    if r is None:
+        return P.norm, (s.inputs[0],), {"spec": spec}
+    n = ctx.emit(P.norm, (s.inputs[0],), {"spec": spec}, e.src)
+    return P.reshape, (n,), {"shape": e.out.aval.shape}

@@ -37,6 +37,30 @@ def elementwise_of_transposes(e: Eqn, ctx: Any) -> Any:
     return P.transpose, (inner,), {"perm": perm}
 
 
+def elementwise_of_reshapes(e: Eqn, ctx: Any) -> Any:
+    """f(reshape(x, s), reshape(y, s), scalar) = reshape(f(x, y, scalar), s) when x and y
+    have one shape: batching flattens and unflattens values around elementwise ops, and
+    computing in the source shape lets the reshape pairs cancel. Unary ops keep their reshape,
+    where rules such as sum(x**2) = einsum(x, x) look for it."""
+    if not e.prim.elementwise or sum(a.aval.ndim > 0 for a in e.inputs) < 2:
+        return None
+    src, ins = None, []
+    for a in e.inputs:
+        if a.aval.ndim == 0:
+            ins.append(a)
+            continue
+        r = ctx.def_of(a, P.reshape)
+        if r is None or a.aval.shape != e.out.aval.shape or \
+                src not in (None, r.inputs[0].aval.shape):
+            return None
+        src = r.inputs[0].aval.shape
+        ins.append(r.inputs[0])
+    if src is None or not src:
+        return None
+    inner = ctx.emit(e.prim, tuple(ins), dict(e.params), e.src)
+    return P.reshape, (inner,), {"shape": e.out.aval.shape}
+
+
 def _reduced_perm(perm: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
     """After reducing `axes` of transpose(x, perm): the permutation of x's reduced result."""
     kept = [p for i, p in enumerate(perm) if i not in axes]  # x's axes, in output order

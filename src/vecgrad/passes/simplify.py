@@ -9,6 +9,7 @@ from ..primitives.linalg import make_spec, parse_spec
 from .contract import (
     contraction_of_scatter_add,
     einsum_of_broadcast,
+    norm_of_squares,
     scale_into_contraction,
     sum_of_product,
 )
@@ -18,6 +19,7 @@ from .layout import (
     einsum_permutation,
     elementwise_of_broadcasts,
     elementwise_of_explicit_broadcast,
+    elementwise_of_reshapes,
     elementwise_of_transposes,
     reduction_of_transpose,
 )
@@ -107,6 +109,8 @@ RULES: list[Rule] = [
     Rule(P.log, logsumexp_pattern, "log(sum(exp(x))) = logsumexp(x)"),
     *[Rule(p, elementwise_of_transposes, "f(x.T, y.T) = f(x, y).T")
       for p in P.REGISTRY.values() if p.elementwise],
+    *[Rule(p, elementwise_of_reshapes, "f(reshape(x), reshape(y)) = reshape(f(x, y))")
+      for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, elementwise_of_explicit_broadcast, "f(broadcast_to(y), x) = f(y, x), implicitly")
       for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.einsum, einsum_permutation, "einsum('abc->cba', x) = transpose(x)"),
@@ -119,6 +123,7 @@ RULES: list[Rule] = [
            "contract(x.at[i].add(v)) = contract(x) + contract(v) over the region i")
       for p in (P.einsum, P.reduce_sum)],
     Rule(P.mul, scale_into_contraction, "c * einsum(a, b) = einsum(c * a, b), a the smaller"),
+    Rule(P.sqrt, norm_of_squares, "sqrt(einsum(x, x)) = norm(x)"),
     Rule(P.reduce_sum, sum_of_product, "sum(a * b, axes) = einsum(a, b): no product array"),
     Rule(P.einsum, einsum_of_broadcast,
          "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy"),

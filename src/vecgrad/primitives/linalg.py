@@ -15,7 +15,7 @@ from ..ir import Aval
 from . import Primitive, register
 from .structural import broadcast_to, reshape, transpose
 
-__all__ = ["einsum", "make_spec", "parse_spec"]
+__all__ = ["einsum", "make_spec", "norm", "parse_spec"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -276,3 +276,43 @@ einsum = register(Primitive(
     "einsum", lambda *xs, spec: np.einsum(spec, *xs), _einsum_shape, _einsum_vjp,
     _einsum_batch, lower=lambda avals, spec: plan_einsum(spec, [a.shape for a in avals],
                                                          [a.dtype for a in avals])))
+
+
+# --- norm: sqrt of a sum of squares, with letters as in einsum ('bdc->cd') -----------------
+
+def _norm_shape(x: Aval, spec: str) -> Aval:
+    s, t = spec.split("->")
+    if len(s) != x.ndim or len(set(s)) != len(s) or len(set(t)) != len(t) or set(t) - set(s):
+        raise ShapeError(f"norm '{spec}' does not fit an operand of shape {x.shape}")
+    return Aval(tuple(x.shape[s.index(c)] for c in t), x.dtype)
+
+
+def _norm_vjp(g: Any, ans: Any, x: Any, spec: str) -> tuple:
+    from .elementwise import div
+    s, t = spec.split("->")
+    return (einsum(x, div(g, ans), spec=f"{s},{t}->{s}"),)  # d|x| = x / |x|
+
+
+def _norm_batch(n: int, batched: tuple[bool, ...], x: Any, spec: str) -> Any:
+    b = _fresh(set(spec))
+    s, t = spec.split("->")
+    return norm(x, spec=f"{b}{s}->{b}{t}")
+
+
+def _norm_lower(avals: list[Aval], spec: str) -> Callable[..., np.ndarray]:
+    s, t = spec.split("->")
+    squares = plan_einsum(f"{s},{s}->{t}", [avals[0].shape] * 2, [avals[0].dtype] * 2)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        r = np.asarray(squares(x, x))  # a fresh array: the root is taken in place
+        return np.sqrt(r, out=r) if r.ndim else np.sqrt(r)
+    return run
+
+
+def _norm_impl(x: np.ndarray, spec: str) -> np.ndarray:
+    s, t = spec.split("->")
+    return np.sqrt(np.einsum(f"{s},{s}->{t}", x, x))
+
+
+norm = register(Primitive("norm", _norm_impl, _norm_shape, _norm_vjp, _norm_batch,
+                          lower=_norm_lower))

@@ -8,7 +8,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from . import Primitive, register
-from .elementwise import _keep, reduce_sum
+from .elementwise import _keep, reduce_along, reduce_sum, short_last_axis
 
 __all__ = ["logsumexp", "softmax"]
 
@@ -19,6 +19,15 @@ def _axis_ok(x: Aval, axis: int) -> None:
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    n = x.shape[axis]
+    if axis == x.ndim - 1 and short_last_axis(x):
+        # a short last axis: work on the transposed copy, where each reduction is SIMD
+        # over whole rows (see reduce_along), and transpose back once
+        e = np.ascontiguousarray(x.reshape(-1, n).T)
+        e -= e.max(0)
+        np.exp(e, out=e)
+        e /= e.sum(0)
+        return np.ascontiguousarray(e.T).reshape(x.shape)
     e = np.exp(x - x.max(axis, keepdims=True))
     e /= e.sum(axis, keepdims=True)
     return e
@@ -40,9 +49,10 @@ softmax = register(Primitive(
 
 
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
-    m = x.max(axis, keepdims=True)
+    m = reduce_along(np.max, x, (axis,), keepdims=True)
     m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) slices: let exp/log give the limit
-    return np.asarray(np.log(np.exp(x - m).sum(axis)) + np.squeeze(m, axis))
+    return np.asarray(np.log(reduce_along(np.sum, np.exp(x - m), (axis,)))
+                      + np.squeeze(m, axis))
 
 
 def _lse_shape(x: Aval, axis: int) -> Aval:
