@@ -241,6 +241,10 @@ SPECS: list[Spec] = [
     Spec("softmax", ((3, 4),), lambda x: _softmax(x, 0), {"axis": 0}, label="0"),
     Spec("softmax", ((5, 8, 6),), lambda x: _softmax(x, 2), {"axis": 2}, label="short-rows"),
     Spec("logsumexp", ((3, 4),), lambda x: np.log(np.exp(x).sum(1)), {"axis": 1}),
+    *[Spec("softmax_vjp", shapes, lambda g, p, a=axis: p * (g - (g * p).sum(a, keepdims=True)),
+           {"axis": axis}, label=label)
+      for shapes, axis, label in [(((3, 4), (3, 4)), 1, "1"), (((3, 4), (3, 4)), 0, "0"),
+                                  (((5, 8, 6), (5, 8, 6)), 2, "short-rows")]],
     Spec("logsumexp", ((40, 7),), lambda x: np.log(np.exp(x).sum(1)), {"axis": 1},
          label="short-rows"),
     *[Spec("norm", shapes, lambda x, s=spec: np.sqrt(np.einsum(s, x ** 2)), {"spec": spec},

@@ -21,7 +21,7 @@ from .autodiff import vjp_graph
 from .backends import Compiled, compile_graph
 from .errors import Src, TraceError, _where, user_src
 from .ir import Aval, Const, Graph, Var
-from .pytree import describe, flatten, unflatten
+from .pytree import _ARRAY, describe, flatten, unflatten
 from .tracing import Builder, Tracer, new_input, to_atom
 
 # The compile cache: function -> {(kind, options, signature) -> Entry}.
@@ -59,11 +59,15 @@ def _fun_src(fun: Callable) -> Src | None:
 
 
 def _signature(args: tuple) -> tuple[list, Any, tuple]:
+    if all(type(x) is np.ndarray for x in args):  # the common call: saves ~1.5 us per call
+        return list(args), ("tuple", (_ARRAY,) * len(args)), \
+            tuple((x.shape, x.dtype) for x in args)
     leaves, td = flatten(args)
     if any(isinstance(x, Tracer) for x in leaves):
         raise TraceError("vecgrad transformations cannot be nested (a transformed function was "
                          "called on traced arrays): call the plain Python function instead")
-    return leaves, td, tuple((np.shape(x), np.result_type(x)) for x in leaves)
+    return leaves, td, tuple((x.shape, x.dtype) if type(x) is np.ndarray else  # the fast path
+                             (np.shape(x), np.result_type(x)) for x in leaves)
 
 
 def _trace(fun: Callable, td: Any, avals: Sequence[Aval],

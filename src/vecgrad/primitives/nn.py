@@ -8,9 +8,9 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from . import Primitive, register
-from .elementwise import _keep, reduce_along, reduce_sum, short_last_axis
+from .elementwise import _broadcast, _keep, _lift, reduce_along, reduce_sum, short_last_axis
 
-__all__ = ["logsumexp", "softmax"]
+__all__ = ["logsumexp", "softmax", "softmax_vjp"]
 
 
 def _axis_ok(x: Aval, axis: int) -> None:
@@ -38,14 +38,42 @@ def _softmax_shape(x: Aval, axis: int) -> Aval:
     return x
 
 
-def _softmax_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
-    # J^T g = p * (g - <g, p>) along the axis
-    return (ans * (g - _keep(x, reduce_sum(g * ans, axes=(axis,)), (axis,))),)
-
-
 softmax = register(Primitive(
-    "softmax", _softmax, _softmax_shape, _softmax_vjp,
+    "softmax", _softmax, _softmax_shape,
+    lambda g, ans, x, axis: (softmax_vjp(g, ans, axis=axis),),
     lambda n, b, x, axis: softmax(x, axis=axis + 1)))
+
+
+# --- the softmax VJP, fused: J^T g = p * (g - <g, p>) along the axis, in one call ----------
+
+def _softmax_vjp(g: np.ndarray, p: np.ndarray, axis: int) -> np.ndarray:
+    t = np.multiply(g, p)
+    t -= p * reduce_along(np.sum, t, (axis,), keepdims=True)
+    return t
+
+
+def _softmax_vjp_shape(g: Aval, p: Aval, axis: int) -> Aval:
+    shape = _broadcast(g.shape, p.shape)
+    _axis_ok(Aval(shape, p.dtype), axis)
+    return Aval(shape, np.result_type(g.dtype, p.dtype))
+
+
+def _softmax_vjp_vjp(ct: Any, ans: Any, g: Any, p: Any, axis: int) -> tuple:
+    # h = p * (g - s), s = <g, p>: linear in g with the same (symmetric) Jacobian; in p,
+    # dh = dp * (g - s) - p * <g, dp>
+    s = _keep(ans, reduce_sum(g * p, axes=(axis,)), (axis,))
+    return (softmax_vjp(ct, p, axis=axis),
+            ct * (g - s) - g * _keep(ans, reduce_sum(ct * p, axes=(axis,)), (axis,)))
+
+
+def _softmax_vjp_batch(n: int, batched: tuple[bool, ...], g: Any, p: Any, axis: int) -> Any:
+    rank = max(np.ndim(x) - b for x, b in zip((g, p), batched))
+    g, p = (_lift(x, rank) if b else x for x, b in zip((g, p), batched))
+    return softmax_vjp(g, p, axis=axis + 1)
+
+
+softmax_vjp = register(Primitive("softmax_vjp", _softmax_vjp, _softmax_vjp_shape,
+                                 _softmax_vjp_vjp, _softmax_vjp_batch))
 
 
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
