@@ -8,7 +8,15 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from . import Primitive, register
-from .elementwise import _broadcast, _keep, _lift, reduce_along, reduce_sum, short_last_axis
+from .elementwise import (
+    _broadcast,
+    _keep,
+    _lift,
+    reduce_along,
+    reduce_sum,
+    row_sum,
+    short_last_axis,
+)
 
 __all__ = ["logsumexp", "softmax", "softmax_vjp"]
 
@@ -72,8 +80,21 @@ def _softmax_vjp_batch(n: int, batched: tuple[bool, ...], g: Any, p: Any, axis: 
     return softmax_vjp(g, p, axis=axis + 1)
 
 
+def _softmax_vjp_lower(avals: list[Aval], axis: int) -> Any:
+    out = _softmax_vjp_shape(*avals, axis=axis)
+    sums = row_sum(out) if axis == out.ndim - 1 else None
+    if sums is None:
+        return lambda g, p: _softmax_vjp(g, p, axis)
+
+    def run(g: np.ndarray, p: np.ndarray) -> np.ndarray:
+        t = np.multiply(g, p)
+        t -= p * sums(t)[..., None]
+        return t
+    return run
+
+
 softmax_vjp = register(Primitive("softmax_vjp", _softmax_vjp, _softmax_vjp_shape,
-                                 _softmax_vjp_vjp, _softmax_vjp_batch))
+                                 _softmax_vjp_vjp, _softmax_vjp_batch, lower=_softmax_vjp_lower))
 
 
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
