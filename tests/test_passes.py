@@ -175,6 +175,29 @@ def test_simplify_golden_and_equivalent():
     assert_equivalent(g, g1)
 
 
+def dense_layers(W, b, x):
+    h = vnp.tanh(W @ x + b[:, None])  # W @ x + b: one muladd
+    return vnp.sum((W @ h) * 2.0)  # a product with no addend stays an einsum
+
+
+FUSE_GOLDEN = """\
+{ lambda a:f64[3,3] b:f64[3] c:f64[3,2] .
+  d:f64[3,1] = getitem[idx=(0:3, None)] b
+  e:f64[3,2] = muladd[spec=ij,jk->ik] a c d
+  f:f64[3,2] = tanh e
+  g:f64[3,2] = einsum[spec=ij,jk->ik] a f
+  h:f64[] = einsum[spec=ab,->] g 2.0
+  in (h) }"""
+
+
+def test_fuse_golden_and_equivalent():
+    g = passes.simplify(graph(dense_layers, (3, 3), (3,), (3, 2)))
+    assert "muladd" not in prims(g)
+    g1 = passes.fuse(g)
+    assert strip(pretty(g1)) == FUSE_GOLDEN
+    assert_equivalent(g, g1)
+
+
 # ------------------------------------------------------------------ one test per rule
 # Each program triggers one rule; the test asserts that the rule's pattern is gone after
 # simplify and that values and VJPs are unchanged. RULE_TESTS maps a rule's algebra comment

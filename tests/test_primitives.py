@@ -236,6 +236,12 @@ SPECS: list[Spec] = [
           ("ij->", ((3, 4),)), ("ii->i", ((3, 3),)), ("ii->", ((3, 3),)),
           ("ij,k->i", ((3, 4), (2,))), ("ij,jk,kl->il", ((2, 3), (3, 4), (4, 2))),
           ("iij,jk->ik", ((3, 3, 2), (2, 4)))]],
+    *[Spec("muladd", shapes, lambda x, y, c, s=spec: np.einsum(s, x, y) + c, {"spec": spec},
+           label=spec + " " + str(shapes[2]))
+      for spec, shapes in [("ij,jk->ik", ((3, 4), (4, 2), (2,))),
+                           ("ij,jk->ik", ((3, 4), (4, 2), (3, 1))),
+                           ("bij,bjk->bik", ((2, 3, 4), (2, 4, 2), (2, 3, 2))),
+                           ("i,i->", ((4,), (4,), ()))]],
     # fused nn
     Spec("softmax", ((3, 4),), lambda x: _softmax(x, 1), {"axis": 1}, label="1"),
     Spec("softmax", ((3, 4),), lambda x: _softmax(x, 0), {"axis": 0}, label="0"),

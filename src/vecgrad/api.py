@@ -174,7 +174,8 @@ def _compile_grad(fun: Callable, td: Any, avals: list[Aval], argnums: Any, has_a
                    [None] * len(aux_leaves))
     times["ad"] = time.perf_counter() - t0
     stages["grad"] = gg
-    gg = passes.run(gg, [("grad." + n, p) for n, p in passes.BACKWARD], times, stages)
+    gg = passes.run(gg, [("grad." + n, p) for n, p in passes.BACKWARD + passes.LOWER], times,
+                    stages)
     stages["final"] = gg  # the graph that is compiled
     t0 = time.perf_counter()
     compiled = compile_graph(gg, f"grad_{getattr(fun, '__name__', 'fn')}")
@@ -208,7 +209,7 @@ def _compile_jit(fun: Callable, td: Any, avals: list[Aval]) -> Entry:
     leaves, out_td = flatten(res)
     g = b.build([to_atom(x) for x in leaves])
     times["trace"] = time.perf_counter() - t0
-    g = _forward(g, times, stages)
+    g = passes.run(_forward(g, times, stages), passes.LOWER, times, stages)
     stages["final"] = g
     t0 = time.perf_counter()
     compiled = compile_graph(g, f"jit_{getattr(fun, '__name__', 'fn')}")
@@ -316,7 +317,7 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     seeds = [Var(o.aval) for o in g.outputs[:n_out]]
     gg = vjp_graph(g, wrt, seeds + [None] * len(aux_leaves))
     gg = gg.replace(inputs=gg.inputs + tuple(seeds))
-    gg = passes.run(gg, passes.BACKWARD)
+    gg = passes.run(gg, passes.BACKWARD + passes.LOWER)
     compiled = compile_graph(gg, f"vjp_{getattr(fun, '__name__', 'fn')}")
     outs = compiled.fn(*leaves, *[np.zeros(s.aval.shape, s.aval.dtype) for s in seeds])
     primal_out = unflatten(out_td, outs[:n_out])

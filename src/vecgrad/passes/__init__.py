@@ -1,6 +1,6 @@
 """Graph -> Graph passes and the pipeline that runs them.
 
-    trace -> cse -> batch -> simplify -> differentiate -> simplify -> schedule -> codegen
+    trace -> cse -> batch -> simplify -> differentiate -> simplify -> fuse -> codegen
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .batch import batch
 from .contract import fuse_contractions
 from .cse import cse
 from .dce import dce
-from .simplify import simplify
+from .simplify import fuse, simplify
 
 Pass = Callable[[Graph], Graph]
 
@@ -23,6 +23,8 @@ Pass = Callable[[Graph], Graph]
 FORWARD: list[tuple[str, Pass]] = [("batch", batch), ("simplify", simplify)]
 BACKWARD: list[tuple[str, Pass]] = [("cse", lambda g: cse(dce(g))), ("simplify", simplify),
                                      ("reassociate", fuse_contractions)]
+# After FORWARD (jit) or BACKWARD (grad): fusions that only the backend understands.
+LOWER: list[tuple[str, Pass]] = [("fuse", fuse)]
 
 
 def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None = None,
@@ -41,4 +43,4 @@ def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None
     return g
 
 
-__all__ = ["BACKWARD", "FORWARD", "batch", "cse", "dce", "run", "simplify"]
+__all__ = ["BACKWARD", "FORWARD", "LOWER", "batch", "cse", "dce", "fuse", "run", "simplify"]

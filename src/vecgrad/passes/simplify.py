@@ -9,6 +9,7 @@ from ..primitives.linalg import make_spec, parse_spec
 from .contract import (
     contraction_of_scatter_add,
     einsum_of_broadcast,
+    muladd_of_add,
     norm_of_squares,
     scale_into_contraction,
     sum_of_product,
@@ -133,3 +134,15 @@ RULES: list[Rule] = [
 def simplify(g: Graph) -> Graph:
     """Run RULES to a fixpoint, then dead-code elimination."""
     return rewrite(g, RULES)
+
+
+# Fusions into calls that only the backend knows: run last, on the graph that is compiled
+# (the rules above and AD see the plain einsum and add).
+FUSE_RULES: list[Rule] = [
+    Rule(P.add, muladd_of_add, "einsum(x, y) + c = muladd(x, y, c): the add in the product"),
+]
+
+
+def fuse(g: Graph) -> Graph:
+    """Run FUSE_RULES: the last pass before codegen."""
+    return rewrite(g, FUSE_RULES)

@@ -15,7 +15,7 @@ from ..ir import Aval
 from . import Primitive, register
 from .structural import broadcast_to, reshape, transpose
 
-__all__ = ["einsum", "make_spec", "norm", "parse_spec"]
+__all__ = ["einsum", "make_spec", "muladd", "norm", "parse_spec"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -316,3 +316,48 @@ def _norm_impl(x: np.ndarray, spec: str) -> np.ndarray:
 
 norm = register(Primitive("norm", _norm_impl, _norm_shape, _norm_vjp, _norm_batch,
                           lower=_norm_lower))
+
+
+# --- muladd: einsum(x, y) + c, the add run in the product's own buffer (addmm) -------------
+# c broadcasts into the product's shape (a bias), so the VJP is einsum's plus g for c.
+
+def _muladd_impl(x: np.ndarray, y: np.ndarray, c: np.ndarray, spec: str) -> np.ndarray:
+    r = np.asarray(np.einsum(spec, x, y))
+    return np.add(r, c, out=r) if r.ndim and r.dtype == np.result_type(r, c) else r + c
+
+
+def _muladd_shape(x: Aval, y: Aval, c: Aval, spec: str) -> Aval:
+    from .elementwise import add
+    prod = _einsum_shape(x, y, spec=spec)
+    out = add.shape_rule(prod, c)
+    if out.shape != prod.shape:
+        raise ShapeError(f"muladd '{spec}': the addend of shape {c.shape} does not broadcast "
+                         f"into the product's shape {prod.shape}")
+    return out
+
+
+def _muladd_batch(n: int, batched: tuple[bool, ...], x: Any, y: Any, c: Any, spec: str) -> Any:
+    from .elementwise import add
+    prod = _einsum_batch(n, batched[:2], x, y, spec=spec) if any(batched[:2]) \
+        else einsum(x, y, spec=spec)
+    return add.batch(n, (any(batched[:2]), batched[2]), prod, c)
+
+
+def _muladd_lower(avals: list[Aval], spec: str) -> Callable[..., np.ndarray]:
+    prod = plan_einsum(spec, [a.shape for a in avals[:2]], [a.dtype for a in avals[:2]])
+    out = _muladd_shape(*avals, spec=spec)
+
+    def run(x: np.ndarray, y: np.ndarray, c: np.ndarray) -> np.ndarray:
+        r = prod(x, y)
+        # the product is fresh; writing into it pays only when it is contiguous (a strided
+        # destination costs more than a new array)
+        if r.ndim and r.flags.c_contiguous and r.dtype == out.dtype:
+            return np.add(r, c, out=r)
+        return np.add(r, c)
+    return run
+
+
+muladd = register(Primitive(
+    "muladd", _muladd_impl, _muladd_shape,
+    lambda g, ans, x, y, c, spec: _einsum_vjp(g, ans, x, y, spec=spec) + (g,),
+    _muladd_batch, lower=_muladd_lower))
