@@ -22,7 +22,7 @@ from vecgrad.ir import Aval, Const, Graph, pretty, typecheck
 from vecgrad.passes.simplify import RULES
 from vecgrad.primitives import Sl
 from vecgrad.primitives.linalg import make_spec
-from vecgrad.tracing import trace
+from vecgrad.tracing import Tracer, trace
 
 F64 = np.dtype(np.float64)
 
@@ -463,7 +463,20 @@ def _check_norm(g0, g1):
     assert [e.params["spec"] for e in g1.eqns if e.prim is P.norm] == ["ab->b", "ab->"]
 
 
+def _rule_fold(x):  # exp(0.5 * 2.0) on constants, as rewrites can leave them, is one constant
+    b = x._b  # tracing evaluates constant operations eagerly: record these by hand
+    one = b.emit(P.mul, [Const(np.asarray(0.5)), Const(np.asarray(2.0))], {})
+    return P.mul(vnp.tanh(x), Tracer(b, b.emit(P.exp, [one], {})))
+
+
+def _check_fold(g0, g1):
+    assert prims(g1) == ["tanh", "mul"]
+    (k,) = [a for a in g1.eqns[1].inputs if isinstance(a, Const)]
+    assert k.value == np.exp(1.0)
+
+
 RULE_TESTS = {
+    "f(constants) = its value, computed once while compiling": (_rule_fold, _check_fold),
     "f(reshape(x), reshape(y)) = reshape(f(x, y))": (_rule_elementwise_of_reshapes,
                                                       _check_elementwise_of_reshapes),
     "sqrt(einsum(x, x)) = norm(x)": (_rule_norm, _check_norm),

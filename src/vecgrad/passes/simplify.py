@@ -93,7 +93,19 @@ def _double(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _fold(e: Eqn, c: Ctx) -> object:
+    if not e.inputs or not all(isinstance(a, Const) for a in e.inputs) or \
+            e.out.aval.size > 1 << 16:  # keep big results out of the compiled constants
+        return None
+    with np.errstate(all="ignore"):
+        v = np.array(e.prim.impl(*[a.value for a in e.inputs], **e.params),
+                     dtype=e.out.aval.dtype)  # np.array: a copy, never a view of an input
+    return Const(v) if v.shape == e.out.aval.shape else None
+
+
 RULES: list[Rule] = [
+    *[Rule(p, _fold, "f(constants) = its value, computed once while compiling")
+      for p in P.REGISTRY.values()],
     Rule(P.mul, _times_one, "x * 1 = x"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
