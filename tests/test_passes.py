@@ -19,6 +19,7 @@ from vecgrad import primitives as P
 from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
 from vecgrad.ir import Aval, Const, Graph, pretty, typecheck
+from vecgrad.passes.relayout import candidates, with_copies
 from vecgrad.passes.simplify import RULES
 from vecgrad.primitives import Sl
 from vecgrad.primitives.linalg import make_spec
@@ -196,6 +197,44 @@ def test_fuse_golden_and_equivalent():
     g1 = passes.fuse(g)
     assert strip(pretty(g1)) == FUSE_GOLDEN
     assert_equivalent(g, g1)
+
+
+def batch_last(a, b):  # out[i, j, k] = sum_w a[w, i, k] b[w, j, k], batch k last (as seeds/000)
+    s = P.einsum(a, b, spec="wik,wjk->ijk")
+    return vnp.sum(P.einsum(vnp.tanh(s), a, spec="ijk,wik->wjk") * b)
+
+
+# every candidate taken (the pass itself keeps those that measure faster): each contraction
+# reads batch-first copies, and `a`'s copy is made once for both contractions
+RELAYOUT_GOLDEN = """\
+{ lambda a:f64[5,3,4] b:f64[5,2,4] .
+  c:f64[4,5,3] = relayout[perm=(2, 0, 1)] a
+  d:f64[4,5,2] = relayout[perm=(2, 0, 1)] b
+  e:f64[3,2,4] = einsum[spec=kwi,kwj->ijk] c d
+  f:f64[3,2,4] = tanh e
+  g:f64[4,3,2] = relayout[perm=(2, 0, 1)] f
+  h:f64[5,2,4] = einsum[spec=kij,kwi->wjk] g c
+  i:f64[] = einsum[spec=abc,abc->] h b
+  in (i) }"""
+
+
+def test_relayout_golden_and_equivalent():
+    g = passes.simplify(graph(batch_last, (5, 3, 4), (5, 2, 4)))
+    cands = candidates(g)
+    assert sorted(perm for perm, _ in cands.values()) == [(2, 0, 1)] * 3
+    g1 = with_copies(g, cands)
+    assert strip(pretty(g1)) == RELAYOUT_GOLDEN
+    assert_equivalent(g, g1)
+    assert_equivalent(g, passes.relayout(g))  # the measured choice, whichever it is
+
+
+def test_relayout_leaves_leading_batch_and_plain_products_alone():
+    def f(a, b):  # batch first already; and a product with no contracted letter
+        return vnp.sum(P.einsum(a, b, spec="kwi,kwj->kij")) + \
+            vnp.sum(P.einsum(a, a, spec="kwi,kwi->kwi"))
+    g = passes.simplify(graph(f, (4, 5, 3), (4, 5, 2)))
+    assert candidates(g) == {}
+    assert passes.relayout(g) is g
 
 
 # ------------------------------------------------------------------ one test per rule

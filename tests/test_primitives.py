@@ -221,6 +221,13 @@ SPECS: list[Spec] = [
     # shapes
     Spec("reshape", ((3, 4),), lambda x: x.reshape(2, 6), {"shape": (2, 6)}),
     Spec("transpose", ((2, 3, 4),), lambda x: x.transpose(1, 2, 0), {"perm": (1, 2, 0)}),
+    *[Spec("relayout", (shape,), lambda x, p=perm: x.transpose(p), {"perm": perm},
+           label=f"{shape} {perm}")
+      for shape, perm in [((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (1, 2, 0)),
+                          # big enough for transpose_copy's tiles: first axis last, last first,
+                          # and reversed
+                          ((40, 30, 32), (1, 2, 0)), ((40, 30, 32), (2, 0, 1)),
+                          ((40, 30, 32), (2, 1, 0))]],
     Spec("broadcast_to", ((3, 1),), lambda x: np.broadcast_to(x, (2, 3, 4)),
          {"shape": (2, 3, 4)}),
     Spec("concatenate", ((2, 3), (2, 1), (2, 2)), lambda *xs: np.concatenate(xs, 1),

@@ -1,6 +1,7 @@
 """Graph -> Graph passes and the pipeline that runs them.
 
-    trace -> cse -> batch -> simplify -> differentiate -> simplify -> fuse -> codegen
+    trace -> cse -> batch -> simplify -> differentiate -> simplify -> relayout -> fuse
+    -> codegen
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .batch import batch
 from .contract import fuse_contractions
 from .cse import cse
 from .dce import dce
+from .relayout import relayout
 from .simplify import fuse, simplify
 
 Pass = Callable[[Graph], Graph]
@@ -24,7 +26,7 @@ FORWARD: list[tuple[str, Pass]] = [("batch", batch), ("simplify", simplify)]
 BACKWARD: list[tuple[str, Pass]] = [("cse", lambda g: cse(dce(g))), ("simplify", simplify),
                                      ("reassociate", fuse_contractions)]
 # After FORWARD (jit) or BACKWARD (grad): fusions that only the backend understands.
-LOWER: list[tuple[str, Pass]] = [("fuse", fuse)]
+LOWER: list[tuple[str, Pass]] = [("relayout", relayout), ("fuse", fuse)]
 
 
 def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None = None,
@@ -43,4 +45,4 @@ def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None
     return g
 
 
-__all__ = ["BACKWARD", "FORWARD", "LOWER", "batch", "cse", "dce", "fuse", "run", "simplify"]
+__all__ = ["BACKWARD", "FORWARD", "LOWER", "batch", "cse", "dce", "fuse", "relayout", "run", "simplify"]

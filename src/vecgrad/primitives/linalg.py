@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from . import Primitive, register
-from .structural import broadcast_to, reshape, transpose
+from .structural import broadcast_to, contiguous, reshape, transpose
 
 __all__ = ["einsum", "make_spec", "muladd", "norm", "parse_spec"]
 
@@ -94,6 +94,9 @@ def _einsum_batch(n: int, batched: tuple[bool, ...], *xs: Any, spec: str) -> Any
     return einsum(*xs, spec=make_spec(ins, b + out))
 
 
+MAX_TIMED_WORK = 2e6  # multiply-adds; bigger contractions are planned without timing
+
+
 def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
                 dtypes: list[np.dtype] | None = None) -> Callable[..., np.ndarray]:
     """A fast callable for this contraction at these shapes. For two operands the candidates
@@ -112,15 +115,18 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         dts = dtypes or [np.dtype(np.float64)] * len(shapes)
         lead = _plan_lead_batch(ins[0], ins[1], out, shapes)
         aligned = _plan_loop_aligned(ins[0], ins[1], out, shapes)
-        if work > 2e6:  # too big to time while compiling: decide by layout
+        if work > MAX_TIMED_WORK:  # too big to time while compiling: decide by layout
             if _matvec_needing_copy(ins[0], ins[1], out, shapes):
                 return loop
             return lead if lead is not None and _mm_moves_big(ins[0], ins[1], out, shapes) \
                 else mm
         if work < 4096:
             return loop
-        return _fastest([c for c in (mm, loop, blas, lead, aligned) if c is not None], shapes,
-                        dts)
+        # the matmul's result in the output's order, copied with a cache-friendly transpose
+        # (its consumers then read contiguous memory)
+        mm_c = lambda x, y: contiguous(mm(x, y))
+        return fastest([c for c in (mm, loop, blas, lead, aligned, mm_c) if c is not None],
+                       shapes, dts)
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
         return lambda x: _owned(np.einsum(spec, x), x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
@@ -171,21 +177,23 @@ def _plan_lead_batch(a: str, b: str, out: str, shapes: list) -> Callable | None:
     return lambda x, y: inner(x, y).sum(axes)
 
 
-def _fastest(cands: list[Callable], shapes: list, dtypes: list, tries: int = 2) -> Callable:
-    """The fastest candidate on arrays of these shapes. A result that is not C-contiguous is
+def time_call(fn: Callable, xs: list[np.ndarray], tries: int = 2) -> float:
+    """Min seconds of `fn(*xs)` over `tries` calls. A result that is not C-contiguous is
     charged what making it contiguous costs: its consumers pay at least that (strided reads)."""
-    xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
-    best, best_t = cands[0], float("inf")
-    for c in cands:
-        for _ in range(tries):
-            t0 = time.perf_counter()
-            r = c(*xs)
-            if isinstance(r, np.ndarray) and not r.flags.c_contiguous:
-                np.ascontiguousarray(r)
-            t = time.perf_counter() - t0
-            if t < best_t:
-                best, best_t = c, t
+    best = float("inf")
+    for _ in range(tries):
+        t0 = time.perf_counter()
+        r = fn(*xs)
+        if isinstance(r, np.ndarray) and not r.flags.c_contiguous:
+            np.ascontiguousarray(r)
+        best = min(best, time.perf_counter() - t0)
     return best
+
+
+def fastest(cands: list[Callable], shapes: list, dtypes: list, tries: int = 2) -> Callable:
+    """The fastest candidate on arrays of these shapes (see time_call)."""
+    xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
+    return min(cands, key=lambda c: time_call(c, xs, tries))
 
 
 def _plan_loop_aligned(a: str, b: str, out: str, shapes: list) -> Callable | None:
