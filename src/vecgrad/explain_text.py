@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     from .explain import Found, Report
 
 _STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "grad.reassociate",
-           "codegen"]
+           "grad.relayout", "relayout", "codegen"]
 
 
 def _mb(n: int) -> str:
