@@ -105,7 +105,7 @@ def _found(notes: tuple, *kinds: str) -> list[Found]:
     return sorted(by_line.values(), key=lambda f: (-f.count, f.src.line))
 
 
-_LAYOUT = ("reshape", "transpose", "broadcast_to", "getitem")
+_LAYOUT = ("reshape", "transpose", "broadcast_to", "getitem", "relayout")
 
 
 def _became(found: list[Found], entry: Any) -> list[Found]:
@@ -134,7 +134,11 @@ def _became(found: list[Found], entry: Any) -> list[Found]:
 
 def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
     g = entry.stages["final"]
-    fwd_vars = entry.meta["forward_vars"]
+    fwd_vars = set(entry.meta["forward_vars"])
+    for e in reversed(g.eqns):  # an operand copy the forward reads (passes.relayout) is forward
+        if e.prim.name == "relayout" and any(e.out in c.inputs and c.out in fwd_vars
+                                             for c in g.eqns):
+            fwd_vars.add(e.out)
     prof = profile_graph(g, leaves, repeat=5)
     total = sum(t for _, t in prof) or 1.0
     hot = [Hot(t, t / total, _what(e), _shapes(e), e.src, e.out not in fwd_vars)
