@@ -183,7 +183,7 @@ def dense_layers(W, b, x):
 
 FUSE_GOLDEN = """\
 { lambda a:f64[3,3] b:f64[3] c:f64[3,2] .
-  d:f64[3,1] = getitem[idx=(0:3, None)] b
+  d:f64[3,1] = reshape[shape=(3, 1)] b
   e:f64[3,2] = muladd[spec=ij,jk->ik] a c d
   f:f64[3,2] = tanh e
   g:f64[3,2] = einsum[spec=ij,jk->ik] a f
@@ -514,7 +514,30 @@ def _check_fold(g0, g1):
     assert k.value == np.exp(1.0)
 
 
+def _rule_index_is_reshape(x):
+    return vnp.tanh(x[:, None, :]) * 2.0
+
+
+def _check_index_is_reshape(g0, g1):
+    assert "getitem" in prims(g0) and "getitem" not in prims(g1)
+    (r,) = [e for e in g1.eqns if e.prim is P.reshape]
+    assert r.out.aval.shape == (2, 1, 3)
+
+
+def _rule_einsum_of_einsum(x):  # diag(x.T @ tanh(x)): the 3x3 product is never formed
+    return P.einsum(P.einsum(x, vnp.tanh(x), spec="ji,jk->ik"), spec="ii->i")
+
+
+def _check_einsum_of_einsum(g0, g1):
+    assert prims(g0).count("einsum") == 2
+    (e,) = [e for e in g1.eqns if e.prim is P.einsum]
+    assert e.params["spec"] == "ai,ai->i"
+
+
 RULE_TESTS = {
+    "x[:, None] = reshape(x)": (_rule_index_is_reshape, _check_index_is_reshape),
+    "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed": (
+        _rule_einsum_of_einsum, _check_einsum_of_einsum),
     "f(constants) = its value, computed once while compiling": (_rule_fold, _check_fold),
     "f(reshape(x), reshape(y)) = reshape(f(x, y))": (_rule_elementwise_of_reshapes,
                                                       _check_elementwise_of_reshapes),
@@ -598,3 +621,20 @@ def test_einsum_of_broadcast_with_size_one_axes_of_the_broadcast_only():
     g1 = passes.simplify(g0)
     assert "broadcast_to" not in prims(g1)
     assert_equivalent(g0, g1)
+
+
+@pytest.mark.parametrize("name", ["diag(A.T @ B)", "(al[:, None] * H).sum(0)",
+                                  "[dot(u[i], v[i]) for i]"])
+def test_contraction_forms_become_one_einsum(name):
+    """The forms the simplify issue names compile to one contraction and nothing else."""
+    r = np.random.default_rng(3)
+    A, B, al, H = r.random((5, 4)), r.random((5, 4)), r.random(5), r.random((5, 4))
+    f, args = {
+        "diag(A.T @ B)": (lambda A, B: vnp.diag(A.T @ B), (A, B)),
+        "(al[:, None] * H).sum(0)": (lambda al, H: (al[:, None] * H).sum(0), (al, H)),
+        "[dot(u[i], v[i]) for i]": (
+            lambda A, B: vnp.stack([vnp.dot(A[i], B[i]) for i in range(5)]), (A, B)),
+    }[name]
+    e, _ = vg.jit(f).entry(*args)
+    assert prims(e.stages["final"]) == ["einsum"]
+    np.testing.assert_allclose(vg.jit(f)(*args), f(*[np.asarray(a) for a in args]))

@@ -1,6 +1,8 @@
 """Algebraic simplification: the rewrite rules (see `rewrite` for the engine)."""
 from __future__ import annotations
 
+import string
+
 import numpy as np
 
 from .. import primitives as P
@@ -32,6 +34,37 @@ def _full_index(e: Eqn) -> bool:
     return len(idx) == len(shape) and all(
         isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
         for k, d in zip(idx, shape))
+
+
+def _index_is_reshape(e: Eqn, c: Ctx) -> object:
+    """x[:, None, :] (full slices and new axes only) is a reshape, which rules see through."""
+    idx, shape = e.params["idx"], e.inputs[0].aval.shape
+    sls = [k for k in idx if k is not None]
+    if len(sls) != len(shape) or not all(
+            isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
+            for k, d in zip(sls, shape)) or len(sls) == len(idx):
+        return None
+    return P.reshape, (e.inputs[0],), {"shape": e.out.aval.shape}
+
+
+def _einsum_of_einsum(e: Eqn, c: Ctx) -> object:
+    """einsum('ii->i', einsum('ji,jk->ik', a, b)) = einsum('ji,ji->i', a, b): a reindexing
+    of a contraction's result (diag(A.T @ B), its sum, its transpose) is one contraction,
+    with no intermediate product."""
+    (outer,), out = parse_spec(e.params["spec"])
+    s = c.def_of(e.inputs[0], P.einsum)
+    if s is None or c.n_uses(e.inputs[0]) != 1 or s.out.aval.dtype != e.out.aval.dtype:
+        return None
+    ins, inner = parse_spec(s.params["spec"])
+    if len(set(inner)) != len(inner):
+        return None
+    rename = dict(zip(inner, outer))  # inner output letters -> the outer's letters
+    free = iter(c for c in string.ascii_letters if c not in set(outer) | set(out))
+    for ch in "".join(ins):
+        if ch not in rename:
+            rename[ch] = next(free)
+    return P.einsum, s.inputs, {"spec": make_spec(
+        ["".join(rename[ch] for ch in t) for t in ins], out)}
 
 
 def _same_shape(e: Eqn, c: Ctx) -> object:
@@ -110,12 +143,15 @@ RULES: list[Rule] = [
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
     Rule(P.einsum, _einsum_by_one, "einsum(1, x) = x"),
+    Rule(P.einsum, lambda e, c: _einsum_of_einsum(e, c) if len(e.inputs) == 1 else None,
+         "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed"),
     Rule(P.reshape, _same_shape, "reshape(x, x.shape) = x"),
     Rule(P.reshape, _reshape_reshape, "reshape(reshape(x, s1), s2) = reshape(x, s2)"),
     Rule(P.transpose, _transpose_id, "transpose(x, id) = x"),
     Rule(P.transpose, _transpose_transpose, "transpose(transpose(x, p), q) = transpose(x, p[q])"),
     Rule(P.broadcast_to, _same_shape, "broadcast_to(x, x.shape) = x"),
     Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
+    Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
     Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
     Rule(P.div, softmax_pattern, "exp(x - max x) / sum(exp(x - max x)) = softmax(x)"),
     Rule(P.add, logsumexp_pattern, "log(sum(exp(x - m))) + m = logsumexp(x), m = max x"),
