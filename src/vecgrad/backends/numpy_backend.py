@@ -51,10 +51,6 @@ def _ufunc_target(e: Any, reusable: Callable[[Any], bool]) -> int | None:
     return None
 
 
-def _with_out(uf: np.ufunc, k: int) -> Callable[..., np.ndarray]:
-    return lambda *xs: uf(*xs, out=xs[k])
-
-
 class _Codegen:
     """Memory bookkeeping for one graph: which buffer each value lives in (`root`), all the
     values living in a buffer (`aliases`), and which buffers this code allocated (`fresh`)."""
@@ -68,6 +64,7 @@ class _Codegen:
         self.root: dict[Var, Var] = {v: v for v in g.inputs}
         self.aliases: dict[Var, list[Var]] = {v: [v] for v in g.inputs}
         self.fresh: set[Var] = set()
+        self.out_arg: dict[int, int] = {}  # equation -> the operand its ufunc writes into
 
     def ref(self, a: Any) -> str:
         if isinstance(a, Const):
@@ -98,7 +95,8 @@ class _Codegen:
         if e.prim.inplace is not None and self.reusable(base, i):
             fn = functools.partial(e.prim.inplace, **e.params)  # base is dead: reuse it
         elif k is not None:  # elementwise into a dead operand's buffer (NumPy's out=)
-            fn = _with_out(e.prim.impl, k)
+            fn = e.prim.impl
+            self.out_arg[i] = k
         elif e.prim.view:  # shares memory with its input (a constant's view owns nothing)
             owner = self.root[base] if isinstance(base, Var) else None
         if owner is e.out:
@@ -116,7 +114,9 @@ class _Codegen:
             out = [f"v{i} = {e.prim.inline(args, e.params, self.bind)}"]
         else:
             self.env[f"f{i}"] = fn
-            out = [f"v{i} = f{i}({', '.join(args)})"]
+            k = self.out_arg.get(i)
+            into = f", out={args[k]}" if k is not None else ""
+            out = [f"v{i} = f{i}({', '.join(args)}{into})"]
         dead = [self.names[a] for a in dict.fromkeys(e.inputs)
                 if isinstance(a, Var) and self.last.get(a) == i and a not in self.g.inputs]
         return out + ([f"del {', '.join(dead)}"] if dead else [])
