@@ -101,6 +101,7 @@ class TraceError(VecgradError, ValueError):
 
 
 def unsupported(name: str) -> NotImplementedError:
+    """The error for a NumPy feature vecgrad cannot trace, naming the caller's line."""
     src = user_src(2)
     return NotImplementedError(
         f"{name} has no traced implementation in vecgrad{_where(src)}. Use an equivalent "

@@ -201,6 +201,7 @@ def _name(i: int) -> str:
 
 
 def fmt_param(v: Any) -> str:
+    """A parameter as the pretty-printer shows it."""
     if type(v) is tuple:  # not NamedTuples such as slices (Sl), which print themselves
         return "(" + ", ".join(fmt_param(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     return str(v)

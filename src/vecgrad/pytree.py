@@ -10,6 +10,7 @@ _ARRAY = ("*",)
 
 
 def is_leaf(x: Any) -> bool:
+    """NumPy arrays and scalars are leaves."""
     return isinstance(x, (np.ndarray, np.generic))
 
 
@@ -36,6 +37,7 @@ def flatten(x: Any, leaves: list | None = None) -> tuple[list, Any]:
 
 
 def unflatten(treedef: Any, leaves: Any) -> Any:
+    """The inverse of flatten."""
     it = iter(leaves)
     out = _build(treedef, it)
     return out

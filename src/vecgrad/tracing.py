@@ -90,6 +90,7 @@ def _too_large(b: Builder) -> TraceError:
 
 
 def current_builder() -> Builder | None:
+    """The trace being recorded in this context, if any."""
     return _current.get()
 
 
@@ -309,6 +310,7 @@ def as_view(out: Any, base: Any, prim: P.Primitive, params: dict) -> Any:
 
 
 def new_input(aval: Aval, builder: Builder, readonly: bool = True) -> Tracer:
+    """A traced argument of the function (read-only unless asked otherwise)."""
     v = Var(aval)
     builder.inputs.append(v)
     return Tracer(builder, v, readonly=readonly)

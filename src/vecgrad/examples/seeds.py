@@ -21,10 +21,12 @@ import vecgrad.numpy as vnp
 
 
 def cosinesim(u: Any, v: Any) -> Any:
+    """Cosine similarity of two vectors, as the user wrote it."""
     return np.dot(u, v) / (np.sqrt(np.sum(u ** 2)) * vnp.linalg.norm(v))
 
 
 def pairwise(a: Any, b: Any, K: Any = cosinesim) -> Any:
+    """K of every column pair of a and b per batch, then a softmax over each column (seeds/000)."""
     _W, R, B = a.shape
     N = b.shape[1]
     out = vnp.empty((N, R, B), dtype=a.dtype)
@@ -39,6 +41,7 @@ def pairwise(a: Any, b: Any, K: Any = cosinesim) -> Any:
 
 
 def seed000_loss(a: Any, b: Any, wt: Any) -> Any:
+    """A weighted sum of pairwise(a, b): the scalar to differentiate."""
     return vnp.sum(pairwise(a, b) * wt)
 
 
@@ -53,6 +56,7 @@ def seed000_numpy(a: np.ndarray, b: np.ndarray, wt: np.ndarray) -> np.ndarray:
 
 def seed000_inputs(N: int = 16, W: int = 64, R: int = 4, B: int = 16, dtype: Any = np.float32,
                    seed: int = 0) -> tuple:
+    """(a, b, wt) at the sizes of the user report (or others)."""
     rng = np.random.default_rng(seed)
     return (rng.random((W, R, B)).astype(dtype), rng.random((W, N, B)).astype(dtype),
             rng.standard_normal((N, R, B)).astype(dtype))
@@ -62,10 +66,12 @@ def seed000_inputs(N: int = 16, W: int = 64, R: int = 4, B: int = 16, dtype: Any
 
 
 def dense(W: Any, bias: Any, x: Any) -> Any:
+    """A Dense layer."""
     return W @ x + bias[:, None]
 
 
 def colwise(W: Any, bias: Any, xs: list, H: Any) -> Any:
+    """Dense on each matrix, column dots with the first, softmax over time, context (seeds/001)."""
     ys = [dense(W, bias, x) for x in xs]
     y1 = ys[0]
     nb = y1.shape[1]
@@ -75,6 +81,7 @@ def colwise(W: Any, bias: Any, xs: list, H: Any) -> Any:
 
 
 def seed001_loss(W: Any, bias: Any, xs: list, H: Any, wt: Any) -> Any:
+    """A weighted sum of the context: the scalar to differentiate."""
     return vnp.sum(colwise(W, bias, xs, H) * wt)
 
 
@@ -92,6 +99,7 @@ def seed001_numpy(W: np.ndarray, bias: np.ndarray, xs: list, H: np.ndarray,
 
 def seed001_inputs(T: int = 256, batch: int = 128, n_in: int = 64, n_out: int = 32,
                    D: int = 100, dtype: Any = np.float32, seed: int = 0) -> tuple:
+    """(W, bias, xs, H, wt) at the sizes of the user report (or others)."""
     rng = np.random.default_rng(seed)
     W = (rng.standard_normal((n_out, n_in)) / np.sqrt(n_in)).astype(dtype)
     bias = (0.1 * rng.standard_normal(n_out)).astype(dtype)
@@ -105,6 +113,7 @@ def seed001_inputs(T: int = 256, batch: int = 128, n_in: int = 64, n_out: int = 
 
 
 def mlp(params: list, t: Any) -> Any:
+    """The MLP on one scalar, as the user wrote it."""
     h = vnp.array([t])
     for W, b in params:
         h = W @ h + b
@@ -112,6 +121,7 @@ def mlp(params: list, t: Any) -> Any:
 
 
 def mapall(params: list, xs: Any) -> Any:
+    """The MLP mapped over every scalar, squared and summed (seeds/002)."""
     return vnp.sum(vnp.array([mlp(params, x) for x in xs]) ** 2)
 
 
@@ -125,6 +135,7 @@ def seed002_numpy(params: list, xs: np.ndarray) -> np.ndarray:
 
 def seed002_inputs(n: int = 10_000, sizes: tuple = (1, 1000, 20, 1), dtype: Any = np.float64,
                    seed: int = 0) -> tuple:
+    """(params, xs) at the sizes of the user report (or others)."""
     rng = np.random.default_rng(seed)
     params = [(rng.standard_normal((o, i)).astype(dtype), rng.standard_normal(o).astype(dtype))
               for i, o in itertools.pairwise(sizes)]

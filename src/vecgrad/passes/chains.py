@@ -191,6 +191,7 @@ def _append_sum(n: Node, e: Eqn) -> None:
 
 
 def write_positions(n: Node) -> np.ndarray:
+    """The integer index of each write of a chain, one row per write."""
     return np.asarray(n.write[3], dtype=np.int64).reshape(len(n.write[3]), len(n.write[2]))
 
 

@@ -66,6 +66,8 @@ def _broadcast_source(x: Any, ctx: Any) -> tuple[Any, tuple[int, ...]] | None:
 
 
 def einsum_of_broadcast(e: Eqn, ctx: Any) -> Any:
+    """An einsum operand that is a (reshaped) broadcast reads the unbroadcast array with
+    fewer letters: the broadcast copy is never made."""
     ins, out = parse_spec(e.params["spec"])
     if any(len(set(s)) != len(s) for s in ins + [out]):
         return None

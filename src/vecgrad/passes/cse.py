@@ -6,10 +6,12 @@ from ..ir import Atom, Const, Eqn, Graph, Var
 
 
 def substitute(a: Atom, env: dict[Var, Atom]) -> Atom:
+    """`a` with a var replaced by its surviving copy in `env`."""
     return env.get(a, a) if isinstance(a, Var) else a
 
 
 def cse(g: Graph) -> Graph:
+    """Merge equations with the same primitive, params and inputs (constants by contents)."""
     # env maps each var to its surviving copy, and each constant to the first constant with
     # the same contents, so that equation keys can compare atoms by identity.
     env: dict[Atom, Atom] = {}

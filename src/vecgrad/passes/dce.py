@@ -5,6 +5,7 @@ from ..ir import Graph, Var
 
 
 def dce(g: Graph) -> Graph:
+    """Keep only the equations that an output depends on."""
     live = {a for a in g.outputs if isinstance(a, Var)}
     keep = []
     for e in reversed(g.eqns):

@@ -17,6 +17,9 @@ from .dce import dce
 
 @dataclass(frozen=True)
 class Rule:
+    """A rewrite as data: the primitive it matches, the function giving the replacement
+    (or None), and a one-line algebra comment."""
+
     prim: P.Primitive
     rewrite: Callable[[Eqn, Ctx], Any]
     algebra: str

@@ -25,6 +25,9 @@ REGISTRY: dict[str, Primitive] = {}
 
 @dataclass(frozen=True, eq=False)
 class Primitive:
+    """One record per primitive: impl, shape rule, VJP and batching rule side by side (the
+    conventions are in this module's docstring), plus optional codegen hooks."""
+
     name: str
     impl: Callable[..., np.ndarray]
     shape_rule: Callable[..., Aval]
@@ -62,6 +65,7 @@ def _bind(prim: Primitive, *args: Any, **params: Any) -> Any:
 
 
 def register(p: Primitive) -> Primitive:
+    """Add `p` to REGISTRY (names are unique) and return it."""
     if p.name in REGISTRY:
         raise ValueError(f"primitive {p.name} registered twice")
     REGISTRY[p.name] = p

@@ -78,6 +78,8 @@ def _lift(x: Any, rank: int) -> Any:
 
 
 def batch_elementwise(prim_name: str) -> Callable:
+    """The batching rule of a broadcasting op: batched operands get unit axes after the batch
+    axis up to the common rank, shared operands broadcast as they are."""
     def rule(n: int, batched: tuple[bool, ...], *ins: Any, **params: Any) -> Any:
         from . import REGISTRY
         rank = max(np.ndim(x) - b for x, b in zip(ins, batched))
@@ -97,6 +99,7 @@ def elementwise(name: str, fn: Callable, vjp: Callable | None, **kw: Any) -> Pri
 
 
 def unary(name: str, fn: Callable, vjp: Callable | None) -> Primitive:
+    """A one-input elementwise primitive; `vjp(g, ans, x)` returns the one cotangent."""
     return elementwise(name, fn, None if vjp is None else (lambda g, ans, x: (vjp(g, ans, x),)))
 
 
@@ -247,6 +250,7 @@ def _lower_reduction(fn: Callable) -> Callable:
 
 
 def reduction(name: str, fn: Callable, vjp: Callable) -> Primitive:
+    """A reduction over static `axes` (no keepdims), with its shape, batch and lowering rules."""
     def shape_rule(x: Aval, axes: tuple[int, ...]) -> Aval:
         if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
             raise ShapeError(f"{name}: axis {axes} out of range for an array of shape {x.shape}")

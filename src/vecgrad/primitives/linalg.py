@@ -20,11 +20,13 @@ __all__ = ["einsum", "make_spec", "muladd", "norm", "parse_spec"]
 
 @functools.lru_cache(maxsize=4096)
 def parse_spec(spec: str) -> tuple[list[str], str]:
+    """'ij,jk->ik' -> (['ij', 'jk'], 'ik')."""
     ins, out = spec.split("->")
     return ins.split(","), out
 
 
 def make_spec(ins: list[str], out: str) -> str:
+    """The inverse of parse_spec."""
     return ",".join(ins) + "->" + out
 
 

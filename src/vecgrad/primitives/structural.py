@@ -170,15 +170,18 @@ class BasicIndex(tuple):
 
 
 def is_basic(idx: tuple) -> bool:
+    """Whether a normalized index has no integer-array part (NumPy basic indexing)."""
     return type(idx) is BasicIndex or not any(isinstance(k, Adv) for k in idx)
 
 
 def to_key(idx: tuple) -> tuple:
+    """A normalized index as a NumPy index."""
     return tuple(k.to_slice() if isinstance(k, Sl) else k.arr if isinstance(k, Adv) else k
                  for k in idx)
 
 
 def has_duplicates(idx: tuple, shape: tuple[int, ...]) -> bool:
+    """Whether an advanced index names some position twice (a write there is ambiguous)."""
     advs = [k.arr for k in idx if isinstance(k, Adv)]
     flat = np.ravel_multi_index(np.broadcast_arrays(*advs), [max(a.max(initial=0) + 1, 1)
                                                              for a in advs]).ravel()
@@ -186,6 +189,7 @@ def has_duplicates(idx: tuple, shape: tuple[int, ...]) -> bool:
 
 
 def index_shape(shape: tuple[int, ...], idx: tuple) -> tuple[int, ...]:
+    """The shape of `x[idx]` for `x` of this shape."""
     if is_basic(idx):
         return tuple(len(k) if isinstance(k, Sl) else 1 for k in idx if not isinstance(k, int))
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1), shape, (0,) * len(shape))
