@@ -638,3 +638,23 @@ def test_contraction_forms_become_one_einsum(name):
     e, _ = vg.jit(f).entry(*args)
     assert prims(e.stages["final"]) == ["einsum"]
     np.testing.assert_allclose(vg.jit(f)(*args), f(*[np.asarray(a) for a in args]))
+
+
+def test_reassociation_reuses_a_contraction_the_gradient_computes():
+    """sum(einsum(alpha, H) * wt) and its gradient einsum(wt, H) both stream H; the loss is
+    reassociated to sum(alpha * einsum(wt, H)), so H is read by one contraction only (seeds/001:
+    the context C is never formed)."""
+    def f(al, H, wt):
+        return vnp.sum(P.einsum(vnp.tanh(al), H, spec="bc,abc->ac") * wt)
+    r = np.random.default_rng(5)
+    args = (r.random((6, 4)), r.random((5, 6, 4)), r.random((5, 4)))
+    e, _ = vg.grad(f).entry(*args)
+    H = e.stages["final"].inputs[1]
+    readers = [q for q in e.stages["final"].eqns if H in q.inputs]
+    assert [q.prim.name for q in readers] == ["einsum"]
+    assert "einsum" in prims(e.stages["grad.simplify"]) and \
+        sum(H in q.inputs for q in e.stages["grad.simplify"].eqns) == 2
+    vg.check_grads(f, args)
+    np.testing.assert_allclose(
+        vg.value_and_grad(f)(*args)[0], np.sum(np.einsum("bc,abc->ac", np.tanh(args[0]),
+                                                         args[1]) * args[2]))

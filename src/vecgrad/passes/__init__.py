@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 from ..ir import Graph, typecheck
 from .batch import batch
-from .contract import fuse_contractions
 from .cse import cse
 from .dce import dce
+from .reassociate import fuse_contractions
 from .relayout import relayout
 from .simplify import fuse, simplify
 

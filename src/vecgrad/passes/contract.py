@@ -10,10 +10,8 @@ from __future__ import annotations
 import string
 from typing import Any
 
-import numpy as np
-
 from .. import primitives as P
-from ..ir import Eqn, Graph, Var
+from ..ir import Eqn
 from ..primitives.linalg import make_spec, parse_spec
 
 
@@ -207,111 +205,6 @@ def _as_spec(e: Eqn) -> str | None:
         s = string.ascii_letters[:e.inputs[0].aval.ndim]
         return s + "->" + "".join(c for i, c in enumerate(s) if i not in e.params["axes"])
     return None
-
-
-def _cost(subs: list[str], out: str, dims: dict[str, int]) -> tuple[float, list]:
-    """Cheapest pairwise contraction order (exhaustive for the few operands seen here):
-    (multiply-adds, [(i, j, result letters), ...])."""
-    if len(subs) == 1:
-        return float(np.prod([dims[c] for c in subs[0]])), []
-    best: tuple[float, list] = (float("inf"), [])
-    for i in range(len(subs)):
-        for j in range(i + 1, len(subs)):
-            rest = [s for k, s in enumerate(subs) if k not in (i, j)]
-            keep = set(out).union(*rest) if rest else set(out)
-            res = "".join(c for c in dict.fromkeys(subs[i] + subs[j]) if c in keep)
-            step = float(np.prod([dims[c] for c in set(subs[i] + subs[j])]))
-            sub_cost, order = _cost(rest + [res], out, dims)
-            if step + sub_cost < best[0]:
-                best = (step + sub_cost, [(i, j, res)] + order)
-    return best
-
-
-def _merge(consumer: Eqn, k: int, inner: Eqn) -> tuple[list, list[str], str]:
-    """Substitute inner's einsum for operand k of consumer: operands, subscripts, output."""
-    c_ins, c_out = parse_spec(_as_spec(consumer))
-    i_ins, i_out = parse_spec(_as_spec(inner))
-    used = set("".join(c_ins) + c_out)
-    fresh = iter(c for c in string.ascii_letters if c not in used)
-    ren = dict(zip(i_out, c_ins[k]))
-    for c in "".join(i_ins):
-        if c not in ren:
-            ren[c] = next(fresh)
-    subs = c_ins[:k] + ["".join(ren[c] for c in s) for s in i_ins] + c_ins[k + 1:]
-    ops = list(consumer.inputs[:k]) + list(inner.inputs) + list(consumer.inputs[k + 1:])
-    return ops, subs, c_out
-
-
-def fuse_contractions(g: Graph, rounds: int = 4) -> Graph:
-    """Reassociate chains of contractions to a fixpoint (see `_fuse_once`)."""
-    for _ in range(rounds):
-        new = _fuse_once(g)
-        if new is g:
-            break
-        g = new
-    return g
-
-
-def _fuse_once(g: Graph) -> Graph:
-    """Reassociate chains of contractions when that is cheaper: with z = A @ B (n x m, large)
-    used only by contractions such as C^T @ z and sum(z, 0), contract (C^T @ A) @ B instead and
-    never form z. This is the gradient of a layer whose input has few features."""
-    from ..ir import uses as count_uses
-    from .rewrite import Ctx
-    n_uses = count_uses(g)
-    consumers: dict[Var, list[Eqn]] = {}
-    for e in g.eqns:
-        for a in e.inputs:
-            if isinstance(a, Var):
-                consumers.setdefault(a, []).append(e)
-    outputs = {a for a in g.outputs if isinstance(a, Var)}
-    replace: dict[Var, tuple] = {}  # consumer out -> (ops, subs, out)
-    for z in (e for e in g.eqns if e.prim is P.einsum and _as_spec(e) and e.out not in outputs):
-        cs = consumers.get(z.out, [])
-        if not cs or len(cs) != n_uses.get(z.out) or any(
-                _as_spec(c) is None or c.out in replace or c.inputs.count(z.out) != 1
-                for c in cs):
-            continue
-        plans = [_merge(c, c.inputs.index(z.out), z) for c in cs]
-        dims = lambda ops, subs: {ch: d for a, s in zip(ops, subs)
-                                  for ch, d in zip(s, a.aval.shape)}
-        now = _cost(*parse_spec(_as_spec(z)), dims(z.inputs, parse_spec(_as_spec(z))[0]))[0]
-        now += sum(_cost(*parse_spec(_as_spec(c)), dims(c.inputs, parse_spec(_as_spec(c))[0]))[0]
-                   for c in cs)
-        fused = sum(_cost(subs, out, dims(ops, subs))[0] for ops, subs, out in plans)
-        if fused < 0.5 * now:
-            for c, p in zip(cs, plans):
-                replace[c.out] = p
-    if not replace:
-        return g
-    ctx = Ctx({}, n_uses)
-    env: dict[Var, Var] = {}
-    for e in g.eqns:
-        ins = tuple(env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
-        if e.out in replace:
-            ops, subs, out = replace[e.out]
-            ops = [env.get(a, a) if isinstance(a, Var) else a for a in ops]
-            env[e.out] = _emit_order(ctx, ops, subs, out, e)
-        else:
-            ctx.add(Eqn(e.prim, ins, e.params, e.out, e.src))
-    outs = tuple(env.get(a, a) if isinstance(a, Var) else a for a in g.outputs)
-    from .dce import dce
-    return dce(g.replace(eqns=tuple(ctx.eqns), outputs=outs))
-
-
-def _emit_order(ctx: Any, ops: list, subs: list[str], out: str, e: Eqn) -> Any:
-    dims = {c: d for a, s in zip(ops, subs) for c, d in zip(s, a.aval.shape)}
-    _, order = _cost(subs, out, dims)
-    ops, subs = list(ops), list(subs)
-    for i, j, res in order:
-        last = len(ops) == 2
-        spec = make_spec([subs[i], subs[j]], out if last else res)
-        r = ctx.emit(P.einsum, (ops[i], ops[j]), {"spec": spec}, e.src)
-        ops = [o for k, o in enumerate(ops) if k not in (i, j)] + [r]
-        subs = [s for k, s in enumerate(subs) if k not in (i, j)] + [out if last else res]
-    if len(ops) == 1 and subs[0] != out:  # a single operand left (e.g. a lone reduction)
-        return ctx.emit(P.einsum, (ops[0],), {"spec": subs[0] + "->" + out}, e.src)
-    return ops[0]
 
 
 # ------------------------------------------------- contractions of an indexed accumulation

@@ -1,0 +1,186 @@
+"""Reassociating chains of contractions (after AD, where the gradient's chains appear).
+
+With z = A @ B (n x m, large) used only by contractions such as C^T @ z and sum(z, 0),
+contracting (C^T @ A) @ B instead never forms z: the gradient of a layer whose input has few
+features. A pairwise step that some other contraction of the graph already computes costs
+nothing (CSE merges the two): the loss sum(wt * einsum(alpha, H)) then reuses the backward's
+einsum(wt, H) instead of streaming H twice (seeds/001).
+"""
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import numpy as np
+
+from .. import primitives as P
+from ..ir import Atom, Eqn, Graph, Var
+from ..ir import uses as count_uses
+from ..primitives.linalg import make_spec, parse_spec
+from .contract import _as_spec
+from .cse import cse
+from .dce import dce
+from .rewrite import Ctx
+
+# (operand, letters, operand, letters, output letters as a set) up to renaming -> equation
+Known = dict[tuple, Eqn]
+
+
+def _pair_key(x: Atom, sx: str, y: Atom, sy: str, res: str) -> tuple:
+    """A contraction of two operands, its letters renamed in order of appearance and its
+    output order ignored (an intermediate may come in any order); operands in id order."""
+    if id(y) < id(x):
+        x, sx, y, sy = y, sy, x, sx
+    ren = {c: string.ascii_letters[i] for i, c in enumerate(dict.fromkeys(sx + sy))}
+    return (id(x), id(y), "".join(ren[c] for c in sx), "".join(ren[c] for c in sy),
+            "".join(sorted(ren[c] for c in res)))
+
+
+def _known(g: Graph, skip: set[Var]) -> Known:
+    known: Known = {}
+    for e in g.eqns:
+        spec = _as_spec(e) if e.prim is P.einsum and len(e.inputs) == 2 else None
+        if spec is not None and e.out not in skip:
+            (sa, sb), out = parse_spec(spec)
+            known.setdefault(_pair_key(e.inputs[0], sa, e.inputs[1], sb, out), e)
+    return known
+
+
+def _cost(subs: list[str], out: str, dims: dict[str, int], ops: list | None = None,
+          known: Known | None = None) -> tuple[float, list]:
+    """Cheapest pairwise contraction order (exhaustive for the few operands seen here):
+    (multiply-adds, [(i, j, result letters), ...]). `ops` are the operands (None for
+    intermediates); a step that `known` already computes is free."""
+    if len(subs) == 1:
+        return float(np.prod([dims[c] for c in subs[0]])), []
+    ops = ops if ops is not None else [None] * len(subs)
+    best: tuple[float, list] = (float("inf"), [])
+    for i in range(len(subs)):
+        for j in range(i + 1, len(subs)):
+            rest = [s for k, s in enumerate(subs) if k not in (i, j)]
+            keep = set(out).union(*rest) if rest else set(out)
+            res = "".join(c for c in dict.fromkeys(subs[i] + subs[j]) if c in keep)
+            step = float(np.prod([dims[c] for c in set(subs[i] + subs[j])]))
+            if known and ops[i] is not None and ops[j] is not None and \
+                    _pair_key(ops[i], subs[i], ops[j], subs[j], res) in known:
+                step = 0.0
+            rest_ops = [o for k, o in enumerate(ops) if k not in (i, j)] + [None]
+            sub_cost, order = _cost(rest + [res], out, dims, rest_ops, known)
+            if step + sub_cost < best[0]:
+                best = (step + sub_cost, [(i, j, res)] + order)
+    return best
+
+
+def _merge(consumer: Eqn, k: int, inner: Eqn) -> tuple[list, list[str], str]:
+    """Substitute inner's einsum for operand k of consumer: operands, subscripts, output."""
+    c_ins, c_out = parse_spec(_as_spec(consumer))
+    i_ins, i_out = parse_spec(_as_spec(inner))
+    used = set("".join(c_ins) + c_out)
+    fresh = iter(c for c in string.ascii_letters if c not in used)
+    ren = dict(zip(i_out, c_ins[k]))
+    for c in "".join(i_ins):
+        if c not in ren:
+            ren[c] = next(fresh)
+    subs = c_ins[:k] + ["".join(ren[c] for c in s) for s in i_ins] + c_ins[k + 1:]
+    ops = list(consumer.inputs[:k]) + list(inner.inputs) + list(consumer.inputs[k + 1:])
+    return ops, subs, c_out
+
+
+def fuse_contractions(g: Graph, rounds: int = 4) -> Graph:
+    """Reassociate chains of contractions to a fixpoint (see `_fuse_once`), then merge the
+    reused contractions with CSE."""
+    g0 = g
+    for _ in range(rounds):
+        new = _fuse_once(g)
+        if new is g:
+            break
+        g = new
+    return g if g is g0 else cse(g)
+
+
+def _spec_cost(e: Eqn) -> float:
+    ins, out = parse_spec(_as_spec(e))
+    dims = {ch: d for a, s in zip(e.inputs, ins) for ch, d in zip(s, a.aval.shape)}
+    return _cost(ins, out, dims)[0]
+
+
+def _fuse_once(g: Graph) -> Graph:
+    """Merge each contraction z whose readers are all contractions into its readers, where
+    the best order of the merged chains costs less than half of z and its readers now."""
+    n_uses = count_uses(g)
+    consumers: dict[Var, list[Eqn]] = {}
+    for e in g.eqns:
+        for a in e.inputs:
+            if isinstance(a, Var):
+                consumers.setdefault(a, []).append(e)
+    outputs = {a for a in g.outputs if isinstance(a, Var)}
+    replace: dict[Var, tuple] = {}  # consumer out -> (ops, subs, out)
+    for z in (e for e in g.eqns if e.prim is P.einsum and _as_spec(e) and e.out not in outputs):
+        cs = consumers.get(z.out, [])
+        if not cs or len(cs) != n_uses.get(z.out) or any(
+                _as_spec(c) is None or c.out in replace or c.inputs.count(z.out) != 1
+                for c in cs):
+            continue
+        known = _known(g, {z.out} | {c.out for c in cs})  # not the chain being replaced
+        plans = [_merge(c, c.inputs.index(z.out), z) for c in cs]
+        now = _spec_cost(z) + sum(_spec_cost(c) for c in cs)
+        fused = sum(_cost(subs, out, _dims(ops, subs), ops, known)[0]
+                    for ops, subs, out in plans)
+        if fused < 0.5 * now:
+            for c, p in zip(cs, plans):
+                replace[c.out] = (*p, known)
+    if not replace:
+        return g
+    ctx = Ctx({}, n_uses)
+    env: dict[Var, Var] = {}
+    for e in g.eqns:
+        ins = tuple(env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
+        if e.out in replace:
+            ops, subs, out, known = replace[e.out]
+            ops = [env.get(a, a) if isinstance(a, Var) else a for a in ops]
+            env[e.out] = _emit_order(ctx, ops, subs, out, e, known)
+        else:
+            ctx.add(Eqn(e.prim, ins, e.params, e.out, e.src))
+    outs = tuple(env.get(a, a) if isinstance(a, Var) else a for a in g.outputs)
+    return dce(g.replace(eqns=tuple(ctx.eqns), outputs=outs))
+
+
+def _dims(ops: list, subs: list[str]) -> dict[str, int]:
+    return {ch: d for a, s in zip(ops, subs) for ch, d in zip(s, a.aval.shape)}
+
+
+def _emit_order(ctx: Any, ops: list, subs: list[str], out: str, e: Eqn, known: Known) -> Any:
+    _, order = _cost(subs, out, _dims(ops, subs), list(ops), known)
+    orig = list(ops)  # None marks an intermediate, as in _cost
+    ops, subs = list(ops), list(subs)
+    for i, j, res in order:
+        last = len(ops) == 2
+        hit = known.get(_pair_key(orig[i], subs[i], orig[j], subs[j], res)) \
+            if orig[i] is not None and orig[j] is not None else None
+        if hit is not None:
+            # the same contraction as `hit`, emitted with its exact spec so that CSE merges
+            # the two; its result letters, in hit's order, in our names
+            r = ctx.emit(P.einsum, hit.inputs, dict(hit.params), e.src)
+            res = _renamed_out(hit, ops[i], subs[i], ops[j], subs[j])
+            if last and res != out:
+                r = ctx.emit(P.einsum, (r,), {"spec": f"{res}->{out}"}, e.src)
+        else:
+            spec = make_spec([subs[i], subs[j]], out if last else res)
+            r = ctx.emit(P.einsum, (ops[i], ops[j]), {"spec": spec}, e.src)
+        ops = [o for k, o in enumerate(ops) if k not in (i, j)] + [r]
+        orig = [o for k, o in enumerate(orig) if k not in (i, j)] + [None]
+        subs = [s for k, s in enumerate(subs) if k not in (i, j)] + [out if last else res]
+    if len(ops) == 1 and subs[0] != out:  # a single operand left (e.g. a lone reduction)
+        return ctx.emit(P.einsum, (ops[0],), {"spec": subs[0] + "->" + out}, e.src)
+    return ops[0]
+
+
+def _renamed_out(hit: Eqn, x: Atom, sx: str, y: Atom, sy: str) -> str:
+    """hit's output letters in our names, for our step contracting x (letters sx) with y."""
+    (ha, hb), hout = parse_spec(hit.params["spec"])
+    for (p, sp), (q, sq) in (((x, sx), (y, sy)), ((y, sy), (x, sx))):
+        if hit.inputs[0] is p and hit.inputs[1] is q:
+            ren: dict[str, str] = {}
+            if all(ren.setdefault(a, b) == b for a, b in zip(ha + hb, sp + sq)):
+                return "".join(ren[c] for c in hout)
+    raise AssertionError("a known contraction that does not match its key")
