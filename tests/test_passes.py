@@ -658,3 +658,49 @@ def test_reassociation_reuses_a_contraction_the_gradient_computes():
     np.testing.assert_allclose(
         vg.value_and_grad(f)(*args)[0], np.sum(np.einsum("bc,abc->ac", np.tanh(args[0]),
                                                          args[1]) * args[2]))
+
+
+def _random_contractions(seed: int, n: int, lo: int = 1, hi: int = 3):
+    """Random two-operand contractions over letters 'abcde' (sizes 2-4, lo to hi letters per
+    operand) with their shapes."""
+    import random
+    rnd = random.Random(seed)
+    for _ in range(n):
+        sizes = {c: rnd.choice([2, 3, 4]) for c in "abcde"}
+        sa = "".join(rnd.sample("abcde", rnd.randint(lo, hi)))
+        sb = "".join(rnd.sample("abcde", rnd.randint(lo, hi)))
+        letters = sorted(set(sa + sb))
+        out = "".join(rnd.sample(letters, rnd.randint(1, min(3, len(letters)))))
+        yield rnd, sizes, sa, sb, out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_einsum_of_einsum_on_random_reindexings(seed):
+    """A reindexing (diagonal, sum, permutation) of a random contraction's result, folded into
+    one contraction, keeps the values and VJPs."""
+    for rnd, sizes, sa, sb, out in _random_contractions(seed, 25):
+        diag = len(out) >= 2 and sizes[out[0]] == sizes[out[1]] and rnd.random() < 0.4
+        outer_in = ("xx" + "yz"[:len(out) - 2]) if diag else "xyz"[:len(out)]
+        keep = [c for c in dict.fromkeys(outer_in) if rnd.random() < 0.7]
+        rnd.shuffle(keep)
+        outer = outer_in + "->" + "".join(keep)
+
+        def f(x, y, sa=sa, sb=sb, out=out, outer=outer):
+            return P.einsum(P.einsum(vnp.tanh(x), y, spec=f"{sa},{sb}->{out}"), spec=outer)
+        g0 = graph(f, tuple(sizes[c] for c in sa), tuple(sizes[c] for c in sb))
+        assert_equivalent(g0, passes.simplify(g0))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_relayout_on_random_contractions(seed):
+    """Every batch-first copy the relayout pass could make keeps the values and VJPs."""
+    hits = 0
+    for _, sizes, sa, sb, out in _random_contractions(100 + seed, 25, lo=2, hi=4):
+        def f(x, y, sa=sa, sb=sb, out=out):
+            r = P.einsum(x, y, spec=f"{sa},{sb}->{out}")
+            return vnp.sum(vnp.tanh(r)) + vnp.sum(
+                P.einsum(x, vnp.tanh(y), spec=f"{sa},{sb}->{out}") ** 2)
+        g0 = passes.simplify(graph(f, tuple(sizes[c] for c in sa), tuple(sizes[c] for c in sb)))
+        hits += bool(candidates(g0))
+        assert_equivalent(g0, with_copies(g0, candidates(g0)))
+    assert hits >= 3  # the generator does produce batch-last contractions
