@@ -134,11 +134,11 @@ def _became(found: list[Found], entry: Any) -> list[Found]:
 
 def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
     g = entry.stages["final"]
-    fwd_vars = set(entry.meta["forward_vars"])
-    for e in reversed(g.eqns):  # an operand copy the forward reads (passes.relayout) is forward
-        if e.prim.name == "relayout" and any(e.out in c.inputs and c.out in fwd_vars
-                                             for c in g.eqns):
-            fwd_vars.add(e.out)
+    fwd_vars = entry.meta["forward_vars"]
+    copies = {e.out for e in g.eqns if e.prim.name == "relayout"}
+    # an operand copy the forward reads (passes.relayout) is forward work
+    fwd_vars = fwd_vars | {a for c in g.eqns if c.out in fwd_vars for a in c.inputs
+                           if a in copies}
     prof = profile_graph(g, leaves, repeat=5)
     total = sum(t for _, t in prof) or 1.0
     hot = [Hot(t, t / total, _what(e), _shapes(e), e.src, e.out not in fwd_vars)

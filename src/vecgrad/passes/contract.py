@@ -276,6 +276,22 @@ def scale_into_contraction(e: Eqn, ctx: Any) -> Any:
     return None
 
 
+# ---------------------------------------------------------------- composing contractions
+
+def inline_subscripts(c_ins: list[str], c_out: str, k: int, i_ins: list[str],
+                      i_out: str) -> list[str]:
+    """The subscripts of a contraction (c_ins -> c_out) whose operand k is itself a
+    contraction (i_ins -> i_out), with that operand replaced by the inner operands: the inner
+    output letters take operand k's letters, the inner summed letters fresh ones."""
+    used = set("".join(c_ins) + c_out)
+    fresh = iter(c for c in string.ascii_letters if c not in used)
+    ren = dict(zip(i_out, c_ins[k]))
+    for c in "".join(i_ins):
+        if c not in ren:
+            ren[c] = next(fresh)
+    return c_ins[:k] + ["".join(ren[c] for c in s) for s in i_ins] + c_ins[k + 1:]
+
+
 # ---------------------------------------------------------------- norms
 
 def norm_of_squares(e: Eqn, ctx: Any) -> Any:

@@ -17,22 +17,30 @@ def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argsort(perm))
 
 
-def elementwise_of_transposes(e: Eqn, ctx: Any) -> Any:
-    """f(transpose(x, p), transpose(y, p), scalar) = transpose(f(x, y, scalar), p)."""
-    if not e.prim.elementwise or e.out.aval.ndim < 2:
-        return None
-    perm, ins = None, []
+def _through_views(e: Eqn, ctx: Any, view: Any, key: Any) -> tuple[list, Any] | None:
+    """The sources of elementwise e's operands, if every non-scalar one has e's shape and is a
+    `view` of a source with one common `key(view eqn)`; scalars pass as they are."""
+    k, ins = None, []
     for a in e.inputs:
         if a.aval.ndim == 0:
             ins.append(a)
             continue
-        t = ctx.def_of(a, P.transpose)
-        if t is None or a.aval.shape != e.out.aval.shape or perm not in (None, t.params["perm"]):
+        v = ctx.def_of(a, view)
+        if v is None or a.aval.shape != e.out.aval.shape or k not in (None, key(v)):
             return None
-        perm = t.params["perm"]
-        ins.append(t.inputs[0])
-    if perm is None:
+        k = key(v)
+        ins.append(v.inputs[0])
+    return (ins, k) if k is not None else None
+
+
+def elementwise_of_transposes(e: Eqn, ctx: Any) -> Any:
+    """f(transpose(x, p), transpose(y, p), scalar) = transpose(f(x, y, scalar), p)."""
+    if not e.prim.elementwise or e.out.aval.ndim < 2:
         return None
+    found = _through_views(e, ctx, P.transpose, lambda t: t.params["perm"])
+    if found is None:
+        return None
+    ins, perm = found
     inner = ctx.emit(e.prim, tuple(ins), dict(e.params), e.src)
     return P.transpose, (inner,), {"perm": perm}
 
@@ -44,20 +52,10 @@ def elementwise_of_reshapes(e: Eqn, ctx: Any) -> Any:
     where rules such as sum(x**2) = einsum(x, x) look for it."""
     if not e.prim.elementwise or sum(a.aval.ndim > 0 for a in e.inputs) < 2:
         return None
-    src, ins = None, []
-    for a in e.inputs:
-        if a.aval.ndim == 0:
-            ins.append(a)
-            continue
-        r = ctx.def_of(a, P.reshape)
-        if r is None or a.aval.shape != e.out.aval.shape or \
-                src not in (None, r.inputs[0].aval.shape):
-            return None
-        src = r.inputs[0].aval.shape
-        ins.append(r.inputs[0])
-    if src is None or not src:
+    found = _through_views(e, ctx, P.reshape, lambda r: r.inputs[0].aval.shape)
+    if found is None or not found[1]:  # not from 0-d sources
         return None
-    inner = ctx.emit(e.prim, tuple(ins), dict(e.params), e.src)
+    inner = ctx.emit(e.prim, tuple(found[0]), dict(e.params), e.src)
     return P.reshape, (inner,), {"shape": e.out.aval.shape}
 
 

@@ -17,7 +17,7 @@ from .. import primitives as P
 from ..ir import Atom, Eqn, Graph, Var
 from ..ir import uses as count_uses
 from ..primitives.linalg import make_spec, parse_spec
-from .contract import _as_spec
+from .contract import _as_spec, inline_subscripts
 from .cse import cse
 from .dce import dce
 from .rewrite import Ctx
@@ -74,14 +74,7 @@ def _cost(subs: list[str], out: str, dims: dict[str, int], ops: list | None = No
 def _merge(consumer: Eqn, k: int, inner: Eqn) -> tuple[list, list[str], str]:
     """Substitute inner's einsum for operand k of consumer: operands, subscripts, output."""
     c_ins, c_out = parse_spec(_as_spec(consumer))
-    i_ins, i_out = parse_spec(_as_spec(inner))
-    used = set("".join(c_ins) + c_out)
-    fresh = iter(c for c in string.ascii_letters if c not in used)
-    ren = dict(zip(i_out, c_ins[k]))
-    for c in "".join(i_ins):
-        if c not in ren:
-            ren[c] = next(fresh)
-    subs = c_ins[:k] + ["".join(ren[c] for c in s) for s in i_ins] + c_ins[k + 1:]
+    subs = inline_subscripts(c_ins, c_out, k, *parse_spec(_as_spec(inner)))
     ops = list(consumer.inputs[:k]) + list(inner.inputs) + list(consumer.inputs[k + 1:])
     return ops, subs, c_out
 

@@ -14,7 +14,14 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Eqn, Graph, Params, Var
-from ..primitives.linalg import MAX_TIMED_WORK, make_spec, parse_spec, plan_einsum, time_call
+from ..primitives.linalg import (
+    MAX_TIMED_WORK,
+    einsum_work,
+    make_spec,
+    parse_spec,
+    plan_einsum,
+    time_call,
+)
 
 Use = tuple[int, int]  # (equation index, operand position)
 
@@ -50,12 +57,6 @@ def _permuted(spec: str, k: int, perm: tuple[int, ...]) -> str:
     ins = list(ins)
     ins[k] = "".join(ins[k][p] for p in perm)
     return make_spec(ins, out)
-
-
-def _work(e: Eqn) -> float:
-    dims = {c: d for s, a in zip(parse_spec(e.params["spec"])[0], e.inputs)
-            for c, d in zip(s, a.aval.shape)}
-    return float(np.prod(list(dims.values()), dtype=np.float64))
 
 
 def _cost(e: Eqn, spec: str, shapes: list[tuple[int, ...]]) -> float:
@@ -96,7 +97,8 @@ def _kept(g: Graph, cands: dict) -> dict:
 def relayout(g: Graph) -> Graph:
     """Give contractions batch-first copies of their operands where that is measured faster."""
     cands = candidates(g)
-    if not cands or any(_work(g.eqns[i]) > MAX_TIMED_WORK
+    if not cands or any(einsum_work(g.eqns[i].params["spec"],
+                                    [a.aval.shape for a in g.eqns[i].inputs]) > MAX_TIMED_WORK
                         for _, uses in cands.values() for i, _ in uses):
         return g
     return with_copies(g, _kept(g, cands))

@@ -1,8 +1,6 @@
 """Algebraic simplification: the rewrite rules (see `rewrite` for the engine)."""
 from __future__ import annotations
 
-import string
-
 import numpy as np
 
 from .. import primitives as P
@@ -11,6 +9,7 @@ from ..primitives.linalg import make_spec, parse_spec
 from .contract import (
     contraction_of_scatter_add,
     einsum_of_broadcast,
+    inline_subscripts,
     muladd_of_add,
     norm_of_squares,
     scale_into_contraction,
@@ -29,20 +28,22 @@ from .layout import (
 from .rewrite import Ctx, Rule, rewrite
 
 
-def _full_index(e: Eqn) -> bool:
-    idx, shape = e.params["idx"], e.inputs[0].aval.shape
+def _whole(idx: list | tuple, shape: tuple[int, ...]) -> bool:
+    """One slice per axis, each covering its axis in order."""
     return len(idx) == len(shape) and all(
         isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
         for k, d in zip(idx, shape))
 
 
+def _full_index(e: Eqn) -> bool:
+    return _whole(e.params["idx"], e.inputs[0].aval.shape)
+
+
 def _index_is_reshape(e: Eqn, c: Ctx) -> object:
     """x[:, None, :] (full slices and new axes only) is a reshape, which rules see through."""
-    idx, shape = e.params["idx"], e.inputs[0].aval.shape
+    idx = e.params["idx"]
     sls = [k for k in idx if k is not None]
-    if len(sls) != len(shape) or not all(
-            isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
-            for k, d in zip(sls, shape)) or len(sls) == len(idx):
+    if len(sls) == len(idx) or not _whole(sls, e.inputs[0].aval.shape):
         return None
     return P.reshape, (e.inputs[0],), {"shape": e.out.aval.shape}
 
@@ -58,13 +59,8 @@ def _einsum_of_einsum(e: Eqn, c: Ctx) -> object:
     ins, inner = parse_spec(s.params["spec"])
     if len(set(inner)) != len(inner):
         return None
-    rename = dict(zip(inner, outer))  # inner output letters -> the outer's letters
-    free = iter(c for c in string.ascii_letters if c not in set(outer) | set(out))
-    for ch in "".join(ins):
-        if ch not in rename:
-            rename[ch] = next(free)
-    return P.einsum, s.inputs, {"spec": make_spec(
-        ["".join(rename[ch] for ch in t) for t in ins], out)}
+    return P.einsum, s.inputs, {"spec": make_spec(inline_subscripts([outer], out, 0, ins,
+                                                                     inner), out)}
 
 
 def _same_shape(e: Eqn, c: Ctx) -> object:

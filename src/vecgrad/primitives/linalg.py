@@ -96,6 +96,12 @@ def _einsum_batch(n: int, batched: tuple[bool, ...], *xs: Any, spec: str) -> Any
     return einsum(*xs, spec=make_spec(ins, b + out))
 
 
+def einsum_work(spec: str, shapes: list[tuple[int, ...]]) -> float:
+    """Multiply-adds of a contraction done as one loop nest: the product of all axis sizes."""
+    dims = {c: d for t, sh in zip(parse_spec(spec)[0], shapes) for c, d in zip(t, sh)}
+    return float(np.prod(list(dims.values()), dtype=np.float64))
+
+
 MAX_TIMED_WORK = 2e6  # multiply-adds; bigger contractions are planned without timing
 
 
@@ -112,8 +118,7 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         loop = lambda x, y: np.einsum(spec, x, y)
         path = ["einsum_path", (0, 1)]  # NumPy's own BLAS route (tensordot), kept as a view
         blas = lambda x, y: np.einsum(spec, x, y, optimize=path)
-        dims = {c: d for t, sh in zip(ins, shapes) for c, d in zip(t, sh)}
-        work = int(np.prod(list(dims.values()), dtype=np.float64))
+        work = einsum_work(spec, shapes)
         dts = dtypes or [np.dtype(np.float64)] * len(shapes)
         lead = _plan_lead_batch(ins[0], ins[1], out, shapes)
         aligned = _plan_loop_aligned(ins[0], ins[1], out, shapes)
@@ -331,9 +336,17 @@ norm = register(Primitive("norm", _norm_impl, _norm_shape, _norm_vjp, _norm_batc
 # --- muladd: einsum(x, y) + c, the add run in the product's own buffer (addmm) -------------
 # c broadcasts into the product's shape (a bias), so the VJP is einsum's plus g for c.
 
+def _add_to_product(r: np.ndarray, c: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """r + c, written into r (a fresh product) when that is safe and pays: a strided
+    destination costs more than a new array."""
+    if r.ndim and r.flags.c_contiguous and r.dtype == dtype:
+        return np.add(r, c, out=r)
+    return np.add(r, c)
+
+
 def _muladd_impl(x: np.ndarray, y: np.ndarray, c: np.ndarray, spec: str) -> np.ndarray:
     r = np.asarray(np.einsum(spec, x, y))
-    return np.add(r, c, out=r) if r.ndim and r.dtype == np.result_type(r, c) else r + c
+    return _add_to_product(r, c, np.result_type(r, c))
 
 
 def _muladd_shape(x: Aval, y: Aval, c: Aval, spec: str) -> Aval:
@@ -357,14 +370,7 @@ def _muladd_lower(avals: list[Aval], spec: str) -> Callable[..., np.ndarray]:
     prod = plan_einsum(spec, [a.shape for a in avals[:2]], [a.dtype for a in avals[:2]])
     out = _muladd_shape(*avals, spec=spec)
 
-    def run(x: np.ndarray, y: np.ndarray, c: np.ndarray) -> np.ndarray:
-        r = prod(x, y)
-        # the product is fresh; writing into it pays only when it is contiguous (a strided
-        # destination costs more than a new array)
-        if r.ndim and r.flags.c_contiguous and r.dtype == out.dtype:
-            return np.add(r, c, out=r)
-        return np.add(r, c)
-    return run
+    return lambda x, y, c: _add_to_product(prod(x, y), c, out.dtype)
 
 
 muladd = register(Primitive(

@@ -1,6 +1,7 @@
 """Fused, numerically stable neural-network primitives with fused VJPs."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,7 @@ from . import Primitive, register
 from .elementwise import (
     _broadcast,
     _keep,
-    _lift,
+    batch_elementwise,
     reduce_along,
     reduce_sum,
     row_sum,
@@ -54,9 +55,12 @@ softmax = register(Primitive(
 
 # --- the softmax VJP, fused: J^T g = p * (g - <g, p>) along the axis, in one call ----------
 
-def _softmax_vjp(g: np.ndarray, p: np.ndarray, axis: int) -> np.ndarray:
+def _softmax_vjp(g: np.ndarray, p: np.ndarray, axis: int,
+                 row_sums: Any = None) -> np.ndarray:
+    """p * (g - <g, p>); `row_sums` (from row_sum, bound when compiling) sums the last axis."""
     t = np.multiply(g, p)
-    t -= p * reduce_along(np.sum, t, (axis,), keepdims=True)
+    t -= p * (row_sums(t)[..., None] if row_sums is not None else
+              reduce_along(np.sum, t, (axis,), keepdims=True))
     return t
 
 
@@ -74,27 +78,17 @@ def _softmax_vjp_vjp(ct: Any, ans: Any, g: Any, p: Any, axis: int) -> tuple:
             ct * (g - s) - g * _keep(ans, reduce_sum(ct * p, axes=(axis,)), (axis,)))
 
 
-def _softmax_vjp_batch(n: int, batched: tuple[bool, ...], g: Any, p: Any, axis: int) -> Any:
-    rank = max(np.ndim(x) - b for x, b in zip((g, p), batched))
-    g, p = (_lift(x, rank) if b else x for x, b in zip((g, p), batched))
-    return softmax_vjp(g, p, axis=axis + 1)
-
-
 def _softmax_vjp_lower(avals: list[Aval], axis: int) -> Any:
     out = _softmax_vjp_shape(*avals, axis=axis)
     sums = row_sum(out) if axis == out.ndim - 1 else None
-    if sums is None:
-        return lambda g, p: _softmax_vjp(g, p, axis)
-
-    def run(g: np.ndarray, p: np.ndarray) -> np.ndarray:
-        t = np.multiply(g, p)
-        t -= p * sums(t)[..., None]
-        return t
-    return run
+    return functools.partial(_softmax_vjp, axis=axis, row_sums=sums)
 
 
-softmax_vjp = register(Primitive("softmax_vjp", _softmax_vjp, _softmax_vjp_shape,
-                                 _softmax_vjp_vjp, _softmax_vjp_batch, lower=_softmax_vjp_lower))
+# batched like a broadcasting op, its axis moved past the batch axis
+softmax_vjp = register(Primitive(
+    "softmax_vjp", _softmax_vjp, _softmax_vjp_shape, _softmax_vjp_vjp,
+    lambda n, b, g, p, axis: batch_elementwise("softmax_vjp")(n, b, g, p, axis=axis + 1),
+    lower=_softmax_vjp_lower))
 
 
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
