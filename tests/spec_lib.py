@@ -63,6 +63,7 @@ class Spec:
     tol: float = 1e-6              # rtol of the finite-difference check
     eps: float = 1e-6
     batchable: bool = True         # False: the batching rule must refuse (NotBatchable)
+    no_grad: bool = False          # True: asking a gradient raises NoGradientError
     label: str = ""
 
     @property

@@ -20,6 +20,7 @@ from spec_lib import Spec
 from vecgrad import primitives as P
 from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
+from vecgrad.errors import NoGradientError
 from vecgrad.ir import Aval, Const, Var, typecheck
 from vecgrad.tracing import Builder, Tracer
 
@@ -44,7 +45,7 @@ def _cases(pred: Callable[[Spec], bool] = lambda s: True) -> Any:
 
 
 def _is_diff(s: Spec) -> bool:
-    return s.prim.vjp is not None and s.wrt != ()
+    return s.prim.vjp is not None and s.wrt != () and not s.no_grad
 
 
 # ------------------------------------------------------------------ graph helpers
@@ -131,7 +132,16 @@ def test_vjp_matches_central_differences(spec: Spec, shapes: tuple):
         assert analytic == pytest.approx(fd, rel=spec.tol, abs=1e-8)
 
 
-@pytest.mark.parametrize("spec,shapes", _cases(lambda s: not _is_diff(s) and s.name != "full"))
+@pytest.mark.parametrize("spec,shapes", _cases(lambda s: s.no_grad))
+def test_vjp_without_a_rule_raises(spec: Spec, shapes: tuple):
+    args = spec.make(np.random.default_rng(2), shapes)
+    g = one_eqn_graph(spec.prim, args, spec.params_for(shapes))
+    with pytest.raises(NoGradientError):
+        vjp_graph(g, tuple(i for i, a in enumerate(args) if a.dtype.kind == "f"))
+
+
+@pytest.mark.parametrize("spec,shapes", _cases(lambda s: not _is_diff(s) and s.name != "full"
+                                               and not s.no_grad))
 def test_nondifferentiable_primitives_contribute_zero_gradient(spec: Spec, shapes: tuple):
     args = spec.make(np.random.default_rng(3), shapes)
     floats = tuple(i for i, a in enumerate(args) if a.dtype.kind == "f")

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from . import primitives as P
+from .errors import NoGradientError
 from .ir import Atom, Aval, Const, Graph, Var
 from .tracing import Builder, Tracer
 
@@ -95,6 +96,8 @@ def vjp_graph(g: Graph, wrt: Sequence[int], seeds: Sequence[Atom | None] | None 
             for x, c in zip(e.inputs, cts):
                 if c is not None and isinstance(x, Var) and x in active \
                         and x.aval.dtype.kind in "fc":
+                    if isinstance(c, P.NoGrad):
+                        raise NoGradientError(c.what, e.src)
                     acc.setdefault(x, _Accum()).add(c, x.aval, e.src)
         b.src = None
         grads: list[Atom] = []

@@ -100,6 +100,17 @@ class TraceError(VecgradError, ValueError):
         super().__init__(msg + _where(src))
 
 
+class NoGradientError(VecgradError, NotImplementedError):
+    """A gradient was asked of a function with respect to an argument it has no derivative
+    rule for (e.g. scipy.special.gammainc with respect to its shape parameter)."""
+
+    def __init__(self, what: str, src: Src | None = None):
+        src = src or user_src(2)
+        super().__init__(
+            f"vecgrad has no gradient of {what}{_where(src)}. Keep that argument constant "
+            "(wrap it in vnp.stop_gradient, or do not differentiate with respect to it).")
+
+
 def unsupported(name: str) -> NotImplementedError:
     """The error for a NumPy feature vecgrad cannot trace, naming the caller's line."""
     src = user_src(2)

@@ -22,6 +22,8 @@ def flatten(x: Any, leaves: list | None = None) -> tuple[list, Any]:
         return leaves, _ARRAY
     if type(x) in (tuple, list):
         return leaves, (type(x).__name__, tuple(flatten(c, leaves)[1] for c in x))
+    if isinstance(x, tuple) and hasattr(x, "_fields"):  # a NamedTuple (e.g. linalg.eigh's)
+        return leaves, ("tuple", tuple(flatten(c, leaves)[1] for c in x), type(x))
     if type(x) is dict:
         keys = sorted(x, key=repr)
         return leaves, ("dict", tuple(keys), tuple(flatten(x[k], leaves)[1] for k in keys))
@@ -48,7 +50,8 @@ def _build(td: Any, it: Any) -> Any:
     if td is _ARRAY or kind == "*":
         return next(it)
     if kind == "tuple":
-        return tuple(_build(c, it) for c in td[1])
+        vals = tuple(_build(c, it) for c in td[1])
+        return td[2](*vals) if len(td) > 2 else vals
     if kind == "list":
         return [_build(c, it) for c in td[1]]
     if kind == "dict":

@@ -79,7 +79,16 @@ class Sparse(NamedTuple):
     g: Any
 
 
+class NoGrad(NamedTuple):
+    """A cotangent that does not exist: `what` names the function and argument (a gradient
+    asked through it raises NoGradientError; an input nothing differentiates is fine)."""
+
+    what: str
+
+
 from .elementwise import *
 from .linalg import *
+from .matrix import *
 from .nn import *
+from .spectral import *
 from .structural import *

@@ -1,0 +1,376 @@
+"""vecgrad.numpy.linalg end to end: values against NumPy, gradients against central
+differences (vg.check_grads, float64, random directions), NumPy dispatch on traced arrays,
+loops over matrices batched into one call, second-order VJPs of every linalg primitive."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import specs_linalg
+from test_primitives import one_eqn_graph
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad.autodiff import vjp_graph
+from vecgrad.backends import compile_graph
+from vecgrad.errors import NoGradientError, ShapeError
+from vecgrad.ir import typecheck
+
+R = np.random.default_rng(0)
+
+
+def rand(*s):
+    return R.standard_normal(s)
+
+
+def wellcond(*s):
+    return rand(*s) + 3 * np.eye(s[-1])
+
+
+def spd(*s):
+    x = rand(*s)
+    return x @ np.swapaxes(x, -1, -2) / s[-1] + np.eye(s[-1])
+
+
+def sym(a):
+    """Autograd's symmetrizing wrapper: the symmetric matrix of a's lower triangle."""
+    lo = vnp.tril(a) if hasattr(vnp, "tril") else a * np.tril(np.ones(a.shape[-2:]))
+    return (lo + vnp.swapaxes(lo, -1, -2)) / 2.0
+
+
+def check(f, *args, argnums=0, seed=1):
+    """Values of f against NumPy's f and its gradient (of a random weighting) against central
+    differences; f is written once and called with np (eagerly) and vnp (traced)."""
+    w = {}
+
+    def loss(*xs):
+        out = f(vnp, *xs)
+        outs = out if isinstance(out, tuple) else (out,)
+        total = 0.0
+        for k, o in enumerate(outs):
+            if k not in w:
+                w[k] = np.random.default_rng(seed + k).standard_normal(np.shape(o))
+            total = total + vnp.sum(o * w[k])
+        return total
+    want = f(np, *args)
+    got = vg.jit(lambda *xs: f(vnp, *xs))(*args)
+    for g_, w_ in zip(got if isinstance(got, tuple) else (got,),
+                      want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_allclose(g_, w_, rtol=1e-10, atol=1e-10)
+    vg.check_grads(loss, args, argnums=argnums, rtol=1e-5, atol=1e-7)
+
+
+# ------------------------------------------------------------------------------ solves
+
+@pytest.mark.parametrize("bshape", [(4,), (4, 3), (2, 4, 3), (1, 4, 2)])
+def test_solve(bshape):
+    a, b = wellcond(2, 4, 4) if len(bshape) > 2 else wellcond(4, 4), rand(*bshape)
+    check(lambda m, a, b: m.linalg.solve(a, b), a, b, argnums=(0, 1))
+
+
+def test_solve_broadcasts_batch_axes():
+    a, b = wellcond(3, 1, 4, 4), rand(5, 4, 2)
+    check(lambda m, a, b: m.linalg.solve(a, b), a, b, argnums=(0, 1))
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (2, 2, 3, 3)])
+def test_inv_det(shape):
+    a = wellcond(*shape)
+    check(lambda m, a: m.linalg.inv(a), a)
+    check(lambda m, a: m.linalg.det(a), a)
+
+
+@pytest.mark.parametrize("scale", [1.0, -1.0])
+def test_slogdet(scale):
+    a = scale * rand(5, 5)
+    check(lambda m, a: m.linalg.slogdet(a)[1], a)
+    check(lambda m, a: tuple(m.linalg.slogdet(a)), a)
+    check(lambda m, a: m.linalg.slogdet(a).logabsdet, rand(3, 4, 4))
+
+
+def test_cholesky_reads_one_triangle():
+    a = spd(5, 5) + np.triu(rand(5, 5), 1)
+    check(lambda m, a: m.linalg.cholesky(a), a)
+    b = spd(5, 5) + np.tril(rand(5, 5), -1)
+    check(lambda m, a: m.linalg.cholesky(a, upper=True), b)
+
+
+def test_cholesky_of_symmetrized_input_like_autograd():
+    a = spd(2, 4, 4)
+    vg.check_grads(lambda a: vnp.sum(vnp.linalg.cholesky(sym(a)) * np.arange(16.).reshape(4, 4)),
+                   [a])
+    # the reparameterization trick
+    z = rand(4)
+    vg.check_grads(lambda a: vnp.linalg.norm(vnp.linalg.cholesky(sym(a)) @ z), [spd(4, 4)])
+
+
+def test_pinv():
+    for shape in [(5, 3), (3, 5), (2, 4, 4)]:
+        check(lambda m, a: m.linalg.pinv(a), rand(*shape))
+    x = rand(5, 3)  # low rank: the rank of x^T x is locally constant
+    check(lambda m, a: m.linalg.pinv(a.T @ a), x)
+
+
+def test_triangular_solves_through_scipy_namespace():
+    sla = pytest.importorskip("vecgrad.scipy.linalg")
+    a, b = wellcond(4, 4), rand(4, 2)
+    for lower in (True, False):
+        for trans in (0, 1, "T", "N"):
+            for unit in (False, True):
+                def f(m, a, b, lower=lower, trans=trans, unit=unit):
+                    if m is np:
+                        import scipy.linalg
+                        return scipy.linalg.solve_triangular(a, b, trans, lower, unit)
+                    return sla.solve_triangular(a, b, trans, lower, unit)
+                check(f, a, b, argnums=(0, 1))
+
+
+# ----------------------------------------------------------------------- decompositions
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_eigh(uplo):
+    a = rand(5, 5)
+    check(lambda m, a: tuple(m.linalg.eigh(a, uplo)), a)
+    check(lambda m, a: m.linalg.eigvalsh(a, uplo), rand(2, 3, 4, 4))
+
+
+def test_eigh_of_symmetrized_input_like_autograd():
+    mat = rand(2, 3, 5, 5) + 10 * np.eye(5)
+    h = np.einsum("...ij,...kj->...ik", mat, mat)
+    vg.check_grads(lambda a: vnp.sum(vnp.linalg.eigh(sym(a))[1] * np.arange(25.).reshape(5, 5))
+                   + vnp.sum(vnp.linalg.eigh(sym(a))[0] ** 2), [h])
+
+
+def test_eigenvalue_gradient_at_repeated_eigenvalues_is_finite():
+    # the eigenvectors of a repeated eigenvalue are not unique, but functions of the
+    # eigenvalues alone have a gradient, and eigh's rule must not produce nan for them
+    a = np.diag([1.0, 2.0, 2.0, 3.0])
+    g = vg.grad(lambda a: vnp.sum(vnp.linalg.eigh(a)[0] ** 2))(a)
+    np.testing.assert_allclose(g, np.diag([2.0, 4.0, 4.0, 6.0]), atol=1e-12)
+    g2 = vg.grad(lambda a: vnp.sum(vnp.linalg.eigvalsh(a) ** 2))(a)
+    np.testing.assert_allclose(g2, g, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 3, 5), (2, 5, 3)])
+def test_svd(shape):
+    a = rand(*shape)
+    check(lambda m, a: tuple(m.linalg.svd(a, full_matrices=False)), a)
+    check(lambda m, a: m.linalg.svd(a, compute_uv=False), a)
+    check(lambda m, a: m.linalg.svdvals(a), a)
+
+
+def test_svd_full_matrices():
+    check(lambda m, a: tuple(m.linalg.svd(a)), rand(4, 4))  # square: full is reduced
+    u, s, vh = vg.jit(lambda a: vnp.linalg.svd(a))(rand(5, 3))
+    assert u.shape == (5, 5) and s.shape == (3,) and vh.shape == (3, 3)
+    with pytest.raises(NoGradientError, match="full_matrices"):
+        vg.grad(lambda a: vnp.sum(vnp.linalg.svd(a)[0]))(rand(5, 3))
+    with pytest.raises(NoGradientError, match="full_matrices=False"):  # as JAX and autograd
+        vg.grad(lambda a: vnp.sum(vnp.linalg.svd(a)[1]))(rand(5, 3))
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 3, 5), (2, 5, 3)])
+def test_qr(shape):
+    a = rand(*shape)
+    check(lambda m, a: tuple(m.linalg.qr(a)), a)
+    check(lambda m, a: m.linalg.qr(a, mode="r"), a)
+
+
+def test_qr_complete():
+    check(lambda m, a: tuple(m.linalg.qr(a, mode="complete")), rand(3, 5))
+    with pytest.raises(NoGradientError, match="complete"):
+        vg.grad(lambda a: vnp.sum(vnp.linalg.qr(a, mode="complete")[0]))(rand(5, 3))
+
+
+def test_named_results():
+    a = spd(3, 3)
+    r = vg.jit(lambda a: vnp.linalg.eigh(a))(a)
+    assert type(r).__name__ == "EighResult"
+    np.testing.assert_allclose(r.eigenvalues, np.linalg.eigh(a).eigenvalues)
+    assert vnp.linalg.svd(a).Vh.shape == (3, 3) and vnp.linalg.qr(a).R.shape == (3, 3)
+    assert vnp.linalg.slogdet(a).sign == 1.0
+
+
+# ------------------------------------------------------------------------------- norms
+
+ORDS_VEC = [None, 1, 2, 3, 0.5, -1, np.inf, -np.inf]
+ORDS_MAT = [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("ord", ORDS_VEC)
+def test_vector_norms(ord):
+    x = rand(6) + np.sign(rand(6)) * 0.5
+    check(lambda m, x: m.linalg.norm(x, ord), x)
+    y = rand(3, 4, 5)
+    for axis in (0, 1, -1, (2,)):
+        for kd in (False, True):
+            check(lambda m, y, axis=axis, kd=kd: m.linalg.norm(y, ord, axis, kd), y)
+
+
+@pytest.mark.parametrize("ord", ORDS_MAT)
+def test_matrix_norms(ord):
+    check(lambda m, x: m.linalg.norm(x, ord), rand(5, 4))
+    y = rand(3, 4, 5)
+    for axis in ((0, 1), (2, 0), (-1, -2)):
+        for kd in (False, True):
+            check(lambda m, y, axis=axis, kd=kd: m.linalg.norm(y, ord, axis, kd), y)
+
+
+def test_norm_zero_ord_and_errors():
+    x = np.array([0.0, 1.5, 0.0, -2.0])
+    assert vg.jit(lambda x: vnp.linalg.norm(x, 0))(x) == 2.0
+    with pytest.raises(ValueError, match="Invalid norm order"):
+        vnp.linalg.norm(x, "fro")
+    with pytest.raises(ValueError, match="Improper number"):
+        vnp.linalg.norm(rand(2, 2, 2), 2)
+    with pytest.raises(ValueError, match="Invalid norm order for matrices"):
+        vnp.linalg.norm(rand(2, 2), 3)
+
+
+def test_norm_of_whole_array_keepdims():
+    check(lambda m, y: m.linalg.norm(y, keepdims=True), rand(2, 3, 4))
+
+
+def test_vector_and_matrix_norm_namesakes():
+    y = rand(3, 4, 5)
+    check(lambda m, y: m.linalg.vector_norm(y), y)
+    check(lambda m, y: m.linalg.vector_norm(y, axis=(0, 2), ord=3), y)
+    check(lambda m, y: m.linalg.matrix_norm(y, ord="nuc", keepdims=True), y)
+    check(lambda m, y: m.linalg.cond(y[:, :4, :4]), y)
+    check(lambda m, y: m.linalg.cond(y[:, :4, :4], "fro"), y)
+
+
+# ---------------------------------------------------------------- composed functions
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 5, -1, -2])
+def test_matrix_power(n):
+    check(lambda m, a: m.linalg.matrix_power(a, n), wellcond(2, 3, 3) / 3)
+
+
+@pytest.mark.parametrize("shapes", [[(3, 4), (4, 5), (5, 2)], [(4,), (4, 6), (6, 2), (2,)],
+                                    [(3,), (3, 7), (7, 2), (2, 9)], [(3, 2), (2,)]])
+def test_multi_dot(shapes):
+    arrs = [rand(*s) for s in shapes]
+    check(lambda m, *xs: m.linalg.multi_dot(list(xs)), *arrs, argnums=tuple(range(len(arrs))))
+
+
+def test_tensorsolve_tensorinv():
+    a = wellcond(6, 6).reshape(2, 3, 6)
+    check(lambda m, a, b: m.linalg.tensorsolve(a, b), a, rand(2, 3), argnums=(0, 1))
+    a2 = wellcond(6, 6).reshape(6, 2, 3)
+    check(lambda m, a: m.linalg.tensorinv(a, ind=1), a2)
+
+
+def test_lstsq_and_rank():
+    a, b = rand(6, 3), rand(6, 2)
+    x, res, rank, s = vg.jit(lambda a, b: vnp.linalg.lstsq(a, b))(a, b)
+    want = np.linalg.lstsq(a, b)
+    for got, w in zip((x, res, rank, s), want):
+        np.testing.assert_allclose(got, w, rtol=1e-10)
+    vg.check_grads(lambda a, b: vnp.sum(vnp.linalg.lstsq(a, b)[0] ** 2), [a, b], argnums=(0, 1))
+    low = rand(5, 2) @ rand(2, 4)
+    assert vg.jit(vnp.linalg.matrix_rank)(low) == 2 == np.linalg.matrix_rank(low)
+
+
+def test_diagonal_trace_namesakes():
+    y = rand(2, 4, 5)
+    for k in (-2, 0, 1, 3):
+        check(lambda m, y, k=k: m.linalg.diagonal(y, offset=k), y)
+        check(lambda m, y, k=k: m.linalg.trace(y, offset=k), y)
+    check(lambda m, y: m.linalg.vecdot(y, y[0]), y)
+    check(lambda m, y: m.linalg.matrix_transpose(y), y)
+
+
+# ------------------------------------------------------- NumPy dispatch, batching, errors
+
+def test_numpy_linalg_calls_on_traced_arrays_dispatch():
+    a, b = wellcond(4, 4), rand(4)
+
+    def f(a, b):
+        x = np.linalg.solve(a, b)
+        w, _ = np.linalg.eigh(a @ a.T)
+        return np.linalg.norm(x) + np.linalg.det(a) + np.sum(w) + np.linalg.slogdet(a)[1] \
+            + np.linalg.norm(np.linalg.inv(a), "nuc") + np.sum(np.linalg.qr(a)[1])
+
+    def ref(a, b):
+        return f(a, b)
+    np.testing.assert_allclose(vg.jit(f)(a, b), ref(a, b), rtol=1e-10)
+    vg.check_grads(f, [a, b], argnums=(0, 1))
+
+
+def test_loop_over_matrices_batches_into_one_call():
+    a, b = wellcond(6, 3, 3), rand(6, 3)
+
+    def loop(a, b):
+        total = 0.0
+        for i in range(a.shape[0]):
+            total = total + vnp.sum(vnp.linalg.solve(a[i], b[i]) ** 2) \
+                + vnp.linalg.slogdet(a[i])[1] + vnp.sum(vnp.linalg.eigvalsh(a[i]))
+        return total
+
+    def vec(a, b):
+        return vnp.sum(vnp.linalg.solve(a, b[..., None]) ** 2) + vnp.sum(vnp.linalg.slogdet(a)[1]) \
+            + vnp.sum(vnp.linalg.eigvalsh(a))
+    np.testing.assert_allclose(vg.jit(loop)(a, b), vg.jit(vec)(a, b), rtol=1e-10)
+    for x, y in zip(vg.grad(loop, argnums=(0, 1))(a, b), vg.grad(vec, argnums=(0, 1))(a, b)):
+        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
+    entry, _ = vg.grad(loop, argnums=(0, 1)).entry(a, b)
+    prims = [e.prim.name for e in entry.stages["batch"].eqns]
+    assert prims.count("solve") == 1 and prims.count("eigvalsh") == 1
+
+
+def test_shape_errors_name_the_user_line():
+    with pytest.raises(ShapeError, match="square") as e:
+        vg.jit(lambda a: vnp.linalg.inv(a))(rand(3, 4))
+    assert "test_linalg.py" in str(e.value)
+    with pytest.raises(ShapeError, match="at least two-dimensional"):
+        vg.jit(lambda a: vnp.linalg.det(a))(rand(3))
+
+
+def test_integer_input_is_computed_in_float64():
+    a = np.array([[2, 1], [1, 3]])
+    np.testing.assert_allclose(vg.jit(vnp.linalg.inv)(a), np.linalg.inv(a))
+    assert vg.jit(vnp.linalg.det)(a).dtype == np.float64
+
+
+def test_float32_stays_float32():
+    a = wellcond(3, 3).astype(np.float32)
+    assert vg.jit(vnp.linalg.inv)(a).dtype == np.float32
+    assert vg.grad(lambda a: vnp.linalg.slogdet(a)[1])(a).dtype == np.float32
+
+
+# ---------------------------------------------------------------------- second order
+
+def _second_order_cases():
+    for s in specs_linalg.SPECS:
+        if s.no_grad or s.wrt == ():
+            continue
+        yield pytest.param(s, id=s.label and f"{s.name}-{s.label}" or s.name)
+
+
+@pytest.mark.parametrize("spec", list(_second_order_cases()))
+def test_vjp_of_vjp_matches_central_differences(spec):
+    """The VJP rules emit differentiable IR: the VJP of (x, ct) -> vjp(ct) against central
+    differences of the compiled first-order VJP."""
+    r = np.random.default_rng(7)
+    args = spec.make(r, spec.shapes)
+    params = spec.params_for(spec.shapes)
+    wrt = spec.diff_inputs(args)
+    g1 = typecheck(vjp_graph(one_eqn_graph(spec.prim, args, params), wrt))
+    n_in = len(args)
+    ct = r.standard_normal(g1.inputs[n_in].aval.shape)
+    first = compile_graph(g1).fn
+    g2 = typecheck(vjp_graph(g1, tuple(range(n_in))))
+    ws = [r.standard_normal(o.aval.shape) for o in g1.outputs]
+    res = compile_graph(g2).fn(*args, ct, *ws)
+    second = res[len(g1.outputs):]
+
+    def f(xs):
+        outs = first(*xs, ct)
+        return sum(float(np.sum(w * o)) for w, o in zip(ws, outs))
+    eps = 1e-6
+    for _ in range(2):
+        d = [r.standard_normal(a.shape) for a in args]
+        fd = (f([a + eps * v for a, v in zip(args, d)]) -
+              f([a - eps * v for a, v in zip(args, d)])) / (2 * eps)
+        analytic = sum(float(np.vdot(s_, v)) for s_, v in zip(second, d))
+        assert analytic == pytest.approx(fd, rel=1e-4, abs=1e-6)
