@@ -61,10 +61,16 @@ class ConcretizationError(VecgradError, TypeError):
 
 
 class ReadOnlyError(VecgradError, ValueError):
-    """An in-place write into a function argument."""
+    """An in-place write into a function argument (or a view of one), or into a read-only
+    view such as `broadcast_to`'s (`what` names it)."""
 
-    def __init__(self, src: Src | None = None):
+    def __init__(self, src: Src | None = None, what: str | None = None):
         src = src or user_src(2)
+        if what:
+            super().__init__(
+                f"in-place write into {what}{_where(src)}: it is read-only, as in NumPy. "
+                "Make a copy first (y = y.copy()).")
+            return
         super().__init__(
             f"in-place write into a function argument{_where(src)}: arguments are read-only "
             "inside vecgrad-traced functions. Make a copy first (x = x.copy()) or build the "

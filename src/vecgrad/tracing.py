@@ -5,6 +5,14 @@ A `Tracer` is a mutable Python handle on an immutable SSA value. In-place writes
 user holds always names the newest version. A view (`v = x[:, k]`) remembers its base and
 index: writes through it reach the base, and reads re-derive it when the base has changed,
 as NumPy's aliasing does.
+
+What is a view and what a copy follows NumPy exactly: basic indexing that keeps an axis,
+`.T`, `transpose`, `swapaxes`, `moveaxis`, `squeeze`, `expand_dims` and `broadcast_to`
+(read-only) are views; `reshape` and `ravel` are views exactly when NumPy can make one (the
+strides are simulated, see `_strided`); fancy indexing, `flatten`, `astype` and `copy` are
+writable copies. A 0-d result of an operation, or an integer index that selects one element,
+is a NumPy *scalar*: an immutable copy, so `t = b[0]; b[0] = b[1]` leaves `t` alone and
+`t += 1` rebinds `t` only. A 0-d *array* (`vnp.zeros(())`, `x[0, ...]`) is written in place.
 """
 from __future__ import annotations
 
@@ -19,7 +27,14 @@ from typing import Any, Self
 import numpy as np
 
 from . import primitives as P
-from .errors import ConcretizationError, ReadOnlyError, TracedIntoNumpyError, TraceError, user_src
+from .errors import (
+    ConcretizationError,
+    ReadOnlyError,
+    TracedIntoNumpyError,
+    TraceError,
+    _where,
+    user_src,
+)
 from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var
 
 _current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgrad_builder",
@@ -137,18 +152,23 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = ()) -> Atom:
 class Tracer:
     """An array whose value is not known while tracing; only its shape and dtype are."""
 
-    __slots__ = ("_atom", "_b", "_base_seen", "_readonly", "_view", "_wrote")
+    __slots__ = ("_atom", "_b", "_base_seen", "_ndarray", "_origin", "_readonly", "_view",
+                 "_wrote")
     __array_priority__ = 1000
     __hash__ = object.__hash__
 
     def __init__(self, builder: Builder, atom: Atom, view: tuple | None = None,
-                 readonly: bool = False):
+                 readonly: bool | str = False, ndarray: bool = False):
         self._b = builder
         self._atom = atom
         self._view = view  # (base Tracer, prim, params): a view, as NumPy's basic indexing,
         self._base_seen = view[0].atom if view else None  # .T and reshape make
-        self._readonly = readonly
+        self._readonly = readonly  # True (an argument or its view), or what makes it so
         self._wrote = None  # the base version this view's `+=` produced (see __setitem__)
+        self._ndarray = ndarray  # a 0-d value that is an ndarray, not a NumPy scalar
+        # a scalar read as x[idx]: (x, idx, the version of x it equals x[idx] of, the version
+        # of x it was read from), so that `x[idx] += v` is one setitem_add (see _scalar_update)
+        self._origin: tuple | None = None
 
     # -- value and metadata ---------------------------------------------------------
     @property
@@ -179,8 +199,10 @@ class Tracer:
         rest = tuple(P.Sl(0, d, 1) for d in self.shape[1:])
         for i in range(len(self)):  # self[i], without re-normalizing the index each time
             idx = P.BasicIndex((i,) + rest)
-            out = self._b.emit(P.getitem, [self.atom], {"idx": idx})
-            yield Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly)
+            version = self.atom
+            out = self._b.emit(P.getitem, [version], {"idx": idx})
+            yield Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly) \
+                if rest else self._element(out, idx, version)
 
     def __repr__(self) -> str:
         return f"Tracer({self.aval})"
@@ -214,22 +236,51 @@ class Tracer:
         return dispatch_function(func, args, kwargs)
 
     # -- indexing -------------------------------------------------------------------
+    def _is_scalar(self) -> bool:
+        """Whether this is a NumPy scalar (immutable: in-place ops rebind the name only)."""
+        return not self._atom.aval.shape and (self._origin is not None or
+                                              self._view is None and not self._ndarray)
+
     def __getitem__(self, key: Any) -> Tracer:
         idx = P.normalize_index(key, self.shape)
-        out = self._b.emit(P.getitem, [self.atom], {"idx": idx})
-        view = (self, P.getitem, {"idx": idx}) if P.is_basic(idx) else None
-        return Tracer(self._b, out, view, self._readonly)
+        version = self.atom
+        out = self._b.emit(P.getitem, [version], {"idx": idx})
+        if not P.is_basic(idx):  # fancy indexing copies (writable, even from an argument)
+            return Tracer(self._b, out, ndarray=True)
+        if out.aval.shape:
+            return Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly)
+        if not _keeps_array(key):
+            return self._element(out, idx, version)
+        if self._is_scalar():  # scalar[...] is a 0-d array, a copy
+            return Tracer(self._b, out, ndarray=True)
+        return Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly)
+
+    def _element(self, out: Atom, idx: tuple, version: Atom) -> Tracer:
+        """`self[idx]` selecting one element: a NumPy scalar, a copy."""
+        t = Tracer(self._b, out)
+        t._origin = (self, idx, version, version)
+        return t
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if not self._atom.aval.shape and self._is_scalar():
+            raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment: "
+                            "a 0-d result of an operation is a NumPy scalar, not an array"
+                            f"{_where(user_src(2))}")
         idx = P.normalize_index(key, self.shape)
-        if isinstance(value, Tracer) and value._view is not None and value._view[0] is self \
-                and value._view[2].get("idx") == idx and value._wrote is self.atom:
-            return  # `x[i] += v` already wrote through the view returned by x[i]
+        if isinstance(value, Tracer):
+            o = value._origin
+            if o is not None and o[0] is self and o[3] is self.atom and o[1] == idx:
+                if o[2] is not o[3]:  # `x[i] += v` on an element: its setitem_add is the write
+                    self._replace(o[2])
+                    return
+            elif value._view is not None and value._view[0] is self \
+                    and value._view[2].get("idx") == idx and value._wrote is self.atom:
+                return  # `x[i] += v` already wrote through the view returned by x[i]
         self._write(idx, value, P.setitem)
 
     def _write(self, idx: tuple, value: Any, prim: P.Primitive) -> None:
         if self._readonly:
-            raise ReadOnlyError()
+            raise _read_only(self)
         if not P.is_basic(idx) and P.has_duplicates(idx, self.shape):
             raise TraceError("an in-place write with repeated integer-array indices is "
                              "ambiguous; use vnp.add.at-style accumulation via a loop or "
@@ -240,7 +291,7 @@ class Tracer:
     def _replace(self, new: Atom) -> None:
         """Make `new` this array's value; a view passes the write on to its base."""
         if self._readonly:
-            raise ReadOnlyError()
+            raise _read_only(self)
         if self._view is None:
             self._atom = new
             return
@@ -257,7 +308,9 @@ class Tracer:
     # -- in-place arithmetic: rebinds this handle (and writes through views) ---------
     def _inplace(self, other: Any, fn: Callable) -> Tracer:
         if self._readonly:
-            raise ReadOnlyError()
+            raise _read_only(self)
+        if self._is_scalar():
+            return self._scalar_update(other, fn)
         if self._view is not None and self._view[1] is P.getitem and fn is _add:
             base, _, params = self._view  # x[i] += v: one accumulation into the base
             base._write(params["idx"], other, P.setitem_add)
@@ -271,6 +324,25 @@ class Tracer:
         new = vnp.astype(new, self.dtype)
         self._replace(new.atom)
         return self
+
+    def _scalar_update(self, other: Any, fn: Callable) -> Tracer:
+        """`t += v` on a NumPy scalar is `t = t + v`: a new object. When `t` was read as
+        `x[idx]` (so `x[idx] += v` is what the user wrote), the sum is computed as
+        `setitem_add(x, v)[idx]` and a write of it back into `x[idx]` is that setitem_add:
+        an accumulation that batching recognizes. The element is derived only when read."""
+        o = self._origin
+        if fn is not _add or o is None or o[0]._readonly:
+            return fn(self, other)
+        v = to_atom(other, [self.dtype])
+        dt = v.aval.dtype
+        if v.aval.shape or dt != self.dtype and np.result_type(self.dtype, dt) != self.dtype:
+            return fn(self, other)  # (t + v would have another dtype than x: not the idiom)
+        base, idx, version, read_from = o
+        new = self._b.emit(P.setitem_add, [version, v], {"idx": idx})
+        t = Tracer(self._b, self._atom, (Tracer(self._b, new), P.getitem, {"idx": idx}))
+        t._base_seen = None  # derived on first read
+        t._origin = (base, idx, new, read_from)
+        return t
 
     def __iadd__(self, o: Any) -> Self:
         return self._inplace(o, _add)
@@ -289,6 +361,16 @@ def _add(a: Any, b: Any) -> Any:
     return a + b
 
 
+def _read_only(x: Tracer) -> ReadOnlyError:
+    """`_readonly` is True for arguments (and their views), or names the read-only view."""
+    return ReadOnlyError(what=None if x._readonly is True else x._readonly)
+
+
+def _keeps_array(key: Any) -> bool:
+    """Whether an all-integer index still gives a 0-d array view (it holds an ellipsis)."""
+    return key is Ellipsis or type(key) is tuple and any(k is Ellipsis for k in key)
+
+
 def _concretization(what: str) -> Exception:
     """The error for float()/int() of a tracer. NumPy calls these itself for `buf[i] = x`
     into a plain NumPy array, straight from the user's STORE_SUBSCR: say so in that case."""
@@ -302,18 +384,59 @@ def _concretization(what: str) -> Exception:
     return ConcretizationError(what, user_src(2))
 
 
-def as_view(out: Any, base: Any, prim: P.Primitive, params: dict) -> Any:
-    """Mark `out = prim(base)` as a view of `base` (writes through it reach the base)."""
+def as_view(out: Any, base: Any, prim: P.Primitive, params: dict, readonly: bool | str = False
+            ) -> Any:
+    """Mark `out = prim(base)` as a view of `base` (writes through it reach the base, unless
+    it is `readonly`, as NumPy's broadcast_to)."""
     if isinstance(out, Tracer) and isinstance(base, Tracer) and out is not base:
-        out._view, out._base_seen, out._readonly = (base, prim, params), base.atom, base._readonly
+        out._view, out._base_seen = (base, prim, params), base.atom
+        out._readonly = readonly or base._readonly
     return out
+
+
+def strided(x: Tracer) -> np.ndarray:
+    """A data-less stand-in with the strides NumPy would give `x` (never read: it aliases a
+    one-element buffer), to ask NumPy whether a reshape or ravel of `x` can be a view. A
+    fresh value is C-contiguous; a view applies its own indexing, transpose, reshape or
+    broadcast to its base's stand-in."""
+    if x._view is None:
+        shape, item = x.shape, x.dtype.itemsize
+        strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * item
+                        for i in range(len(shape)))
+        return np.lib.stride_tricks.as_strided(np.empty(1, x.dtype), shape, strides)
+    base, prim, params = x._view
+    d = strided(base)
+    if prim is P.getitem:
+        return d[P.to_key(params["idx"])]
+    if prim is P.transpose:
+        return d.transpose(params["perm"])
+    if prim is P.broadcast_to:
+        return np.broadcast_to(d, params["shape"])
+    out = reshaped_view(d, params["shape"])
+    assert out is not None, "a reshape view was recorded that NumPy cannot make"
+    return out
+
+
+def reshaped_view(d: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """`d.reshape(shape)` if NumPy makes it a view, else None (NumPy would copy)."""
+    try:
+        return np.reshape(d, shape, copy=False)
+    except ValueError:
+        return None
+    except TypeError:  # NumPy < 2.1 has no copy=: setting the shape fails where it would copy
+        v = d.view()
+        try:
+            v.shape = shape
+        except AttributeError:
+            return None
+        return v
 
 
 def new_input(aval: Aval, builder: Builder, readonly: bool = True) -> Tracer:
     """A traced argument of the function (read-only unless asked otherwise)."""
     v = Var(aval)
     builder.inputs.append(v)
-    return Tracer(builder, v, readonly=readonly)
+    return Tracer(builder, v, readonly=readonly, ndarray=True)
 
 
 def trace(fun: Callable, avals: Sequence[Aval], hash_cons: bool = True) -> tuple[Builder, Any]:
@@ -329,7 +452,7 @@ def const_tracer(value: np.ndarray) -> Any:
     """A traced handle on a fresh constant buffer (so it can be written into), or the array
     itself outside of a trace."""
     b = current_builder()
-    return value if b is None else Tracer(b, Const(value))
+    return value if b is None else Tracer(b, Const(value), ndarray=True)
 
 
 _VNP: list = []  # vecgrad.numpy, imported on first use (it imports this module)
@@ -378,7 +501,14 @@ for _n in ["sum", "mean", "max", "min", "prod", "reshape", "transpose", "astype"
            "flatten", "squeeze", "dot", "clip", "swapaxes"]:
     setattr(Tracer, _n, _method(_n))
 Tracer.T = property(lambda self: _vnp().transpose(self))
-Tracer.copy = lambda self: Tracer(self._b, self.atom)  # SSA values are immutable: copying is free
+
+
+def _copy(self: Tracer) -> Tracer:
+    """A copy (free: SSA values are immutable). A copy of a scalar is a scalar."""
+    return Tracer(self._b, self.atom, ndarray=not self._is_scalar())
+
+
+Tracer.copy = _copy
 
 
 def _shape_args(args: tuple) -> Any:

@@ -29,9 +29,12 @@ def _dtype(x: Any) -> _np.dtype:
 # ------------------------------------------------------------------ creation and conversion
 
 def asarray(a: ArrayLike, dtype: Any = None) -> Any:
-    """Like `numpy.asarray`; lists/tuples that contain traced values are stacked."""
+    """Like `numpy.asarray`; lists/tuples that contain traced values are stacked. An array
+    is returned as it is; a traced NumPy scalar becomes a new 0-d array."""
     if isinstance(a, Tracer):
-        return a if dtype is None else astype(a, dtype)
+        if dtype is not None and _np.dtype(dtype) != a.dtype:
+            return astype(a, dtype)
+        return Tracer(a._b, a.atom, ndarray=True) if a._is_scalar() else a
     if type(a) in (list, tuple) and a and all(type(x) is Tracer for x in a) and dtype is None:
         if len(a) == 1:  # (a common case: vnp.array([t]) in a per-sample function)
             return P.reshape(a[0], shape=(1,) + a[0].shape)
@@ -45,7 +48,9 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Any:
 def array(a: ArrayLike, dtype: Any = None, copy: bool = True) -> Any:
     """Like `numpy.array`. Traced values are immutable SSA values, so copies are free."""
     out = asarray(a, dtype)
-    return out.copy() if isinstance(out, Tracer) else _np.array(out, dtype, copy=copy)
+    if not isinstance(out, Tracer):
+        return _np.array(out, dtype, copy=copy)
+    return Tracer(out._b, out.atom, ndarray=True) if copy or out is not a else out
 
 
 def _has_tracer(a: Any) -> bool:
@@ -55,16 +60,20 @@ def _has_tracer(a: Any) -> bool:
 
 
 def astype(x: ArrayLike, dtype: Any) -> Any:
-    """Cast to `dtype` (a no-op when it already has it)."""
+    """Cast to `dtype`: always a new array (or scalar), as `ndarray.astype`."""
     dtype = _np.dtype(dtype)
-    if _dtype(x) == dtype:
-        return x
-    return P.cast(x, dtype=dtype)
+    if _dtype(x) != dtype:
+        return P.cast(x, dtype=dtype)
+    if isinstance(x, Tracer):
+        return x.copy()
+    return _np.array(x, copy=True)
 
 
 def copy(a: ArrayLike) -> Any:
     """A copy that can be written into without affecting `a`."""
-    return a.copy() if isinstance(a, Tracer) else _np.array(a, copy=True)
+    if isinstance(a, Tracer):
+        return Tracer(a._b, a.atom, ndarray=True)  # np.copy of a scalar is a 0-d array
+    return _np.array(a, copy=True)
 
 
 def _float_default(dtype: Any) -> _np.dtype:

@@ -12,8 +12,8 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import ShapeError, unsupported
-from ..tracing import Tracer, as_view
-from . import _dtype, _shape, asarray, astype
+from ..tracing import Tracer, as_view, reshaped_view, strided
+from . import _dtype, _shape, asarray, astype, copy
 
 __all__ = [
     "abs",
@@ -143,8 +143,11 @@ def power(x: Any, y: Any) -> Any:
 
 
 def where(condition: Any, x: Any, y: Any) -> Any:
-    """Select x where `condition` holds, else y (all three broadcast)."""
-    return P.where(condition, x, y)
+    """Select x where `condition` holds, else y (all three broadcast); an array, also 0-d."""
+    out = P.where(condition, x, y)
+    if isinstance(out, Tracer):
+        out._ndarray = True
+    return out
 
 
 def clip(a: Any, a_min: Any = None, a_max: Any = None) -> Any:
@@ -225,7 +228,8 @@ def ndim(a: Any) -> int:
 
 
 def reshape(a: Any, newshape: Any, *, always_view: bool = False) -> Any:
-    """Reshape (one entry may be -1)."""
+    """Reshape (one entry may be -1). A view where NumPy makes one (the strides allow it),
+    else a copy."""
     newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
     size = math.prod(_shape(a))
     if newshape.count(-1) == 1:
@@ -236,19 +240,28 @@ def reshape(a: Any, newshape: Any, *, always_view: bool = False) -> Any:
     if newshape == _shape(a):
         return a
     out = P.reshape(a, shape=newshape)
-    # NumPy's reshape is a view of a contiguous array and a copy otherwise; vecgrad does not
-    # track strides, so it takes the reshape of a fresh or reshaped array to be a view.
-    if always_view or isinstance(a, Tracer) and (a._view is None or a._view[1] is P.reshape):
+    if isinstance(a, Tracer) and (always_view or _reshape_is_view(a, newshape)):
         as_view(out, a, P.reshape, {"shape": newshape})
     return out
 
 
+def _reshape_is_view(a: Tracer, shape: tuple[int, ...]) -> bool:
+    if a._is_scalar():  # a NumPy scalar's reshape is a new array
+        return False
+    return a._view is None or reshaped_view(strided(a), shape) is not None
+
+
 def ravel(a: Any) -> Any:
-    """Flatten to one axis."""
-    return reshape(a, (-1,))
+    """Flatten to one axis: a view if `a` is C-contiguous (as NumPy), else a copy."""
+    if not isinstance(a, Tracer) or a._view is None or strided(a).flags.c_contiguous:
+        return reshape(a, (-1,))
+    return flatten(a)
 
 
-flatten = ravel
+def flatten(a: Any) -> Any:
+    """A flattened copy (always a copy, as `ndarray.flatten`)."""
+    out = reshape(a, (-1,))
+    return copy(out) if out is a or isinstance(out, Tracer) and out._view is not None else out
 
 
 def transpose(a: Any, axes: Any = None) -> Any:
@@ -301,11 +314,14 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 
 
 def broadcast_to(a: Any, shape: Any) -> Any:
-    """Broadcast to `shape` (NumPy rules)."""
+    """Broadcast to `shape` (NumPy rules): a read-only view, as in NumPy."""
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if _shape(a) == shape:
-        return a
-    return P.broadcast_to(a, shape=shape)
+    if not isinstance(a, Tracer):
+        return _np.broadcast_to(a, shape)
+    params, ro = {"shape": shape}, a._readonly or "the read-only view returned by broadcast_to"
+    if a.shape == shape:  # no operation, but still a read-only view of `a`
+        return Tracer(a._b, a.atom, (a, P.reshape, params), readonly=ro)
+    return as_view(P.broadcast_to(a, **params), a, P.broadcast_to, params, readonly=ro)
 
 
 def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:

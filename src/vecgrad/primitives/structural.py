@@ -232,19 +232,23 @@ def _write_shape(base: Aval, v: Aval, idx: tuple) -> Aval:
 
 
 def _set(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
-    return _set_inplace(base.copy(), v, idx)
+    return _set_inplace(np.array(base), v, idx)  # (an ndarray also where base is 0-d scalar)
 
 
 def _set_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    if not idx:  # the whole of a 0-d value (in generated code, possibly a NumPy scalar)
+        return np.array(v, base.dtype)
     base[to_key(idx)] = v
     return base
 
 
 def _add(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
-    return _add_inplace(base.copy(), v, idx)
+    return _add_inplace(np.array(base), v, idx)
 
 
 def _add_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    if not idx:
+        return np.array(base + v, base.dtype)
     if is_basic(idx):
         base[to_key(idx)] += v
     else:

@@ -1,0 +1,294 @@
+"""Views and copies exactly as NumPy: what aliases what, what is a scalar, what is writable.
+
+Each program runs once with `xp=numpy` (the reference) and once traced with `xp=vecgrad.numpy`
+under `vg.jit`; values must agree, and gradients must match central differences.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_numpy_api import check
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+from vecgrad.errors import ReadOnlyError
+
+R = np.random.default_rng(3)
+X = R.standard_normal(4)
+M = R.standard_normal((4, 4))
+
+
+# --------------------------------------------------- integer indexing: scalars are copies
+
+def test_swap_through_scalar_temporary_1d():
+    def f(xp, b):
+        b = b.copy()
+        t = b[0]
+        b[0] = b[1]
+        b[1] = t
+        return b * np.arange(1.0, 5.0)
+    check(f, X)
+
+
+def test_scalar_read_then_overwritten_keeps_old_value():
+    def f(xp, s):
+        s = s.copy()
+        old = s[2]
+        s[2] = 0.0
+        return s * old
+    check(f, X)
+
+
+def test_iterating_a_1d_array_yields_scalar_copies():
+    def f(xp, x):
+        x = x.copy()
+        items = [t for t in x]
+        x[0] = 100.0
+        return xp.stack(items) * x
+    check(f, X)
+
+
+def test_scalar_inplace_op_rebinds_the_name_only():
+    def f(xp, x):
+        s = xp.sum(x)
+        u = s
+        s += 1.0
+        s *= x[0]
+        e = x[1]
+        v = e
+        e -= x[2]
+        return u * x + s + v * e
+    check(f, X)
+
+
+def test_scalar_item_assignment_raises_like_numpy():
+    def f(x):
+        s = vnp.sum(x)
+        s[...] = 1.0
+        return s
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        vg.jit(f)(X)
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        np.sum(X)[...] = 1.0  # the same in NumPy
+
+
+def test_element_read_modify_write_back():
+    def f(xp, x):
+        a = x.copy()
+        t = a[0]
+        t += x[3]
+        t += x[2]
+        a[0] = t  # the two accumulations become the write
+        u = a[1]
+        a[2] = 5.0  # u was read before this write: a stale copy, written elsewhere
+        u += x[0]
+        a[3] = u
+        w = a[2]
+        w += 1.0  # never written back: a is unchanged
+        return a * w
+    check(f, X)
+
+
+def test_element_accumulation_is_one_setitem_add():
+    def f(x):
+        out = vnp.zeros(2)
+        out[0] += x[0] * x[1]
+        out[1] += x[2]
+        return out
+    g = vg.api.trace_graph(f, (X,))
+    assert [e.prim.name for e in g.eqns].count("setitem_add") == 2
+    assert "setitem" not in [e.prim.name for e in g.eqns]
+    check(lambda xp, x: f(x) if xp is vnp else np.array([x[0] * x[1], x[2]]), X)
+
+
+def test_zero_d_array_is_written_in_place():
+    def f(xp, x):
+        a = xp.zeros(())
+        b = a
+        a += x[0]  # a 0-d array aliases: b sees it
+        a[...] = a * 3 + x[1]
+        v = xp.zeros(3)
+        e = v[1, ...]  # an ellipsis keeps a 0-d view
+        e += x[2]
+        e[()] = e * 2
+        return b * x, v
+    check(f, X)
+
+
+def test_asarray_and_array_of_a_scalar_are_new_arrays():
+    def f(xp, x):
+        s = x[0] * 2
+        a = xp.asarray(s)
+        a += 1.0
+        c = xp.array(s)
+        c[...] = 3.0
+        return s * x + a + c
+    check(f, X)
+
+
+# ------------------------------------------------------------- fancy indexing copies
+
+def test_fancy_indexed_copy_of_argument_is_writable():
+    def f(xp, x):
+        y = x[[0, 2]]
+        y[0] = 5.0
+        z = x[np.array([True, False, True, True])]  # a boolean mask is fancy too
+        z[1] = 2.0
+        return y * x[:2], z
+    check(f, X)
+
+
+def test_fancy_indexed_copy_does_not_see_later_writes():
+    def f(xp, x):
+        a = x.copy()
+        c = a[np.array([1, 2])]
+        a[1] = 0.0
+        c[0] += 1.0
+        return c * x[:2], a
+    check(f, X)
+
+
+# ----------------------------------------------------- reshape, ravel, flatten, astype
+
+def test_flatten_is_a_copy():
+    def f(xp, x):
+        a = x.reshape(2, 2).copy()
+        fl = a.flatten()
+        fl[0] = 10.0
+        return a, fl
+    check(f, X)
+
+
+def test_astype_is_a_copy():
+    def f(xp, x):
+        a = x.copy()
+        y = a.astype(np.float64)  # the same dtype: still a copy
+        y[0] = 7.0
+        return a * 2, y
+    check(f, X)
+
+
+def test_reshape_of_a_strided_slice_is_a_view_where_numpy_makes_one():
+    def f(xp, x):
+        a = xp.zeros((4, 4))
+        a[:] = x
+        w = a[:, 0].reshape(2, 2)  # strided, but reshapable without a copy: a view
+        r = a[::2].reshape(2, 2, 2)  # likewise
+        a[0, 0] = 9.0
+        r[1, 1, 1] = x[1, 1]
+        return w * x[0, 0], a
+    check(f, M)
+
+
+def test_reshape_that_numpy_must_copy_is_a_copy():
+    def f(xp, x):
+        a = xp.zeros((4, 4))
+        a[:] = x
+        flat = a[::2].reshape(-1)  # rows 0 and 2 are not one contiguous run: a copy
+        t = a.T.reshape(-1)
+        flat[0] = 5.0
+        t[1] = 6.0
+        a[1, 1] = x[2, 2]
+        return a, flat, t
+    check(f, M)
+
+
+def test_ravel_of_a_non_contiguous_view_is_a_copy():
+    def f(xp, x):
+        a = xp.zeros((4, 4))
+        a[:] = x
+        col = a[:, 0].ravel()  # 1-D but strided: NumPy copies
+        c1 = a[:, :1].ravel()  # a copy too, although reshape(-1) would be a view
+        r1 = a[:, :1].reshape(-1)
+        whole = a.ravel()  # contiguous: a view
+        col[0] = 5.0
+        c1[1] = 6.0
+        r1[2] = 7.0
+        whole[15] = 8.0
+        return a, col, c1
+    check(f, M)
+
+
+# ------------------------------------------------------------------- views of all kinds
+
+def test_broadcast_to_is_a_read_only_view():
+    def f(xp, x):
+        a = x.copy()
+        b = xp.broadcast_to(a, (2, 4))
+        s = xp.broadcast_to(a, (4,))
+        a[0] = 0.0  # both views see it
+        return b * x, s * 1.0
+    check(f, X)
+
+    def write(x):
+        b = vnp.broadcast_to(vnp.zeros(4), (2, 4))
+        b[0, 0] = x[0]
+        return b
+    with pytest.raises(ReadOnlyError, match="broadcast_to"):
+        vg.jit(write)(X)
+    with pytest.raises(ValueError, match="read-only"):
+        np.broadcast_to(np.zeros(4), (2, 4))[0, 0] = 1.0  # NumPy refuses too
+
+
+VIEWS = {
+    "T": lambda xp, a: a.T,
+    "ellipsis": lambda xp, a: a[...],
+    "empty-tuple": lambda xp, a: a[()],
+    "None": lambda xp, a: a[None],
+    "row": lambda xp, a: a[1],
+    "col-slice": lambda xp, a: a[:, 1:3],
+    "neg-step": lambda xp, a: a[::-1, ::2],
+    "transpose": lambda xp, a: xp.transpose(a),
+    "swapaxes": lambda xp, a: xp.swapaxes(a, 0, 1),
+    "moveaxis": lambda xp, a: xp.moveaxis(a, 0, 1),
+    "expand_dims": lambda xp, a: xp.expand_dims(a, 0),
+    "squeeze-row": lambda xp, a: xp.squeeze(a[:1]),
+    "squeeze-col": lambda xp, a: xp.squeeze(a[:, :1]),
+    "reshape-2x8": lambda xp, a: a.reshape(2, 8),
+    "reshape-16": lambda xp, a: a.reshape(16),
+    "ravel": lambda xp, a: a.ravel(),
+    "T.T": lambda xp, a: a.T.T,
+    "slice-of-slice": lambda xp, a: a[1:][:, 1:],
+    "T-slice-reshape-copy": lambda xp, a: a.T[1:].reshape(-1),  # a copy
+    "flatten-copy": lambda xp, a: a.flatten(),  # a copy
+    "fancy-copy": lambda xp, a: a[[0, 1]],  # a copy
+    "astype-copy": lambda xp, a: a.astype(np.float64),  # a copy
+    "copy": lambda xp, a: a.copy(),  # a copy
+    "split": lambda xp, a: xp.split(a, 2)[1],
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_view_or_copy_as_numpy(name):
+    """Write through the derived array, then into the base: each must see the other's write
+    exactly when NumPy's does."""
+    def f(xp, x):
+        a = x.copy()
+        v = VIEWS[name](xp, a)
+        v[(0,) * v.ndim] = -1.0
+        a[0, 0] = -2.0
+        a[1, 1] = x[2, 3]
+        return a * 1.0, v * 1.0
+    check(f, M)
+
+
+def test_writes_and_reads_through_views_gradient():
+    def f(xp, x):
+        a = xp.zeros((4, 4))
+        a[:] = x
+        for i in range(4):
+            t = a[i, i]
+            a[i, i] = a[i, (i + 1) % 4]
+            a[i, (i + 1) % 4] = t
+        col = a[:, 0].reshape(2, 2)
+        col *= x[:2, :2]
+        return a
+    check(f, M)
+
+
+def test_element_reads_are_getitems_not_views():
+    def f(x):
+        return x[0]
+    out = vg.api.trace_graph(f, (X,))
+    assert [e.prim for e in out.eqns] == [P.getitem]
