@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import sys
 
@@ -23,6 +24,22 @@ def _is_internal(fname: str) -> bool:
 
 
 _INTERNAL_CODE: dict = {}  # code object -> is it vecgrad's or NumPy's (a pure memo)
+
+
+def numpy_caller(depth: int = 1) -> str | None:
+    """The NumPy function the user's code called, if the stack from the user's frame down
+    to `depth` runs inside NumPy's Python code (e.g. np.mean converting its argument)."""
+    f, name = sys._getframe(depth + 1), None
+    while f is not None:
+        fname = f.f_code.co_filename
+        if not _is_internal(fname):
+            return name
+        if os.path.abspath(fname).startswith(_NUMPY_DIR):  # e.g. numpy.linalg._linalg.norm
+            mod = f.f_globals.get("__name__", "numpy").split(".")
+            public = list(itertools.takewhile(lambda m: not m.startswith("_"), mod[1:]))
+            name = ".".join(public + [f.f_code.co_name])
+        f = f.f_back
+    return None
 
 
 def user_src(depth: int = 1) -> Src | None:
@@ -80,8 +97,15 @@ class ReadOnlyError(VecgradError, ValueError):
 class TracedIntoNumpyError(VecgradError, TypeError):
     """A traced value was converted to a plain NumPy array (e.g. written into np.empty)."""
 
-    def __init__(self, src: Src | None = None):
+    def __init__(self, src: Src | None = None, numpy_func: str | None = None):
         src = src or user_src(2)
+        if numpy_func:
+            super().__init__(
+                f"numpy.{numpy_func} was given a list or tuple holding traced arrays"
+                f"{_where(src)}: NumPy dispatches to vecgrad only for arrays, so it tried to "
+                f"make a NumPy array of the list. Call vnp.{numpy_func}(...) (import "
+                f"vecgrad.numpy as vnp), or pass vnp.stack(the_list).")
+            return
         super().__init__(
             f"a traced array cannot become a plain NumPy array{_where(src)}. If you are writing "
             "into a buffer, create it with vnp.zeros/vnp.empty (import vecgrad.numpy as vnp) "

@@ -1,36 +1,51 @@
 """`vg.nn`: numerically stable neural-network functions with fused VJPs."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from . import numpy as vnp
 from . import primitives as P
+from .numpy._ops import _axes
 
 
-def _axis(x: Any, axis: int) -> int:
+def _over_axes(prim: P.Primitive, x: Any, axis: Any, reduces: bool) -> Any:
+    """`prim` (which works along one axis) along `axis`: an int, a tuple of axes or None (all
+    axes). Several axes are moved to the end and merged into one, then restored."""
     nd = vnp.ndim(x)
-    if not -nd <= axis < nd:
-        import numpy as np
-        raise np.exceptions.AxisError(axis, nd)
-    return axis % nd
+    axes = _axes(axis, nd)
+    if len(axes) == 1:
+        return prim(x, axis=axes[0])
+    rest = [i for i in range(nd) if i not in axes]
+    shp = vnp.shape(x)
+    moved = vnp.transpose(x, rest + list(axes))
+    flat = vnp.reshape(moved, [shp[i] for i in rest] + [math.prod(shp[i] for i in axes)])
+    out = prim(flat, axis=len(rest))
+    if reduces:
+        return out
+    out = vnp.reshape(out, vnp.shape(moved))
+    return vnp.transpose(out, [(rest + list(axes)).index(i) for i in range(nd)])
 
 
-def softmax(x: Any, axis: int = -1) -> Any:
-    """exp(x) / sum(exp(x)) along `axis`, computed without overflow."""
-    return P.softmax(x, axis=_axis(x, axis))
+def softmax(x: Any, axis: Any = -1) -> Any:
+    """exp(x) / sum(exp(x)) along `axis` (an int, a tuple of axes, or None for all axes, as
+    scipy.special.softmax), computed without overflow."""
+    return _over_axes(P.softmax, x, axis, reduces=False)
 
 
-def logsumexp(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
-    """log(sum(exp(x))) along `axis` (all axes when None), computed without overflow."""
-    if axis is None:
-        x, axis = vnp.reshape(x, (-1,)), 0
-    ax = _axis(x, axis)
-    out = P.logsumexp(x, axis=ax)
-    return vnp.expand_dims(out, ax) if keepdims else out
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """log(sum(exp(x))) along `axis` (an int, a tuple of axes, or None for all axes), computed
+    without overflow. With `keepdims`, the reduced axes stay with size one (all of them when
+    `axis` is None), as scipy.special.logsumexp."""
+    out = _over_axes(P.logsumexp, x, axis, reduces=True)
+    if keepdims:
+        axes = _axes(axis, vnp.ndim(x))
+        out = vnp.reshape(out, [1 if i in axes else d for i, d in enumerate(vnp.shape(x))])
+    return out
 
 
-def log_softmax(x: Any, axis: int = -1) -> Any:
-    """x - logsumexp(x) along `axis`."""
+def log_softmax(x: Any, axis: Any = -1) -> Any:
+    """x - logsumexp(x) along `axis` (an int, a tuple of axes, or None for all axes)."""
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 

@@ -33,6 +33,7 @@ from .errors import (
     TracedIntoNumpyError,
     TraceError,
     _where,
+    numpy_caller,
     user_src,
 )
 from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var
@@ -224,7 +225,9 @@ class Tracer:
         raise ConcretizationError("complex()")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        raise TracedIntoNumpyError()
+        func = numpy_caller()
+        raise TracedIntoNumpyError(numpy_func=func if func and not func.startswith("_")
+                                   else None)
 
     # -- NumPy protocols --------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -512,8 +515,11 @@ Tracer.copy = _copy
 
 
 def _shape_args(args: tuple) -> Any:
-    return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list, type(None))) else args
+    """`x.reshape(2, 3)`, `x.reshape((2, 3))` and `x.transpose(np.argsort(p))` alike."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, np.ndarray, type(None))):
+        return args[0]
+    return args if args else None
 
 
 Tracer.reshape = lambda self, *shape: _vnp().reshape(self, _shape_args(shape))
-Tracer.transpose = lambda self, *axes: _vnp().transpose(self, _shape_args(axes) or None)
+Tracer.transpose = lambda self, *axes: _vnp().transpose(self, _shape_args(axes))

@@ -7,7 +7,9 @@ nor any view of it is read later.
 from __future__ import annotations
 
 import functools
+import keyword
 import re
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -127,9 +129,19 @@ class _Codegen:
         return f"_asarray({self.ref(a)})" if owned else f"_copy({self.ref(a)})"
 
 
+def identifier(name: str) -> str:
+    """An ASCII Python identifier for a function name ("jit_<lambda>", "grad_ﬁ", a callable
+    object's class name...): Python would NFKC-normalize other letters in source, and the
+    name looked up after exec would then not be the one defined."""
+    name = re.sub(r"[^0-9A-Za-z_]", "_", name)
+    return name if name.isidentifier() and not keyword.iskeyword(name) else "_" + name
+
+
 def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
-    """Generate, compile and return straight-line NumPy code for `g`."""
-    name = re.sub(r"\W", "_", name)  # e.g. "jit_<lambda>": must be a Python identifier
+    """Generate, compile and return straight-line NumPy code for `g`. The source holds only
+    names this generator made (values, constants and callables are bound in its namespace);
+    that every global it reads is bound is checked here, so no call can fail with NameError."""
+    name = identifier(name)
     cg = _Codegen(g)
     body = [ln for i, e in enumerate(g.eqns) for ln in cg.line(i, e)]
     outs = [cg.output(a) for a in g.outputs]
@@ -137,5 +149,10 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     src = f"def {name}({args}):\n" + "".join(f"    {s}\n" for s in body)
     src += f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})\n"
     code = compile(src, f"<vecgrad:{name}>", "exec")
+    fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    attrs = set(re.findall(r"\.([A-Za-z_]\w*)", src))  # co_names also lists attributes
+    unbound = set(fn_code.co_names) - cg.env.keys() - attrs
+    if unbound:
+        raise RuntimeError(f"vecgrad codegen bug: unbound names {sorted(unbound)} in\n{src}")
     exec(code, cg.env)  # noqa: S102 - running the generated code is this module's purpose
     return Compiled(cg.env[name], src, g)

@@ -13,6 +13,7 @@ import numpy as _np
 from numpy import e, euler_gamma, float32, float64, inf, int32, int64, nan, newaxis, pi  # noqa: F401
 
 from .. import primitives as P
+from ..errors import unsupported
 from ..tracing import Tracer, const_tracer
 
 ArrayLike = Any
@@ -127,9 +128,30 @@ def arange(*args: Any, **kw: Any) -> _np.ndarray:
     return _np.arange(*args, **kw)
 
 
-def linspace(*args: Any, **kw: Any) -> _np.ndarray:
-    """`numpy.linspace` (a constant)."""
-    return _np.linspace(*args, **kw)
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: Any = None, axis: int = 0) -> Any:
+    """`numpy.linspace`: a constant, or differentiable in `start` and `stop` when they are
+    traced (NumPy's formula: start + arange(num) * (stop - start) / div, the last sample
+    exactly `stop`)."""
+    if not (_has_tracer(start) or _has_tracer(stop)):
+        return _np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    num = _ops._int(num, "num")
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if dtype is not None and _np.issubdtype(dtype, _np.integer):
+        raise unsupported("vecgrad.numpy.linspace with an integer dtype and traced endpoints")
+    start, stop = asarray(start), asarray(stop)
+    dt = _np.result_type(_dtype(start), _dtype(stop), float(num))
+    div = num - 1 if endpoint else num
+    delta = astype(stop, dt) - astype(start, dt)
+    y = _np.arange(num, dtype=dt).reshape((-1,) + (1,) * len(_ops.shape(delta)))
+    step = delta / div if div > 0 else delta * _np.nan
+    y = y * (step if div > 0 else delta) + start
+    if endpoint and num > 1:
+        y[-1, ...] = stop
+    y = _ops.moveaxis(y, 0, axis) if axis != 0 else y
+    y = astype(y, dtype) if dtype is not None else y
+    return (y, step) if retstep else y
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = float) -> _np.ndarray:

@@ -5,13 +5,15 @@ import builtins
 import functools
 import itertools
 import math
+import operator
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as _np
 
 from .. import primitives as P
-from ..errors import ShapeError, unsupported
+from ..errors import ShapeError, unsupported, user_src
 from ..tracing import Tracer, as_view, reshaped_view, strided
 from . import _dtype, _shape, asarray, astype, copy
 
@@ -161,19 +163,46 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None) -> Any:
 
 # ------------------------------------------------------------------------------ reductions
 
+def _int(x: Any, what: str = "an index") -> int:
+    """`x` as a plain Python int. Every shape, axis and index parameter goes through here (or
+    `_ints`, `_axis`, `_axes`), so NumPy integers never reach equation parameters."""
+    if type(x) is int:
+        return x
+    if isinstance(x, Tracer):
+        return x.__index__()  # raises ConcretizationError, naming the user's line
+    try:
+        return operator.index(x)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {type(x).__name__}") from None
+
+
+def _ints(xs: Any, what: str = "shape") -> tuple[int, ...]:
+    """An int or a sequence of ints (NumPy integers, a 1-D integer array) as a tuple of ints."""
+    if isinstance(xs, (tuple, list)) or isinstance(xs, _np.ndarray) and xs.ndim == 1:
+        return tuple(_int(x, what) for x in xs)
+    return (_int(xs, what),)
+
+
+def _axis(axis: Any, ndim: int) -> int:
+    """One axis, in range(ndim) (negative axes count from the end)."""
+    a = _int(axis, "axis")
+    if not -ndim <= a < ndim:
+        raise _np.exceptions.AxisError(a, ndim)
+    return a % ndim
+
+
 def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """An axis, a tuple of axes or None (all axes), sorted and in range(ndim)."""
     if axis is None:
         return tuple(range(ndim))
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    out = []
-    for a in axes:
-        if not -ndim <= a < ndim:
-            raise _np.exceptions.AxisError(a, ndim)
-        out.append(a % ndim)
-    return tuple(sorted(out))
+    out = tuple(sorted(_axis(a, ndim) for a in _ints(axis, "axis")))
+    if len(set(out)) != len(out):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return out
 
 
 def _reduce(prim: P.Primitive, x: Any, axis: Any, keepdims: bool) -> Any:
+    x = asarray(x) if isinstance(x, (list, tuple)) else x
     axes = _axes(axis, len(_shape(x)))
     out = prim(x, axes=axes)
     if keepdims:
@@ -183,18 +212,23 @@ def _reduce(prim: P.Primitive, x: Any, axis: Any, keepdims: bool) -> Any:
 
 def sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
     """Sum over `axis` (all axes by default)."""
+    a = asarray(a) if isinstance(a, (list, tuple)) else a
     a = a if dtype is None else astype(a, dtype)
-    if isinstance(a, (list, tuple)):
-        a = asarray(a)
     return _reduce(P.reduce_sum, a, axis, keepdims)
 
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """Arithmetic mean over `axis`."""
+    """Arithmetic mean over `axis`. Of no elements it is nan, with NumPy's RuntimeWarning
+    (given once, while tracing)."""
+    a = asarray(a) if isinstance(a, (list, tuple)) else a
     if _dtype(a).kind in "biu":
         a = astype(a, dtype or _np.float64)
-    n = int(_np.prod([_shape(a)[i] for i in _axes(axis, len(_shape(a)))]))
-    return multiply(sum(a, axis, dtype, keepdims), 1.0 / n)
+    n = math.prod(_shape(a)[i] for i in _axes(axis, len(_shape(a))))
+    if n == 0:
+        src = user_src(2)
+        warnings.warn_explicit("Mean of empty slice", RuntimeWarning,
+                               src.file if src else "<vecgrad>", src.line if src else 0)
+    return multiply(sum(a, axis, dtype, keepdims), 1.0 / n if n else _np.nan)
 
 
 def max(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
@@ -230,7 +264,7 @@ def ndim(a: Any) -> int:
 def reshape(a: Any, newshape: Any, *, always_view: bool = False) -> Any:
     """Reshape (one entry may be -1). A view where NumPy makes one (the strides allow it),
     else a copy."""
-    newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
+    newshape = _ints(newshape)
     size = math.prod(_shape(a))
     if newshape.count(-1) == 1:
         rest = math.prod(d for d in newshape if d != -1)
@@ -267,7 +301,10 @@ def flatten(a: Any) -> Any:
 def transpose(a: Any, axes: Any = None) -> Any:
     """Permute axes (reverse them by default)."""
     n = len(_shape(a))
-    perm = tuple(reversed(range(n))) if axes is None else tuple(x % n for x in axes)
+    perm = tuple(reversed(range(n))) if axes is None else tuple(_axis(x, n) for x in
+                                                               _ints(axes, "axes"))
+    if sorted(perm) != list(range(n)):
+        raise ValueError(f"axes {axes} don't match an array of {n} dimensions")
     if perm == tuple(range(n)):
         return a
     return as_view(P.transpose(a, perm=perm), a, P.transpose, {"perm": perm})
@@ -275,8 +312,10 @@ def transpose(a: Any, axes: Any = None) -> Any:
 
 def swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     """Exchange two axes."""
-    perm = list(range(len(_shape(a))))
-    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    n = len(_shape(a))
+    perm = list(range(n))
+    i, j = _axis(axis1, n), _axis(axis2, n)
+    perm[i], perm[j] = perm[j], perm[i]
     return transpose(a, perm)
 
 
@@ -286,8 +325,11 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Any:
 
 
 def _moveaxis_perm(n: int, source: Any, destination: Any) -> list[int]:
-    src = [s % n for s in (source if isinstance(source, (tuple, list)) else [source])]
-    dst = [d % n for d in (destination if isinstance(destination, (tuple, list)) else [destination])]
+    src = [_axis(s, n) for s in _ints(source, "source")]
+    dst = [_axis(d, n) for d in _ints(destination, "destination")]
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of "
+                         "elements")
     order = [i for i in range(n) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -296,9 +338,9 @@ def _moveaxis_perm(n: int, source: Any, destination: Any) -> list[int]:
 
 def expand_dims(a: Any, axis: Any) -> Any:
     """Insert unit axes at `axis`."""
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = _ints(axis, "axis")
     n = len(_shape(a)) + len(axes)
-    axes = {x % n for x in axes}
+    axes = set(_axes(axes, n))
     it = iter(_shape(a))
     return reshape(a, tuple(1 if i in axes else next(it) for i in range(n)), always_view=True)
 
@@ -315,7 +357,7 @@ def squeeze(a: Any, axis: Any = None) -> Any:
 
 def broadcast_to(a: Any, shape: Any) -> Any:
     """Broadcast to `shape` (NumPy rules): a read-only view, as in NumPy."""
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = _ints(shape)
     if not isinstance(a, Tracer):
         return _np.broadcast_to(a, shape)
     params, ro = {"shape": shape}, a._readonly or "the read-only view returned by broadcast_to"
@@ -332,11 +374,10 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
     nd = len(_shape(arrays[0]))
     if nd == 0:
         raise ShapeError("zero-dimensional arrays cannot be concatenated")
-    if not -nd <= axis < nd:
-        raise _np.exceptions.AxisError(axis, nd)
+    axis = _axis(axis, nd)
     if len(arrays) == 1:
         return arrays[0]
-    return P.concatenate(*arrays, axis=axis % nd)
+    return P.concatenate(*arrays, axis=axis)
 
 
 def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
@@ -347,26 +388,25 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     shapes = {_shape(x) for x in arrays}
     if len(shapes) != 1:
         raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
-    nd = len(_shape(arrays[0])) + 1
-    if not -nd <= axis < nd:
-        raise _np.exceptions.AxisError(axis, nd)
+    axis = _axis(axis, len(_shape(arrays[0])) + 1)
     if len(arrays) == 1:
-        return expand_dims(arrays[0], axis % nd)
-    return P.stack(*arrays, axis=axis % nd)
+        return expand_dims(arrays[0], axis)
+    return P.stack(*arrays, axis=axis)
 
 
 def split(a: Any, indices_or_sections: Any, axis: int = 0) -> list:
     """Split into sub-arrays along `axis` (views)."""
+    axis = _axis(axis, len(_shape(a)))
     n = _shape(a)[axis]
-    if isinstance(indices_or_sections, int):
-        if n % indices_or_sections:
+    if _np.ndim(indices_or_sections) == 0:
+        k = _int(indices_or_sections, "sections")
+        if k <= 0 or n % k:
             raise ShapeError(f"array split does not result in an equal division ({n} into "
-                             f"{indices_or_sections})")
-        step = n // indices_or_sections
-        bounds = list(range(0, n + 1, step))
+                             f"{k})")
+        bounds = list(range(0, n + 1, n // k))
     else:
-        bounds = [0, *indices_or_sections, n]
-    pre = (slice(None),) * (axis % len(_shape(a)))
+        bounds = [0, *_ints(indices_or_sections, "indices"), n]
+    pre = (slice(None),) * axis
     return [a[pre + (slice(lo, hi),)] for lo, hi in itertools.pairwise(bounds)]
 
 
@@ -375,14 +415,45 @@ def split(a: Any, indices_or_sections: Any, axis: int = 0) -> list:
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def einsum(subscripts: str, *operands: Any) -> Any:
-    """Einstein summation (explicit or implicit output, `...` supported)."""
+def einsum(*operands: Any, optimize: Any = None) -> Any:
+    """Einstein summation: `einsum('ij,jk->ik', a, b)` (explicit or implicit output, `...`
+    supported) or NumPy's sublist form `einsum(a, [0, 1], b, [1, 2], [0, 2])`. `optimize`
+    is accepted and ignored (vecgrad plans contractions itself)."""
+    if not operands:
+        raise TypeError("einsum() needs at least the subscripts")
+    subscripts, operands = (operands[0], operands[1:]) if isinstance(operands[0], str) else \
+        _sublist_spec(operands)
     ops = [asarray(o) for o in operands]
     spec = _normalize_spec(subscripts.replace(" ", ""), tuple(len(_shape(o)) for o in ops))
     ins, out = P.parse_spec(spec)
     if len(ins) == 1 and ins[0] == out:
         return ops[0]
     return P.einsum(*ops, spec=spec)
+
+
+def _sublist_spec(args: tuple) -> tuple[str, tuple]:
+    """NumPy's sublist form (op, sublist, op, sublist, ..., [output sublist]) as a
+    subscripts string and the operands."""
+    out = args[-1] if len(args) % 2 else None
+    ops, subs = args[0:len(args) - len(args) % 2:2], args[1::2][:len(args) // 2]
+
+    def letters(sub: Any) -> str:
+        if not isinstance(sub, (list, tuple)):
+            raise TypeError(f"einsum sublist form: expected a list of axis labels, got "
+                            f"{type(sub).__name__}")
+        s = ""
+        for k in sub:
+            if k is Ellipsis:
+                s += "..."
+                continue
+            k = _int(k, "an einsum axis label")
+            if not 0 <= k < len(_LETTERS):
+                raise ValueError(f"einsum sublist labels must be in [0, {len(_LETTERS)}), "
+                                 f"got {k}")
+            s += _LETTERS[k]
+        return s
+    spec = ",".join(letters(t) for t in subs)
+    return (spec if out is None else spec + "->" + letters(out)), ops
 
 
 @functools.lru_cache(maxsize=4096)
@@ -447,11 +518,14 @@ def dot(a: Any, b: Any) -> Any:
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
     """Sum products over the given axes of a and b."""
     na, nb = len(_shape(a)), len(_shape(b))
-    if isinstance(axes, int):
-        ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
+    if _np.ndim(axes) == 0:
+        k = _int(axes, "axes")
+        ax_a, ax_b = list(range(na - k, na)), list(range(k))
     else:
-        ax_a, ax_b = [list(x) if isinstance(x, (list, tuple)) else [x] for x in axes]
-    ax_a, ax_b = [x % na for x in ax_a], [x % nb for x in ax_b]
+        ax_a, ax_b = [_ints(x, "axes") for x in axes]
+    ax_a, ax_b = [_axis(x, na) for x in ax_a], [_axis(x, nb) for x in ax_b]
+    if len(ax_a) != len(ax_b):
+        raise ShapeError(f"tensordot: shape-mismatch for sum (axes {axes})")
     la, lb = list(_LETTERS[:na]), list(_LETTERS[na:na + nb])
     for i, j in zip(ax_a, ax_b):
         lb[j] = la[i]

@@ -38,7 +38,8 @@ class Primitive:
     lower: Callable[..., Callable] | None = None  # (in_avals, **params) -> fast callable
     elementwise: bool = False  # out[i] depends on in[i] only (with NumPy broadcasting)
     # source of an expression computing it, for codegen: (argument names, params, bind) ->
-    # str, where bind(value) names a constant (saves a Python call per op in generated code)
+    # str, where bind(value) names a constant (saves a Python call per op in generated code).
+    # Parameters are never formatted into the source: every value goes through bind.
     inline: Callable[..., str] | None = None
 
     def lowered(self, params: dict, avals: list[Aval]) -> Callable[..., np.ndarray]:

@@ -298,7 +298,7 @@ reshape = register(Primitive(
     "reshape", lambda x, shape: np.reshape(x, shape), _reshape_shape,
     lambda g, ans, x, shape: (reshape(g, shape=x.shape),),
     lambda n, b, x, shape: reshape(x, shape=(n,) + shape), view=True,
-    inline=lambda xs, p, bind: f"{xs[0]}.reshape({p['shape']!r})"))
+    inline=lambda xs, p, bind: f"{xs[0]}.reshape({bind(p['shape'])})"))
 
 
 def _transpose_shape(x: Aval, perm: tuple[int, ...]) -> Aval:
@@ -311,7 +311,7 @@ transpose = register(Primitive(
     "transpose", lambda x, perm: np.transpose(x, perm), _transpose_shape,
     lambda g, ans, x, perm: (transpose(g, perm=tuple(np.argsort(perm).tolist())),),
     lambda n, b, x, perm: transpose(x, perm=(0,) + tuple(p + 1 for p in perm)), view=True,
-    inline=lambda xs, p, bind: f"{xs[0]}.transpose({p['perm']!r})"))
+    inline=lambda xs, p, bind: f"{xs[0]}.transpose({bind(p['perm'])})"))
 
 
 # A transpose that copies into the new order: for an operand that several contractions read
