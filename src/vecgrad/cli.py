@@ -2,6 +2,7 @@
 
     vecgrad demo [--small]             the three seed programs: explain summaries, one table
     vecgrad bench [ARGS...]            bench/run.py of a source checkout, with its arguments
+    vecgrad bench patterns [ARGS...]   bench/patterns/run.py (issue 14's patterns suite)
     vecgrad explain script.py:func     vg.explain on a function of a script (see --help)
 """
 from __future__ import annotations
@@ -74,19 +75,24 @@ def _sizes(s: dict[str, Any]) -> str:
     return ", ".join(f"{k}={getattr(v, '__name__', v)}" for k, v in s.items())
 
 
-def bench_script() -> Path:
-    """The path of bench/run.py in the source checkout this package was installed from."""
-    return Path(__file__).resolve().parents[2] / "bench" / "run.py"
+def bench_script(suite: str | None = None) -> Path:
+    """The path of bench/run.py (or bench/<suite>/run.py) in the source checkout this package
+    was installed from."""
+    bench_dir = Path(__file__).resolve().parents[2] / "bench"
+    return (bench_dir / suite if suite else bench_dir) / "run.py"
 
 
 def bench(argv: list[str]) -> int:
-    """Run bench/run.py's `main(argv)`; needs a source checkout (an editable install)."""
-    path = bench_script()
+    """Run bench/run.py's `main(argv)`, or bench/patterns/run.py's when argv starts with
+    "patterns"; needs a source checkout (an editable install)."""
+    suite = argv[0] if argv[:1] == ["patterns"] else None
+    argv = argv[1:] if suite else argv
+    path = bench_script(suite)
     if not path.is_file():
         print(f"vecgrad bench: {path} not found; the benchmark ships with the source "
               "checkout (pip install -e .)", file=sys.stderr)
         return 2
-    spec = importlib.util.spec_from_file_location("vecgrad_bench_run", path)
+    spec = importlib.util.spec_from_file_location(f"vecgrad_bench_{suite or 'seeds'}_run", path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -172,8 +178,9 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--small", action="store_true", help="tiny sizes (a smoke test)")
     d.add_argument("--budget", type=float, default=None,
                    help="seconds per timing (default 0.5, or 0.05 with --small)")
-    sub.add_parser("bench", help="run bench/run.py; other arguments go to it "
-                   "(see `vecgrad bench --help`)", add_help=False)
+    sub.add_parser("bench", help="run bench/run.py (or `bench patterns ...`: "
+                   "bench/patterns/run.py); other arguments go to it (see `vecgrad bench "
+                   "--help`)", add_help=False)
     e = sub.add_parser("explain", help="explain the gradient of a function in a script",
                        description=EXPLAIN_HELP,
                        formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,0 +1,18 @@
+"""The `patterns` benchmark suite of issue 14: natural-style programs, one module per item of
+"What must batch", each next to its hand-vectorized NumPy forward.
+
+    python bench/patterns/run.py [--only names] [--sizes small|default] [--repeat N]
+
+`PATTERNS` maps each program's name to its `Pattern` record (see core.py).
+"""
+from __future__ import annotations
+
+from . import buffers, depth, indices, invariants, mixed, pipelines, scans, static, windows
+from .core import COMPILE_TARGET, ITEMS, TARGETS, Pattern
+
+_MODULES = [buffers, windows, indices, mixed, depth, scans, invariants, static, pipelines]
+
+PATTERNS: dict[str, Pattern] = {p.name: p for m in _MODULES for p in m.PATTERNS}
+assert len(PATTERNS) == sum(len(m.PATTERNS) for m in _MODULES), "duplicate pattern names"
+
+__all__ = ["COMPILE_TARGET", "ITEMS", "PATTERNS", "TARGETS", "Pattern"]

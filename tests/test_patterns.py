@@ -1,0 +1,76 @@
+"""The `patterns` benchmark programs (bench/patterns, issue 14) at small sizes: every
+natural-style program must give its hand-vectorized reference's value and gradient today, and
+its batched graph must compute what its unbatched trace computes.
+
+Each program is checked against three oracles, in float64:
+- the reference forward (value), and central differences of the reference (gradient);
+- central differences of vecgrad's own compiled forward (`vg.check_grads`);
+- the unbatched traced graph: values and VJPs of the graph before and after `batch`, and the
+  compiled gradient against the unbatched graph's gradient (test_batch.check).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_batch import check as check_batched
+
+import vecgrad as vg
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from patterns import ITEMS, PATTERNS
+from patterns import run as patterns_run
+from patterns.harness import check_grad, check_value
+
+NAMES = sorted(PATTERNS)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_value_and_gradient_match_reference(name):
+    p = PATTERNS[name]
+    args = p.args("small")
+    assert check_value(p, args) < 1e-10
+    grads = vg.grad(p.natural, argnums=p.argnums)(*args)
+    assert check_grad(p, args, grads) < 1e-6
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_batched_equals_unbatched_and_central_differences(name):
+    p = PATTERNS[name]
+    check_batched(p.natural, p.args("small"), argnums=p.argnums)
+
+
+def test_every_item_has_several_programs():
+    per_item = {i: [n for n, p in PATTERNS.items() if p.item == i] for i in ITEMS}
+    assert all(len(per_item[i]) >= 3 for i in range(1, 9)), per_item
+    assert per_item[0], "programs that mix several patterns"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_program_is_documented(name):
+    doc = PATTERNS[name].doc
+    assert doc.startswith(("Item", "Items", "Mixed")), doc
+
+
+def test_runner_through_the_cli(tmp_path):
+    """`python -m vecgrad bench patterns ...` runs bench/patterns/run.py: a table row per
+    program, explain's line, and JSON records with the measured fields."""
+    out = tmp_path / "p.json"
+    p = subprocess.run([sys.executable, "-m", "vecgrad", "bench", "patterns", "--sizes", "small",
+                        "--only", "conv1d,6", "--repeat", "2", "--budget", "0.01", "--json",
+                        str(out)], capture_output=True, text=True, timeout=300, check=False)
+    assert p.returncode == 0, p.stderr
+    assert "What did not batch" in p.stdout and "passed" in p.stdout
+    recs = {r["name"]: r for r in json.loads(out.read_text())["programs"]}
+    assert set(recs) == {"conv1d"} | {n for n, q in PATTERNS.items() if q.item == 6}
+    for r in recs.values():
+        assert r["checks_ok"] and r["grad"]["runs"] == 2 and r["compile"] > 0
+        assert r["ratio"] == pytest.approx(r["grad"]["min"] / r["reference"]["min"])
+
+
+def test_runner_rejects_unknown_program():
+    with pytest.raises(SystemExit):
+        patterns_run.main(["--only", "no_such_program"])
