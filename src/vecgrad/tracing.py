@@ -245,7 +245,10 @@ class Tracer:
                                               self._view is None and not self._ndarray)
 
     def __getitem__(self, key: Any) -> Tracer:
-        idx = P.normalize_index(key, self.shape)
+        try:
+            idx = P.normalize_index(key, self.shape)
+        except TraceError:  # a traced integer index: a gather (see numpy/_indexing.py)
+            return _vnp()._indexing.traced_getitem(self, key)
         version = self.atom
         out = self._b.emit(P.getitem, [version], {"idx": idx})
         if not P.is_basic(idx):  # fancy indexing copies (writable, even from an argument)
@@ -269,7 +272,13 @@ class Tracer:
             raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment: "
                             "a 0-d result of an operation is a NumPy scalar, not an array"
                             f"{_where(user_src(2))}")
-        idx = P.normalize_index(key, self.shape)
+        try:
+            idx = P.normalize_index(key, self.shape)
+        except TraceError:
+            raise TraceError(
+                "writing at a traced (data-dependent) index is not supported: to accumulate "
+                "at it (repeated indices adding up) use np.add.at(x, idx, v); to select "
+                "values use vnp.where") from None
         if isinstance(value, Tracer):
             o = value._origin
             if o is not None and o[0] is self and o[3] is self.atom and o[1] == idx:
@@ -284,10 +293,10 @@ class Tracer:
     def _write(self, idx: tuple, value: Any, prim: P.Primitive) -> None:
         if self._readonly:
             raise _read_only(self)
-        if not P.is_basic(idx) and P.has_duplicates(idx, self.shape):
+        if prim is P.setitem and not P.is_basic(idx) and P.has_duplicates(idx, self.shape):
             raise TraceError("an in-place write with repeated integer-array indices is "
-                             "ambiguous; use vnp.add.at-style accumulation via a loop or "
-                             "unique indices")
+                             "ambiguous (x[idx] += v adds once per position, as in NumPy); "
+                             "to accumulate at repeated indices use np.add.at(x, idx, v)")
         val = to_atom(value, [self.dtype])
         self._replace(self._b.emit(prim, [self.atom, val], {"idx": idx}))
 
@@ -500,18 +509,64 @@ for _n, _p in [("lt", P.lt), ("le", P.le), ("gt", P.gt), ("ge", P.ge), ("eq", P.
     setattr(Tracer, f"__{_n}__", _prim_op(_p))
 for _n, _f in [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]:
     setattr(Tracer, f"__{_n}__", _method(_f))
-for _n in ["sum", "mean", "max", "min", "prod", "reshape", "transpose", "astype", "ravel",
-           "flatten", "squeeze", "dot", "clip", "swapaxes"]:
+for _n, _p in [("floordiv", P.floor_divide), ("mod", P.remainder), ("and", P.bitwise_and),
+               ("or", P.bitwise_or), ("xor", P.bitwise_xor), ("lshift", P.left_shift),
+               ("rshift", P.right_shift)]:
+    setattr(Tracer, f"__{_n}__", _prim_op(_p))
+    setattr(Tracer, f"__r{_n}__", _prim_op(_p, swap=True))
+    setattr(Tracer, f"__i{_n}__", lambda self, o, p=_p: self._inplace(o, p))
+for _n, _f in [("pow", "power"), ("matmul", "matmul")]:
+    setattr(Tracer, f"__i{_n}__", lambda self, o, f=_f: self._inplace(o, getattr(_vnp(), f)))
+Tracer.__invert__ = lambda self: bind(P.invert, self)
+Tracer.__divmod__ = lambda self, o: (bind(P.floor_divide, self, o), bind(P.remainder, self, o))
+Tracer.__rdivmod__ = lambda self, o: (bind(P.floor_divide, o, self), bind(P.remainder, o, self))
+
+# ndarray methods and attributes (each name of dir(numpy.ndarray) is decided in
+# numpy/_ndarray.py): x.f(...) is vecgrad.numpy.f(x, ...) for these
+for _n in ["sum", "mean", "max", "min", "prod", "reshape", "transpose", "ravel", "flatten",
+           "squeeze", "dot", "clip", "swapaxes", "all", "any", "argmax", "argmin",
+           "argpartition", "argsort", "choose", "conj", "conjugate", "cumprod", "cumsum",
+           "diagonal", "nonzero", "repeat", "round", "searchsorted", "std", "take", "trace",
+           "var"]:
     setattr(Tracer, _n, _method(_n))
+
+
+def _nd_method(name: str) -> Callable:
+    def m(self: Tracer, *args: Any, **kwargs: Any) -> Any:
+        return getattr(_vnp()._ndarray, name)(self, *args, **kwargs)
+    m.__name__ = name
+    return m
+
+
+for _n in ["fill", "item", "partition", "put", "sort", "tolist", "view", "setflags",
+           "to_device", "compress", "tobytes", "tofile", "dump", "dumps", "byteswap",
+           "getfield", "setfield", "resize", "__copy__", "__deepcopy__", "__array_namespace__",
+           "__contains__", "__format__", "__setstate__", "__reduce__", "__reduce_ex__",
+           "__dlpack__", "__dlpack_device__"]:
+    setattr(Tracer, _n, _nd_method(_n))
+Tracer.astype = _nd_method("astype_")
+for _n in ["strides", "data", "itemsize", "nbytes", "mT", "base", "device", "flags", "flat",
+           "real", "imag"]:
+    setattr(Tracer, _n, property(_nd_method("get_" + _n)))
+Tracer.ctypes = Tracer.data
 Tracer.T = property(lambda self: _vnp().transpose(self))
 
 
-def _copy(self: Tracer) -> Tracer:
+def _copy(self: Tracer, order: str = "C") -> Tracer:
     """A copy (free: SSA values are immutable). A copy of a scalar is a scalar."""
     return Tracer(self._b, self.atom, ndarray=not self._is_scalar())
 
 
 Tracer.copy = _copy
+Tracer.__class_getitem__ = classmethod(lambda cls, item: __import__("types").GenericAlias(
+    cls, item))
+
+
+def _delitem(self: Tracer, key: Any) -> None:
+    raise ValueError("cannot delete array elements")
+
+
+Tracer.__delitem__ = _delitem
 
 
 def _shape_args(args: tuple) -> Any:

@@ -566,25 +566,6 @@ def trace(a: Any) -> Any:
 
 # ---------------------------------------------------------------------- NumPy dispatching
 
-_UFUNCS = {"true_divide": "divide", "absolute": "abs"}
-
-
-def dispatch_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
-    """Route `np.<ufunc>(tracer, ...)` to vecgrad.numpy."""
-    from .. import numpy as vnp
-    name = _UFUNCS.get(ufunc.__name__, ufunc.__name__)
-    if method != "__call__":
-        raise unsupported(f"numpy.{ufunc.__name__}.{method}")
-    if kwargs.get("out") is not None:
-        raise unsupported(f"numpy.{ufunc.__name__} with out= (write the result with x[...] = "
-                          "instead)")
-    kwargs.pop("out", None)
-    fn = getattr(vnp, name, None)
-    if fn is None or kwargs:
-        raise unsupported(f"numpy.{ufunc.__name__}" + (f" with {sorted(kwargs)}" if kwargs else ""))
-    return fn(*inputs)
-
-
 def dispatch_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     """Route `np.<function>(tracer, ...)` to vecgrad.numpy (or raise naming the function)."""
     from .. import numpy as vnp

@@ -87,9 +87,12 @@ class NoGrad(NamedTuple):
     what: str
 
 
+from .cumulative import *
 from .elementwise import *
 from .linalg import *
 from .matrix import *
 from .nn import *
 from .spectral import *
+from .sorting import *
 from .structural import *
+from .ufuncs import *

@@ -1,0 +1,301 @@
+"""Indexing functions of `vecgrad.numpy`: take, take_along_axis, put, choose, compress,
+add.at-style accumulation, and reads through a *traced* integer index (`x[idx]` where idx is
+an array argument of the traced function, e.g. an edge list).
+
+A traced index along one axis is a gather (`take_along`), whose gradient is a scatter-add; an
+accumulation at a traced index (`np.add.at(buf, idx, v)`) is that scatter-add. Functions whose
+result shape depends on the data (nonzero, argwhere, unique, boolean masks that are traced)
+raise a typed error: shapes must be known while tracing.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _np
+
+from .. import primitives as P
+from ..errors import ShapeError, TraceError, unsupported
+from ..tracing import Tracer
+from . import _dtype, _ops, _shape, asarray, astype
+
+__all__ = [
+    "argwhere", "choose", "compress", "copyto", "extract", "flatnonzero", "nonzero", "place",
+    "put", "put_along_axis", "putmask", "searchsorted", "take", "take_along_axis", "unique",
+    "where",
+]
+
+
+def _nd(a: Any) -> int:
+    return len(_shape(a))
+
+
+def _axis1(axis: int, nd: int) -> int:
+    if not -nd <= axis < nd:
+        raise _np.exceptions.AxisError(axis, nd)
+    return axis % nd
+
+
+def _data_dependent(name: str) -> TraceError:
+    return TraceError(f"{name} of a traced array has a data-dependent shape, which vecgrad "
+                      "cannot trace (shapes must be known while tracing). Use vnp.where(cond, "
+                      "x, y) to select values, or masks multiplied in, instead")
+
+
+# ------------------------------------------------------------- gathers with traced indices
+
+def _take_traced(a: Any, idx: Tracer, axis: int) -> Any:
+    """a[(:,) * axis + (idx,)] for a traced integer index of any shape."""
+    if idx.dtype.kind not in "iu":
+        raise TraceError(f"a traced (data-dependent) index must be an integer array, not "
+                         f"{idx.dtype}")
+    s = _shape(a)
+    k = idx.size
+    flat = _ops.reshape(idx, (1,) * axis + (k,) + (1,) * (len(s) - axis - 1))
+    out = P.take_along(a, flat, axis=axis)
+    return _ops.reshape(out, s[:axis] + idx.shape + s[axis + 1:])
+
+
+def traced_index_axis(key: Any, ndim: int) -> tuple[int, Tracer]:
+    """(axis, idx) for an index made of one traced integer array and full slices (`x[i]`,
+    `x[:, i]`, `x[..., i]`); raises TraceError for anything else."""
+    key = key if isinstance(key, tuple) else (key,)
+    traced = [i for i, k in enumerate(key) if isinstance(k, Tracer)]
+    ok = len(traced) == 1 and sum(k is Ellipsis for k in key) <= 1 and all(
+        k == slice(None) or k is Ellipsis for i, k in enumerate(key) if i != traced[0])
+    ell = any(k is Ellipsis for k in key)
+    if not ok or len(key) - ell > ndim:
+        raise TraceError(
+            "indexing with a traced (data-dependent) index is supported for one integer array "
+            "together with full slices (x[i], x[:, i], x[..., i]); for other forms use "
+            "vnp.take_along_axis, or index with static Python ints, slices or NumPy arrays")
+    t = traced[0]
+    if any(k is Ellipsis for k in key[:t]):
+        axis = ndim - (len(key) - t)
+    else:
+        axis = t
+    return axis, key[t]
+
+
+def traced_getitem(x: Any, key: Any) -> Any:
+    """`x[key]` for a key holding one traced integer array (a gather; see module doc)."""
+    axis, idx = traced_index_axis(key, _nd(x))
+    if idx.dtype == bool:
+        raise _data_dependent("indexing with a traced boolean mask")
+    return _take_traced(x, idx, axis)
+
+
+def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
+         mode: str = "raise") -> Any:
+    """Elements of `a` at `indices` along `axis` (of the flattened array by default)."""
+    a = asarray(a)
+    if axis is None:
+        a, axis = _ops.ravel(a), 0
+    axis = _axis1(axis, _nd(a))
+    n = _shape(a)[axis]
+    if isinstance(indices, Tracer):
+        idx = indices
+        if mode == "wrap":
+            idx = _ops.remainder(idx, n)
+        elif mode == "clip":
+            idx = _ops.clip(idx, 0, n - 1)
+        return _take_traced(a, idx, axis)
+    idx = _np.asarray(indices)
+    if mode == "wrap":
+        idx = idx % n
+    elif mode == "clip":
+        idx = _np.clip(idx, 0, n - 1)
+    return a[(slice(None),) * axis + (idx,)]
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Any:
+    """Values at `indices` along `axis` (the index has arr's number of dimensions and
+    broadcasts against it elsewhere)."""
+    arr = asarray(arr)
+    if axis is None:
+        if _nd(indices) != 1:
+            raise ValueError("when axis=None, `indices` must have a single dimension.")
+        arr, axis = _ops.ravel(arr), 0
+    axis = _axis1(axis, _nd(arr))
+    idx = indices if isinstance(indices, Tracer) else _np.asarray(indices)
+    if _dtype(idx).kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if _nd(idx) != _nd(arr):
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    return P.take_along(arr, idx, axis=axis)
+
+
+def _along_key(idx: _np.ndarray, shape: tuple, axis: int) -> tuple:
+    """NumPy's fancy index for put_along_axis with a static index."""
+    nd = len(shape)
+    out = []
+    for d in range(nd):
+        if d == axis:
+            out.append(idx)
+        else:
+            s = [1] * nd
+            s[d] = shape[d]
+            out.append(_np.arange(shape[d]).reshape(s))
+    return tuple(_np.broadcast_arrays(*out))
+
+
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> None:
+    """In-place `arr[... indices ...] = values` along `axis` (static indices)."""
+    if isinstance(indices, Tracer):
+        raise unsupported("numpy.put_along_axis with traced indices (use np.add.at into a "
+                          "zero buffer, which accumulates)")
+    if axis is None:
+        raise unsupported("numpy.put_along_axis with axis=None")
+    axis = _axis1(axis, _nd(arr))
+    arr[_along_key(_np.asarray(indices), _shape(arr), axis)] = values
+
+
+def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
+    """In-place write of `v` at the flat positions `ind` (v repeats if shorter)."""
+    if isinstance(ind, Tracer):
+        raise unsupported("numpy.put with traced indices")
+    ind = _np.asarray(ind).reshape(-1)
+    n = int(_np.prod(_shape(a)))
+    if mode == "wrap":
+        ind = ind % n
+    elif mode == "clip":
+        ind = _np.clip(ind, 0, n - 1)
+    v = _ops.ravel(asarray(v))
+    if _shape(v)[0] != len(ind):
+        v = take(v, _np.arange(len(ind)) % _shape(v)[0])
+    flat = _ops.reshape(a, (-1,), always_view=True)
+    flat[ind] = v
+
+
+def putmask(a: Any, mask: Any, values: Any) -> None:
+    """In-place `a[mask] = values` (values repeat if shorter), for a static or traced mask of
+    a's shape when `values` broadcasts to it."""
+    a[...] = _ops.where(mask, _ops.broadcast_to(asarray(values), _shape(a)), a)
+
+
+def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """In-place copy of `src` (broadcast) into `dst` where `where` holds."""
+    src = astype(_ops.broadcast_to(asarray(src), _shape(dst)), _dtype(dst))
+    dst[...] = src if where is True else _ops.where(where, src, dst)
+
+
+def place(arr: Any, mask: Any, vals: Any) -> None:
+    """In-place `arr[mask] = vals` (static mask)."""
+    if isinstance(mask, Tracer):
+        raise _data_dependent("numpy.place with a traced mask")
+    m = _np.asarray(mask, bool)
+    k = int(m.sum())
+    vals = _ops.ravel(asarray(vals))
+    arr[m] = take(vals, _np.arange(k) % _shape(vals)[0]) if k else vals[:0]
+
+
+def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
+    """The entry of `choices[a]` at each position (a integer, possibly traced)."""
+    choices = [asarray(c) for c in choices]
+    n = len(choices)
+    if mode == "wrap":
+        a = _ops.remainder(a, n)
+    elif mode == "clip":
+        a = _ops.clip(a, 0, n - 1)
+    elif not isinstance(a, Tracer) and (_np.min(a) < 0 or _np.max(a) >= n):
+        raise ValueError("invalid entry in choice array")
+    out = choices[-1]
+    for k in range(n - 2, -1, -1):
+        out = _ops.where(_ops.equal(a, k), choices[k], out)
+    return _ops.broadcast_to(out, _np.broadcast_shapes(_shape(a), *[_shape(c) for c in choices]))
+
+
+def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -> Any:
+    """The slices of `a` along `axis` where the static `condition` holds."""
+    if isinstance(condition, Tracer):
+        raise _data_dependent("numpy.compress with a traced condition")
+    a = asarray(a)
+    if axis is None:
+        a, axis = _ops.ravel(a), 0
+    axis = _axis1(axis, _nd(a))
+    c = _np.asarray(condition, bool)
+    keep = _np.nonzero(c)[0]
+    if len(c) > _shape(a)[axis] and c[_shape(a)[axis]:].any():
+        raise IndexError("condition out of bounds")
+    return a[(slice(None),) * axis + (keep,)]
+
+
+def extract(condition: Any, arr: Any) -> Any:
+    """The entries of the flattened `arr` where the static `condition` holds."""
+    if isinstance(condition, Tracer):
+        raise _data_dependent("numpy.extract with a traced condition")
+    return take(_ops.ravel(asarray(arr)), _np.nonzero(_np.ravel(condition))[0])
+
+
+# ------------------------------------------------------------- data-dependent shapes
+
+def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """Select x where `condition` holds, else y; with only a condition, `nonzero`."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    return P.where(condition, x, y)
+
+
+def nonzero(a: Any) -> tuple:
+    """Indices of the nonzero entries (only of untraced arrays: the count is data-dependent)."""
+    if isinstance(a, Tracer):
+        raise _data_dependent("numpy.nonzero (or where with one argument)")
+    return _np.nonzero(a)
+
+
+def flatnonzero(a: Any) -> Any:
+    """Flat indices of the nonzero entries (untraced arrays only)."""
+    if isinstance(a, Tracer):
+        raise _data_dependent("numpy.flatnonzero")
+    return _np.flatnonzero(a)
+
+
+def argwhere(a: Any) -> Any:
+    """Indices of the nonzero entries, one row each (untraced arrays only)."""
+    if isinstance(a, Tracer):
+        raise _data_dependent("numpy.argwhere")
+    return _np.argwhere(a)
+
+
+def unique(ar: Any, *args: Any, **kwargs: Any) -> Any:
+    """The sorted unique entries (untraced arrays only)."""
+    if isinstance(ar, Tracer):
+        raise _data_dependent("numpy.unique")
+    return _np.unique(ar, *args, **kwargs)
+
+
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+    """Insertion indices of v into the sorted 1-d `a` (no gradient)."""
+    if sorter is not None:
+        a = take(a, sorter)
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    if _nd(a) != 1:
+        raise ShapeError("searchsorted: a must be 1-dimensional")
+    return P.searchsorted(a, v, side=side)
+
+
+# ------------------------------------------------------------------- accumulation (add.at)
+
+def index_add(a: Tracer, indices: Any, v: Any) -> None:
+    """In-place `a[indices] += v`, accumulating at repeated indices (NumPy's add.at); the
+    index may hold one traced integer array with full slices."""
+    if _has_tracer(indices):
+        axis, idx = traced_index_axis(indices, a.ndim)
+        s = a.shape
+        region = s[:axis] + idx.shape + s[axis + 1:]
+        vals = _ops.broadcast_to(asarray(v), region)
+        vals = _ops.reshape(vals, s[:axis] + (idx.size,) + s[axis + 1:])
+        flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
+        add = P.scatter_add_along(vals, flat, axis=axis, size=s[axis])
+        new = _ops.add(a, add)
+        a[...] = new if new.dtype == a.dtype else astype(new, a.dtype)
+        return
+    a._write(P.normalize_index(indices, a.shape), v, P.setitem_add)
+
+
+def _has_tracer(x: Any) -> bool:
+    if isinstance(x, Tracer):
+        return True
+    return isinstance(x, tuple) and any(isinstance(k, Tracer) for k in x)

@@ -1,0 +1,734 @@
+"""Statistics, scans, sorting and selection of `vecgrad.numpy`: var/std/average, cumulative
+sums and products, diff, sort/argsort/partition, quantiles and medians, the NaN-ignoring
+reductions, all/any, select and piecewise.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as _np
+
+from .. import primitives as P
+from ..errors import unsupported
+from ..tracing import Tracer
+from . import _dtype, _ops, _shape, asarray, astype
+
+__all__ = [
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "average", "corrcoef",
+    "count_nonzero", "cov", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "diff",
+    "ediff1d", "gradient", "median", "nanargmax", "nanargmin", "nancumprod", "nancumsum",
+    "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile",
+    "nanstd", "nansum", "nanvar", "partition", "percentile", "piecewise", "ptp", "quantile",
+    "select", "sort", "std", "var",
+]
+
+
+def _nd(a: Any) -> int:
+    return len(_shape(a))
+
+
+def _axis1(axis: int, nd: int) -> int:
+    if not -nd <= axis < nd:
+        raise _np.exceptions.AxisError(axis, nd)
+    return axis % nd
+
+
+def _count(a: Any, axis: Any) -> int:
+    return math.prod(_shape(a)[i] for i in _ops._axes(axis, _nd(a)))
+
+
+def _float(a: Any) -> Any:
+    return astype(a, _np.float64) if _dtype(a).kind in "biu" else a
+
+
+def _flat_or(a: Any, axis: int | None) -> tuple[Any, int]:
+    """(a, axis) with axis normalized; the flattened array and 0 for axis=None."""
+    a = asarray(a)
+    if axis is None:
+        return _ops.ravel(a), 0
+    return a, _axis1(axis, _nd(a))
+
+
+# ------------------------------------------------------------------------------ moments
+
+def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
+        keepdims: bool = False, *, where: Any = True, mean: Any = None,
+        correction: Any = None) -> Any:
+    """Variance: the mean squared deviation, divided by n - ddof."""
+    if out is not None or where is not True:
+        raise unsupported("numpy.var with out= or where=")
+    if correction is not None:
+        ddof = correction
+    a = _float(asarray(a))
+    if dtype is not None:
+        a = astype(a, dtype)
+    m = _ops.mean(a, axis, keepdims=True) if mean is None else mean
+    d = _ops.subtract(a, m)
+    sq = _ops.multiply(d, d) if _dtype(d).kind != "c" else _ops.square(_ops.abs(d))
+    n = builtins.max(_count(a, axis) - ddof, 0)
+    return _ops.divide(_ops.sum(sq, axis, keepdims=keepdims), float(n))
+
+
+def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
+        keepdims: bool = False, *, where: Any = True, mean: Any = None,
+        correction: Any = None) -> Any:
+    """Standard deviation: the square root of `var`."""
+    return _ops.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                         correction=correction))
+
+
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+            keepdims: bool = False) -> Any:
+    """Weighted average along `axis` (weights 1-d along a single axis, or a's shape). With
+    weights that sum to zero NumPy raises; here the result is inf or nan."""
+    a = asarray(a)
+    if weights is None:
+        avg = _ops.mean(a, axis, keepdims=keepdims)
+        scl = _np.asarray(_count(a, axis), _dtype(avg))
+    else:
+        w = asarray(weights)
+        if _shape(w) != _shape(a):
+            if axis is None:
+                raise TypeError("Axis must be specified when shapes of a and weights differ.")
+            if _nd(w) != 1:
+                raise TypeError("1D weights expected when shapes of a and weights differ.")
+            ax = _axis1(axis, _nd(a))
+            if _shape(w)[0] != _shape(a)[ax]:
+                raise ValueError("Length of weights not compatible with specified axis.")
+            w = _ops.reshape(w, tuple(-1 if i == ax else 1 for i in range(_nd(a))))
+            w = _ops.broadcast_to(w, _shape(a))
+        rt = _np.result_type(_dtype(a), _dtype(w), *(["f8"] if _dtype(a).kind in "biu" else []))
+        a, w = astype(a, rt), astype(w, rt)
+        scl = _ops.sum(w, axis, keepdims=keepdims)
+        avg = _ops.divide(_ops.sum(_ops.multiply(a, w), axis, keepdims=keepdims), scl)
+    if returned:
+        if _shape(scl) != _shape(avg):
+            scl = _ops.broadcast_to(scl, _shape(avg))
+        return avg, scl
+    return avg
+
+
+def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
+        fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
+    """Covariance matrix of the variables in the rows (rowvar) or columns of m (and y)."""
+    if fweights is not None or aweights is not None:
+        raise unsupported("numpy.cov with fweights/aweights")
+    x = _float(asarray(m))
+    if _nd(x) > 2:
+        raise ValueError("m has more than 2 dimensions")
+    x = _ops.reshape(x, (1, -1)) if _nd(x) < 2 else x
+    if not rowvar and _shape(x)[0] != 1:
+        x = _ops.transpose(x)
+    if y is not None:
+        yy = _float(asarray(y))
+        yy = _ops.reshape(yy, (1, -1)) if _nd(yy) < 2 else yy
+        if not rowvar and _shape(yy)[0] != 1:
+            yy = _ops.transpose(yy)
+        x = _ops.concatenate([x, yy], 0)
+    if dtype is not None:
+        x = astype(x, dtype)
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    n = _shape(x)[1]
+    xc = _ops.subtract(x, _ops.mean(x, 1, keepdims=True))
+    c = _ops.divide(_ops.einsum("ij,kj->ik", xc, xc), float(builtins.max(n - ddof, 0)))
+    return _ops.squeeze(c) if _shape(c) == (1, 1) else c
+
+
+def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
+    """Pearson correlation coefficients (clipped to [-1, 1] as NumPy does)."""
+    c = cov(x, y, rowvar, dtype=dtype)
+    if _nd(c) == 0:
+        return _ops.divide(c, c)
+    d = _ops.sqrt(_ops.einsum("ii->i", c))
+    c = _ops.divide(_ops.divide(c, _ops.reshape(d, (-1, 1))), d)
+    return _ops.clip(c, -1, 1)
+
+
+def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    """Range of values (maximum - minimum) along `axis`."""
+    return _ops.subtract(_ops.max(a, axis, keepdims), _ops.min(a, axis, keepdims))
+
+
+# --------------------------------------------------------------------------------- logic
+
+def _truth(a: Any) -> Any:
+    a = asarray(a)
+    return a if _dtype(a) == bool else _ops.not_equal(a, 0)
+
+
+def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *,
+        where: Any = True) -> Any:
+    """Whether all entries along `axis` are true (nonzero)."""
+    return _logic(a, axis, keepdims, where, _ops.min, True, "all")
+
+
+def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *,
+        where: Any = True) -> Any:
+    """Whether any entry along `axis` is true (nonzero)."""
+    return _logic(a, axis, keepdims, where, _ops.max, False, "any")
+
+
+def _logic(a: Any, axis: Any, keepdims: bool, where: Any, red: Callable, empty: bool,
+           name: str) -> Any:
+    if where is not True:
+        raise unsupported(f"numpy.{name} with where=")
+    t = _truth(a)
+    if _count(t, axis) == 0:  # a reduction over nothing: the identity
+        axes = _ops._axes(axis, _nd(t))
+        s = tuple(1 if i in axes else d for i, d in enumerate(_shape(t)) if keepdims or
+                  i not in axes)
+        return _np.full(s, empty)
+    return red(t, axis, keepdims)
+
+
+def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+    """The number of nonzero entries along `axis`."""
+    return _ops.sum(astype(_truth(a), _np.intp), axis, keepdims=keepdims)
+
+
+# --------------------------------------------------------------------------------- scans
+
+def _scan(prim: P.Primitive, a: Any, axis: Any, dtype: Any, **params: Any) -> Any:
+    a, ax = _flat_or(a, axis)
+    if dtype is not None:
+        a = astype(a, dtype)
+    return prim(a, axis=ax, **params)
+
+
+def cumsum(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative sum along `axis` (of the flattened array by default)."""
+    return _scan(P.cumsum, a, axis, dtype, reverse=False)
+
+
+def cumprod(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative product along `axis` (exact gradient, also where entries are zero)."""
+    return _scan(P.cumprod, a, axis, dtype)
+
+
+def cummax(a: Any, axis: int = 0) -> Any:
+    """Running maximum (`np.maximum.accumulate`): the gradient goes to the latest element
+    attaining it."""
+    return _scan(P.cummax, a, axis, None)
+
+
+def cummin(a: Any, axis: int = 0) -> Any:
+    """Running minimum (`np.minimum.accumulate`)."""
+    return _scan(P.cummin, a, axis, None)
+
+
+def cumall(a: Any, axis: int = 0) -> Any:
+    """`np.logical_and.accumulate`."""
+    return cummin(_truth(a), axis)
+
+
+def cumany(a: Any, axis: int = 0) -> Any:
+    """`np.logical_or.accumulate`."""
+    return cummax(_truth(a), axis)
+
+
+def _cumulative(fn: Callable, x: Any, axis: Any, dtype: Any, include_initial: bool,
+                init: float) -> Any:
+    x = asarray(x)
+    if axis is None:
+        if _nd(x) > 1:
+            raise ValueError("For arrays which have more than one dimension ``axis`` "
+                             "argument is required.")
+        axis = 0
+    res = fn(x, axis, dtype)
+    if include_initial:
+        ax = _axis1(axis, _nd(x))
+        s = list(_shape(res))
+        s[ax] = 1
+        res = _ops.concatenate([_np.full(tuple(s), init, _dtype(res)), res], ax)
+    return res
+
+
+def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None, out: Any = None,
+                   include_initial: bool = False) -> Any:
+    """The array-API cumulative sum (optionally starting with 0)."""
+    return _cumulative(cumsum, x, axis, dtype, include_initial, 0)
+
+
+def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None,
+                    out: Any = None, include_initial: bool = False) -> Any:
+    """The array-API cumulative product (optionally starting with 1)."""
+    return _cumulative(cumprod, x, axis, dtype, include_initial, 1)
+
+
+def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _np._NoValue,
+         append: Any = _np._NoValue) -> Any:
+    """The n-th discrete difference along `axis`."""
+    a = asarray(a)
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if _nd(a) == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    ax = _axis1(axis, _nd(a))
+    parts = []
+    for extra in (prepend, append):
+        if extra is _np._NoValue:
+            parts.append(None)
+            continue
+        e = asarray(extra)
+        if _nd(e) == 0:
+            s = list(_shape(a))
+            s[ax] = 1
+            e = _ops.broadcast_to(e, tuple(s))
+        parts.append(e)
+    if parts[0] is not None or parts[1] is not None:
+        a = _ops.concatenate([p for p in (parts[0], a, parts[1]) if p is not None], ax)
+    op = _ops.not_equal if _dtype(a) == bool else _ops.subtract
+    for _ in range(n):
+        k = _shape(a)[ax]
+        hi = a[(slice(None),) * ax + (slice(1, None),)]
+        lo = a[(slice(None),) * ax + (slice(None, builtins.max(k - 1, 0)),)]
+        a = op(hi, lo)
+    return a
+
+
+def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
+    """Differences of consecutive elements of the flattened array."""
+    d = diff(_ops.ravel(asarray(ary)))
+    parts = [_ops.ravel(asarray(v)) for v in (to_begin,) if v is not None] + [d] + \
+        [_ops.ravel(asarray(v)) for v in (to_end,) if v is not None]
+    return _ops.concatenate([astype(p, _dtype(d)) for p in parts], 0) if len(parts) > 1 else d
+
+
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """Second-order central differences inside, one-sided (order 1 or 2) at the edges; the
+    spacing is a scalar per axis (uniform grids)."""
+    f = _float(asarray(f))
+    nd = _nd(f)
+    axes = list(range(nd)) if axis is None else [
+        _axis1(a, nd) for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
+    if len(varargs) == 0:
+        dx = [1.0] * len(axes)
+    elif len(varargs) == 1 and _np.ndim(varargs[0]) == 0:
+        dx = [varargs[0]] * len(axes)
+    elif len(varargs) == len(axes) and builtins.all(_np.ndim(v) == 0 for v in varargs):
+        dx = list(varargs)
+    else:
+        raise unsupported("numpy.gradient with coordinate arrays (non-uniform spacing)")
+    if edge_order not in (1, 2):
+        raise ValueError("'edge_order' greater than 2 not supported")
+    outs = [_gradient_1(f, ax, h, edge_order) for ax, h in zip(axes, dx)]
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _gradient_1(f: Any, ax: int, h: Any, order: int) -> Any:
+    n = _shape(f)[ax]
+    if n < order + 1:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                         "least (edge_order + 1) elements are required.")
+
+    def s(a: Any, b: Any) -> Any:
+        return f[(slice(None),) * ax + (slice(a, b),)]
+    mid = _ops.divide(_ops.subtract(s(2, None), s(None, -2)), _ops.multiply(2.0, h))
+    if order == 1:
+        lo = _ops.divide(_ops.subtract(s(1, 2), s(0, 1)), h)
+        hi = _ops.divide(_ops.subtract(s(-1, None), s(-2, -1)), h)
+    else:
+        lo = _ops.divide(_ops.add(_ops.add(_ops.multiply(-1.5, s(0, 1)),
+                                           _ops.multiply(2.0, s(1, 2))),
+                                  _ops.multiply(-0.5, s(2, 3))), h)
+        hi = _ops.divide(_ops.add(_ops.add(_ops.multiply(0.5, s(-3, -2)),
+                                           _ops.multiply(-2.0, s(-2, -1))),
+                                  _ops.multiply(1.5, s(-1, None))), h)
+    return _ops.concatenate([lo, mid, hi], ax)
+
+
+# ------------------------------------------------------------------------------- sorting
+
+def _kind(kind: Any, stable: Any) -> Any:
+    return "stable" if stable else kind
+
+
+def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *,
+         stable: Any = None) -> Any:
+    """Sorted copy along `axis`; the gradient is permuted back through the sort."""
+    if order is not None:
+        raise unsupported("numpy.sort with order= (structured arrays)")
+    a, ax = _flat_or(a, axis)
+    return P.sort(a, axis=ax, kind=_kind(kind, stable)) if _nd(a) else a
+
+
+def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *,
+            stable: Any = None) -> Any:
+    """Indices that sort `a` along `axis` (no gradient)."""
+    if order is not None:
+        raise unsupported("numpy.argsort with order= (structured arrays)")
+    a, ax = _flat_or(a, axis)
+    return P.argsort(a, axis=ax, kind=_kind(kind, stable))
+
+
+def _kth(kth: Any, n: int) -> tuple[int, ...]:
+    ks = tuple(int(k) for k in _np.atleast_1d(kth))
+    for k in ks:
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+    return tuple(sorted(k % n for k in ks))
+
+
+def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect",
+              order: Any = None) -> Any:
+    """Partially sorted copy: the kth entries in sorted position, smaller ones before."""
+    a, ax = _flat_or(a, axis)
+    return P.partition(a, axis=ax, kth=_kth(kth, _shape(a)[ax]))
+
+
+def argpartition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect",
+                 order: Any = None) -> Any:
+    """Indices that partition `a` (no gradient)."""
+    a, ax = _flat_or(a, axis)
+    return P.argpartition(a, axis=ax, kth=_kth(kth, _shape(a)[ax]))
+
+
+def _arg(prim: P.Primitive, a: Any, axis: Any, keepdims: bool) -> Any:
+    a = asarray(a)
+    if axis is None:
+        r = prim(_ops.ravel(a), axis=0)
+        return _ops.reshape(r, (1,) * _nd(a)) if keepdims else r
+    ax = _axis1(axis, _nd(a))
+    r = prim(a, axis=ax)
+    return _ops.expand_dims(r, ax) if keepdims else r
+
+
+def argmax(a: Any, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Any:
+    """Index of the maximum (the first one) along `axis` (no gradient)."""
+    return _arg(P.argmax, a, axis, keepdims)
+
+
+def argmin(a: Any, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Any:
+    """Index of the minimum (the first one) along `axis` (no gradient)."""
+    return _arg(P.argmin, a, axis, keepdims)
+
+
+# -------------------------------------------------------------------- NaN-ignoring reductions
+
+def _isnan(a: Any) -> Any:
+    return P.isnan(a)
+
+
+def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+           keepdims: bool = False) -> Any:
+    """Sum treating NaNs as zero."""
+    return _ops.sum(_nan0(a), axis, dtype, keepdims)
+
+
+def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+            keepdims: bool = False) -> Any:
+    """Product treating NaNs as one."""
+    a = _nan_to(a, 1.0)
+    return _ops.prod(a if dtype is None else astype(a, dtype), axis, keepdims)
+
+
+def _nan0(a: Any) -> Any:
+    return _nan_to(a, 0.0)
+
+
+def _nan_to(a: Any, v: float) -> Any:
+    a = asarray(a)
+    return _ops.where(_isnan(a), v, a) if _dtype(a).kind in "fc" else a
+
+
+def _nan_count(a: Any, axis: Any, keepdims: bool) -> Any:
+    a = asarray(a)
+    if _dtype(a).kind not in "fc":
+        return _np.asarray(_count(a, axis), _np.float64)
+    return _ops.sum(astype(_ops.logical_not(_isnan(a)), _np.intp), axis, keepdims=keepdims)
+
+
+def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+            keepdims: bool = False) -> Any:
+    """Mean of the non-NaN entries (NaN for an all-NaN slice)."""
+    a = _float(asarray(a))
+    s = nansum(a, axis, dtype, keepdims=keepdims)
+    return _ops.divide(s, astype(_nan_count(a, axis, keepdims), _dtype(s)))
+
+
+def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
+           keepdims: bool = False, *, mean: Any = None, correction: Any = None) -> Any:
+    """Variance of the non-NaN entries."""
+    if correction is not None:
+        ddof = correction
+    a = _float(asarray(a))
+    m = nanmean(a, axis, dtype, keepdims=True) if mean is None else mean
+    d = _nan0(_ops.subtract(a, m))
+    s = _ops.sum(_ops.multiply(d, d), axis, keepdims=keepdims)
+    n = _ops.subtract(astype(_nan_count(a, axis, keepdims), _dtype(s)), float(ddof))
+    return _ops.divide(s, _ops.maximum(n, 0.0))
+
+
+def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
+           keepdims: bool = False, *, mean: Any = None, correction: Any = None) -> Any:
+    """Standard deviation of the non-NaN entries."""
+    return _ops.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, mean=mean,
+                            correction=correction))
+
+
+def _nan_extreme(red: Callable, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
+    a = asarray(a)
+    if _dtype(a).kind not in "fc":
+        return red(a, axis, keepdims)
+    nan = _isnan(a)
+    r = red(_ops.where(nan, fill, a), axis, keepdims)
+    return _ops.where(all(nan, axis, keepdims=keepdims), _np.nan, r)  # all-NaN: NaN
+
+
+def nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    """Maximum ignoring NaNs (NaN for an all-NaN slice)."""
+    return _nan_extreme(_ops.max, -_np.inf, a, axis, keepdims)
+
+
+def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    """Minimum ignoring NaNs (NaN for an all-NaN slice)."""
+    return _nan_extreme(_ops.min, _np.inf, a, axis, keepdims)
+
+
+def nanargmax(a: Any, axis: int | None = None, out: Any = None, *,
+              keepdims: bool = False) -> Any:
+    """Index of the maximum ignoring NaNs (NumPy raises for an all-NaN slice; here it is 0)."""
+    return argmax(_nan_to(a, -_np.inf), axis, keepdims=keepdims)
+
+
+def nanargmin(a: Any, axis: int | None = None, out: Any = None, *,
+              keepdims: bool = False) -> Any:
+    """Index of the minimum ignoring NaNs (NumPy raises for an all-NaN slice; here it is 0)."""
+    return argmin(_nan_to(a, _np.inf), axis, keepdims=keepdims)
+
+
+def nancumsum(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative sum treating NaNs as zero."""
+    return cumsum(_nan0(a), axis, dtype)
+
+
+def nancumprod(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """Cumulative product treating NaNs as one."""
+    return cumprod(_nan_to(a, 1.0), axis, dtype)
+
+
+# ------------------------------------------------------------------ quantiles and medians
+
+# NumPy's continuous methods other than linear: virtual index n q + alpha + q (1 - alpha -
+# beta) - 1 (Hyndman and Fan)
+_ALPHA_BETA = {"weibull": (0.0, 0.0), "hazen": (0.5, 0.5), "median_unbiased": (1 / 3, 1 / 3),
+               "normal_unbiased": (3 / 8, 3 / 8), "interpolated_inverted_cdf": (0.0, 1.0)}
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", *_ALPHA_BETA)
+
+
+def _lerp(a: Any, b: Any, t: Any) -> Any:
+    """NumPy's interpolation between a and b, exact at both ends."""
+    d = _ops.subtract(b, a)
+    lo = _ops.add(a, _ops.multiply(d, t))
+    if not isinstance(t, Tracer):
+        return _ops.subtract(b, _ops.multiply(d, 1 - t)) if t >= 0.5 else lo
+    hi = _ops.subtract(b, _ops.multiply(d, _ops.subtract(1, t)))
+    return _ops.where(_ops.greater_equal(t, 0.5), hi, lo)
+
+
+def _static_quantile(srt: Any, q: float, n: int, method: str) -> Any:
+    """One quantile along the last axis of sorted rows of n entries (NumPy's arithmetic)."""
+    if method in ("lower", "higher", "nearest"):
+        i = {"lower": math.floor, "higher": math.ceil,
+             "nearest": lambda v: int(_np.around(v))}[method]((n - 1) * q)
+        return srt[..., i]
+    if method == "midpoint":
+        vi = 0.5 * (math.floor((n - 1) * q) + math.ceil((n - 1) * q))
+    elif method == "linear":
+        vi = (n - 1) * q
+    else:
+        al, be = _ALPHA_BETA[method]
+        vi = n * q + (al + q * (1 - al - be)) - 1
+    lo = math.floor(vi)
+    gamma = vi - lo
+    if method == "midpoint":
+        gamma = 0.5 if vi % 1 else 0.0
+    lo, hi = (n - 1, n - 1) if vi >= n - 1 else (0, 0) if vi < 0 else (lo, lo + 1)
+    return _lerp(srt[..., lo], srt[..., hi], gamma)
+
+
+def _traced_quantile(srt: Any, q: float, n: Any, method: str) -> Any:
+    """The same for rows with a traced count n of valid (non-NaN, sorted first) entries."""
+    n1 = _ops.subtract(n, 1)
+    if method in ("lower", "higher", "nearest"):
+        vi = _ops.multiply(n1, q)
+        vi = {"lower": P.floor, "higher": P.ceil, "nearest": lambda v: P.round_(v, decimals=0)
+              }[method](vi)
+        lo, hi, gamma = vi, vi, 0.0
+    else:
+        if method == "midpoint":
+            v = _ops.multiply(n1, q)
+            vi = _ops.multiply(_ops.add(P.floor(v), P.ceil(v)), 0.5)
+        elif method == "linear":
+            vi = _ops.multiply(n1, q)
+        else:
+            al, be = _ALPHA_BETA[method]
+            vi = _ops.subtract(_ops.add(_ops.multiply(n, q), al + q * (1 - al - be)), 1)
+        lo = P.floor(vi)
+        gamma = _ops.subtract(vi, lo)
+        if method == "midpoint":
+            gamma = _ops.where(_ops.equal(gamma, 0), 0.0, 0.5)
+        above, below = _ops.greater_equal(vi, n1), _ops.less(vi, 0)
+        lo = _ops.where(above, n1, _ops.where(below, 0, lo))
+        hi = _ops.where(above, n1, _ops.where(below, 0, _ops.add(lo, 1)))
+    last = _shape(srt)[-1] - 1
+    idx = astype(_ops.clip(_ops.stack([lo, hi], -1), 0, last), _np.intp)
+    both = P.take_along(srt, idx, axis=_nd(srt) - 1)
+    return _lerp(both[..., 0], both[..., 1], gamma)
+
+
+def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool,
+              name: str) -> Any:
+    a = _float(asarray(a))
+    if isinstance(q, Tracer):
+        raise unsupported(f"numpy.{name} with traced q (pass q as Python numbers or a NumPy "
+                          "array)")
+    qs = _np.asarray(q, dtype=_np.float64)
+    if ((qs < 0) | (qs > 1)).any():
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    if method not in _METHODS:
+        raise unsupported(f"numpy.{name} with method={method!r}")
+    nd = _nd(a)
+    axes = _ops._axes(axis, nd)
+    rest = [i for i in range(nd) if i not in axes]
+    x = _ops.transpose(a, rest + list(axes))
+    x = _ops.reshape(x, tuple(_shape(a)[i] for i in rest) + (-1,))
+    srt = sort(x, -1)  # NaNs sort last
+    m = _shape(srt)[-1]
+    if ignore_nan:
+        n = _ops.sum(astype(_ops.logical_not(_isnan(x)), _np.float64), -1)
+        outs = [_traced_quantile(srt, float(v), n, method) for v in qs.reshape(-1)]
+        outs = [_ops.where(_ops.equal(n, 0), _np.nan, o) for o in outs]
+    else:
+        if m == 0:
+            raise ValueError(f"cannot compute {name} of an empty array")
+        outs = [_static_quantile(srt, float(v), m, method) for v in qs.reshape(-1)]
+        has_nan = any(_isnan(x), -1)
+        outs = [_ops.where(has_nan, _np.nan, o) for o in outs]
+    shape = tuple(1 if (i in axes) else d for i, d in enumerate(_shape(a))) if keepdims \
+        else tuple(_shape(a)[i] for i in rest)
+    res = _ops.stack([_ops.reshape(o, shape) for o in outs]) if outs else None
+    return _ops.reshape(res, qs.shape + shape)
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+             overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
+             weights: Any = None, interpolation: Any = None) -> Any:
+    """q-th quantiles along `axis` (q static; methods linear, lower, higher, nearest,
+    midpoint, hazen, weibull, median_unbiased, normal_unbiased, interpolated_inverted_cdf)."""
+    if weights is not None:
+        raise unsupported("numpy.quantile with weights=")
+    return _quantile(a, q, axis, interpolation or method, keepdims, False, "quantile")
+
+
+def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
+               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+               *, weights: Any = None, interpolation: Any = None) -> Any:
+    """q-th percentiles (q in [0, 100]) along `axis`."""
+    return quantile(a, _np.true_divide(q, 100), axis, out, overwrite_input, method, keepdims,
+                    weights=weights, interpolation=interpolation)
+
+
+def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
+                *, weights: Any = None, interpolation: Any = None) -> Any:
+    """Quantiles ignoring NaNs (NaN for an all-NaN slice)."""
+    if weights is not None:
+        raise unsupported("numpy.nanquantile with weights=")
+    return _quantile(a, q, axis, interpolation or method, keepdims, True, "nanquantile")
+
+
+def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
+                  overwrite_input: bool = False, method: str = "linear",
+                  keepdims: bool = False, *, weights: Any = None,
+                  interpolation: Any = None) -> Any:
+    """Percentiles ignoring NaNs."""
+    return nanquantile(a, _np.true_divide(q, 100), axis, out, overwrite_input, method,
+                       keepdims, weights=weights, interpolation=interpolation)
+
+
+def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+    """Median along `axis` (the mean of the two middle values for an even count)."""
+    a = _float(asarray(a))
+    nd = _nd(a)
+    axes = _ops._axes(axis, nd)
+    rest = [i for i in range(nd) if i not in axes]
+    x = _ops.reshape(_ops.transpose(a, rest + list(axes)),
+                     tuple(_shape(a)[i] for i in rest) + (-1,))
+    m = _shape(x)[-1]
+    if m == 0:
+        raise ValueError("cannot compute the median of an empty array")
+    k = (m - 1) // 2
+    part = partition(x, (k, m // 2) if m % 2 == 0 else (k,), -1)
+    med = part[..., k] if m % 2 else _ops.divide(_ops.add(part[..., k], part[..., m // 2]), 2)
+    med = _ops.where(any(_isnan(x), -1), _np.nan, med) if _dtype(x).kind in "fc" else med
+    shape = tuple(1 if i in axes else d for i, d in enumerate(_shape(a))) if keepdims \
+        else tuple(_shape(a)[i] for i in rest)
+    return _ops.reshape(med, shape)
+
+
+def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Any:
+    """Median ignoring NaNs (NaN for an all-NaN slice)."""
+    return nanquantile(a, 0.5, axis, keepdims=keepdims)
+
+
+# ---------------------------------------------------------------------- select, piecewise
+
+def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
+    """The entry of the first choice whose condition holds, else `default`."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if len(condlist) == 0:
+        raise ValueError("select with an empty condition list is not possible")
+    for c in condlist:
+        if _dtype(c) != bool:
+            raise TypeError("invalid entry in condlist: should be boolean ndarray")
+    choices = [asarray(c) for c in choicelist]
+    dt = _np.result_type(*[_dtype(c) for c in choices], _np.asarray(default).dtype
+                         if not isinstance(default, (int, float, complex)) else
+                         _np.result_type(*[_dtype(c) for c in choices]))
+    out = asarray(default) if isinstance(default, Tracer) else _np.asarray(default, dt)
+    for c, v in zip(reversed(list(condlist)), reversed(choices)):
+        out = _ops.where(c, v, out)
+    return astype(out, dt)
+
+
+def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: Any) -> Any:
+    """Evaluate `funclist[i]` where `condlist[i]` holds (later conditions win; a value in
+    place of a function is a constant; one extra function is the default). The result has x's
+    dtype. With traced conditions every function sees the whole array, but values (and
+    gradients) are taken only where its condition holds."""
+    x = asarray(x)
+    if isinstance(condlist, Tracer) or _np.ndim(condlist) == 0 or (
+            not isinstance(condlist, (list, tuple)) and _np.ndim(condlist) == _nd(x)):
+        condlist = [condlist]
+    condlist = list(condlist)
+    if len(funclist) == len(condlist) + 1:
+        condlist = condlist + [_ops.logical_not(_any_of(condlist))]
+    elif len(funclist) != len(condlist):
+        raise ValueError(f"with {len(condlist)} condition(s), either {len(condlist)} or "
+                         f"{len(condlist) + 1} functions are expected")
+    y = _ops.broadcast_to(_np.zeros((), _dtype(x)), _shape(x))
+    for cond, f in zip(condlist, funclist):
+        c = _ops.broadcast_to(asarray(cond), _shape(x))
+        if callable(f):
+            inner = _ops.where(c, x, P.stop_gradient(x)) if isinstance(x, Tracer) else x
+            v = f(inner, *args, **kw)
+        else:
+            v = f
+        y = _ops.where(c, astype(asarray(v), _dtype(x)), y)
+    return y
+
+
+def _any_of(conds: list) -> Any:
+    out = conds[0]
+    for c in conds[1:]:
+        out = _ops.logical_or(out, c)
+    return out

@@ -1,0 +1,468 @@
+"""NumPy's ufuncs for traced code: callables with NumPy's ufunc methods (`reduce`,
+`accumulate`, `outer`, `at`), and the dispatch of `np.<ufunc>(tracer, ...)` to them.
+
+`vnp.add.at(buf, idx, v)` (or `np.add.at(buf, idx, v)` on a traced buffer) accumulates at
+repeated indices, as NumPy's unbuffered `at` does; `buf[idx] += v` does not (NumPy's buffered
+semantics), which is why repeated indices there are an error.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as _np
+
+from .. import primitives as P
+from ..errors import TracedIntoNumpyError, unsupported
+from ..tracing import Tracer
+from . import _dtype, _ops, asarray, astype
+
+__all__ = [
+    # the ufuncs of _ops, given their methods here
+    "abs",
+    "absolute",
+    "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "around",
+    "bitwise_and",
+    "bitwise_invert",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
+    "cbrt",
+    "ceil",
+    "copysign",
+    "cos",
+    "cosh",
+    "deg2rad",
+    "degrees",
+    "divide",
+    "divmod",
+    "equal",
+    "exp",
+    "exp2",
+    "expm1",
+    "fabs",
+    "fix",
+    "float_power",
+    "floor",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "frexp",
+    "greater",
+    "greater_equal",
+    "heaviside",
+    "hypot",
+    "invert",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "ldexp",
+    "left_shift",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "logaddexp",
+    "logaddexp2",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mod",
+    "modf",
+    "multiply",
+    "nan_to_num",
+    "negative",
+    "not_equal",
+    "positive",
+    "power",
+    "rad2deg",
+    "radians",
+    "reciprocal",
+    "remainder",
+    "right_shift",
+    "rint",
+    "round",
+    "sign",
+    "signbit",
+    "sin",
+    "sinc",
+    "sinh",
+    "sqrt",
+    "square",
+    "subtract",
+    "tan",
+    "tanh",
+    "true_divide",
+    "trunc",
+    "ufunc",
+]
+
+class ufunc:
+    """A NumPy ufunc for traced code: call it elementwise (with NumPy's broadcasting and
+    dtype rules), or use `reduce`, `accumulate`, `outer` and `at` as on `numpy.<name>`."""
+
+    def __init__(self, name: str, fn: Callable, nin: int, nout: int = 1):
+        self.__name__ = name
+        self._fn = fn
+        self.nin, self.nout, self.nargs = nin, nout, nin + nout
+        self.__doc__ = fn.__doc__
+
+    def __repr__(self) -> str:
+        return f"<vecgrad ufunc '{self.__name__}'>"
+
+    def __call__(self, *args: Any, out: Any = None, where: Any = True, dtype: Any = None,
+                 **kw: Any) -> Any:
+        kw.pop("casting", None), kw.pop("order", None), kw.pop("subok", None)
+        if kw or where is not True:
+            raise unsupported(f"numpy.{self.__name__} with "
+                              f"{sorted(kw) + ([] if where is True else ['where'])}")
+        if len(args) > self.nin:  # out given positionally
+            args, out = args[:self.nin], args[self.nin:]
+        if dtype is not None:
+            args = tuple(astype(asarray(a), dtype) for a in args)
+        res = self._fn(*args)
+        return res if out is None else _write_out(self.__name__, res, out)
+
+    def reduce(self, a: Any, axis: Any = 0, dtype: Any = None, out: Any = None,
+               keepdims: bool = False, **kw: Any) -> Any:
+        """`numpy.<ufunc>.reduce`: fold the ufunc over `axis` (0 by default, as NumPy)."""
+        fn = _REDUCE.get(self.__name__)
+        if fn is None or kw or self.nin != 2:
+            raise unsupported(f"numpy.{self.__name__}.reduce" + (f" with {sorted(kw)}" if kw
+                                                                  else ""))
+        a = asarray(a)
+        if dtype is not None:
+            a = astype(a, dtype)
+        res = fn(a, axis=axis, keepdims=keepdims)
+        return res if out is None else _write_out(self.__name__, res, out)
+
+    def accumulate(self, a: Any, axis: int = 0, dtype: Any = None, out: Any = None) -> Any:
+        """`numpy.<ufunc>.accumulate`: the running reduction along `axis` (add, multiply,
+        maximum, minimum, logical_and/or)."""
+        fn = _ACCUMULATE.get(self.__name__)
+        if fn is None:
+            raise unsupported(f"numpy.{self.__name__}.accumulate")
+        a = asarray(a)
+        if dtype is not None:
+            a = astype(a, dtype)
+        res = fn(a, axis=axis)
+        return res if out is None else _write_out(self.__name__, res, out)
+
+    def outer(self, a: Any, b: Any, **kw: Any) -> Any:
+        """`numpy.<ufunc>.outer`: the ufunc on every pair, result shape a.shape + b.shape."""
+        if self.nin != 2:
+            raise ValueError("outer product only supported for binary functions")
+        a, b = asarray(a), asarray(b)
+        return self(_ops.reshape(a, _ops.shape(a) + (1,) * _ops.ndim(b)), b, **kw)
+
+    def at(self, a: Any, indices: Any, b: Any = None) -> None:
+        """`numpy.<ufunc>.at`: apply in place at `indices`, unbuffered (repeated indices
+        accumulate). `a` must be a traced, writable array (e.g. made with vnp.zeros)."""
+        if not isinstance(a, Tracer):
+            if isinstance(b, Tracer) or _has_tracer(indices):
+                raise TracedIntoNumpyError()
+            return getattr(_np, self.__name__).at(a, indices, *(() if b is None else (b,)))
+        from ._indexing import index_add
+        if self.__name__ in ("add", "subtract"):
+            index_add(a, indices, b if self.__name__ == "add" else _ops.negative(b))
+            return None
+        idx = P.normalize_index(indices, a.shape)
+        if not P.is_basic(idx) and P.has_duplicates(idx, a.shape):
+            raise unsupported(f"numpy.{self.__name__}.at with repeated indices (only add.at "
+                              "and subtract.at accumulate them)")
+        args = (a[indices],) if b is None else (a[indices], b)
+        a[indices] = self(*args)
+        return None
+
+    def reduceat(self, *a: Any, **k: Any) -> Any:
+        raise unsupported(f"numpy.{self.__name__}.reduceat")
+
+
+def _has_tracer(x: Any) -> bool:
+    if isinstance(x, Tracer):
+        return True
+    return isinstance(x, (tuple, list)) and any(_has_tracer(k) for k in x)
+
+
+def _write_out(name: str, res: Any, out: Any) -> Any:
+    """Write a ufunc's result into `out=` (a traced buffer) and return it, as NumPy does."""
+    outs = out if isinstance(out, tuple) else (out,)
+    ress = res if isinstance(res, tuple) else (res,)
+    for o, r in zip(outs, ress):
+        if o is None:
+            continue
+        if not isinstance(o, Tracer):
+            raise TracedIntoNumpyError()
+        if _ops.shape(r) != o.shape:
+            r = _ops.broadcast_to(r, o.shape)
+        o[...] = r
+    return out if isinstance(out, tuple) and len(out) > 1 else outs[0]
+
+
+def _wrap(name: str, fn: Callable, nin: int, nout: int = 1) -> ufunc:
+    return ufunc(name, fn, nin, nout)
+
+
+def _prim_fn(prim: P.Primitive, nin: int, doc: str, **params: Any) -> Callable:
+    if nin == 1:
+        def f(x: Any) -> Any:
+            return prim(x, **params)
+    else:
+        def f(x: Any, y: Any) -> Any:
+            return prim(x, y, **params)
+    f.__doc__ = doc
+    return f
+
+
+def _u(name: str, prim: P.Primitive, doc: str) -> ufunc:
+    return _wrap(name, _prim_fn(prim, 1, doc), 1)
+
+
+def _b(name: str, prim: P.Primitive, doc: str) -> ufunc:
+    return _wrap(name, _prim_fn(prim, 2, doc), 2)
+
+
+# --- the elementwise functions of _ops, as ufuncs ------------------------------------------
+negative = _wrap("negative", _ops.negative, 1)
+exp = _wrap("exp", _ops.exp, 1)
+log = _wrap("log", _ops.log, 1)
+log1p = _wrap("log1p", _ops.log1p, 1)
+expm1 = _wrap("expm1", _ops.expm1, 1)
+sqrt = _wrap("sqrt", _ops.sqrt, 1)
+abs = _wrap("abs", _ops.abs, 1)
+sign = _wrap("sign", _ops.sign, 1)
+tanh = _wrap("tanh", _ops.tanh, 1)
+sin = _wrap("sin", _ops.sin, 1)
+cos = _wrap("cos", _ops.cos, 1)
+logical_not = _wrap("logical_not", _ops.logical_not, 1)
+positive = _wrap("positive", _ops.positive, 1)
+square = _wrap("square", _ops.square, 1)
+add = _wrap("add", _ops.add, 2)
+subtract = _wrap("subtract", _ops.subtract, 2)
+multiply = _wrap("multiply", _ops.multiply, 2)
+divide = _wrap("divide", _ops.divide, 2)
+maximum = _wrap("maximum", _ops.maximum, 2)
+minimum = _wrap("minimum", _ops.minimum, 2)
+power = _wrap("power", _ops.power, 2)
+less = _wrap("less", _ops.less, 2)
+less_equal = _wrap("less_equal", _ops.less_equal, 2)
+greater = _wrap("greater", _ops.greater, 2)
+greater_equal = _wrap("greater_equal", _ops.greater_equal, 2)
+equal = _wrap("equal", _ops.equal, 2)
+not_equal = _wrap("not_equal", _ops.not_equal, 2)
+logical_and = _wrap("logical_and", _ops.logical_and, 2)
+logical_or = _wrap("logical_or", _ops.logical_or, 2)
+absolute = abs
+true_divide = divide
+
+# --- new unary ufuncs -----------------------------------------------------------------------
+tan = _u("tan", P.tan, "Elementwise tangent.")
+sinh = _u("sinh", P.sinh, "Elementwise hyperbolic sine.")
+cosh = _u("cosh", P.cosh, "Elementwise hyperbolic cosine.")
+arcsin = _u("arcsin", P.arcsin, "Elementwise inverse sine.")
+arccos = _u("arccos", P.arccos, "Elementwise inverse cosine.")
+arctan = _u("arctan", P.arctan, "Elementwise inverse tangent.")
+arcsinh = _u("arcsinh", P.arcsinh, "Elementwise inverse hyperbolic sine.")
+arccosh = _u("arccosh", P.arccosh, "Elementwise inverse hyperbolic cosine.")
+arctanh = _u("arctanh", P.arctanh, "Elementwise inverse hyperbolic tangent.")
+log2 = _u("log2", P.log2, "Elementwise base-2 logarithm.")
+log10 = _u("log10", P.log10, "Elementwise base-10 logarithm.")
+exp2 = _u("exp2", P.exp2, "Elementwise 2**x.")
+cbrt = _u("cbrt", P.cbrt, "Elementwise cube root.")
+reciprocal = _u("reciprocal", P.reciprocal, "Elementwise 1/x (integer division for ints).")
+fabs = _u("fabs", P.fabs, "Elementwise absolute value of real numbers.")
+floor = _u("floor", P.floor, "Elementwise floor (zero gradient).")
+ceil = _u("ceil", P.ceil, "Elementwise ceiling (zero gradient).")
+trunc = _u("trunc", P.trunc, "Elementwise rounding toward zero (zero gradient).")
+rint = _u("rint", P.rint, "Elementwise rounding to the nearest integer (zero gradient).")
+isnan = _u("isnan", P.isnan, "Elementwise test for NaN.")
+isinf = _u("isinf", P.isinf, "Elementwise test for positive or negative infinity.")
+isfinite = _u("isfinite", P.isfinite, "Elementwise test for finiteness.")
+signbit = _u("signbit", P.signbit, "Elementwise test for a set sign bit (x < 0 or -0.0).")
+invert = bitwise_not = bitwise_invert = _u(
+    "invert", P.invert, "Elementwise bitwise NOT (logical NOT for booleans).")
+
+
+def _deg2rad(x: Any) -> Any:
+    """Degrees to radians."""
+    return _ops.multiply(_float(x), math.pi / 180)
+
+
+def _rad2deg(x: Any) -> Any:
+    """Radians to degrees."""
+    return _ops.multiply(_float(x), 180 / math.pi)
+
+
+def _float(x: Any) -> Any:
+    """x, as a float array when it holds integers or booleans (NumPy's float ufunc loops)."""
+    return astype(x, _np.float64) if _dtype(x).kind in "biu" else x
+
+
+deg2rad = radians = _wrap("deg2rad", _deg2rad, 1)
+rad2deg = degrees = _wrap("rad2deg", _rad2deg, 1)
+
+# --- new binary ufuncs ----------------------------------------------------------------------
+logaddexp = _b("logaddexp", P.logaddexp, "log(exp(x) + exp(y)), computed stably.")
+logaddexp2 = _b("logaddexp2", P.logaddexp2, "log2(2**x + 2**y), computed stably.")
+arctan2 = _b("arctan2", P.arctan2, "Elementwise arctan(x1 / x2) in the correct quadrant.")
+hypot = _b("hypot", P.hypot, "Elementwise sqrt(x1**2 + x2**2).")
+remainder = mod = _b("remainder", P.remainder,
+                     "Elementwise remainder with the divisor's sign (Python's %).")
+fmod = _b("fmod", P.fmod, "Elementwise remainder with the dividend's sign (C's fmod).")
+floor_divide = _b("floor_divide", P.floor_divide, "Elementwise x // y (zero gradient).")
+copysign = _b("copysign", P.copysign, "Elementwise |x1| with the sign of x2.")
+heaviside = _b("heaviside", P.heaviside, "Step function: 0, x2 at x1 == 0, or 1.")
+fmax = _b("fmax", P.fmax, "Elementwise maximum that ignores NaNs.")
+fmin = _b("fmin", P.fmin, "Elementwise minimum that ignores NaNs.")
+logical_xor = _b("logical_xor", P.logical_xor, "Elementwise exclusive or.")
+bitwise_and = _b("bitwise_and", P.bitwise_and, "Elementwise bitwise AND.")
+bitwise_or = _b("bitwise_or", P.bitwise_or, "Elementwise bitwise OR.")
+bitwise_xor = _b("bitwise_xor", P.bitwise_xor, "Elementwise bitwise XOR.")
+left_shift = bitwise_left_shift = _b("left_shift", P.left_shift, "Elementwise x1 << x2.")
+right_shift = bitwise_right_shift = _b("right_shift", P.right_shift, "Elementwise x1 >> x2.")
+
+
+def _float_power(x: Any, y: Any) -> Any:
+    """x**y computed in float64 (or complex128)."""
+    dt = _np.result_type(_np.float64, _dtype(x), _dtype(y))
+    return _ops.power(astype(asarray(x), dt), y if isinstance(y, (int, float)) else
+                      astype(asarray(y), dt))
+
+
+def _ldexp(x: Any, e: Any) -> Any:
+    """x * 2**e (exact: a power of two)."""
+    x = _float(x)
+    return _ops.multiply(x, astype(P.exp2(astype(asarray(e), _np.float64)), _dtype(x)))
+
+
+def _divmod(x: Any, y: Any) -> tuple:
+    """(x // y, x % y)."""
+    return P.floor_divide(x, y), P.remainder(x, y)
+
+
+def _modf(x: Any) -> tuple:
+    """The fractional and integral parts of x (both with x's sign)."""
+    return P.fmod(x, 1.0), P.trunc(x)
+
+
+def _frexp(x: Any) -> tuple:
+    """Mantissa and exponent, x = m * 2**e with 0.5 <= |m| < 1 (the gradient of m is 2**-e)."""
+    e = P.frexp_exponent(x)
+    return _ldexp(x, _ops.negative(e)), e
+
+
+float_power = _wrap("float_power", _float_power, 2)
+ldexp = _wrap("ldexp", _ldexp, 2)
+divmod = _wrap("divmod", _divmod, 2, 2)
+modf = _wrap("modf", _modf, 1, 2)
+frexp = _wrap("frexp", _frexp, 1, 2)
+
+
+# --- non-ufunc elementwise functions --------------------------------------------------------
+
+def sinc(x: Any) -> Any:
+    """sin(pi x) / (pi x), 1 at 0 (gradient 0 there)."""
+    return P.sinc(x)
+
+
+def fix(x: Any) -> Any:
+    """Round toward zero (zero gradient)."""
+    return P.fix(x)
+
+
+def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
+    """Round to `decimals` places, half to even (zero gradient)."""
+    res = P.round_(a, decimals=int(decimals))
+    return res if out is None else _write_out("round", res, out)
+
+
+around = round
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Any:
+    """Replace NaN by `nan` and infinities by `posinf`/`neginf` (default: the largest finite
+    numbers); the gradient passes where x is finite."""
+    f = lambda v: None if v is None else float(v)
+    return P.nan_to_num(x, nan=float(nan), posinf=f(posinf), neginf=f(neginf))
+
+
+def isposinf(x: Any) -> Any:
+    """Elementwise test for +inf."""
+    return _ops.logical_and(isinf(x), _ops.logical_not(signbit(x)))
+
+
+def isneginf(x: Any) -> Any:
+    """Elementwise test for -inf."""
+    return _ops.logical_and(isinf(x), signbit(x))
+
+
+# --- reductions and scans named by ufunc ----------------------------------------------------
+
+def _lazy(module: str, name: str) -> Callable:
+    def f(*a: Any, **k: Any) -> Any:
+        from .. import numpy as vnp
+        return getattr(getattr(vnp, module) if module else vnp, name)(*a, **k)
+    return f
+
+
+_REDUCE: dict[str, Callable] = {
+    "add": _lazy("", "sum"), "multiply": _lazy("", "prod"), "maximum": _lazy("", "max"),
+    "minimum": _lazy("", "min"), "logical_and": _lazy("", "all"),
+    "logical_or": _lazy("", "any"), "fmax": _lazy("", "nanmax"), "fmin": _lazy("", "nanmin"),
+}
+_ACCUMULATE: dict[str, Callable] = {
+    "add": _lazy("", "cumsum"), "multiply": _lazy("", "cumprod"),
+    "maximum": _lazy("_stats", "cummax"), "minimum": _lazy("_stats", "cummin"),
+    "logical_and": _lazy("_stats", "cumall"), "logical_or": _lazy("_stats", "cumany"),
+}
+
+
+def _logaddexp_reduce(a: Any, axis: Any = 0, keepdims: bool = False) -> Any:
+    from ..nn import logsumexp
+    return logsumexp(a, axis=axis, keepdims=keepdims)
+
+
+_REDUCE["logaddexp"] = _logaddexp_reduce
+
+# --- dispatch of np.<ufunc>(tracer, ...) ----------------------------------------------------
+_ALIASES = {"true_divide": "divide", "absolute": "abs", "conjugate": "conj"}
+
+
+def dispatch_ufunc(uf: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """Route `np.<ufunc>(tracer, ...)` and its methods to vecgrad.numpy."""
+    from .. import numpy as vnp
+    name = _ALIASES.get(uf.__name__, uf.__name__)
+    fn = getattr(vnp, name, None)
+    if fn is None:
+        raise unsupported(f"numpy.{uf.__name__}")
+    if isinstance(fn, ufunc):
+        m = fn if method == "__call__" else getattr(fn, method, None)
+        if m is None:
+            raise unsupported(f"numpy.{uf.__name__}.{method}")
+        return m(*inputs, **kwargs)
+    if method != "__call__":
+        raise unsupported(f"numpy.{uf.__name__}.{method}")
+    if kwargs.pop("out", None) is not None or kwargs:
+        raise unsupported(f"numpy.{uf.__name__} with {sorted(kwargs) or ['out']}")
+    return fn(*inputs)
+

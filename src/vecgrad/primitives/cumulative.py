@@ -1,0 +1,78 @@
+"""Cumulative sums, products, maxima and minima along one static axis (NumPy's cumsum,
+cumprod and `np.maximum.accumulate` / `np.minimum.accumulate`).
+
+The VJP of a prefix sum is a suffix sum (`reverse=True`). cumprod's VJP is exact also where
+the input has zeros: with x' = x where x != 0 and 1 elsewhere, C' = cumprod(x') and z_j the
+number of zeros up to j, d out_j / d x_i = C'_j / x'_i when z_j counts no zero other than x_i
+itself, and 0 otherwise; so the cotangent is a suffix sum of g C' over the j with z_j = 0
+(for x_i != 0, divided by x_i) or z_j = 1 (for x_i = 0).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import Aval
+from . import Primitive, register
+from .elementwise import cast, eq, where
+
+__all__ = ["cummax", "cummin", "cumprod", "cumsum"]
+
+
+def _dtype(fn: Callable, dt: np.dtype) -> np.dtype:
+    return fn(np.ones(1, dt)).dtype
+
+
+def _scan(name: str, fn: Callable, vjp: Callable) -> Primitive:
+    """A scan along `axis` (params: axis, and for cumsum `reverse`: a suffix scan)."""
+    def shape_rule(x: Aval, axis: int, **p: Any) -> Aval:
+        if not 0 <= axis < x.ndim:
+            raise ShapeError(f"{name}: axis {axis} out of range for an array of shape {x.shape}")
+        return Aval(x.shape, _dtype(fn, x.dtype))
+
+    def impl(x: np.ndarray, axis: int, reverse: bool = False) -> np.ndarray:
+        if reverse:
+            return np.flip(fn(np.flip(x, axis), axis=axis), axis)
+        return fn(x, axis=axis)
+
+    def batch(n: int, b: tuple, x: Any, axis: int, **p: Any) -> Any:
+        return prim(x, axis=axis + 1, **p)
+    prim = register(Primitive(name, impl, shape_rule, vjp, batch))
+    return prim
+
+
+def _cumsum_vjp(g: Any, ans: Any, x: Any, axis: int, reverse: bool) -> tuple:
+    return (cumsum(g, axis=axis, reverse=not reverse),)
+
+
+def _cumprod_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
+    zero = eq(x, 0)
+    safe = where(zero, 1, x)
+    c = cumprod(safe, axis=axis)
+    zeros_so_far = cumsum(cast(zero, dtype=np.dtype(np.int64)), axis=axis, reverse=False)
+    gc = g * c
+    none = cumsum(where(eq(zeros_so_far, 0), gc, 0), axis=axis, reverse=True)
+    one = cumsum(where(eq(zeros_so_far, 1), gc, 0), axis=axis, reverse=True)
+    return (where(zero, one, none / safe),)
+
+
+def running_arg(x: Any, ans: Any, axis: int) -> Any:
+    """For a running max/min `ans` of x: the index along `axis` of the latest element that
+    attains it (where its cotangent goes)."""
+    n = x.shape[axis]
+    pos = np.arange(n).reshape((n,) + (1,) * (x.ndim - 1 - axis))
+    return cummax(where(eq(x, ans), pos, 0), axis=axis)
+
+
+def _extreme_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
+    from .sorting import scatter_add_along
+    return (scatter_add_along(g, running_arg(x, ans, axis), axis=axis, size=x.shape[axis]),)
+
+
+cumsum = _scan("cumsum", np.cumsum, _cumsum_vjp)
+cumprod = _scan("cumprod", np.cumprod, _cumprod_vjp)
+cummax = _scan("cummax", np.maximum.accumulate, _extreme_vjp)
+cummin = _scan("cummin", np.minimum.accumulate, _extreme_vjp)

@@ -1,0 +1,192 @@
+"""Sorting, data-dependent orderings, and the gather/scatter pair along one axis with a
+*traced* integer index (NumPy's take_along_axis and its transpose, a scatter-add).
+
+sort and partition reorder their input by a permutation that depends on the data; their VJP
+recomputes it (argsort / argpartition, which have no gradient) and scatters the cotangent back
+through it. Index operands are never differentiated. An index may be negative (it wraps, as in
+NumPy); an out-of-range index raises IndexError when the compiled code runs, as NumPy does.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import Aval
+from . import Primitive, register
+from .elementwise import _lift
+
+__all__ = ["argmax", "argmin", "argpartition", "argsort", "partition", "scatter_add_along",
+           "searchsorted", "sort", "take_along"]
+
+_INTP = np.dtype(np.intp)
+
+
+def _check_axis(name: str, x: Aval, axis: int) -> None:
+    if not 0 <= axis < x.ndim:
+        raise ShapeError(f"{name}: axis {axis} out of range for an array of shape {x.shape}")
+
+
+def _along(name: str, impl: Callable, vjp: Callable | None, int_out: bool = False
+           ) -> Primitive:
+    """An op along `axis` whose result has its input's shape (sort, argsort, partition...)."""
+    def shape_rule(x: Aval, axis: int, **p: Any) -> Aval:
+        _check_axis(name, x, axis)
+        return Aval(x.shape, _INTP if int_out else x.dtype)
+
+    def batch(n: int, b: tuple, x: Any, axis: int, **p: Any) -> Any:
+        return prim(x, axis=axis + 1, **p)
+    prim = register(Primitive(name, impl, shape_rule, vjp, batch))
+    return prim
+
+
+def _argpartition(x: np.ndarray, axis: int, kth: tuple[int, ...]) -> np.ndarray:
+    return np.argpartition(x, kth, axis=axis)
+
+
+def _partition(x: np.ndarray, axis: int, kth: tuple[int, ...]) -> np.ndarray:
+    # the values through the same permutation as the VJP uses (np.partition may arrange the
+    # elements off the kth positions differently)
+    return np.take_along_axis(x, _argpartition(x, axis, kth), axis)
+
+
+def _permuted_vjp(perm: Callable) -> Callable:
+    def vjp(g: Any, ans: Any, x: Any, axis: int, **p: Any) -> tuple:
+        return (scatter_add_along(g, perm(x, axis=axis, **p), axis=axis, size=x.shape[axis]),)
+    return vjp
+
+
+argsort = _along("argsort", lambda x, axis, kind: np.argsort(x, axis, kind), None, True)
+argpartition = _along("argpartition", _argpartition, None, True)
+sort = _along("sort", lambda x, axis, kind: np.sort(x, axis, kind), _permuted_vjp(
+    lambda x, axis, kind: argsort(x, axis=axis, kind=kind)))
+partition = _along("partition", _partition, _permuted_vjp(
+    lambda x, axis, kth: argpartition(x, axis=axis, kth=kth)))
+
+
+# --- argmax / argmin over one axis (the axis is removed) ------------------------------------
+
+def _arg_extreme(name: str, fn: Callable) -> Primitive:
+    def shape_rule(x: Aval, axis: int) -> Aval:
+        _check_axis(name, x, axis)
+        if x.shape[axis] == 0:
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        return Aval(x.shape[:axis] + x.shape[axis + 1:], _INTP)
+
+    def batch(n: int, b: tuple, x: Any, axis: int) -> Any:
+        return prim(x, axis=axis + 1)
+    prim = register(Primitive(name, lambda x, axis: fn(x, axis), shape_rule, None, batch))
+    return prim
+
+
+argmax = _arg_extreme("argmax", np.argmax)
+argmin = _arg_extreme("argmin", np.argmin)
+
+
+# --- gather and scatter-add along an axis with a traced index -------------------------------
+
+def _gather_shape(x: Aval, idx: Aval, axis: int) -> Aval:
+    if idx.dtype.kind not in "iu":
+        raise ShapeError(f"take_along_axis: indices must be integers, not {idx.dtype}")
+    if x.ndim != idx.ndim:
+        raise ShapeError(f"take_along_axis: the index (shape {idx.shape}) must have as many "
+                         f"dimensions as the array (shape {x.shape})")
+    _check_axis("take_along_axis", x, axis)
+    try:
+        s = np.broadcast_shapes(x.shape[:axis] + x.shape[axis + 1:],
+                                idx.shape[:axis] + idx.shape[axis + 1:])
+    except ValueError:
+        raise ShapeError(f"take_along_axis: shapes {x.shape} and {idx.shape} do not broadcast "
+                         f"off axis {axis}") from None
+    return Aval(s[:axis] + (idx.shape[axis],) + s[axis:], x.dtype)
+
+
+def _batch_along(prim_name: str) -> Callable:
+    def rule(n: int, batched: tuple[bool, ...], a: Any, idx: Any, axis: int, **p: Any) -> Any:
+        from . import REGISTRY
+        from .structural import reshape
+        rank = max(a.ndim - batched[0], idx.ndim - batched[1])
+        a, idx = [_lift(v, rank) if b else reshape(v, shape=(1,) * (rank + 1 - v.ndim) + v.shape)
+                  for v, b in zip((a, idx), batched)]
+        return REGISTRY[prim_name](a, idx, axis=axis + 1, **p)
+    return rule
+
+
+def _take_along(x: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
+    if all(d == 1 for i, d in enumerate(idx.shape) if i != axis):
+        # one index vector for every fiber (x[:, i]): np.take, several times faster than
+        # take_along_axis's broadcast fancy index
+        return np.take(x, idx.reshape(-1), axis)
+    return np.take_along_axis(x, idx, axis)
+
+
+take_along = register(Primitive(
+    "take_along", _take_along, _gather_shape,
+    lambda g, ans, x, idx, axis: (scatter_add_along(g, idx, axis=axis, size=x.shape[axis]), None),
+    _batch_along("take_along")))
+
+
+def _scatter_shape(g: Aval, idx: Aval, axis: int, size: int) -> Aval:
+    n = size
+    s = _gather_shape(g, idx, axis).shape
+    if g.shape[axis] not in (1, idx.shape[axis]):
+        raise ShapeError(f"scatter_add_along: values of shape {g.shape} do not match the "
+                         f"index of shape {idx.shape} along axis {axis}")
+    return Aval(s[:axis] + (n,) + s[axis + 1:], g.dtype)
+
+
+def _scatter_add_along(g: np.ndarray, idx: np.ndarray, axis: int, size: int) -> np.ndarray:
+    """out[..., idx[..., j, ...], ...] += g[..., j, ...] along `axis`, repeated indices
+    accumulating (a segment sum per fiber, by np.bincount on flat positions)."""
+    n = size
+    s = _gather_shape(Aval(g.shape, g.dtype), Aval(idx.shape, idx.dtype), axis).shape
+    shape = s[:axis] + (n,) + s[axis + 1:]
+    idx = np.broadcast_to(idx, s)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"index out of bounds for axis {axis} with size {n}")
+    grid: list[Any] = list(np.ogrid[tuple(slice(d) for d in s)])
+    grid[axis] = np.where(idx < 0, idx + n, idx)
+    flat = np.ravel_multi_index(np.broadcast_arrays(*grid), shape).ravel()
+    g = np.broadcast_to(g, s).ravel()
+    total = math.prod(shape)
+    if g.dtype.kind == "f":
+        return np.bincount(flat, g, total).astype(g.dtype, copy=False).reshape(shape)
+    out = np.zeros(total, g.dtype)
+    np.add.at(out, flat, g)
+    return out.reshape(shape)
+
+
+scatter_add_along = register(Primitive(
+    "scatter_add_along", _scatter_add_along, _scatter_shape,
+    lambda ct, ans, g, idx, axis, size: (take_along(ct, idx, axis=axis), None),
+    _batch_along("scatter_add_along")))
+
+
+# --- insertion positions into a sorted vector -----------------------------------------------
+
+def _searchsorted_shape(a: Aval, v: Aval, side: str) -> Aval:
+    if a.ndim != 1:
+        raise ShapeError(f"searchsorted: the sorted array must be 1-d, not of shape {a.shape}")
+    return Aval(v.shape, _INTP)
+
+
+def _searchsorted_batch(n: int, batched: tuple[bool, ...], a: Any, v: Any, side: str) -> Any:
+    """With a sorted row per instance, the position is the number of entries below v (or at
+    most v for side='right'): one comparison per pair, exact for non-NaN values."""
+    from .elementwise import cast, le, lt, reduce_sum
+    from .structural import reshape
+    if not batched[0]:
+        return searchsorted(a, v, side=side)
+    vs = v.shape[1:] if batched[1] else v.shape
+    vb = v if batched[1] else reshape(v, shape=(1,) + vs)
+    rows = reshape(a, shape=(n,) + (1,) * len(vs) + (a.shape[1],))
+    below = (lt if side == "left" else le)(rows, reshape(vb, shape=vb.shape + (1,)))
+    return reduce_sum(cast(below, dtype=_INTP), axes=(len(vs) + 1,))
+
+
+searchsorted = register(Primitive(
+    "searchsorted", lambda a, v, side: np.searchsorted(a, v, side), _searchsorted_shape, None,
+    _searchsorted_batch))

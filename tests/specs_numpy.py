@@ -1,0 +1,192 @@
+"""Specs of the NumPy-API primitives: the remaining elementwise ufuncs, cumulative scans,
+sorting and the traced-index gather/scatter pair."""
+from __future__ import annotations
+
+import numpy as np
+from spec_lib import Spec, away0, binary, boolean, normal, positive, unary
+
+
+def unit(r, s):
+    return r.uniform(-0.9, 0.9, s)
+
+
+def above1(r, s):
+    return r.uniform(1.2, 3.0, s)
+
+
+def off_half(r, s):
+    """Values away from the rounding boundaries x.5 (and from integers, where floor jumps)."""
+    return r.integers(-4, 4, s) + r.uniform(0.1, 0.4, s) * r.choice([1, 3], s)
+
+
+def ints(r, s):
+    return r.integers(-6, 7, s)
+
+
+def with_nonfinite(r, s):
+    x = r.standard_normal(s)
+    flat = x.reshape(-1)
+    flat[:: 3] = np.array([np.nan, np.inf, -np.inf] * len(flat))[: len(flat[::3])]
+    return x
+
+
+def ties(r, s):
+    """Normal values with ties and NaNs (fmax/fmin)."""
+    x = r.integers(0, 3, s).astype(np.float64)
+    x.reshape(-1)[::5] = np.nan
+    return x
+
+
+def away_int(r, s):
+    """Divisors whose quotients stay away from integers (remainder jumps there)."""
+    return r.choice([-1.0, 1.0], s) * r.uniform(0.7, 0.9, s)
+
+
+def zeros_some(r, s):
+    x = away0(r, s)
+    x.reshape(-1)[1::4] = 0.0
+    return x
+
+
+def small_ints_f(r, s):
+    return r.integers(-1, 6, s).astype(float)
+
+
+def perm_index(n, axis):
+    """Random permutations along `axis` (a traced index, as argsort would give)."""
+    def gen(r, s):
+        return np.argsort(r.random(s), axis=axis)
+    return gen
+
+
+def repeated_index(n):
+    def gen(r, s):
+        return r.integers(-n, n, s)
+    return gen
+
+
+U = ((3, 4),)
+AXES = [((3, 4, 5), 0), ((3, 4, 5), 2), ((7,), 0)]
+
+SPECS: list[Spec] = [
+    # unary elementwise
+    unary("tan", np.tan, unit),
+    unary("sinh", np.sinh),
+    unary("cosh", np.cosh),
+    unary("arcsin", np.arcsin, unit),
+    unary("arccos", np.arccos, unit),
+    unary("arctan", np.arctan),
+    unary("arcsinh", np.arcsinh),
+    unary("arccosh", np.arccosh, above1),
+    unary("arctanh", np.arctanh, unit),
+    unary("log2", np.log2, positive),
+    unary("log10", np.log10, positive),
+    unary("exp2", np.exp2),
+    unary("cbrt", np.cbrt, away0),
+    unary("reciprocal", np.reciprocal, away0),
+    unary("fabs", np.fabs, away0),
+    unary("sinc", np.sinc),
+    Spec("sinc", ((5,),), np.sinc, gens=lambda r, s: np.array([0.0, 1.0, -2.0, 0.5, 1e-3]),
+         label="at-zero-and-integers"),
+    Spec("nan_to_num", U, lambda x: np.nan_to_num(x), {"nan": 0.0, "posinf": None,
+                                                       "neginf": None}),
+    Spec("nan_to_num", U, lambda x: np.nan_to_num(x, nan=-1.0, posinf=9.0, neginf=-9.0),
+         {"nan": -1.0, "posinf": 9.0, "neginf": -9.0}, with_nonfinite, label="nonfinite"),
+    unary("floor", np.floor, off_half),
+    unary("ceil", np.ceil, off_half),
+    unary("trunc", np.trunc, off_half),
+    unary("rint", np.rint, off_half),
+    unary("fix", np.fix, off_half),
+    Spec("round", U, lambda x: np.round(x, 1), {"decimals": 1}, off_half, label="1"),
+    Spec("round", U, np.round, {"decimals": 0}, off_half, label="0"),
+    Spec("round", ((3, 4),), lambda x: np.round(x, -1), {"decimals": -1},
+         gens=lambda r, s: r.integers(-99, 99, s) + 0.0, label="neg-decimals"),
+    unary("isnan", np.isnan, with_nonfinite),
+    unary("isinf", np.isinf, with_nonfinite),
+    unary("isfinite", np.isfinite, with_nonfinite),
+    unary("signbit", np.signbit),
+    unary("invert", np.invert, boolean),
+    Spec("invert", U, np.invert, gens=ints, label="ints"),
+    unary("frexp_exponent", lambda x: np.frexp(x)[1], away0),
+    # binary elementwise
+    binary("logaddexp", np.logaddexp),
+    binary("logaddexp2", np.logaddexp2),
+    binary("arctan2", np.arctan2, (normal, away0)),
+    binary("hypot", np.hypot, (away0, away0)),
+    binary("remainder", np.remainder, (normal, away_int)),
+    binary("fmod", np.fmod, (normal, away_int)),
+    binary("copysign", np.copysign, (away0, away0)),
+    binary("heaviside", np.heaviside, (lambda r, s: r.integers(-1, 2, s).astype(float), normal),
+           wrt=(1,)),
+    binary("fmax", np.fmax, (normal, ties)),
+    binary("fmin", np.fmin, (ties, normal)),
+    binary("floor_divide", np.floor_divide, (normal, away_int)),
+    binary("logical_xor", np.logical_xor, boolean),
+    binary("bitwise_and", np.bitwise_and, ints),
+    binary("bitwise_or", np.bitwise_or, boolean),
+    binary("bitwise_xor", np.bitwise_xor, ints),
+    binary("left_shift", np.left_shift, (ints, lambda r, s: r.integers(0, 4, s))),
+    binary("right_shift", np.right_shift, (ints, lambda r, s: r.integers(0, 4, s))),
+    # cumulative scans
+    *[Spec("cumsum", (s,), lambda x, a=a: np.cumsum(x, a), {"axis": a, "reverse": False},
+           label=f"{s}-{a}") for s, a in AXES],
+    Spec("cumsum", ((3, 4, 5),), lambda x: np.flip(np.cumsum(np.flip(x, 1), 1), 1),
+         {"axis": 1, "reverse": True}, label="reverse"),
+    Spec("cumsum", ((3, 4),), lambda x: np.cumsum(x, 1), {"axis": 1, "reverse": False},
+         gens=boolean, label="bool-int64"),
+    *[Spec("cumprod", (s,), lambda x, a=a: np.cumprod(x, a), {"axis": a}, away0,
+           label=f"{s}-{a}") for s, a in AXES],
+    Spec("cumprod", ((4, 9),), lambda x: np.cumprod(x, 1), {"axis": 1}, zeros_some,
+         label="zeros"),
+    *[Spec(n, (s,), lambda x, a=a, f=f: f.accumulate(x, a), {"axis": a}, label=f"{s}-{a}")
+      for n, f in [("cummax", np.maximum), ("cummin", np.minimum)] for s, a in AXES[:2]],
+    # sorting
+    *[Spec("sort", (s,), lambda x, a=a: np.sort(x, a), {"axis": a, "kind": None},
+           label=f"{s}-{a}") for s, a in AXES],
+    Spec("sort", ((3, 8),), lambda x: np.sort(x, 1, "stable"), {"axis": 1, "kind": "stable"},
+         label="stable"),
+    *[Spec("argsort", (s,), lambda x, a=a: np.argsort(x, a, "stable"),
+           {"axis": a, "kind": "stable"}, label=f"{s}-{a}") for s, a in AXES],
+    Spec("partition", ((3, 8),), lambda x: np.partition(x, 3, 1), {"axis": 1, "kth": (3,)}),
+    Spec("partition", ((9, 2),), lambda x: np.partition(x, (1, 6), 0),
+         {"axis": 0, "kth": (1, 6)}, label="two-kth"),
+    Spec("argpartition", ((3, 8),), lambda x: np.argpartition(x, 3, 1),
+         {"axis": 1, "kth": (3,)}),
+    *[Spec(n, ((3, 4, 5),), lambda x, a=a, f=f: f(x, a), {"axis": a}, label=str(a))
+      for n, f in [("argmax", np.argmax), ("argmin", np.argmin)] for a in (0, 2)],
+    Spec("searchsorted", ((6,), (3, 4)), lambda a, v: np.searchsorted(a, v),
+         {"side": "left"}, gens=(lambda r, s: np.sort(r.integers(0, 5, s)).astype(float),
+                                 small_ints_f), label="left"),
+    Spec("searchsorted", ((6,), (5,)), lambda a, v: np.searchsorted(a, v, "right"),
+         {"side": "right"}, gens=(lambda r, s: np.sort(r.integers(0, 5, s)).astype(float),
+                                  small_ints_f), label="right"),
+    # traced-index gather and its transpose
+    Spec("take_along", ((3, 5), (3, 5)), lambda x, i: np.take_along_axis(x, i, 1),
+         {"axis": 1}, gens=(normal, perm_index(5, 1)), label="perm"),
+    Spec("take_along", ((4, 3), (6, 3)), lambda x, i: np.take_along_axis(x, i, 0),
+         {"axis": 0}, gens=(normal, repeated_index(4)), label="repeats-negative"),
+    Spec("take_along", ((3, 5, 2), (1, 4, 2)), lambda x, i: np.take_along_axis(x, i, 1),
+         {"axis": 1}, gens=(normal, repeated_index(5)), label="broadcast-index"),
+    Spec("take_along", ((1, 5), (3, 2)), lambda x, i: np.take_along_axis(x, i, 1),
+         {"axis": 1}, gens=(normal, repeated_index(5)), label="broadcast-array"),
+    Spec("scatter_add_along", ((3, 5), (3, 5)),
+         lambda g, i: _scatter_ref(g, i, 1, 5), {"axis": 1, "size": 5},
+         gens=(normal, perm_index(5, 1)), label="perm"),
+    Spec("scatter_add_along", ((6, 3), (6, 3)),
+         lambda g, i: _scatter_ref(g, i, 0, 4), {"axis": 0, "size": 4},
+         gens=(normal, repeated_index(4)), label="repeats"),
+    Spec("scatter_add_along", ((2, 4, 3), (1, 4, 3)),
+         lambda g, i: _scatter_ref(g, i, 1, 6), {"axis": 1, "size": 6},
+         gens=(normal, repeated_index(6)), label="broadcast-index"),
+]
+
+
+def _scatter_ref(g, idx, axis, n):
+    s = np.broadcast_shapes(g.shape, idx.shape)
+    out = np.zeros(s[:axis] + (n,) + s[axis + 1:], g.dtype)
+    idx = np.broadcast_to(idx, s) % n
+    g = np.broadcast_to(g, s)
+    for pos in np.ndindex(*s):
+        tgt = pos[:axis] + (idx[pos],) + pos[axis + 1:]
+        out[tgt] += g[pos]
+    return out
