@@ -86,6 +86,8 @@ SPECS: list[Spec] = [
     unary("reciprocal", np.reciprocal, away0),
     unary("fabs", np.fabs, away0),
     unary("sinc", np.sinc),
+    unary("deg2rad", np.deg2rad),
+    unary("rad2deg", np.rad2deg),
     Spec("sinc", ((5,),), np.sinc, gens=lambda r, s: np.array([0.0, 1.0, -2.0, 0.5, 1e-3]),
          label="at-zero-and-integers"),
     Spec("nan_to_num", U, lambda x: np.nan_to_num(x), {"nan": 0.0, "posinf": None,

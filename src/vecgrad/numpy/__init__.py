@@ -164,17 +164,19 @@ def identity(n: int, dtype: Any = float) -> _np.ndarray:
     return _np.identity(n, dtype)
 
 
-from . import (
-    _ndarray,  # noqa: F401  (the ndarray methods of traced arrays)
-    linalg,  # noqa: F401
-)
-from ._indexing import *
+# The order matters: later modules extend names of earlier ones (e.g. the elementwise
+# functions of _ops become ufuncs with methods in _ufuncs).
+# isort: off
+from . import linalg  # noqa: F401
 from ._ops import *
-from ._ops import dispatch_function  # noqa: F401
+from ._ufuncs import *
 from ._shape_ops import *
 from ._stats import *
-from ._ufuncs import *
+from ._indexing import *
+from . import _ndarray  # noqa: F401  (the ndarray methods of traced arrays)
+from ._ops import dispatch_function  # noqa: F401
 from ._ufuncs import dispatch_ufunc  # noqa: F401
+# isort: on
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "builtins", "annotations", "Any", "P", "Tracer", "const_tracer", "ArrayLike")]

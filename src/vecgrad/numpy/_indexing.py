@@ -95,7 +95,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
     if isinstance(indices, Tracer):
         idx = indices
         if mode == "wrap":
-            idx = _ops.remainder(idx, n)
+            idx = P.remainder(idx, n)
         elif mode == "clip":
             idx = _ops.clip(idx, 0, n - 1)
         return _take_traced(a, idx, axis)
@@ -193,7 +193,7 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
     choices = [asarray(c) for c in choices]
     n = len(choices)
     if mode == "wrap":
-        a = _ops.remainder(a, n)
+        a = P.remainder(a, n)
     elif mode == "clip":
         a = _ops.clip(a, 0, n - 1)
     elif not isinstance(a, Tracer) and (_np.min(a) < 0 or _np.max(a) >= n):

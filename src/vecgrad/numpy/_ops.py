@@ -27,7 +27,6 @@ __all__ = [
     "clip",
     "concatenate",
     "cos",
-    "diag",
     "divide",
     "dot",
     "einsum",
@@ -77,7 +76,6 @@ __all__ = [
     "swapaxes",
     "tanh",
     "tensordot",
-    "trace",
     "transpose",
     "true_divide",
     "where",
@@ -545,23 +543,6 @@ def inner(a: Any, b: Any) -> Any:
     if na == 0 or nb == 0:
         return multiply(a, b)
     return tensordot(a, b, ([na - 1], [nb - 1]))
-
-
-def diag(v: Any, k: int = 0) -> Any:
-    """Diagonal of a matrix, or a diagonal matrix from a vector (k = 0 only)."""
-    if k != 0:
-        raise unsupported("vecgrad.numpy.diag with k != 0")
-    s = _shape(v)
-    if len(s) == 2:
-        return einsum("ii->i", v[: builtins.min(s), : builtins.min(s)])
-    if len(s) == 1:
-        return multiply(reshape(v, (s[0], 1)), _np.eye(s[0], dtype=_dtype(v)))
-    raise ShapeError("diag: input must be 1-d or 2-d")
-
-
-def trace(a: Any) -> Any:
-    """Sum of the main diagonal."""
-    return sum(diag(a))
 
 
 # ---------------------------------------------------------------------- NumPy dispatching

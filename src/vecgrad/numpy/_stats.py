@@ -706,9 +706,9 @@ def piecewise(x: Any, condlist: Any, funclist: Sequence[Any], *args: Any, **kw: 
     dtype. With traced conditions every function sees the whole array, but values (and
     gradients) are taken only where its condition holds."""
     x = asarray(x)
-    if isinstance(condlist, Tracer) or _np.ndim(condlist) == 0 or (
-            not isinstance(condlist, (list, tuple)) and _np.ndim(condlist) == _nd(x)):
-        condlist = [condlist]
+    if not isinstance(condlist, (list, tuple)) or not condlist or _np.ndim(condlist[0]) == 0 \
+            and _nd(x) > 0 and len(condlist) == _shape(x)[0]:
+        condlist = [condlist]  # one condition (an array, or a list of bools per entry)
     condlist = list(condlist)
     if len(funclist) == len(condlist) + 1:
         condlist = condlist + [_ops.logical_not(_any_of(condlist))]

@@ -7,7 +7,6 @@ semantics), which is why repeated indices there are an error.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +39,7 @@ __all__ = [
     "bitwise_xor",
     "cbrt",
     "ceil",
+    "clip",
     "copysign",
     "cos",
     "cosh",
@@ -302,23 +302,14 @@ invert = bitwise_not = bitwise_invert = _u(
     "invert", P.invert, "Elementwise bitwise NOT (logical NOT for booleans).")
 
 
-def _deg2rad(x: Any) -> Any:
-    """Degrees to radians."""
-    return _ops.multiply(_float(x), math.pi / 180)
-
-
-def _rad2deg(x: Any) -> Any:
-    """Radians to degrees."""
-    return _ops.multiply(_float(x), 180 / math.pi)
+deg2rad = radians = _u("deg2rad", P.deg2rad, "Degrees to radians.")
+rad2deg = degrees = _u("rad2deg", P.rad2deg, "Radians to degrees.")
 
 
 def _float(x: Any) -> Any:
-    """x, as a float array when it holds integers or booleans (NumPy's float ufunc loops)."""
+    """x, as a float array when it holds integers or booleans."""
     return astype(x, _np.float64) if _dtype(x).kind in "biu" else x
 
-
-deg2rad = radians = _wrap("deg2rad", _deg2rad, 1)
-rad2deg = degrees = _wrap("rad2deg", _rad2deg, 1)
 
 # --- new binary ufuncs ----------------------------------------------------------------------
 logaddexp = _b("logaddexp", P.logaddexp, "log(exp(x) + exp(y)), computed stably.")
@@ -404,6 +395,19 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None
     numbers); the gradient passes where x is finite."""
     f = lambda v: None if v is None else float(v)
     return P.nan_to_num(x, nan=float(nan), posinf=f(posinf), neginf=f(neginf))
+
+
+def clip(a: Any, a_min: Any = _np._NoValue, a_max: Any = _np._NoValue, out: Any = None, *,
+         min: Any = _np._NoValue, max: Any = _np._NoValue) -> Any:
+    """Limit values to [min, max] (either bound may be None, an array, or traced). At a
+    bound the gradient is split between the value and the bound, as JAX's."""
+    if a_min is not _np._NoValue and min is not _np._NoValue or \
+            a_max is not _np._NoValue and max is not _np._NoValue:
+        raise TypeError("clip: pass each bound once (a_min or min, a_max or max)")
+    lo = a_min if a_min is not _np._NoValue else None if min is _np._NoValue else min
+    hi = a_max if a_max is not _np._NoValue else None if max is _np._NoValue else max
+    res = _ops.clip(a, lo, hi)
+    return res if out is None else _write_out("clip", res, out)
 
 
 def isposinf(x: Any) -> Any:

@@ -40,6 +40,7 @@ __all__ = [
     "ceil",
     "copysign",
     "cosh",
+    "deg2rad",
     "exp2",
     "fabs",
     "fix",
@@ -62,6 +63,7 @@ __all__ = [
     "logaddexp2",
     "logical_xor",
     "nan_to_num",
+    "rad2deg",
     "reciprocal",
     "remainder",
     "right_shift",
@@ -93,6 +95,8 @@ exp2 = unary("exp2", np.exp2, lambda g, ans, x: g * ans * _LN2)
 cbrt = unary("cbrt", np.cbrt, lambda g, ans, x: g / (3 * ans * ans))  # x^(1/3)' = 1/(3 x^(2/3))
 reciprocal = unary("reciprocal", np.reciprocal, lambda g, ans, x: -g * ans * ans)
 fabs = unary("fabs", np.fabs, lambda g, ans, x: g * sign(x))
+deg2rad = unary("deg2rad", np.deg2rad, lambda g, ans, x: g * (math.pi / 180))
+rad2deg = unary("rad2deg", np.rad2deg, lambda g, ans, x: g * (180 / math.pi))
 
 
 def _sinc_vjp(g: Any, ans: Any, x: Any) -> Any:
