@@ -212,3 +212,29 @@ def test_vstack_rejects_a_bare_array():
 def test_dtypes_follow_numpy(fn, dtype):
     x = (M * 3).astype(dtype)
     assert_same(vg.jit(lambda x: fn(vnp, x))(x), fn(np, x))
+
+
+@pytest.mark.parametrize("make", [
+    lambda xp, b: xp.pad(b, 0), lambda xp, b: xp.tile(b, 1), lambda xp, b: xp.repeat(b, 1, 0),
+    lambda xp, b: xp.roll(b, 0), lambda xp, b: xp.concatenate([b]), lambda xp, b: xp.vstack([b]),
+    lambda xp, b: xp.delete(b, [], 0), lambda xp, b: xp.meshgrid(b[0], b[1])[0],
+    lambda xp, b: xp.choose(np.zeros((3, 4), int), [b]), lambda xp, b: xp.append(b, b[:0], 0),
+    lambda xp, b: xp.resize(b, b.shape), lambda xp, b: xp.insert(b, [], 0.0, 1),
+], ids=["pad", "tile", "repeat", "roll", "concatenate", "vstack", "delete", "meshgrid",
+        "choose", "append", "resize", "insert"])
+def test_copying_functions_return_new_arrays_like_numpy(make):
+    def f(xp, x):
+        buf = x * 1.0
+        out = make(xp, buf)
+        out[0, 0] = 99.0  # must not reach buf
+        return buf, out
+    check(f, M)
+
+
+def test_diagonal_is_read_only_like_numpy():
+    def f(x):
+        d = vnp.diagonal(x * 1.0)
+        d[0] = 1.0  # <- error
+        return d
+    with pytest.raises(vg.ReadOnlyError, match="np.diagonal"):
+        vg.jit(f)(M)

@@ -17,6 +17,7 @@ from .. import primitives as P
 from ..errors import ShapeError, TraceError, unsupported
 from ..tracing import Tracer
 from . import _dtype, _ops, _shape, asarray, astype
+from ._shape_ops import fresh
 
 __all__ = [
     "argwhere", "choose", "compress", "copyto", "extract", "flatnonzero", "nonzero", "place",
@@ -201,7 +202,8 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
     out = choices[-1]
     for k in range(n - 2, -1, -1):
         out = _ops.where(_ops.equal(a, k), choices[k], out)
-    return _ops.broadcast_to(out, _np.broadcast_shapes(_shape(a), *[_shape(c) for c in choices]))
+    shape = _np.broadcast_shapes(_shape(a), *[_shape(c) for c in choices])
+    return fresh(_ops.broadcast_to(out, shape), *choices)
 
 
 def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -> Any:

@@ -250,8 +250,9 @@ def to_device(self: Tracer, device: Any, /, *, stream: Any = None) -> Tracer:
 def astype_(self: Tracer, dtype: Any, order: str = "K", casting: str = "unsafe",
             subok: bool = True, copy: bool = True) -> Any:
     """Cast to `dtype` (a new array unless copy=False and the dtype is already `dtype`)."""
-    out = astype(self, dtype)
-    return self.copy() if out is self and copy else out
+    if not copy and self.dtype == _np.dtype(dtype):
+        return self
+    return astype(self, dtype)
 
 
 def compress(self: Tracer, condition: Any, axis: Any = None, out: Any = None) -> Any:

@@ -77,6 +77,16 @@ def _axis(axis: int, nd: int) -> int:
     return axis % nd
 
 
+def fresh(out: Any, *inputs: Any) -> Any:
+    """`out` as a new array, where NumPy returns one but the composition may have given an
+    input itself or a view of one (a trivial pad, a one-piece concatenation)."""
+    if isinstance(out, Tracer):
+        return out.copy() if out._view is not None or any(out is a for a in inputs) else out
+    if isinstance(out, _np.ndarray) and (out.base is not None or any(out is a for a in inputs)):
+        return out.copy()
+    return out
+
+
 def _at_axis(k: Any, axis: int) -> tuple:
     """An index that applies `k` along `axis` and takes everything elsewhere."""
     return (slice(None),) * axis + (k,)
@@ -122,7 +132,7 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, out: Any = None,
         arrays, axis = [_ops.ravel(a) for a in arrays], 0
     if dtype is not None:
         arrays = [astype(a, dtype) for a in arrays]
-    return _ops.concatenate(arrays, axis)
+    return fresh(_ops.concatenate(arrays, axis), *arrays)
 
 
 def vstack(tup: Sequence[Any], *, dtype: Any = None, casting: str = "same_kind") -> Any:
@@ -273,7 +283,7 @@ def repeat(a: Any, repeats: Any, axis: int | None = None) -> Any:
             raise ValueError("repeats may not contain negative values.")
         wide = _ops.broadcast_to(_ops.reshape(a, s[:axis + 1] + (1,) + s[axis + 1:]),
                                  s[:axis + 1] + (r,) + s[axis + 1:])
-        return _ops.reshape(wide, s[:axis] + (s[axis] * r,) + s[axis + 1:])
+        return fresh(_ops.reshape(wide, s[:axis] + (s[axis] * r,) + s[axis + 1:]), a)
     return a[_at_axis(_np.repeat(_np.arange(_shape(a)[axis]), reps), axis)]
 
 
@@ -287,7 +297,7 @@ def tile(A: Any, reps: Any) -> Any:
     inter = tuple(x for pair in zip((1,) * d, s) for x in pair)
     wide = tuple(x for pair in zip(reps, s) for x in pair)
     out = _ops.broadcast_to(_ops.reshape(A, inter), wide)
-    return _ops.reshape(out, tuple(r * n for r, n in zip(reps, s)))
+    return fresh(_ops.reshape(out, tuple(r * n for r, n in zip(reps, s))), A)
 
 
 def resize(a: Any, new_shape: Any) -> Any:
@@ -297,12 +307,12 @@ def resize(a: Any, new_shape: Any) -> Any:
     size, n = math.prod(new_shape), _shape(flat)[0]
     if size == 0 or n == 0:
         return zeros(new_shape, _dtype(a))
-    return _ops.reshape(gather_runs(flat, _np.arange(size) % n, 0), new_shape)
+    return fresh(_ops.reshape(gather_runs(flat, _np.arange(size) % n, 0), new_shape), a)
 
 
 def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     """Roll elements along `axis` (the flattened array by default); a copy."""
-    a = asarray(a)
+    a = x = asarray(a)
     if axis is None:
         return _ops.reshape(roll(_ops.ravel(a), shift, 0), _shape(a))
     shifts, axes = _np.broadcast_arrays(_np.asarray(shift), _np.asarray(axis))
@@ -311,7 +321,7 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
         n = _shape(a)[ax]
         if n:
             a = gather_runs(a, _np.roll(_np.arange(n), int(s)), ax)
-    return a
+    return fresh(a, x)
 
 
 def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
@@ -337,7 +347,7 @@ def delete(arr: Any, obj: Any, axis: int | None = None) -> Any:
         arr, axis = _ops.ravel(arr), 0
     axis = _axis(axis, _nd(arr))
     keep = _np.delete(_np.arange(_shape(arr)[axis]), obj)
-    return gather_runs(arr, keep, axis)
+    return fresh(gather_runs(arr, keep, axis), arr)
 
 
 def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
@@ -396,7 +406,7 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
         else:
             src = _np.pad(_np.arange(n), (lo, hi), mode=mode)
             a = gather_runs(a, src, ax)
-    return a
+    return fresh(a, array)
 
 
 def _pad_constant(a: Any, ax: int, lo: int, hi: int, cv: Any) -> Any:
@@ -485,7 +495,10 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     r0, c0 = builtins.max(0, -offset), builtins.max(0, offset)
     n = builtins.max(0, builtins.min(n1 - r0, n2 - c0))
     x = x[..., r0:r0 + n, c0:c0 + n]
-    return _ops.einsum("...ii->...i", x)
+    out = _ops.einsum("...ii->...i", x)
+    if isinstance(out, Tracer):  # NumPy's diagonal is a read-only view
+        out._readonly = "the read-only view returned by np.diagonal"
+    return out
 
 
 def diag(v: Any, k: int = 0) -> Any:
@@ -588,7 +601,7 @@ def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = 
         outs = [_ops.swapaxes(o, 0, 1) for o in outs]
     if not sparse:
         outs = list(broadcast_arrays(*outs))
-    return tuple(outs)
+    return tuple(fresh(o) for o in outs) if copy else tuple(outs)
 
 
 # ------------------------------------------------------------------------ index tricks

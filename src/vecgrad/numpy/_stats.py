@@ -106,7 +106,7 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
         avg = _ops.divide(_ops.sum(_ops.multiply(a, w), axis, keepdims=keepdims), scl)
     if returned:
         if _shape(scl) != _shape(avg):
-            scl = _ops.broadcast_to(scl, _shape(avg))
+            scl = _ops.broadcast_to(scl, _shape(avg)).copy()
         return avg, scl
     return avg
 

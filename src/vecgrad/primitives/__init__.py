@@ -92,7 +92,7 @@ from .elementwise import *
 from .linalg import *
 from .matrix import *
 from .nn import *
-from .spectral import *
 from .sorting import *
+from .spectral import *
 from .structural import *
 from .ufuncs import *
