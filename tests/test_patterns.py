@@ -15,10 +15,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_batch import check as check_batched
 
 import vecgrad as vg
+import vecgrad.numpy as vnp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from patterns import ITEMS, PATTERNS
@@ -74,3 +76,22 @@ def test_runner_through_the_cli(tmp_path):
 def test_runner_rejects_unknown_program():
     with pytest.raises(SystemExit):
         patterns_run.main(["--only", "no_such_program"])
+
+
+def test_long_accumulation_chain_under_a_contraction_compiles():
+    """Regression (found by the suite at default sizes): 400 read-modify-writes of a buffer's
+    rows under one sum overflowed the stack in the contraction_of_scatter_add rewrite."""
+    n = 400
+
+    def f(X, c):
+        buf = vnp.zeros(X.shape)
+        for i in range(n):
+            buf[i] = X[i]
+            buf[i] = buf[i] * c[i]
+        return vnp.sum(vnp.sin(buf))
+
+    rng = np.random.default_rng(0)
+    X, c = rng.standard_normal((n, 3)), rng.standard_normal(n)
+    gX, gc = vg.grad(f, argnums=(0, 1))(X, c)
+    np.testing.assert_allclose(gX, np.cos(X * c[:, None]) * c[:, None], rtol=1e-12)
+    np.testing.assert_allclose(gc, np.sum(np.cos(X * c[:, None]) * X, axis=1), rtol=1e-12)

@@ -163,7 +163,7 @@ PATTERNS = [
     Pattern("two_column_writes", 1, two_column_writes, two_column_writes_ref, two_column_inputs,
             {"small": {"n": 7, "d": 3}, "default": {"n": 2000, "d": 16}}, (0, 1, 2)),
     Pattern("attention_rows", 1, attention_rows, attention_rows_ref, attention_inputs,
-            {"small": {"n": 5, "d": 3}, "default": {"n": 64, "d": 64}}, (0, 1, 2)),
+            {"small": {"n": 5, "d": 3}, "default": {"n": 80, "d": 128}}, (0, 1, 2)),
     Pattern("layernorm_inplace", 1, layernorm_inplace, layernorm_ref, layernorm_inputs,
             {"small": {"n": 6, "d": 4}, "default": {"n": 1000, "d": 64}}, (0, 1, 2)),
     Pattern("scaled_accumulate", 1, scaled_accumulate, scaled_accumulate_ref,

@@ -39,7 +39,8 @@ def _prep_edges(args):
 
 
 def weighted_scatter(x, w, edges):
-    """Item 3: a 1-D scatter-add, out[j] += w_e * x[i] for (i, j), w_e in zip(edges, w)."""
+    """Item 3: a scatter-add of weighted rows, out[j] += w_e * x[i] for (i, j), w_e in
+    zip(edges, w)."""
     out = vnp.zeros_like(x)
     for (i, j), we in zip(edges, w):
         out[j] += we * x[i]
@@ -47,42 +48,36 @@ def weighted_scatter(x, w, edges):
 
 
 def weighted_scatter_ref(x, w, src, dst):
-    return np.sum(np.tanh(np.bincount(dst, weights=w * x[src], minlength=len(x))))
+    return np.sum(np.tanh(segment_sum(w[:, None] * x[src], dst)))
 
 
-def weighted_scatter_inputs(rng, n, e):
-    return normal(rng, n), normal(rng, e), random_edges(rng, n, e)
-
-
-def _prep_scatter(args):
-    x, w, edges = args
-    src, dst = np.array(edges).T
-    return x, w, src, dst
+def weighted_scatter_inputs(rng, n, e, f):
+    return normal(rng, n, f), normal(rng, e), random_edges(rng, n, e)
 
 
 def soft_histogram(values, bins, n_bins):
-    """Item 3: a histogram-like count into bins known in advance, hist[b] += exp(v), then the
-    entropy of the normalised histogram."""
-    hist = vnp.full(n_bins, 1e-3)
+    """Item 3: a per-channel histogram-like count into bins known in advance,
+    hist[b] += exp(v), then the entropy of each channel's normalised histogram."""
+    hist = vnp.full((n_bins, values.shape[1]), 1e-3)
     for v, b in zip(values, bins):
         hist[b] += vnp.exp(v)
-    p = hist / vnp.sum(hist)
+    p = hist / vnp.sum(hist, axis=0)
     return -vnp.sum(p * vnp.log(p))
 
 
 def soft_histogram_ref(values, bins, n_bins):
-    hist = np.bincount(bins, weights=np.exp(values), minlength=n_bins) + 1e-3
-    p = hist / hist.sum()
+    hist = segment_sum(np.exp(values), bins) + 1e-3
+    p = hist / hist.sum(0)
     return -np.sum(p * np.log(p))
 
 
-def soft_histogram_inputs(rng, n, n_bins):
-    return normal(rng, n), [int(b) for b in rng.integers(0, n_bins, n)], n_bins
+def soft_histogram_inputs(rng, n, c, n_bins):
+    return normal(rng, n, c), [int(b) for b in rng.integers(0, n_bins, n)], n_bins
 
 
 def _prep_bins(args):
     values, bins, n_bins = args
-    return values, np.asarray(bins), n_bins
+    return values, segments(bins, n_bins), n_bins
 
 
 def embedding_classifier(E, Wout, tokens, labels):
@@ -181,12 +176,12 @@ PATTERNS = [
             {"small": {"n": 5, "e": 9, "f": 3}, "default": {"n": 500, "e": 3000, "f": 16}},
             (0, 1), prepare=_prep_edges),
     Pattern("weighted_scatter", 3, weighted_scatter, weighted_scatter_ref,
-            weighted_scatter_inputs, {"small": {"n": 5, "e": 12}, "default": {"n": 1000,
-                                                                             "e": 5000}},
-            (0, 1), prepare=_prep_scatter),
+            weighted_scatter_inputs,
+            {"small": {"n": 5, "e": 12, "f": 2}, "default": {"n": 500, "e": 3000, "f": 16}},
+            (0, 1), prepare=_prep_edges),
     Pattern("soft_histogram", 3, soft_histogram, soft_histogram_ref, soft_histogram_inputs,
-            {"small": {"n": 12, "n_bins": 4}, "default": {"n": 5000, "n_bins": 64}}, (0,),
-            prepare=_prep_bins),
+            {"small": {"n": 12, "c": 2, "n_bins": 4},
+             "default": {"n": 3000, "c": 16, "n_bins": 64}}, (0,), prepare=_prep_bins),
     Pattern("embedding_classifier", 3, embedding_classifier, embedding_classifier_ref,
             embedding_inputs, {"small": {"vocab": 7, "d": 3, "k": 4, "n": 9},
                                "default": {"vocab": 1000, "d": 32, "k": 10, "n": 2000}},

@@ -119,7 +119,7 @@ PATTERNS = [
             {"small": {"n": 6, "K": 2, "D": 3}, "default": {"n": 1000, "K": 5, "D": 10}},
             (0, 1, 2)),
     Pattern("rbf_kernel_quadratic", 7, rbf_kernel_quadratic, rbf_kernel_quadratic_ref,
-            rbf_inputs, {"small": {"n": 5, "d": 2}, "default": {"n": 60, "d": 8}},
+            rbf_inputs, {"small": {"n": 5, "d": 2}, "default": {"n": 128, "d": 16}},
             (0, 1, 2, 3)),
     Pattern("whitened_energy", 7, whitened_energy, whitened_energy_ref, whitened_inputs,
             {"small": {"n": 6, "d": 3}, "default": {"n": 3000, "d": 16}}, (0, 1, 2),

@@ -206,6 +206,6 @@ PATTERNS = [
     Pattern("lennard_jones_cutoff", 4, lennard_jones_cutoff, lennard_jones_cutoff_ref,
             lj_inputs, {"small": {"n": 6}, "default": {"n": 60}}, (0,)),
     Pattern("robust_regression", 4, robust_regression, robust_regression_ref,
-            regression_inputs, {"small": {"n": 7, "d": 3}, "default": {"n": 2000, "d": 32}},
+            regression_inputs, {"small": {"n": 7, "d": 3}, "default": {"n": 4000, "d": 128}},
             (0,)),
 ]

@@ -218,7 +218,7 @@ PATTERNS = [
             mha_inputs, {"small": {"T": 5, "D": 6, "heads": 2},
                          "default": {"T": 128, "D": 64, "heads": 8}}, (0, 1, 2, 3, 4)),
     Pattern("backward_strided_diffs", 2, backward_strided_diffs, backward_strided_diffs_ref,
-            strided_diffs_inputs, {"small": {"n": 11, "d": 3}, "default": {"n": 4000, "d": 32}},
+            strided_diffs_inputs, {"small": {"n": 11, "d": 3}, "default": {"n": 6000, "d": 32}},
             (0, 1)),
     Pattern("strided_conv1d", 2, strided_conv1d, strided_conv1d_ref, strided_conv1d_inputs,
             {"small": {"T": 12, "c": 2, "k": 4, "s": 2},

@@ -230,6 +230,12 @@ def contraction_of_scatter_add(e: Eqn, ctx: Any) -> Any:
         if reg is None or ctx.n_uses(x) > 3 or x.aval.dtype.kind != "f":
             continue
         base, v = s.inputs
+        if ctx.def_of(base, P.setitem_add) is not None:
+            # A chain of accumulations (a buffer's `+=` in a loop) would unroll into one
+            # contraction per link, each emitted from inside the previous rewrite: the
+            # recursion overflows Python's stack near 330 links. The chain's whole result is
+            # contracted once instead.
+            continue
         rshape = tuple(len(r) for r in reg)
         wshape = P.index_shape(x.aval.shape, s.params["idx"])  # ints drop their axes
         if v.aval.shape != wshape:
