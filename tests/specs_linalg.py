@@ -6,6 +6,7 @@ as exactly that function of all the entries. Each spec has an unbatched and a st
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg as sla  # (in the `test` extra)
 from spec_lib import Spec, normal
 
 from vecgrad.primitives.spectral import pack
@@ -95,6 +96,11 @@ SPECS: list[Spec] = [
     Spec("qr", ((5, 3),), _qr_ref(False), {"complete": False},
          bcast=(((2, 3, 3),), ((2, 3, 5),)), tol=TOL),
     Spec("qr", ((5, 3),), _qr_ref(True), {"complete": True}, no_grad=True, label="complete"),
+    Spec("sylvester", ((3, 3), (2, 2), (3, 2)),
+         sla.solve_sylvester,
+         gens=(wellcond, wellcond, normal), bcast=(((2, 3, 3), (2, 2, 2), (2, 3, 2)),), tol=TOL),
+    Spec("expm", SQ, sla.expm,
+         gens=lambda r, s: 0.5 * r.standard_normal(s), bcast=SQ_B, tol=TOL),
 ] + [
     Spec("triangular_solve", ((4, 4), (4, 2)), tri_ref(lo, tr, un),
          {"lower": lo, "trans": tr, "unit_diagonal": un}, gens=(triangular, normal),

@@ -455,6 +455,12 @@ _ALIASES = {"true_divide": "divide", "absolute": "abs", "conjugate": "conj"}
 def dispatch_ufunc(uf: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """Route `np.<ufunc>(tracer, ...)` and its methods to vecgrad.numpy."""
     from .. import numpy as vnp
+    if getattr(_np, uf.__name__, None) is not uf:  # not NumPy's: SciPy's special functions
+        from ..scipy.special import dispatch_ufunc as special  # (SciPy is optional: late import)
+        out = special(uf, method, inputs, kwargs)
+        if out is not None:
+            return out
+        raise unsupported(f"the ufunc {uf.__name__}")
     name = _ALIASES.get(uf.__name__, uf.__name__)
     fn = getattr(vnp, name, None)
     if fn is None:

@@ -90,9 +90,11 @@ class NoGrad(NamedTuple):
 from .cumulative import *
 from .elementwise import *
 from .linalg import *
+from .matfun import *
 from .matrix import *
 from .nn import *
 from .sorting import *
+from .special import *
 from .spectral import *
 from .structural import *
 from .ufuncs import *

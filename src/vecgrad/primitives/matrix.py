@@ -129,7 +129,7 @@ def linalg_prim(name: str, impl: Callable, shape_rule: Callable, vjp: Callable |
     return register(Primitive(name, impl, shape_rule, vjp, stacked(name), **kw))
 
 
-def _batch_of(*xs: Aval, name: str) -> tuple[int, ...]:
+def same_batch(*xs: Aval, name: str) -> tuple[int, ...]:
     if len({x.shape[:-2] for x in xs}) != 1:
         raise ShapeError(f"{name}: operands of shapes {[x.shape for x in xs]} must have the "
                          "same batch axes")
@@ -140,7 +140,7 @@ def _batch_of(*xs: Aval, name: str) -> tuple[int, ...]:
 
 def _solve_shape(a: Aval, b: Aval) -> Aval:
     n = check_square(a, "solve")
-    _batch_of(a, b, name="solve")
+    same_batch(a, b, name="solve")
     if b.shape[-2] != n:
         raise ShapeError(f"solve: a of shape {a.shape} and b of shape {b.shape} do not fit")
     return Aval(b.shape, lin_dtype(a.dtype, b.dtype, name="solve"))

@@ -1,0 +1,8 @@
+"""`vecgrad.scipy`: SciPy for traced code, with gradients, mirroring jax.scipy
+(`special`, `stats`, `linalg`, `signal`). SciPy itself is imported only when a function
+needs it to compute (pip install 'vecgrad[scipy]')."""
+from __future__ import annotations
+
+from . import linalg, special, stats
+
+__all__ = ["linalg", "special", "stats"]

@@ -1,0 +1,41 @@
+"""Shared pieces of the distributions: standardizing by loc and scale, NaN for invalid
+parameters and -inf (log density) outside the support, as scipy.stats returns them."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ... import numpy as vnp
+
+LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+LOG_2PI = math.log(2 * math.pi)
+
+
+def floats(*xs: Any) -> list:
+    """The arguments as float arrays (integers become float64, as SciPy computes)."""
+    out = []
+    for x in xs:
+        x = vnp.asarray(x)
+        out.append(vnp.astype(x, np.float64) if np.dtype(x.dtype).kind in "biu" else x)
+    return out
+
+
+def standardize(x: Any, loc: Any, scale: Any) -> tuple:
+    """(y, log(scale), valid): y = (x - loc) / scale, valid where scale > 0."""
+    x, loc, scale = floats(x, loc, scale)
+    valid = vnp.greater(scale, 0)
+    s = vnp.where(valid, scale, 1.0)
+    return (x - loc) / s, vnp.log(s), valid
+
+
+def nan_unless(valid: Any, value: Any) -> Any:
+    """value where the parameters are valid, NaN elsewhere."""
+    return vnp.where(valid, value, np.nan)
+
+
+def where_in(inside: Any, value: Any, outside: float) -> Any:
+    """value inside the support, the constant `outside` elsewhere."""
+    return vnp.where(inside, value, outside)
+

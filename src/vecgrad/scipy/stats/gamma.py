@@ -1,0 +1,55 @@
+"""The gamma distribution, as scipy.stats.gamma. The CDFs have no gradient in a."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import numpy as vnp
+from .. import special as sp
+from ._common import floats, nan_unless, standardize
+
+
+def _parts(x: Any, a: Any, loc: Any, scale: Any) -> tuple:
+    y, log_s, ok = standardize(x, loc, scale)
+    a, = floats(a)
+    return y, log_s, vnp.logical_and(ok, vnp.greater(a, 0)), a
+
+
+def logpdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """Log of the gamma density with shape a (-inf below loc)."""
+    y, log_s, ok, a = _parts(x, a, loc, scale)
+    inside = vnp.greater_equal(y, 0)
+    yc = vnp.where(inside, y, 1.0)
+    val = sp.xlogy(a - 1, yc) - yc - sp.gammaln(a) - log_s
+    return nan_unless(ok, vnp.where(inside, val, -np.inf))
+
+
+def pdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The gamma density."""
+    return vnp.exp(logpdf(x, a, loc, scale))
+
+
+def cdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The gamma CDF, the regularized lower incomplete gamma function."""
+    y, _, ok, a = _parts(x, a, loc, scale)
+    return nan_unless(ok, sp.gammainc(a, vnp.maximum(y, 0.0)))
+
+
+def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """1 - CDF, the regularized upper incomplete gamma function."""
+    y, _, ok, a = _parts(x, a, loc, scale)
+    return nan_unless(ok, sp.gammaincc(a, vnp.maximum(y, 0.0)))
+
+
+def logcdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """log CDF."""
+    return vnp.log(cdf(x, a, loc, scale))
+
+
+def logsf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """log(1 - CDF)."""
+    return vnp.log(sf(x, a, loc, scale))
+
+
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

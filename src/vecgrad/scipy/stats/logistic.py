@@ -1,0 +1,50 @@
+"""The logistic distribution, as scipy.stats.logistic."""
+from __future__ import annotations
+
+from typing import Any
+
+from ... import numpy as vnp
+from .. import special as sp
+from ._common import nan_unless, standardize
+
+
+def _softplus(x: Any) -> Any:  # log(1 + exp(x)), stable
+    return vnp.maximum(x, 0.0) + vnp.log1p(vnp.exp(-vnp.abs(x)))
+
+
+def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """Log density -y - 2 log(1 + exp(-y)) - log(scale)."""
+    y, log_s, ok = standardize(x, loc, scale)
+    return nan_unless(ok, -y - 2 * _softplus(-y) - log_s)
+
+
+def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The density."""
+    return vnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The logistic sigmoid of y."""
+    y, _, ok = standardize(x, loc, scale)
+    return nan_unless(ok, sp.expit(y))
+
+
+def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """1 - CDF."""
+    y, _, ok = standardize(x, loc, scale)
+    return nan_unless(ok, sp.expit(-y))
+
+
+def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """log CDF = -log(1 + exp(-y))."""
+    y, _, ok = standardize(x, loc, scale)
+    return nan_unless(ok, -_softplus(-y))
+
+
+def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """log(1 - CDF) = -log(1 + exp(y))."""
+    y, _, ok = standardize(x, loc, scale)
+    return nan_unless(ok, -_softplus(y))
+
+
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

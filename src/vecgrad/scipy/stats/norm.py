@@ -1,0 +1,58 @@
+"""The normal distribution, as scipy.stats.norm (and jax.scipy.stats.norm)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ... import numpy as vnp
+from .. import special as sp
+from ._common import LOG_SQRT_2PI, floats, nan_unless, standardize
+
+
+def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """Log of the normal density."""
+    y, log_s, ok = standardize(x, loc, scale)
+    return nan_unless(ok, -0.5 * y * y - LOG_SQRT_2PI - log_s)
+
+
+def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The normal density."""
+    return vnp.exp(logpdf(x, loc, scale))
+
+
+def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The normal CDF."""
+    y, _, ok = standardize(x, loc, scale)
+    return nan_unless(ok, sp.ndtr(y))
+
+
+def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """log CDF, accurate in the left tail."""
+    y, _, ok = standardize(x, loc, scale)
+    return nan_unless(ok, sp.log_ndtr(y))
+
+
+def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The survival function 1 - CDF."""
+    y, _, ok = standardize(x, loc, scale)
+    return nan_unless(ok, sp.ndtr(-y))
+
+
+def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """log(1 - CDF), accurate in the right tail."""
+    y, _, ok = standardize(x, loc, scale)
+    return nan_unless(ok, sp.log_ndtr(-y))
+
+
+def ppf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The quantile function (inverse CDF)."""
+    q, loc, scale = floats(q, loc, scale)
+    return nan_unless(vnp.greater(scale, 0), loc + scale * sp.ndtri(q))
+
+
+def isf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The inverse survival function."""
+    q, loc, scale = floats(q, loc, scale)
+    return nan_unless(vnp.greater(scale, 0), loc - scale * sp.ndtri(q))
+
+
+__all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]

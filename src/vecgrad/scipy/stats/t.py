@@ -1,0 +1,53 @@
+"""Student's t distribution, as scipy.stats.t. The CDFs have no gradient in `df`."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import numpy as vnp
+from .. import special as sp
+from ._common import floats, nan_unless, standardize
+
+
+def _parts(x: Any, df: Any, loc: Any, scale: Any) -> tuple:
+    y, log_s, ok = standardize(x, loc, scale)
+    df, = floats(df)
+    return y, log_s, vnp.logical_and(ok, vnp.greater(df, 0)), df
+
+
+def logpdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """Log of the t density with `df` degrees of freedom."""
+    y, log_s, ok, df = _parts(x, df, loc, scale)
+    return nan_unless(ok, sp.gammaln((df + 1) / 2) - sp.gammaln(df / 2)
+                      - 0.5 * vnp.log(df * math.pi) - log_s
+                      - (df + 1) / 2 * vnp.log1p(y * y / df))
+
+
+def pdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The t density."""
+    return vnp.exp(logpdf(x, df, loc, scale))
+
+
+def cdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The t CDF (gradient in x, loc and scale)."""
+    y, _, ok, df = _parts(x, df, loc, scale)
+    return nan_unless(ok, sp.stdtr(df, y))
+
+
+def logcdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """log of the t CDF."""
+    return vnp.log(cdf(x, df, loc, scale))
+
+
+def sf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """The survival function 1 - CDF."""
+    y, _, ok, df = _parts(x, df, loc, scale)
+    return nan_unless(ok, sp.stdtr(df, -y))
+
+
+def logsf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
+    """log(1 - CDF)."""
+    return vnp.log(sf(x, df, loc, scale))
+
+
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
