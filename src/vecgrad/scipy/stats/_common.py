@@ -2,6 +2,7 @@
 parameters and -inf (log density) outside the support, as scipy.stats returns them."""
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -39,3 +40,22 @@ def where_in(inside: Any, value: Any, outside: float) -> Any:
     """value inside the support, the constant `outside` elsewhere."""
     return vnp.where(inside, value, outside)
 
+
+def _then(outer: Any, fn: Any, what: str) -> Any:
+    """outer(fn(...)), named `what`, with fn's signature."""
+    @functools.wraps(fn)
+    def f(*args: Any, **kw: Any) -> Any:
+        return outer(fn(*args, **kw))
+    f.__name__ = f.__qualname__ = what
+    f.__doc__ = f"{outer.__name__}({fn.__name__}(...))."
+    return f
+
+
+def exp_of(logf: Any, what: str) -> Any:
+    """A density from its log: exp(logf(...))."""
+    return _then(vnp.exp, logf, what)
+
+
+def log_of(fn: Any, what: str) -> Any:
+    """A log CDF (or log survival function) from the CDF: log(fn(...))."""
+    return _then(vnp.log, fn, what)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import floats, nan_unless
+from ._common import exp_of, floats, nan_unless
 
 
 def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
@@ -20,16 +20,13 @@ def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(valid, vnp.where(ok, val, -np.inf))
 
 
-def pmf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """P(K = k)."""
-    return vnp.exp(logpmf(k, p, loc))
-
-
 def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
     """P(K <= k)."""
     k, p, loc = floats(k, p, loc)
     k = k - loc
     return vnp.where(vnp.less(k, 0), 0.0, vnp.where(vnp.less(k, 1), 1 - p, 1.0))
 
+
+pmf = exp_of(logpmf, "pmf")
 
 __all__ = ["cdf", "logpmf", "pmf"]

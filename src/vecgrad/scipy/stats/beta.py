@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import floats, nan_unless, standardize
+from ._common import exp_of, floats, log_of, nan_unless, standardize
 
 
 def _parts(x: Any, a: Any, b: Any, loc: Any, scale: Any) -> tuple:
@@ -26,11 +26,6 @@ def logpdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, vnp.where(inside, val, -np.inf))
 
 
-def pdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The beta density."""
-    return vnp.exp(logpdf(x, a, b, loc, scale))
-
-
 def cdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The beta CDF, the regularized incomplete beta function (gradient in x, loc, scale)."""
     y, _, ok, a, b = _parts(x, a, b, loc, scale)
@@ -43,14 +38,8 @@ def sf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, sp.betainc(b, a, vnp.clip(1.0 - y, 0.0, 1.0)))
 
 
-def logcdf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log CDF."""
-    return vnp.log(cdf(x, a, b, loc, scale))
-
-
-def logsf(x: Any, a: Any, b: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log(1 - CDF)."""
-    return vnp.log(sf(x, a, b, loc, scale))
-
+pdf = exp_of(logpdf, "pdf")
+logcdf = log_of(cdf, "logcdf")
+logsf = log_of(sf, "logsf")
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import floats
+from ._common import exp_of, floats
 
 _SIMPLEX_TOL = 1e-9  # SciPy's tolerance on the sum of the components
 
@@ -31,9 +31,6 @@ def logpdf(x: Any, alpha: Any) -> Any:
     return vnp.where(on, val, -np.inf)
 
 
-def pdf(x: Any, alpha: Any) -> Any:
-    """The Dirichlet density."""
-    return vnp.exp(logpdf(x, alpha))
-
+pdf = exp_of(logpdf, "pdf")
 
 __all__ = ["logpdf", "pdf"]

@@ -6,18 +6,13 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as vnp
-from ._common import nan_unless, standardize
+from ._common import exp_of, log_of, nan_unless, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log density (-inf below loc)."""
     y, log_s, ok = standardize(x, loc, scale)
     return nan_unless(ok, vnp.where(vnp.greater_equal(y, 0), -y - log_s, -np.inf))
-
-
-def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The density."""
-    return vnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -32,15 +27,13 @@ def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, vnp.exp(-vnp.maximum(y, 0.0)))
 
 
-def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log CDF."""
-    return vnp.log(cdf(x, loc, scale))
-
-
 def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """log(1 - CDF) = -y."""
     y, _, ok = standardize(x, loc, scale)
     return nan_unless(ok, -vnp.maximum(y, 0.0))
 
+
+pdf = exp_of(logpdf, "pdf")
+logcdf = log_of(cdf, "logcdf")
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import floats, nan_unless, standardize
+from ._common import exp_of, floats, log_of, nan_unless, standardize
 
 
 def _parts(x: Any, a: Any, loc: Any, scale: Any) -> tuple:
@@ -25,11 +25,6 @@ def logpdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, vnp.where(inside, val, -np.inf))
 
 
-def pdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The gamma density."""
-    return vnp.exp(logpdf(x, a, loc, scale))
-
-
 def cdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The gamma CDF, the regularized lower incomplete gamma function."""
     y, _, ok, a = _parts(x, a, loc, scale)
@@ -42,14 +37,8 @@ def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, sp.gammaincc(a, vnp.maximum(y, 0.0)))
 
 
-def logcdf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log CDF."""
-    return vnp.log(cdf(x, a, loc, scale))
-
-
-def logsf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log(1 - CDF)."""
-    return vnp.log(sf(x, a, loc, scale))
-
+pdf = exp_of(logpdf, "pdf")
+logcdf = log_of(cdf, "logcdf")
+logsf = log_of(sf, "logsf")
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import floats, nan_unless
+from ._common import exp_of, floats, nan_unless
 
 
 def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
@@ -21,11 +21,6 @@ def logpmf(k: Any, p: Any, loc: Any = 0) -> Any:
     return nan_unless(valid, vnp.where(ok, val, -np.inf))
 
 
-def pmf(k: Any, p: Any, loc: Any = 0) -> Any:
-    """P(K = k)."""
-    return vnp.exp(logpmf(k, p, loc))
-
-
 def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
     """P(K <= k) = 1 - (1 - p)^floor(k)."""
     k, p, loc = floats(k, p, loc)
@@ -33,5 +28,7 @@ def cdf(k: Any, p: Any, loc: Any = 0) -> Any:
     val = -vnp.expm1(vnp.maximum(k, 0.0) * vnp.log1p(-p))
     return vnp.where(vnp.less(k, 1), 0.0, val)
 
+
+pmf = exp_of(logpmf, "pmf")
 
 __all__ = ["cdf", "logpmf", "pmf"]

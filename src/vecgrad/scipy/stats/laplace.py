@@ -5,18 +5,13 @@ import math
 from typing import Any
 
 from ... import numpy as vnp
-from ._common import nan_unless, standardize
+from ._common import exp_of, log_of, nan_unless, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log density -|y| - log(2 scale)."""
     y, log_s, ok = standardize(x, loc, scale)
     return nan_unless(ok, -vnp.abs(y) - math.log(2) - log_s)
-
-
-def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The density."""
-    return vnp.exp(logpdf(x, loc, scale))
 
 
 def _cdf(y: Any) -> Any:
@@ -36,14 +31,8 @@ def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, _cdf(-y))
 
 
-def logcdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log CDF."""
-    return vnp.log(cdf(x, loc, scale))
-
-
-def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log(1 - CDF)."""
-    return vnp.log(sf(x, loc, scale))
-
+pdf = exp_of(logpdf, "pdf")
+logcdf = log_of(cdf, "logcdf")
+logsf = log_of(sf, "logsf")
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

@@ -5,7 +5,7 @@ from typing import Any
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import nan_unless, standardize
+from ._common import exp_of, nan_unless, standardize
 
 
 def _softplus(x: Any) -> Any:  # log(1 + exp(x)), stable
@@ -16,11 +16,6 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log density -y - 2 log(1 + exp(-y)) - log(scale)."""
     y, log_s, ok = standardize(x, loc, scale)
     return nan_unless(ok, -y - 2 * _softplus(-y) - log_s)
-
-
-def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The density."""
-    return vnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -46,5 +41,7 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     y, _, ok = standardize(x, loc, scale)
     return nan_unless(ok, -_softplus(y))
 
+
+pdf = exp_of(logpdf, "pdf")
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

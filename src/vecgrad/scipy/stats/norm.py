@@ -5,18 +5,13 @@ from typing import Any
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import LOG_SQRT_2PI, floats, nan_unless, standardize
+from ._common import LOG_SQRT_2PI, exp_of, floats, nan_unless, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """Log of the normal density."""
     y, log_s, ok = standardize(x, loc, scale)
     return nan_unless(ok, -0.5 * y * y - LOG_SQRT_2PI - log_s)
-
-
-def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The normal density."""
-    return vnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -54,5 +49,7 @@ def isf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
     q, loc, scale = floats(q, loc, scale)
     return nan_unless(vnp.greater(scale, 0), loc - scale * sp.ndtri(q))
 
+
+pdf = exp_of(logpdf, "pdf")
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import floats, nan_unless
+from ._common import exp_of, floats, nan_unless
 
 
 def logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
@@ -20,11 +20,6 @@ def logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
     return nan_unless(vnp.greater_equal(mu, 0), vnp.where(ok, val, -np.inf))
 
 
-def pmf(k: Any, mu: Any, loc: Any = 0) -> Any:
-    """P(K = k)."""
-    return vnp.exp(logpmf(k, mu, loc))
-
-
 def cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
     """P(K <= k), the regularized upper incomplete gamma Q(floor(k) + 1, mu)."""
     k, mu, loc = floats(k, mu, loc)
@@ -32,5 +27,7 @@ def cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
     val = sp.gammaincc(vnp.maximum(k, 0.0) + 1, mu)
     return nan_unless(vnp.greater_equal(mu, 0), vnp.where(vnp.less(k, 0), 0.0, val))
 
+
+pmf = exp_of(logpmf, "pmf")
 
 __all__ = ["cdf", "logpmf", "pmf"]

@@ -6,7 +6,7 @@ from typing import Any
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import floats, nan_unless, standardize
+from ._common import exp_of, floats, log_of, nan_unless, standardize
 
 
 def _parts(x: Any, df: Any, loc: Any, scale: Any) -> tuple:
@@ -23,20 +23,10 @@ def logpdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
                       - (df + 1) / 2 * vnp.log1p(y * y / df))
 
 
-def pdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The t density."""
-    return vnp.exp(logpdf(x, df, loc, scale))
-
-
 def cdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     """The t CDF (gradient in x, loc and scale)."""
     y, _, ok, df = _parts(x, df, loc, scale)
     return nan_unless(ok, sp.stdtr(df, y))
-
-
-def logcdf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log of the t CDF."""
-    return vnp.log(cdf(x, df, loc, scale))
 
 
 def sf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -45,9 +35,8 @@ def sf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
     return nan_unless(ok, sp.stdtr(df, -y))
 
 
-def logsf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """log(1 - CDF)."""
-    return vnp.log(sf(x, df, loc, scale))
-
+pdf = exp_of(logpdf, "pdf")
+logcdf = log_of(cdf, "logcdf")
+logsf = log_of(sf, "logsf")
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as vnp
-from ._common import nan_unless, standardize
+from ._common import exp_of, nan_unless, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -14,11 +14,6 @@ def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     y, log_s, ok = standardize(x, loc, scale)
     inside = vnp.logical_and(vnp.greater_equal(y, 0), vnp.less_equal(y, 1))
     return nan_unless(ok, vnp.where(inside, -log_s, -np.inf))
-
-
-def pdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The density."""
-    return vnp.exp(logpdf(x, loc, scale))
 
 
 def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -32,5 +27,7 @@ def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
     y, _, ok = standardize(x, loc, scale)
     return nan_unless(ok, vnp.clip(1.0 - y, 0.0, 1.0))
 
+
+pdf = exp_of(logpdf, "pdf")
 
 __all__ = ["cdf", "logpdf", "pdf", "sf"]
