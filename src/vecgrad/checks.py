@@ -19,22 +19,29 @@ def check_grads(fun: Callable, args: Sequence[Any], argnums: int | Sequence[int]
                 seed: int = 0) -> float:
     """Check `grad(fun)` against central differences in float64 along random directions.
 
-    Arguments in `argnums` are converted to float64. Raises `GradCheckError` when
+    Arguments in `argnums` are converted to float64 (complex ones to complex128, with random
+    complex directions). Raises `GradCheckError` when
     |<grad, d> - (f(x + eps d) - f(x - eps d)) / (2 eps)| > atol + rtol * |fd| for a direction
-    d; returns the largest relative error seen.
+    d, where <g, d> = Re(sum(g * d)) (JAX's convention for complex inputs); returns the
+    largest relative error seen.
     """
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     args = list(args)
     for a in nums:
         leaves, td = flatten(args[a])
-        args[a] = unflatten(td, [np.asarray(x, np.float64) for x in leaves])
+        args[a] = unflatten(td, [np.asarray(x, np.complex128 if np.iscomplexobj(x) else
+                                            np.float64) for x in leaves])
     g = grad(fun, argnums=nums)(*args)
     f = jit(fun)
     rng = np.random.default_rng(seed)
     worst = 0.0
+
+    def direction(x: np.ndarray) -> np.ndarray:
+        d = rng.standard_normal(np.shape(x))
+        return d + 1j * rng.standard_normal(np.shape(x)) if np.iscomplexobj(x) else d
     for _ in range(n_dirs):
-        dirs = {a: [rng.standard_normal(np.shape(x)) for x in flatten(args[a])[0]] for a in nums}
-        analytic = sum(float(np.vdot(gl, d)) for a, ga in zip(nums, g)
+        dirs = {a: [direction(x) for x in flatten(args[a])[0]] for a in nums}
+        analytic = sum(float(np.real(np.sum(gl * d))) for a, ga in zip(nums, g)
                        for gl, d in zip(flatten(ga)[0], dirs[a]))
         fd = (float(f(*_shift(args, nums, dirs, eps))) -
               float(f(*_shift(args, nums, dirs, -eps)))) / (2 * eps)

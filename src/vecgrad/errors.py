@@ -141,6 +141,16 @@ class NoGradientError(VecgradError, NotImplementedError):
             "(wrap it in vnp.stop_gradient, or do not differentiate with respect to it).")
 
 
+class ComplexError(VecgradError, TypeError):
+    """An operation that needs an ordering (or is otherwise real-only) got complex input."""
+
+    def __init__(self, name: str, src: Src | None = None):
+        src = src or user_src(2)
+        super().__init__(
+            f"{name} is not defined for complex input{_where(src)}: complex numbers have no "
+            "order. Apply it to a real quantity such as abs(z), z.real or z.imag.")
+
+
 def unsupported(name: str) -> NotImplementedError:
     """The error for a NumPy feature vecgrad cannot trace, naming the caller's line."""
     src = user_src(2)

@@ -312,6 +312,10 @@ class Tracer:
             base._write(params["idx"], Tracer(self._b, new), P.setitem)
         elif prim is P.reshape:
             base._replace(self._b.emit(P.reshape, [new], {"shape": base.shape}))
+        elif prim is P.real or prim is P.imag:  # z.real[...] = v: z - Re z + v (exact)
+            unit = 1.0 if prim is P.real else 1j
+            z = Tracer(self._b, base.atom)
+            base._replace((z - prim(z) * unit + Tracer(self._b, new) * unit).atom)
         else:
             inv = tuple(int(i) for i in np.argsort(params["perm"]))
             base._replace(self._b.emit(P.transpose, [new], {"perm": inv}))
@@ -550,6 +554,9 @@ for _n in ["strides", "data", "itemsize", "nbytes", "mT", "base", "device", "fla
     setattr(Tracer, _n, property(_nd_method("get_" + _n)))
 Tracer.ctypes = Tracer.data
 Tracer.T = property(lambda self: _vnp().transpose(self))
+Tracer.real = property(lambda self: _vnp().real(self))
+Tracer.imag = property(lambda self: _vnp().imag(self))
+Tracer.conj = Tracer.conjugate = _method("conj")
 
 
 def _copy(self: Tracer, order: str = "C") -> Tracer:

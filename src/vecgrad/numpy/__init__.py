@@ -64,10 +64,23 @@ def astype(x: ArrayLike, dtype: Any) -> Any:
     """Cast to `dtype`: always a new array (or scalar), as `ndarray.astype`."""
     dtype = _np.dtype(dtype)
     if _dtype(x) != dtype:
+        if _dtype(x).kind == "c" and dtype.kind != "c":
+            _warn_complex_cast()
         return P.cast(x, dtype=dtype)
     if isinstance(x, Tracer):
         return x.copy()
     return _np.array(x, copy=True)
+
+
+def _warn_complex_cast() -> None:
+    """NumPy's ComplexWarning for a complex -> real cast, at the user's line (while tracing)."""
+    import warnings
+
+    from ..errors import user_src
+    src = user_src(3)
+    warnings.warn_explicit("Casting complex values to real discards the imaginary part",
+                           _np.exceptions.ComplexWarning, src.file if src else "<vecgrad>",
+                           src.line if src else 0)
 
 
 def copy(a: ArrayLike) -> Any:

@@ -23,9 +23,12 @@ __all__ = [
     "add",
     "amax",
     "amin",
+    "angle",
     "broadcast_to",
     "clip",
     "concatenate",
+    "conj",
+    "conjugate",
     "cos",
     "divide",
     "dot",
@@ -37,6 +40,7 @@ __all__ = [
     "flatten",
     "greater",
     "greater_equal",
+    "imag",
     "inner",
     "less",
     "less_equal",
@@ -61,6 +65,7 @@ __all__ = [
     "power",
     "prod",
     "ravel",
+    "real",
     "reshape",
     "shape",
     "sign",
@@ -123,6 +128,35 @@ equal = _binary(P.eq, "Elementwise x == y.")
 not_equal = _binary(P.ne, "Elementwise x != y.")
 logical_and = _binary(P.logical_and, "Elementwise and.")
 logical_or = _binary(P.logical_or, "Elementwise or.")
+
+
+conj = conjugate = _unary(P.conj, "Elementwise complex conjugate.")
+
+
+def real(x: Any) -> Any:
+    """The real part. As in NumPy it is a view: of a complex array, writes through it change
+    the array's real part; of a real array, it is the array itself."""
+    if not isinstance(x, Tracer) or x.dtype.kind != "c":
+        return x if isinstance(x, Tracer) else _np.real(x)
+    return as_view(P.real(x), x, P.real, {})
+
+
+def imag(x: Any) -> Any:
+    """The imaginary part: a view of a complex array (writes through it change the array's
+    imaginary part); of a real array, read-only zeros, as in NumPy."""
+    if not isinstance(x, Tracer):
+        return _np.imag(x)
+    if x.dtype.kind != "c":
+        out = P.imag(x)
+        out._readonly = "the read-only imaginary part of a real array"
+        return out
+    return as_view(P.imag(x), x, P.imag, {})
+
+
+def angle(z: Any, deg: bool = False) -> Any:
+    """The argument of complex numbers (0 or pi for real ones), in radians or degrees."""
+    out = P.angle(z)
+    return multiply(out, 180.0 / _np.pi) if deg else out
 
 
 def positive(x: Any) -> Any:

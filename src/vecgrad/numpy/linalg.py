@@ -321,7 +321,7 @@ def qr(a: Any, mode: str = "reduced") -> Any:
 
 def _abs2(x: Any) -> Any:
     if _np.dtype(x.dtype).kind == "c":
-        raise unsupported("numpy.linalg.norm of a complex array")
+        return _ops.real(_ops.multiply(x, _ops.conj(x)))  # |z|^2
     return _ops.square(x)
 
 

@@ -7,14 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ComplexError, ShapeError
 from ..ir import Aval
 from . import Primitive, register
 
 __all__ = [
     "abs_",
     "add",
+    "angle",
     "cast",
+    "conj",
     "cos",
     "div",
     "eq",
@@ -22,6 +24,7 @@ __all__ = [
     "expm1",
     "ge",
     "gt",
+    "imag",
     "le",
     "log",
     "log1p",
@@ -37,6 +40,8 @@ __all__ = [
     "neg",
     "pow_",
     "powc",
+    "real",
+    "real_only",
     "reduce_max",
     "reduce_min",
     "reduce_prod",
@@ -88,9 +93,26 @@ def batch_elementwise(prim_name: str) -> Callable:
     return rule
 
 
-def elementwise(name: str, fn: Callable, vjp: Callable | None, **kw: Any) -> Primitive:
-    """An n-ary broadcasting primitive. `vjp(g, ans, *ins, **params) -> tuple` in out shape."""
+def real_only(name: str, *avals: Aval) -> None:
+    """Raise ComplexError if an operand is complex (for operations that need an order)."""
+    if any(a.dtype.kind == "c" for a in avals):
+        raise ComplexError(name)
+
+
+def elementwise(name: str, fn: Callable, vjp: Callable | None, ordered: bool = False,
+                **kw: Any) -> Primitive:
+    """An n-ary broadcasting primitive. `vjp(g, ans, *ins, **params) -> tuple` in out shape.
+    `ordered`: complex operands are refused (comparisons, maximum: complex numbers are not
+    ordered).
+
+    Complex numbers follow JAX's convention: a VJP is the transpose of the JVP under the real
+    pairing <a, b> = Re(sum(a * b)), without conjugation. For a holomorphic f the rule is
+    g * f'(z), the same formula as for real inputs; the non-holomorphic ones (abs, sign,
+    real, imag, conj, angle) say so in their rules. A real input of a complex operation gets
+    the real part of its cotangent (the AD driver's cast)."""
     def shape_rule(*avals: Aval, **params: Any) -> Aval:
+        if ordered:
+            real_only(getattr(fn, "__name__", name), *avals)
         shape = _broadcast(*[a.shape for a in avals])
         ps = tuple(sorted(params.items())) if params else ()
         return Aval(shape, _out_dtype(fn, ps, *[a.dtype for a in avals]))
@@ -103,8 +125,8 @@ def unary(name: str, fn: Callable, vjp: Callable | None) -> Primitive:
     return elementwise(name, fn, None if vjp is None else (lambda g, ans, x: (vjp(g, ans, x),)))
 
 
-def _nograd(name: str, fn: Callable) -> Primitive:
-    return elementwise(name, fn, None)
+def _nograd(name: str, fn: Callable, ordered: bool = False) -> Primitive:
+    return elementwise(name, fn, None, ordered=ordered)
 
 
 def _logistic(x: np.ndarray) -> np.ndarray:
@@ -118,14 +140,35 @@ log = unary("log", np.log, lambda g, ans, x: g / x)
 log1p = unary("log1p", np.log1p, lambda g, ans, x: g / (x + 1))
 expm1 = unary("expm1", np.expm1, lambda g, ans, x: g * (ans + 1))
 sqrt = unary("sqrt", np.sqrt, lambda g, ans, x: g * 0.5 / ans)  # d sqrt x = 1/(2 sqrt x)
-abs_ = unary("abs", np.abs, lambda g, ans, x: g * sign(x))
-sign = unary("sign", np.sign, None)
+abs_ = unary("abs", np.abs, lambda g, ans, x: g * (conj(sign(x)) if _cplx(x) else sign(x)))
+
+
+def _sign_vjp(g: Any, ans: Any, x: Any) -> Any:
+    """Zero for real x; for complex z, sign(z) = z/|z| has the VJP
+    (g - Re(g sign(z)) conj(sign(z))) / |z| (zero at z = 0)."""
+    if not _cplx(x):
+        return None
+    a = abs_(x)
+    return where(eq(a, 0), 0.0, (g - real(g * ans) * conj(ans)) / where(eq(a, 0), 1.0, a))
+
+
+def _cplx(x: Any) -> bool:
+    return x.dtype.kind == "c"
+
+
+sign = unary("sign", np.sign, _sign_vjp)
 tanh = unary("tanh", np.tanh, lambda g, ans, x: g * (1 - ans * ans))
 sin = unary("sin", np.sin, lambda g, ans, x: g * cos(x))
 cos = unary("cos", np.cos, lambda g, ans, x: -g * sin(x))
 logistic = unary("logistic", _logistic, lambda g, ans, x: g * ans * (1 - ans))
 stop_gradient = unary("stop_gradient", np.positive, None)
 logical_not = _nograd("logical_not", np.logical_not)
+# complex parts (VJPs under the real pairing Re(sum(a * b)): Re z -> g, Im z -> -i g,
+# conj z -> conj g, arg z = Im log z -> -i g / z); np.real and np.imag return views
+real = elementwise("real", np.real, lambda g, ans, x: (g,), view=True)
+imag = elementwise("imag", np.imag, lambda g, ans, x: (g * -1j,), view=True)
+conj = unary("conj", np.conjugate, lambda g, ans, x: conj(g))
+angle = unary("angle", np.angle, lambda g, ans, x: g * -1j / x if _cplx(x) else None)
 
 
 def _powc(x: np.ndarray, p: float) -> np.ndarray:
@@ -142,8 +185,12 @@ powc = elementwise("powc", _powc, _powc_vjp)
 
 
 def _pow_vjp(g: Any, ans: Any, x: Any, y: Any) -> tuple:
-    safe = where(gt(x, 0), x, 1)  # d/dy x^y = log(x) x^y, taken as 0 where x <= 0
-    return g * y * x ** (y - 1), g * where(gt(x, 0), log(safe), 0) * ans
+    # d/dx x^y = y x^(y-1), with x^0 in place of x^(y-1) where y = 0 (finite at x = 0: the
+    # polynomial-features pattern x ** arange(n)); d/dy x^y = log(x) x^y, taken as 0 at
+    # x = 0 (its limit for y > 0) and nan for real x < 0, where x^y is not differentiable
+    # in y (as JAX and autograd)
+    gx = g * y * pow_(x, where(eq(y, 0), 1, y - 1))
+    return gx, g * log(where(eq(x, 0), 1, x)) * ans
 
 
 def _tie(x: Any, y: Any) -> Any:  # 1 where x wins, 1/2 on ties (as JAX), 0 where y wins
@@ -158,13 +205,13 @@ div = elementwise("div", np.true_divide,
                   lambda g, ans, x, y: (g / y, -(g / y * ans)))  # g / y is computed once
 pow_ = elementwise("pow", np.power, _pow_vjp)
 maximum = elementwise("maximum", np.maximum,
-                      lambda g, ans, x, y: (g * _tie(x, y), g * _tie(y, x)))
+                      lambda g, ans, x, y: (g * _tie(x, y), g * _tie(y, x)), ordered=True)
 minimum = elementwise("minimum", np.minimum,
-                      lambda g, ans, x, y: (g * _tie(y, x), g * _tie(x, y)))
-lt = _nograd("lt", np.less)
-le = _nograd("le", np.less_equal)
-gt = _nograd("gt", np.greater)
-ge = _nograd("ge", np.greater_equal)
+                      lambda g, ans, x, y: (g * _tie(y, x), g * _tie(x, y)), ordered=True)
+lt = _nograd("lt", np.less, ordered=True)
+le = _nograd("le", np.less_equal, ordered=True)
+gt = _nograd("gt", np.greater, ordered=True)
+ge = _nograd("ge", np.greater_equal, ordered=True)
 eq = _nograd("eq", np.equal)
 ne = _nograd("ne", np.not_equal)
 logical_and = _nograd("logical_and", np.logical_and)
@@ -174,11 +221,13 @@ where = elementwise("where", np.where,
 
 
 def _cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        x = np.real(x)  # complex -> real keeps the real part (vnp.astype warns as NumPy)
     return x.astype(dtype)  # always a copy: the result may be written in place later
 
 
 def _cast_vjp(g: Any, ans: Any, x: Any, dtype: np.dtype) -> tuple:
-    return (cast(g, dtype=x.dtype) if x.dtype.kind == "f" else None,)
+    return (cast(g, dtype=x.dtype) if x.dtype.kind in "fc" else None,)
 
 
 cast = elementwise("cast", _cast, _cast_vjp)
@@ -249,9 +298,12 @@ def _lower_reduction(fn: Callable) -> Callable:
     return lower
 
 
-def reduction(name: str, fn: Callable, vjp: Callable) -> Primitive:
-    """A reduction over static `axes` (no keepdims), with its shape, batch and lowering rules."""
+def reduction(name: str, fn: Callable, vjp: Callable, ordered: bool = False) -> Primitive:
+    """A reduction over static `axes` (no keepdims), with its shape, batch and lowering rules
+    (`ordered`: complex input is refused)."""
     def shape_rule(x: Aval, axes: tuple[int, ...]) -> Aval:
+        if ordered:
+            real_only(fn.__name__, x)
         if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
             raise ShapeError(f"{name}: axis {axes} out of range for an array of shape {x.shape}")
         shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
@@ -264,6 +316,6 @@ def reduction(name: str, fn: Callable, vjp: Callable) -> Primitive:
 
 
 reduce_sum = reduction("reduce_sum", np.sum, lambda g, ans, x, axes: (_keep(x, g, axes),))
-reduce_max = reduction("reduce_max", np.max, _extreme_vjp)
-reduce_min = reduction("reduce_min", np.min, _extreme_vjp)
+reduce_max = reduction("reduce_max", np.max, _extreme_vjp, ordered=True)
+reduce_min = reduction("reduce_min", np.min, _extreme_vjp, ordered=True)
 reduce_prod = reduction("reduce_prod", np.prod, _prod_vjp)

@@ -124,9 +124,21 @@ def stacked(name: str) -> Callable:
 
 
 def linalg_prim(name: str, impl: Callable, shape_rule: Callable, vjp: Callable | None,
-                **kw: Any) -> Primitive:
-    """Register a linalg primitive with the stacked batching rule."""
+                real_grad: bool = False, **kw: Any) -> Primitive:
+    """Register a linalg primitive with the stacked batching rule. `real_grad`: its VJP holds
+    for real input only; a gradient through complex input raises NoGradientError."""
+    if real_grad and vjp is not None:
+        vjp = _real_grad_only(name, vjp)
     return register(Primitive(name, impl, shape_rule, vjp, stacked(name), **kw))
+
+
+def _real_grad_only(name: str, vjp: Callable) -> Callable:
+    def rule(g: Any, ans: Any, *xs: Any, **params: Any) -> tuple:
+        if any(x.dtype.kind == "c" for x in xs):
+            return tuple(NoGrad(f"numpy.linalg.{name} of a complex matrix (its gradient is "
+                                "implemented for real input only)") for _ in xs)
+        return vjp(g, ans, *xs, **params)
+    return rule
 
 
 def same_batch(*xs: Aval, name: str) -> tuple[int, ...]:
@@ -187,7 +199,8 @@ def _slogdet_vjp(g: Any, ans: Any, a: Any) -> tuple:
 
 
 # (sign, log|det|) packed on a last axis of 2 (the IR has single-output equations)
-slogdet = linalg_prim("slogdet", _slogdet, _square_shape("slogdet", 2, (2,)), _slogdet_vjp)
+slogdet = linalg_prim("slogdet", _slogdet, _square_shape("slogdet", 2, (2,)), _slogdet_vjp,
+                      real_grad=True)
 
 
 # --- triangular solves: op(A) X = B with op(A) = A or A^T, one triangle of A read ------------
@@ -237,7 +250,8 @@ def _cholesky_vjp(g: Any, ans: Any, a: Any) -> tuple:
     return (sym_from_triangle(0.5 * (s + mT(s)), lower=True),)
 
 
-cholesky = linalg_prim("cholesky", np.linalg.cholesky, _square_shape("cholesky"), _cholesky_vjp)
+cholesky = linalg_prim("cholesky", np.linalg.cholesky, _square_shape("cholesky"), _cholesky_vjp,
+                       real_grad=True)
 
 
 # --- pinv (Moore-Penrose), with the cutoff rcond on singular values -------------------------
@@ -262,4 +276,4 @@ def _pinv_vjp(g: Any, ans: Any, a: Any, rcond: float, hermitian: bool) -> tuple:
 
 
 pinv = linalg_prim("pinv", lambda a, rcond, hermitian: np.linalg.pinv(a, rcond, hermitian),
-                   _pinv_shape, _pinv_vjp)
+                   _pinv_shape, _pinv_vjp, real_grad=True)

@@ -13,6 +13,7 @@ from .elementwise import (
     _broadcast,
     _keep,
     batch_elementwise,
+    real_only,
     reduce_along,
     reduce_sum,
     row_sum,
@@ -22,7 +23,8 @@ from .elementwise import (
 __all__ = ["logsumexp", "softmax", "softmax_vjp"]
 
 
-def _axis_ok(x: Aval, axis: int) -> None:
+def _axis_ok(x: Aval, axis: int, name: str = "softmax") -> None:
+    real_only(name, x)  # (a stable softmax subtracts the maximum: real input only)
     if not 0 <= axis < x.ndim:
         raise ShapeError(f"axis {axis} is out of bounds for an array of shape {x.shape}")
 
@@ -99,7 +101,7 @@ def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _lse_shape(x: Aval, axis: int) -> Aval:
-    _axis_ok(x, axis)
+    _axis_ok(x, axis, "logsumexp")
     return Aval(x.shape[:axis] + x.shape[axis + 1:], x.dtype)
 
 

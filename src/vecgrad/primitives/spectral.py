@@ -102,12 +102,16 @@ def _eigh_vjp(g: Any, ans: Any, a: Any, UPLO: str) -> tuple:
     return (sym_from_triangle(G, lower=UPLO == "L"),)
 
 
-eigh = linalg_prim("eigh", _eigh, _eigh_shape, _eigh_vjp)
+eigh = linalg_prim("eigh", _eigh, _eigh_shape, _eigh_vjp, real_grad=True)
 
 
 def _eigvalsh_shape(a: Aval, UPLO: str) -> Aval:
     packed = _eigh_shape(a, UPLO)
-    return Aval(a.shape[:-1], packed.dtype)
+    return Aval(a.shape[:-1], _real_dtype(packed.dtype))  # (real also for Hermitian input)
+
+
+def _real_dtype(dt: np.dtype) -> np.dtype:
+    return np.empty(0, dt).real.dtype
 
 
 def _eigvalsh_vjp(g: Any, ans: Any, a: Any, UPLO: str) -> tuple:
@@ -116,7 +120,7 @@ def _eigvalsh_vjp(g: Any, ans: Any, a: Any, UPLO: str) -> tuple:
 
 
 eigvalsh = linalg_prim("eigvalsh", lambda a, UPLO: np.linalg.eigvalsh(a, UPLO),
-                       _eigvalsh_shape, _eigvalsh_vjp)
+                       _eigvalsh_shape, _eigvalsh_vjp, real_grad=True)
 
 
 # --- svd: U, s, Vh with a = U diag(s) Vh ----------------------------------------------------
@@ -164,12 +168,12 @@ def _svd_vjp(g: Any, ans: Any, a: Any, full_matrices: bool) -> tuple:
     return (ga,)
 
 
-svd = linalg_prim("svd", _svd, _svd_shape, _svd_vjp)
+svd = linalg_prim("svd", _svd, _svd_shape, _svd_vjp, real_grad=True)
 
 
 def _svdvals_shape(a: Aval) -> Aval:
     m, n = _matrix_aval(a, "svdvals")
-    return Aval(a.shape[:-2] + (min(m, n),), lin_dtype(a.dtype, name="svdvals"))
+    return Aval(a.shape[:-2] + (min(m, n),), _real_dtype(lin_dtype(a.dtype, name="svdvals")))
 
 
 def _svdvals_vjp(g: Any, ans: Any, a: Any) -> tuple:
@@ -179,7 +183,7 @@ def _svdvals_vjp(g: Any, ans: Any, a: Any) -> tuple:
 
 
 svdvals = linalg_prim("svdvals", lambda a: np.linalg.svd(a, compute_uv=False), _svdvals_shape,
-                      _svdvals_vjp)
+                      _svdvals_vjp, real_grad=True)
 
 
 # --- qr: a = Q R, Q with orthonormal columns, R upper triangular ------------------------------
@@ -231,4 +235,4 @@ def _qr_vjp(g: Any, ans: Any, a: Any, complete: bool) -> tuple:
     return (concatenate(gx, mm(q, gr2), axis=a.ndim - 1),)
 
 
-qr = linalg_prim("qr", _qr, _qr_shape, _qr_vjp)
+qr = linalg_prim("qr", _qr, _qr_shape, _qr_vjp, real_grad=True)

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import ShapeError, TraceError
+from ..errors import ShapeError, TraceError, _where, user_src
 from ..ir import Aval
 from . import Primitive, Sparse, register
 from .elementwise import _lift
@@ -219,6 +219,13 @@ getitem = register(Primitive(
     inline=lambda xs, p, bind: f"{xs[0]}[{bind(to_key(p['idx']))}]"))
 
 
+def _add_shape(base: Aval, v: Aval, idx: tuple) -> Aval:
+    if v.dtype.kind == "c" and base.dtype.kind != "c":  # (NumPy's in-place add refuses too)
+        raise TypeError(f"cannot add complex values into an array of dtype {base.dtype} in "
+                        f"place (x[idx] += v){_where(user_src())}: make x complex first")
+    return _write_shape(base, v, idx)
+
+
 def _write_shape(base: Aval, v: Aval, idx: tuple) -> Aval:
     region = index_shape(base.shape, idx)
     try:
@@ -274,7 +281,7 @@ setitem = register(Primitive(
     lambda g, ans, base, v, idx: (setitem(g, 0.0, idx=idx), getitem(g, idx=idx)),
     _write_batch("setitem"), inplace=_set_inplace))
 setitem_add = register(Primitive(
-    "setitem_add", _add, _write_shape,
+    "setitem_add", _add, _add_shape,
     lambda g, ans, base, v, idx: (g, getitem(g, idx=idx)),
     _write_batch("setitem_add"), inplace=_add_inplace))
 
