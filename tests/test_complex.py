@@ -27,8 +27,8 @@ from vecgrad.backends import compile_graph
 from vecgrad.errors import ComplexError, NoGradientError
 from vecgrad.ir import Aval, typecheck
 
-ORDERED = {"maximum", "minimum", "lt", "le", "gt", "ge", "reduce_max", "reduce_min",
-           "softmax", "softmax_vjp", "logsumexp"}
+ORDERED = {"maximum", "minimum", "fmax", "fmin", "lt", "le", "gt", "ge", "reduce_max",
+           "reduce_min", "softmax", "softmax_vjp", "logsumexp"}
 # decompositions whose VJP holds for real input only: a complex gradient raises
 REAL_GRAD = {"slogdet", "cholesky", "pinv", "eigh", "eigvalsh", "svd", "svdvals", "qr"}
 
@@ -80,7 +80,12 @@ def test_complex_vjp_matches_central_differences(spec, which):
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
-        want = np.asarray(spec.ref(*args))
+        try:
+            want = np.asarray(spec.ref(*args))
+        except TypeError:  # NumPy refuses complex input (floor, hypot, ...): so must vecgrad
+            with pytest.raises(TypeError):
+                spec.prim.shape_rule(*[Aval(a.shape, a.dtype) for a in args], **params)
+            return
     out = np.asarray(spec.prim.impl(*args, **params))
     np.testing.assert_allclose(out, want, rtol=1e-10, atol=1e-12)
     assert spec.prim.shape_rule(*[Aval(a.shape, a.dtype) for a in args], **params) == \
