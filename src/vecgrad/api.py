@@ -137,12 +137,17 @@ def _scalar_out(out: Any, fun: Callable) -> Any:
             raise TypeError(f"grad requires a scalar output, but the function returned an array "
                             f"of shape {out.shape}{_where(src or _fun_src(fun))}. Reduce it "
                             "first (e.g. `.sum()`), or use vg.vjp for non-scalar outputs.")
-        if out.dtype.kind not in "fc":
+        if out.dtype.kind == "c":  # as JAX: never silently the real part's gradient
+            raise TypeError(f"grad requires a real-valued output, got {out.dtype}"
+                            f"{_where(_fun_src(fun))}. Differentiate a real function of it "
+                            "(vnp.abs(out) ** 2, vnp.real(out)), or use vg.vjp with a "
+                            "complex cotangent.")
+        if out.dtype.kind != "f":
             raise TypeError(f"grad requires a floating-point output, got {out.dtype}"
                             f"{_where(_fun_src(fun))}")
         return out
     arr = np.asarray(out)
-    if arr.shape != () or arr.dtype.kind not in "fc":
+    if arr.shape != () or arr.dtype.kind != "f":
         raise TypeError(f"grad requires a scalar float output, got {type(out).__name__} "
                         f"{getattr(arr, 'shape', '')}{_where(_fun_src(fun))}")
     return arr
