@@ -249,3 +249,12 @@ def test_ordered_operations_on_complex_raise(fn):
 def test_check_grads_with_complex_arguments():
     vg.check_grads(lambda z: vnp.sum(vnp.abs(vnp.sin(z)) ** 2), [Z])
     vg.check_grads(lambda z, x: vnp.abs(vnp.sum(z * x)), [Z, np.arange(4.0)], argnums=(0, 1))
+
+
+def test_grad_of_a_complex_output_raises_as_jax():
+    with pytest.raises(TypeError, match="real-valued output"):
+        vg.grad(lambda z: vnp.sum(z * z))(Z)
+    with pytest.raises(TypeError, match="real-valued output"):
+        vg.grad(lambda x: vnp.sum(x * 1j))(np.ones(3))
+    with pytest.raises(TypeError, match="real-valued output"):
+        vg.value_and_grad(lambda z: vnp.sum(vnp.exp(z)))(Z)
