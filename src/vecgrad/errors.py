@@ -144,11 +144,12 @@ class NoGradientError(VecgradError, NotImplementedError):
 class ComplexError(VecgradError, TypeError):
     """An operation that needs an ordering (or is otherwise real-only) got complex input."""
 
-    def __init__(self, name: str, src: Src | None = None):
+    def __init__(self, name: str, src: Src | None = None, why: str = "complex numbers have "
+                 "no order"):
         src = src or user_src(2)
         super().__init__(
-            f"{name} is not defined for complex input{_where(src)}: complex numbers have no "
-            "order. Apply it to a real quantity such as abs(z), z.real or z.imag.")
+            f"{name} is not defined for complex input{_where(src)}: {why}. Apply it to a real "
+            "quantity such as abs(z), z.real or z.imag.")
 
 
 def unsupported(name: str) -> NotImplementedError:

@@ -93,17 +93,18 @@ def batch_elementwise(prim_name: str) -> Callable:
     return rule
 
 
-def real_only(name: str, *avals: Aval) -> None:
-    """Raise ComplexError if an operand is complex (for operations that need an order)."""
+def real_only(name: str, *avals: Aval, why: str | None = None) -> None:
+    """Raise ComplexError if an operand is complex (for operations that need an order, or
+    `why` else)."""
     if any(a.dtype.kind == "c" for a in avals):
-        raise ComplexError(name)
+        raise ComplexError(name, why=why) if why else ComplexError(name)
 
 
 def elementwise(name: str, fn: Callable, vjp: Callable | None, ordered: bool = False,
-                **kw: Any) -> Primitive:
+                real_input: str | None = None, **kw: Any) -> Primitive:
     """An n-ary broadcasting primitive. `vjp(g, ans, *ins, **params) -> tuple` in out shape.
     `ordered`: complex operands are refused (comparisons, maximum: complex numbers are not
-    ordered).
+    ordered); `real_input`: they are refused for that reason.
 
     Complex numbers follow JAX's convention: a VJP is the transpose of the JVP under the real
     pairing <a, b> = Re(sum(a * b)), without conjugation. For a holomorphic f the rule is
@@ -111,8 +112,8 @@ def elementwise(name: str, fn: Callable, vjp: Callable | None, ordered: bool = F
     real, imag, conj, angle) say so in their rules. A real input of a complex operation gets
     the real part of its cotangent (the AD driver's cast)."""
     def shape_rule(*avals: Aval, **params: Any) -> Aval:
-        if ordered:
-            real_only(getattr(fn, "__name__", name), *avals)
+        if ordered or real_input:
+            real_only(getattr(fn, "__name__", name), *avals, why=real_input)
         shape = _broadcast(*[a.shape for a in avals])
         ps = tuple(sorted(params.items())) if params else ()
         return Aval(shape, _out_dtype(fn, ps, *[a.dtype for a in avals]))

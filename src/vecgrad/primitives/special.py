@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import NoGrad
-from .elementwise import elementwise, exp, log, log1p, sign, unary
+from .elementwise import elementwise, exp, log, log1p, sign
 
 __all__ = [
     "beta", "betainc", "betaln", "digamma", "erf", "erfc", "erfcinv", "erfinv", "exp1",
@@ -52,14 +52,17 @@ def _no(fn: str, arg: str) -> NoGrad:
     return NoGrad(f"scipy.special.{fn} with respect to {arg}")
 
 
+_REAL = "vecgrad's special functions take real input (their VJPs are real formulas)"
+
+
 def special(name: str, vjp: Callable | None, scipy_name: str | None = None) -> Any:
     """An elementwise primitive computed by scipy.special; `vjp(g, ans, *ins)` -> tuple."""
-    return elementwise(name, _SciPy(scipy_name or name), vjp)
+    return elementwise(name, _SciPy(scipy_name or name), vjp, real_input=_REAL)
 
 
 def special1(name: str, vjp: Callable | None) -> Any:
     """A one-input special function; `vjp(g, ans, x)` -> the cotangent."""
-    return unary(name, _SciPy(name), vjp)
+    return special(name, None if vjp is None else (lambda g, ans, x: (vjp(g, ans, x),)))
 
 
 _2_SQRT_PI = 2 / math.sqrt(math.pi)
