@@ -129,6 +129,11 @@ SPECS: list[Spec] = [
     binary("bitwise_xor", np.bitwise_xor, ints),
     binary("left_shift", np.left_shift, (ints, lambda r, s: r.integers(0, 4, s))),
     binary("right_shift", np.right_shift, (ints, lambda r, s: r.integers(0, 4, s))),
+    binary("gcd", np.gcd, ints),
+    binary("lcm", np.lcm, ints),
+    binary("nextafter", np.nextafter),
+    unary("spacing", np.spacing),
+    unary("bitwise_count", np.bitwise_count, ints),
     # cumulative scans
     *[Spec("cumsum", (s,), lambda x, a=a: np.cumsum(x, a), {"axis": a, "reverse": False},
            label=f"{s}-{a}") for s, a in AXES],

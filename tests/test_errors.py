@@ -176,7 +176,7 @@ def test_write_into_copy_of_argument_is_fine():
 @pytest.mark.parametrize("name,fn", [
     ("numpy.fft.fft", lambda x: np.fft.fft(x)),  # <- error
     ("numpy.histogram", lambda x: np.histogram(x)),  # <- error
-    ("numpy.polyfit", lambda x: np.polyfit(x[0], x[1], 2)),  # <- error
+    ("numpy.i0", lambda x: np.i0(x)),  # <- error
     ("numpy.add.reduceat", lambda x: np.add.reduceat(x, [0, 2])),  # <- error
     ("numpy.logaddexp.accumulate", lambda x: np.logaddexp.accumulate(x)),  # <- error
     ("numpy.exp with ['where']", lambda x: np.exp(x, where=x > 0)),  # <- error

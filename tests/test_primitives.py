@@ -145,14 +145,16 @@ def test_vjp_without_a_rule_raises(spec: Spec, shapes: tuple):
 def test_nondifferentiable_primitives_contribute_zero_gradient(spec: Spec, shapes: tuple):
     args = spec.make(np.random.default_rng(3), shapes)
     floats = tuple(i for i, a in enumerate(args) if a.dtype.kind == "f")
-    if not floats:  # boolean-only primitives: differentiate through a float input upstream
+    if not floats:  # boolean or integer primitives: differentiate through a float input
+        dts = [a.dtype for a in args]  # upstream, cast to the spec's own input dtypes
         args = [a.astype(np.float64) for a in args]
         floats = tuple(range(len(args)))
         prim = spec.prim
 
         def fn(*xs: Tracer) -> Tracer:
-            return P.cast(prim(*[P.gt(x, 0.5) for x in xs], **spec.params_for(shapes)),
-                          dtype=np.dtype(np.float64))
+            ins = [P.cast(P.gt(x, 0.5), dtype=dt) if dt != bool else P.gt(x, 0.5)
+                   for x, dt in zip(xs, dts)]
+            return P.cast(prim(*ins, **spec.params_for(shapes)), dtype=np.dtype(np.float64))
     else:
         def fn(*xs: Tracer) -> Tracer:
             return P.cast(spec.prim(*xs, **spec.params_for(shapes)), dtype=np.dtype(np.float64))

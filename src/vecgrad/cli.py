@@ -4,6 +4,7 @@
     vecgrad bench [ARGS...]            bench/run.py of a source checkout, with its arguments
     vecgrad bench patterns [ARGS...]   bench/patterns/run.py (issue 14's patterns suite)
     vecgrad explain script.py:func     vg.explain on a function of a script (see --help)
+    vecgrad support-table [--output F]  the table of supported NumPy functions (markdown)
 """
 from __future__ import annotations
 
@@ -187,7 +188,21 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("target", metavar="path/to/script.py:FUNCTION")
     e.add_argument("--budget", type=float, default=0.5, help="seconds per timing (default 0.5)")
     e.add_argument("--short", action="store_true", help="only the summary and the loops found")
+    t = sub.add_parser("support-table", help="print (or write) the table of the NumPy "
+                       "functions vecgrad traces (docs/numpy_support.md)")
+    t.add_argument("--output", "-o", default=None, help="write the markdown to this file")
     return p
+
+
+def support_table(output: str | None) -> int:
+    """`vecgrad support-table`: the markdown of docs/numpy_support.md."""
+    from .support import table
+    text = table()
+    if output:
+        Path(output).write_text(text)
+    else:
+        print(text, end="")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         return bench(rest)
     if rest:
         p.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command == "support-table":
+        return support_table(args.output)
     if args.budget is not None and args.budget <= 0:
         p.error("--budget must be positive")
     if args.command == "explain":

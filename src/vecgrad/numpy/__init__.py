@@ -186,6 +186,8 @@ from ._ufuncs import *
 from ._shape_ops import *
 from ._stats import *
 from ._indexing import *
+from ._polynomial import *
+from ._misc import *
 from . import _ndarray  # noqa: F401  (the ndarray methods of traced arrays)
 from ._ops import dispatch_function  # noqa: F401
 from ._ufuncs import dispatch_ufunc  # noqa: F401

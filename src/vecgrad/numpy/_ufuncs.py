@@ -31,6 +31,7 @@ __all__ = [
     "arctanh",
     "around",
     "bitwise_and",
+    "bitwise_count",
     "bitwise_invert",
     "bitwise_left_shift",
     "bitwise_not",
@@ -60,6 +61,7 @@ __all__ = [
     "fmin",
     "fmod",
     "frexp",
+    "gcd",
     "greater",
     "greater_equal",
     "heaviside",
@@ -70,6 +72,7 @@ __all__ = [
     "isnan",
     "isneginf",
     "isposinf",
+    "lcm",
     "ldexp",
     "left_shift",
     "less",
@@ -91,6 +94,7 @@ __all__ = [
     "multiply",
     "nan_to_num",
     "negative",
+    "nextafter",
     "not_equal",
     "positive",
     "power",
@@ -106,6 +110,7 @@ __all__ = [
     "sin",
     "sinc",
     "sinh",
+    "spacing",
     "sqrt",
     "square",
     "subtract",
@@ -330,6 +335,11 @@ bitwise_or = _b("bitwise_or", P.bitwise_or, "Elementwise bitwise OR.")
 bitwise_xor = _b("bitwise_xor", P.bitwise_xor, "Elementwise bitwise XOR.")
 left_shift = bitwise_left_shift = _b("left_shift", P.left_shift, "Elementwise x1 << x2.")
 right_shift = bitwise_right_shift = _b("right_shift", P.right_shift, "Elementwise x1 >> x2.")
+nextafter = _b("nextafter", P.nextafter, "The next float after x1 towards x2 (no gradient).")
+gcd = _b("gcd", P.gcd, "Elementwise greatest common divisor.")
+lcm = _b("lcm", P.lcm, "Elementwise least common multiple.")
+spacing = _u("spacing", P.spacing, "Distance to the nearest adjacent float (no gradient).")
+bitwise_count = _u("bitwise_count", P.bitwise_count, "Number of 1-bits of |x|.")
 
 
 def _float_power(x: Any, y: Any) -> Any:
@@ -472,7 +482,7 @@ def dispatch_ufunc(uf: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         return m(*inputs, **kwargs)
     if method != "__call__":
         raise unsupported(f"numpy.{uf.__name__}.{method}")
-    if kwargs.pop("out", None) is not None or kwargs:
-        raise unsupported(f"numpy.{uf.__name__} with {sorted(kwargs) or ['out']}")
-    return fn(*inputs)
+    if kwargs.pop("out", None) is not None:
+        raise unsupported(f"numpy.{uf.__name__} with out=")
+    return fn(*inputs, **kwargs)  # (gufuncs such as vecdot take axis=, keepdims=)
 

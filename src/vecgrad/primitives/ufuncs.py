@@ -34,6 +34,7 @@ __all__ = [
     "arctan2",
     "arctanh",
     "bitwise_and",
+    "bitwise_count",
     "bitwise_or",
     "bitwise_xor",
     "cbrt",
@@ -50,12 +51,14 @@ __all__ = [
     "fmin",
     "fmod",
     "frexp_exponent",
+    "gcd",
     "heaviside",
     "hypot",
     "invert",
     "isfinite",
     "isinf",
     "isnan",
+    "lcm",
     "left_shift",
     "log2",
     "log10",
@@ -63,6 +66,7 @@ __all__ = [
     "logaddexp2",
     "logical_xor",
     "nan_to_num",
+    "nextafter",
     "rad2deg",
     "reciprocal",
     "remainder",
@@ -72,6 +76,7 @@ __all__ = [
     "signbit",
     "sinc",
     "sinh",
+    "spacing",
     "tan",
     "trunc",
 ]
@@ -130,6 +135,11 @@ invert = _nograd("invert", np.invert)
 left_shift = _nograd("left_shift", np.left_shift)
 right_shift = _nograd("right_shift", np.right_shift)
 frexp_exponent = _nograd("frexp_exponent", lambda x: np.frexp(x)[1])
+nextafter = _nograd("nextafter", np.nextafter)
+spacing = _nograd("spacing", np.spacing)
+gcd = _nograd("gcd", np.gcd)
+lcm = _nograd("lcm", np.lcm)
+bitwise_count = _nograd("bitwise_count", np.bitwise_count)
 
 
 # --- binary: name, impl, VJP (g, ans, x, y) -> (gx, gy) in the broadcast shape -----------

@@ -1,0 +1,620 @@
+"""The rest of NumPy's namespace for traced code: metadata, comparisons, vector products,
+index arithmetic, `apply_along_axis` / `vectorize` (Python loops that vecgrad batches), the
+array-API names of NumPy 2, and typed errors for functions whose result shape depends on the
+data."""
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as _np
+
+from .. import primitives as P
+from ..errors import TraceError, unsupported
+from ..tracing import Tracer
+from . import _dtype, _ops, _shape, asarray, astype
+
+__all__ = [
+    "acos",
+    "acosh",
+    "allclose",
+    "apply_along_axis",
+    "apply_over_axes",
+    "array_equal",
+    "array_equiv",
+    "asanyarray",
+    "ascontiguousarray",
+    "asfortranarray",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "bartlett",
+    "bincount",
+    "blackman",
+    "can_cast",
+    "concat",
+    "diag_indices",
+    "diag_indices_from",
+    "digitize",
+    "einsum_path",
+    "fill_diagonal",
+    "geomspace",
+    "hamming",
+    "hanning",
+    "indices",
+    "intersect1d",
+    "isclose",
+    "iscomplex",
+    "iscomplexobj",
+    "isin",
+    "isreal",
+    "isrealobj",
+    "ix_",
+    "kaiser",
+    "lexsort",
+    "logspace",
+    "mask_indices",
+    "matrix_transpose",
+    "matvec",
+    "permute_dims",
+    "pow",
+    "ravel_multi_index",
+    "real_if_close",
+    "result_type",
+    "setdiff1d",
+    "setxor1d",
+    "size",
+    "sort_complex",
+    "tri",
+    "tril_indices",
+    "tril_indices_from",
+    "trim_zeros",
+    "triu_indices",
+    "triu_indices_from",
+    "union1d",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+    "unravel_index",
+    "unstack",
+    "unwrap",
+    "vdot",
+    "vecdot",
+    "vecmat",
+    "vectorize",
+]
+
+
+def _nd(a: Any) -> int:
+    return len(_shape(a))
+
+
+# ------------------------------------------------------------------------------ metadata
+
+def size(a: Any, axis: int | None = None) -> int:
+    """The number of elements (along `axis`)."""
+    s = _shape(a)
+    return math.prod(s) if axis is None else s[axis]
+
+
+def _dt(x: Any) -> Any:
+    return x.dtype if isinstance(x, Tracer) else x
+
+
+def result_type(*arrays_and_dtypes: Any) -> _np.dtype:
+    """NumPy's result_type (traced arrays count by their dtype, Python scalars are weak)."""
+    return _np.result_type(*[_dt(x) for x in arrays_and_dtypes])
+
+
+def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+    """Whether the dtype of `from_` casts to `to` under `casting`."""
+    return _np.can_cast(_dt(from_), to, casting)
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether x has a complex dtype."""
+    return _dtype(x).kind == "c"
+
+
+def isrealobj(x: Any) -> bool:
+    """Whether x has a non-complex dtype."""
+    return not iscomplexobj(x)
+
+
+def iscomplex(x: Any) -> Any:
+    """Elementwise: a nonzero imaginary part."""
+    if not iscomplexobj(x):
+        return _np.zeros(_shape(x), bool)
+    from .. import numpy as vnp
+    return _ops.not_equal(vnp.imag(x), 0)
+
+
+def isreal(x: Any) -> Any:
+    """Elementwise: a zero imaginary part."""
+    if not iscomplexobj(x):
+        return _np.ones(_shape(x), bool)
+    from .. import numpy as vnp
+    return _ops.equal(vnp.imag(x), 0)
+
+
+def real_if_close(a: Any, tol: float = 100) -> Any:
+    """`a` itself for real input; for complex input the result's dtype depends on the values,
+    which vecgrad cannot trace."""
+    if not iscomplexobj(a):
+        return a
+    raise TraceError("numpy.real_if_close of a traced complex array: its result dtype depends "
+                     "on the values. Use vnp.real(x) if the imaginary part is negligible")
+
+
+def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Any:
+    """Elementwise |a - b| <= atol + rtol |b| (and equal infinities), as NumPy."""
+    y = asarray(b)
+    if _dtype(y).kind in "biu":
+        y = astype(y, _np.result_type(_dtype(y), 1.0))
+    x = asarray(a)
+    close = _ops.logical_and(_ops.less_equal(_ops.abs(_ops.subtract(x, y)),
+                                             _ops.add(atol, _ops.multiply(rtol, _ops.abs(y)))),
+                             P.isfinite(y))
+    res = _ops.logical_or(close, _ops.equal(x, y))
+    if equal_nan:
+        res = _ops.logical_or(res, _ops.logical_and(P.isnan(x), P.isnan(y)))
+    return res
+
+
+def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> Any:
+    """Whether all entries are close (a traced boolean: use it in vnp.where, not in `if`)."""
+    from ._stats import all as all_
+    return all_(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
+    """Same shape and entries (False at once for different shapes)."""
+    if _shape(a1) != _shape(a2):
+        return False
+    from ._stats import all as all_
+    eq = _ops.equal(a1, a2)
+    if equal_nan:
+        eq = _ops.logical_or(eq, _ops.logical_and(P.isnan(a1), P.isnan(a2)))
+    return all_(eq)
+
+
+def array_equiv(a1: Any, a2: Any) -> Any:
+    """Equal after broadcasting (False at once if the shapes do not broadcast)."""
+    try:
+        _np.broadcast_shapes(_shape(a1), _shape(a2))
+    except ValueError:
+        return False
+    from ._stats import all as all_
+    return all_(_ops.equal(a1, a2))
+
+
+def ascontiguousarray(a: Any, dtype: Any = None) -> Any:
+    """`a` if it is C-contiguous (as NumPy decides from its strides), else a copy."""
+    a = asarray(a) if dtype is None else astype(asarray(a), dtype)
+    if isinstance(a, Tracer) and a._view is not None:
+        from ..tracing import strided
+        if not strided(a).flags.c_contiguous:
+            return a.copy()
+    return a if isinstance(a, Tracer) else _np.ascontiguousarray(a)
+
+
+def asfortranarray(a: Any, dtype: Any = None) -> Any:
+    """A copy (vecgrad's arrays are C-ordered; values and gradients are the same)."""
+    a = asarray(a) if dtype is None else astype(asarray(a), dtype)
+    return a.copy() if isinstance(a, Tracer) else _np.asfortranarray(a)
+
+
+asanyarray = asarray
+
+
+# ----------------------------------------------------------------------- vector products
+
+def _conj(x: Any) -> Any:
+    if _dtype(x).kind != "c":
+        return x
+    from .. import numpy as vnp
+    return vnp.conj(x)
+
+
+def vdot(a: Any, b: Any, /) -> Any:
+    """Dot product of the flattened arrays, conjugating the first."""
+    return _ops.dot(_ops.ravel(_conj(asarray(a))), _ops.ravel(asarray(b)))
+
+
+def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, keepdims: bool = False, **kw: Any) -> Any:
+    """Vector dot products along `axis`, conjugating x1, broadcasting the rest."""
+    if kw.pop("out", None) is not None or kw:
+        raise unsupported(f"numpy.vecdot with {sorted(kw) or ['out']}")
+    x1 = _ops.moveaxis(asarray(x1), axis, -1)  # the axis of each operand, as a gufunc's
+    x2 = _ops.moveaxis(asarray(x2), axis, -1)
+    out = _ops.sum(_ops.multiply(_conj(x1), x2), axis=-1)
+    return _ops.expand_dims(out, axis % (_nd(out) + 1)) if keepdims else out
+
+
+def matvec(x1: Any, x2: Any, /, **kw: Any) -> Any:
+    """Matrix-vector products over the last axes (broadcasting the rest)."""
+    if kw.pop("out", None) is not None or kw:
+        raise unsupported(f"numpy.matvec with {sorted(kw) or ['out']}")
+    return _ops.einsum("...ij,...j->...i", *_bcast(x1, x2, 2, 1))
+
+
+def vecmat(x1: Any, x2: Any, /, **kw: Any) -> Any:
+    """Vector-matrix products (conjugating the vector) over the last axes."""
+    if kw.pop("out", None) is not None or kw:
+        raise unsupported(f"numpy.vecmat with {sorted(kw) or ['out']}")
+    v, m = _bcast(_conj(asarray(x1)), x2, 1, 2)
+    return _ops.einsum("...j,...ji->...i", v, m)
+
+
+def _bcast(a: Any, b: Any, ka: int, kb: int) -> tuple:
+    a, b = asarray(a), asarray(b)
+    batch = _np.broadcast_shapes(_shape(a)[:_nd(a) - ka], _shape(b)[:_nd(b) - kb])
+    return (_ops.broadcast_to(a, batch + _shape(a)[_nd(a) - ka:]),
+            _ops.broadcast_to(b, batch + _shape(b)[_nd(b) - kb:]))
+
+
+def matrix_transpose(x: Any, /) -> Any:
+    """Swap the last two axes (a view)."""
+    if _nd(x) < 2:
+        raise ValueError("Input array must be at least 2-dimensional")
+    return _ops.swapaxes(x, -1, -2)
+
+
+def permute_dims(a: Any, /, axes: Any = None) -> Any:
+    """The array-API name of transpose."""
+    return _ops.transpose(a, axes)
+
+
+def concat(arrays: Sequence[Any], /, *, axis: int | None = 0, **kw: Any) -> Any:
+    """The array-API name of concatenate."""
+    from ._shape_ops import concatenate
+    return concatenate(arrays, axis, **kw)
+
+
+def unstack(x: Any, /, *, axis: int = 0) -> tuple:
+    """The slices along `axis`, as a tuple of views."""
+    x = asarray(x)
+    ax = axis % _nd(x)
+    return tuple(x[(slice(None),) * ax + (i,)] for i in range(_shape(x)[ax]))
+
+
+def _ufunc_alias(name: str) -> Any:
+    from . import _ufuncs
+    return getattr(_ufuncs, name)
+
+
+acos, acosh, asin, asinh = (_ufunc_alias(n) for n in ("arccos", "arccosh", "arcsin", "arcsinh"))
+atan, atan2, atanh, pow = (_ufunc_alias(n) for n in ("arctan", "arctan2", "arctanh", "power"))
+
+
+# ------------------------------------------------------------------------ sets and indices
+
+def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False,
+         *, kind: Any = None) -> Any:
+    """Elementwise membership in `test_elements` (one comparison per pair)."""
+    element, tests = asarray(element), _ops.ravel(asarray(test_elements))
+    from ._stats import any as any_
+    hit = any_(_ops.equal(_ops.expand_dims(element, -1), tests), axis=-1) \
+        if _shape(tests)[0] else _np.zeros(_shape(element), bool)
+    return _ops.logical_not(hit) if invert else hit
+
+
+def digitize(x: Any, bins: Any, right: bool = False) -> Any:
+    """Indices of the bins (static, monotonic) that the values of x fall in."""
+    if isinstance(bins, Tracer):
+        raise unsupported("numpy.digitize with traced bins (pass the bins as a NumPy array; "
+                          "for increasing traced bins use vnp.searchsorted)")
+    bins = _np.asarray(bins)
+    if bins.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    d = _np.diff(bins)
+    side = "left" if right else "right"
+    if (d >= 0).all():
+        return P.searchsorted(bins, x, side=side)
+    if (d <= 0).all():
+        return _ops.subtract(len(bins), P.searchsorted(bins[::-1].copy(), x, side=side))
+    raise ValueError("bins must be monotonically increasing or decreasing")
+
+
+def lexsort(keys: Any, axis: int = -1) -> Any:
+    """Indices sorting by the last key, then the one before, ... (stable; no gradient)."""
+    keys = [asarray(k) for k in keys] if isinstance(keys, (list, tuple)) else \
+        [asarray(keys)[i] for i in range(_shape(keys)[0])]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    from ._stats import argsort
+    ax = axis % _nd(keys[0])
+    idx = argsort(keys[0], ax, kind="stable")
+    for k in keys[1:]:
+        k = _ops.broadcast_to(k, _shape(idx))
+        order = argsort(P.take_along(k, idx, axis=ax), ax, kind="stable")
+        idx = P.take_along(idx, order, axis=ax)
+    return idx
+
+
+def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple:
+    """Flat indices into a tuple of coordinate arrays (C order)."""
+    if order != "C":
+        raise unsupported("numpy.unravel_index with order='F'")
+    if not isinstance(indices, Tracer):
+        return _np.unravel_index(indices, shape, order)
+    shape = (int(shape),) if _np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    out, rest = [], indices
+    for d in reversed(shape):
+        out.append(P.remainder(rest, d))
+        rest = P.floor_divide(rest, d)
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index: Any, dims: Any, mode: str = "raise",
+                      order: str = "C") -> Any:
+    """Coordinate arrays into flat indices (C order; mode 'wrap' or 'clip' for traced
+    coordinates, whose bounds cannot be checked while tracing)."""
+    if not any(isinstance(m, Tracer) for m in multi_index):
+        return _np.ravel_multi_index(multi_index, dims, mode=mode, order=order)
+    if order != "C":
+        raise unsupported("numpy.ravel_multi_index with order='F'")
+    dims = tuple(int(d) for d in dims)
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    flat = None
+    for m, d, md in zip(multi_index, dims, modes):
+        if md == "wrap":
+            m = P.remainder(m, d)
+        elif md == "clip":
+            m = _ops.clip(m, 0, d - 1)
+        flat = m if flat is None else _ops.add(_ops.multiply(flat, d), m)
+    return flat
+
+
+def ix_(*args: Any) -> tuple:
+    """Open-mesh index arrays from 1-d sequences."""
+    n = len(args)
+    out = []
+    for k, a in enumerate(args):
+        a = asarray(a)
+        if _dtype(a) == bool:
+            if isinstance(a, Tracer):
+                raise TraceError("numpy.ix_ with a traced boolean array has a data-dependent "
+                                 "shape")
+            a = _np.nonzero(a)[0]
+        out.append(_ops.reshape(a, (1,) * k + (-1,) + (1,) * (n - k - 1)))
+    return tuple(out)
+
+
+def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+    """In-place write of `val` (repeated as needed) on the main diagonal; for more than two
+    axes, all of equal length, on a[i, i, ..., i]."""
+    s = _shape(a)
+    if len(s) < 2:
+        raise ValueError("array must be at least 2-d")
+    end = None
+    if len(s) == 2:
+        step = s[1] + 1
+        end = None if wrap else s[1] * s[1]
+    else:
+        if len(set(s)) != 1:
+            raise ValueError("All dimensions of input must be of equal length")
+        step = 1 + int(_np.cumprod(s[:-1]).sum())
+    n = len(range(*slice(None, end, step).indices(math.prod(s))))
+    val = _ops.ravel(asarray(val))
+    if _shape(val)[0] not in (1, n):
+        from ._indexing import take
+        val = take(val, _np.arange(n) % _shape(val)[0])
+    _ops.reshape(a, (-1,), always_view=True)[:end:step] = val
+
+
+# ---------------------------------------------------------------- Python loops, batched
+
+def apply_along_axis(func1d: Callable, axis: int, arr: Any, *args: Any, **kwargs: Any) -> Any:
+    """func1d on every 1-d slice along `axis` (a Python loop that vecgrad batches)."""
+    arr = asarray(arr)
+    nd = _nd(arr)
+    ax = axis % nd
+    moved = _ops.moveaxis(arr, ax, -1)
+    outer = _shape(moved)[:-1]
+    if not outer or math.prod(outer) == 0:
+        if not outer:
+            return asarray(func1d(moved, *args, **kwargs))
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+    res = [asarray(func1d(moved[i], *args, **kwargs)) for i in _np.ndindex(*outer)]
+    out = _ops.reshape(_ops.stack(res), outer + _shape(res[0]))
+    k = len(_shape(res[0]))  # the result's own axes go where `axis` was
+    return _ops.moveaxis(out, tuple(range(len(outer), len(outer) + k)),
+                         tuple(range(ax, ax + k))) if k else out
+
+
+class vectorize:
+    """`numpy.vectorize` for traced code: `pyfunc` runs on the elements (or, with a
+    `signature`, on the core sub-arrays) in a Python loop, which vecgrad batches into
+    whole-array operations."""
+
+    def __init__(self, pyfunc: Callable, otypes: Any = None, doc: Any = None,
+                 excluded: Any = None, cache: bool = False, signature: str | None = None):
+        self.pyfunc, self.otypes, self.signature = pyfunc, otypes, signature
+        self.excluded = set(excluded or ())
+        self.__doc__ = doc or pyfunc.__doc__
+        functools.update_wrapper(self, pyfunc, updated=())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        keep = {i: a for i, a in enumerate(args) if i in self.excluded}
+        arrs = [asarray(a) for i, a in enumerate(args) if i not in self.excluded]
+        cores = self._cores(len(arrs))
+        loop = _np.broadcast_shapes(*[_shape(a)[:_nd(a) - c] for a, c in zip(arrs, cores)])
+        arrs = [_ops.broadcast_to(a, loop + _shape(a)[_nd(a) - c:]) for a, c in zip(arrs, cores)]
+        results = []
+        for i in _np.ndindex(*loop):
+            call = [a[i] for a in arrs]
+            full = [keep[k] if k in keep else call.pop(0) for k in range(len(args))]
+            results.append(self.pyfunc(*full, **kwargs))
+        if not results:
+            raise ValueError("cannot call `vectorize` on size 0 inputs")
+        if isinstance(results[0], tuple):
+            return tuple(self._assemble([r[k] for r in results], loop, k)
+                         for k in range(len(results[0])))
+        return self._assemble(results, loop, 0)
+
+    def _cores(self, n: int) -> list[int]:
+        if self.signature is None:
+            return [0] * n
+        ins = self.signature.replace(" ", "").split("->")[0]
+        parts = [p for p in ins.strip("()").split("),(")] if ins != "()" else [""]
+        return [len([d for d in p.split(",") if d]) for p in parts]
+
+    def _assemble(self, results: list, loop: tuple, k: int) -> Any:
+        out = _ops.stack([asarray(r) for r in results])
+        out = _ops.reshape(out, loop + _shape(out)[1:])
+        if self.otypes:
+            out = astype(out, _np.dtype(self.otypes[k]))  # a typecode string or a list
+        return out
+
+
+# --------------------------------------------------------------- data-dependent shapes
+
+def _data_dependent(name: str) -> Callable:
+    npf = getattr(_np, name)
+
+    def f(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, Tracer) for a in args):
+            raise TraceError(f"numpy.{name} of a traced array has a data-dependent shape, "
+                             "which vecgrad cannot trace (shapes must be known while "
+                             "tracing). Compute it outside the traced function, or use "
+                             "masks (vnp.where) instead")
+        return npf(*args, **kwargs)
+    f.__name__ = name
+    f.__doc__ = f"numpy.{name} of untraced arrays (a traced one has a data-dependent shape)."
+    return f
+
+
+setdiff1d, union1d, intersect1d, setxor1d, trim_zeros, bincount = (
+    _data_dependent(n) for n in ("setdiff1d", "union1d", "intersect1d", "setxor1d",
+                                 "trim_zeros", "bincount"))
+unique_all, unique_counts, unique_inverse, unique_values = (
+    _data_dependent(n) for n in ("unique_all", "unique_counts", "unique_inverse",
+                                 "unique_values"))
+
+
+# ------------------------------------------------------------------ constants of shapes
+
+def _constant(name: str) -> Callable:
+    f = getattr(_np, name)
+
+    def g(*args: Any, **kwargs: Any) -> Any:
+        return f(*args, **kwargs)
+    g.__name__, g.__doc__ = name, f"`numpy.{name}` (a constant: it takes sizes, not arrays)."
+    return g
+
+
+tri, indices, diag_indices, tril_indices, triu_indices, mask_indices = (
+    _constant(n) for n in ("tri", "indices", "diag_indices", "tril_indices", "triu_indices",
+                           "mask_indices"))
+bartlett, blackman, hamming, hanning, kaiser = (
+    _constant(n) for n in ("bartlett", "blackman", "hamming", "hanning", "kaiser"))
+
+
+def diag_indices_from(arr: Any) -> tuple:
+    """The indices of the main diagonal of an n-d array with equal dimensions."""
+    s = _shape(arr)
+    if len(s) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(s)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return _np.diag_indices(s[0], len(s))
+
+
+def tril_indices_from(arr: Any, k: int = 0) -> tuple:
+    """The indices of the lower triangle of a 2-d array."""
+    if _nd(arr) != 2:
+        raise ValueError("input array must be 2-d")
+    return _np.tril_indices(_shape(arr)[-2], k=k, m=_shape(arr)[-1])
+
+
+def triu_indices_from(arr: Any, k: int = 0) -> tuple:
+    """The indices of the upper triangle of a 2-d array."""
+    if _nd(arr) != 2:
+        raise ValueError("input array must be 2-d")
+    return _np.triu_indices(_shape(arr)[-2], k=k, m=_shape(arr)[-1])
+
+
+def einsum_path(subscripts: str, *operands: Any, optimize: Any = "greedy",
+                einsum_call: bool = False) -> Any:
+    """NumPy's contraction order for operands of these shapes (a static query)."""
+    return _np.einsum_path(subscripts, *[_np.empty(_shape(o), _dtype(o)) for o in operands],
+                           optimize=optimize)
+
+
+def apply_over_axes(func: Callable, a: Any, axes: Any) -> Any:
+    """func(a, axis) over each axis in turn, keeping the number of dimensions."""
+    val = asarray(a)
+    nd = _nd(val)
+    for axis in (axes if isinstance(axes, (list, tuple)) else [axes]):
+        ax = axis % nd
+        res = asarray(func(val, ax))
+        if _nd(res) == nd:
+            val = res
+        elif _nd(res) == nd - 1:
+            val = _ops.expand_dims(res, ax)
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return val
+
+
+def sort_complex(a: Any) -> Any:
+    """Sort by real part, then imaginary part; the result is complex."""
+    from ._stats import sort
+    out = sort(a)
+    dt = _np.result_type(_dtype(out), _np.complex64)
+    return astype(out, dt)
+
+
+def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
+              axis: int = 0) -> Any:
+    """Numbers spaced evenly on a log scale from start to stop (differentiable in traced
+    positive endpoints; the endpoints are exact)."""
+    if not (isinstance(start, Tracer) or isinstance(stop, Tracer)):
+        return _np.geomspace(start, stop, num, endpoint, dtype, axis)
+    from .. import numpy as vnp
+    if axis != 0:
+        raise unsupported("numpy.geomspace with traced endpoints and axis != 0")
+    start, stop = asarray(start), asarray(stop)
+    y = vnp.exp(vnp.linspace(vnp.log(start), vnp.log(stop), num, endpoint))
+    if num > 0:
+        y[0] = start
+    if endpoint and num > 1:
+        y[-1] = stop
+    return y if dtype is None else astype(y, dtype)
+
+
+def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: Any = 10.0,
+             dtype: Any = None, axis: int = 0) -> Any:
+    """base ** linspace(start, stop) (differentiable in traced start, stop and base)."""
+    if not any(isinstance(v, Tracer) for v in (start, stop, base)):
+        return _np.logspace(start, stop, num, endpoint, base, dtype, axis)
+    from .. import numpy as vnp
+    y = vnp.power(base, vnp.linspace(start, stop, num, endpoint, axis=axis))
+    return y if dtype is None else astype(y, dtype)
+
+
+def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * _np.pi) -> Any:
+    """Unwrap phase jumps larger than `discont` along `axis` (NumPy's algorithm; the
+    corrections are piecewise constant, so the gradient passes straight through)."""
+    from ._stats import cumsum, diff
+    p = asarray(p)
+    nd = _nd(p)
+    ax = axis % nd
+    dd = diff(p, axis=ax)
+    discont = period / 2 if discont is None else discont
+    high = period / 2
+    ddmod = _ops.subtract(P.remainder(_ops.add(dd, high), period), high)
+    ddmod = _ops.where(_ops.logical_and(_ops.equal(ddmod, -high), _ops.greater(dd, 0)), high,
+                       ddmod)
+    corr = _ops.where(_ops.less(_ops.abs(dd), discont), 0.0, _ops.subtract(ddmod, dd))
+    first = p[(slice(None),) * ax + (slice(0, 1),)]
+    rest = _ops.add(p[(slice(None),) * ax + (slice(1, None),)], cumsum(corr, axis=ax))
+    return _ops.concatenate([first, rest], ax)

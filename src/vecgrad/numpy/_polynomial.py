@@ -1,0 +1,220 @@
+"""Convolution, correlation, polynomials, interpolation and integration of `vecgrad.numpy`,
+built from slices, products and sums (differentiable in every float operand)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as _np
+
+from .. import primitives as P
+from ..errors import unsupported
+from . import _dtype, _ops, _shape, asarray, astype
+
+__all__ = ["convolve", "correlate", "interp", "poly", "polyadd", "polyder", "polyfit",
+           "polyint", "polymul", "polysub", "polyval", "trapezoid", "vander"]
+
+
+def _1d(a: Any, name: str) -> Any:
+    a = asarray(a)
+    if len(_shape(a)) != 1:
+        a = _ops.ravel(a) if len(_shape(a)) == 0 else a
+        if len(_shape(a)) != 1:
+            raise ValueError(f"{name}: object too deep for desired array")
+    return a
+
+
+def convolve(a: Any, v: Any, mode: str = "full") -> Any:
+    """Discrete linear convolution of two 1-d arrays (modes full, same, valid): a sum of
+    shifted copies of the longer array scaled by the entries of the shorter one."""
+    a, v = _1d(a, "convolve"), _1d(v, "convolve")
+    n, m = _shape(a)[0], _shape(v)[0]
+    if n == 0 or m == 0:
+        raise ValueError("v cannot be empty" if m == 0 else "a cannot be empty")
+    if m > n:
+        a, v, n, m = v, a, m, n
+    length = n + m - 1
+    zeros = _np.zeros(m - 1, _np.result_type(_dtype(a), _dtype(v)))
+    padded = _ops.concatenate([zeros, a, zeros], 0) if m > 1 else a
+    out = None
+    for j in range(m):  # out[i] = sum_j v[j] a[i - j]
+        term = _ops.multiply(padded[m - 1 - j:m - 1 - j + length], v[j])
+        out = term if out is None else _ops.add(out, term)
+    if mode == "full":
+        return out
+    if mode == "same":
+        start = (m - 1) // 2
+        return out[start:start + n]
+    if mode == "valid":
+        return out[m - 1:n]
+    raise ValueError(f"mode must be one of 'full', 'same' or 'valid' (got {mode!r})")
+
+
+def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
+    """Cross-correlation of two 1-d arrays: convolve(a, conj(v)[::-1]) as NumPy."""
+    a, v = _1d(a, "correlate"), _1d(v, "correlate")
+    if _dtype(v).kind == "c":
+        from .. import numpy as vnp
+        v = vnp.conj(v)
+    return convolve(a, v[::-1], mode)  # c[k] = sum_n a[n + k] v[n]
+
+
+def polyval(p: Any, x: Any) -> Any:
+    """The polynomial with coefficients p (highest degree first) at x (Horner's scheme, as
+    NumPy: y = y * x + p[k] from y = 0)."""
+    p = asarray(p)
+    y = _np.zeros(_shape(x), _dtype(x))
+    for k in range(_shape(p)[0]):
+        y = _ops.add(_ops.multiply(y, x), p[k])
+    return y
+
+
+def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
+    """The Vandermonde matrix: columns x**(N-1), ..., x**0 (or increasing)."""
+    x = _1d(x, "vander")
+    n = _shape(x)[0] if N is None else int(N)
+    cols = [_ops.power(x, k) if k > 1 else x if k == 1 else _ops.power(x, 0)
+            for k in range(n)]
+    if not increasing:
+        cols = cols[::-1]
+    return _ops.stack(cols, 1) if cols else _ops.reshape(x[:0], (_shape(x)[0], 0))
+
+
+def _poly1d(p: Any) -> Any:
+    p = asarray(p)
+    if len(_shape(p)) == 0:
+        p = _ops.reshape(p, (1,))
+    return p
+
+
+def polyadd(a1: Any, a2: Any) -> Any:
+    """Sum of two polynomials (coefficients highest first)."""
+    a1, a2 = _poly1d(a1), _poly1d(a2)
+    n1, n2 = _shape(a1)[0], _shape(a2)[0]
+    if n1 < n2:
+        a1 = _ops.concatenate([_np.zeros(n2 - n1, _dtype(a1)), a1], 0)
+    elif n2 < n1:
+        a2 = _ops.concatenate([_np.zeros(n1 - n2, _dtype(a2)), a2], 0)
+    return _ops.add(a1, a2)
+
+
+def polysub(a1: Any, a2: Any) -> Any:
+    """Difference of two polynomials."""
+    return polyadd(a1, _ops.negative(_poly1d(a2)))
+
+
+def polymul(a1: Any, a2: Any) -> Any:
+    """Product of two polynomials."""
+    return convolve(_poly1d(a1), _poly1d(a2))
+
+
+def poly(seq_of_zeros: Any) -> Any:
+    """The coefficients of the monic polynomial with these roots (1-d input)."""
+    z = asarray(seq_of_zeros)
+    if len(_shape(z)) != 1:
+        raise unsupported("numpy.poly of a matrix (needs its eigenvalues)")
+    c = _np.ones(1, _np.result_type(_dtype(z), _np.float64))
+    for k in range(_shape(z)[0]):
+        c = convolve(c, _ops.stack([_np.ones((), _dtype(z)), _ops.negative(z[k])]))
+    return c
+
+
+def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: Any = None,
+            cov: bool = False) -> Any:
+    """Least-squares polynomial fit (NumPy's column scaling), differentiable in x, y and w."""
+    if full or cov:
+        raise unsupported("numpy.polyfit with full=True or cov=True")
+    from .. import numpy as vnp
+    x, y = astype(asarray(x), _np.float64), astype(asarray(y), _np.float64)
+    order = int(deg) + 1
+    lhs, rhs = vander(x, order), y
+    if w is not None:
+        w = asarray(w)
+        lhs = _ops.multiply(lhs, _ops.reshape(w, (-1, 1)))
+        rhs = _ops.multiply(rhs, w if len(_shape(rhs)) == 1 else _ops.reshape(w, (-1, 1)))
+    if rcond is None:
+        rcond = _shape(x)[0] * _np.finfo(_np.float64).eps
+    scale = _ops.sqrt(_ops.sum(_ops.multiply(lhs, lhs), axis=0))
+    c = vnp.linalg.lstsq(_ops.divide(lhs, scale), rhs, rcond)[0]
+    return _ops.divide(c, scale if len(_shape(c)) == 1 else _ops.reshape(scale, (-1, 1)))
+
+
+def polyder(p: Any, m: int = 1) -> Any:
+    """The m-th derivative of a polynomial."""
+    p = _poly1d(p)
+    for _ in range(m):
+        n = _shape(p)[0] - 1
+        if n <= 0:
+            return _ops.multiply(p[:1], 0)
+        p = _ops.multiply(p[:-1], _np.arange(n, 0, -1))
+    return p
+
+
+def polyint(p: Any, m: int = 1, k: Any = None) -> Any:
+    """The m-th antiderivative of a polynomial (integration constants k, default 0)."""
+    p = _poly1d(p)
+    ks = _np.zeros(m) if k is None else _np.atleast_1d(k)
+    if len(ks) == 1 and m > 1:
+        ks = _np.full(m, ks[0])
+    for i in range(m):
+        n = _shape(p)[0]
+        scaled = _ops.divide(p, _np.arange(n, 0, -1).astype(float))
+        p = _ops.concatenate([scaled, _np.asarray([ks[i]], _np.result_type(_dtype(scaled)))], 0)
+    return p
+
+
+def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
+    """Integral of y by the trapezoidal rule along `axis` (sample points x or spacing dx)."""
+    y = asarray(y)
+    nd = len(_shape(y))
+    ax = axis % nd
+    lo = y[(slice(None),) * ax + (slice(None, -1),)]
+    hi = y[(slice(None),) * ax + (slice(1, None),)]
+    mid = _ops.add(lo, hi)
+    if x is None:
+        return _ops.divide(_ops.sum(_ops.multiply(mid, dx), axis=ax), 2.0)
+    x = asarray(x)
+    if len(_shape(x)) == 1:
+        d = _ops.subtract(x[1:], x[:-1])
+        d = _ops.reshape(d, tuple(-1 if i == ax else 1 for i in range(nd)))
+    else:
+        from ._stats import diff
+        d = diff(x, axis=ax)
+    return _ops.divide(_ops.sum(_ops.multiply(d, mid), axis=ax), 2.0)
+
+
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
+           period: Any = None) -> Any:
+    """Piecewise-linear interpolation of (xp, fp) at x (xp increasing); differentiable in x,
+    fp and xp. Outside [xp[0], xp[-1]] the value is `left` / `right` (default fp[0] /
+    fp[-1])."""
+    if period is not None:
+        raise unsupported("numpy.interp with period=")
+    xp, fp = _1d(xp, "interp"), _1d(fp, "interp")
+    n = _shape(xp)[0]
+    if n == 0:
+        raise ValueError("array of sample points is empty")
+    if _shape(fp)[0] != n:
+        raise ValueError("fp and xp are not of the same length.")
+    x = asarray(x)
+    if _dtype(fp).kind == "c":
+        raise unsupported("numpy.interp of complex values")
+    fp = astype(fp, _np.float64) if _dtype(fp).kind != "f" else fp
+    x = astype(x, _np.float64) if _dtype(x).kind != "f" else x
+    if n == 1:
+        j = _np.zeros((), _np.intp)
+    else:
+        j = _ops.clip(_ops.subtract(P.searchsorted(xp, x, side="right"), 1), 0, n - 2)
+    from ._indexing import take
+    x0, y0 = take(xp, j), take(fp, j)
+    if n == 1:
+        val = _ops.broadcast_to(y0, _shape(x)).copy()
+    else:
+        x1, y1 = take(xp, _ops.add(j, 1)), take(fp, _ops.add(j, 1))
+        slope = _ops.divide(_ops.subtract(y1, y0), _ops.subtract(x1, x0))
+        val = _ops.add(_ops.multiply(slope, _ops.subtract(x, x0)), y0)
+        val = _ops.where(_ops.equal(x, xp[n - 1]), fp[n - 1], val)
+    lo = fp[0] if left is None else left
+    hi = fp[n - 1] if right is None else right
+    val = _ops.where(_ops.less(x, xp[0]), lo, val)
+    return _ops.where(_ops.greater(x, xp[n - 1]), hi, val)
+

@@ -1,0 +1,157 @@
+"""Convolution, polynomials, interpolation, integration, metadata and comparison functions,
+vector products, index arithmetic, apply_along_axis/vectorize and the NumPy 2 array-API names
+of `vecgrad.numpy` against NumPy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import central_diff_check
+from test_numpy_api import assert_same, check
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+
+R = np.random.default_rng(19)
+V = R.standard_normal(6)
+W = R.standard_normal(3)
+M = R.standard_normal((3, 4))
+T = R.standard_normal((2, 3, 4))
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+@pytest.mark.parametrize("swap", [False, True])
+def test_convolve_correlate(mode, name, swap):
+    a, b = (W, V) if swap else (V, W)
+    check(lambda xp, a, b: getattr(xp, name)(a, b, mode), a, b, argnums=(0, 1))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda xp, p, x: xp.polyval(p, x), lambda xp, p, x: xp.polyval(p[:1], x[0]),
+    lambda xp, p, x: xp.vander(x[0]), lambda xp, p, x: xp.vander(x[0], 3, increasing=True),
+    lambda xp, p, x: xp.polyadd(p, x[0, :2]), lambda xp, p, x: xp.polysub(p[:2], x[1]),
+    lambda xp, p, x: xp.polymul(p, x[0]), lambda xp, p, x: xp.polyder(p),
+    lambda xp, p, x: xp.polyder(p, 2), lambda xp, p, x: xp.polyint(p),
+    lambda xp, p, x: xp.polyint(p, 2, k=[1.0, 2.0]),
+], ids=["polyval", "polyval-const", "vander", "vander-inc", "polyadd", "polysub", "polymul",
+        "polyder", "polyder2", "polyint", "polyint2"])
+def test_polynomials(fn):
+    check(fn, W, M, argnums=(0, 1))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda xp, y, x: xp.trapezoid(y), lambda xp, y, x: xp.trapezoid(y, dx=0.5, axis=0),
+    lambda xp, y, x: xp.trapezoid(y, xp.cumsum(x[0] ** 2)),
+    lambda xp, y, x: xp.trapezoid(y, y * 0.5, axis=1),
+], ids=["plain", "dx-axis", "x", "x-nd"])
+def test_trapezoid(fn):
+    check(fn, M, M, argnums=(0, 1))
+
+
+def test_interp():
+    xp_ = np.array([-1.0, 0.0, 0.5, 2.0])
+    x = np.array([-2.0, -1.0, -0.3, 0.25, 0.5, 1.7, 2.0, 3.0])
+
+    def f(m, x, fp, xs):
+        return (m.interp(x, xs, fp), m.interp(x, xs, fp, left=-5.0, right=fp[0]),
+                m.interp(x[2:4], xs[:1], fp[:1]))
+    check(f, x, R.standard_normal(4), xp_, argnums=(1,))
+    xin = np.array([-0.7, 0.3, 1.1])  # away from the knots: differentiable in x
+    check(lambda m, x, fp: m.interp(x, xp_, fp), xin, R.standard_normal(4), argnums=(0, 1))
+    check(lambda m, x, xs: m.interp(x, xs, xs ** 2), xin, xp_, argnums=(0, 1))
+
+
+def test_metadata_and_comparisons():
+    seen = {}
+
+    def f(x):
+        seen.update(size=vnp.size(x), size1=np.size(x, 1), rt=np.result_type(x, 1.0),
+                    rt32=vnp.result_type(x.astype(np.float32), 2), cplx=np.iscomplexobj(x),
+                    real=np.isrealobj(x), cast=np.can_cast(x, np.float32),
+                    neq=vnp.array_equal(x, x[:1]), nequiv=np.array_equiv(x, x[:2]))
+        return (np.isclose(x, x + 1e-9), np.isclose(x, 2 * x, rtol=0.6, equal_nan=True),
+                np.allclose(x, x), np.array_equal(x, x * 1.0), np.array_equiv(x, x[0]),
+                np.iscomplex(x), np.isreal(x), np.real_if_close(x) * 1.0)
+    got = vg.jit(f)(M)
+    assert seen == {"size": 12, "size1": 4, "rt": np.float64, "rt32": np.float32, "cplx": False,
+                        "real": True, "cast": False, "neq": False, "nequiv": False}
+    assert_same(got, f(M))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda xp, a, b: xp.vdot(a, b), lambda xp, a, b: xp.vecdot(a, b),
+    lambda xp, a, b: xp.vecdot(a, b[0].T, axis=1), lambda xp, a, b: xp.matvec(a, b[0, 0]),
+    lambda xp, a, b: xp.vecmat(b[0, :, 0], a), lambda xp, a, b: xp.matrix_transpose(a),
+    lambda xp, a, b: xp.permute_dims(a, (2, 0, 1)), lambda xp, a, b: xp.concat([a, b], axis=1),
+    lambda xp, a, b: xp.unstack(a, axis=1), lambda xp, a, b: xp.acos(xp.tanh(a)),
+    lambda xp, a, b: xp.atan2(a, b), lambda xp, a, b: xp.pow(xp.abs(a) + 1, b),
+    lambda xp, a, b: np.vecdot(a, b), lambda xp, a, b: np.matvec(a, b[0, 0]),
+], ids=["vdot", "vecdot", "vecdot-axis", "matvec", "vecmat", "matrix_transpose",
+        "permute_dims", "concat", "unstack", "acos", "atan2", "pow", "np.vecdot", "np.matvec"])
+def test_vector_products_and_array_api_names(fn):
+    check(fn, T, T[::-1] * 0.5, argnums=(0, 1))
+
+
+def test_isin_digitize_lexsort():
+    x = np.round(T * 2)
+    check(lambda xp, x: (xp.isin(x, [0.0, 1.0, -2.0]), xp.isin(x, np.array([1.0]), invert=True),
+                         xp.digitize(x, [-1.0, 0.0, 2.0]), xp.digitize(x, [3, 0, -1], True),
+                         xp.lexsort((x[0, 0], x[1, 0])), xp.lexsort([x[0], x[1]], axis=0)),
+          x, grad=False)
+
+
+def test_index_arithmetic():
+    idx = np.array([0, 5, 11, 7])
+
+    def f(xp, x, i):
+        r, c = xp.unravel_index(i, (3, 4))
+        flat = xp.ravel_multi_index((r, c), (3, 4))
+        return x[r, c] if xp is np else xp.take(xp.ravel(x), flat), r, c, flat
+    want = f(np, M, idx)
+    assert_same(vg.jit(lambda x, i: f(vnp, x, i))(M, idx), want)
+    got = vg.jit(lambda x: vnp.ravel_multi_index((x[0].astype(int), x[1].astype(int)), (5, 3),
+                                                 mode="clip"))(np.array([[1, 7], [2, -1]]))
+    np.testing.assert_array_equal(got, np.ravel_multi_index(([1, 7], [2, -1]), (5, 3),
+                                                            mode="clip"))
+
+
+def test_ix_and_fill_diagonal():
+    def f(xp, x):
+        sub = x[xp.ix_(np.array([0, 2]), np.array([1, 3]))]
+        y = x * 1.0
+        xp.fill_diagonal(y, x[0, :2])
+        z = xp.zeros((5, 3))
+        xp.fill_diagonal(z, 2.0, wrap=True)
+        c = xp.zeros((3, 3, 3))
+        xp.fill_diagonal(c, x[1, :3])
+        return sub, y, z, c
+    check(f, M)
+
+
+def test_apply_along_axis_and_vectorize():
+    def f(xp, x):
+        a = xp.apply_along_axis(lambda r: r @ r, 1, x)
+        b = xp.apply_along_axis(lambda r: r[::-1] * 2, 0, x)
+        c = xp.apply_along_axis(lambda r: xp.outer(r, r), 2, x)
+        vf = xp.vectorize(lambda u, v: u * v if True else 0.0)
+        d = vf(x, x[0, 0])
+        e = xp.vectorize(lambda r: xp.sum(r ** 2), signature="(n)->()")(x)
+        return a, b, c, d, e
+    check(f, T)
+
+
+def test_data_dependent_set_functions_raise():
+    for fn in (np.setdiff1d, np.union1d, np.intersect1d, np.trim_zeros, np.bincount):
+        with pytest.raises(vg.TraceError, match="data-dependent"):
+            vg.jit(lambda x, fn=fn: fn(x.astype(int)) if fn is not np.union1d and
+                   fn is not np.setdiff1d and fn is not np.intersect1d else fn(x, x))(V)
+    assert vnp.setdiff1d(np.arange(5), [1, 2]).tolist() == [0, 3, 4]
+
+
+def test_interp_gradient_in_fp_is_exact():
+    xp_ = np.array([0.0, 1.0, 3.0])
+    x = np.array([0.5, 2.0, 3.5])
+    g = vg.grad(lambda fp: vnp.sum(vnp.interp(x, xp_, fp)))(np.array([1.0, 2.0, 4.0]))
+    np.testing.assert_allclose(g, [0.5, 0.5 + 0.5, 0.5 + 1.0])
+    central_diff_check(lambda fp: vnp.sum(vnp.interp(x, xp_, fp) ** 2),
+                       [np.array([1.0, 2.0, 4.0])])
