@@ -158,25 +158,25 @@ def test_cache_hits_and_recompiles():
 
     def f(x, k):
         traces.append(k)
-        return vnp.asarray(x) * k
+        return vnp.asarray(x) * k[0]
 
     jf = vg.jit(f)
-    e1, _ = jf.entry(A, 2)
-    e2, _ = jf.entry(A + 1.0, 2)  # same signature: a hit
+    e1, _ = jf.entry(A, (2,))
+    e2, _ = jf.entry(A + 1.0, (2,))  # same signature: a hit
     assert e1 is e2
-    np.testing.assert_allclose(jf(B, 2), B * 2)
+    np.testing.assert_allclose(jf(B, (2,)), B * 2)
     assert len(traces) == 1
-    e3, _ = jf.entry(A, 3)  # a static argument changed
-    e4, _ = jf.entry(V, 2)  # a shape changed
-    e5, _ = jf.entry(A.astype(np.float32), 2)  # a dtype changed
-    e6, _ = jf.entry([A], 2)  # the pytree structure changed
+    e3, _ = jf.entry(A, (3,))  # a static argument changed
+    e4, _ = jf.entry(V, (2,))  # a shape changed
+    e5, _ = jf.entry(A.astype(np.float32), (2,))  # a dtype changed
+    e6, _ = jf.entry([A], (2,))  # the pytree structure changed
     assert len({id(e) for e in (e1, e3, e4, e5, e6)}) == 5
     assert len(traces) == 5
     assert len(api._CACHE[f]) == 5
-    np.testing.assert_allclose(jf(A, 3), A * 3)
+    np.testing.assert_allclose(jf(A, (3,)), A * 3)
     assert len(traces) == 5
     # the cache belongs to the function: a new jit wrapper of it hits too
-    assert vg.jit(f).entry(A, 2)[0] is e1
+    assert vg.jit(f).entry(A, (2,))[0] is e1
     assert len(traces) == 5
 
 

@@ -8,9 +8,25 @@ samples, plain NumPy), get gradients at the cost of hand-vectorized code.
 from __future__ import annotations
 
 from . import nn, numpy
-from .api import Transformed, grad, jit, value_and_grad, vjp
+from .api import (
+    Transformed,
+    clear_cache,
+    grad,
+    hessian,
+    hvp,
+    jacfwd,
+    jacobian,
+    jacrev,
+    jit,
+    jvp,
+    linearize,
+    value_and_grad,
+    vjp,
+)
 from .checks import GradCheckError, check_grads
+from .config import Config, config
 from .errors import (
+    ArgumentError,
     ConcretizationError,
     ReadOnlyError,
     ShapeError,
@@ -23,7 +39,9 @@ from .show import show
 
 __version__ = "0.1.0"
 __all__ = [
+    "ArgumentError",
     "ConcretizationError",
+    "Config",
     "GradCheckError",
     "ReadOnlyError",
     "ShapeError",
@@ -32,9 +50,18 @@ __all__ = [
     "Transformed",
     "VecgradError",
     "check_grads",
+    "clear_cache",
+    "config",
     "explain",
     "grad",
+    "hessian",
+    "hvp",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
     "jit",
+    "jvp",
+    "linearize",
     "nn",
     "numpy",
     "show",

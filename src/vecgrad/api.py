@@ -1,235 +1,102 @@
-"""The public transformations: jit, grad, value_and_grad, vjp.
+"""The public transformations: jit, grad, value_and_grad, vjp, jvp, linearize, jacrev,
+jacfwd, jacobian, hessian, hvp; and the compile cache (clear_cache).
 
-Each traced function is compiled once per input signature (the pytree structure, the shapes
-and dtypes of the array leaves, and the values of static leaves) and cached. A cache hit
-flattens the arguments, looks the signature up, and calls the generated NumPy code.
+Each transformed function is staged and compiled once per call signature (see signature.py:
+the pytree structure, the shapes and dtypes of the array leaves, and the values of static
+leaves) and cached per function; a cache hit flattens the arguments, looks the signature up,
+and calls the generated code. Called on traced values, inside another transformation, a
+transformed function is not compiled: its staged graph (already batched, simplified and
+differentiated) is inlined into the enclosing trace, whose passes then batch and simplify it
+again, and whose AD differentiates it (grad of grad, Hessians, Jacobians of gradients).
 """
 from __future__ import annotations
 
 import contextlib
 import gc
-import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from . import passes
-from .autodiff import vjp_graph
-from .backends import Compiled, compile_graph
-from .errors import Src, TraceError, _where, user_src
-from .ir import Aval, Const, Graph, Var
-from .pytree import _ARRAY, describe, flatten, unflatten
-from .tracing import Builder, Tracer, new_input, to_atom
+from .config import settings
+from .errors import ArgumentError, _where, user_src
+from .interpret import inline
+from .ir import Aval, Graph
+from .pytree import describe, flatten, unflatten
+from .signature import ARRAY, Call, array_call, clear_memo, flatten_call, unflatten_call
+from .staging import (
+    Entry,
+    NeedStatic,
+    Staged,
+    check_argnums,
+    compile_split,
+    compile_staged,
+    fun_name,
+    grad_tree,
+    stage_grad,
+    stage_jac,
+    stage_jit,
+    stage_jvp,
+    stage_vjp,
+)
+from .tracing import Builder, Tracer, current_builder, new_input, to_atom
 
-# The compile cache: function -> {(kind, options, signature) -> Entry}.
-_CACHE: weakref.WeakKeyDictionary[Callable, dict] = weakref.WeakKeyDictionary()
-
-
-# Graphs of more equations than this are not kept in the cache once compiled (counts are):
-# an unbatched trace can hold a million objects, which the cyclic GC would rescan forever.
-KEEP_STAGE_EQNS = 20_000
-
-
-@dataclass
-class Entry:
-    """One compiled signature: the generated code, the graph at each stage (those of at most
-    KEEP_STAGE_EQNS equations), their equation counts, the batching notes, stage timings."""
-
-    compiled: Compiled
-    finish: Callable[[tuple], Any]
-    stages: dict[str, Graph] = field(default_factory=dict)
-    times: dict[str, float] = field(default_factory=dict)
-    meta: dict[str, Any] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    notes: tuple = ()
-
-    def __post_init__(self) -> None:
-        self.counts = {k: len(g.eqns) for k, g in self.stages.items()}
-        if "batch" in self.stages:
-            self.notes = self.stages["batch"].notes
-        self.stages = {k: g for k, g in self.stages.items() if len(g.eqns) <= KEEP_STAGE_EQNS}
+__all__ = ["Entry", "Transformed", "clear_cache", "grad", "hessian", "hvp", "jacfwd",
+           "jacobian", "jacrev", "jit", "jvp", "linearize", "value_and_grad", "vjp"]
 
 
-def _fun_src(fun: Callable) -> Src | None:
-    code = getattr(fun, "__code__", None)
-    return Src(code.co_filename, code.co_firstlineno, code.co_name) if code else None
+# ------------------------------------------------------------------------------ the cache
+
+class FunCache:
+    """A function's compiled entries (and staged graphs, for nested calls), keyed by
+    (transformation chain, treedef, signature), and the positions of its Python-number
+    arguments that its trace needed as values (these are static from then on)."""
+
+    __slots__ = ("__weakref__", "entries", "static")
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple, Any] = {}
+        self.static: frozenset = frozenset()
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def put(self, key: tuple, value: Any) -> None:
+        """Store an entry; beyond settings.cache_size, drop the oldest."""
+        self.entries[key] = value
+        while len(self.entries) > settings.cache_size:
+            del self.entries[next(iter(self.entries))]
 
 
-def _signature(args: tuple) -> tuple[list, Any, tuple]:
-    if all(type(x) is np.ndarray for x in args):  # the common call: saves ~1.5 us per call
-        return list(args), ("tuple", (_ARRAY,) * len(args)), \
-            tuple((x.shape, x.dtype) for x in args)
-    leaves, td = flatten(args)
-    if any(isinstance(x, Tracer) for x in leaves):
-        raise TraceError("vecgrad transformations cannot be nested (a transformed function was "
-                         "called on traced arrays): call the plain Python function instead")
-    return leaves, td, tuple((x.shape, x.dtype) if type(x) is np.ndarray else  # the fast path
-                             (np.shape(x), np.result_type(x)) for x in leaves)
+_CACHE: weakref.WeakKeyDictionary[Callable, FunCache] = weakref.WeakKeyDictionary()
+_STRONG: dict[int, tuple[Callable, FunCache]] = {}  # functions without weak references
 
 
-def _trace(fun: Callable, td: Any, avals: Sequence[Aval],
-           hash_cons: bool = True) -> tuple[Builder, Any]:
-    with Builder(hash_cons=hash_cons) as b:
-        tracers = [new_input(a, b) for a in avals]
-        res = fun(*unflatten(td, tracers))
-    return b, res
+def fun_cache(fun: Callable) -> FunCache:
+    """The cache of `fun` (shared by every transformation of it)."""
+    try:
+        c = _CACHE.get(fun)
+        if c is None:
+            c = _CACHE[fun] = FunCache()
+        return c
+    except TypeError:  # not weak-referenceable (or unhashable): kept until clear_cache
+        hit = _STRONG.get(id(fun))
+        if hit is None or hit[0] is not fun:
+            hit = _STRONG[id(fun)] = (fun, FunCache())
+        return hit[1]
 
 
-def _split_aux(res: Any, has_aux: bool, fun: Callable) -> tuple[Any, Any]:
-    if not has_aux:
-        return res, None
-    if not (isinstance(res, (tuple, list)) and len(res) == 2):
-        raise TypeError(f"has_aux=True requires the function to return a pair (out, aux)"
-                        f"{_where(_fun_src(fun))}")
-    return res[0], res[1]
-
-
-def _count_leaves(td: Any) -> int:
-    if td[0] == "*":
-        return 1
-    if td[0] in ("tuple", "list"):
-        return sum(_count_leaves(c) for c in td[1])
-    if td[0] == "dict":
-        return sum(_count_leaves(c) for c in td[2])
-    return 0
-
-
-def _arg_ranges(td: Any) -> list[range]:
-    out, start = [], 0
-    for child in td[1]:
-        n = _count_leaves(child)
-        out.append(range(start, start + n))
-        start += n
-    return out
-
-
-def _norm_argnums(argnums: int | Sequence[int], nargs: int, fun: Callable) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    for a in nums:
-        if not -nargs <= a < nargs:
-            raise ValueError(f"argnums {argnums} out of range for {nargs} positional arguments"
-                             f"{_where(_fun_src(fun))}")
-    return tuple(a % nargs for a in nums)
-
-
-def _check_wrt(avals: Sequence[Aval], ranges: list[range], nums: tuple[int, ...],
-               td: Any, fun: Callable) -> None:
-    for a in nums:
-        if not ranges[a]:
-            raise TypeError(f"argument {a} is static ({describe(td[1][a])}), so it cannot be "
-                            "differentiated: pass a NumPy float array (np.asarray(x, float))"
-                            f"{_where(_fun_src(fun))}")
-        for i in ranges[a]:
-            if avals[i].dtype.kind not in "fc":
-                raise TypeError(f"grad requires floating-point inputs, but argument {a} has an "
-                                f"array of dtype {avals[i].dtype}: convert it with "
-                                f"x.astype(np.float64), or leave it out of argnums"
-                                f"{_where(_fun_src(fun))}")
-
-
-def _scalar_out(out: Any, fun: Callable) -> Any:
-    if isinstance(out, Tracer):
-        if out.shape != ():  # point at the line that computed the output
-            src = next((e.src for e in reversed(out._b.eqns) if e.out is out.atom), None)
-            raise TypeError(f"grad requires a scalar output, but the function returned an array "
-                            f"of shape {out.shape}{_where(src or _fun_src(fun))}. Reduce it "
-                            "first (e.g. `.sum()`), or use vg.vjp for non-scalar outputs.")
-        if out.dtype.kind == "c":  # as JAX: never silently the real part's gradient
-            raise TypeError(f"grad requires a real-valued output, got {out.dtype}"
-                            f"{_where(_fun_src(fun))}. Differentiate a real function of it "
-                            "(vnp.abs(out) ** 2, vnp.real(out)), or use vg.vjp with a "
-                            "complex cotangent.")
-        if out.dtype.kind != "f":
-            raise TypeError(f"grad requires a floating-point output, got {out.dtype}"
-                            f"{_where(_fun_src(fun))}")
-        return out
-    arr = np.asarray(out)
-    if arr.shape != () or arr.dtype.kind != "f":
-        raise TypeError(f"grad requires a scalar float output, got {type(out).__name__} "
-                        f"{getattr(arr, 'shape', '')}{_where(_fun_src(fun))}")
-    return arr
-
-
-def _forward(g: Graph, times: dict, stages: dict) -> Graph:
-    stages["traced"] = stages["cse"] = g  # recorded hash-consed: CSE is done (see passes)
-    return passes.run(g, passes.FORWARD, times, stages)
-
-
-def _compile_grad(fun: Callable, td: Any, avals: list[Aval], argnums: Any, has_aux: bool,
-                  value: bool) -> Entry:
-    times: dict[str, float] = {}
-    stages: dict[str, Graph] = {}
-    t0 = time.perf_counter()
-    nums = _norm_argnums(argnums, len(td[1]), fun)
-    ranges = _arg_ranges(td)
-    _check_wrt(avals, ranges, nums, td, fun)
-    b, res = _trace(fun, td, avals)
-    out, aux = _split_aux(res, has_aux, fun)
-    out = _scalar_out(out, fun)
-    aux_leaves, aux_td = flatten(aux)
-    g = b.build([to_atom(out)] + [to_atom(x) for x in aux_leaves])
-    times["trace"] = time.perf_counter() - t0
-    g = _forward(g, times, stages)
-    wrt = [i for a in nums for i in ranges[a]]
-    t0 = time.perf_counter()
-    gg = vjp_graph(g, wrt, [Const(np.ones((), g.outputs[0].aval.dtype))] +
-                   [None] * len(aux_leaves))
-    times["ad"] = time.perf_counter() - t0
-    stages["grad"] = gg
-    gg = passes.run(gg, [("grad." + n, p) for n, p in passes.BACKWARD + passes.LOWER], times,
-                    stages)
-    stages["final"] = gg  # the graph that is compiled
-    t0 = time.perf_counter()
-    compiled = compile_graph(gg, f"grad_{getattr(fun, '__name__', 'fn')}")
-    times["codegen"] = time.perf_counter() - t0
-    n_aux = len(aux_leaves)
-    arg_tds = [td[1][a] for a in nums]
-    single = isinstance(argnums, int)
-
-    def finish(outs: tuple) -> Any:
-        val = outs[0]
-        k = 1 + n_aux
-        grads = []
-        for atd, a in zip(arg_tds, nums):
-            n = len(ranges[a])
-            grads.append(unflatten(atd, outs[k:k + n]))
-            k += n
-        grads = grads[0] if single else tuple(grads)
-        if has_aux:
-            aux_v = unflatten(aux_td, outs[1:1 + n_aux])
-            return ((val, aux_v), grads) if value else (grads, aux_v)
-        return (val, grads) if value else grads
-    return Entry(compiled, finish, stages, times,
-                 {"forward_vars": frozenset(e.out for e in g.eqns), "wrt": wrt})
-
-
-def _compile_jit(fun: Callable, td: Any, avals: list[Aval]) -> Entry:
-    times: dict[str, float] = {}
-    stages: dict[str, Graph] = {}
-    t0 = time.perf_counter()
-    b, res = _trace(fun, td, avals)
-    leaves, out_td = flatten(res)
-    g = b.build([to_atom(x) for x in leaves])
-    times["trace"] = time.perf_counter() - t0
-    g = passes.run(_forward(g, times, stages), passes.LOWER, times, stages)
-    stages["final"] = g
-    t0 = time.perf_counter()
-    compiled = compile_graph(g, f"jit_{getattr(fun, '__name__', 'fn')}")
-    times["codegen"] = time.perf_counter() - t0
-    return Entry(compiled, lambda outs: unflatten(out_td, outs), stages, times,
-                 {"out_td": out_td})
-
-
-def trace_graph(fun: Callable, args: tuple, hash_cons: bool = True) -> Graph:
-    """The traced (unbatched, unoptimized) graph of `fun` on `args`, whose outputs are the
-    array leaves of its result; with `hash_cons=False`, repeated operations stay repeated."""
-    _, td, sig = _signature(args)
-    with _gc_paused():
-        b, res = _trace(fun, td, [Aval(s, np.dtype(d)) for s, d in sig], hash_cons)
-    return b.build([to_atom(x) for x in flatten(res)[0]])
+def clear_cache() -> None:
+    """Drop every compiled function, staged graph and remembered static argument, so that
+    the next call of any transformed function traces it again (for instance after changing
+    a global that a traced function reads: globals are read once, while tracing, as in
+    `jax.jit`)."""
+    for c in list(_CACHE.values()) + [c for _, c in _STRONG.values()]:
+        c.entries.clear()
+        c.static = frozenset()
+    _STRONG.clear()
+    clear_memo()
 
 
 @contextlib.contextmanager
@@ -245,55 +112,141 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _signature(cache: FunCache, args: tuple, kwargs: dict) -> tuple[list, Any, tuple]:
+    if not kwargs and all(type(x) is np.ndarray for x in args):  # the common call, quickly
+        return array_call(args)
+    return flatten_call(args, kwargs, cache.static, settings.trace_scalars)
+
+
+def _build(cache: FunCache, key_head: tuple, args: tuple, kwargs: dict,
+           build: Callable[[Call], Any], store: Callable[[Any], bool] = lambda e: True
+           ) -> tuple[Any, list]:
+    """The cached value for this call (building it on a miss) and the call's leaves. A trace
+    that needed the value of Python-number arguments makes them static and traces again."""
+    while True:
+        leaves, td, sig = _signature(cache, args, kwargs)
+        key = (key_head, td, sig)
+        e = cache.entries.get(key)
+        if e is not None:
+            return e, leaves
+        try:
+            with _gc_paused():
+                e = build(Call(td, sig))
+        except NeedStatic as ns:
+            traced = [leaves[i] for i in ns.leaves if isinstance(leaves[i], Tracer)]
+            for t in traced:  # a value of the enclosing trace: it must be static there
+                t._concrete()
+            if traced or ns.positions <= cache.static:
+                raise ns.error from None
+            cache.static = cache.static | ns.positions
+            continue
+        if store(e):
+            cache.put(key, e)
+        return e, leaves
+
+
+def _base(fun: Callable) -> tuple[Callable, tuple]:
+    """The user's function under a stack of transformations, and the stack's options."""
+    if isinstance(fun, Transformed):
+        return fun._base, fun._chain
+    return fun, ()
+
+
+def _check_fun(fun: Any, what: str) -> None:
+    if not callable(fun):
+        raise ArgumentError(f"{what} expects a function, got {type(fun).__name__}"
+                            f"{_where(user_src())}")
+
+
+# ------------------------------------------------------------------------ Transformed
+
 class Transformed:
-    """A function transformed by jit/grad/value_and_grad, with its per-signature cache."""
+    """A function transformed by jit, grad, value_and_grad, jacrev, jacfwd (or a stack of
+    them), with a cache per call signature. Call it like the function: positional and keyword
+    arguments, pytrees of arrays; keyword arguments are never differentiated."""
 
     def __init__(self, fun: Callable, kind: str, argnums: Any = 0, has_aux: bool = False):
-        if not callable(fun):
-            raise TypeError(f"expected a function, got {type(fun).__name__}")
+        _check_fun(fun, f"vg.{kind}")
+        if kind != "jit":
+            check_argnums(argnums)
+            if not isinstance(has_aux, bool):
+                raise ArgumentError(f"has_aux must be True or False, got {has_aux!r}"
+                                    f"{_where(user_src())}")
         self.fun, self.kind, self.argnums, self.has_aux = fun, kind, argnums, has_aux
         self.__wrapped__ = fun
         self.__doc__ = getattr(fun, "__doc__", None)
-        self.__name__ = getattr(fun, "__name__", "fn")
+        self.__name__ = fun_name(fun)
         self._opts = (kind, argnums if isinstance(argnums, int) else tuple(argnums), has_aux)
+        base, chain = _base(fun)
+        self._base, self._chain = base, (self._opts,) + chain
+        self._cache = fun_cache(base)
 
-    def entry(self, *args: Any) -> tuple[Entry, list]:
-        """The compiled entry for these arguments (compiling on a miss) and the array leaves."""
-        leaves, td, sig = _signature(args)
-        try:
-            per_fun = _CACHE.setdefault(self.fun, {})
-        except TypeError:  # not weak-referenceable: cache on this object only
-            per_fun = self.__dict__.setdefault("_local_cache", {})
-        key = (self._opts, td, sig)
-        e = per_fun.get(key)
-        if e is None:
-            avals = [Aval(s, np.dtype(d)) for s, d in sig]
-            with _gc_paused():
-                if self.kind == "jit":
-                    e = _compile_jit(self.fun, td, avals)
-                else:
-                    e = _compile_grad(self.fun, td, avals, self.argnums, self.has_aux,
-                                      self.kind == "value_and_grad")
-            per_fun[key] = e
-        return e, leaves
+    def __repr__(self) -> str:
+        return f"<vecgrad {self.kind} of {self.__name__}>"
 
-    def __call__(self, *args: Any) -> Any:
-        e, leaves = self.entry(*args)
+    def _stage(self, call: Call) -> Staged:
+        k = self.kind
+        if k == "jit":
+            return stage_jit(self.fun, call)
+        if k in ("grad", "value_and_grad"):
+            return stage_grad(self.fun, call, self.argnums, self.has_aux, k == "value_and_grad")
+        return stage_jac(self.fun, call, self.argnums, self.has_aux, k[3:])
+
+    def _compile(self, call: Call) -> Entry:
+        return compile_staged(self._stage(call), f"{self.kind}_{self.__name__}")
+
+    def entry(self, *args: Any, **kwargs: Any) -> tuple[Entry, list]:
+        """The compiled entry for these arguments (compiling on a miss) and the leaves that
+        its generated code takes."""
+        return _build(self._cache, self._chain, args, kwargs, self._compile)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if current_builder() is not None:
+            return self._nested(args, kwargs)
+        for x in args:  # the common call (arrays only), with as few Python calls as possible
+            if type(x) is not np.ndarray or kwargs:
+                e, leaves = self.entry(*args, **kwargs)
+                break
+        else:
+            e = self._cache.entries.get((self._chain, ((ARRAY,) * len(args), None),
+                                         tuple([(x.shape, x.dtype) for x in args])))
+            if e is None:
+                e, _ = self.entry(*args)
+            leaves = args
         return e.finish(e.compiled.fn(*leaves))
+
+    def _nested(self, args: tuple, kwargs: dict) -> Any:
+        """Called inside a trace: inline the staged graph into it."""
+        st, leaves = _build(self._cache, ("staged",) + self._chain, args, kwargs, self._stage,
+                            lambda st: not st.closure)
+        return st.finish(_inline(st, leaves))
+
+
+def _inline(st: Staged, leaves: Sequence, extra: Sequence = ()) -> list[Tracer]:
+    b = current_builder()
+    atoms = [to_atom(x, (), b) for x in list(leaves) + list(st.closure) + list(extra)]
+    return [Tracer(b, a) for a in inline(st.graph, atoms)]
 
 
 def jit(fun: Callable) -> Transformed:
-    """Compile `fun` (traced once per input signature) into straight-line NumPy code."""
+    """Compile `fun` (traced once per input signature) into straight-line NumPy code.
+
+    Arguments are pytrees of NumPy arrays; other values are static (part of the cache key),
+    except Python numbers passed directly as arguments, which are traced (see
+    `vg.config(trace_scalars=...)`). Called inside another transformation, `fun`'s graph is
+    inlined into it."""
     return Transformed(fun, "jit")
 
 
-def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Transformed:
-    """Gradient of a scalar-valued `fun` with respect to the arguments `argnums`.
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
+         ) -> Transformed:
+    """Gradient of a real scalar-valued `fun` with respect to the arguments `argnums`.
 
     Like `jax.grad`: arguments are pytrees of NumPy arrays; the result has the structure of
-    the differentiated argument (a tuple of them when `argnums` is a tuple). With
-    `has_aux=True`, `fun` returns `(out, aux)` and the result is `(grads, aux)`.
-    """
+    the differentiated argument (a tuple of them when `argnums` is a tuple; a position listed
+    twice gets its gradient twice). With `has_aux=True`, `fun` returns `(out, aux)` and the
+    result is `(grads, aux)`. Keyword arguments are passed through, never differentiated.
+    Composes: `grad(grad(f))`, `jacobian(grad(f))`, `grad` inside a `jit`-ed function."""
     return Transformed(fun, "grad", argnums, has_aux)
 
 
@@ -303,45 +256,230 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
     return Transformed(fun, "value_and_grad", argnums, has_aux)
 
 
-def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
-    """`(out, vjp_fn)` where `vjp_fn(ct)` returns one cotangent per primal (a tuple).
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
+           ) -> Transformed:
+    """The Jacobian of `fun` by reverse mode, as `jax.jacrev`: for each output leaf, an array
+    of shape `out.shape + in.shape` per differentiated argument leaf (structured like the
+    output, then like the argument; a tuple over `argnums` when it is a tuple). Computed as
+    one VJP batched over the basis of output cotangents (one compiled call, not one per
+    row); cheaper than jacfwd when the output is smaller than the input."""
+    return Transformed(fun, "jacrev", argnums, has_aux)
 
-    Cotangents of non-float leaves are None. `ct` must have the structure and shapes of
-    `out`. With has_aux, returns `(out, vjp_fn, aux)`.
-    """
-    leaves, td, sig = _signature(primals)
-    avals = [Aval(s, np.dtype(d)) for s, d in sig]
-    b, res = _trace(fun, td, avals)
-    out, aux = _split_aux(res, has_aux, fun)
-    out_leaves, out_td = flatten(out)
-    aux_leaves, aux_td = flatten(aux)
-    g = b.build([to_atom(x) for x in out_leaves + aux_leaves])
-    g = _forward(g, {}, {})
-    wrt = [i for i, a in enumerate(avals) if a.dtype.kind in "fc"]
-    n_out = len(out_leaves)
-    seeds = [Var(o.aval) for o in g.outputs[:n_out]]
-    gg = vjp_graph(g, wrt, seeds + [None] * len(aux_leaves))
-    gg = gg.replace(inputs=gg.inputs + tuple(seeds))
-    gg = passes.run(gg, passes.BACKWARD + passes.LOWER)
-    compiled = compile_graph(gg, f"vjp_{getattr(fun, '__name__', 'fn')}")
-    outs = compiled.fn(*leaves, *[np.zeros(s.aval.shape, s.aval.dtype) for s in seeds])
-    primal_out = unflatten(out_td, outs[:n_out])
-    ranges = _arg_ranges(td)
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
+           ) -> Transformed:
+    """The Jacobian of `fun` by forward mode, as `jax.jacfwd` (same result structure as
+    `jacrev`): one JVP batched over the basis of input tangents; cheaper than jacrev when the
+    input is smaller than the output."""
+    return Transformed(fun, "jacfwd", argnums, has_aux)
+
+
+jacobian = jacrev
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
+            ) -> Transformed:
+    """The Hessian of a scalar `fun`, as `jax.hessian`: `jacfwd(jacrev(fun))`, each block of
+    shape `x.shape + y.shape`."""
+    return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+
+
+# ----------------------------------------------------------------------- vjp, jvp
+
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+    """`(out, vjp_fn)` where `vjp_fn(ct)` returns one cotangent per primal (a tuple), as
+    `jax.vjp`; with has_aux, `(out, vjp_fn, aux)`.
+
+    `ct` has the structure and shapes of `out` (a Python number is fine for a 0-d output).
+    A primal's cotangent has its structure, with None for non-array leaves (static values
+    and Python numbers) and for non-float arrays. The forward and the backward are compiled
+    once per signature, as two programs: `vg.vjp` runs the forward and keeps the values the
+    backward needs; `vjp_fn` runs only the backward."""
+    _check_fun(fun, "vg.vjp")
+    base, chain = _base(fun)
+    cache = fun_cache(base)
+    head = (("vjp", has_aux),) + chain
+    if current_builder() is not None:
+        st, leaves = _build(cache, ("staged",) + head, primals, {},
+                            lambda c: stage_vjp(fun, c, has_aux), lambda st: not st.closure)
+        return _vjp_nested(st, leaves, has_aux)
+    e, leaves = _build(cache, head, primals, {}, lambda c: _compile_vjp(fun, c, has_aux))
+    outs = e.compiled.fn(*leaves)
+    m = e.meta
+    res = outs[m["n_fwd"]:]
+    bwd = m["backward"].fn
 
     def vjp_fn(ct: Any) -> tuple:
-        ct_leaves, ct_td = flatten(ct)
-        if ct_td != out_td:
-            raise TypeError(f"vjp_fn: cotangent structure {describe(ct_td)} does not match the "
-                            f"output structure {describe(out_td)}{_where(user_src())}")
-        for c, s in zip(ct_leaves, seeds):
-            if np.shape(c) != s.aval.shape:
-                raise ValueError(f"vjp_fn: cotangent of shape {np.shape(c)} for an output of "
-                                 f"shape {s.aval.shape}{_where(user_src())}")
-        r = compiled.fn(*leaves, *[np.asarray(c, s.aval.dtype) for c, s in zip(ct_leaves, seeds)])
-        cts = iter(r[len(g.outputs):])
-        flat = [next(cts) if a.dtype.kind in "fc" else None for a in avals]
-        return tuple(unflatten(td[1][i], flat[r.start:r.stop]) for i, r in enumerate(ranges))
+        cts = bwd(*res, *_cotangents(ct, m))
+        return _per_primal(cts, m)
+    return _vjp_result(outs, m, vjp_fn, has_aux)
+
+
+def _compile_vjp(fun: Callable, call: Call, has_aux: bool) -> Entry:
+    st = stage_vjp(fun, call, has_aux)
+    return compile_split(st, f"vjp_{fun_name(fun)}", st.meta["n_fwd"])
+
+
+def _vjp_result(outs: Sequence, m: dict, vjp_fn: Callable, has_aux: bool) -> tuple:
+    n_out, n_fwd = m["n_out"], m["n_fwd"]
+    out = unflatten(m["out_td"], outs[:n_out])
     if has_aux:
-        return primal_out, vjp_fn, unflatten(aux_td, outs[n_out:len(g.outputs)])
-    return primal_out, vjp_fn
+        return out, vjp_fn, unflatten(m["aux_td"], outs[n_out:n_fwd])
+    return out, vjp_fn
+
+
+def _per_primal(cts: Sequence, m: dict) -> tuple:
+    call = m["call"]
+    pos = {leaf: k for k, leaf in enumerate(m["wrt"])}
+    return tuple(grad_tree(call.td[0][a], cts, call.ranges[a], pos)
+                 for a in range(call.nargs))
+
+
+def _vjp_nested(st: Staged, leaves: list, has_aux: bool) -> tuple:
+    from .autodiff import split_graph
+    m = st.meta
+    fwd, bwd = split_graph(st.graph, len(st.graph.inputs) - st.extra, m["n_fwd"])
+    outs = _inline(Staged(fwd, st.finish, st.closure), leaves)
+    res = outs[m["n_fwd"]:]
+
+    def vjp_fn(ct: Any) -> tuple:
+        cts = _inline(Staged(bwd, st.finish), res, _cotangents(ct, m))
+        return _per_primal(cts, m)
+    return _vjp_result(outs, m, vjp_fn, has_aux)
+
+
+def _leaves_like(x: Any, td: Any, what: str) -> list:
+    """The leaves of `x`, which must have the structure `td` (Python numbers are leaves)."""
+    out: list = []
+    if not _walk(x, td, out):
+        raise ArgumentError(f"{what} has the structure {describe(flatten(x)[1])}, which does "
+                            f"not match the structure {describe(td)}{_where(user_src())}")
+    return out
+
+
+def _walk(x: Any, td: Any, out: list) -> bool:
+    kind = td[0]
+    if kind in ("*", "weak"):
+        out.append(x)
+        return True
+    if kind in ("tuple", "list"):
+        return isinstance(x, (tuple, list)) and len(x) == len(td[1]) and \
+            all(_walk(c, t, out) for c, t in zip(x, td[1]))
+    if kind == "dict":
+        return isinstance(x, dict) and sorted(x, key=repr) == list(td[1]) and \
+            all(_walk(x[k], t, out) for k, t in zip(td[1], td[2]))
+    return kind == "static" or x is None
+
+
+def _cotangents(ct: Any, m: dict) -> list:
+    leaves = _leaves_like(ct, m["out_td"], "vjp_fn: the cotangent")
+    return [_seed(c, a, "vjp_fn: a cotangent") for c, a in zip(leaves, m["seeds"])]
+
+
+def _seed(x: Any, aval: Aval, what: str) -> Any:
+    """A cotangent or tangent leaf, checked against the value it belongs to."""
+    if isinstance(x, Tracer):
+        if x.shape != aval.shape:
+            raise ArgumentError(f"{what} of shape {x.shape} was given for a value of shape "
+                                f"{aval.shape}{_where(user_src())}")
+        return x
+    arr = np.asarray(x)
+    if arr.shape != aval.shape:
+        raise ArgumentError(f"{what} of shape {arr.shape} was given for a value of shape "
+                            f"{aval.shape}{_where(user_src())}")
+    if arr.dtype.kind == "c" and aval.dtype.kind != "c":
+        raise ArgumentError(f"{what} is complex, for a real value of dtype {aval.dtype}"
+                            f"{_where(user_src())}")
+    return arr.astype(aval.dtype, copy=False)
+
+
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
+    """`(fun(*primals), J @ tangents)`: forward mode, as `jax.jvp`. `tangents` has the
+    structure of `primals` (the tangents of non-float leaves are ignored). Compiled once per
+    signature; forward mode is reverse mode transposed (see vecgrad.autodiff)."""
+    _check_fun(fun, "vg.jvp")
+    primals, tangents = _as_tuple(primals, "primals"), _as_tuple(tangents, "tangents")
+    base, chain = _base(fun)
+    cache = fun_cache(base)
+    head = (("jvp",),) + chain
+    nested = current_builder() is not None
+    build = (lambda c: stage_jvp(fun, c)) if nested else (lambda c: _compile_jvp(fun, c))
+    e, leaves = _build(cache, (("staged",) + head) if nested else head, primals, {}, build,
+                       lambda st: not nested or not st.closure)
+    m = e.meta
+    tans = _tangents(tangents, m, leaves)
+    outs = _inline(e, leaves, tans) if nested else e.compiled.fn(*leaves, *tans)
+    n = m["n_out"]
+    return unflatten(m["out_td"], outs[:n]), unflatten(m["out_td"], outs[n:2 * n])
+
+
+def _compile_jvp(fun: Callable, call: Call) -> Entry:
+    st = stage_jvp(fun, call)
+    return compile_staged(st, f"jvp_{fun_name(fun)}")
+
+
+def _tangents(tangents: tuple, m: dict, leaves: Sequence) -> list:
+    flat = _leaves_like(tuple(tangents), ("tuple", m["call"].td[0]), "the tangents")
+    return [_seed(flat[i], _aval_of(leaves[i]), "a tangent") for i in m["wrt"]]
+
+
+def _aval_of(x: Any) -> Aval:
+    return Aval(tuple(x.shape), x.dtype)
+
+
+def _as_tuple(x: Any, what: str) -> tuple:
+    if not isinstance(x, (tuple, list)):
+        raise ArgumentError(f"{what} must be a tuple (or list) with one entry per argument, "
+                            f"got {type(x).__name__}{_where(user_src())}")
+    return tuple(x)
+
+
+def linearize(fun: Callable, *primals: Any) -> tuple:
+    """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` is the JVP at the primals, as
+    `jax.linearize`: the forward runs once, here, and keeps what the tangent map needs;
+    each `f_jvp` call runs only the tangent part. Compiled once per signature."""
+    _check_fun(fun, "vg.linearize")
+    if current_builder() is not None:
+        raise ArgumentError("vg.linearize inside a traced function: use vg.jvp there"
+                            f"{_where(user_src())}")
+    base, chain = _base(fun)
+    e, leaves = _build(fun_cache(base), (("linearize",),) + chain, primals, {},
+                       lambda c: _compile_linearize(fun, c))
+    m = e.meta
+    outs = e.compiled.fn(*leaves)
+    n = m["n_out"]
+    res = outs[n:]
+    tangent_fn = m["backward"].fn
+
+    def f_jvp(*tangents: Any) -> Any:
+        return unflatten(m["out_td"], tangent_fn(*res, *_tangents(tangents, m, leaves)))
+    return unflatten(m["out_td"], outs[:n]), f_jvp
+
+
+def _compile_linearize(fun: Callable, call: Call) -> Entry:
+    st = stage_jvp(fun, call)
+    n = st.meta["n_out"]
+    g = st.graph
+    st.graph = g.replace(outputs=g.outputs[:n] + g.outputs[len(g.outputs) - n:])
+    return compile_split(st, f"linearize_{fun_name(fun)}", n)
+
+
+def hvp(fun: Callable, primals: Sequence, tangents: Sequence, argnums: int = 0) -> Any:
+    """The Hessian-vector product of a scalar `fun`: `H @ v`, with H the Hessian with
+    respect to argument `argnums` and v its entry in `tangents` (the others are ignored).
+    Forward over reverse: `jvp(grad(fun, argnums), primals, tangents)[1]`; it costs a small
+    multiple of the gradient, never the Hessian."""
+    return jvp(grad(fun, argnums), primals, tangents)[1]
+
+
+def trace_graph(fun: Callable, args: tuple, hash_cons: bool = True) -> Graph:
+    """The traced (unbatched, unoptimized) graph of `fun` on `args`, whose outputs are the
+    array leaves of its result; with `hash_cons=False`, repeated operations stay repeated."""
+    _, td, sig = flatten_call(tuple(args), {}, frozenset(), False)
+    call = Call(td, sig)
+    with _gc_paused(), Builder(hash_cons=hash_cons) as b:
+        a, kw = unflatten_call(td, [new_input(v, b) for v in call.avals])
+        res = fun(*a, **kw)
+        atoms = [to_atom(x) for x in flatten(res)[0]]
+    return b.build(atoms)
 

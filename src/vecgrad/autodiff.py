@@ -1,9 +1,22 @@
-"""Reverse-mode AD over the IR. VJP rules emit IR into the same builder, so the backward
-graph goes through the same passes as the forward one.
+"""Automatic differentiation over the IR: reverse mode (`vjp_graph`), forward mode
+(`jvp_graph`) and the split of a differentiated graph into its forward and backward parts
+(`split_graph`). VJP rules emit IR into the same builder, so the backward graph goes through
+the same passes as the forward one, and can itself be differentiated.
 
-The driver owns two concerns so that no rule has to: cotangents that have a broadcast shape
-are summed back to the input's shape, and cotangents of reads through indices (`Sparse`) are
-accumulated into one buffer per array instead of one dense zero array per read.
+The reverse-mode driver owns two concerns so that no rule has to: cotangents that have a
+broadcast shape are summed back to the input's shape, and cotangents of reads through indices
+(`Sparse`) are accumulated into one buffer per array instead of one dense zero array per read.
+
+**Forward mode is reverse mode transposed** ("the VJP of the VJP"). The backward graph of `f`
+maps a cotangent `c` to `J^T c`, linearly in `c`; differentiating *that* graph with respect to
+`c`, with `t` as its output cotangent, gives `(J^T)^T t = J t`. So there is one rule table,
+the VJP rules (every primitive someone adds with a VJP gets forward mode, Jacobians and
+Hessians for free, and the systematic second-order test of the spec list checks the one
+property all of them need: that the primitives VJP rules emit have VJPs). It costs no more
+at run time than JVP rules would: the cotangent `c` is bound to zeros and dead-code
+elimination removes the first backward pass, leaving the forward values and, for each
+equation, the transpose of its VJP, which is its JVP (`g * y` transposes to `t * y`). It
+costs a second AD pass while compiling, which is linear in the graph.
 """
 from __future__ import annotations
 
@@ -14,7 +27,9 @@ import numpy as np
 
 from . import primitives as P
 from .errors import NoGradientError
+from .interpret import inline
 from .ir import Atom, Aval, Const, Graph, Var
+from .passes.dce import dce
 from .tracing import Builder, Tracer
 
 
@@ -100,10 +115,53 @@ def vjp_graph(g: Graph, wrt: Sequence[int], seeds: Sequence[Atom | None] | None 
                         raise NoGradientError(c.what, e.src)
                     acc.setdefault(x, _Accum()).add(c, x.aval, e.src)
         b.src = None
-        grads: list[Atom] = []
+        totals: dict[Var, Atom] = {}  # (an input listed twice in wrt gets its gradient twice)
         for i in wrt:
             x = g.inputs[i]
-            a = acc.pop(x, None)
-            grads.append(a.total(b, x.aval).atom if a else
-                         Const(np.zeros(x.aval.shape, x.aval.dtype)))
-    return b.build(list(g.outputs) + grads, g.notes)
+            if x not in totals:
+                a = acc.pop(x, None)
+                totals[x] = a.total(b, x.aval).atom if a else \
+                    Const(np.zeros(x.aval.shape, x.aval.dtype))
+    return b.build(list(g.outputs) + [totals[g.inputs[i]] for i in wrt], g.notes)
+
+
+def jvp_graph(g: Graph, wrt: Sequence[int]) -> Graph:
+    """Forward mode (see the module docstring). The result's inputs are g's inputs followed by
+    one tangent per `wrt` input; its outputs are g's outputs followed by one tangent per
+    output (zeros for outputs that do not depend on the `wrt` inputs)."""
+    n_in, n_out = len(g.inputs), len(g.outputs)
+    back = vjp_graph(g, wrt)  # inputs: g's, then one cotangent per output
+    tangents = [Var(back.outputs[n_out + k].aval) for k in range(len(wrt))]
+    fwd = vjp_graph(back, range(n_in, n_in + n_out), [None] * n_out + tangents)
+    fwd = fwd.replace(inputs=fwd.inputs + tuple(tangents))
+    zeros = [Const(np.zeros(c.aval.shape, c.aval.dtype)) for c in back.inputs[n_in:]]
+    with Builder(list(g.inputs) + tangents) as b:  # J t does not depend on the cotangents
+        outs = inline(fwd, list(g.inputs) + zeros + tangents)
+    keep = outs[:n_out] + outs[n_out + len(wrt):]
+    return dce(b.build(keep, g.notes))
+
+
+def split_graph(g: Graph, n_first: int, n_fwd_outputs: int) -> tuple[Graph, Graph]:
+    """Split a differentiated graph whose inputs are primal values followed by seeds
+    (cotangents or tangents, from input `n_first` on) into a forward graph (primal inputs ->
+    its first `n_fwd_outputs` outputs, then residuals) and a backward graph (residuals, then
+    seeds -> its other outputs). An equation belongs to the backward graph when it depends on
+    a seed; the residuals are the forward values that the backward graph reads."""
+    late = set(g.inputs[n_first:])
+    for e in g.eqns:
+        if any(a in late for a in e.inputs if a.__class__ is Var):
+            late.add(e.out)
+    back_outs = g.outputs[n_fwd_outputs:]
+    if any(a in late for a in g.outputs[:n_fwd_outputs] if isinstance(a, Var)):
+        raise ValueError("split_graph: a forward output depends on a seed")
+    residuals: dict[Var, None] = {}
+    for e in g.eqns:
+        if e.out in late:
+            residuals.update((a, None) for a in e.inputs if a.__class__ is Var and a not in late)
+    residuals.update((a, None) for a in back_outs if isinstance(a, Var) and a not in late)
+    res = list(residuals)
+    fwd = dce(Graph(g.inputs[:n_first], tuple(e for e in g.eqns if e.out not in late),
+                    tuple(g.outputs[:n_fwd_outputs]) + tuple(res), g.notes))
+    bwd = Graph(tuple(res) + g.inputs[n_first:], tuple(e for e in g.eqns if e.out in late),
+                tuple(back_outs))
+    return fwd, bwd

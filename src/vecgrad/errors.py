@@ -65,6 +65,11 @@ class VecgradError(Exception):
     """Base class of all vecgrad errors."""
 
 
+class ArgumentError(VecgradError, TypeError, ValueError):
+    """A vecgrad function was called with invalid arguments (argnums out of range, a
+    non-callable function, a cotangent of the wrong structure, ...)."""
+
+
 class ConcretizationError(VecgradError, TypeError):
     """A traced value was needed as a concrete Python value (bool, int, float, index)."""
 

@@ -17,7 +17,7 @@ def is_leaf(x: Any) -> bool:
 def flatten(x: Any, leaves: list | None = None) -> tuple[list, Any]:
     """Returns (array leaves, hashable treedef)."""
     leaves = [] if leaves is None else leaves
-    if is_leaf(x) or type(x).__name__ == "Tracer":
+    if is_leaf(x) or type(x).__name__ in ("Tracer", "WeakScalar"):
         leaves.append(x)
         return leaves, _ARRAY
     if type(x) in (tuple, list):

@@ -45,9 +45,16 @@ _current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgr
 class Builder:
     """A graph under construction."""
 
-    def __init__(self, inputs: Sequence[Var] = (), hash_cons: bool = True):
+    def __init__(self, inputs: Sequence[Var] = (), hash_cons: bool = True,
+                 parent: Builder | None = None):
         self.inputs = list(inputs)
         self.hash_cons = hash_cons
+        # A trace of a function called inside another trace (a nested transformation): values
+        # of the enclosing traces that it uses become extra inputs, in `closure` order
+        self.parent = parent
+        self.closure: list[tuple[Tracer, Var]] = []  # (the enclosing trace's value, input)
+        self._lifted: dict[Var, Tracer] = {}  # an enclosing trace's value -> its input here
+        self.concrete: list[Atom] = []  # values whose concrete value the function asked for
         self.eqns: list[Eqn] = []
         self.src: Src | None = None  # set by transformations: the source line being derived
         self.limit = int(os.environ.get("VECGRAD_MAX_EQNS", "4000000"))
@@ -80,6 +87,37 @@ class Builder:
         if hit is None or hit[0] is not x:
             hit = self._captured[id(x)] = (x, Const(np.array(x, copy=True)))
         return hit[1]
+
+    def lift(self, t: Tracer) -> Tracer:
+        """`t`, a value of an enclosing trace, as a value of this one: a constant as it is,
+        anything else as an extra (read-only) input, one per value."""
+        if t._b is self:
+            return t
+        if t._b.inside(self):
+            raise TraceError("a function traced inside another one (a nested transformation) "
+                             "wrote one of its values into an array of the enclosing function: "
+                             "return the value instead")
+        if self.parent is None or not self.parent.inside(t._b):
+            raise _escaped()
+        outer = self.parent.lift(t)
+        atom = outer.atom
+        if isinstance(atom, Const):
+            return Tracer(self, atom)
+        inner = self._lifted.get(atom)
+        if inner is None:
+            v = Var(atom.aval)
+            self.inputs.append(v)
+            self.closure.append((outer, v))
+            inner = self._lifted[atom] = WeakScalar(self, v, outer._kind) if outer._weak \
+                else Tracer(self, v, readonly=True)
+        return inner
+
+    def inside(self, b: Builder) -> bool:
+        """Whether this trace is `b` or is nested inside it."""
+        t: Builder | None = self
+        while t is not None and t is not b:
+            t = t.parent
+        return t is b
 
     def build(self, outputs: Sequence[Atom], notes: tuple = ()) -> Graph:
         if self.recorded > len(self.eqns):
@@ -117,27 +155,53 @@ def _is_scalar(x: Any) -> bool:
 def bind(prim: P.Primitive, *args: Any, **params: Any) -> Any:
     """Apply `prim`: record an equation if any argument is traced, else compute it eagerly."""
     builder = None
-    all_traced = True
+    simple = True  # all arguments are (strongly typed) tracers of one trace
     for a in args:
         if isinstance(a, Tracer):
-            if builder is not None and a._b is not builder:
-                raise TraceError("tracers from two different traces were mixed (nested "
-                                 "transformations are not supported)")
-            builder = a._b
+            if builder is None:
+                builder = a._b
+            elif a._b is not builder:
+                builder = _inner(builder, a._b)
+                simple = False
+            simple = simple and not a._weak
         else:
-            all_traced = False
-    if all_traced and builder is not None:  # the common case, quickly
+            simple = False
+    if simple and builder is not None:  # the common case, quickly
         return Tracer(builder, builder.emit(prim, [a.atom for a in args], params))
-    dts = [a.dtype for a in args if isinstance(a, (Tracer, np.ndarray, np.generic))]
+    dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
+           isinstance(a, Tracer) and not a._weak]
     if builder is None:  # eager, with the same weak Python scalars as in a trace
         return prim.impl(*[to_atom(a, dts).value for a in args], **params)
-    atoms = [to_atom(a, dts) for a in args]
+    atoms = [to_atom(a, dts, builder) for a in args]
     return Tracer(builder, builder.emit(prim, atoms, params))
 
 
-def to_atom(x: Any, dtypes: Sequence[np.dtype] = ()) -> Atom:
-    """Python scalars are weakly typed (NumPy 2 rules): they take the dtype of the arrays."""
+def _inner(a: Builder, b: Builder) -> Builder:
+    """Of two traces, the one nested in the other (values of the outer one are lifted)."""
+    if a.inside(b):
+        return a
+    if b.inside(a):
+        return b
+    raise _escaped()
+
+
+def _escaped() -> TraceError:
+    return TraceError("tracers from two different traces were mixed: a traced value was used "
+                      "outside the trace that made it (for example stored in a global or an "
+                      "outer list and read by another traced function); return it instead")
+
+
+def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = None) -> Atom:
+    """Python scalars are weakly typed (NumPy 2 rules): they take the dtype of the arrays. So
+    do traced Python-scalar arguments (`_weak` tracers). A value of an enclosing trace used in
+    `builder` is lifted into it."""
     if isinstance(x, Tracer):
+        if builder is not None and x._b is not builder:
+            x = builder.lift(x)
+        if x._weak and dtypes:
+            dt = np.result_type(*dtypes, x._kind)
+            if dt != x.dtype:
+                return x._b.emit(P.cast, [x.atom], {"dtype": dt})
         return x.atom
     if _is_scalar(x):
         return Const(np.asarray(x, np.result_type(*dtypes, x) if dtypes else None))
@@ -157,6 +221,7 @@ class Tracer:
                  "_wrote")
     __array_priority__ = 1000
     __hash__ = object.__hash__
+    _weak = False  # True for a Python number passed as an argument (WeakScalar, below)
 
     def __init__(self, builder: Builder, atom: Atom, view: tuple | None = None,
                  readonly: bool | str = False, ndarray: bool = False):
@@ -209,22 +274,33 @@ class Tracer:
         return f"Tracer({self.aval})"
 
     # -- things that need concrete values ------------------------------------------
+    def _concrete(self) -> None:
+        """Note that the function needed this value concretely (see api: such Python-scalar
+        arguments are then made static)."""
+        self._b.concrete.append(self._atom)
+
     def __bool__(self) -> bool:
+        self._concrete()
         raise ConcretizationError("bool() (an `if`, `while`, `and`/`or` or comparison chain)")
 
     def __float__(self) -> float:
+        self._concrete()
         raise _concretization("float()")
 
     def __int__(self) -> int:
+        self._concrete()
         raise _concretization("int()")
 
     def __index__(self) -> int:
+        self._concrete()
         raise _concretization("use as an index or size")
 
     def __complex__(self) -> complex:
+        self._concrete()
         raise ConcretizationError("complex()")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        self._concrete()
         func = numpy_caller()
         raise TracedIntoNumpyError(numpy_func=func if func and not func.startswith("_")
                                    else None)
@@ -297,7 +373,7 @@ class Tracer:
             raise TraceError("an in-place write with repeated integer-array indices is "
                              "ambiguous (x[idx] += v adds once per position, as in NumPy); "
                              "to accumulate at repeated indices use np.add.at(x, idx, v)")
-        val = to_atom(value, [self.dtype])
+        val = to_atom(value, [self.dtype], self._b)
         self._replace(self._b.emit(prim, [self.atom, val], {"idx": idx}))
 
     def _replace(self, new: Atom) -> None:
@@ -585,3 +661,51 @@ def _shape_args(args: tuple) -> Any:
 
 Tracer.reshape = lambda self, *shape: _vnp().reshape(self, _shape_args(shape))
 Tracer.transpose = lambda self, *axes: _vnp().transpose(self, _shape_args(axes))
+
+
+class WeakScalar(Tracer):
+    """A Python int, float or complex passed as an argument, traced as a 0-d value instead of
+    being static. Like a literal Python scalar it is weakly typed (NumPy 2 rules): combined
+    with arrays it takes their dtype (`x32 * lr` stays float32), and Python arithmetic among
+    such values stays weak (`lr * 2`), while a NumPy function of it is strongly typed, as
+    `np.sqrt(0.1)` is a float64."""
+
+    __slots__ = ("_kind",)
+    _weak = True
+
+    def __init__(self, builder: Builder, atom: Atom, kind: complex):
+        super().__init__(builder, atom, readonly=True)
+        self._kind = kind  # 0, 0.0 or 0j: stands for the Python type in np.result_type
+
+    def __hash__(self) -> int:  # (a dict key needs the value)
+        self._concrete()
+        raise ConcretizationError("hash() (a dict key or set member)", user_src(2))
+
+    def __repr__(self) -> str:
+        return f"WeakScalar({type(self._kind).__name__}, {self.aval})"
+
+
+_PY_KIND = {"b": None, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def _weak_op(name: str) -> Callable:
+    """Python arithmetic of weak scalars (with each other or Python numbers) stays weak."""
+    def op(self: WeakScalar, *other: Any) -> Any:
+        method = getattr(Tracer, name, None)
+        if method is None:
+            return NotImplemented
+        out = method(self, *other)
+        if not isinstance(out, Tracer) or other and not (
+                isinstance(other[0], Tracer) and other[0]._weak or _is_scalar(other[0])):
+            return out
+        kind = _PY_KIND.get(out.dtype.kind)
+        return out if kind is None or out.shape else WeakScalar(out._b, out.atom, kind)
+    op.__name__ = name
+    return op
+
+
+for _n in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow"]:
+    for _m in (f"__{_n}__", f"__r{_n}__"):
+        setattr(WeakScalar, _m, _weak_op(_m))
+for _m in ("__neg__", "__pos__", "__abs__"):
+    setattr(WeakScalar, _m, _weak_op(_m))

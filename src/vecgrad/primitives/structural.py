@@ -95,6 +95,9 @@ def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
         return fast
     from ..tracing import Tracer
     if any(isinstance(k, Tracer) for k in key):
+        for k in key:  # (noted: a Python-scalar argument used as an index is made static)
+            if isinstance(k, Tracer):
+                k._concrete()
         raise TraceError("indexing with a traced (data-dependent) index is not supported: "
                          "index values must be known while tracing. Use static Python ints, "
                          "slices or NumPy index arrays, or vnp.where for data-dependent selection")

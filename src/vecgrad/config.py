@@ -1,0 +1,80 @@
+"""vecgrad's settings: one typed record, read and changed through `vg.config`.
+
+Each field is documented where it is declared, with its type and default. Code that depends
+on a setting reads `settings.<field>` when it runs (so a change applies to later compilations
+and calls). To add a setting, add a field here with its docstring comment and a test.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from typing import Any, Self
+
+from .errors import ArgumentError, _where, user_src
+
+
+@dataclass
+class Config:
+    """vecgrad's settings (see `vg.config`)."""
+
+    # Compiled signatures kept per function. Beyond it, the signature compiled first is
+    # dropped (and compiled again if it is called again). Bounds the memory that a function
+    # called with many shapes, dtypes or static values holds on to.
+    cache_size: int = 256
+    # Graphs of more equations than this are not kept in a compiled entry for `vg.show` and
+    # `vg.explain` once compiled: an unbatched trace can hold a million objects, which the
+    # cyclic garbage collector would rescan forever.
+    keep_stage_eqns: int = 20_000
+    # Python ints, floats and complex numbers passed directly as arguments (an iteration
+    # counter, a step size) are traced as weakly typed 0-d values, so a new value does not
+    # compile again, unless the function needs the value itself (in a shape, a `range`, an
+    # `if`, an index), which then makes that argument static. False: every Python-number
+    # argument is static (part of the cache key), as a `jax.jit` static argument.
+    trace_scalars: bool = True
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        previous = getattr(self, "_previous", None)
+        if previous is not None:
+            _set(dataclasses.asdict(previous))
+
+
+settings = Config()
+
+
+def _check(name: str, value: Any) -> None:
+    known = {f.name: f for f in fields(Config)}
+    if name not in known:
+        raise ArgumentError(f"vg.config has no setting {name!r}; the settings are "
+                            f"{', '.join(sorted(known))}{_where(user_src())}")
+    want = {"int": int, "bool": bool}[known[name].type]
+    if type(value) is not want or (want is int and value < 1):
+        raise ArgumentError(f"vg.config: {name} must be a {'positive ' if want is int else ''}"
+                            f"{want.__name__}, got {value!r}{_where(user_src())}")
+
+
+def _set(changes: dict[str, Any]) -> None:
+    for k, v in changes.items():
+        setattr(settings, k, v)
+
+
+def config(**changes: Any) -> Config:
+    """Read or change vecgrad's settings (the fields of `Config`, documented there).
+
+        vg.config()                        # the current settings (a copy)
+        vg.config(cache_size=32)           # change settings from now on
+        with vg.config(trace_scalars=False):
+            ...                            # changed inside the block only
+
+    Returns the settings after the change. Unknown names and values of the wrong type raise
+    `ArgumentError`.
+    """
+    for k, v in changes.items():
+        _check(k, v)
+    previous = dataclasses.replace(settings)
+    _set(changes)
+    out = dataclasses.replace(settings)
+    out._previous = previous if changes else None  # type: ignore[attr-defined]
+    return out

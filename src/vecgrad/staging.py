@@ -1,0 +1,485 @@
+"""Staging: one transformation of a function at one call signature, as one graph.
+
+    trace -> forward passes -> AD (and batching over a basis) -> backward passes   = Staged
+    Staged -> lowering passes -> backend compile                                    = Entry
+    Staged -> inlined into the enclosing trace                        (a nested call)
+
+The passes are declared once, in `vecgrad.passes` (FORWARD, BACKWARD, LOWER). A `Staged`
+graph's inputs are the call's array leaves, then the values of enclosing traces it reads
+(its closure, only when traced inside another trace), then any extra inputs (cotangent or
+tangent seeds); its outputs are whatever `finish` turns into the user's result.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import passes
+from .autodiff import jvp_graph, split_graph, vjp_graph
+from .backends import Compiled, compile_graph
+from .config import settings
+from .errors import ArgumentError, Src, _where, user_src
+from .interpret import inline, vmap
+from .ir import Atom, Const, Graph, Var
+from .pytree import flatten, unflatten
+from .signature import ARRAY, Call
+from .tracing import Builder, Tracer, WeakScalar, current_builder, new_input, to_atom
+
+
+class NeedStatic(Exception):
+    """The trace needed the value of Python-number arguments (`positions`): trace again
+    with them static. `error` is what the function raised."""
+
+    def __init__(self, positions: set, leaves: set, error: BaseException):
+        super().__init__(str(error))
+        self.positions, self.leaves, self.error = positions, leaves, error
+
+
+@dataclass
+class Staged:
+    """A transformation of a function at one signature, as a graph (see the module doc)."""
+
+    graph: Graph
+    finish: Callable[[Sequence], Any]
+    closure: list[Tracer] = field(default_factory=list)
+    extra: int = 0  # trailing seed inputs
+    times: dict[str, float] = field(default_factory=dict)
+    stages: dict[str, Graph] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Entry:
+    """One compiled signature: the generated code, the graph at each stage (those of at most
+    `settings.keep_stage_eqns` equations), their equation counts, the batching notes, stage
+    timings."""
+
+    compiled: Compiled
+    finish: Callable[[tuple], Any]
+    stages: dict[str, Graph] = field(default_factory=dict)
+    times: dict[str, float] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    notes: tuple = ()
+
+    def __post_init__(self) -> None:
+        self.counts = {k: len(g.eqns) for k, g in self.stages.items()}
+        if "batch" in self.stages:
+            self.notes = self.stages["batch"].notes
+        keep = settings.keep_stage_eqns
+        self.stages = {k: g for k, g in self.stages.items() if len(g.eqns) <= keep}
+
+
+def fun_src(fun: Callable) -> Src | None:
+    """Where `fun` was defined (for errors about it)."""
+    fun = getattr(fun, "__wrapped__", fun)
+    code = getattr(fun, "__code__", None)
+    return Src(code.co_filename, code.co_firstlineno, code.co_name) if code else None
+
+
+def fun_name(fun: Callable) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+# ----------------------------------------------------------------------------- tracing
+
+@dataclass
+class Traced:
+    """A traced function after the forward passes: outputs are its result's array leaves,
+    then its aux's (has_aux)."""
+
+    graph: Graph
+    closure: list[Tracer]
+    out_td: Any
+    aux_td: Any
+    n_out: int
+    times: dict[str, float]
+    stages: dict[str, Graph]
+    out_tracer: Any = None  # (for error messages about the output)
+
+
+def trace_call(fun: Callable, call: Call, has_aux: bool = False,
+               check: Callable[[Any], Any] | None = None) -> Traced:
+    """Trace `fun` on the call's abstract leaves and run the forward passes. `check(out)` may
+    validate (and convert) the output before it is flattened."""
+    times: dict[str, float] = {}
+    stages: dict[str, Graph] = {}
+    t0 = time.perf_counter()
+    with Builder(parent=current_builder()) as b:
+        tracers = [new_input(a, b) if k is None else _weak_input(a, b, k)
+                   for a, k in zip(call.avals, call.weak)]
+        args, kwargs = call_args(call, tracers)
+        try:
+            res = fun(*args, **kwargs)
+        except Exception as ex:
+            _blame(b, call, tracers, ex)
+            raise
+        out, aux = split_aux(res, has_aux, fun)
+        if check is not None:
+            out = check(out)
+        out_leaves, out_td = flatten(out)
+        aux_leaves, aux_td = flatten(aux)
+        atoms = [to_atom(x, (), b) for x in out_leaves + aux_leaves]
+    g = b.build(atoms)
+    times["trace"] = time.perf_counter() - t0
+    stages["traced"] = stages["cse"] = g  # recorded hash-consed: CSE is done (see passes)
+    g = passes.run(g, passes.FORWARD, times, stages)
+    return Traced(g, [t for t, _ in b.closure], out_td, aux_td, len(out_leaves), times, stages,
+                  out)
+
+
+def call_args(call: Call, leaves: list) -> tuple[tuple, dict]:
+    from .signature import unflatten_call
+    return unflatten_call(call.td, leaves)
+
+
+def _weak_input(aval: Any, b: Builder, kind: Any) -> WeakScalar:
+    v = Var(aval)
+    b.inputs.append(v)
+    return WeakScalar(b, v, kind)
+
+
+def _blame(b: Builder, call: Call, tracers: list, ex: Exception) -> None:
+    """After a failed trace: if weak Python-number arguments (or values of enclosing traces)
+    were needed concretely, raise NeedStatic naming them (all weak ones when the failure
+    cannot be traced back to its values, e.g. a KeyError from a dict lookup)."""
+    weak = {t.atom: i for i, t in enumerate(tracers) if call.weak[i] is not None}
+    if not weak and not b.closure:
+        return
+    deps = {a for a in b.concrete if a.__class__ is Var}
+    if deps:
+        for e in reversed(b.eqns):
+            if e.out in deps:
+                deps.update(a for a in e.inputs if a.__class__ is Var)
+    for outer, v in b.closure:  # the enclosing trace's own values: it decides for them
+        if v in deps:
+            outer._concrete()
+    leaves = {i for v, i in weak.items() if v in deps}
+    if not deps and weak:
+        leaves = set(weak.values())
+    if leaves:
+        raise NeedStatic({call.position_of(i) for i in leaves}, leaves, ex) from ex
+
+
+def split_aux(res: Any, has_aux: bool, fun: Callable) -> tuple[Any, Any]:
+    if not has_aux:
+        return res, None
+    if not (isinstance(res, (tuple, list)) and len(res) == 2):
+        raise ArgumentError(f"has_aux=True requires the function to return a pair (out, aux), "
+                            f"got {type(res).__name__}{_where(fun_src(fun))}")
+    return res[0], res[1]
+
+
+# -------------------------------------------------------------------- argnums and checks
+
+def norm_argnums(argnums: Any, nargs: int, fun: Callable) -> tuple[int, ...]:
+    """argnums as a tuple of non-negative positions, checked against the call."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not -nargs <= a < nargs:
+            raise ArgumentError(f"argnums {argnums!r} is out of range for a call with {nargs} "
+                                f"positional argument{'s' * (nargs != 1)} (keyword arguments "
+                                f"are never differentiated){fun_where(fun)}")
+    return tuple(a % nargs for a in nums)
+
+
+def check_argnums(argnums: Any) -> None:
+    """argnums must be an int or a non-empty sequence of ints (checked when transforming)."""
+    ok = isinstance(argnums, int) and not isinstance(argnums, bool) or \
+        isinstance(argnums, (tuple, list)) and argnums and \
+        all(isinstance(a, int) and not isinstance(a, bool) for a in argnums)
+    if not ok:
+        raise ArgumentError(f"argnums must be an int or a non-empty tuple of ints, got "
+                            f"{argnums!r}{_where(user_src())}")
+
+
+def fun_where(fun: Callable) -> str:
+    """Where the user called a transformation of `fun`, and where `fun` is defined."""
+    src = fun_src(fun)
+    defined = f"; {src.func} is defined at {src.file}:{src.line}" if src else ""
+    return _where(user_src()) + defined
+
+
+def wrt_leaves(call: Call, nums: tuple[int, ...], fun: Callable, what: str) -> list[int]:
+    """The leaves to differentiate (each once), checked to be floating point."""
+    wrt: dict[int, None] = {}
+    for a in nums:
+        if not call.ranges[a]:
+            raise ArgumentError(f"argument {a} is static (it holds no array), so it cannot "
+                                f"be differentiated: pass a NumPy float array "
+                                f"(np.asarray(x, float)){fun_where(fun)}")
+        for i in call.ranges[a]:
+            dt = call.avals[i].dtype
+            if dt.kind != "f" and not (dt.kind == "c" and what == "grad"):
+                py = " (a Python int: pass a float, such as 3.0)" if type(call.weak[i]) is int else ""
+                raise ArgumentError(f"{what} requires floating-point inputs, but argument {a} "
+                                    f"has an array of dtype {dt}{py}: convert it with "
+                                    f"x.astype(np.float64), or leave it out of argnums"
+                                    f"{fun_where(fun)}")
+            wrt[i] = None
+    return list(wrt)
+
+
+def real_scalar_out(fun: Callable) -> Callable[[Any], Any]:
+    def check(out: Any) -> Any:
+        if isinstance(out, Tracer):
+            if out.shape != ():  # point at the line that computed the output
+                src = next((e.src for e in reversed(out._b.eqns) if e.out is out.atom), None)
+                raise ArgumentError(
+                    f"grad requires a scalar output, but the function returned an array of "
+                    f"shape {out.shape}{_where(src or fun_src(fun))}. Reduce it first (e.g. "
+                    "`.sum()`), or use vg.vjp or vg.jacobian for non-scalar outputs.")
+            dt = out.dtype
+        else:
+            arr = np.asarray(out)
+            if arr.shape != () or arr.dtype.kind not in "fciub":
+                raise ArgumentError(f"grad requires a scalar output, got {type(out).__name__}"
+                                    f"{_where(fun_src(fun))}")
+            out, dt = arr, arr.dtype
+        if dt.kind == "c":  # as JAX: never silently the real part's gradient
+            raise ArgumentError(f"grad requires a real-valued output, got {dt}"
+                                f"{_where(fun_src(fun))}. Differentiate a real function of it "
+                                "(vnp.abs(out) ** 2, vnp.real(out)), or use vg.vjp with a "
+                                "complex cotangent.")
+        if dt.kind != "f":
+            raise ArgumentError(f"grad requires a floating-point output, got {dt}"
+                                f"{_where(fun_src(fun))}")
+        return out
+    return check
+
+
+def grad_tree(td: Any, leaves: Sequence, ranges: range, pos: dict[int, int]) -> Any:
+    """An argument's gradient: its structure, with the gradient of each array leaf and None
+    for static parts."""
+    it = iter(leaves[pos[i]] if i in pos else None for i in ranges)
+    return _tree(td, it)
+
+
+def _tree(td: Any, it: Any) -> Any:
+    kind = td[0]
+    if kind in ("*", "weak"):
+        return next(it)
+    if kind in ("tuple", "list"):
+        xs = [_tree(c, it) for c in td[1]]
+        return tuple(xs) if kind == "tuple" else xs
+    if kind == "dict":
+        return {k: _tree(c, it) for k, c in zip(td[1], td[2])}
+    return None
+
+
+# ------------------------------------------------------------------------ the stagings
+
+def _backward(g: Graph, times: dict, stages: dict) -> Graph:
+    return passes.run(g, [("grad." + n, p) for n, p in passes.BACKWARD], times, stages)
+
+
+def stage_jit(fun: Callable, call: Call) -> Staged:
+    """The forward of `fun`: its result's leaves."""
+    tr = trace_call(fun, call)
+    g = tr.graph
+    return Staged(g, lambda outs: unflatten(tr.out_td, outs), tr.closure, 0, tr.times,
+                  tr.stages, {"out_td": tr.out_td})
+
+
+def stage_grad(fun: Callable, call: Call, argnums: Any, has_aux: bool, value: bool) -> Staged:
+    """grad / value_and_grad: outputs are the value, the aux leaves, then one gradient per
+    differentiated leaf."""
+    nums = norm_argnums(argnums, call.nargs, fun)
+    wrt = wrt_leaves(call, nums, fun, "grad")
+    tr = trace_call(fun, call, has_aux, real_scalar_out(fun))
+    g, times, stages = tr.graph, tr.times, tr.stages
+    n_aux = len(g.outputs) - 1
+    t0 = time.perf_counter()
+    gg = vjp_graph(g, wrt, [Const(np.ones((), g.outputs[0].aval.dtype))] + [None] * n_aux)
+    times["ad"] = time.perf_counter() - t0
+    stages["grad"] = gg
+    gg = _backward(gg, times, stages)
+    pos = {leaf: 1 + n_aux + k for k, leaf in enumerate(wrt)}
+    single = isinstance(argnums, int)
+    plain = [pos[call.ranges[a][0]] if call.td[0][a] == ARRAY else None for a in nums]
+
+    def finish(outs: Sequence) -> Any:
+        grads = tuple(outs[k] if k is not None else  # (an array argument: its gradient)
+                      grad_tree(call.td[0][a], outs, call.ranges[a], pos)
+                      for a, k in zip(nums, plain))
+        grads = grads[0] if single else grads
+        val = outs[0]
+        if has_aux:
+            aux = unflatten(tr.aux_td, outs[1:1 + n_aux])
+            return ((val, aux), grads) if value else (grads, aux)
+        return (val, grads) if value else grads
+    return Staged(gg, finish, tr.closure, 0, times, stages,
+                  {"forward_vars": frozenset(e.out for e in g.eqns), "wrt": wrt})
+
+
+def stage_vjp(fun: Callable, call: Call, has_aux: bool) -> Staged:
+    """vjp: inputs are the leaves, the closure, then one cotangent per output leaf; outputs
+    are the result's leaves, the aux's, then one cotangent per float array leaf of the
+    arguments (Python numbers and non-float leaves get none: `meta['wrt']`)."""
+    tr = trace_call(fun, call, has_aux)
+    g, times, stages = tr.graph, tr.times, tr.stages
+    n_out = tr.n_out
+    wrt = [i for i, (a, k) in enumerate(zip(call.avals, call.weak))
+           if k is None and a.dtype.kind in "fc"]
+    seeds = [Var(o.aval) for o in g.outputs[:n_out]]
+    t0 = time.perf_counter()
+    gg = vjp_graph(g, wrt, seeds + [None] * (len(g.outputs) - n_out))
+    gg = gg.replace(inputs=gg.inputs + tuple(seeds))
+    times["ad"] = time.perf_counter() - t0
+    gg = _backward(gg, times, stages)
+    meta = {"wrt": wrt, "n_out": n_out, "n_fwd": len(g.outputs), "out_td": tr.out_td,
+            "aux_td": tr.aux_td, "seeds": [s.aval for s in seeds], "call": call}
+    return Staged(gg, lambda outs: outs, tr.closure, n_out, times, stages, meta)
+
+
+def stage_jvp(fun: Callable, call: Call) -> Staged:
+    """jvp: inputs are the leaves, the closure, then one tangent per differentiable leaf
+    (`meta['wrt']`: float array leaves and Python floats); outputs are the result's leaves,
+    then their tangents."""
+    tr = trace_call(fun, call)
+    g, times, stages = tr.graph, tr.times, tr.stages
+    wrt = [i for i, a in enumerate(call.avals) if a.dtype.kind in "fc"]
+    t0 = time.perf_counter()
+    gj = jvp_graph(g, wrt)
+    times["ad"] = time.perf_counter() - t0
+    gj = _backward(gj, times, stages)
+    return Staged(gj, lambda outs: outs, tr.closure, len(wrt), times, stages,
+                  {"wrt": wrt, "n_out": tr.n_out, "out_td": tr.out_td, "call": call})
+
+
+def stage_jac(fun: Callable, call: Call, argnums: Any, has_aux: bool, mode: str) -> Staged:
+    """jacrev (mode "rev": the VJP batched over the basis of output cotangents) or jacfwd
+    ("fwd": the JVP batched over the basis of input tangents). Outputs are one block per
+    (output leaf, differentiated leaf), of shape out.shape + in.shape, then the aux leaves."""
+    nums = norm_argnums(argnums, call.nargs, fun)
+    wrt = wrt_leaves(call, nums, fun, "jacobian")
+    tr = trace_call(fun, call, has_aux)
+    g, times, stages = tr.graph, tr.times, tr.stages
+    n_out = tr.n_out
+    for o in g.outputs[:n_out]:
+        if o.aval.dtype.kind != "f":
+            raise ArgumentError(f"jacobian requires floating-point outputs, got {o.aval.dtype}"
+                                f"{_where(fun_src(fun))}")
+    t0 = time.perf_counter()
+    with Builder(list(g.inputs)) as b:
+        blocks = (_jac_rev if mode == "rev" else _jac_fwd)(g, wrt, n_out)
+    gg = b.build([a for row in blocks for a in row] + list(g.outputs[n_out:]))
+    times["ad"] = time.perf_counter() - t0
+    stages["grad"] = gg
+    gg = _backward(gg, times, stages)
+    single = isinstance(argnums, int)
+    nw = len(wrt)
+
+    def finish(outs: Sequence) -> Any:
+        per_out = []
+        for k in range(n_out):
+            pos = {leaf: k * nw + j for j, leaf in enumerate(wrt)}
+            trees = tuple(grad_tree(call.td[0][a], outs, call.ranges[a], pos) for a in nums)
+            per_out.append(trees[0] if single else trees)
+        jac = unflatten(tr.out_td, per_out)
+        return (jac, unflatten(tr.aux_td, outs[n_out * nw:])) if has_aux else jac
+    return Staged(gg, finish, tr.closure, 0, times, stages, {"wrt": wrt})
+
+
+def _basis(avals: list, n: int) -> list[tuple[Atom, bool]]:
+    """Seeds for n instances: instance r is the r-th unit vector of all the avals' elements
+    laid end to end (for n == 1, ones, unbatched)."""
+    if n == 1:
+        return [(Const(np.ones(a.shape, a.dtype)), False) for a in avals]
+    out, o = [], 0
+    for a in avals:
+        eye = np.zeros((n, a.size), a.dtype)
+        eye[np.arange(o, o + a.size), np.arange(a.size)] = 1
+        out.append((Const(eye.reshape((n,) + a.shape)), True))
+        o += a.size
+    return out
+
+
+def _rows(x: tuple[Atom, bool], start: int, size: int, n: int, shape: tuple) -> Tracer:
+    """Rows start:start+size of a batched result (shared results are the same for every
+    row), as an array of shape (size,) + shape."""
+    from . import primitives as P
+    b = current_builder()
+    t = Tracer(b, x[0])
+    if not x[1] or n == 1:
+        return P.broadcast_to(P.reshape(t, shape=(1,) + shape), shape=(size,) + shape)
+    if size != n:
+        t = P.getitem(t, idx=P.normalize_index(slice(start, start + size), t.shape))
+    return t
+
+
+def _jac_rev(g: Graph, wrt: list[int], n_out: int) -> list[list[Atom]]:
+    from . import primitives as P
+    outs = [o.aval for o in g.outputs[:n_out]]
+    seeds = [Var(a) for a in outs]
+    back = vjp_graph(g, wrt, seeds + [None] * (len(g.outputs) - n_out))
+    back = back.replace(inputs=back.inputs + tuple(seeds))
+    n = sum(a.size for a in outs)
+    ins = [(v, False) for v in g.inputs] + _basis(outs, n)
+    res = vmap(back, n, ins) if n > 1 else [(a, False) for a in inline(back, [a for a, _ in ins])]
+    cts = res[len(g.outputs):]
+    blocks, o = [], 0
+    for a in outs:
+        row = []
+        for j, leaf in enumerate(wrt):
+            x = g.inputs[leaf].aval
+            r = _rows(cts[j], o, a.size, n, x.shape)
+            row.append(P.reshape(r, shape=a.shape + x.shape).atom)
+        blocks.append(row)
+        o += a.size
+    return blocks
+
+
+def _jac_fwd(g: Graph, wrt: list[int], n_out: int) -> list[list[Atom]]:
+    from . import primitives as P
+    ins_av = [g.inputs[i].aval for i in wrt]
+    gj = jvp_graph(g, wrt)
+    n = sum(a.size for a in ins_av)
+    ins = [(v, False) for v in g.inputs] + _basis(ins_av, n)
+    res = vmap(gj, n, ins) if n > 1 else [(a, False) for a in inline(gj, [a for a, _ in ins])]
+    tans = res[len(g.outputs):]
+    blocks = []
+    for k in range(n_out):
+        oshape = g.outputs[k].aval.shape
+        row, o = [], 0
+        for x in ins_av:
+            r = _rows(tans[k], o, x.size, n, oshape)  # (x.size,) + oshape
+            r = P.reshape(r, shape=(x.size, int(np.prod(oshape, dtype=np.int64))))
+            r = P.transpose(r, perm=(1, 0))
+            row.append(P.reshape(r, shape=oshape + x.shape).atom)
+            o += x.size
+        blocks.append(row)
+    return blocks
+
+
+# ------------------------------------------------------------------------ compiling
+
+def compile_staged(st: Staged, name: str) -> Entry:
+    """Lower and compile a staged graph (at top level: it reads no enclosing trace)."""
+    times, stages = dict(st.times), dict(st.stages)
+    g = passes.run(st.graph, passes.LOWER, times, stages)
+    stages["final"] = g
+    t0 = time.perf_counter()
+    compiled = compile_graph(g, name)
+    times["codegen"] = time.perf_counter() - t0
+    return Entry(compiled, st.finish, stages, times, st.meta)
+
+
+def compile_split(st: Staged, name: str, n_fwd: int) -> Entry:
+    """Lower a staged graph with seed inputs and compile it as two programs: the forward
+    (leaves -> its first n_fwd outputs, then residuals), as `compiled`, and the backward
+    (residuals, then seeds -> the other outputs), as `meta['backward']`."""
+    times, stages = dict(st.times), dict(st.stages)
+    g = passes.run(st.graph, passes.LOWER, times, stages)
+    stages["final"] = g
+    t0 = time.perf_counter()
+    fwd, bwd = split_graph(g, len(g.inputs) - st.extra, n_fwd)
+    stages["forward"], stages["backward"] = fwd, bwd
+    compiled = compile_graph(fwd, name + "_fwd")
+    meta = dict(st.meta, backward=compile_graph(bwd, name + "_bwd"), n_fwd=n_fwd)
+    times["codegen"] = time.perf_counter() - t0
+    return Entry(compiled, st.finish, stages, times, meta)
