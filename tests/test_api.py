@@ -301,3 +301,129 @@ def test_autograd_oracle(prog, autograd_np):
         np.testing.assert_allclose(gi, wi, rtol=1e-10, atol=1e-12)
     v = vg.jit(lambda a, b, c: prog(vnp, a, b, c))(*args)
     np.testing.assert_allclose(v, prog(np, *args), rtol=1e-12)
+
+
+# ------------------------------------------------------------- issue 10 §1-2: API fixes
+
+def test_repeated_argnums_give_the_gradient_twice():
+    g = vg.grad(f3, argnums=(0, 0, 2))(A, B, V)
+    want = vg.grad(f3)(A, B, V)
+    np.testing.assert_allclose(g[0], want)
+    np.testing.assert_allclose(g[1], want)
+    assert not np.all(g[0] == 0)
+    np.testing.assert_allclose(g[2], vg.grad(f3, argnums=2)(A, B, V))
+    _, (h0, h1) = vg.value_and_grad(f3, argnums=(1, 1))(A, B, V)
+    np.testing.assert_allclose(h0, h1)
+    np.testing.assert_allclose(h0, np.tanh(A))
+
+
+@pytest.mark.parametrize("bad", ["0", 1.0, (0, "1"), (), None, True])
+def test_bad_argnums_raise_naming_the_line(bad):
+    with pytest.raises(vg.ArgumentError, match="argnums") as info:
+        vg.grad(f3, argnums=bad)  # <- the line named
+    assert "test_api.py" in str(info.value)
+
+
+def test_argnums_out_of_range_names_the_call_and_the_function():
+    with pytest.raises(vg.ArgumentError, match="out of range") as info:
+        vg.grad(f3, argnums=(0, 5))(A, B, V)
+    msg = str(info.value)
+    assert "test_api.py" in msg and "f3 is defined at" in msg
+
+
+def test_non_callables_are_rejected():
+    for t in (vg.grad, vg.jit, vg.jacobian, vg.hessian):
+        with pytest.raises(vg.ArgumentError, match="expects a function") as info:
+            t(A)
+        assert "test_api.py" in str(info.value)
+    with pytest.raises(vg.ArgumentError, match="expects a function"):
+        vg.vjp(3.0, A)
+
+
+def test_has_aux_must_be_a_bool_and_the_output_a_pair():
+    with pytest.raises(vg.ArgumentError, match="has_aux"):
+        vg.grad(f3, has_aux="yes")
+    with pytest.raises(vg.ArgumentError, match="pair") as info:
+        vg.grad(lambda x: (vnp.sum(x), 1, 2), has_aux=True)(A)
+    assert "test_api.py" in str(info.value)
+
+
+def test_keyword_arguments_are_traced_never_differentiated():
+    def f(x, w=None, *, scale=1.0, opts=None):
+        return vnp.sum(vnp.tanh(x) * w["a"]) * scale * (2.0 if opts == "double" else 1.0)
+    d = {"a": B}
+    g = vg.grad(f)(A, w=d, scale=3.0, opts="double")
+    np.testing.assert_allclose(g, (1 - np.tanh(A) ** 2) * B * 6.0, rtol=1e-12)
+    v, _g2 = vg.value_and_grad(f)(A, scale=0.5, w=d)
+    np.testing.assert_allclose(v, np.sum(np.tanh(A) * B) * 0.5, rtol=1e-12)
+    np.testing.assert_allclose(vg.jit(f)(A, w={"a": V}, scale=2.0),
+                               np.sum(np.tanh(A) * V) * 2.0, rtol=1e-12)
+    # a new keyword value (array or Python number) reuses the compiled code
+    n = len(api._CACHE[f])
+    vg.grad(f)(A, w={"a": A}, scale=5.0, opts="double")
+    assert len(api._CACHE[f]) == n
+    vg.grad(f)(A, w={"a": A}, scale=5.0, opts="single")  # a static keyword: a new entry
+    assert len(api._CACHE[f]) == n + 1
+
+
+def test_vjp_gives_none_for_non_array_arguments():
+    def f(x, n, name, s):
+        return x * n * s * (1.0 if name == "a" else 2.0)
+    _out, vjp_fn = vg.vjp(f, A, 3, "a", 0.5)
+    gx, gn, gname, gs = vjp_fn(np.ones_like(A))
+    np.testing.assert_allclose(gx, np.full_like(A, 1.5))
+    assert gn is None and gname is None and gs is None
+
+
+def test_vjp_accepts_a_python_number_cotangent_for_a_0d_output():
+    _out, vjp_fn = vg.vjp(lambda x: vnp.sum(x ** 2), A)
+    (g,) = vjp_fn(2.0)
+    np.testing.assert_allclose(g, 4 * A)
+    (g,) = vjp_fn(np.float32(1.0))
+    np.testing.assert_allclose(g, 2 * A)
+    with pytest.raises(vg.ArgumentError, match="shape"):
+        vjp_fn(np.ones(2))
+    with pytest.raises(vg.ArgumentError, match="complex"):
+        vjp_fn(1j)
+
+
+def test_grad_of_a_complex_output_raises():
+    with pytest.raises(vg.ArgumentError, match="real"):
+        vg.grad(lambda x: vnp.sum(x * 1j))(A)
+
+
+def test_clear_cache_retraces():
+    traces = []
+    scale = [2.0]
+
+    def f(x):
+        traces.append(1)
+        return x * scale[0]
+    jf = vg.jit(f)
+    np.testing.assert_allclose(jf(A), A * 2)
+    scale[0] = 3.0
+    np.testing.assert_allclose(jf(A), A * 2)  # read once, while tracing (documented)
+    vg.clear_cache()
+    np.testing.assert_allclose(jf(A), A * 3)
+    assert len(traces) == 2 and len(api._CACHE[f]) == 1
+
+
+def test_config_fields_are_typed_and_restored():
+    before = vg.config()
+    assert isinstance(before, vg.Config) and before.cache_size >= 1
+    with vg.config(cache_size=2):
+        assert vg.config().cache_size == 2
+
+        def f(x):
+            return x * 2
+        for n in range(1, 6):
+            vg.jit(f)(np.ones(n))
+        assert len(api._CACHE[f]) == 2  # the oldest signatures were dropped
+        np.testing.assert_allclose(vg.jit(f)(np.ones(1)), 2.0)  # compiled again
+    assert vg.config().cache_size == before.cache_size
+    with pytest.raises(vg.ArgumentError, match="no setting"):
+        vg.config(cache_sise=3)
+    with pytest.raises(vg.ArgumentError, match="positive int"):
+        vg.config(cache_size="big")
+    with pytest.raises(vg.ArgumentError, match="bool"):
+        vg.config(trace_scalars=1)

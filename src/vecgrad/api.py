@@ -123,6 +123,7 @@ def _build(cache: FunCache, key_head: tuple, args: tuple, kwargs: dict,
            ) -> tuple[Any, list]:
     """The cached value for this call (building it on a miss) and the call's leaves. A trace
     that needed the value of Python-number arguments makes them static and traces again."""
+    known = cache.static  # (restored if a guess about which arguments are static fails)
     while True:
         leaves, td, sig = _signature(cache, args, kwargs)
         key = (key_head, td, sig)
@@ -139,7 +140,11 @@ def _build(cache: FunCache, key_head: tuple, args: tuple, kwargs: dict,
             if traced or ns.positions <= cache.static:
                 raise ns.error from None
             cache.static = cache.static | ns.positions
+            known = cache.static if ns.certain else known
             continue
+        except BaseException:
+            cache.static = known
+            raise
         if store(e):
             cache.put(key, e)
         return e, leaves

@@ -22,7 +22,16 @@ from . import passes
 from .autodiff import jvp_graph, split_graph, vjp_graph
 from .backends import Compiled, compile_graph
 from .config import settings
-from .errors import ArgumentError, Src, _where, user_src
+from .errors import (
+    ArgumentError,
+    ConcretizationError,
+    ShapeError,
+    Src,
+    TracedIntoNumpyError,
+    TraceError,
+    _where,
+    user_src,
+)
 from .interpret import inline, vmap
 from .ir import Atom, Const, Graph, Var
 from .pytree import flatten, unflatten
@@ -31,12 +40,21 @@ from .tracing import Builder, Tracer, WeakScalar, current_builder, new_input, to
 
 
 class NeedStatic(Exception):
-    """The trace needed the value of Python-number arguments (`positions`): trace again
-    with them static. `error` is what the function raised."""
+    """The trace needed the value of Python-number arguments (`positions`, holding `leaves`):
+    trace again with them static. `error` is what the function raised; `certain` is False
+    when the error could not be traced back to the arguments' values (a guess, to be kept
+    only if the next trace succeeds)."""
 
-    def __init__(self, positions: set, leaves: set, error: BaseException):
+    def __init__(self, positions: set, leaves: set, error: BaseException, certain: bool):
         super().__init__(str(error))
         self.positions, self.leaves, self.error = positions, leaves, error
+        self.certain = certain
+
+
+# What a function may raise when it used a traced Python number as a value without vecgrad
+# seeing it (a dict lookup by it, isinstance(n, int), a library call that converts it).
+_MAYBE_CONCRETE = (KeyError, IndexError, TypeError, ConcretizationError, TraceError,
+                   TracedIntoNumpyError)
 
 
 @dataclass
@@ -159,10 +177,11 @@ def _blame(b: Builder, call: Call, tracers: list, ex: Exception) -> None:
         if v in deps:
             outer._concrete()
     leaves = {i for v, i in weak.items() if v in deps}
-    if not deps and weak:
+    certain = bool(leaves)
+    if not deps and weak and isinstance(ex, _MAYBE_CONCRETE) and not isinstance(ex, ShapeError):
         leaves = set(weak.values())
     if leaves:
-        raise NeedStatic({call.position_of(i) for i in leaves}, leaves, ex) from ex
+        raise NeedStatic({call.position_of(i) for i in leaves}, leaves, ex, certain) from ex
 
 
 def split_aux(res: Any, has_aux: bool, fun: Callable) -> tuple[Any, Any]:
@@ -366,8 +385,8 @@ def stage_jac(fun: Callable, call: Call, argnums: Any, has_aux: bool, mode: str)
                                 f"{_where(fun_src(fun))}")
     t0 = time.perf_counter()
     with Builder(list(g.inputs)) as b:
-        blocks = (_jac_rev if mode == "rev" else _jac_fwd)(g, wrt, n_out)
-    gg = b.build([a for row in blocks for a in row] + list(g.outputs[n_out:]))
+        blocks, aux = (_jac_rev if mode == "rev" else _jac_fwd)(g, wrt, n_out)
+    gg = b.build([a for row in blocks for a in row] + aux)
     times["ad"] = time.perf_counter() - t0
     stages["grad"] = gg
     gg = _backward(gg, times, stages)
@@ -412,7 +431,7 @@ def _rows(x: tuple[Atom, bool], start: int, size: int, n: int, shape: tuple) -> 
     return t
 
 
-def _jac_rev(g: Graph, wrt: list[int], n_out: int) -> list[list[Atom]]:
+def _jac_rev(g: Graph, wrt: list[int], n_out: int) -> tuple[list[list[Atom]], list[Atom]]:
     from . import primitives as P
     outs = [o.aval for o in g.outputs[:n_out]]
     seeds = [Var(a) for a in outs]
@@ -431,10 +450,10 @@ def _jac_rev(g: Graph, wrt: list[int], n_out: int) -> list[list[Atom]]:
             row.append(P.reshape(r, shape=a.shape + x.shape).atom)
         blocks.append(row)
         o += a.size
-    return blocks
+    return blocks, [a for a, _ in res[n_out:len(g.outputs)]]
 
 
-def _jac_fwd(g: Graph, wrt: list[int], n_out: int) -> list[list[Atom]]:
+def _jac_fwd(g: Graph, wrt: list[int], n_out: int) -> tuple[list[list[Atom]], list[Atom]]:
     from . import primitives as P
     ins_av = [g.inputs[i].aval for i in wrt]
     gj = jvp_graph(g, wrt)
@@ -453,7 +472,7 @@ def _jac_fwd(g: Graph, wrt: list[int], n_out: int) -> list[list[Atom]]:
             row.append(P.reshape(r, shape=oshape + x.shape).atom)
             o += x.size
         blocks.append(row)
-    return blocks
+    return blocks, [a for a, _ in res[n_out:len(g.outputs)]]
 
 
 # ------------------------------------------------------------------------ compiling

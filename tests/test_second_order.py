@@ -1,0 +1,73 @@
+"""Second derivatives of every differentiable primitive in the spec list: the VJP of each VJP.
+
+VJP rules emit IR, so a backward graph can itself be differentiated (grad of grad, Hessians,
+and forward mode, which is reverse mode transposed: see vecgrad.autodiff). That needs every
+primitive a VJP rule emits to have a correct VJP. For each spec, the backward graph
+`v(x, w) = J(x)^T w` is differentiated with respect to x and w, and the result is checked
+against float64 central differences of v in random directions.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from spec_lib import Spec
+from test_primitives import _cases, _is_diff, one_eqn_graph
+
+from vecgrad.autodiff import jvp_graph, vjp_graph
+from vecgrad.backends import compile_graph
+from vecgrad.ir import typecheck
+
+# Inputs with exact zeros in a product: the first derivative is exact there (tested in
+# test_primitives), the second is not (the rule counts zeros, a step function).
+SKIP = {("reduce_prod", "one-zero"), ("reduce_prod", "two-zeros"),
+        ("reduce_prod", "02-zeros")}
+
+
+def _second(s: Spec) -> bool:
+    return _is_diff(s) and (s.name, s.label) not in SKIP
+
+
+@pytest.mark.parametrize("spec,shapes", _cases(_second))
+def test_vjp_of_vjp_matches_central_differences(spec: Spec, shapes: tuple):
+    r = np.random.default_rng(7)
+    args = spec.make(r, shapes)
+    params = spec.params_for(shapes)
+    wrt = spec.diff_inputs(args)
+    g = one_eqn_graph(spec.prim, args, params)
+    out = np.asarray(spec.prim.impl(*args, **params))
+    w = r.standard_normal(out.shape).astype(out.dtype)
+    back = vjp_graph(g, wrt)  # inputs: args, w; outputs: y, then J^T w per wrt input
+    back = back.replace(outputs=back.outputs[1:])
+    v = compile_graph(back).fn
+    us = [r.standard_normal(o.aval.shape).astype(o.aval.dtype) for o in back.outputs]
+    diff = list(wrt) + [len(args)]  # second derivatives in x, and the (linear) one in w
+    gg = typecheck(vjp_graph(back, diff))
+    cts = compile_graph(gg).fn(*args, w, *us)[len(back.outputs):]
+    xs = list(args) + [w]
+
+    def f(ys: list) -> float:
+        return sum(float(np.vdot(u, o)) for u, o in zip(us, v(*ys)))
+    for _ in range(2):
+        dirs = {i: r.standard_normal(xs[i].shape) for i in diff}
+        shifted = [[x + s * spec.eps * dirs[i] if i in dirs else x for i, x in enumerate(xs)]
+                   for s in (1, -1)]
+        fd = (f(shifted[0]) - f(shifted[1])) / (2 * spec.eps)
+        analytic = sum(float(np.vdot(ct, dirs[i])) for i, ct in zip(diff, cts))
+        assert analytic == pytest.approx(fd, rel=max(spec.tol, 1e-5), abs=1e-7)
+
+
+@pytest.mark.parametrize("spec,shapes", _cases(_second))
+def test_jvp_matches_central_differences(spec: Spec, shapes: tuple):
+    """Forward mode (the transposed VJP) of each primitive: J t against (f(x+et)-f(x-et))/2e."""
+    r = np.random.default_rng(8)
+    args = spec.make(r, shapes)
+    params = spec.params_for(shapes)
+    wrt = spec.diff_inputs(args)
+    gj = typecheck(jvp_graph(one_eqn_graph(spec.prim, args, params), wrt))
+    ts = [r.standard_normal(args[i].shape).astype(args[i].dtype) for i in wrt]
+    got = compile_graph(gj).fn(*args, *ts)[1]
+    shifted = [[a + s * spec.eps * ts[wrt.index(i)] if i in wrt else a
+                for i, a in enumerate(args)] for s in (1, -1)]
+    fd = (np.asarray(spec.prim.impl(*shifted[0], **params), np.float64) -
+          np.asarray(spec.prim.impl(*shifted[1], **params), np.float64)) / (2 * spec.eps)
+    np.testing.assert_allclose(got, fd, rtol=max(spec.tol, 1e-5), atol=1e-7)

@@ -1,0 +1,209 @@
+"""Call signatures: Python numbers traced as weakly typed values (static only when the trace
+needs their value), and big static data recognized without re-hashing it (never stale)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import api
+
+R = np.random.default_rng(0)
+X = R.standard_normal(6)
+X32 = X.astype(np.float32)
+
+
+def counting(fn):
+    calls = []
+
+    def f(*a, **k):
+        calls.append(1)
+        return fn(*a, **k)
+    f.calls = calls
+    return f
+
+
+# --------------------------------------------------------------- Python-number arguments
+
+def test_a_new_float_value_does_not_compile_again():
+    f = counting(lambda x, lr, i: vnp.sum(x * x) * lr + i)
+    g = vg.grad(f)
+    for k in range(5):
+        np.testing.assert_allclose(g(X, 0.1 * k, k), 2 * X * 0.1 * k, rtol=1e-12)
+        np.testing.assert_allclose(vg.jit(f)(X, 0.1 * k, k), np.sum(X * X) * 0.1 * k + k)
+    assert len(f.calls) == 2  # one trace for grad, one for jit
+
+
+def test_python_numbers_are_weakly_typed_as_in_numpy():
+    cases = [
+        (lambda x, s: x * s, 0.5),
+        (lambda x, s: x + s, 3),
+        (lambda x, s: x * (s * 2.0) - s, 0.25),  # Python arithmetic stays weak
+        (lambda x, s: x / (-s), 1.5),
+        (lambda x, s: x * np.sqrt(s), 2.0),  # a NumPy function of it is float64
+        (lambda x, s: vnp.where(x > 0, s, x), 1.0),
+    ]
+    for fn, s in cases:
+        want = fn(X32, s)
+        got = vg.jit(fn)(X32, s)
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    buf_fn = lambda x, s: vnp.zeros(3, np.float32) + s
+    assert vg.jit(buf_fn)(X32, 2.5).dtype == np.float32
+
+
+def test_an_argument_used_concretely_becomes_static_for_that_function():
+    def f(x, n, lr):
+        total = 0.0
+        for k in range(n):  # needs n's value
+            total = total + vnp.sum(x[k] * x) * lr
+        return total
+    f = counting(f)
+    g = vg.grad(f)
+    for n in (2, 3, 2, 3):
+        for lr in (0.1, 0.2):
+            want = sum(X[k] + (k == np.arange(6)) * X.sum() for k in range(n)) * lr
+            np.testing.assert_allclose(g(X, n, lr), want, rtol=1e-12)
+    # first call: traced with n dynamic (failed), then static; then one trace per new n.
+    # lr stayed dynamic: no trace for a new lr.
+    assert len(f.calls) == 3
+    assert api._CACHE[f].static == frozenset({1})
+
+
+@pytest.mark.parametrize("use", [
+    lambda x, i: x[i],  # an index
+    lambda x, i: x[:i] * 2.0,  # a slice bound
+    lambda x, i: x * 2.0 if i > 1 else x,  # an if
+    lambda x, i: x.reshape(i, -1),  # a shape
+    lambda x, i: x[int(i * 2) - 1],  # derived through Python arithmetic
+    lambda x, i: x[int(np.sqrt(i * 1.0))],  # derived through a NumPy function
+    lambda x, i: {1: x, 2: x * 2.0, 3: x * 3.0}[i],  # a dict key
+])
+def test_concrete_uses_of_an_int_argument(use):
+    f = counting(use)
+    for i in (1, 2, 3):
+        np.testing.assert_allclose(vg.jit(f)(X, i), use(X, i))
+
+
+def test_only_the_scalar_that_was_needed_is_made_static():
+    f = counting(lambda x, a, b: x[:a] * b)
+    for a, b in [(2, 0.5), (2, 0.7), (3, 0.7), (3, 0.9)]:
+        np.testing.assert_allclose(vg.jit(f)(X, a, b), X[:a] * b)
+    assert api._CACHE[f].static == frozenset({1})
+    assert len(f.calls) == 3  # a=2 dynamic (fails), a=2 static, a=3 static
+
+
+def test_keyword_scalars_too():
+    f = counting(lambda x, *, n, s: x[:n] * s)
+    for n, s in [(2, 0.5), (2, 0.25), (4, 0.25)]:
+        np.testing.assert_allclose(vg.jit(f)(X, n=n, s=s), X[:n] * s)
+    assert api._CACHE[f].static == frozenset({"n"})
+
+
+def test_errors_unrelated_to_scalars_are_raised_unchanged():
+    def f(x, s):
+        return x * s + vnp.ones(4)  # <- a shape error, whatever s is
+    with pytest.raises(vg.ShapeError):
+        vg.jit(f)(X, 0.5)
+    assert api._CACHE[f].static == frozenset()
+
+
+def test_grad_with_respect_to_a_python_float():
+    g = vg.grad(lambda x, s: vnp.sum(vnp.sin(x * s)), argnums=1)(X, 0.3)
+    np.testing.assert_allclose(g, np.sum(np.cos(X * 0.3) * X), rtol=1e-12)
+    assert np.ndim(g) == 0
+
+
+def test_trace_scalars_off_makes_every_number_static():
+    f = counting(lambda x, s: x * s)
+    with vg.config(trace_scalars=False):
+        for s in (0.1, 0.2):
+            vg.jit(f)(X, s)
+    assert len(f.calls) == 2
+
+
+def test_scalars_through_nested_transformations():
+    inner = lambda x, n: vnp.sum(x[:n] ** 2)
+
+    def outer(x, n, s):
+        return vg.grad(inner)(x, n) * s
+    for n in (2, 3):
+        want = np.where(np.arange(6) < n, 2 * X, 0) * 0.5
+        np.testing.assert_allclose(vg.jit(outer)(X, n, 0.5), want)
+        np.testing.assert_allclose(vg.grad(lambda x, n, s: vnp.sum(outer(x, n, s)))(X, n, 0.5),
+                                   np.where(np.arange(6) < n, 2 * 0.5, 0.0))
+    assert 1 in api._CACHE[outer].static
+    w = vg.jit(lambda x, s: vg.jit(lambda y, t: y * t)(x, s))(X32, 0.5)
+    assert w.dtype == np.float32  # weak through the nested call
+
+
+def test_lstm_style_training_loop_compiles_once():
+    """autograd's examples call grad(objective)(params, iteration) every step."""
+    def objective(params, it):
+        h = vnp.zeros(3)
+        for t in range(4):
+            h = vnp.tanh(params["W"] @ h + params["U"] * X[t])
+        return vnp.sum(h ** 2) * (1.0 + 0.0 * it)
+    objective = counting(objective)
+    params = {"W": R.standard_normal((3, 3)) * 0.3, "U": R.standard_normal(3)}
+    g = vg.grad(objective)
+    for it in range(6):
+        grads = g(params, it)
+        params = {k: params[k] - 0.1 * grads[k] for k in params}
+    assert len(objective.calls) == 1
+
+
+# ------------------------------------------------------------------------- static data
+
+def edge_loss(x, edges):
+    total = 0.0
+    for i, j in edges:
+        total = total + (x[i] - x[j]) ** 2
+    return total
+
+
+def np_edge_loss_grad(x, edges):
+    g = np.zeros_like(x)
+    for i, j in edges:
+        g[i] += 2 * (x[i] - x[j])
+        g[j] -= 2 * (x[i] - x[j])
+    return g
+
+
+def test_a_mutated_static_list_is_never_stale():
+    edges = [(k % 6, (k * 5 + 1) % 6) for k in range(40)]
+    g = vg.grad(edge_loss)
+    np.testing.assert_allclose(g(X, edges), np_edge_loss_grad(X, edges), rtol=1e-12)
+    edges[3] = (0, 5)  # replaced in place
+    np.testing.assert_allclose(g(X, edges), np_edge_loss_grad(X, edges), rtol=1e-12)
+    edges.append((2, 4))
+    np.testing.assert_allclose(g(X, edges), np_edge_loss_grad(X, edges), rtol=1e-12)
+    del edges[:5]
+    np.testing.assert_allclose(g(X, edges), np_edge_loss_grad(X, edges), rtol=1e-12)
+
+
+def test_a_list_of_lists_mutated_inside_is_never_stale():
+    edges = [[k % 6, (k * 5 + 1) % 6] for k in range(40)]
+    g = vg.grad(edge_loss)
+    np.testing.assert_allclose(g(X, edges), np_edge_loss_grad(X, edges), rtol=1e-12)
+    edges[7][1] = 0  # an inner list changed: no snapshot could see that cheaply
+    np.testing.assert_allclose(g(X, edges), np_edge_loss_grad(X, edges), rtol=1e-12)
+
+
+def test_static_tuples_and_equal_copies_share_an_entry():
+    edges = tuple((k % 6, (k * 5 + 1) % 6) for k in range(40))
+    f = counting(edge_loss)
+    g = vg.grad(f)
+    g(X, edges)
+    g(X, edges)
+    g(X, tuple(edges))  # an equal tuple, another object
+    g(X, list(edges))  # a list is another type: another key
+    assert len(f.calls) == 2
+    d = {f"e{k}": e for k, e in enumerate(edges)}
+    dict_loss = counting(lambda x, d: edge_loss(x, d.values()))
+    np.testing.assert_allclose(vg.grad(dict_loss)(X, d), np_edge_loss_grad(X, edges))
+    d["e0"] = (1, 2)
+    np.testing.assert_allclose(vg.grad(dict_loss)(X, d),
+                               np_edge_loss_grad(X, list(d.values())), rtol=1e-12)
+    assert len(dict_loss.calls) == 2
