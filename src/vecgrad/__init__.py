@@ -27,7 +27,9 @@ from .checks import GradCheckError, check_grads
 from .config import Config, config
 from .errors import (
     ArgumentError,
+    ComplexError,
     ConcretizationError,
+    RandomStateError,
     ReadOnlyError,
     ShapeError,
     TracedIntoNumpyError,
@@ -40,9 +42,11 @@ from .show import show
 __version__ = "0.1.0"
 __all__ = [
     "ArgumentError",
+    "ComplexError",
     "ConcretizationError",
     "Config",
     "GradCheckError",
+    "RandomStateError",
     "ReadOnlyError",
     "ShapeError",
     "TraceError",

@@ -157,6 +157,14 @@ class ComplexError(VecgradError, TypeError):
             "quantity such as abs(z), z.real or z.imag.")
 
 
+class RandomStateError(TraceError):
+    """Random numbers were drawn while tracing (they would be frozen into compiled code)."""
+
+    def __init__(self, msg: str, src: Src | None = None):
+        ValueError.__init__(self, msg)  # (the message places the user's line itself)
+        self.src = src
+
+
 def unsupported(name: str) -> NotImplementedError:
     """The error for a NumPy feature vecgrad cannot trace, naming the caller's line."""
     src = user_src(2)

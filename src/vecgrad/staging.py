@@ -35,6 +35,7 @@ from .errors import (
 from .interpret import inline, vmap
 from .ir import Atom, Const, Graph, Var
 from .pytree import flatten, unflatten
+from .randomness import checked_trace
 from .signature import ARRAY, Call
 from .tracing import Builder, Tracer, WeakScalar, current_builder, new_input, to_atom
 
@@ -131,8 +132,8 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
         tracers = [new_input(a, b) if k is None else _weak_input(a, b, k)
                    for a, k in zip(call.avals, call.weak)]
         args, kwargs = call_args(call, tracers)
-        try:
-            res = fun(*args, **kwargs)
+        try:  # (random numbers drawn while tracing raise: see randomness)
+            res = checked_trace(fun, call.td, lambda: fun(*args, **kwargs))
         except Exception as ex:
             _blame(b, call, tracers, ex)
             raise
