@@ -25,7 +25,7 @@ import vecgrad.numpy as vnp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from patterns import ITEMS, PATTERNS
 from patterns import run as patterns_run
-from patterns.harness import check_grad, check_value
+from patterns.harness import check_grad, check_value, fresh
 
 NAMES = sorted(PATTERNS)
 
@@ -95,3 +95,13 @@ def test_long_accumulation_chain_under_a_contraction_compiles():
     gX, gc = vg.grad(f, argnums=(0, 1))(X, c)
     np.testing.assert_allclose(gX, np.cos(X * c[:, None]) * c[:, None], rtol=1e-12)
     np.testing.assert_allclose(gc, np.sum(np.cos(X * c[:, None]) * X, axis=1), rtol=1e-12)
+
+
+def test_explain_when_the_gradient_graph_is_not_kept():
+    """Regression (found by the suite at default sizes): explain raised KeyError 'final' when
+    the gradient graph was larger than the compile cache keeps (keep_stage_eqns)."""
+    p = PATTERNS["cumsum_buffer"]
+    with vg.config(keep_stage_eqns=3):
+        r = vg.explain(fresh(p.natural), *p.args("small"), argnums=p.argnums, budget=0.01)
+    assert r.hot == [] and r.unbatched and r.memory["gradient_arrays"] == -1
+    assert "not profiled" in str(r)

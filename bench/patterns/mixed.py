@@ -188,6 +188,51 @@ def regression_inputs(rng, n, d):
     return w, X, X @ normal(rng, d, scale=0.5) + uniform(rng, n, low=-2, high=2), 1.0, 0.01
 
 
+def kde_negative_log_likelihood(x, data, log_h):
+    """Item 4: a Gaussian kernel density estimate, one query at a time: a kernel summed over
+    the shared data with constants (1/n, the normaliser, an epsilon), then -log."""
+    h = vnp.exp(log_h)
+    n, d = data.shape
+    nll = 0.0
+    for i in range(len(x)):
+        k = vnp.exp(-vnp.sum((x[i] - data) ** 2, axis=1) / (2 * h ** 2))
+        nll = nll - vnp.log(vnp.sum(k) / (n * (2 * np.pi) ** (d / 2) * h ** d) + 1e-12)
+    return nll
+
+
+def kde_negative_log_likelihood_ref(x, data, log_h):
+    h = np.exp(log_h)
+    n, d = data.shape
+    sq = (x ** 2).sum(1)[:, None] + (data ** 2).sum(1)[None] - 2 * x @ data.T
+    dens = np.exp(-sq / (2 * h ** 2)).sum(1) / (n * (2 * np.pi) ** (d / 2) * h ** d)
+    return -np.sum(np.log(dens + 1e-12))
+
+
+def kde_inputs(rng, n, m, d):
+    return normal(rng, n, d), normal(rng, m, d), np.array(0.0)
+
+
+def vae_loss(mu, logvar, x, x_rec):
+    """Item 4: a loss accumulated from two kinds of terms per sample, a reconstruction error
+    and a KL divergence: loss += ...; loss += ... in one loop."""
+    loss = 0.0
+    for i in range(len(x)):
+        loss += vnp.sum((x[i] - x_rec[i]) ** 2)
+        loss += -0.5 * vnp.sum(1 + logvar[i] - mu[i] ** 2 - vnp.exp(logvar[i]))
+    return loss / len(x)
+
+
+def vae_loss_ref(mu, logvar, x, x_rec):
+    rec = np.sum((x - x_rec) ** 2)
+    kl = -0.5 * np.sum(1 + logvar - mu ** 2 - np.exp(logvar))
+    return (rec + kl) / len(x)
+
+
+def vae_inputs(rng, n, z, d):
+    return (normal(rng, n, z), normal(rng, n, z, scale=0.1), normal(rng, n, d),
+            normal(rng, n, d))
+
+
 PATTERNS = [
     Pattern("polynomial_kernel_pairs", 4, polynomial_kernel_pairs, polynomial_kernel_pairs_ref,
             poly_pairs_inputs, {"small": {"n": 5, "d": 3}, "default": {"n": 60, "d": 8}},
@@ -208,4 +253,11 @@ PATTERNS = [
     Pattern("robust_regression", 4, robust_regression, robust_regression_ref,
             regression_inputs, {"small": {"n": 7, "d": 3}, "default": {"n": 4000, "d": 128}},
             (0,)),
+    Pattern("kde_negative_log_likelihood", 4, kde_negative_log_likelihood,
+            kde_negative_log_likelihood_ref, kde_inputs,
+            {"small": {"n": 5, "m": 6, "d": 2}, "default": {"n": 1000, "m": 200, "d": 4}},
+            (0, 1, 2)),
+    Pattern("vae_loss", 4, vae_loss, vae_loss_ref, vae_inputs,
+            {"small": {"n": 5, "z": 2, "d": 3}, "default": {"n": 1000, "z": 16, "d": 64}},
+            (0, 1, 2, 3), target="single"),
 ]

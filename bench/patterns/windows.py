@@ -200,6 +200,28 @@ def patch_inputs(rng, c, n, p, e):
             normal(rng, (n // p) ** 2, e, scale=0.1))
 
 
+def causal_moving_average(x, k):
+    """Item 2: a causal moving average whose first windows are partial,
+    x[max(0, t-k+1):t+1].mean(axis=0): the window's start is clamped, so it is not affine."""
+    T = len(x)
+    out = vnp.empty(x.shape)
+    for t in range(T):
+        out[t] = x[max(0, t - k + 1):t + 1].mean(axis=0)
+    return vnp.sum((out - x) ** 2)
+
+
+def causal_moving_average_ref(x, k):
+    c = np.cumsum(x, axis=0)
+    out = c.copy()
+    out[k:] -= c[:-k]
+    n = np.minimum(np.arange(1, len(x) + 1), k)[:, None]
+    return np.sum((out / n - x) ** 2)
+
+
+def causal_ma_inputs(rng, T, c, k):
+    return normal(rng, T, c), k
+
+
 PATTERNS = [
     Pattern("conv1d", 2, conv1d, conv1d_ref, conv1d_inputs,
             {"small": {"T": 9, "c": 2, "k": 3, "f": 2},
@@ -226,4 +248,7 @@ PATTERNS = [
     Pattern("patch_embedding", 2, patch_embedding, patch_embedding_ref, patch_inputs,
             {"small": {"c": 2, "n": 4, "p": 2, "e": 3},
              "default": {"c": 3, "n": 64, "p": 4, "e": 32}}, (0, 1, 2)),
+    Pattern("causal_moving_average", 2, causal_moving_average, causal_moving_average_ref,
+            causal_ma_inputs, {"small": {"T": 9, "c": 2, "k": 3},
+                               "default": {"T": 2000, "c": 32, "k": 16}}, (0,)),
 ]

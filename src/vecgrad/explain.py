@@ -133,7 +133,9 @@ def _became(found: list[Found], entry: Any) -> list[Found]:
 
 
 def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
-    g = entry.stages["final"]
+    g = entry.stages.get("final")
+    if g is None:  # larger than the cache keeps (settings.keep_stage_eqns): not profiled
+        return []
     fwd_vars = entry.meta["forward_vars"]
     copies = {e.out for e in g.eqns if e.prim.name == "relayout"}
     # an operand copy the forward reads (passes.relayout) is forward work
@@ -230,12 +232,13 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
         view_zero_arrays=n_zero, view_zero_bytes=zero_bytes, inplace_writes=_inplace(traced),
         memory={"forward_peak": peak_memory(lambda: j_fn(*args)),
                 "gradient_peak": peak_memory(lambda: g_fn(*args)),
-                "forward_arrays": _fresh(jentry.stages["final"]),
-                "gradient_arrays": _fresh(entry.stages["final"])})
+                "forward_arrays": _fresh(jentry.stages.get("final")),
+                "gradient_arrays": _fresh(entry.stages.get("final"))})
 
 
-def _fresh(g: Graph) -> int:
-    return sum(1 for e in g.eqns if not e.prim.view)
+def _fresh(g: Graph | None) -> int:
+    """Arrays the compiled graph allocates (-1: the graph was too large to keep)."""
+    return -1 if g is None else sum(1 for e in g.eqns if not e.prim.view)
 
 
 __all__ = ["Found", "Hot", "Report", "explain"]

@@ -76,6 +76,9 @@ def _suggest(f: Found) -> str:
 def _hot(r: Report) -> list[str]:
     from .explain import _line, _where
     out = ["", "Where the gradient's time goes (measured per operation)"]
+    if not r.hot:
+        out.append(f"  not profiled: the gradient graph has {r.eqns.get('final', 0):,} "
+                   "operations, more than the compile cache keeps")
     for h in r.hot:
         side = "backward" if h.backward else "forward "
         out.append(f"  {fmt_time(h.seconds):>9} {h.share:5.0%}  {side} {h.what}  {h.shapes}")
@@ -104,8 +107,12 @@ def _eager(r: Report) -> list[str]:
 def _memory(r: Report) -> list[str]:
     m = r.memory
     return ["", "Memory (tracemalloc peak of one call; arrays the compiled code allocates)",
-            f"  forward  {_mb(m['forward_peak'])} peak, {m['forward_arrays']} arrays",
-            f"  gradient {_mb(m['gradient_peak'])} peak, {m['gradient_arrays']} arrays"]
+            f"  forward  {_mb(m['forward_peak'])} peak{_arrays(m['forward_arrays'])}",
+            f"  gradient {_mb(m['gradient_peak'])} peak{_arrays(m['gradient_arrays'])}"]
+
+
+def _arrays(n: int) -> str:
+    return f", {n} arrays" if n >= 0 else ""
 
 
 _PARTS = {"summary": _summary, "loops": _loops, "hot": _hot, "eager": _eager, "memory": _memory}
