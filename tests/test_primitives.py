@@ -93,7 +93,8 @@ def test_impl_matches_numpy(spec: Spec, shapes: tuple):
     assert aval == Aval(want.shape, want.dtype), "shape rule disagrees with the impl"
 
 
-@pytest.mark.parametrize("spec,shapes", _cases(lambda s: s.name not in ("full", "cast")))
+# (a loop's step graph fixes its operands' dtypes)
+@pytest.mark.parametrize("spec,shapes", _cases(lambda s: s.name not in ("full", "cast", "loop")))
 def test_float32_stays_float32(spec: Spec, shapes: tuple):
     args = [a.astype(np.float32) if a.dtype == np.float64 else a
             for a in spec.make(np.random.default_rng(1), shapes)]

@@ -149,7 +149,8 @@ class TypeCheckError(Exception):
 
 
 def typecheck(g: Graph) -> Graph:
-    """Check that every var is defined once before use and every aval matches its shape rule."""
+    """Check that every var is defined once before use and every aval matches its shape rule;
+    the body of a higher-order primitive (a Graph among its params) is checked too."""
     defined: set[Var] = set()
     for v in g.inputs:
         _define(defined, v)
@@ -163,6 +164,12 @@ def typecheck(g: Graph) -> Graph:
             raise TypeCheckError(f"eqn {i} ({e.prim.name}) fails its shape rule: {ex}") from ex
         if expect != e.out.aval:
             raise TypeCheckError(f"eqn {i} ({e.prim.name}) declares {e.out.aval}, rule gives {expect}")
+        for k, v in e.params.items():
+            if isinstance(v, Graph):
+                try:
+                    typecheck(v)
+                except TypeCheckError as ex:
+                    raise TypeCheckError(f"eqn {i} ({e.prim.name}), {k}: {ex}") from ex
         _define(defined, e.out)
     for a in g.outputs:
         if isinstance(a, Var) and a not in defined:
@@ -187,6 +194,18 @@ def uses(g: Graph) -> dict[Var, int]:
         if isinstance(a, Var):
             n[a] = n.get(a, 0) + 1
     return n
+
+
+def eval_graph(g: Graph, *args: Any) -> list[Any]:
+    """Evaluate `g` on arrays, one primitive `impl` per equation (the reference interpreter;
+    generated code is what runs in practice)."""
+    env: dict[Var, Any] = dict(zip(g.inputs, args))
+
+    def read(a: Atom) -> Any:
+        return a.value if isinstance(a, Const) else env[a]
+    for e in g.eqns:
+        env[e.out] = e.prim.impl(*[read(a) for a in e.inputs], **e.params)
+    return [read(a) for a in g.outputs]
 
 
 # ----------------------------------------------------------------------------- printing
@@ -223,11 +242,16 @@ def pretty(g: Graph, max_eqns: int | None = None) -> str:
     lines = [f"{{ lambda {ins} ."]
     eqns = g.eqns if max_eqns is None or len(g.eqns) <= max_eqns else g.eqns[:max_eqns]
     for e in eqns:
-        ps = ", ".join(f"{k}={fmt_param(v)}" for k, v in e.params.items())
+        ps = ", ".join(f"{k}=" + ("{...}" if isinstance(v, Graph) else fmt_param(v))
+                       for k, v in e.params.items())
         head = f"  {nm(e.out)}:{e.out.aval} = {e.prim.name}"
         head += f"[{ps}]" if ps else ""
         head += " " + " ".join(nm(a) for a in e.inputs)
         lines.append(head + (f"    # {e.src}" if e.src else ""))
+        for k, v in e.params.items():  # a body prints below its equation, indented
+            if isinstance(v, Graph):
+                lines += [f"      {k} = " + ln if j == 0 else "      " + ln
+                          for j, ln in enumerate(pretty(v, max_eqns).splitlines())]
     if len(eqns) < len(g.eqns):
         lines.append(f"  ... {len(g.eqns) - len(eqns)} more equations")
     lines.append(f"  in ({', '.join(nm(a) for a in g.outputs)}) }}")

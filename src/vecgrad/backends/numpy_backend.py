@@ -17,6 +17,11 @@ from typing import Any
 import numpy as np
 
 from ..ir import Const, Graph, Var
+from .numpy_loop import lower_loop
+
+# This backend's own lowering of primitives that NumPy has no one call for:
+# name -> (operand avals, **params) -> the callable the generated code invokes.
+LOWERINGS: dict[str, Callable[..., Callable]] = {"loop": lower_loop}
 
 
 @dataclass
@@ -90,7 +95,10 @@ class _Codegen:
     def callable_for(self, i: int, e: Any) -> Callable | None:
         """What runs equation i (None: its inline source), choosing in-place forms where the
         memory they overwrite is dead, and recording where the result lives."""
-        fn = None if e.prim.inline else e.prim.lowered(e.params, [a.aval for a in e.inputs])
+        avals = [a.aval for a in e.inputs]
+        low = LOWERINGS.get(e.prim.name)
+        fn = low(avals, **e.params) if low else None if e.prim.inline else \
+            e.prim.lowered(e.params, avals)
         base = e.inputs[0] if e.inputs else None
         k = _ufunc_target(e, functools.partial(self.reusable, i=i))
         owner = e.out

@@ -90,9 +90,11 @@ class NoGrad(NamedTuple):
 from .cumulative import *
 from .elementwise import *
 from .linalg import *
+from .loop import *
 from .matfun import *
 from .matrix import *
 from .nn import *
+from .scans import *
 from .sorting import *
 from .special import *
 from .spectral import *

@@ -1,0 +1,171 @@
+"""The first-order linear recurrence `c[t] = a[t] * c[t-1] + b[t]` (`affine_scan`); prefix
+sums, products and extrema are `cumulative`'s.
+
+affine_scan runs as a work-efficient associative scan (pairs of steps compose exactly, no
+division, so no closed form that over- or underflows), falling back to the sequential order
+where a product of many steps overflows. Its VJP is one reverse affine scan: the adjoint of
+the recurrence is `lam[t] = g[t] + a[t+1] * lam[t+1]`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import Aval
+from . import Primitive, register
+from .elementwise import mul
+from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
+
+__all__ = ["affine_scan", "flip", "moveaxis0", "rev_linear"]
+
+
+# ------------------------------------------------------------------ traced helpers (views)
+
+def flip(x: Any, axis: int = 0) -> Any:
+    """x reversed along `axis` (a view)."""
+    idx = tuple(Sl(d - 1, -1, -1) if i == axis else Sl(0, d, 1) for i, d in enumerate(x.shape))
+    return getitem(x, idx=idx)
+
+
+def moveaxis0(x: Any, axis: int, back: bool = False) -> Any:
+    """Move `axis` to the front (or, with back=True, the front axis to `axis`): a view."""
+    if axis == 0:
+        return x
+    perm = list(range(x.ndim))
+    perm.insert(axis, perm.pop(0)) if back else perm.insert(0, perm.pop(axis))
+    return transpose(x, perm=tuple(perm))
+
+
+def _rows(x: Any, start: int, stop: int) -> Any:
+    return getitem(x, idx=(Sl(start, stop, 1),) + tuple(Sl(0, d, 1) for d in x.shape[1:]))
+
+
+def _zeros(shape: tuple[int, ...], dtype: np.dtype) -> Any:
+    return full(shape=shape, dtype=dtype, value=0.0)
+
+
+def _shift_down(x: Any, first: Any) -> Any:
+    """[first, x[0], ..., x[T-2]] along axis 0 (first has x's row shape)."""
+    row = reshape(broadcast_to(first, shape=x.shape[1:]), shape=(1,) + x.shape[1:])
+    return concatenate(row, _rows(x, 0, x.shape[0] - 1), axis=0) if x.shape[0] > 1 else row
+
+
+def rev_linear(w: Any, g: Any) -> Any:
+    """lam with lam[t] = g[t] + w[t+1] * lam[t+1] along axis 0 (w[0] is not used; a w of
+    length 1 is the same for every step): the adjoint of a first-order linear recurrence
+    whose step t scales the previous state by w[t]."""
+    T = g.shape[0]
+    a = w if w.shape[0] == 1 or T == 1 else \
+        _shift_down(flip(w), _zeros((), w.dtype))  # a[s] = w[T-s]; a[0] meets the zero init
+    return flip(affine_scan(_zeros(g.shape[1:], g.dtype), a, flip(g)))
+
+
+# ------------------------------------------------------------------ affine_scan
+
+def _affine_shape(init: Aval, a: Aval, b: Aval) -> Aval:
+    if b.ndim < 1 or a.ndim < 1 or a.shape[0] not in (1, b.shape[0]):
+        raise ShapeError(f"affine_scan: a {a.shape} and b {b.shape} need a leading step axis "
+                         "(a's of length 1 or b's length)")
+    try:
+        row = np.broadcast_shapes(init.shape, a.shape[1:], b.shape[1:])
+    except ValueError:
+        raise ShapeError(f"affine_scan: init {init.shape}, a {a.shape} and b {b.shape} do not "
+                         "broadcast") from None
+    return Aval((b.shape[0],) + row, np.result_type(init.dtype, a.dtype, b.dtype))
+
+
+def _sequential(a: np.ndarray, b: np.ndarray, init: np.ndarray, out: np.ndarray) -> np.ndarray:
+    c = init
+    for t in range(out.shape[0]):
+        c = out[t] = a[t if a.shape[0] > 1 else 0] * c + b[t]
+    return out
+
+
+def _assoc(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """out[t] = a[t] * out[t-1] + b[t] with out[-1] = 0, by pairing steps: a scan of the
+    composed pairs (a[2k+1] a[2k], a[2k+1] b[2k] + b[2k+1]) gives the odd rows, one more
+    step each gives the even rows. O(T) work in O(log T) whole-array passes; no division."""
+    T = b.shape[0]
+    if T <= 4:
+        _sequential(a, b, np.zeros((), out.dtype), out)
+        return
+    inv = a.shape[0] == 1
+    ae = a if inv else a[0:T - 1:2]
+    ao = a if inv else a[1::2]
+    h = T // 2
+    b2 = ao * b[0:2 * h:2] + b[1::2]
+    a2 = ao * ae
+    odd = out[1::2]
+    _assoc(a2, b2, odd)
+    out[0] = b[0]
+    even = out[2::2]
+    np.multiply(a if inv else a[2::2], odd[:even.shape[0]], out=even)
+    even += b[2::2]
+
+
+def _steps(x: np.ndarray, rank: int) -> np.ndarray:
+    """A (steps, *row) array with its row padded on the left to `rank` axes."""
+    return x.reshape(x.shape[:1] + (1,) * (rank + 1 - x.ndim) + x.shape[1:])
+
+
+def _affine_impl(init: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    aval = _affine_shape(Aval(init.shape, init.dtype), Aval(a.shape, a.dtype),
+                         Aval(b.shape, b.dtype))
+    out = np.empty(aval.shape, aval.dtype)
+    r = len(aval.shape) - 1
+    a = np.broadcast_to(_steps(a, r), a.shape[:1] + aval.shape[1:]).astype(aval.dtype,
+                                                                           copy=False)
+    b = np.broadcast_to(_steps(b, r), aval.shape)
+    with np.errstate(all="ignore"):
+        if np.any(init):  # the initial state enters through the first step only
+            b = b.copy()
+            b[0] += a[0] * init
+        _assoc(a, b, out)
+        if not np.isfinite(out).all() and np.isfinite(a).all() and np.isfinite(b).all():
+            # A product of many steps overflowed where the sequential order does not: run
+            # it as written (exactly the unrolled computation).
+            _sequential(a, b, np.zeros((), aval.dtype), out)
+    return out
+
+
+def _sum_to(ct: Any, x: Any) -> Any:
+    """The cotangent ct (steps, *row) of a step-indexed operand x, summed to x's shape."""
+    padded = x.shape[:1] + (1,) * (ct.ndim - x.ndim) + x.shape[1:]
+    axes = tuple(i for i, (d, e) in enumerate(zip(padded, ct.shape)) if d == 1 and e != 1)
+    from .elementwise import reduce_sum
+    ct = reduce_sum(ct, axes=axes) if axes else ct
+    return reshape(ct, shape=x.shape) if ct.shape != x.shape else ct
+
+
+def _affine_vjp(g: Any, ans: Any, init: Any, a: Any, b: Any) -> tuple:
+    r = g.ndim - 1
+    ap = reshape(a, shape=a.shape[:1] + (1,) * (r + 1 - a.ndim) + a.shape[1:])
+    lam = rev_linear(ap, g)
+    prev = _shift_down(ans, init)  # c[t-1], c[-1] = init
+    return (mul(_rows(ap, 0, 1), _rows(lam, 0, 1)), _sum_to(mul(lam, prev), a),
+            _sum_to(lam, b))
+
+
+def _pad(x: Any, lead: int, rank: int) -> Any:
+    """x with unit axes after its first `lead` axes, up to `rank` axes after them."""
+    k = rank - (x.ndim - lead)
+    return reshape(x, shape=x.shape[:lead] + (1,) * k + x.shape[lead:]) if k > 0 else x
+
+
+def _affine_batch(n: int, batched: tuple[bool, ...], init: Any, a: Any, b: Any) -> Any:
+    """Instances stacked on axis 0 become an axis right after the step axis, then move back."""
+    fi, fa, fb = batched
+    rank = max(init.ndim - fi, a.ndim - 1 - fa, b.ndim - 1 - fb)  # one instance's state rank
+    step_first = lambda x: transpose(x, perm=(1, 0) + tuple(range(2, x.ndim)))
+    init = _pad(init, 1, rank) if fi else init
+    a = step_first(_pad(a, 2, rank)) if fa else _pad(a, 1, rank + 1)
+    b = step_first(_pad(b, 2, rank)) if fb else _pad(b, 1, rank + 1)
+    if not (fi or fa or fb):
+        b = broadcast_to(b, shape=b.shape[:1] + (n,) + b.shape[2:])
+    return step_first(affine_scan(init, a, b))
+
+
+affine_scan = register(Primitive("affine_scan", _affine_impl, _affine_shape, _affine_vjp,
+                                 _affine_batch))
