@@ -119,17 +119,18 @@ def rnn(W, U, xs, h0):
     return vnp.sum(h)
 
 
-def test_recurrence_is_reported_unbatched_with_reason():
+def test_recurrence_is_reported_as_a_rolled_loop_with_reason():
     T, H, D = 7, 5, 3
     rng = np.random.default_rng(0)
     args = (0.3 * rng.standard_normal((H, H)), rng.standard_normal((H, D)),
             rng.standard_normal((T, D)), np.zeros(H))
     r = vg.explain(rnn, *args, argnums=(0, 1), budget=BUDGET)
-    rec = group(r.unbatched, rnn, "h = np.tanh(W @ h + U @ xs[t])")
-    assert rec.count == T
-    assert "depend" in rec.reason and "previous" in rec.reason
+    rec = group(r.recurrences, rnn, "h = np.tanh(W @ h + U @ xs[t])")
+    assert rec.count == T  # (h0 is an input: every step is the same step)
+    assert "previous" in rec.reason and any("loop" in b for b in rec.became)
+    assert not r.unbatched  # nothing is said to be sequential that was rolled
     text = str(r)
-    assert "Not batched" in text and rec.reason in text
+    assert "Recurrences" in text and "loop over a step of" in text
     # The input projections U @ xs[t] do not depend on h: they still batch.
     assert group(r.batched, rnn, "h = np.tanh(").count == T
     assert r.inplace_writes == {}

@@ -43,7 +43,8 @@ class Found:
     count: int
     became: list[str]
     reason: str = ""
-    kind: str = "batched"  # or "sequential" (a recurrence), "unbatched" (no batching rule)
+    kind: str = "batched"  # or "sequential" (a recurrence left unrolled), "unbatched" (no
+    # batching rule), "recurrence" (rolled into a loop or a scan)
     what: list[str] = field(default_factory=list)  # the kinds of operation merged
 
 
@@ -68,6 +69,7 @@ class Report:
     inplace_writes: dict[str, int]
     memory: dict[str, int]
     notes: list[str] = field(default_factory=list)
+    recurrences: list[Found] = field(default_factory=list)  # rolled into loops and scans
 
     @property
     def eager_estimate(self) -> float:
@@ -233,7 +235,8 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
         memory={"forward_peak": peak_memory(lambda: j_fn(*args)),
                 "gradient_peak": peak_memory(lambda: g_fn(*args)),
                 "forward_arrays": _fresh(jentry.stages.get("final")),
-                "gradient_arrays": _fresh(entry.stages.get("final"))})
+                "gradient_arrays": _fresh(entry.stages.get("final"))},
+        recurrences=_found(notes, "recurrence"))
 
 
 def _fresh(g: Graph | None) -> int:

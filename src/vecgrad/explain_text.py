@@ -8,8 +8,8 @@ from .timing import fmt_time
 if TYPE_CHECKING:
     from .explain import Found, Report
 
-_STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "grad.reassociate",
-           "grad.relayout", "relayout", "codegen"]
+_STAGES = ["trace", "cse", "batch", "scans", "simplify", "ad", "grad.loops", "grad.simplify",
+           "grad.reassociate", "grad.relayout", "relayout", "codegen"]
 
 
 def _mb(n: int) -> str:
@@ -55,6 +55,11 @@ def _loops(r: Report) -> list[str]:
         out.append(f"           -> {'; '.join(f.became[:3])}")
     if len(r.batched) > 12:
         out.append(f"  ... and {len(r.batched) - 12} more source lines")
+    if r.recurrences:
+        out += ["", "Recurrences (each step reads the previous one: rolled, not unrolled)"]
+    for f in r.recurrences[:8]:
+        out.append(f"  {f.count:>7,} x  {_loc(f)}")
+        out.append(f"           -> {'; '.join(f.became[:3])}")
     out.append("")
     out.append("Not batched")
     if not r.unbatched:

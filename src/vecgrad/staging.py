@@ -87,8 +87,9 @@ class Entry:
 
     def __post_init__(self) -> None:
         self.counts = {k: len(g.eqns) for k, g in self.stages.items()}
-        if "batch" in self.stages:
-            self.notes = self.stages["batch"].notes
+        fwd = self.stages.get("scans") or self.stages.get("batch")
+        if fwd is not None:  # the notes of batching and of the passes after it
+            self.notes = fwd.notes
         keep = settings.keep_stage_eqns
         self.stages = {k: g for k, g in self.stages.items() if len(g.eqns) <= keep}
 

@@ -24,6 +24,13 @@ from .numpy_loop import lower_loop
 LOWERINGS: dict[str, Callable[..., Callable]] = {"loop": lower_loop}
 
 
+def lowered(e: Any) -> Callable[..., Any]:
+    """The callable this backend runs for equation e (with its params bound)."""
+    low = LOWERINGS.get(e.prim.name)
+    avals = [a.aval for a in e.inputs]
+    return low(avals, **e.params) if low else e.prim.lowered(e.params, avals)
+
+
 @dataclass
 class Compiled:
     """A compiled graph: call it with the input arrays; it returns the output arrays."""
@@ -95,10 +102,7 @@ class _Codegen:
     def callable_for(self, i: int, e: Any) -> Callable | None:
         """What runs equation i (None: its inline source), choosing in-place forms where the
         memory they overwrite is dead, and recording where the result lives."""
-        avals = [a.aval for a in e.inputs]
-        low = LOWERINGS.get(e.prim.name)
-        fn = low(avals, **e.params) if low else None if e.prim.inline else \
-            e.prim.lowered(e.params, avals)
+        fn = None if e.prim.inline and e.prim.name not in LOWERINGS else lowered(e)
         base = e.inputs[0] if e.inputs else None
         k = _ufunc_target(e, functools.partial(self.reusable, i=i))
         owner = e.out
@@ -145,13 +149,19 @@ def identifier(name: str) -> str:
     return name if name.isidentifier() and not keyword.iskeyword(name) else "_" + name
 
 
+def generate(g: Graph) -> tuple[_Codegen, list[str]]:
+    """The statements computing g's equations (inputs are named x0, x1, ..., values v0, v1,
+    ...), and the code generator holding their names and the objects they refer to."""
+    cg = _Codegen(g)
+    return cg, [ln for i, e in enumerate(g.eqns) for ln in cg.line(i, e)]
+
+
 def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     """Generate, compile and return straight-line NumPy code for `g`. The source holds only
     names this generator made (values, constants and callables are bound in its namespace);
     that every global it reads is bound is checked here, so no call can fail with NameError."""
     name = identifier(name)
-    cg = _Codegen(g)
-    body = [ln for i, e in enumerate(g.eqns) for ln in cg.line(i, e)]
+    cg, body = generate(g)
     outs = [cg.output(a) for a in g.outputs]
     args = ", ".join(cg.names[v] for v in g.inputs)
     src = f"def {name}({args}):\n" + "".join(f"    {s}\n" for s in body)

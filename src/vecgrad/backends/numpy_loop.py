@@ -1,8 +1,8 @@
-"""NumPy lowering of the loop primitive: a Python `for` loop around the compiled step.
+"""NumPy lowering of the loop primitive: a Python `for` loop around the step's own code.
 
-The step graph is compiled once (as any graph, by `compile_graph`); the loop around it is
-generated source of fixed arity, so a step costs one call of the compiled step plus one
-index per sliced input and one row write per stacked output.
+The step's statements are generated as for any graph and placed inside the loop, so a step
+costs its NumPy calls plus one index per sliced input, one row write per stacked output and
+one tuple assignment of the carry: no call, no copy of the carry.
 """
 from __future__ import annotations
 
@@ -19,25 +19,33 @@ from ..primitives.loop import layout, pack_dtype
 def lower_loop(avals: list[Aval], body: Graph, length: int, n_carry: int,
                n_xs: int) -> Callable[..., np.ndarray]:
     """The callable running a loop equation: its operands in, its flat result out."""
-    from .numpy_backend import compile_graph
-    step = compile_graph(body, "step").fn
+    from .numpy_backend import generate
+    cg, step = generate(body)
     nc, nx, n_in = n_carry, n_xs, len(body.inputs)
+    names = [cg.names[v] for v in body.inputs]
     lay = layout(body, length, nc)
     total = sum(math.prod(s) for _, s in lay)
-    cs = [f"c{i}" for i in range(nc)]
-    xs = [f"x{i}" for i in range(nx)]
-    ws = [f"w{i}" for i in range(n_in - nc - nx)]
-    ys = [f"y{i}" for i in range(len(lay) - nc)]
-    lines = [f"def run({', '.join(cs + xs + ws)}):", f"    out = _empty({total}, _dt)"]
-    lines += [f"    {y} = out[{o}:{o + math.prod(s)}].reshape({s!r})"
-              for y, (o, s) in zip(ys, lay[nc:])]
-    targets = cs + [f"{y}[t]" for y in ys]
-    args = cs + [f"{x}[t]" for x in xs] + ws
-    lines += [f"    for t in range({length}):",
-              f"        {', '.join(targets)}, = _step({', '.join(args)})"]
-    lines += [f"    out[{o}:{o + math.prod(s)}] = _ravel({c})" for c, (o, s) in zip(cs, lay[:nc])]
-    lines.append("    return out")
-    env: dict[str, Any] = {"_empty": np.empty, "_dt": pack_dtype(body), "_step": step,
-                           "_ravel": np.ravel}
-    exec(compile("\n".join(lines) + "\n", "<vecgrad:loop>", "exec"), env)  # noqa: S102
-    return env["run"]
+    ops = [f"_a{i}" for i in range(n_in)]
+    lines = [f"def _run({', '.join(ops)}):", f"    _out = _empty({total}, _dt)"]
+    lines += [f"    _y{k} = _out[{o}:{o + math.prod(s)}].reshape({s!r})"
+              for k, (o, s) in enumerate(lay[nc:])]
+    lines += [f"    {names[i]} = {ops[i]}" for i in list(range(nc)) + list(range(nc + nx, n_in))]
+    lines.append(f"    for _t in range({length}):")
+    lines += [f"        {names[i]} = {ops[i]}[_t]" for i in range(nc, nc + nx)]
+    lines += [f"        {ln}" for ln in step]
+    refs = [cg.ref(a) for a in body.outputs]
+    lines += [f"        _y{k}[_t] = {r}" for k, r in enumerate(refs[nc:])]
+    if nc:  # last: a stacked output may be this step's carry in
+        lines.append(f"        {', '.join(names[:nc])}, = {', '.join(refs[:nc])},")
+    if not step and nc + nx == n_in and not refs[nc:]:
+        lines.append("        pass")
+    lines += [f"    _out[{o}:{o + math.prod(s)}] = _ravel({names[i]})"
+              for i, (o, s) in enumerate(lay[:nc])]
+    lines.append("    return _out")
+    env: dict[str, Any] = dict(cg.env)
+    env.update({"_empty": np.empty, "_dt": pack_dtype(body), "_ravel": np.ravel})
+    src = "\n".join(lines) + "\n"
+    exec(compile(src, "<vecgrad:loop>", "exec"), env)  # noqa: S102
+    run = env["_run"]
+    run.source = src  # type: ignore[attr-defined]
+    return run

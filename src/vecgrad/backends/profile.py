@@ -11,7 +11,8 @@ from ..ir import Const, Eqn, Graph
 def profile_graph(g: Graph, args: Sequence[Any], repeat: int = 5) -> list[tuple[Eqn, float]]:
     """Run `g` one equation at a time on `args`; returns (eqn, min seconds) per equation.
     Timings include NumPy's call overhead, as the generated code pays it too."""
-    fns = [e.prim.lowered(e.params, [a.aval for a in e.inputs]) for e in g.eqns]
+    from .numpy_backend import lowered
+    fns = [lowered(e) for e in g.eqns]
     best = [float("inf")] * len(g.eqns)
     for _ in range(repeat):
         env: dict = dict(zip(g.inputs, args))

@@ -1,7 +1,7 @@
 """Graph -> Graph passes and the pipeline that runs them.
 
-    trace -> cse -> batch -> simplify -> differentiate -> simplify -> relayout -> fuse
-    -> codegen
+    trace -> cse -> batch -> scans -> simplify -> differentiate -> loops -> cse -> simplify
+    -> relayout -> fuse -> codegen
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from .cse import cse
 from .dce import dce
 from .reassociate import fuse_contractions
 from .relayout import relayout
+from .scans import loops, scans
 from .simplify import fuse, simplify
 
 Pass = Callable[[Graph], Graph]
@@ -22,9 +23,12 @@ Pass = Callable[[Graph], Graph]
 # The trace is recorded hash-consed (tracing.Builder.emit), so it arrives with CSE done; the
 # forward pipeline starts at batching. CSE runs as a pass after AD, which combines rules'
 # output from many equations.
-FORWARD: list[tuple[str, Pass]] = [("batch", batch), ("simplify", simplify)]
-BACKWARD: list[tuple[str, Pass]] = [("cse", lambda g: cse(dce(g))), ("simplify", simplify),
-                                     ("reassociate", fuse_contractions)]
+# `scans` rolls what batching left sequential (recurrences) into loops and scans; on the
+# gradient graph, `loops` shares each forward loop with its residual-storing copy and
+# optimizes the backward loops the same way.
+FORWARD: list[tuple[str, Pass]] = [("batch", batch), ("scans", scans), ("simplify", simplify)]
+BACKWARD: list[tuple[str, Pass]] = [("loops", loops), ("cse", lambda g: cse(dce(g))),
+                                     ("simplify", simplify), ("reassociate", fuse_contractions)]
 # After FORWARD (jit) or BACKWARD (grad): fusions that only the backend understands.
 LOWER: list[tuple[str, Pass]] = [("relayout", relayout), ("fuse", fuse)]
 
@@ -45,4 +49,5 @@ def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None
     return g
 
 
-__all__ = ["BACKWARD", "FORWARD", "LOWER", "batch", "cse", "dce", "fuse", "relayout", "run", "simplify"]
+__all__ = ["BACKWARD", "FORWARD", "LOWER", "batch", "cse", "dce", "fuse", "loops", "relayout",
+           "run", "scans", "simplify"]

@@ -1,0 +1,449 @@
+"""Emitting a loop well: what a step computes is split by what it depends on.
+
+- An accumulator (`acc' = acc + v`, acc read nowhere else) leaves the carry: its final value
+  is `init + sum(v)` over the stacked v.
+- pre: work that does not depend on the carry (U @ x[t], the step's share of a cotangent)
+  runs before the loop, batched over the steps (through the primitives' batching rules);
+  post: work that depends on the carry but does not feed it (a per-step loss, the
+  cotangents of the inputs) runs after it, batched on the stacked values.
+- core: what is left is the recurrence. A single carry whose update is affine in it,
+  `c' = A * c + B` (A, B computed from the inputs only), is a scan primitive: `cumsum` when
+  A is 1, `cumprod` when B is 0, `affine_scan` otherwise; `c' = max(c, x)` is `cummax`.
+  Anything else is a `loop` over the core's step.
+
+The same treatment applies to the loops the VJP of a loop emits (`optimize_loops`), after
+`share_forward` made the forward loop a view of its residual-storing copy.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import primitives as P
+from ..ir import Atom, Const, Eqn, Graph, Params, Var, uses
+from ..tracing import Builder, Tracer
+from .cse import cse
+from .dce import dce
+from .simplify import simplify
+
+_ONE, _ZERO = "one", "zero"  # the trivial parts of an affine form
+
+
+def clean(body: Graph) -> Graph:
+    """A step graph simplified (outside passes never look inside a loop)."""
+    return simplify(cse(dce(body)))
+
+
+# ------------------------------------------------------------------ splitting a step
+
+class _Plan:
+    """A step split for emission (see the module doc)."""
+
+    def __init__(self, body: Graph, nc: int, nx: int):
+        self.body, self.nc, self.nx = body, nc, nx
+        ins = body.inputs
+        self.carry = list(ins[:nc])
+        self.acc: dict[int, Atom] = {}  # carry index -> the value added each step
+        n_uses = uses(body)
+        defs = {e.out: e for e in body.eqns}
+        for i, c in enumerate(self.carry):
+            e = defs.get(body.outputs[i])
+            if e is not None and e.prim is P.add and n_uses.get(c, 0) == 1 and \
+                    n_uses.get(e.out, 0) == 1 and c in e.inputs and e.inputs[0] is not \
+                    e.inputs[1] and all(a.aval == c.aval for a in e.inputs):
+                v = e.inputs[1] if e.inputs[0] is c else e.inputs[0]
+                if not _depends(body, v, {c}):
+                    self.acc[i] = v
+        live = [c for i, c in enumerate(self.carry) if i not in self.acc]
+        self.dep = _dependents(body, set(live))
+        outs = [o for i, o in enumerate(body.outputs[:nc]) if i not in self.acc]
+        anc = _ancestors(body, outs)
+        gone = {body.outputs[i] for i in self.acc}  # the accumulating adds
+        eqns = [e for e in body.eqns if e.out not in gone]
+        self.core = [e for e in eqns if e.out in self.dep and e.out in anc]
+        core_outs = {e.out for e in self.core}
+        self.pre = [e for e in eqns if e.out not in self.dep]
+        self.post = [e for e in eqns if e.out in self.dep and e.out not in core_outs]
+        self.live = [i for i in range(nc) if i not in self.acc]
+        self.read = {a for e in self.post for a in e.inputs if isinstance(a, Var)}
+        self.read |= {a for a in body.outputs[nc:] if isinstance(a, Var)}
+        self.read |= {a for a in self.acc.values() if isinstance(a, Var)}
+
+    @property
+    def trivial(self) -> bool:
+        """Nothing to hoist: the loop stays as it is."""
+        return not (self.acc or self.pre or self.post)
+
+
+def _depends(g: Graph, a: Atom, on: set[Var]) -> bool:
+    return isinstance(a, Var) and a in _dependents(g, on)
+
+
+def _dependents(g: Graph, on: set[Var]) -> set[Var]:
+    dep = set(on)
+    for e in g.eqns:
+        if any(isinstance(a, Var) and a in dep for a in e.inputs):
+            dep.add(e.out)
+    return dep
+
+
+def _ancestors(g: Graph, outs: list[Atom]) -> set[Var]:
+    need = {a for a in outs if isinstance(a, Var)}
+    for e in reversed(g.eqns):
+        if e.out in need:
+            need.update(a for a in e.inputs if isinstance(a, Var))
+    return need
+
+
+# ------------------------------------------------------------------ affine forms
+
+def _affine(plan: _Plan) -> tuple[str, dict, list[Eqn]] | None:
+    """For a single carry updated affinely: (kind, forms, new equations), where forms maps
+    each core value v to (A, B) with v = A * c + B, A and B computed from the inputs by the
+    new equations (or _ONE/_ZERO)."""
+    if len(plan.live) != 1:
+        return None
+    c = plan.carry[plan.live[0]]
+    if c.aval.dtype.kind != "f":
+        return None
+    new: list[Eqn] = []
+
+    def op(prim: P.Primitive, *xs: Atom) -> Atom:
+        aval = prim.shape_rule(*[x.aval for x in xs])
+        e = Eqn(prim, tuple(xs), Params(), Var(aval), None)
+        new.append(e)
+        return e.out
+
+    def scale(f: Any, k: Atom) -> Any:  # f * k
+        return _ZERO if f is _ZERO else k if f is _ONE else op(P.mul, f, k)
+
+    def plus(f: Any, g: Any, minus: bool = False) -> Any:  # f + g, or f - g
+        if g is _ZERO:
+            return f
+        if f is _ZERO:
+            return op(P.neg, g if g is not _ONE else _one(c)) if minus else g
+        f = _one(c) if f is _ONE else f
+        g = _one(c) if g is _ONE else g
+        return op(P.sub if minus else P.add, f, g)
+    forms: dict[Var, tuple[Any, Any]] = {c: (_ONE, _ZERO)}
+    out = plan.body.outputs[plan.live[0]]
+    if len(plan.core) == 1 and plan.core[0].prim in (P.maximum, P.minimum) and \
+            plan.core[0].out is out and c in plan.core[0].inputs:
+        e = plan.core[0]
+        x = e.inputs[1] if e.inputs[0] is c else e.inputs[0]
+        if x is not c and e.out.aval == c.aval:
+            return ("cummax" if e.prim is P.maximum else "cummin", {out: (_ONE, x)}, new)
+    for e in plan.core:
+        fs = [forms.get(a) if isinstance(a, Var) else None for a in e.inputs]
+        if e.out.aval != c.aval:
+            return None
+        p = e.prim
+        if p in (P.add, P.sub) and any(fs):
+            (u, fu), (v, fv) = zip(e.inputs, fs)
+            fu = fu or (_ZERO, u)
+            fv = fv or (_ZERO, v)
+            forms[e.out] = (plus(fu[0], fv[0], p is P.sub), plus(fu[1], fv[1], p is P.sub))
+        elif p in (P.mul, P.div) and sum(f is not None for f in fs) == 1 and \
+                (fs[0] is not None or p is P.mul):
+            k = e.inputs[1] if fs[0] is not None else e.inputs[0]
+            f = fs[0] or fs[1]
+            if p is P.div:
+                forms[e.out] = tuple(_ZERO if x is _ZERO else op(P.div, _one(c) if x is _ONE
+                                                                  else x, k) for x in f)
+            else:
+                forms[e.out] = (scale(f[0], k), scale(f[1], k))
+        elif p is P.neg:
+            forms[e.out] = tuple(_ZERO if x is _ZERO else op(P.neg, _one(c) if x is _ONE
+                                                             else x) for x in fs[0])
+        else:
+            return None
+    A, B = forms.get(out, (None, None))
+    if A is None or (A is _ONE and B is _ZERO):
+        return None
+    kind = "cumsum" if A is _ONE else "cumprod" if B is _ZERO else "affine_scan"
+    return kind, forms, new
+
+
+def _one(c: Var) -> Const:
+    return Const(np.ones((), c.aval.dtype))
+
+
+# ------------------------------------------------------------------ emission
+
+def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[Any],
+              src: Any = None) -> tuple[list[Any], list[Any], str]:
+    """Emit (into the current trace) the loop `P.loop(*operands, body, ...)` computes, split
+    and recognized as the module doc says. Returns the final carry, the stacked ys, and what
+    the recurrence became (for explain)."""
+    body = clean(body)
+    plan = _Plan(body, n_carry, n_xs)
+    lin = _affine(plan)
+    if plan.trivial and lin is None:
+        return _plain(body, length, n_carry, n_xs, operands)
+    b = operands[0]._b if operands else None
+    mark = len(b.eqns) if b is not None else 0
+    try:
+        return _emit_split(plan, lin, length, operands)
+    except P.NotBatchable:
+        del b.eqns[mark:]  # (nothing refers to them yet)
+        return _plain(body, length, n_carry, n_xs, operands)
+
+
+def _plain(body: Graph, length: int, nc: int, nx: int, operands: list[Any]
+           ) -> tuple[list[Any], list[Any], str]:
+    flat = P.loop(*operands, body=body, length=length, n_carry=nc, n_xs=nx)
+    outs = P.unpack(flat, body, length, nc)
+    return outs[:nc], outs[nc:], _loop_text(body, nc)
+
+
+def _loop_text(body: Graph, nc: int) -> str:
+    carry = ", ".join(str(v.aval) for v in body.inputs[:nc])
+    return f"loop over a step of {len(body.eqns)} operations (carry {carry})"
+
+
+def _vmap(eqns: list[Eqn], env: dict[Var, tuple[Any, bool]], n: int) -> None:
+    """Emit eqns for all n steps at once: values flagged batched carry a leading step axis."""
+    b = next(iter(env.values()))[0]._b if env else None
+    for e in eqns:
+        args = [(Tracer(b, a), False) if isinstance(a, Const) else env[a] for a in e.inputs]
+        if any(f for _, f in args):
+            env[e.out] = (e.prim.batch(n, tuple(f for _, f in args), *[x for x, _ in args],
+                                       **e.params), True)
+        else:
+            env[e.out] = (Tracer(b, b.emit(e.prim, [x.atom for x, _ in args], e.params)), False)
+
+
+def _stacked(x: tuple[Any, bool], n: int) -> Any:
+    v, batched = x
+    return v if batched else P.broadcast_to(v, shape=(n,) + v.shape)
+
+
+def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any]
+                ) -> tuple[list[Any], list[Any], str]:
+    body, nc, nx = plan.body, plan.nc, plan.nx
+    env: dict[Var, tuple[Any, bool]] = {}
+    for i, (v, x) in enumerate(zip(body.inputs, operands)):
+        env[v] = (x, nc <= i < nc + nx)
+    pre = plan.pre + (lin[2] if lin else [])
+    _vmap(pre, env, T)
+    if lin is not None:
+        made, text = _emit_scan(plan, lin, env, T, operands)
+    else:
+        made, text = _emit_core(plan, env, T, operands)
+    _vmap(plan.post, env, T)
+    final = []
+    for i in range(nc):
+        if i in plan.acc:
+            final.append(operands[i] + P.reduce_sum(_stacked(_value(plan.acc[i], env), T),
+                                                    axes=(0,)))
+        else:
+            final.append(made[i])
+    ys = [_stacked(_value(o, env), T) for o in body.outputs[nc:]]
+    what = [text] + [f"sum over the steps (accumulator {operands[i].aval})" for i in plan.acc]
+    return final, ys, "; ".join(what)
+
+
+def _value(a: Atom, env: dict) -> tuple[Any, bool]:
+    if isinstance(a, Const):
+        return Tracer(next(iter(env.values()))[0]._b, a), False
+    return env[a]
+
+
+def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any]
+               ) -> tuple[dict[int, Any], str]:
+    """The loop over the core; its values (and carry-ins) that post work reads come out
+    stacked and enter env batched."""
+    body, nc = plan.body, plan.nc
+    core_outs = {e.out for e in plan.core}
+    carry = [plan.carry[i] for i in plan.live]
+    outs = [body.outputs[i] for i in plan.live]
+    read = [a for e in plan.post for a in e.inputs] + list(body.outputs[nc:]) + \
+        [plan.acc[i] for i in plan.acc]
+    ys = list(dict.fromkeys(a for a in read if isinstance(a, Var) and
+                            (a in core_outs or a in carry)))
+    free = list(dict.fromkeys(a for e in plan.core for a in e.inputs + ()
+                              if isinstance(a, Var) and a not in core_outs and a not in carry))
+    free += [a for a in outs if isinstance(a, Var) and a not in core_outs and a not in carry
+             and a not in free]
+    xs = [a for a in free if env[a][1]]
+    invs = [a for a in free if not env[a][1]]
+    step = clean(Graph(tuple(carry) + tuple(xs) + tuple(invs), tuple(plan.core),
+                       tuple(outs) + tuple(ys)))
+    flat = P.loop(*[operands[i] for i in plan.live], *[env[a][0] for a in xs],
+                  *[env[a][0] for a in invs], body=step, length=T, n_carry=len(carry),
+                  n_xs=len(xs))
+    res = P.unpack(flat, step, T, len(carry))
+    for v, r in zip(ys, res[len(carry):]):
+        env[v] = (r, True)
+    return dict(zip(plan.live, res[:len(carry)])), _loop_text(step, len(carry))
+
+
+def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any]
+               ) -> tuple[dict[int, Any], str]:
+    kind, forms, _ = lin
+    i = plan.live[0]
+    c, out = plan.carry[i], plan.body.outputs[i]
+    init = operands[i]
+    s = c.aval.shape
+    A, B = forms[out]
+    if kind == "affine_scan":
+        a, batched = _value(A, env) if A is not _ONE else (Tracer(init._b, _one(c)), False)
+        a = a if batched else P.reshape(a, shape=(1,) + a.shape)
+        b = _stacked(_value(B, env), T) if B is not _ZERO else \
+            P.full(shape=(T,) + s, dtype=c.aval.dtype, value=0.0)
+        traj = P.affine_scan(init, a, b)
+    else:
+        x = _rows_to(_stacked(_value(A if kind == "cumprod" else B, env), T), s)
+        neutral = {"cumsum": 0.0, "cumprod": 1.0, "cummax": -np.inf, "cummin": np.inf}[kind]
+        prim = {"cumsum": P.cumsum, "cumprod": P.cumprod, "cummax": P.cummax,
+                "cummin": P.cummin}[kind]
+        kw = {"reverse": False} if prim is P.cumsum else {}
+        if isinstance(init.atom, Const) and np.all(init.atom.value == neutral):
+            traj = prim(x, axis=0, **kw)
+        else:  # the initial value first, so the scan runs in the loop's own order
+            whole = prim(P.concatenate(_row(init, s), x, axis=0), axis=0, **kw)
+            traj = P.getitem(whole, idx=(P.Sl(1, T + 1, 1),) + _full(s))
+    env[out] = (traj, True)
+    need = [v for v in forms if v in plan.read and v is not out]
+    if need:  # core values the post work reads: v = A_v * c[t-1] + B_v, batched
+        prev = _row(init, s) if T == 1 else P.concatenate(
+            _row(init, s), P.getitem(traj, idx=(P.Sl(0, T - 1, 1),) + _full(s)), axis=0)
+        env[c] = (prev, True)
+        for v in need:
+            fa, fb = forms[v]
+            term = prev if fa is _ONE else prev * _rows_to(_stacked(_value(fa, env), T), s)
+            env[v] = (term if fb is _ZERO else
+                      term + _rows_to(_stacked(_value(fb, env), T), s), True)
+    last = P.getitem(traj, idx=(T - 1,) + _full(s))
+    return {i: last}, f"{kind} -> {traj.aval}"
+
+
+def _row(x: Any, s: tuple[int, ...]) -> Any:
+    """x broadcast to the state shape s, as one row (1, *s)."""
+    return P.reshape(P.broadcast_to(x, shape=s), shape=(1,) + s)
+
+
+def _rows_to(x: Any, s: tuple[int, ...]) -> Any:
+    """Stacked values (T, *r), each broadcast to the state shape s: (T, *s)."""
+    T = x.shape[0]
+    x = P.reshape(x, shape=(T,) + (1,) * (len(s) - x.ndim + 1) + x.shape[1:])
+    return P.broadcast_to(x, shape=(T,) + s) if x.shape[1:] != s else x
+
+
+def _full(s: tuple[int, ...]) -> tuple:
+    return tuple(P.Sl(0, d, 1) for d in s)
+
+
+# ------------------------------------------------------------------ on a whole graph
+
+def optimize_loops(g: Graph) -> Graph:
+    """Re-emit every loop of g whose step can be simplified, split or recognized (see the
+    module doc), when its result is read through its outputs."""
+    if not any(e.prim is P.loop for e in g.eqns):
+        return g
+    readers: dict[Var, list[Eqn]] = {}
+    for e in g.eqns:
+        for a in e.inputs:
+            if isinstance(a, Var):
+                readers.setdefault(a, []).append(e)
+    b = Builder(g.inputs, hash_cons=False)
+    env: dict[Var, Atom] = {}
+    skip: set[Var] = set()
+    with b:
+        for e in g.eqns:
+            if e.out in skip:
+                continue
+            ins = tuple(env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
+            projs = _projections(e, readers.get(e.out, [])) if e.prim is P.loop and \
+                e.out not in g.outputs else None
+            if projs is not None and _worth(e):
+                b.src = e.src
+                p = e.params
+                final, ys, _ = emit_loop(p["body"], p["length"], p["n_carry"], p["n_xs"],
+                                         [Tracer(b, a) for a in ins])
+                parts = final + ys
+                for k, rs in projs.items():
+                    flat = P.reshape(parts[k], shape=(parts[k].size,)).atom
+                    for r in rs:
+                        env[r.out] = flat
+                        skip.add(r.out)
+                continue
+            b.eqns.append(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
+    outs = [env.get(a, a) if isinstance(a, Var) else a for a in g.outputs]
+    return dce(b.build(outs, g.notes))
+
+
+def _worth(e: Eqn) -> bool:
+    p = e.params
+    body = clean(p["body"])
+    plan = _Plan(body, p["n_carry"], p["n_xs"])
+    return not plan.trivial or _affine(plan) is not None or len(body.eqns) < len(p["body"].eqns)
+
+
+def _projections(e: Eqn, readers: list[Eqn]) -> dict[int, list[Eqn]] | None:
+    """The readers of a loop's flat result, by output, when each reads one whole output."""
+    p = e.params
+    lay = P.layout(p["body"], p["length"], p["n_carry"])
+    start = {off: k for k, (off, _) in enumerate(lay)}
+    out: dict[int, list[Eqn]] = {}
+    for r in readers:
+        idx = r.params.get("idx") if r.prim is P.getitem else None
+        if not idx or len(idx) != 1 or not isinstance(idx[0], P.Sl) or idx[0].step != 1:
+            return None
+        k = start.get(idx[0].start)
+        if k is None or idx[0].stop - idx[0].start != math.prod(lay[k][1]):
+            return None
+        out.setdefault(k, []).append(r)
+    return out
+
+
+def share_forward(g: Graph) -> Graph:
+    """A forward loop and its residual-storing copy (emitted by the loop's VJP, with the same
+    operands) run once: the copy takes the original's place, and the original's readers
+    read the copy's result, whose layout begins with the original's."""
+    copies: dict[tuple, Eqn] = {}
+    for e in g.eqns:
+        if e.prim is P.loop:
+            for n in e.params["body"].notes:
+                if isinstance(n, dict) and n.get("kind") == "augments":
+                    copies[(id(n["body"]), e.inputs)] = e
+    moved: dict[Var, Eqn] = {}
+    for e in g.eqns if copies else ():
+        c = copies.get((id(e.params["body"]), e.inputs)) if e.prim is P.loop else None
+        if c is not None and all(c.params[k] == e.params[k] for k in ("length", "n_carry",
+                                                                          "n_xs")):
+            moved[e.out] = c
+    if not moved:
+        return g
+    done = {c.out for c in moved.values()}
+    eqns: list[Eqn] = []
+    to: dict[Var, Eqn] = {}  # original result -> its copy
+    prefix: dict[Var, Var] = {}
+    for e in g.eqns:
+        if e.out in done:
+            continue
+        c = moved.get(e.out)
+        if c is not None:
+            eqns.append(c)
+            to[e.out] = c
+            continue
+        ins = list(e.inputs)
+        for k, a in enumerate(ins):
+            if not isinstance(a, Var) or a not in to:
+                continue
+            c = to[a]
+            if e.prim is P.getitem and len(e.params["idx"]) == 1:
+                ins[k] = c.out  # reads one of the original's outputs: same offsets in the copy
+            else:
+                if a not in prefix:
+                    prefix[a] = Var(a.aval)
+                    eqns.append(Eqn(P.getitem, (c.out,), Params(
+                        idx=P.BasicIndex((P.Sl(0, a.aval.shape[0], 1),))), prefix[a], e.src))
+                ins[k] = prefix[a]
+        eqns.append(e if tuple(ins) == e.inputs else Eqn(e.prim, tuple(ins), e.params, e.out,
+                                                         e.src))
+    outs = [to[a].out if isinstance(a, Var) and a in to else a for a in g.outputs]
+    assert not any(isinstance(a, Var) and a in to for a in g.outputs)
+    return g.replace(eqns=tuple(eqns), outputs=tuple(outs))

@@ -1,0 +1,368 @@
+"""Finding recurrences: the repeated step structure that batching left sequential.
+
+After batching, what stays sequential is plain equations, one copy per loop iteration. This
+module finds them and splits them into steps, in time linear in the graph:
+
+1. Label every equation by what it computes (primitive, params, operand shapes, source line)
+   and, one level up, by the labels of its operands' producers (or the identity of a graph
+   input): two layers of one network differ there by their weights.
+2. Labels repeated at least MIN_TRIPS times form a label graph (an edge where an instance of
+   one reads an instance of the other); a recurrence is one of its strongly connected
+   components.
+3. Number the iterations. The k-th instance of a label (in graph order) belongs to iteration
+   k + off[label]; the offsets make every label edge stay within an iteration or reach the
+   previous one (a longest path over the label graph: each edge's typical rank difference
+   is a constraint). A first or last iteration that differs (an initial value, dead code at
+   the end) simply fails to match and stays as it was.
+4. Each iteration gets a signature: for each member (in a fixed label order) and operand,
+   whether it reads a member of its own iteration, of the previous one (a carry), or
+   something from outside. Runs of equal signatures are the rolled loops.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import primitives as P
+from ..ir import Atom, Const, Graph, Var
+
+MIN_TRIPS = 4  # fewer iterations than this stay unrolled (rolling would cost more than it saves)
+
+
+@dataclass
+class Region:
+    """A run of iterations of one recurrence: `steps[k][j]` is the index (in the graph) of
+    member j of iteration k; `sig[j][p]` says what operand p of member j reads: ("g", i)
+    member i of the same iteration, ("p", i) member i of the previous one, ("x",) anything
+    else. `init[i]` is what the first iteration reads for ("p", i)."""
+
+    steps: list[list[int]]
+    sig: tuple
+    init: dict[int, Atom] = field(default_factory=dict)
+
+    @property
+    def length(self) -> int:
+        return len(self.steps)
+
+
+def _coarse(e: Any) -> tuple:
+    """What an equation computes, positions of its index left out (the reads that feed one
+    iteration each differ only there)."""
+    ps = e.params
+    if "idx" in ps:
+        ps = tuple(("i" if isinstance(k, int) else (len(k), k.step) if isinstance(k, P.Sl)
+                    else k) for k in ps["idx"])
+    return (e.prim, ps, tuple([a.aval for a in e.inputs]), e.src)
+
+
+class _Labels:
+    """Equation labels: what an equation computes, refined by its operands' labels (or
+    which graph input or constant they are). An operand made by a read whose position
+    varies (a label seen fewer than MIN_TRIPS times) counts by what it computes."""
+
+    def __init__(self, g: Graph):
+        self.pos = pos = {e.out: i for i, e in enumerate(g.eqns)}
+        ids: dict[tuple, int] = {}
+        full = [ids.setdefault((e.prim, e.params, tuple([a.aval for a in e.inputs]), e.src),
+                               len(ids)) for e in g.eqns]
+        cnt = Counter(full)
+        coarse: dict[tuple, int] = {}
+        self.prods: list[list[int]] = []  # per equation: its producers (-1: a fixed desc)
+        self.fixed: list[tuple] = []
+        for e in g.eqns:
+            ps, fx = [], []
+            for a in e.inputs:
+                d = pos.get(a) if isinstance(a, Var) else None
+                if d is not None and cnt[full[d]] >= MIN_TRIPS:
+                    ps.append(d)
+                    fx.append(None)
+                else:
+                    ps.append(-1)
+                    fx.append(("c", a.key()) if isinstance(a, Const) else ("in", a) if d is None
+                              else ("k", coarse.setdefault(_coarse(g.eqns[d]), len(coarse))))
+            self.prods.append(ps)
+            self.fixed.append(tuple(fx))
+        self.lab = full
+        self.ids: dict[tuple, int] = {}
+        self.refine(range(len(g.eqns)))
+
+    def refine(self, eqns: Any) -> None:
+        """One more level of operand labels for these equations."""
+        lab, ids, prods, fixed = self.lab, self.ids, self.prods, self.fixed
+        new = {}
+        for i in eqns:
+            key = (lab[i], tuple([f if d < 0 else lab[d] for d, f in zip(prods[i], fixed[i])]))
+            new[i] = ids.setdefault(key, len(ids) + 1_000_000_000)
+        for i, v in new.items():
+            lab[i] = v
+
+
+def find_regions(g: Graph, rounds: int = 4) -> list[Region]:
+    """The recurrences of g that can be rolled, as runs of matching iterations. Labels that
+    stand for two things in one iteration (two identical chains side by side) are refined
+    by one more level of operands, up to `rounds` times, where no run was found."""
+    labels = _Labels(g)
+    out: list[Region] = []
+    todo = [(list(range(len(g.eqns))), 1)]
+    while todo:
+        eqns, r = todo.pop()
+        for S, insts in _components(g, labels, eqns):
+            counts = sorted(len(v) for v in insts.values())
+            mixed = counts[-1] * 2 > counts[len(counts) // 2] * 3  # some label is two things
+            found = [] if mixed and r < rounds else \
+                _regions_of(g, S, insts, labels.lab, labels.pos)
+            covered = sum(len(x.steps) * len(x.sig) for x in found)
+            if covered * 2 >= sum(len(v) for v in insts.values()) or r >= rounds:
+                out += found
+            else:
+                sub = [i for v in insts.values() for i in v]
+                labels.refine(sub)
+                todo.append((sub, r + 1))
+    return out
+
+
+def _components(g: Graph, labels: _Labels, eqns: list[int]) -> list[tuple[set, dict]]:
+    """The recurrent components of the label graph over these equations."""
+    lab, pos = labels.lab, labels.pos
+    insts: dict[int, list[int]] = defaultdict(list)
+    for i in eqns:
+        insts[lab[i]].append(i)
+    rep = {L for L, ii in insts.items() if len(ii) >= MIN_TRIPS}
+    succ: dict[int, set[int]] = defaultdict(set)
+    for L in rep:
+        for i in insts[L]:
+            for a in g.eqns[i].inputs:
+                d = pos.get(a) if isinstance(a, Var) else None
+                if d is not None and lab[d] in rep:
+                    succ[lab[d]].add(L)
+    out = []
+    for comp in _sccs(sorted(rep), succ):
+        if len(comp) > 1 or comp[0] in succ.get(comp[0], ()):
+            out.append((set(comp), {L: insts[L] for L in comp}))
+    return out
+
+
+def _sccs(nodes: list[int], succ: dict[int, set[int]]) -> list[list[int]]:
+    """Strongly connected components (Tarjan's algorithm, iterative)."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on: set[int] = set()
+    stack: list[int] = []
+    out = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(succ.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(succ.get(w, ()))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                out.append(comp)
+    return out
+
+
+def _regions_of(g: Graph, S: set[int], insts: dict[int, list[int]], lab: list[int],
+                pos: dict[Var, int]) -> list[Region]:
+    rank = {i: k for L in S for k, i in enumerate(insts[L])}
+    deltas: dict[tuple, Counter] = defaultdict(Counter)
+    for L in S:  # each edge's typical rank difference, from a sample of its instances
+        ii = insts[L]
+        for i in ii[::max(1, len(ii) // 48)]:
+            for p, a in enumerate(g.eqns[i].inputs):
+                d = pos.get(a) if isinstance(a, Var) else None
+                if d is not None and lab[d] in S:
+                    deltas[(lab[d], L, p)][rank[i] - rank[d]] += 1
+    edges = [(M, L, c.most_common(1)[0][0]) for (M, L, _), c in deltas.items()]
+    off = _offsets(S, edges)
+    if off is None:
+        return []
+    best: list[Region] = []
+    for rot in _rotations(S, insts, rank, edges, off):
+        found = _runs_for(g, S, insts, rank, lab, pos, rot)
+        if sum(r.length for r in found) > sum(r.length for r in best):
+            best = found
+    return best
+
+
+def _rotations(S: set[int], insts: dict[int, list[int]], rank: dict[int, int],
+               edges: list[tuple[int, int, int]], off: dict[int, int]) -> list[dict]:
+    """Ways to cut the recurrence into iterations: `off`, and the rotations that absorb the
+    partial iteration before the first whole one or after the last (a member seen there
+    starts, or ends, each iteration), where the edges allow them."""
+    out = [off]
+    groups, _, full = _group(S, insts, rank, off)
+    if not full:
+        return out
+    for k, d in ((full[0] - 1, 1), (full[-1] + 1, -1)):
+        part = set(groups.get(k, ()))
+        if part:
+            o = {L: off[L] + d * (L in part) for L in S}
+            if all(0 <= o[L] - o[M] + c <= 1 for M, L, c in edges):
+                out.append(o)
+    return out
+
+
+def _runs_for(g: Graph, S: set[int], insts: dict[int, list[int]], rank: dict[int, int],
+              lab: list[int], pos: dict[Var, int], off: dict[int, int]) -> list[Region]:
+    """The rolled runs when iterations are numbered by `off`."""
+    groups, dup, full = _group(S, insts, rank, off)
+    if len(full) < MIN_TRIPS - 1:
+        return []
+    it = {i: rank[i] + off[lab[i]] for L in S for i in insts[L]}
+    mid = groups[full[len(full) // 2]]
+    order = sorted(S, key=lambda L: mid[L])  # a topological order of one iteration
+    idx = {L: j for j, L in enumerate(order)}
+
+    def sig(k: int) -> tuple | None:
+        m = groups[k]
+        if len(m) != len(S) or k in dup:
+            return None
+        out = []
+        for L in order:
+            codes = []
+            for a in g.eqns[m[L]].inputs:
+                d = pos.get(a) if isinstance(a, Var) else None
+                if d is None or lab[d] not in S:
+                    codes.append(("x",))
+                elif it[d] == k:
+                    codes.append(("g", idx[lab[d]]))
+                elif it[d] == k - 1:
+                    codes.append(("p", idx[lab[d]]))
+                else:
+                    return None  # reads further back than the previous iteration
+            out.append(tuple(codes))
+        return tuple(out)
+    return _runs(g, groups, order, full, sig, pos)
+
+
+def _group(S: set[int], insts: dict[int, list[int]], rank: dict[int, int],
+           off: dict[int, int]) -> tuple[dict[int, dict[int, int]], set[int], list[int]]:
+    """Iterations (number -> label -> equation), those holding a label twice, and the
+    numbers of the whole ones."""
+    groups: dict[int, dict[int, int]] = defaultdict(dict)
+    dup: set[int] = set()
+    for L in S:
+        for i in insts[L]:
+            k = rank[i] + off[L]
+            if L in groups[k]:
+                dup.add(k)
+            groups[k][L] = i
+    full = sorted(k for k, m in groups.items() if len(m) == len(S) and k not in dup)
+    return groups, dup, full
+
+
+def _offsets(S: set[int], edges: list[tuple[int, int, int]]) -> dict[int, int] | None:
+    """Per-label offsets with every edge's iteration step (off[L] - off[M] + c) in {0, 1}:
+    the least offsets satisfying the lower bounds (a longest path), then a check."""
+    off = dict.fromkeys(S, 0)
+    for _ in range(len(S) + 1):
+        changed = False
+        for M, L, c in edges:
+            if off[M] - c > off[L]:
+                off[L] = off[M] - c
+                changed = True
+        if not changed:
+            break
+    else:
+        return None
+    if any(not 0 <= off[L] - off[M] + c <= 1 for M, L, c in edges):
+        return None
+    return off
+
+
+def _runs(g: Graph, groups: dict[int, dict[int, int]], order: list[int], full: list[int],
+          sig: Any, pos: dict[Var, int]) -> list[Region]:
+    sigs = {k: sig(k) for k in range(full[0] - 1, full[-1] + 1) if k in groups}
+    out = []
+    k = full[0]
+    while k <= full[-1]:
+        s = sigs.get(k)
+        if s is None or not any(c[0] == "p" for codes in s for c in codes):
+            k += 1
+            continue
+        end = k
+        while sigs.get(end + 1) == s:
+            end += 1
+        steps = [[groups[j][L] for L in order] for j in range(k, end + 1)]
+        init = _inits(g, steps[0], s)
+        for _ in range(3):  # earlier iterations that read their initial values differently
+            first = _first(g, steps[0], s, pos)
+            if first is None:
+                break
+            steps.insert(0, first[0])
+            init = first[1]
+        if init is not None and len(steps) >= MIN_TRIPS:
+            out.append(Region(steps, s, init))
+        k = end + 1
+    return out
+
+
+def _first(g: Graph, step: list[int], s: tuple, pos: dict[Var, int]
+           ) -> tuple[list[int], dict[int, Atom]] | None:
+    """The iteration before `step`, if it computes the same step from other carried-in
+    values (say an initial state that is an input or a constant, where later iterations
+    read the previous one; its equations then carry other labels). It is found from
+    `step`'s reads of it and its own reads, member by member, latest first."""
+    m: dict[int, int] = {}
+
+    def put(j: int, a: Atom) -> bool:
+        d = pos.get(a) if isinstance(a, Var) else None
+        return d is not None and m.setdefault(j, d) == d
+    for j, i in enumerate(step):
+        for a, code in zip(g.eqns[i].inputs, s[j]):
+            if code[0] == "p" and not put(code[1], a):
+                return None
+    for j in reversed(range(len(s))):
+        if j not in m:
+            return None  # a member nothing later in the iteration reads
+        for a, code in zip(g.eqns[m[j]].inputs, s[j]):
+            if code[0] == "g" and not put(code[1], a):
+                return None
+    members = {g.eqns[d].out for d in m.values()}
+    for j, i in enumerate(step):
+        e, f = g.eqns[i], g.eqns[m[j]]
+        if (e.prim, e.params, e.src) != (f.prim, f.params, f.src) or \
+                [a.aval for a in e.inputs] != [a.aval for a in f.inputs]:
+            return None
+    init = _inits(g, [m[j] for j in range(len(s))], s)
+    if init is None or any(isinstance(a, Var) and a in members for a in init.values()):
+        return None
+    for j in range(len(s)):  # what it reads from outside is not its own work
+        for a, code in zip(g.eqns[m[j]].inputs, s[j]):
+            if code[0] == "x" and isinstance(a, Var) and a in members:
+                return None
+    return [m[j] for j in range(len(s))], init
+
+
+def _inits(g: Graph, step: list[int], s: tuple) -> dict | None:
+    """What an iteration reads where the signature reads the previous iteration (one value
+    per carried member)."""
+    init: dict[int, Atom] = {}
+    for j, i in enumerate(step):
+        for a, code in zip(g.eqns[i].inputs, s[j]):
+            if code[0] == "p" and init.setdefault(code[1], a) is not a:
+                return None
+    return init

@@ -1,0 +1,35 @@
+"""The scans pass: recurrences that batching left sequential become loops and scans.
+
+    roll (recur + roll)  ->  each loop: hoist, split, and recognize linear scans (loops)
+    ->  batch again (the work hanging off a recurrence, now reading stacked values)
+
+Runs in the forward pipeline after batching, and on the gradient graph (`loops`: the
+backward loops the VJP of a loop emits get the same treatment, and the forward loop is shared
+with its residual-storing copy).
+"""
+from __future__ import annotations
+
+from ..ir import Graph
+from .batch import batch
+from .loops import emit_loop, optimize_loops, share_forward
+from .roll import roll
+
+
+def scans(g: Graph) -> Graph:
+    """Roll the recurrences of a batched graph into loops and scans (see module doc)."""
+    rolled, notes = roll(g, emit_loop)
+    if not notes:
+        return g
+    lines = {s for n in notes for s in n["lines"]}
+    out = batch(rolled.replace(notes=()))  # the work reading the stacked values merges
+    kept = tuple(n for n in rolled.notes + out.notes if not (  # said of a rolled line
+        isinstance(n, dict) and n.get("kind") == "sequential" and n.get("src") in lines))
+    return out.replace(notes=kept + tuple(notes))
+
+
+def loops(g: Graph) -> Graph:
+    """On a gradient graph: run the forward loops once, and optimize every loop."""
+    return optimize_loops(share_forward(g))
+
+
+__all__ = ["loops", "scans"]
