@@ -6,9 +6,9 @@ module finds them and splits them into steps, in time linear in the graph:
 1. Label every equation by what it computes (primitive, params, operand shapes, source line)
    and, one level up, by the labels of its operands' producers (or the identity of a graph
    input): two layers of one network differ there by their weights.
-2. Labels repeated at least MIN_TRIPS times form a label graph (an edge where an instance of
-   one reads an instance of the other); a recurrence is one of its strongly connected
-   components.
+2. Labels repeated at least MIN_TRIPS - 1 times (the first iteration may differ) form a label
+   graph (an edge where an instance of one reads an instance of the other); a recurrence is
+   one of its strongly connected components.
 3. Number the iterations. The k-th instance of a label (in graph order) belongs to iteration
    k + off[label]; the offsets make every label edge stay within an iteration or reach the
    previous one (a longest path over the label graph: each edge's typical rank difference
@@ -74,7 +74,7 @@ class _Labels:
             ps, fx = [], []
             for a in e.inputs:
                 d = pos.get(a) if isinstance(a, Var) else None
-                if d is not None and cnt[full[d]] >= MIN_TRIPS:
+                if d is not None and cnt[full[d]] >= MIN_TRIPS - 1:
                     ps.append(d)
                     fx.append(None)
                 else:
@@ -98,27 +98,32 @@ class _Labels:
             lab[i] = v
 
 
-def find_regions(g: Graph, rounds: int = 4) -> list[Region]:
+def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
     """The recurrences of g that can be rolled, as runs of matching iterations. Labels that
     stand for two things in one iteration (two identical chains side by side) are refined
     by one more level of operands, up to `rounds` times, where no run was found."""
     labels = _Labels(g)
     out: list[Region] = []
+    taken: set[int] = set()
     todo = [(list(range(len(g.eqns))), 1)]
     while todo:
         eqns, r = todo.pop()
         for S, insts in _components(g, labels, eqns):
             counts = sorted(len(v) for v in insts.values())
-            mixed = counts[-1] * 2 > counts[len(counts) // 2] * 3  # some label is two things
-            found = [] if mixed and r < rounds else \
+            med = counts[len(counts) // 2]
+            twice = [L for L, v in insts.items() if len(v) * 2 > med * 3]  # two things each
+            found = [] if twice and r < rounds else \
                 _regions_of(g, S, insts, labels.lab, labels.pos)
             covered = sum(len(x.steps) * len(x.sig) for x in found)
             if covered * 2 >= sum(len(v) for v in insts.values()) or r >= rounds:
-                out += found
-            else:
-                sub = [i for v in insts.values() for i in v]
-                labels.refine(sub)
-                todo.append((sub, r + 1))
+                for x in found:  # (regions never share an equation)
+                    mine = {i for st in x.steps for i in st}
+                    if not mine & taken:
+                        taken |= mine
+                        out.append(x)
+            else:  # split the labels that stand for two things (or all, if none does)
+                labels.refine([i for L in twice or list(insts) for i in insts[L]])
+                todo.append(([i for v in insts.values() for i in v], r + 1))
     return out
 
 
@@ -128,7 +133,7 @@ def _components(g: Graph, labels: _Labels, eqns: list[int]) -> list[tuple[set, d
     insts: dict[int, list[int]] = defaultdict(list)
     for i in eqns:
         insts[lab[i]].append(i)
-    rep = {L for L, ii in insts.items() if len(ii) >= MIN_TRIPS}
+    rep = {L for L, ii in insts.items() if len(ii) >= MIN_TRIPS - 1}
     succ: dict[int, set[int]] = defaultdict(set)
     for L in rep:
         for i in insts[L]:

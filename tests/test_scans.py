@@ -1,0 +1,376 @@
+"""Recurrences: linear ones become scan primitives, nonlinear ones rolled loops (passes.scans).
+
+Each program is checked three ways: against a plain NumPy loop (float64, rtol 1e-9), against
+the unrolled trace compiled as written (values and gradients), and by central differences.
+Structural checks say what each recurrence became, and that the graphs after rolling do not
+grow with the trip count.
+"""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+from vecgrad.api import trace_graph
+from vecgrad.autodiff import vjp_graph
+from vecgrad.backends import compile_graph
+from vecgrad.ir import Graph, Params, typecheck
+from vecgrad.pytree import flatten
+
+RTOL = 1e-9
+
+
+def rng(seed: int = 0) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+def prims(g: Graph) -> list[str]:
+    """Names of the primitives in g and in the bodies of its loops."""
+    out = []
+    for e in g.eqns:
+        out.append(e.prim.name)
+        if e.prim is P.loop:
+            out += prims(e.params["body"])
+    return out
+
+
+def unrolled(f, args, argnums):
+    """The value and gradient of f compiled from its trace as written (nothing batched or
+    rolled): the reference the rolled program must equal."""
+    g = trace_graph(f, args)
+    leaves = flatten(args)[0]
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    starts = np.cumsum([0] + [len(flatten(a)[0]) for a in args])
+    wrt = [i for a in nums for i in range(starts[a], starts[a + 1])]
+    res = compile_graph(typecheck(vjp_graph(g, wrt))).fn(*leaves, np.ones(()))
+    return res[0], res[1:]
+
+
+def check(f, args, argnums=0, ref=None, fd=True):
+    """Rolled == unrolled == reference (values), rolled gradient == unrolled gradient ==
+    central differences. Returns the gradient's compile entry."""
+    val0, grads0 = unrolled(f, args, argnums)
+    e, _ = vg.grad(f, argnums=argnums).entry(*args)
+    val, grads = vg.value_and_grad(f, argnums=argnums)(*args)
+    np.testing.assert_allclose(val, val0, rtol=RTOL)
+    if ref is not None:
+        np.testing.assert_allclose(val, ref(*args), rtol=RTOL)
+    for a, b in zip(flatten(grads)[0], grads0):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+    if fd:
+        vg.check_grads(f, args, argnums=argnums, rtol=1e-6, atol=1e-8)
+    return e
+
+
+def recurrences(e) -> list[dict]:
+    return [n for n in e.notes if isinstance(n, dict) and n.get("kind") == "recurrence"]
+
+
+# ------------------------------------------------------------------ linear recurrences
+
+def cumsum_buffer(x):
+    c = vnp.zeros(x.shape)
+    c[0] = x[0]
+    for i in range(1, x.shape[0]):
+        c[i] = c[i - 1] + x[i]
+    return vnp.sum(c * vnp.cos(c))
+
+
+def cumsum_accumulator(x):
+    acc = 0.0
+    total = 0.0
+    for t in range(x.shape[0]):
+        acc = acc + x[t]
+        total = total + acc * acc
+    return total
+
+
+def cumsum_iadd(x):
+    acc = vnp.zeros(x.shape[1])
+    out = []
+    for t in range(x.shape[0]):
+        acc += x[t]
+        out.append(acc * 1.0)
+    return vnp.sum(vnp.stack(out) ** 2)
+
+
+def cumsum_list(x):
+    cs = [x[0]]
+    for t in range(1, x.shape[0]):
+        cs.append(cs[-1] + x[t])
+    return vnp.sum(vnp.sin(vnp.stack(cs)))
+
+
+def affine_scalar(x):
+    h = 0.0
+    hs = []
+    for t in range(x.shape[0]):
+        h = 0.9 * h + x[t]
+        hs.append(h)
+    return vnp.sum(vnp.stack(hs) ** 2)
+
+
+def affine_varying(a, x):
+    c = vnp.zeros(x.shape[1])
+    total = 0.0
+    for t in range(x.shape[0]):
+        c = a[t] * c + x[t]
+        total = total + vnp.sum(vnp.tanh(c))
+    return total
+
+
+def affine_vector_state(A, x):
+    h = vnp.zeros(x.shape[1])
+    for t in range(x.shape[0]):
+        h = A * h + x[t]
+    return vnp.sum(h ** 2)
+
+
+def cumprod_loop(x):
+    c = vnp.ones(x.shape[1])
+    rows = []
+    for t in range(x.shape[0]):
+        c = c * x[t]
+        rows.append(c)
+    return vnp.sum(vnp.stack(rows))
+
+
+def running_max(x):
+    m = x[0]
+    out = [m]
+    for t in range(1, x.shape[0]):
+        m = vnp.maximum(m, x[t])
+        out.append(m)
+    return vnp.sum(vnp.stack(out) * vnp.arange(1.0, x.shape[0] + 1)[:, None])
+
+
+def running_min(x):
+    m = vnp.full(x.shape[1], np.inf)
+    total = 0.0
+    for t in range(x.shape[0]):
+        m = vnp.minimum(m, x[t])
+        total = total + vnp.sum(m * m)
+    return total
+
+
+def reversed_buffer(x):
+    n = x.shape[0]
+    c = vnp.zeros(x.shape)
+    c[n - 1] = x[n - 1]
+    for i in range(n - 2, -1, -1):
+        c[i] = c[i + 1] * 0.5 + x[i]
+    return vnp.sum(c ** 3)
+
+
+def np_cumsum_cos(x):
+    c = np.cumsum(x, 0)
+    return np.sum(c * np.cos(c))
+
+
+LINEAR = [
+    (cumsum_buffer, lambda: (rng().standard_normal((12, 3)),), "cumsum", np_cumsum_cos),
+    (cumsum_accumulator, lambda: (rng(1).standard_normal(11),), "cumsum",
+     lambda x: np.sum(np.cumsum(x) ** 2)),
+    (cumsum_iadd, lambda: (rng(2).standard_normal((9, 4)),), "cumsum",
+     lambda x: np.sum(np.cumsum(x, 0) ** 2)),
+    (cumsum_list, lambda: (rng(3).standard_normal((10, 2)),), "cumsum",
+     lambda x: np.sum(np.sin(np.cumsum(x, 0)))),
+    (affine_scalar, lambda: (rng(4).standard_normal(13),), "affine_scan", None),
+    (affine_varying, lambda: (rng(5).uniform(-1.2, 1.2, (10, 3)), rng(6).standard_normal((10, 3))),
+     "affine_scan", None),
+    (affine_vector_state, lambda: (rng(7).uniform(-1, 1, 4), rng(8).standard_normal((9, 4))),
+     "affine_scan", None),
+    (cumprod_loop, lambda: (rng(9).uniform(0.5, 1.5, (8, 3)),), "cumprod",
+     lambda x: np.sum(np.cumprod(x, 0))),
+    (running_max, lambda: (rng(10).standard_normal((11, 2)),), "cummax", None),
+    (running_min, lambda: (rng(11).standard_normal((9, 3)),), "cummin",
+     lambda x: np.sum(np.minimum.accumulate(x, 0) ** 2)),
+    (reversed_buffer, lambda: (rng(12).standard_normal((10, 2)),), "affine_scan", None),
+]
+
+
+@pytest.mark.parametrize("f,make,scan,ref", LINEAR, ids=[c[0].__name__ for c in LINEAR])
+def test_linear_recurrence_becomes_a_scan(f, make, scan, ref):
+    args = make()
+    e = check(f, args, argnums=tuple(range(len(args))), ref=ref)
+    fwd = prims(e.stages["simplify"])
+    assert scan in fwd and "loop" not in fwd, fwd
+    notes = recurrences(e)
+    assert notes and any(scan in n["became"] for n in notes), notes
+
+
+# ------------------------------------------------------------------ nonlinear recurrences
+
+def tanh_rnn(W, U, b, xs):
+    h = vnp.zeros(W.shape[0])
+    total = 0.0
+    for t in range(xs.shape[0]):
+        h = vnp.tanh(W @ h + U @ xs[t] + b)
+        total = total + vnp.sum(h ** 2)
+    return total
+
+
+def lstm_cell(W, U, b, h, c, x):
+    gates = W @ h + U @ x + b
+    n = h.shape[0]
+    i, f = vg.nn.sigmoid(gates[:n]), vg.nn.sigmoid(gates[n:2 * n])
+    o, g = vg.nn.sigmoid(gates[2 * n:3 * n]), vnp.tanh(gates[3 * n:])
+    c = f * c + i * g
+    return o * vnp.tanh(c), c
+
+
+def lstm(W, U, b, xs):
+    n = W.shape[1]
+    h, c = vnp.zeros(n), vnp.zeros(n)
+    loss = 0.0
+    for t in range(xs.shape[0]):
+        h, c = lstm_cell(W, U, b, h, c, xs[t])
+        loss = loss + vnp.sum(vg.nn.log_softmax(h))
+    return loss
+
+
+def rk4(theta, y0):
+    def f(y):
+        return vnp.sin(theta * y) - 0.1 * y ** 3
+    y, dt = y0, 0.1
+    for _ in range(12):
+        k1 = f(y)
+        k2 = f(y + dt / 2 * k1)
+        k3 = f(y + dt / 2 * k2)
+        k4 = f(y + dt * k3)
+        y = y + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return vnp.sum(y ** 2)
+
+
+def two_layer(W1, W2, xs):
+    h1 = vnp.zeros(W1.shape[0])
+    h2 = vnp.zeros(W2.shape[0])
+    for t in range(xs.shape[0]):
+        h1 = vnp.tanh(W1 @ h1 + xs[t])
+        h2 = vnp.sin(W2 @ h2 + h1)
+    return vnp.sum(h2)
+
+
+def independent_rnns(W, xs):
+    total = 0.0
+    for r in range(xs.shape[0]):  # 5 independent recurrences of the same shape
+        h = vnp.zeros(W.shape[0])
+        for t in range(xs.shape[1]):
+            h = vnp.tanh(W @ h + xs[r, t])
+        total = total + vnp.sum(h * (r + 1.0))
+    return total
+
+
+def tanh_rnn_ref(W, U, b, xs):
+    h, total = np.zeros(W.shape[0]), 0.0
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + U @ xs[t] + b)
+        total += np.sum(h ** 2)
+    return total
+
+
+NONLINEAR = [
+    (tanh_rnn, lambda: (0.5 * rng().standard_normal((4, 4)), rng(1).standard_normal((4, 3)),
+                        rng(2).standard_normal(4), rng(3).standard_normal((10, 3))), tanh_rnn_ref),
+    (lstm, lambda: (0.3 * rng().standard_normal((12, 3)), 0.3 * rng(1).standard_normal((12, 2)),
+                    rng(2).standard_normal(12), rng(3).standard_normal((9, 2))), None),
+    (rk4, lambda: (rng(4).uniform(0.5, 1.5, 3), rng(5).standard_normal(3)), None),
+    (two_layer, lambda: (0.4 * rng(6).standard_normal((3, 3)), 0.4 * rng(7).standard_normal((3, 3)),
+                         rng(8).standard_normal((8, 3))), None),
+    (independent_rnns, lambda: (0.5 * rng(9).standard_normal((3, 3)),
+                                rng(10).standard_normal((5, 7, 3))), None),
+]
+
+
+@pytest.mark.parametrize("f,make,ref", NONLINEAR, ids=[c[0].__name__ for c in NONLINEAR])
+def test_nonlinear_recurrence_becomes_a_rolled_loop(f, make, ref):
+    args = make()
+    e = check(f, args, argnums=tuple(range(len(args))), ref=ref)
+    loops = [x for x in e.stages["simplify"].eqns if x.prim is P.loop]
+    assert loops and recurrences(e)
+    # the gradient runs one reverse loop over the step's VJP per forward loop
+    assert sum(x.prim is P.loop for x in e.stages["final"].eqns) == 2 * len(loops)
+
+
+def test_independent_recurrences_share_one_loop_over_a_batched_state():
+    W, xs = 0.5 * rng(9).standard_normal((3, 3)), rng(10).standard_normal((5, 7, 3))
+    e, _ = vg.grad(independent_rnns).entry(W, xs)
+    (lp,) = [x for x in e.stages["simplify"].eqns if x.prim is P.loop]
+    assert lp.params["body"].inputs[0].aval.shape == (5, 3)  # the 5 states, one carry
+
+
+@pytest.mark.parametrize("f,make", [(tanh_rnn, NONLINEAR[0][1]), (lstm, NONLINEAR[1][1]),
+                                    (affine_vector_state, LINEAR[6][1])])
+def test_graphs_do_not_grow_with_the_trip_count(f, make):
+    def sizes(T):
+        args = list(make())
+        args[-1] = np.resize(args[-1], (T,) + args[-1].shape[1:])
+        e, _ = vg.grad(f, argnums=0).entry(*args)
+        return e.counts["simplify"], e.counts["final"], e.compiled.source.count("\n")
+    assert sizes(8) == sizes(40)
+
+
+# ------------------------------------------------------------------ details
+
+def test_step_reads_and_writes_of_a_buffer_through_views():
+    def f(x):
+        y = vnp.zeros(x.shape)
+        y[0] = x[0]
+        for t in range(1, x.shape[0]):
+            y[t] = vnp.tanh(y[t - 1] * 1.5 + x[t])  # nonlinear, through the buffer
+        return vnp.sum(y[::2] ** 2)
+    e = check(f, (rng(13).standard_normal((9, 2)),))
+    assert "loop" in prims(e.stages["simplify"])
+
+
+def test_running_max_gradient_splits_ties_as_the_unrolled_chain():
+    x = np.array([[1.0, 2.0], [1.0, 0.0], [3.0, 2.0], [3.0, 2.0], [0.0, 5.0], [4.0, 5.0]])
+    e = check(running_max, (x,), fd=False)  # the unrolled chain's gradient, ties included
+    assert "cummax" in prims(e.stages["simplify"])
+
+
+def test_affine_scan_falls_back_to_the_sequential_order_on_overflow():
+    T = 64
+    a = np.where(np.arange(T)[:, None] % 2 == 0, 1e200, 1e-200) * np.ones((T, 2))
+    got = P.affine_scan.impl(np.ones(2), a, np.zeros((T, 2)))
+    c, want = np.ones(2), []
+    for t in range(T):
+        c = a[t] * c
+        want.append(c)
+    np.testing.assert_allclose(got, np.stack(want), rtol=1e-12)
+
+
+def test_explain_reports_each_recurrence():
+    args = NONLINEAR[0][1]()
+    r = vg.explain(tanh_rnn, *args, argnums=(0, 1), budget=0.02)
+    (f,) = r.recurrences
+    assert f.count == 10 and f.src.func == "tanh_rnn" and "loop over a step" in f.became[0]
+    text = str(r)
+    assert "Recurrences" in text and "h = vnp.tanh(W @ h + U @ xs[t] + b)" in text
+    r2 = vg.explain(cumsum_accumulator, rng().standard_normal(20), budget=0.02)
+    assert [f.count for f in r2.recurrences] == [20]
+    assert "cumsum" in r2.recurrences[0].became[0]
+
+
+def test_show_prints_loop_bodies_indented():
+    text = vg.show(tanh_rnn, *NONLINEAR[0][1](), file=io.StringIO())
+    i = text.index("loop[body={...}")
+    assert "\n      body = { lambda" in text[i:]
+
+
+def test_loop_typecheck_checks_the_step():
+    W = rng().standard_normal((3, 3))
+    e, _ = vg.grad(tanh_rnn).entry(W, rng(1).standard_normal((3, 2)), np.zeros(3),
+                                   rng(2).standard_normal((6, 2)))
+    g = e.stages["simplify"]
+    lp = next(x for x in g.eqns if x.prim is P.loop)
+    body = lp.params["body"]
+    bad = Graph(body.inputs, body.eqns[:-1], body.outputs)  # an output left undefined
+    g2 = g.replace(eqns=tuple(x._replace(params=Params({**x.params, "body": bad}))
+                              if x is lp else x for x in g.eqns))
+    with pytest.raises(Exception, match="body"):
+        typecheck(g2)

@@ -1,0 +1,130 @@
+"""Property tests: random recurrences, linear and nonlinear, written the ways users write them
+(rebinding a variable, writing a buffer, appending to a list; forward and reversed; every
+step used or only the last), each checked against the same program run eagerly in NumPy,
+against its unrolled trace (values and gradients), and by central differences.
+
+VECGRAD_EXAMPLES sets the number of examples per test (CI: a few dozen; run thousands once
+before closing a change to the scans pass).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_scans import prims, unrolled
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad.pytree import flatten
+
+EXAMPLES = int(os.environ.get("VECGRAD_EXAMPLES", "25"))
+
+# form -> (step(c, x, a), the scan it must become)
+LINEAR = {
+    "add": (lambda c, x, a: c + x, "cumsum"),
+    "sub": (lambda c, x, a: c - x, "cumsum"),
+    "scale": (lambda c, x, a: 0.8 * c + x, "affine_scan"),
+    "gain": (lambda c, x, a: a * c + x, "affine_scan"),  # a: an input (shared or per step)
+    "scaled_sum": (lambda c, x, a: (c + x) * a, "affine_scan"),
+    "mul": (lambda c, x, a: c * x, "cumprod"),
+    "max": (lambda c, x, a: vnp.maximum(c, x), "cummax"),
+    "min": (lambda c, x, a: vnp.minimum(x, c), "cummin"),
+}
+
+
+def program(step, T: int, style: str, reverse: bool, use: str, init: str, per_step_a: bool):
+    """A loop running `step` T times over x (and a), written in `style`."""
+    def f(x, a, c0):
+        order = range(T - 1, -1, -1) if reverse else range(T)
+        at = (lambda t: a[t]) if per_step_a else (lambda t: a)
+        c = {"zero": vnp.zeros(x.shape[1:]), "input": c0}[init]
+        if style == "buffer":
+            buf = vnp.zeros((T + 1,) + x.shape[1:])
+            prev = T if reverse else 0
+            buf[prev] = c
+            for t in order:
+                i = t if reverse else t + 1
+                buf[i] = step(buf[prev], x[t], at(t))
+                prev = i
+            states = buf[:T] if reverse else buf[1:]
+        else:
+            states = []
+            for t in order:
+                c = step(c, x[t], at(t))
+                states.append(c)
+            states = vnp.stack(states[::-1] if reverse else states)
+        w = vnp.arange(1.0, T + 1).reshape((T,) + (1,) * (x.ndim - 1))
+        if use == "final":
+            return vnp.sum(states[0 if reverse else T - 1] ** 2)
+        return vnp.sum(vnp.sin(states) * w)
+    return f
+
+
+def args_for(form: str, T: int, shape: tuple, per_step_a: bool, seed: int) -> tuple:
+    r = np.random.default_rng(seed)
+    x = r.uniform(0.6, 1.4, (T,) + shape) * r.choice([-1, 1], (T,) + shape) \
+        if form == "mul" else r.standard_normal((T,) + shape)
+    a = r.uniform(-1.2, 1.2, ((T,) if per_step_a else ()) + shape)
+    return x, a, r.standard_normal(shape)
+
+
+def check_program(f, args) -> list[str]:
+    want = f(*[np.asarray(x) for x in args])  # the same code, run eagerly by NumPy
+    val0, grads0 = unrolled(f, args, (0, 1, 2))
+    val, grads = vg.value_and_grad(f, argnums=(0, 1, 2))(*args)
+    np.testing.assert_allclose(val, want, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(val, val0, rtol=1e-9, atol=1e-9)
+    for a, b in zip(flatten(grads)[0], grads0):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-9)
+    vg.check_grads(f, args, argnums=(0, 1, 2), rtol=1e-5, atol=1e-7, n_dirs=2)
+    e, _ = vg.jit(f).entry(*args)
+    return prims(e.stages["simplify"])
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(form=st.sampled_from(sorted(LINEAR)), T=st.integers(4, 11),
+       shape=st.sampled_from([(), (3,), (2, 2)]), style=st.sampled_from(["rebind", "buffer"]),
+       reverse=st.booleans(), use=st.sampled_from(["all", "final"]),
+       init=st.sampled_from(["zero", "input"]), per_step_a=st.booleans(),
+       seed=st.integers(0, 2 ** 16))
+def test_random_linear_recurrences_become_scans(form, T, shape, style, reverse, use, init,
+                                                 per_step_a, seed):
+    step, scan = LINEAR[form]
+    if form == "mul" and init == "zero":
+        init = "input"  # (a product from zero stays zero: no recurrence left to find)
+    f = program(step, T, style, reverse, use, init, per_step_a)
+    found = check_program(f, args_for(form, T, shape, per_step_a, seed))
+    assert scan in found and "loop" not in found, found
+
+
+def nonlinear(act: str, T: int, reverse: bool, gated: bool, loss: bool):
+    fn = {"tanh": vnp.tanh, "sin": vnp.sin, "sigmoid": vg.nn.sigmoid}[act]
+
+    def f(x, W, h0):
+        h, c = h0, vnp.zeros(h0.shape)
+        total = 0.0
+        for t in (range(T - 1, -1, -1) if reverse else range(T)):
+            z = W @ h + x[t]
+            if gated:  # a second carry, updated from the first
+                c = c * vg.nn.sigmoid(z) + vnp.tanh(z) * 0.5
+                h = fn(z + c)
+            else:
+                h = fn(z)
+            if loss:
+                total = total + vnp.sum(h ** 2)
+        return total + vnp.sum(h * vnp.arange(1.0, h.shape[0] + 1))
+    return f
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(act=st.sampled_from(["tanh", "sin", "sigmoid"]), T=st.integers(4, 10),
+       H=st.integers(1, 4), reverse=st.booleans(), gated=st.booleans(), loss=st.booleans(),
+       seed=st.integers(0, 2 ** 16))
+def test_random_nonlinear_recurrences_become_loops(act, T, H, reverse, gated, loss, seed):
+    r = np.random.default_rng(seed)
+    args = (r.standard_normal((T, H)), 0.6 * r.standard_normal((H, H)) / np.sqrt(H),
+            r.standard_normal(H))
+    found = check_program(nonlinear(act, T, reverse, gated, loss), args)
+    assert "loop" in found, found
