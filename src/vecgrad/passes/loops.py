@@ -194,7 +194,7 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
 def _plain(body: Graph, length: int, nc: int, nx: int, operands: list[Any]
            ) -> tuple[list[Any], list[Any], str]:
     flat = P.loop(*operands, body=body, length=length, n_carry=nc, n_xs=nx)
-    outs = P.unpack(flat, body, length, nc)
+    outs = P.loop_outputs(flat, body, length, nc)
     return outs[:nc], outs[nc:], _loop_text(body, nc)
 
 
@@ -274,7 +274,7 @@ def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any]
     flat = P.loop(*[operands[i] for i in plan.live], *[env[a][0] for a in xs],
                   *[env[a][0] for a in invs], body=step, length=T, n_carry=len(carry),
                   n_xs=len(xs))
-    res = P.unpack(flat, step, T, len(carry))
+    res = P.loop_outputs(flat, step, T, len(carry))
     for v, r in zip(ys, res[len(carry):]):
         env[v] = (r, True)
     return dict(zip(plan.live, res[:len(carry)])), _loop_text(step, len(carry))

@@ -8,7 +8,7 @@ carry, the next `n_xs` take the step's slice of each `xs` (arrays with a leading
 is the final carry and every step's `y` stacked along a new leading axis.
 
 The IR has single-output equations, so a loop returns one flat array: the final carry, then
-each stacked y, each raveled (`layout`, `unpack`). Every output has one dtype (`pack_dtype`);
+each stacked y, each raveled (`layout`, `loop_outputs`: the packing of `spectral`). Every output has one dtype (`pack_dtype`);
 builders cast booleans to it.
 
 The VJP is a reverse loop over the step's VJP. Residuals are stacked, as JAX does: the VJP
@@ -30,13 +30,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ComplexError, ShapeError
 from ..ir import Atom, Aval, Const, Eqn, Graph, Var, eval_graph
 from . import Primitive, register
 from .elementwise import cast
+from .spectral import unpack
 from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
 
-__all__ = ["layout", "loop", "loop_shapes", "pack_dtype", "unpack"]
+__all__ = ["layout", "loop", "loop_outputs", "loop_shapes", "pack_dtype"]
 
 
 def loop_shapes(body: Graph, length: int, n_carry: int) -> list[tuple[int, ...]]:
@@ -63,10 +64,9 @@ def pack_dtype(body: Graph) -> np.dtype:
     return dts.pop()
 
 
-def unpack(flat: Any, body: Graph, length: int, n_carry: int) -> list[Any]:
+def loop_outputs(flat: Any, body: Graph, length: int, n_carry: int) -> list[Any]:
     """The outputs of a loop (traced views of its flat result)."""
-    return [reshape(getitem(flat, idx=(Sl(off, off + math.prod(s), 1),)), shape=s)
-            for off, s in layout(body, length, n_carry)]
+    return unpack(flat, loop_shapes(body, length, n_carry))
 
 
 def _check(avals: tuple[Aval, ...], body: Graph, length: int, n_carry: int,
@@ -79,6 +79,9 @@ def _check(avals: tuple[Aval, ...], body: Graph, length: int, n_carry: int,
         want = Aval((length,) + v.aval.shape, v.aval.dtype) if n_carry <= i < n_carry + n_xs \
             else v.aval
         if a != want:
+            if a.dtype.kind == "c" and want.dtype.kind != "c":
+                raise ComplexError(f"loop operand {i} ({a})", why=f"the step was traced for "
+                                   f"{want}")
             raise ShapeError(f"loop: operand {i} is {a}, the step expects {want}")
     for i in range(n_carry):
         if body.outputs[i].aval != ins[i].aval:
@@ -181,20 +184,21 @@ def _vjp(g: Any, ans: Any, *ins: Any, body: Graph, length: int, n_carry: int,
     # the forward loop again, also returning the stored values (booleans as the pack dtype)
     dt = pack_dtype(body)
     aug = _augmented(body, fwd, stored, dt)
-    outs = unpack(loop(*ins, body=aug, length=length, n_carry=nc, n_xs=nx), aug, length, nc)
+    outs = loop_outputs(loop(*ins, body=aug, length=length, n_carry=nc, n_xs=nx), aug, length,
+                        nc)
     stacks = [x if v.aval.dtype == dt else cast(x, dtype=v.aval.dtype)
               for x, v in zip(outs[len(body.outputs):], stored)]
 
     # the backward loop, over the steps in reverse (views of reversed arrays): its carry is
     # the carry's cotangent, then accumulators of the invariants' cotangents
-    g_outs = unpack(g, body, length, nc)
+    g_outs = loop_outputs(g, body, length, nc)
     acc_of = [i for i in range(nc + nx, nin) if i in cts and not _zero(cts[i])]
     accs = [Var(body.inputs[i].aval) for i in acc_of]
     back = _backward_body(seeds[:nc], accs, stored + xs_read + seeds[nc:], consts_read, bwd,
                           cts, acc_of, nc, nx)
     zeros = [full(shape=v.aval.shape, dtype=v.aval.dtype, value=0.0) for v in accs]
     rev = [_flip0(x) for x in stacks + [ins[role[v]] for v in xs_read] + g_outs[nc:]]
-    bouts = unpack(loop(*g_outs[:nc], *zeros, *rev, *[ins[role[v]] for v in consts_read],
+    bouts = loop_outputs(loop(*g_outs[:nc], *zeros, *rev, *[ins[role[v]] for v in consts_read],
                         body=back, length=length, n_carry=nc + len(accs), n_xs=len(rev)),
                    back, length, nc + len(accs))
     res: list[Any] = list(bouts[:nc])
@@ -271,7 +275,7 @@ def _batch(n: int, batched: tuple[bool, ...], *ins: Any, body: Graph, length: in
     vb = vmap_graph(body, n, flags)
     flat = loop(*ins, body=vb, length=length, n_carry=nc, n_xs=nx)
     parts = []
-    for i, x in enumerate(unpack(flat, vb, length, nc)):  # back to one flat row per instance
+    for i, x in enumerate(loop_outputs(flat, vb, length, nc)):  # back to one flat row per instance
         if i >= nc:
             x = transpose(x, perm=(1, 0) + tuple(range(2, x.ndim)))
         parts.append(reshape(x, shape=(n, math.prod(x.shape[1:]))))

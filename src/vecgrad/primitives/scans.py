@@ -120,7 +120,7 @@ def _affine_impl(init: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b = np.broadcast_to(_steps(b, r), aval.shape)
     with np.errstate(all="ignore"):
         if np.any(init):  # the initial state enters through the first step only
-            b = b.copy()
+            b = np.array(b, dtype=aval.dtype)
             b[0] += a[0] * init
         _assoc(a, b, out)
         if not np.isfinite(out).all() and np.isfinite(a).all() and np.isfinite(b).all():
