@@ -24,8 +24,13 @@ def _need(name: str) -> Any:
 
 
 def _arr(x: Any) -> Any:
+    """Python numbers (also inside tuples, lists and dicts) as float64/complex128 arrays."""
     if _b.isinstance(x, (_b.float, _b.int, _b.complex)) and not _b.isinstance(x, _b.bool):
         return _onp.asarray(x, _onp.complex128 if _b.isinstance(x, _b.complex) else _onp.float64)
+    if _b.type(x) in (_b.tuple, _b.list):
+        return _b.type(x)(_arr(c) for c in x)
+    if _b.type(x) is _b.dict:
+        return {k: _arr(c) for k, c in x.items()}
     return x
 
 

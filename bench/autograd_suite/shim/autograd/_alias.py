@@ -1,7 +1,8 @@
 """An import hook that makes `autograd.numpy.<sub>` and `autograd.scipy[.<sub>[.<name>]]` name
 vecgrad's modules (or objects, wrapped as modules). Where vecgrad has no counterpart the module
-still imports, and using any of its names raises NotImplementedError: each test that needs it
-fails on its own instead of its whole file failing to collect."""
+still imports, and using any of its names raises AttributeError: each test that needs it fails
+on its own instead of its whole file failing to collect. (AttributeError, not another error, so
+that `from autograd.scipy import integrate` goes on to import the submodule.)"""
 from __future__ import annotations
 
 import importlib
@@ -42,7 +43,7 @@ class _Missing(types.ModuleType):
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__"):
             raise AttributeError(attr)
-        raise NotImplementedError(f"vecgrad has no counterpart of {self.__name__}.{attr}")
+        raise AttributeError(f"vecgrad has no counterpart of {self.__name__}.{attr}")
 
 
 class _Loader(importlib.abc.Loader):

@@ -46,7 +46,7 @@ def _randn_like(a: Any) -> Any:
     r = onp.random.randn(*a.shape)
     if onp.iscomplexobj(a):
         r = r + 1j * onp.random.randn(*a.shape)
-    return r if a.shape else r[()]
+    return r
 
 
 def _space(x: Any) -> list:
@@ -112,14 +112,14 @@ def _check_grads(f: Any, argnum: Any = 0, modes: Any = None, order: int = 2) -> 
             check_jvp(f, x)
             if order > 1:
                 v = randn(x)
-                _check_grads(lambda x, v: make_jvp(f)(x)(v)[1], (0, 1), modes,
-                             order - 1)(x, v)
+                check_grads(lambda x, v: make_jvp(f)(x)(v)[1], (0, 1), modes,
+                            order - 1)(x, v)
         if "rev" in modes:
             check_vjp(f, x)
             if order > 1:
                 v = randn(f(x))
-                _check_grads(lambda x, v: make_vjp(f)(x)[0](v), (0, 1), modes,
-                             order - 1)(x, v)
+                check_grads(lambda x, v: make_vjp(f)(x)[0](v), (0, 1), modes,
+                            order - 1)(x, v)
     return check
 
 
