@@ -361,3 +361,44 @@ def test_reduction_axes_and_keepdims_as_numpy(name, axis, keepdims):
     check(lambda xp, x: getattr(xp, name)(x, axis=axis, keepdims=keepdims), x)
     central_diff_check(lambda x: vnp.sum(getattr(vnp, name)(x, axis=axis, keepdims=keepdims)
                                          * 1.5), [x])
+
+
+# ------------------------------------------------- found by writing user programs
+
+def test_traced_index_next_to_an_index_array_raises_a_trace_error():
+    with pytest.raises(vg.TraceError, match="traced"):
+        vg.jit(lambda x: x[np.arange(3), vnp.argmax(x, axis=1)])(A)
+
+
+def test_array_of_a_list_of_traced_rows():
+    check(lambda xp, x: xp.array([r.sum() for r in x]), A)
+    check(lambda xp, x: xp.array([x[0, 0], x[1, 1]]), A)
+
+
+@pytest.mark.parametrize("name,kw", [
+    ("sum", {"where": A > 0}), ("sum", {"initial": 2.0}), ("sum", {"axis": 1, "where": A > 0}),
+    ("prod", {"where": A > 0, "axis": 0}), ("prod", {"initial": 2.0}),
+    ("max", {"initial": 0.5}), ("max", {"axis": 0, "where": A > 0, "initial": -5.0}),
+    ("min", {"axis": 1, "initial": 0.0}), ("mean", {"where": A > 0}),
+    ("mean", {"axis": 1, "where": A > -0.5, "keepdims": True}),
+])
+def test_reduction_keywords_where_and_initial(name, kw):
+    check(lambda xp, x: getattr(xp, name)(x, **kw), A)
+
+
+def test_reduction_keyword_errors_as_numpy():
+    with pytest.raises(ValueError, match="initial"):
+        vg.jit(lambda x: vnp.max(x, where=x > 0))(A)
+    with pytest.raises(ValueError, match="zero-size"):
+        vg.jit(lambda x: vnp.max(x[:0]))(A)
+    with pytest.raises(NotImplementedError, match="out="):
+        vg.jit(lambda x: vnp.sum(x, out=np.zeros(())))(A)
+    check(lambda xp, x: xp.max(x[:0], initial=1.0), A)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_ravel_flatten_reshape_order(order):
+    check(lambda xp, x: (x.ravel(order), x.T.ravel(order), x.flatten(order),
+                         x[:, ::2].T.ravel(order)), A)
+    if order != "K":
+        check(lambda xp, x: (x.reshape(2, 6, order=order), xp.reshape(x.T, (6, 2), order)), A)

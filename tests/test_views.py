@@ -256,6 +256,14 @@ VIEWS = {
     "astype-copy": lambda xp, a: a.astype(np.float64),  # a copy
     "copy": lambda xp, a: a.copy(),  # a copy
     "split": lambda xp, a: xp.split(a, 2)[1],
+    "ravel-F": lambda xp, a: a.ravel(order="F"),  # a copy
+    "ravel-F-of-T": lambda xp, a: a.T.ravel(order="F"),  # a view
+    "ravel-K-of-T": lambda xp, a: a.T.ravel(order="K"),  # a view
+    "ravel-A-of-T": lambda xp, a: a.T.ravel(order="A"),  # a view
+    "reshape-F": lambda xp, a: a.reshape(2, 8, order="F"),  # a copy
+    "reshape-F-of-T": lambda xp, a: a.T.reshape((8, 2), order="F"),  # a view
+    "flatten-F": lambda xp, a: a.flatten("F"),  # a copy
+    "reshape-copy": lambda xp, a: xp.reshape(a, (16,), copy=True),  # a copy
 }
 
 
@@ -292,3 +300,34 @@ def test_element_reads_are_getitems_not_views():
         return x[0]
     out = vg.api.trace_graph(f, (X,))
     assert [e.prim for e in out.eqns] == [P.getitem]
+
+
+def test_reshape_copy_false_raises_where_numpy_must_copy():
+    def f(x):
+        a = x.copy()
+        return vnp.reshape(a.T, (16,), copy=False)
+    with pytest.raises(ValueError, match="copy"):
+        vg.jit(f)(M)
+    with pytest.raises(ValueError, match="copy"):
+        np.reshape(M.T, (16,), copy=False)
+
+
+def test_write_through_a_traced_boolean_mask():
+    def f(xp, x):
+        a = x.copy()
+        a[a < 0] = 0.0  # relu by mask
+        b = x.copy()
+        b[b[:, 0] > 0] = x[0]  # whole rows, a row value
+        c = x.copy()
+        c[x > 1] = x[1, 1]  # a traced scalar
+        return a, b, c
+    check(f, M)
+
+
+def test_write_through_a_traced_mask_with_a_selection_sized_value_raises():
+    def f(x):
+        a = x.copy()
+        a[a > 0] = vnp.zeros(3)
+        return a
+    with pytest.raises(vg.TraceError, match="traced"):
+        vg.jit(f)(M)

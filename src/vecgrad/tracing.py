@@ -351,6 +351,8 @@ class Tracer:
         try:
             idx = P.normalize_index(key, self.shape)
         except TraceError:
+            if self._write_masked(key, value):
+                return
             raise TraceError(
                 "writing at a traced (data-dependent) index is not supported: to accumulate "
                 "at it (repeated indices adding up) use np.add.at(x, idx, v); to select "
@@ -365,6 +367,25 @@ class Tracer:
                     and value._view[2].get("idx") == idx and value._wrote is self.atom:
                 return  # `x[i] += v` already wrote through the view returned by x[i]
         self._write(idx, value, P.setitem)
+
+    def _write_masked(self, mask: Any, value: Any) -> bool:
+        """`x[mask] = v` for a traced boolean mask over x's leading axes and a v that
+        broadcasts to one selected entry (a scalar, or a row): `where(mask, v, x)`, exactly
+        NumPy's result. False if the write is not of that form."""
+        if not (isinstance(mask, Tracer) and mask.dtype == bool and mask.ndim
+                and self.shape[:mask.ndim] == mask.shape):
+            return False
+        rest = self.shape[mask.ndim:]
+        try:
+            ok = np.broadcast_shapes(np.shape(value), rest) == rest
+        except ValueError:
+            ok = False
+        if not ok:
+            return False
+        m = _vnp().reshape(mask, mask.shape + (1,) * len(rest))
+        new = _vnp().astype(_vnp().where(m, value, self), self.dtype)
+        self._replace(new.atom)
+        return True
 
     def _write(self, idx: tuple, value: Any, prim: P.Primitive) -> None:
         if self._readonly:
@@ -659,7 +680,8 @@ def _shape_args(args: tuple) -> Any:
     return args if args else None
 
 
-Tracer.reshape = lambda self, *shape: _vnp().reshape(self, _shape_args(shape))
+Tracer.reshape = lambda self, *shape, order="C", copy=None: _vnp().reshape(
+    self, _shape_args(shape), order, copy=copy)
 Tracer.transpose = lambda self, *axes: _vnp().transpose(self, _shape_args(axes))
 
 

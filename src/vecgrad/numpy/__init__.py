@@ -36,7 +36,8 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Any:
         if dtype is not None and _np.dtype(dtype) != a.dtype:
             return astype(a, dtype)
         return Tracer(a._b, a.atom, ndarray=True) if a._is_scalar() else a
-    if type(a) in (list, tuple) and a and all(type(x) is Tracer for x in a) and dtype is None:
+    if type(a) in (list, tuple) and a and dtype is None and \
+            builtins.all(type(x) is Tracer for x in a):
         if len(a) == 1:  # (a common case: vnp.array([t]) in a per-sample function)
             return P.reshape(a[0], shape=(1,) + a[0].shape)
         return stack(a)

@@ -62,7 +62,8 @@ def traced_index_axis(key: Any, ndim: int) -> tuple[int, Tracer]:
     key = key if isinstance(key, tuple) else (key,)
     traced = [i for i, k in enumerate(key) if isinstance(k, Tracer)]
     ok = len(traced) == 1 and sum(k is Ellipsis for k in key) <= 1 and all(
-        k == slice(None) or k is Ellipsis for i, k in enumerate(key) if i != traced[0])
+        isinstance(k, slice) and k == slice(None) or k is Ellipsis
+        for i, k in enumerate(key) if i != traced[0])
     ell = any(k is Ellipsis for k in key)
     if not ok or len(key) - ell > ndim:
         raise TraceError(

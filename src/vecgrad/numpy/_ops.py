@@ -233,52 +233,95 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return out
 
 
-def _reduce(prim: P.Primitive, x: Any, axis: Any, keepdims: bool) -> Any:
+def _reduce(prim: P.Primitive, x: Any, axis: Any, keepdims: bool, out: Any = None,
+            initial: Any = _np._NoValue, where: Any = True) -> Any:
+    """A reduction with NumPy's keywords: `where` masks entries out (they count as the
+    reduction's identity, or `initial` for max/min), `initial` joins the reduction."""
+    if out is not None:
+        raise unsupported(f"numpy.{_REDUCTION_NAMES[prim]} with out= (assign the result "
+                          "instead)")
     x = asarray(x) if isinstance(x, (list, tuple)) else x
     axes = _axes(axis, len(_shape(x)))
-    out = prim(x, axes=axes)
+    ident = _IDENTITY.get(prim)
+    if where is not True:
+        if ident is None and initial is _np._NoValue:
+            raise ValueError(f"reduction operation '{_REDUCTION_NAMES[prim]}' does not have an "
+                             "identity, so to use a where mask one has to specify 'initial'")
+        fill = ident if ident is not None else initial
+        x = P.where(where, x, _np.asarray(fill, _dtype(x)))  # (as NumPy: x's dtype)
+        x = broadcast_to(x, _np.broadcast_shapes(_shape(x), _np.shape(where)))
+    if ident is None and 0 in [_shape(x)[i] for i in axes]:
+        if initial is _np._NoValue:
+            raise ValueError(f"zero-size array to reduction operation "
+                             f"{_REDUCTION_NAMES[prim]} which has no identity")
+        kept = [1 if i in axes else d for i, d in enumerate(_shape(x))
+                if keepdims or i not in axes]
+        return _np.full(kept, initial, _dtype(x))  # (a constant: nothing of x is read)
+    r = prim(x, axes=axes)
+    if initial is not _np._NoValue:
+        join = {P.reduce_sum: add, P.reduce_prod: multiply, P.reduce_max: maximum,
+                P.reduce_min: minimum}[prim]
+        r = join(r, _np.asarray(initial, _dtype(r)))
     if keepdims:
-        out = reshape(out, tuple(1 if i in axes else d for i, d in enumerate(_shape(x))))
-    return out
+        r = reshape(r, tuple(1 if i in axes else d for i, d in enumerate(_shape(x))))
+    return r
 
 
-def sum(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """Sum over `axis` (all axes by default)."""
+_REDUCTION_NAMES = {P.reduce_sum: "sum", P.reduce_prod: "prod", P.reduce_max: "maximum",
+                    P.reduce_min: "minimum"}
+_IDENTITY = {P.reduce_sum: 0, P.reduce_prod: 1}
+
+
+def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+        initial: Any = _np._NoValue, where: Any = True) -> Any:
+    """Sum over `axis` (all axes by default), with NumPy's `initial` and `where`."""
     a = asarray(a) if isinstance(a, (list, tuple)) else a
     a = a if dtype is None else astype(a, dtype)
-    return _reduce(P.reduce_sum, a, axis, keepdims)
+    return _reduce(P.reduce_sum, a, axis, keepdims, out, initial, where)
 
 
-def mean(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """Arithmetic mean over `axis`. Of no elements it is nan, with NumPy's RuntimeWarning
-    (given once, while tracing)."""
+def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+         *, where: Any = True) -> Any:
+    """Arithmetic mean over `axis` (of the entries `where` selects). Of no elements it is
+    nan, with NumPy's RuntimeWarning (given once, while tracing)."""
     a = asarray(a) if isinstance(a, (list, tuple)) else a
     if _dtype(a).kind in "biu":
         a = astype(a, dtype or _np.float64)
+    total = sum(a, axis, dtype, out, keepdims, where=where)
+    if where is not True:  # the count of selected entries (traced if the mask is)
+        ones = broadcast_to(_np.ones((), _dtype(total)), _np.broadcast_shapes(
+            _shape(a), _np.shape(where)))
+        return divide(total, sum(ones, axis, keepdims=keepdims, where=where))
     n = math.prod(_shape(a)[i] for i in _axes(axis, len(_shape(a))))
     if n == 0:
         src = user_src(2)
         warnings.warn_explicit("Mean of empty slice", RuntimeWarning,
                                src.file if src else "<vecgrad>", src.line if src else 0)
-    return multiply(sum(a, axis, dtype, keepdims), 1.0 / n if n else _np.nan)
+    return multiply(total, 1.0 / n if n else _np.nan)
 
 
-def max(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """Maximum over `axis` (ties share the gradient)."""
-    return _reduce(P.reduce_max, a, axis, keepdims)
+def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+        initial: Any = _np._NoValue, where: Any = True) -> Any:
+    """Maximum over `axis` (ties share the gradient), with NumPy's `initial` and `where`."""
+    return _reduce(P.reduce_max, a, axis, keepdims, out, initial, where)
 
 
-def min(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """Minimum over `axis` (ties share the gradient)."""
-    return _reduce(P.reduce_min, a, axis, keepdims)
+def min(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
+        initial: Any = _np._NoValue, where: Any = True) -> Any:
+    """Minimum over `axis` (ties share the gradient), with NumPy's `initial` and `where`."""
+    return _reduce(P.reduce_min, a, axis, keepdims, out, initial, where)
 
 
 amax, amin = max, min
 
 
-def prod(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """Product over `axis` (exact gradient, also where entries are zero)."""
-    return _reduce(P.reduce_prod, a, axis, keepdims)
+def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
+         initial: Any = _np._NoValue, where: Any = True) -> Any:
+    """Product over `axis` (exact gradient, also where entries are zero), with NumPy's
+    `initial` and `where`."""
+    a = asarray(a) if isinstance(a, (list, tuple)) else a
+    a = a if dtype is None else astype(a, dtype)
+    return _reduce(P.reduce_prod, a, axis, keepdims, out, initial, where)
 
 
 # ---------------------------------------------------------------------------------- shapes
@@ -293,22 +336,43 @@ def ndim(a: Any) -> int:
     return len(_shape(a))
 
 
-def reshape(a: Any, newshape: Any, *, always_view: bool = False) -> Any:
-    """Reshape (one entry may be -1). A view where NumPy makes one (the strides allow it),
-    else a copy."""
-    newshape = _ints(newshape)
+def reshape(a: Any, shape: Any = None, order: str = "C", *, newshape: Any = None,
+            copy: bool | None = None, always_view: bool = False) -> Any:
+    """Reshape (one entry may be -1), reading and writing in C or Fortran `order`. A view
+    where NumPy makes one (the strides allow it), else a copy; `copy=True` always copies,
+    `copy=False` raises where NumPy would copy."""
+    newshape = _ints(newshape if shape is None else shape)
+    order = _layout_order(a, order, "reshape")
+    if order == "F":  # Fortran order is C order on the reversed axes
+        return transpose(reshape(transpose(a), newshape[::-1], copy=copy), None)
     size = math.prod(_shape(a))
     if newshape.count(-1) == 1:
         rest = math.prod(d for d in newshape if d != -1)
         if rest == 0 or size % rest:
             raise ShapeError(f"cannot reshape array of size {size} into shape {newshape}")
         newshape = tuple(size // rest if d == -1 else d for d in newshape)
-    if newshape == _shape(a):
+    if newshape == _shape(a) and not copy:
         return a
     out = P.reshape(a, shape=newshape)
-    if isinstance(a, Tracer) and (always_view or _reshape_is_view(a, newshape)):
+    view = isinstance(a, Tracer) and not copy and (always_view or _reshape_is_view(a, newshape))
+    if copy is False and isinstance(a, Tracer) and not view:
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
+    if view:
         as_view(out, a, P.reshape, {"shape": newshape})
+    elif isinstance(out, Tracer) and out is not a:
+        out._ndarray = True
     return out
+
+
+def _layout_order(a: Any, order: str, name: str) -> str:
+    """'C' or 'F' for order C, F or A ('F' if `a` is Fortran- and not C-contiguous)."""
+    if order in ("C", "F"):
+        return order
+    if order == "A":
+        fl = strided(a).flags if isinstance(a, Tracer) else _np.asarray(a).flags
+        return "F" if fl.f_contiguous and not fl.c_contiguous else "C"
+    raise ValueError(f"{name}: order must be one of 'C', 'F', 'A'" +
+                     (", 'K'" if name != "reshape" else "") + f", got {order!r}")
 
 
 def _reshape_is_view(a: Tracer, shape: tuple[int, ...]) -> bool:
@@ -317,17 +381,30 @@ def _reshape_is_view(a: Tracer, shape: tuple[int, ...]) -> bool:
     return a._view is None or reshaped_view(strided(a), shape) is not None
 
 
-def ravel(a: Any) -> Any:
-    """Flatten to one axis: a view if `a` is C-contiguous (as NumPy), else a copy."""
+def ravel(a: Any, order: str = "C") -> Any:
+    """Flatten to one axis in `order` (C, F, A, or K: memory order): a view where NumPy
+    makes one (the elements are equally spaced in that order), else a copy."""
+    a = _in_order(a, order, "ravel")
     if not isinstance(a, Tracer) or a._view is None or strided(a).flags.c_contiguous:
         return reshape(a, (-1,))
     return flatten(a)
 
 
-def flatten(a: Any) -> Any:
-    """A flattened copy (always a copy, as `ndarray.flatten`)."""
-    out = reshape(a, (-1,))
+def flatten(a: Any, order: str = "C") -> Any:
+    """A flattened copy in `order` (always a copy, as `ndarray.flatten`)."""
+    out = reshape(_in_order(a, order, "flatten"), (-1,))
     return copy(out) if out is a or isinstance(out, Tracer) and out._view is not None else out
+
+
+def _in_order(a: Any, order: str, name: str) -> Any:
+    """`a` with its axes permuted so that C order reads it in `order` (a view)."""
+    if order == "K":
+        if not isinstance(a, Tracer) or a._view is None:
+            return a
+        st = strided(a).strides
+        perm = sorted(range(len(st)), key=lambda i: -abs(st[i]))  # (stable: ties keep order)
+        return transpose(a, perm)
+    return transpose(a) if _layout_order(a, order, name) == "F" else a
 
 
 def transpose(a: Any, axes: Any = None) -> Any:

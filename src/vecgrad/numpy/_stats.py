@@ -149,7 +149,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
 
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """Range of values (maximum - minimum) along `axis`."""
-    return _ops.subtract(_ops.max(a, axis, keepdims), _ops.min(a, axis, keepdims))
+    return _ops.subtract(_ops.max(a, axis, keepdims=keepdims), _ops.min(a, axis, keepdims=keepdims))
 
 
 # --------------------------------------------------------------------------------- logic
@@ -181,7 +181,7 @@ def _logic(a: Any, axis: Any, keepdims: bool, where: Any, red: Callable, empty: 
         s = tuple(1 if i in axes else d for i, d in enumerate(_shape(t)) if keepdims or
                   i not in axes)
         return _np.full(s, empty)
-    return red(t, axis, keepdims)
+    return red(t, axis, keepdims=keepdims)
 
 
 def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
@@ -417,14 +417,14 @@ def _isnan(a: Any) -> Any:
 def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False) -> Any:
     """Sum treating NaNs as zero."""
-    return _ops.sum(_nan0(a), axis, dtype, keepdims)
+    return _ops.sum(_nan0(a), axis, dtype, keepdims=keepdims)
 
 
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
             keepdims: bool = False) -> Any:
     """Product treating NaNs as one."""
     a = _nan_to(a, 1.0)
-    return _ops.prod(a if dtype is None else astype(a, dtype), axis, keepdims)
+    return _ops.prod(a if dtype is None else astype(a, dtype), axis, keepdims=keepdims)
 
 
 def _nan0(a: Any) -> Any:
@@ -474,9 +474,9 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: f
 def _nan_extreme(red: Callable, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
     a = asarray(a)
     if _dtype(a).kind not in "fc":
-        return red(a, axis, keepdims)
+        return red(a, axis, keepdims=keepdims)
     nan = _isnan(a)
-    r = red(_ops.where(nan, fill, a), axis, keepdims)
+    r = red(_ops.where(nan, fill, a), axis, keepdims=keepdims)
     return _ops.where(all(nan, axis, keepdims=keepdims), _np.nan, r)  # all-NaN: NaN
 
 
