@@ -25,6 +25,7 @@ from .api import (
 )
 from .checks import GradCheckError, check_grads
 from .config import Config, config
+from .custom import custom_jvp, custom_vjp
 from .errors import (
     ArgumentError,
     ComplexError,
@@ -56,6 +57,8 @@ __all__ = [
     "check_grads",
     "clear_cache",
     "config",
+    "custom_jvp",
+    "custom_vjp",
     "explain",
     "grad",
     "hessian",

@@ -382,7 +382,9 @@ def _cotangents(ct: Any, m: dict) -> list:
 
 
 def _seed(x: Any, aval: Aval, what: str) -> Any:
-    """A cotangent or tangent leaf, checked against the value it belongs to."""
+    """A cotangent or tangent leaf, checked against the value it belongs to (None: zeros)."""
+    if x is None:
+        return np.zeros(aval.shape, aval.dtype)
     if isinstance(x, Tracer):
         if x.shape != aval.shape:
             raise ArgumentError(f"{what} of shape {x.shape} was given for a value of shape "

@@ -1,7 +1,7 @@
 """Graph -> Graph passes and the pipeline that runs them.
 
     trace -> cse -> batch -> scans -> simplify -> differentiate -> loops -> cse -> simplify
-    -> relayout -> fuse -> codegen
+    -> strip -> relayout -> fuse -> codegen
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ..ir import Graph, typecheck
 from .batch import batch
 from .cse import cse
 from .dce import dce
+from .markers import strip_ad_markers
 from .reassociate import fuse_contractions
 from .relayout import relayout
 from .scans import loops, scans
@@ -29,8 +30,10 @@ Pass = Callable[[Graph], Graph]
 FORWARD: list[tuple[str, Pass]] = [("batch", batch), ("scans", scans), ("simplify", simplify)]
 BACKWARD: list[tuple[str, Pass]] = [("loops", loops), ("cse", lambda g: cse(dce(g))),
                                      ("simplify", simplify), ("reassociate", fuse_contractions)]
-# After FORWARD (jit) or BACKWARD (grad): fusions that only the backend understands.
-LOWER: list[tuple[str, Pass]] = [("relayout", relayout), ("fuse", fuse)]
+# After FORWARD (jit) or BACKWARD (grad): AD-only markers dropped, then fusions that only the
+# backend understands.
+LOWER: list[tuple[str, Pass]] = [("strip", strip_ad_markers), ("relayout", relayout),
+                                 ("fuse", fuse)]
 
 
 def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None = None,
@@ -50,4 +53,4 @@ def run(g: Graph, passes: list[tuple[str, Pass]], times: dict[str, float] | None
 
 
 __all__ = ["BACKWARD", "FORWARD", "LOWER", "batch", "cse", "dce", "fuse", "loops", "relayout",
-           "run", "scans", "simplify"]
+           "run", "scans", "simplify", "strip_ad_markers"]
