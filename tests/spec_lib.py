@@ -19,6 +19,11 @@ def normal(r: np.random.Generator, s: tuple) -> np.ndarray:
     return r.standard_normal(s)
 
 
+def cnormal(r: np.random.Generator, s: tuple) -> np.ndarray:
+    """Complex numbers with normal real and imaginary parts."""
+    return r.standard_normal(s) + 1j * r.standard_normal(s)
+
+
 def positive(r: np.random.Generator, s: tuple) -> np.ndarray:
     return r.uniform(0.5, 2.0, s)
 
@@ -82,7 +87,7 @@ class Spec:
             return self.wrt
         if self.prim.vjp is None:
             return ()
-        return tuple(i for i, a in enumerate(args) if a.dtype.kind == "f")
+        return tuple(i for i, a in enumerate(args) if a.dtype.kind in "fc")
 
     def variants(self) -> list[tuple]:
         return [self.shapes, *self.bcast]

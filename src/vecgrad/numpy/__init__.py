@@ -181,7 +181,7 @@ def identity(n: int, dtype: Any = float) -> _np.ndarray:
 # The order matters: later modules extend names of earlier ones (e.g. the elementwise
 # functions of _ops become ufuncs with methods in _ufuncs).
 # isort: off
-from . import linalg  # noqa: F401
+from . import fft, linalg  # noqa: F401
 from ._ops import *
 from ._ufuncs import *
 from ._shape_ops import *

@@ -662,7 +662,7 @@ def dispatch_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     """Route `np.<function>(tracer, ...)` to vecgrad.numpy (or raise naming the function)."""
     from .. import numpy as vnp
     mod = func.__module__ or "numpy"
-    ns = {"numpy": vnp, "numpy.linalg": vnp.linalg}.get(mod)
+    ns = {"numpy": vnp, "numpy.linalg": vnp.linalg, "numpy.fft": vnp.fft}.get(mod)
     fn = getattr(ns, func.__name__, None) if ns is not None else None
     if fn is None or not callable(fn):
         raise unsupported(f"{mod}.{func.__name__}")
