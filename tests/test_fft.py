@@ -26,7 +26,7 @@ def _rand_like(x, rng):
 def check(name, x, *args, **kw):
     """np.fft.<name>(x, ...) against vnp.fft.<name> in value, then the VJP in two random
     directions against central differences."""
-    f = lambda z: getattr(vnp.fft, name)(z, *args, **kw)  # noqa: E731
+    f = lambda z: getattr(vnp.fft, name)(z, *args, **kw)
     ref = getattr(np.fft, name)(x, *args, **kw)
     got = vg.jit(f)(x)
     assert got.dtype == ref.dtype and got.shape == ref.shape

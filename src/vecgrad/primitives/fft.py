@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from . import Primitive, register
+from .elementwise import cast, real
 from .structural import BasicIndex, Sl, concatenate, getitem
 
 __all__ = ["fft", "irfft", "rfft"]
@@ -56,11 +57,6 @@ def _shift(axes: tuple[int, ...]) -> tuple[int, ...]:
 def _last_part(x: Any, axis: int, stop: int) -> Any:
     idx = tuple(Sl(0, stop, 1) if i == axis else Sl(0, d, 1) for i, d in enumerate(x.shape))
     return getitem(x, idx=BasicIndex(idx))
-
-
-def _real(x: Any) -> Any:
-    from .elementwise import cast
-    return cast(x, dtype=real_dtype(x.dtype))  # (a complex-to-real cast keeps the real part)
 
 
 # --- c2c --------------------------------------------------------------------------------------
@@ -100,7 +96,7 @@ def _rfft_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...], norm: Any) -> tup
     n, h = x.shape[last], g.shape[last]
     zshape = tuple(n - h if i == last else d for i, d in enumerate(g.shape))
     padded = concatenate(g, np.zeros(zshape, g.dtype), axis=last) if n > h else g
-    return (_real(fft(padded, axes=axes, inverse=False, norm=norm)),)
+    return (real(fft(padded, axes=axes, inverse=False, norm=norm)),)
 
 
 def _rfft_impl(x: np.ndarray, axes: tuple[int, ...], norm: Any) -> np.ndarray:
@@ -130,7 +126,6 @@ def _irfft_impl(x: np.ndarray, axes: tuple[int, ...], n: int, norm: Any) -> np.n
 
 
 def _irfft_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...], n: int, norm: Any) -> tuple:
-    from .elementwise import cast
     last = axes[-1]
     h = n // 2 + 1
     w = np.full(h, 2.0)
