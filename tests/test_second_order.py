@@ -29,6 +29,19 @@ def _second(s: Spec) -> bool:
     return _is_diff(s) and (s.name, s.label) not in SKIP
 
 
+def _rand(r: np.random.Generator, like: np.ndarray) -> np.ndarray:
+    """Random values of `like`'s shape and dtype (complex ones with a random imaginary part)."""
+    x = r.standard_normal(np.shape(like))
+    if np.iscomplexobj(like):
+        x = x + 1j * r.standard_normal(np.shape(like))
+    return x.astype(np.asarray(like).dtype)
+
+
+def _pair(a: np.ndarray, b: np.ndarray) -> float:
+    """JAX's pairing of cotangents with tangents: Re(sum(a * b)), no conjugation."""
+    return float(np.real(np.sum(a * b)))
+
+
 @pytest.mark.parametrize("spec,shapes", _cases(_second))
 def test_vjp_of_vjp_matches_central_differences(spec: Spec, shapes: tuple):
     r = np.random.default_rng(7)
@@ -37,24 +50,24 @@ def test_vjp_of_vjp_matches_central_differences(spec: Spec, shapes: tuple):
     wrt = spec.diff_inputs(args)
     g = one_eqn_graph(spec.prim, args, params)
     out = np.asarray(spec.prim.impl(*args, **params))
-    w = r.standard_normal(out.shape).astype(out.dtype)
+    w = _rand(r, out)
     back = vjp_graph(g, wrt)  # inputs: args, w; outputs: y, then J^T w per wrt input
     back = back.replace(outputs=back.outputs[1:])
     v = compile_graph(back).fn
-    us = [r.standard_normal(o.aval.shape).astype(o.aval.dtype) for o in back.outputs]
+    us = [_rand(r, np.zeros(o.aval.shape, o.aval.dtype)) for o in back.outputs]
     diff = list(wrt) + [len(args)]  # second derivatives in x, and the (linear) one in w
     gg = typecheck(vjp_graph(back, diff))
     cts = compile_graph(gg).fn(*args, w, *us)[len(back.outputs):]
     xs = list(args) + [w]
 
     def f(ys: list) -> float:
-        return sum(float(np.vdot(u, o)) for u, o in zip(us, v(*ys)))
+        return sum(_pair(u, o) for u, o in zip(us, v(*ys)))
     for _ in range(2):
-        dirs = {i: r.standard_normal(xs[i].shape) for i in diff}
+        dirs = {i: _rand(r, xs[i]) for i in diff}
         shifted = [[x + s * spec.eps * dirs[i] if i in dirs else x for i, x in enumerate(xs)]
                    for s in (1, -1)]
         fd = (f(shifted[0]) - f(shifted[1])) / (2 * spec.eps)
-        analytic = sum(float(np.vdot(ct, dirs[i])) for i, ct in zip(diff, cts))
+        analytic = sum(_pair(ct, dirs[i]) for i, ct in zip(diff, cts))
         assert analytic == pytest.approx(fd, rel=max(spec.tol, 1e-5), abs=1e-7)
 
 
@@ -66,10 +79,11 @@ def test_jvp_matches_central_differences(spec: Spec, shapes: tuple):
     params = spec.params_for(shapes)
     wrt = spec.diff_inputs(args)
     gj = typecheck(jvp_graph(one_eqn_graph(spec.prim, args, params), wrt))
-    ts = [r.standard_normal(args[i].shape).astype(args[i].dtype) for i in wrt]
+    ts = [_rand(r, args[i]) for i in wrt]
     got = compile_graph(gj).fn(*args, *ts)[1]
     shifted = [[a + s * spec.eps * ts[wrt.index(i)] if i in wrt else a
                 for i, a in enumerate(args)] for s in (1, -1)]
-    fd = (np.asarray(spec.prim.impl(*shifted[0], **params), np.float64) -
-          np.asarray(spec.prim.impl(*shifted[1], **params), np.float64)) / (2 * spec.eps)
+    hi = [np.asarray(spec.prim.impl(*x, **params)) for x in shifted]
+    hi = [y.astype(np.complex128 if np.iscomplexobj(y) else np.float64) for y in hi]
+    fd = (hi[0] - hi[1]) / (2 * spec.eps)
     np.testing.assert_allclose(got, fd, rtol=max(spec.tol, 1e-5), atol=1e-7)
