@@ -402,3 +402,21 @@ def test_ravel_flatten_reshape_order(order):
                          x[:, ::2].T.ravel(order)), A)
     if order != "K":
         check(lambda xp, x: (x.reshape(2, 6, order=order), xp.reshape(x.T, (6, 2), order)), A)
+
+
+@pytest.mark.parametrize("offset", [-11, -9, 0, 9, 10, 11])
+def test_trace_with_an_empty_diagonal_differentiates(offset):
+    """(An empty diagonal made the contraction rewrites divide by a zero axis size.)"""
+    x = R.standard_normal((11, 10))
+    central_diff_check(lambda x: vnp.trace(x, offset=offset) * 1.0, [x])
+    out, f_vjp = vg.vjp(lambda x: vnp.trace(x, offset=offset), x)
+    np.testing.assert_allclose(f_vjp(np.ones(()))[0], np.eye(11, 10, offset))
+
+
+def test_write_into_an_argument_is_a_value_and_a_type_error():
+    def f(a):
+        a[1] = 3.0
+        return a
+    for exc in (ValueError, TypeError, vg.ReadOnlyError):  # NumPy's, and JAX's/autograd's
+        with pytest.raises(exc):
+            vg.jit(f)(A)

@@ -82,9 +82,10 @@ class ConcretizationError(VecgradError, TypeError):
             "as a static (non-array) argument.")
 
 
-class ReadOnlyError(VecgradError, ValueError):
+class ReadOnlyError(VecgradError, ValueError, TypeError):
     """An in-place write into a function argument (or a view of one), or into a read-only
-    view such as `broadcast_to`'s (`what` names it)."""
+    view such as `broadcast_to`'s (`what` names it). A ValueError as NumPy's read-only
+    arrays raise, and a TypeError as JAX's and autograd's immutable arrays do."""
 
     def __init__(self, src: Src | None = None, what: str | None = None):
         src = src or user_src(2)

@@ -18,7 +18,10 @@ from ..primitives.linalg import make_spec, parse_spec
 def refine(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[list[int], list[list[int]],
                                                              list[list[int]]] | None:
     """The common refinement R of two shapes of one size: R, and for each axis of a and of b
-    the R axes it is made of. None if a reshape between them mixes axes."""
+    the R axes it is made of. None if a reshape between them mixes axes (or an array is
+    empty: no axis structure survives a size of zero)."""
+    if 0 in a or 0 in b:
+        return None
     R: list[int] = []
     ga: list[list[int]] = [[] for _ in a]
     gb: list[list[int]] = [[] for _ in b]
