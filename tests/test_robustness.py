@@ -409,7 +409,7 @@ def test_trace_with_an_empty_diagonal_differentiates(offset):
     """(An empty diagonal made the contraction rewrites divide by a zero axis size.)"""
     x = R.standard_normal((11, 10))
     central_diff_check(lambda x: vnp.trace(x, offset=offset) * 1.0, [x])
-    out, f_vjp = vg.vjp(lambda x: vnp.trace(x, offset=offset), x)
+    _, f_vjp = vg.vjp(lambda x: vnp.trace(x, offset=offset), x)
     np.testing.assert_allclose(f_vjp(np.ones(()))[0], np.eye(11, 10, offset))
 
 
