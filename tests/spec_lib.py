@@ -69,6 +69,8 @@ class Spec:
     eps: float = 1e-6
     batchable: bool = True         # False: the batching rule must refuse (NotBatchable)
     no_grad: bool = False          # True: asking a gradient raises NoGradientError
+    phase: bool = False            # outputs hold vectors defined up to a phase: gradients are
+    #                                checked through phase-invariant functions (test_linalg)
     label: str = ""
 
     @property

@@ -96,6 +96,9 @@ SPECS: list[Spec] = [
     Spec("qr", ((5, 3),), _qr_ref(False), {"complete": False},
          bcast=(((2, 3, 3),), ((2, 3, 5),)), tol=TOL),
     Spec("qr", ((5, 3),), _qr_ref(True), {"complete": True}, no_grad=True, label="complete"),
+    Spec("eig", SQ, lambda a: pack(list(np.linalg.eig(a)), a.ndim - 2).astype(
+         np.result_type(a.dtype, np.complex64)),
+         gens=wellcond, bcast=SQ_B, phase=True),
     Spec("sylvester", ((3, 3), (2, 2), (3, 2)),
          sla.solve_sylvester,
          gens=(wellcond, wellcond, normal), bcast=(((2, 3, 3), (2, 2, 2), (2, 3, 2)),), tol=TOL),

@@ -33,26 +33,35 @@ def sym(a):
     return (lo + vnp.swapaxes(lo, -1, -2)) / 2.0
 
 
+def _weights(shape, dtype, seed):
+    r = np.random.default_rng(seed)
+    w = r.standard_normal(shape)
+    return w + 1j * r.standard_normal(shape) if np.dtype(dtype).kind == "c" else w
+
+
+def weighted(f, seed=1):
+    """A real loss of f's results: the sum of Re(sum(w * out)) with fixed random weights
+    (complex ones for complex results)."""
+    def loss(*xs):
+        out = f(*xs)
+        total = 0.0
+        for k, o in enumerate(out if isinstance(out, tuple) else (out,)):
+            t = vnp.sum(o * _weights(o.shape, o.dtype, seed + k))
+            total = total + (vnp.real(t) if np.dtype(t.dtype).kind == "c" else t)
+        return total
+    return loss
+
+
 def check(f, *args, argnums=0, seed=1):
     """Values of f against NumPy's f and its gradient (of a random weighting) against central
     differences; f is written once and called with np (eagerly) and vnp (traced)."""
-    w = {}
-
-    def loss(*xs):
-        out = f(vnp, *xs)
-        outs = out if isinstance(out, tuple) else (out,)
-        total = 0.0
-        for k, o in enumerate(outs):
-            if k not in w:
-                w[k] = np.random.default_rng(seed + k).standard_normal(np.shape(o))
-            total = total + vnp.sum(o * w[k])
-        return total
     want = f(np, *args)
     got = vg.jit(lambda *xs: f(vnp, *xs))(*args)
     for g_, w_ in zip(got if isinstance(got, tuple) else (got,),
                       want if isinstance(want, tuple) else (want,)):
         np.testing.assert_allclose(g_, w_, rtol=1e-10, atol=1e-10)
-    vg.check_grads(loss, args, argnums=argnums, rtol=1e-5, atol=1e-7)
+    vg.check_grads(weighted(lambda *xs: f(vnp, *xs), seed), args, argnums=argnums, rtol=1e-5,
+                   atol=1e-7)
 
 
 # ------------------------------------------------------------------------------ solves
@@ -332,3 +341,106 @@ def test_float32_stays_float32():
     a = wellcond(3, 3).astype(np.float32)
     assert vg.jit(vnp.linalg.inv)(a).dtype == np.float32
     assert vg.grad(lambda a: vnp.linalg.slogdet(a)[1])(a).dtype == np.float32
+
+
+# --------------------------------------------------------------------- complex matrices
+
+def crand(*s):
+    return R.standard_normal(s) + 1j * R.standard_normal(s)
+
+
+def hpd(*s):
+    x = crand(*s)
+    return x @ np.conj(np.swapaxes(x, -1, -2)) / s[-1] + np.eye(s[-1])
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_complex_eigh_through_phase_invariant_functions(uplo):
+    a = crand(5, 5)  # Hermitian matrix of one triangle: the diagonal's imaginary part unread
+    w, v = vg.jit(lambda a: tuple(vnp.linalg.eigh(a, uplo)))(a)
+    ww, vv = np.linalg.eigh(a, uplo)
+    assert w.dtype == np.float64
+    np.testing.assert_allclose(w, ww, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(v), np.abs(vv), rtol=1e-8, atol=1e-12)
+    vg.check_grads(weighted(lambda a: (vnp.linalg.eigh(a, uplo)[0],
+                                        vnp.abs(vnp.linalg.eigh(a, uplo)[1]))), [a])
+    # the projector onto the two largest eigenvectors is phase invariant too
+    def projector(a):
+        v = vnp.linalg.eigh(a, uplo)[1][:, 3:]
+        return v @ vnp.conj(v).T
+    vg.check_grads(weighted(projector), [hpd(5, 5)])
+    vg.check_grads(weighted(lambda a: vnp.linalg.eigvalsh(a, uplo)), [crand(2, 4, 4)])
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (4, 4), (2, 3, 5)])
+def test_complex_svd_through_phase_invariant_functions(shape):
+    a = crand(*shape)
+    u, s, vh = vg.jit(lambda a: tuple(vnp.linalg.svd(a, full_matrices=False)))(a)
+    np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-10)
+    assert s.dtype == np.float64
+    np.testing.assert_allclose(u * s[..., None, :] @ vh, a, atol=1e-10)
+
+    def invariant(a):
+        u, s, vh = vnp.linalg.svd(a, full_matrices=False)
+        # abs(U), abs(Vh), and U Vh (the phases cancel): autograd's and more
+        return vnp.abs(u), s, vnp.abs(vh), u @ vh
+    vg.check_grads(weighted(invariant), [a])
+    vg.check_grads(weighted(lambda a: vnp.linalg.svd(a, compute_uv=False)), [a])
+    vg.check_grads(weighted(lambda a: vnp.linalg.norm(a, "nuc", axis=(-2, -1))), [a])
+
+
+@pytest.mark.parametrize("real", [True, False])
+def test_eig_through_phase_invariant_functions(real):
+    a = wellcond(5, 5) if real else crand(5, 5) + 3 * np.eye(5)
+    w, v = vg.jit(lambda a: tuple(vnp.linalg.eig(a)))(a)
+    ww, vv = np.linalg.eig(a)
+    assert w.dtype == np.complex128
+    np.testing.assert_allclose(w, ww, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(v), np.abs(vv), rtol=1e-8, atol=1e-12)
+    vg.check_grads(weighted(lambda a: (vnp.linalg.eig(a)[0], vnp.abs(vnp.linalg.eig(a)[1]))),
+                   [a])
+    vg.check_grads(weighted(lambda a: vnp.linalg.eigvals(a)), [crand(2, 4, 4)])
+
+
+def test_eig_of_real_matrix_gives_real_gradients():
+    a = wellcond(4, 4)
+    g = vg.grad(lambda a: vnp.sum(vnp.abs(vnp.linalg.eigvals(a)) ** 2))(a)
+    assert g.dtype == np.float64
+    vg.check_grads(lambda a: vnp.sum(vnp.abs(vnp.linalg.eigvals(a)) ** 2), [a])
+
+
+def test_complex_factorizations_and_solves():
+    a, b = hpd(4, 4) + np.triu(crand(4, 4), 1), crand(4, 2)
+    for upper in (False, True):
+        x = a if not upper else np.conj(a.T)  # the read triangle holds the Hermitian matrix
+        check(lambda m, a, upper=upper: m.linalg.cholesky(a, upper=upper), x)
+    check(lambda m, a: tuple(m.linalg.qr(a)), crand(5, 3))
+    check(lambda m, a: m.linalg.qr(a, "r"), crand(3, 5))
+    check(lambda m, a: m.linalg.pinv(a), crand(3, 4))
+    check(lambda m, a: m.linalg.slogdet(a)[1], crand(4, 4))
+    check(lambda m, a: tuple(m.linalg.slogdet(a)), crand(4, 4))
+    check(lambda m, a, b: m.linalg.solve(a, b), crand(4, 4) + 3 * np.eye(4), b, argnums=(0, 1))
+    check(lambda m, a: m.linalg.norm(a, 2), crand(3, 4))
+    check(lambda m, a: m.linalg.vecdot(a, a[0]), crand(3, 4))
+
+
+def test_complex_scipy_linalg():
+    sla = pytest.importorskip("scipy.linalg")
+    vla = pytest.importorskip("vecgrad.scipy.linalg")
+    a, b = crand(4, 4) + 3 * np.eye(4), crand(4, 2)
+    for trans in (0, 1, 2):
+        for lower in (False, True):
+            got = vg.jit(lambda a, b, t=trans, lo=lower: vla.solve_triangular(a, b, t, lo))(a, b)
+            np.testing.assert_allclose(got, sla.solve_triangular(a, b, trans, lower), rtol=1e-10)
+            vg.check_grads(weighted(lambda a, b, t=trans, lo=lower:
+                                     vla.solve_triangular(a, b, t, lo)), [a, b], argnums=(0, 1))
+    h = hpd(4, 4)
+    for lower in (False, True):
+        got = vg.jit(lambda h, b, lo=lower: vla.cho_solve(vla.cho_factor(h, lo), b))(h, b)
+        np.testing.assert_allclose(got, sla.cho_solve(sla.cho_factor(h, lower), b), rtol=1e-10)
+        for kind in ("her", "pos", "sym"):
+            np.testing.assert_allclose(
+                vg.jit(lambda h, b, lo=lower, k=kind: vla.solve(h, b, lower=lo, assume_a=k))(h, b),
+                sla.solve(h, b, lower=lower, assume_a=kind), rtol=1e-10)
+    vg.check_grads(weighted(lambda h, b: vla.cho_solve(vla.cho_factor(h), b)), [h, b],
+                   argnums=(0, 1))

@@ -21,6 +21,7 @@ from ..primitives.spectral import eigh_shapes, qr_shapes, svd_shapes, unpack
 from . import _ops, _shape, asarray, astype
 
 __all__ = [
+    "EigResult",
     "EighResult",
     "LinAlgError",
     "QRResult",
@@ -30,7 +31,9 @@ __all__ = [
     "cond",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
@@ -60,6 +63,11 @@ LinAlgError = _np.linalg.LinAlgError
 
 
 class EighResult(NamedTuple):
+    eigenvalues: Any
+    eigenvectors: Any
+
+
+class EigResult(NamedTuple):
     eigenvalues: Any
     eigenvectors: Any
 
@@ -133,16 +141,27 @@ def slogdet(a: Any) -> SlogdetResult:
     """(sign, log|det|) of each matrix; the sign has zero gradient."""
     out = P.slogdet(_mat(a, "slogdet"))
     sign, logdet = unpack(out, [(), ()])
-    return SlogdetResult(sign, logdet)
+    return SlogdetResult(sign, _real_part(logdet))
+
+
+def _real_part(x: Any) -> Any:
+    """A real result packed with complex ones (eigenvalues of Hermitian matrices, singular
+    values, log|det|) as the real array NumPy returns."""
+    return _ops.real(x) if _np.dtype(x.dtype).kind == "c" else x
 
 
 def cholesky(a: Any, /, *, upper: bool = False) -> Any:
-    """The Cholesky factor L (a = L L^T) from a's lower triangle, or with `upper=True` the
-    factor U = L^T from a's upper triangle."""
+    """The Cholesky factor L (a = L L^H) from a's lower triangle, or with `upper=True` the
+    factor U = L^H from a's upper triangle."""
     a = _mat(a, "cholesky")
-    if upper:
-        return _mT(P.cholesky(_mT(a)))
+    if upper:  # the upper triangle of a is the lower one of a^H
+        return _mH(P.cholesky(_mH(a)))
     return P.cholesky(a)
+
+
+def _mH(x: Any) -> Any:
+    x = _mT(x)
+    return _ops.conj(x) if _np.dtype(x.dtype).kind == "c" else x
 
 
 def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Any:
@@ -269,7 +288,22 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:
     repeated eigenvalue's space)."""
     a = _mat(a, "eigh")
     w, v = unpack(P.eigh(a, UPLO=_uplo(UPLO)), eigh_shapes(_shape(a)[-1]))
-    return EighResult(w, v)
+    return EighResult(_real_part(w), v)
+
+
+def eig(a: Any) -> EigResult:
+    """Eigenvalues and right eigenvectors (columns of norm 1) of general square matrices.
+    As jax.numpy, the results are always complex (NumPy returns real arrays when every
+    eigenvalue of a real input happens to be real). Each eigenvector's phase is arbitrary:
+    gradients are those of functions that do not depend on it (e.g. of abs(v))."""
+    a = _mat(a, "eig")
+    w, v = unpack(P.eig(a), eigh_shapes(_shape(a)[-1]))
+    return EigResult(w, v)
+
+
+def eigvals(a: Any) -> Any:
+    """Eigenvalues of general square matrices (complex, as eig's)."""
+    return eig(a)[0]
 
 
 def eigvalsh(a: Any, UPLO: str = "L") -> Any:
@@ -297,7 +331,7 @@ def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True,
     m, n = _shape(a)[-2:]
     full = bool(full_matrices) and m != n
     u, s, vh = unpack(P.svd(a, full_matrices=full), svd_shapes(m, n, full))
-    return SVDResult(u, s, vh)
+    return SVDResult(u, _real_part(s), vh)
 
 
 def svdvals(x: Any, /) -> Any:
@@ -509,10 +543,10 @@ def outer(x1: Any, x2: Any, /) -> Any:
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
-    """Dot products of vectors along `axis` (broadcasting the others)."""
+    """Dot products of vectors along `axis` (broadcasting the others); x1 is conjugated."""
     x1, x2 = asarray(x1), asarray(x2)
     if _np.dtype(x1.dtype).kind == "c":
-        raise unsupported("numpy.linalg.vecdot of complex vectors")
+        x1 = _ops.conj(x1)
     return _ops.sum(_ops.multiply(x1, x2), axis=axis)
 
 

@@ -64,6 +64,17 @@ def mT(x: Any) -> Any:
     return transpose(x, perm=tuple(range(n - 2)) + (n - 1, n - 2))
 
 
+def cj(x: Any) -> Any:
+    """The complex conjugate (no operation for real values)."""
+    from .elementwise import conj
+    return conj(x) if x.dtype.kind == "c" else x
+
+
+def mH(x: Any) -> Any:
+    """The conjugate transpose of the last two axes."""
+    return cj(mT(x))
+
+
 def mm(a: Any, b: Any) -> Any:
     """Matrix product of two stacks with the same batch axes."""
     bt = string.ascii_lowercase[:a.ndim - 2]
@@ -96,12 +107,13 @@ def tri_mask(n: int, m: int, lower: bool, k: int, dtype: np.dtype) -> np.ndarray
 
 
 def sym_from_triangle(G: Any, lower: bool) -> Any:
-    """The cotangent of A for a function of the symmetric matrix built from one triangle of
-    A, given the cotangent G of that symmetric matrix: G + G^T on the triangle off the
-    diagonal, G on the diagonal, zero on the triangle that is never read."""
+    """The cotangent of A for a function of the symmetric (Hermitian) matrix H built from one
+    triangle of A, given the cotangent G of H: H_ij = A_ij and H_ji = conj(A_ij) off the
+    diagonal and H_ii = Re(A_ii) (LAPACK ignores imaginary diagonals), so A gets G + G^H on
+    the triangle off the diagonal, Re(G) on the diagonal, zero on the triangle never read."""
     n = G.shape[-1]
-    half = tri_mask(n, n, lower, 0, G.dtype) - 0.5 * np.eye(n, dtype=G.dtype)
-    return (G + mT(G)) * half
+    half = tri_mask(n, n, lower, 0, G.real.dtype) - 0.5 * np.eye(n, dtype=G.real.dtype)
+    return (G + mH(G)) * half
 
 
 def safe_recip(d: Any) -> Any:
@@ -124,21 +136,9 @@ def stacked(name: str) -> Callable:
 
 
 def linalg_prim(name: str, impl: Callable, shape_rule: Callable, vjp: Callable | None,
-                real_grad: bool = False, **kw: Any) -> Primitive:
-    """Register a linalg primitive with the stacked batching rule. `real_grad`: its VJP holds
-    for real input only; a gradient through complex input raises NoGradientError."""
-    if real_grad and vjp is not None:
-        vjp = _real_grad_only(name, vjp)
+                **kw: Any) -> Primitive:
+    """Register a linalg primitive with the stacked batching rule."""
     return register(Primitive(name, impl, shape_rule, vjp, stacked(name), **kw))
-
-
-def _real_grad_only(name: str, vjp: Callable) -> Callable:
-    def rule(g: Any, ans: Any, *xs: Any, **params: Any) -> tuple:
-        if any(x.dtype.kind == "c" for x in xs):
-            return tuple(NoGrad(f"numpy.linalg.{name} of a complex matrix (its gradient is "
-                                "implemented for real input only)") for _ in xs)
-        return vjp(g, ans, *xs, **params)
-    return rule
 
 
 def same_batch(*xs: Aval, name: str) -> tuple[int, ...]:
@@ -193,14 +193,20 @@ def _slogdet(a: np.ndarray) -> np.ndarray:
 
 
 def _slogdet_vjp(g: Any, ans: Any, a: Any) -> tuple:
+    # d log|det| = Re tr(a^-1 da) and d sign = i sign Im tr(a^-1 da): the cotangent of
+    # tr(a^-1 da) is Re(g_log) + i Im(g_sign sign) (for real a, g_log), and of da that times a^-T
+    from .elementwise import imag, real
     from .structural import Sl, getitem
-    glog = getitem(g, idx=tuple(Sl(0, d, 1) for d in g.shape[:-1]) + (1,))
-    return (expand2(glog) * mT(inv(a)),)  # the sign is piecewise constant
+    whole = tuple(Sl(0, d, 1) for d in g.shape[:-1])
+    glog = getitem(g, idx=whole + (1,))
+    if a.dtype.kind == "c":
+        sign = getitem(ans, idx=whole + (0,))
+        glog = real(glog) + 1j * imag(getitem(g, idx=whole + (0,)) * sign)
+    return (expand2(glog) * mT(inv(a)),)
 
 
 # (sign, log|det|) packed on a last axis of 2 (the IR has single-output equations)
-slogdet = linalg_prim("slogdet", _slogdet, _square_shape("slogdet", 2, (2,)), _slogdet_vjp,
-                      real_grad=True)
+slogdet = linalg_prim("slogdet", _slogdet, _square_shape("slogdet", 2, (2,)), _slogdet_vjp)
 
 
 # --- triangular solves: op(A) X = B with op(A) = A or A^T, one triangle of A read ------------
@@ -239,19 +245,18 @@ triangular_solve = linalg_prim("triangular_solve", _trisolve, _trisolve_shape, _
 # --- cholesky: A = L L^T from A's lower triangle ---------------------------------------------
 
 def _cholesky_vjp(g: Any, ans: Any, a: Any) -> tuple:
-    # Murray (arXiv:1602.07527): S = L^-T Phi(L^T gL) L^-1, with Phi taking the lower
-    # triangle and halving the diagonal; S's symmetric part is the cotangent of A as a
-    # symmetric matrix, and A is read through its lower triangle.
+    # dL = L Phi(L^-1 dA L^-H) (Phi: the lower triangle, diagonal halved; Murray,
+    # arXiv:1602.07527, and JAX's rule): its transpose takes G to S = L^-T Phi(L^T G) conj(L)^-1,
+    # the cotangent of the Hermitian matrix read from A's lower triangle
     n = ans.shape[-1]
-    phi = tri_mask(n, n, True, 0, ans.dtype) - 0.5 * np.eye(n, dtype=ans.dtype)
+    phi = tri_mask(n, n, True, 0, ans.real.dtype) - 0.5 * np.eye(n, dtype=ans.real.dtype)
     p = mm(mT(ans), g) * phi
     y = triangular_solve(ans, p, lower=True, trans=True, unit_diagonal=False)  # L^-T P
-    s = mT(triangular_solve(ans, mT(y), lower=True, trans=True, unit_diagonal=False))
-    return (sym_from_triangle(0.5 * (s + mT(s)), lower=True),)
+    s = mT(triangular_solve(cj(ans), mT(y), lower=True, trans=True, unit_diagonal=False))
+    return (sym_from_triangle(s, lower=True),)
 
 
-cholesky = linalg_prim("cholesky", np.linalg.cholesky, _square_shape("cholesky"), _cholesky_vjp,
-                       real_grad=True)
+cholesky = linalg_prim("cholesky", np.linalg.cholesky, _square_shape("cholesky"), _cholesky_vjp)
 
 
 # --- pinv (Moore-Penrose), with the cutoff rcond on singular values -------------------------
@@ -264,16 +269,18 @@ def _pinv_shape(a: Aval, rcond: float, hermitian: bool) -> Aval:
 
 
 def _pinv_vjp(g: Any, ans: Any, a: Any, rcond: float, hermitian: bool) -> tuple:
-    # Golub & Pereyra: exact where the rank is locally constant
+    # Golub & Pereyra: dX = -X dA X + X X^H dA^H (I - A X) + (I - X A) dA^H X^H X, exact where
+    # the rank is locally constant; transposed term by term
     if hermitian:
         return (NoGrad("numpy.linalg.pinv with hermitian=True (use hermitian=False)"),)
     m, n = a.shape[-2:]
     x = ans  # (n, m)
     im = np.eye(m, dtype=x.dtype) - mm(a, x)
     in_ = np.eye(n, dtype=x.dtype) - mm(x, a)
-    d = -mm(mm(x, mT(g)), x) + mm(mm(mm(x, mT(x)), g), im) + mm(mm(in_, g), mm(mT(x), x))
-    return (mT(d),)
+    gh = mH(g)
+    return (-mm(mm(mT(x), g), mT(x)) + mm(mm(cj(im), gh), cj(mm(x, mH(x))))
+            + mm(mm(cj(mm(mH(x), x)), gh), cj(in_)),)
 
 
 pinv = linalg_prim("pinv", lambda a, rcond, hermitian: np.linalg.pinv(a, rcond, hermitian),
-                   _pinv_shape, _pinv_vjp, real_grad=True)
+                   _pinv_shape, _pinv_vjp)

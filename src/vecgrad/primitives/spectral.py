@@ -6,8 +6,11 @@ each result flattened over its matrix axes and concatenated along one last axis.
 splits them again with views (getitem + reshape), so the cotangent of an unused result is
 zero by the AD driver's usual accounting and the decomposition is computed once.
 
-The VJPs are the stable ones of JAX and autograd (Giles; Townsend for svd; Walter & Lehmann
-for qr), with degenerate eigen- or singular values handled by `safe_recip`.
+The VJPs transpose JAX's JVP rules (Giles; Townsend for svd; Walter & Lehmann for qr) for
+real and complex input under JAX's convention (the pairing Re(sum(a * b))), with degenerate
+eigen- or singular values handled by `safe_recip`. Complex eigen- and singular vectors are
+defined up to a phase each: their gradients are those of phase-invariant functions (such as
+abs(v) or v v^H), as in JAX.
 """
 from __future__ import annotations
 
@@ -21,9 +24,11 @@ from ..ir import Aval
 from . import NoGrad
 from .matrix import (
     check_square,
+    cj,
     diag_mat,
     lin_dtype,
     linalg_prim,
+    mH,
     mm,
     mT,
     safe_recip,
@@ -33,7 +38,7 @@ from .matrix import (
 )
 from .structural import BasicIndex, Sl, concatenate, getitem, reshape
 
-__all__ = ["eigh", "eigvalsh", "pack", "qr", "svd", "svdvals", "unpack"]
+__all__ = ["eig", "eigh", "eigvalsh", "pack", "qr", "svd", "svdvals", "unpack"]
 
 
 def pack(outs: list[np.ndarray], nbatch: int) -> np.ndarray:
@@ -94,15 +99,20 @@ def _eigh_shape(a: Aval, UPLO: str) -> Aval:
 
 
 def _eigh_vjp(g: Any, ans: Any, a: Any, UPLO: str) -> tuple:
+    # dw = Re diag(M), dV = V (F o M) with M = V^H dA V: M's cotangent is
+    # diag(Re gw) + F o (V^T gV), and dA's is conj(V) (that) V^T
+    from .elementwise import real
     n = a.shape[-1]
     gw, gv = unpack(g, eigh_shapes(n))
     w, v = unpack(ans, eigh_shapes(n))
+    if w.dtype.kind == "c":
+        w, gw = real(w), real(gw)
     f = safe_recip(_outer_diff(w))  # 1 / (w_j - w_i) off the diagonal
-    G = mm(mm(v, diag_mat(gw) + f * mm(mT(v), gv)), mT(v))
+    G = mm(mm(cj(v), diag_mat(gw) + f * mm(mT(v), gv)), mT(v))
     return (sym_from_triangle(G, lower=UPLO == "L"),)
 
 
-eigh = linalg_prim("eigh", _eigh, _eigh_shape, _eigh_vjp, real_grad=True)
+eigh = linalg_prim("eigh", _eigh, _eigh_shape, _eigh_vjp)
 
 
 def _eigvalsh_shape(a: Aval, UPLO: str) -> Aval:
@@ -116,11 +126,11 @@ def _real_dtype(dt: np.dtype) -> np.dtype:
 
 def _eigvalsh_vjp(g: Any, ans: Any, a: Any, UPLO: str) -> tuple:
     _, v = unpack(eigh(a, UPLO=UPLO), eigh_shapes(a.shape[-1]))
-    return (sym_from_triangle(mm(v * _row(g), mT(v)), lower=UPLO == "L"),)
+    return (sym_from_triangle(mm(cj(v) * _row(g), mT(v)), lower=UPLO == "L"),)
 
 
 eigvalsh = linalg_prim("eigvalsh", lambda a, UPLO: np.linalg.eigvalsh(a, UPLO),
-                       _eigvalsh_shape, _eigvalsh_vjp, real_grad=True)
+                       _eigvalsh_shape, _eigvalsh_vjp)
 
 
 # --- svd: U, s, Vh with a = U diag(s) Vh ----------------------------------------------------
@@ -149,26 +159,36 @@ def _svd_shape(a: Aval, full_matrices: bool) -> Aval:
 
 
 def _svd_vjp(g: Any, ans: Any, a: Any, full_matrices: bool) -> tuple:
+    # JAX's JVP, with dS = U^H dA V: ds = Re diag(dS), dU = U (F o (dS S + S dS^H) + D) and
+    # dV = V (F o (S dS + dS^H S)), D = i Im(diag(dS)) / s, plus the parts outside U's (or
+    # V's) span for tall (wide) matrices. Transposed: dS's cotangent is C below, dA's is
+    # conj(U) C conj(Vh).
+    from .elementwise import imag, real
     m, n = a.shape[-2:]
     if full_matrices and m != n:
         return (NoGrad("numpy.linalg.svd with full_matrices=True of a non-square matrix (the "
                        "extra singular vectors are not unique): use full_matrices=False"),)
     u, s, vh = unpack(ans, svd_shapes(m, n, False))
     gu, gs, gvh = unpack(g, svd_shapes(m, n, False))
+    cplx = u.dtype.kind == "c"
+    if cplx:
+        s, gs = real(s), real(gs)
     f = safe_recip(_outer_diff(s * s))  # 1 / (s_j^2 - s_i^2) off the diagonal
-    utgu = mm(mT(u), gu)
-    vtgv = mm(vh, mT(gvh))
-    core = f * (utgu - mT(utgu)) * _row(s) + diag_mat(gs) + _col(s) * (f * (vtgv - mT(vtgv)))
-    ga = mm(mm(u, core), vh)
+    z = mm(mT(u), gu)  # U^T gU
+    y = mm(cj(vh), mH(gvh))  # V^T gV, with V = Vh^H
     sinv = safe_recip(s)
-    if m > n:  # the part of gU outside U's span: (I - U U^T) gU S^-1 V^T
-        ga = ga + mm((gu - mm(u, utgu)) * _row(sinv), vh)
-    if m < n:  # and of gV outside V's span: U S^-1 gV^T (I - V V^T)
-        ga = ga + mm(u, _col(sinv) * (gvh - mm(mm(gvh, mT(vh)), vh)))
+    core = f * (z - mH(z)) * _row(s) + diag_mat(gs) + _col(s) * (f * (y - mH(y)))
+    if cplx:
+        core = core + 1j * diag_mat(imag(_diag(z)) * sinv)
+    ga = mm(mm(cj(u), core), cj(vh))
+    if m > n:  # (I - conj(U) U^T) gU S^-1 V^T
+        ga = ga + mm((gu - mm(cj(u), z)) * _row(sinv), cj(vh))
+    if m < n:  # conj(U) S^-1 gVh (I - Vh^T conj(Vh))
+        ga = ga + mm(cj(u), _col(sinv) * (gvh - mm(mm(gvh, mT(vh)), cj(vh))))
     return (ga,)
 
 
-svd = linalg_prim("svd", _svd, _svd_shape, _svd_vjp, real_grad=True)
+svd = linalg_prim("svd", _svd, _svd_shape, _svd_vjp)
 
 
 def _svdvals_shape(a: Aval) -> Aval:
@@ -179,11 +199,11 @@ def _svdvals_shape(a: Aval) -> Aval:
 def _svdvals_vjp(g: Any, ans: Any, a: Any) -> tuple:
     m, n = a.shape[-2:]
     u, _, vh = unpack(svd(a, full_matrices=False), svd_shapes(m, n, False))
-    return (mm(u * _row(g), vh),)
+    return (mm(cj(u) * _row(g), cj(vh)),)  # ds = Re diag(U^H dA V)
 
 
 svdvals = linalg_prim("svdvals", lambda a: np.linalg.svd(a, compute_uv=False), _svdvals_shape,
-                      _svdvals_vjp, real_grad=True)
+                      _svdvals_vjp)
 
 
 # --- qr: a = Q R, Q with orthonormal columns, R upper triangular ------------------------------
@@ -204,18 +224,22 @@ def _qr_shape(a: Aval, complete: bool) -> Aval:
 
 
 def _qr_square_vjp(q: Any, r: Any, gq: Any, gr: Any) -> Any:
-    """The cotangent of A = QR for m >= n (R square): (gQ + Q copyltu(M)) R^-T with
-    M = R gR^T - gQ^T Q and copyltu copying the lower triangle onto the upper one."""
+    """The cotangent of A = QR for m >= n (R square), transposing JAX's JVP (Walter &
+    Lehmann): with D = Q^T gQ - gR R^T, it is (gQ + conj(Q) K) R^-T where
+    K = -D + tril(D - D^H, -1) + i Im(diag(D)) (for real input, Q copyltu(-D^T))."""
+    from .elementwise import imag
     k = r.shape[-1]
-    M = mm(r, mT(gr)) - mm(mT(gq), q)
-    low = M * tri_mask(k, k, True, -1, M.dtype)
-    b = gq + mm(q, low + mT(low) + diag_mat_of(M))
+    d = mm(mT(q), gq) - mm(gr, mT(r))
+    kk = (d - mH(d)) * tri_mask(k, k, True, -1, r.real.dtype) - d
+    if d.dtype.kind == "c":
+        kk = kk + 1j * diag_mat(imag(_diag(d)))
+    b = gq + mm(cj(q), kk)
     return mT(triangular_solve(r, mT(b), lower=False, trans=False, unit_diagonal=False))
 
 
-def diag_mat_of(M: Any) -> Any:
-    """M with its off-diagonal entries zeroed."""
-    return M * np.eye(M.shape[-1], dtype=M.dtype)
+def _diag(x: Any) -> Any:
+    from .matrix import diag_part
+    return diag_part(x)
 
 
 def _qr_vjp(g: Any, ans: Any, a: Any, complete: bool) -> tuple:
@@ -231,8 +255,41 @@ def _qr_vjp(g: Any, ans: Any, a: Any, complete: bool) -> tuple:
     lead = tuple(Sl(0, d, 1) for d in a.shape[:-1])
     cols = lambda x, lo, hi: getitem(x, idx=BasicIndex(lead + (Sl(lo, hi, 1),)))
     y, gr1, gr2 = cols(a, m, n), cols(gr, 0, m), cols(gr, m, n)
-    gx = _qr_square_vjp(q, cols(r, 0, m), gq + mm(y, mT(gr2)), gr1)
-    return (concatenate(gx, mm(q, gr2), axis=a.ndim - 1),)
+    gx = _qr_square_vjp(q, cols(r, 0, m), gq + mm(cj(y), mH(gr2)), gr1)
+    return (concatenate(gx, mm(cj(q), gr2), axis=a.ndim - 1),)
 
 
-qr = linalg_prim("qr", _qr, _qr_shape, _qr_vjp, real_grad=True)
+qr = linalg_prim("qr", _qr, _qr_shape, _qr_vjp)
+
+
+# --- eig: eigenvalues and right eigenvectors of a general square matrix (always complex) -----
+
+def _eig(a: np.ndarray) -> np.ndarray:
+    w, v = np.linalg.eig(a)
+    dt = np.result_type(w.dtype, np.complex64)
+    return pack([w.astype(dt), v.astype(dt)], a.ndim - 2)
+
+
+def _eig_shape(a: Aval) -> Aval:
+    n = check_square(a, "eig")
+    dt = lin_dtype(a.dtype, name="eig")
+    return _packed_aval(a.shape[:-2], eigh_shapes(n), np.result_type(dt, np.complex64))
+
+
+def _eig_vjp(g: Any, ans: Any, a: Any) -> tuple:
+    # JAX's JVP (arXiv:1701.00392, eq. 4.77) with M = V^-1 dA V: dw = diag(M),
+    # dU = V (F o M), and dV = dU - V diag(Re(sum(conj(V) dU))) keeping columns of norm 1.
+    # Transposed: gU = gV - conj(V) Re(diag(V^T gV)), M's cotangent diag(gw) + F o (V^T gU),
+    # and dA's V^-T (that) V^T.
+    from .elementwise import real
+    n = a.shape[-1]
+    gw, gv = unpack(g, eigh_shapes(n))
+    w, v = unpack(ans, eigh_shapes(n))
+    f = safe_recip(_outer_diff(w))
+    gu = gv - cj(v) * _row(real(_diag(mm(mT(v), gv))))
+    gm = diag_mat(gw) + f * mm(mT(v), gu)
+    from .matrix import solve
+    return (solve(mT(v), mm(gm, mT(v))),)
+
+
+eig = linalg_prim("eig", _eig, _eig_shape, _eig_vjp)

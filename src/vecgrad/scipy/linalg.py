@@ -41,11 +41,14 @@ def _finish(x: Any, vec: bool) -> Any:
     return vnp.squeeze(x, -1) if vec else x
 
 
-def _trans(trans: Any) -> bool:
+def _trans(trans: Any) -> tuple[bool, bool]:
+    """(transpose, conjugate) of op(a)."""
     if trans in (0, "N", "n"):
-        return False
-    if trans in (1, 2, "T", "t", "C", "c"):  # 'C' is 'T' for real matrices
-        return True
+        return False, False
+    if trans in (1, "T", "t"):
+        return True, False
+    if trans in (2, "C", "c"):
+        return True, True
     raise ValueError(f"invalid trans {trans!r}: use 0/'N', 1/'T' or 2/'C'")
 
 
@@ -54,7 +57,10 @@ def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
                      check_finite: bool = True) -> Any:
     """Solve `op(a) x = b` with a triangular (only its lower or upper triangle is read)."""
     a, b, vec = _rhs(a, b, "solve_triangular")
-    x = P.triangular_solve(a, b, lower=bool(lower), trans=_trans(trans),
+    transpose, conj = _trans(trans)
+    if conj and _np.dtype(a.dtype).kind == "c":
+        a = vnp.conj(a)
+    x = P.triangular_solve(a, b, lower=bool(lower), trans=transpose,
                            unit_diagonal=bool(unit_diagonal))
     return _finish(x, vec)
 
@@ -81,17 +87,25 @@ def cho_solve(c_and_lower: tuple, b: Any, overwrite_b: bool = False,
     """Solve `a x = b` given `cho_factor(a)`."""
     c, lower = c_and_lower
     c, b, vec = _rhs(c, b, "cho_solve")
-    y = P.triangular_solve(c, b, lower=bool(lower), trans=not lower, unit_diagonal=False)
-    x = P.triangular_solve(c, y, lower=bool(lower), trans=bool(lower), unit_diagonal=False)
+    ch = vnp.conj(c) if _np.dtype(c.dtype).kind == "c" else c  # (a = L L^H or U^H U)
+    y = P.triangular_solve(c if lower else ch, b, lower=bool(lower), trans=not lower,
+                           unit_diagonal=False)
+    x = P.triangular_solve(ch if lower else c, y, lower=bool(lower), trans=bool(lower),
+                           unit_diagonal=False)
     return _finish(x, vec)
 
 
-def _from_triangle(a: Any, lower: bool) -> Any:
-    """The symmetric matrix of a's lower (or upper) triangle."""
+def _from_triangle(a: Any, lower: bool, hermitian: bool) -> Any:
+    """The symmetric (or Hermitian, with a real diagonal) matrix of a's lower or upper
+    triangle."""
     n = vnp.shape(a)[-1]
     tri = (_np.tril if lower else _np.triu)(_np.ones((n, n), a.dtype))
     t = a * tri
-    return t + vnp.swapaxes(t, -1, -2) * (1 - _np.eye(n, dtype=a.dtype))
+    other = vnp.swapaxes(t, -1, -2) * (1 - _np.eye(n, dtype=a.dtype))
+    if hermitian and _np.dtype(a.dtype).kind == "c":
+        t = t - 1j * vnp.imag(t) * _np.eye(n)
+        other = vnp.conj(other)
+    return t + other
 
 
 def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False,
@@ -101,8 +115,8 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False,
     / 'hermitian' / 'positive definite' read the triangle `lower` names, 'lower triangular',
     'upper triangular' and 'diagonal' read only that part."""
     a, b, vec = _rhs(a, b, "solve")
-    kind = {None: "gen", "general": "gen", "sym": "sym", "symmetric": "sym", "her": "sym",
-            "hermitian": "sym", "pos": "pos", "positive definite": "pos", "gen": "gen",
+    kind = {None: "gen", "general": "gen", "sym": "sym", "symmetric": "sym", "her": "her",
+            "hermitian": "her", "pos": "her", "positive definite": "her", "gen": "gen",
             "lower triangular": "lower", "upper triangular": "upper",
             "diagonal": "diagonal"}.get(assume_a)
     if kind is None:
@@ -113,8 +127,8 @@ def solve(a: Any, b: Any, lower: bool = False, overwrite_a: bool = False,
         return _finish(x, vec)
     if kind == "diagonal":
         a = a * _np.eye(vnp.shape(a)[-1], dtype=a.dtype)
-    elif kind in ("sym", "pos"):
-        a = _from_triangle(a, bool(lower))
+    elif kind in ("sym", "her"):
+        a = _from_triangle(a, bool(lower), kind == "her")
     x = P.solve(vnp.swapaxes(a, -1, -2) if transposed else a, b)
     return _finish(x, vec)
 
