@@ -76,8 +76,15 @@ def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: floa
         keepdims: bool = False, *, where: Any = True, mean: Any = None,
         correction: Any = None) -> Any:
     """Standard deviation: the square root of `var`."""
-    return _ops.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
-                         correction=correction))
+    return _sqrt0(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                      correction=correction))
+
+
+def _sqrt0(v: Any) -> Any:
+    """sqrt(v) whose gradient is 0 where v == 0 (a std of identical entries: a kink, like
+    abs at 0; identically 0 for a single entry), not inf * 0 = nan."""
+    zero = _ops.equal(v, 0)
+    return _ops.where(zero, 0.0, _ops.sqrt(_ops.where(zero, 1.0, v)))
 
 
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
@@ -467,8 +474,8 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: f
 def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
            keepdims: bool = False, *, mean: Any = None, correction: Any = None) -> Any:
     """Standard deviation of the non-NaN entries."""
-    return _ops.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, mean=mean,
-                            correction=correction))
+    return _sqrt0(nanvar(a, axis, dtype, out, ddof, keepdims, mean=mean,
+                         correction=correction))
 
 
 def _nan_extreme(red: Callable, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
