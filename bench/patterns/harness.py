@@ -77,13 +77,16 @@ def _shift(args: tuple, dirs: dict, eps: float) -> tuple:
     return tuple(out)
 
 
-def not_batched(report: Any, width: int = 240) -> str:
-    """One line from a `vg.explain` report: the source lines whose work stayed unmerged, with
-    their trip counts and (clipped) reasons; "all batched" when there are none."""
+def not_batched(report: Any, width: int = 400) -> str:
+    """One line from a `vg.explain` report: each source line whose work stayed unmerged, with
+    its trip count and explain's reason; "all batched" when there are none."""
     if not report.unbatched:
         return "all batched"
-    parts = [f"{f.src.file.rsplit('/', 1)[-1]}:{f.src.line} x{f.count}: {_clip(f.reason, 70)}"
-             for f in report.unbatched]
+    parts = []
+    for f in report.unbatched:
+        loc = f"{f.src.file.rsplit('/', 1)[-1]}:{f.src.line}"
+        parts.append(_clip(f.reason if loc in f.reason else f"{loc} x{f.count}: {f.reason}",
+                           160))
     return _clip(f"{len(parts)} line(s) unbatched: " + "; ".join(parts), width)
 
 
