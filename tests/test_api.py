@@ -427,3 +427,21 @@ def test_config_fields_are_typed_and_restored():
         vg.config(cache_size="big")
     with pytest.raises(vg.ArgumentError, match="bool"):
         vg.config(trace_scalars=1)
+
+
+def test_namedtuple_arguments_keep_their_type():
+    from typing import NamedTuple
+
+    class Layer(NamedTuple):
+        w: np.ndarray
+        b: np.ndarray
+    b3 = V[:3].copy()
+    p = Layer(A, b3)
+    g = vg.grad(lambda p, x: vnp.sum(vnp.tanh(x @ p.w.T + p.b)))(p, B)
+    assert type(g) is Layer
+    vg.check_grads(lambda w, b: vnp.sum(vnp.tanh(B @ w.T + b)), [A, b3], argnums=(0, 1))
+    want = vg.grad(lambda w, b: vnp.sum(vnp.tanh(B @ w.T + b)), argnums=(0, 1))(A, b3)
+    np.testing.assert_allclose(g.w, want[0])
+    np.testing.assert_allclose(g.b, want[1])
+    j = vg.jacobian(lambda p: p.w[:, 0] * p.b)(p)
+    assert type(j) is Layer and j.w.shape == (3, 3, 4) and j.b.shape == (3, 3)

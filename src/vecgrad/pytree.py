@@ -45,9 +45,28 @@ def unflatten(treedef: Any, leaves: Any) -> Any:
     return out
 
 
+class StaticData:
+    """A big static container in a treedef (see signature.py), keyed by its contents; its
+    hash is computed once. `value` is what the traced function receives."""
+
+    __slots__ = ("_hash", "key", "value")
+
+    def __init__(self, value: Any, key: Any):
+        self.value = value
+        self.key = key  # the structural treedef: what equality compares
+        self._hash = hash(key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or type(other) is StaticData and self._hash == other._hash \
+            and self.key == other.key
+
+
 def _build(td: Any, it: Any) -> Any:
     kind = td[0]
-    if td is _ARRAY or kind == "*":
+    if td is _ARRAY or kind == "*" or kind == "weak":  # (weak: a traced Python number)
         return next(it)
     if kind == "tuple":
         vals = tuple(_build(c, it) for c in td[1])
@@ -58,7 +77,8 @@ def _build(td: Any, it: Any) -> Any:
         return {k: _build(c, it) for k, c in zip(td[1], td[2])}
     if kind == "None":
         return None
-    return td[2]
+    v = td[2]
+    return v.value if type(v) is StaticData else v
 
 
 def describe(td: Any) -> str:

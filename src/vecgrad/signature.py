@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .ir import Aval
+from .pytree import StaticData, _build
 from .tracing import Tracer
 
 ARRAY = ("*",)
@@ -35,24 +36,6 @@ _MEMO: dict[int, tuple[Any, Any, Any]] = {}  # id(container) -> (it, snapshot, i
 _WEAK = {float: ("weak", 0.0), int: ("weak", 0), complex: ("weak", 0j)}
 _TO_NUMPY = {float: np.float64, int: np.int64, complex: np.complex128}
 _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range)
-
-
-class StaticData:
-    """A big static container, keyed by its contents; its hash is computed once."""
-
-    __slots__ = ("_hash", "key", "value")
-
-    def __init__(self, value: Any, key: Any):
-        self.value = value  # what the traced function receives
-        self.key = key  # the structural treedef: what equality compares
-        self._hash = hash(key)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or type(other) is StaticData and self._hash == other._hash \
-            and self.key == other.key
 
 
 def _frozen(x: Any) -> bool:
@@ -92,6 +75,8 @@ def _flat(x: Any, leaves: list) -> Any:
         else:
             td = (t.__name__, tuple([_flat(c, leaves) for c in x]))
         return _memoize(x, td) if big and len(leaves) == n else td
+    if isinstance(x, tuple) and hasattr(x, "_fields"):  # a NamedTuple, as pytree.flatten
+        return ("tuple", tuple([_flat(c, leaves) for c in x]), t)
     if isinstance(x, (np.ndarray, np.generic, Tracer)):
         leaves.append(x)
         return ARRAY
@@ -140,22 +125,6 @@ def flatten_call(args: tuple, kwargs: dict, static: frozenset = frozenset(),
 def array_call(args: tuple) -> tuple[list, Any, tuple]:
     """flatten_call for positional NumPy arrays only (the common call, quickly)."""
     return list(args), ((ARRAY,) * len(args), None), tuple([(x.shape, x.dtype) for x in args])
-
-
-def _build(td: Any, it: Any) -> Any:
-    kind = td[0]
-    if kind == "*" or kind == "weak":
-        return next(it)
-    if kind == "tuple":
-        return tuple([_build(c, it) for c in td[1]])
-    if kind == "list":
-        return [_build(c, it) for c in td[1]]
-    if kind == "dict":
-        return {k: _build(c, it) for k, c in zip(td[1], td[2])}
-    if kind == "None":
-        return None
-    v = td[2]
-    return v.value if type(v) is StaticData else v
 
 
 def unflatten_call(td: Any, leaves: list) -> tuple[tuple, dict]:

@@ -286,7 +286,9 @@ def _tree(td: Any, it: Any) -> Any:
         return next(it)
     if kind in ("tuple", "list"):
         xs = [_tree(c, it) for c in td[1]]
-        return tuple(xs) if kind == "tuple" else xs
+        if kind == "list":
+            return xs
+        return td[2](*xs) if len(td) > 2 else tuple(xs)  # (a NamedTuple: its own type)
     if kind == "dict":
         return {k: _tree(c, it) for k, c in zip(td[1], td[2])}
     return None
