@@ -331,3 +331,18 @@ def test_write_through_a_traced_mask_with_a_selection_sized_value_raises():
         return a
     with pytest.raises(vg.TraceError, match="traced"):
         vg.jit(f)(M)
+
+
+def test_c_contiguity_shortcut_agrees_with_the_strided_stand_in():
+    from vecgrad.ir import Aval
+    from vecgrad.tracing import Builder, c_contiguous, new_input, strided
+    r = np.random.default_rng(5)
+    keys = [(1,), (1, 2), (slice(1, 3),), (1, slice(0, 4)), (1, slice(1, 3)),
+            (slice(None), 1), (slice(0, 2), slice(1, 3)), (slice(None, None, 2),),
+            (None, 1), (1, None, slice(2, 4)), (slice(2, 3), slice(1, 3)), (Ellipsis, 0),
+            (slice(1, 2), 0), (0, slice(0, 1), slice(0, 5)), (0, 0, slice(None, None, -1))]
+    with Builder() as b:
+        x = new_input(Aval((3, 4, 5), np.dtype(np.float64)), b)
+        for key in keys + [tuple(r.choice([0, slice(0, 2), slice(None)], 3)) for _ in range(30)]:
+            v = x[key]
+            assert c_contiguous(v) == bool(strided(v).flags.c_contiguous), key

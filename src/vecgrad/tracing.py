@@ -507,6 +507,28 @@ def as_view(out: Any, base: Any, prim: P.Primitive, params: dict, readonly: bool
     return out
 
 
+def c_contiguous(x: Tracer) -> bool:
+    """Whether NumPy would make `x` C-contiguous, for the common views quickly: a fresh
+    value, or a basic index of one that keeps a single run of memory (leading integers,
+    then one slice of step 1, then whole axes: x[i], x[i, j:k], x[2:5]); else from its
+    strided stand-in."""
+    if x._view is None:
+        return True
+    base, prim, params = x._view
+    if prim is not P.getitem or base._view is not None:
+        return bool(strided(x).flags.c_contiguous)
+    kept = False  # an axis of length > 1 has been kept: every later one must be whole
+    for k, d in zip((k for k in params["idx"] if k is not None), base.shape):
+        n = 1 if k.__class__ is int else len(k)
+        if kept and d > 1 and (n != d or k.step != 1):
+            return False
+        if n > 1:
+            if k.step != 1:
+                return False
+            kept = True
+    return True
+
+
 def strided(x: Tracer) -> np.ndarray:
     """A data-less stand-in with the strides NumPy would give `x` (never read: it aliases a
     one-element buffer), to ask NumPy whether a reshape or ravel of `x` can be a view. A

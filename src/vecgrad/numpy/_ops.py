@@ -14,7 +14,7 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import ShapeError, unsupported, user_src
-from ..tracing import Tracer, as_view, reshaped_view, strided
+from ..tracing import Tracer, as_view, c_contiguous, reshaped_view, strided
 from . import _dtype, _shape, asarray, astype, copy
 
 __all__ = [
@@ -378,14 +378,14 @@ def _layout_order(a: Any, order: str, name: str) -> str:
 def _reshape_is_view(a: Tracer, shape: tuple[int, ...]) -> bool:
     if a._is_scalar():  # a NumPy scalar's reshape is a new array
         return False
-    return a._view is None or reshaped_view(strided(a), shape) is not None
+    return c_contiguous(a) or reshaped_view(strided(a), shape) is not None
 
 
 def ravel(a: Any, order: str = "C") -> Any:
     """Flatten to one axis in `order` (C, F, A, or K: memory order): a view where NumPy
     makes one (the elements are equally spaced in that order), else a copy."""
     a = _in_order(a, order, "ravel")
-    if not isinstance(a, Tracer) or a._view is None or strided(a).flags.c_contiguous:
+    if not isinstance(a, Tracer) or c_contiguous(a):
         return reshape(a, (-1,))
     return flatten(a)
 
