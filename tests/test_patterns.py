@@ -62,12 +62,12 @@ def test_runner_through_the_cli(tmp_path):
     program, explain's line, and JSON records with the measured fields."""
     out = tmp_path / "p.json"
     p = subprocess.run([sys.executable, "-m", "vecgrad", "bench", "patterns", "--sizes", "small",
-                        "--only", "conv1d,6", "--repeat", "2", "--budget", "0.01", "--json",
+                        "--only", "conv1d,8", "--repeat", "2", "--budget", "0.01", "--json",
                         str(out)], capture_output=True, text=True, timeout=300, check=False)
     assert p.returncode == 0, p.stderr
     assert "What did not batch" in p.stdout and "passed" in p.stdout
     recs = {r["name"]: r for r in json.loads(out.read_text())["programs"]}
-    assert set(recs) == {"conv1d"} | {n for n, q in PATTERNS.items() if q.item == 6}
+    assert set(recs) == {"conv1d"} | {n for n, q in PATTERNS.items() if q.item == 8}
     for r in recs.values():
         assert r["checks_ok"] and r["grad"]["runs"] == 2 and r["compile"] > 0
         assert r["ratio"] == pytest.approx(r["grad"]["min"] / r["reference"]["min"])

@@ -159,6 +159,28 @@ def _prep_one_hot(args):
     return args[0], np.asarray(args[1])
 
 
+def overlap_add(x, w):
+    """Item 1: overlap-add (a transposed depthwise convolution): overlapping regions of one
+    buffer updated by `+=`, out[t:t+k] += x[t] * w."""
+    k = w.shape[0]
+    out = vnp.zeros((len(x) + k - 1, x.shape[1]))
+    for t in range(len(x)):
+        out[t:t + k] += x[t] * w
+    return vnp.sum(vnp.tanh(out))
+
+
+def overlap_add_ref(x, w):
+    k, T = w.shape[0], len(x)
+    out = np.zeros((T + k - 1, x.shape[1]))
+    for j in range(k):                       # one strided add per window offset
+        out[j:j + T] += x * w[j]
+    return np.sum(np.tanh(out))
+
+
+def overlap_add_inputs(rng, T, c, k):
+    return normal(rng, T, c), normal(rng, k, c, scale=0.5)
+
+
 PATTERNS = [
     Pattern("two_column_writes", 1, two_column_writes, two_column_writes_ref, two_column_inputs,
             {"small": {"n": 7, "d": 3}, "default": {"n": 2000, "d": 16}}, (0, 1, 2)),
@@ -180,4 +202,7 @@ PATTERNS = [
     Pattern("one_hot_rows", 1, one_hot_rows, one_hot_rows_ref, one_hot_inputs,
             {"small": {"n": 6, "k": 4}, "default": {"n": 2000, "k": 10}}, (0,),
             prepare=_prep_one_hot),
+    Pattern("overlap_add", 1, overlap_add, overlap_add_ref, overlap_add_inputs,
+            {"small": {"T": 7, "c": 2, "k": 3}, "default": {"T": 2000, "c": 16, "k": 8}},
+            (0, 1)),
 ]
