@@ -307,6 +307,17 @@ def _check_cast_same(g0, g1):
     assert "cast" in prims(g0) and "cast" not in prims(g1)
 
 
+def _rule_concatenate_of_slices(x):  # x (2, 3): a row, then the rest, joined again
+    y = vnp.tanh(x)
+    first = P.reshape(y[0], shape=(1, 3))
+    return vnp.sin(P.concatenate(first, y[1:2], axis=0)), P.concatenate(y[:, :1], y[:, 1:],
+                                                                         axis=1)
+
+
+def _check_concatenate_of_slices(g0, g1):
+    assert "concatenate" in prims(g0) and "concatenate" not in prims(g1)
+
+
 def _rule_sum_of_product(x):
     y = vnp.tanh(x)
     return P.reduce_sum(P.mul(y, x[0]), axes=(1,))
@@ -574,6 +585,8 @@ RULE_TESTS = {
     "broadcast_to(x, x.shape) = x": (_rule_broadcast_same, _check_broadcast_same),
     "x[:, ..., :] = x": (_rule_full_index, _check_full_index),
     "x.astype(x.dtype) = x": (_rule_cast_same, _check_cast_same),
+    "concatenate(x[a:b], x[b:c]) = x[a:c]": (_rule_concatenate_of_slices,
+                                             _check_concatenate_of_slices),
     "sum(a * b, axes) = einsum(a, b): no product array": (_rule_sum_of_product,
                                                           _check_sum_of_product),
     "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy": (

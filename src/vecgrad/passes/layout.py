@@ -189,3 +189,48 @@ def einsum_permutation(e: Eqn, ctx: Any) -> Any:
     if len(ins) != 1 or sorted(ins[0]) != sorted(out) or len(set(out)) != len(out):
         return None
     return P.transpose, (e.inputs[0],), {"perm": tuple(ins[0].index(c) for c in out)}
+
+
+def _slice_along(a: Any, ctx: Any, axis: int) -> tuple | None:
+    """a as (base, index, start, stop): a read of base[start:stop] along `axis` (of a), its
+    other axes whole slices or ints; a one-row read with the row axis put back (reshape of
+    base[i, ...]) counts as base[i:i+1]."""
+    r = ctx.def_of(a, P.reshape)
+    row = r is not None
+    e = ctx.def_of(r.inputs[0] if row else a, P.getitem)
+    if e is None or not P.is_basic(e.params["idx"]) or None in e.params["idx"]:
+        return None
+    idx = e.params["idx"]
+    kept = [i for i, k in enumerate(idx) if isinstance(k, P.Sl)]
+    if row:  # the reshape only puts back the one axis of an int index at `axis`
+        ints = [i for i, k in enumerate(idx) if isinstance(k, int)]
+        s = e.out.aval.shape
+        if a.aval.shape != s[:axis] + (1,) + s[axis:]:
+            return None
+        b = next((i for i in ints if sum(1 for j in kept if j < i) == axis), None)
+        if b is None:
+            return None
+        return e.inputs[0], idx, b, idx[b], idx[b] + 1
+    if axis >= len(kept) or idx[kept[axis]].step != 1:
+        return None
+    b = kept[axis]
+    return e.inputs[0], idx, b, idx[b].start, idx[b].stop
+
+
+def concatenate_of_slices(e: Eqn, ctx: Any) -> Any:
+    """concatenate(x[a:b], x[b:c], axis) = x[a:c]: adjacent reads of one array, in order."""
+    axis = e.params["axis"]
+    parts = [_slice_along(a, ctx, axis) for a in e.inputs]
+    if any(p is None for p in parts) or len(parts) < 2:
+        return None
+    base, idx, b, start, _ = parts[0]
+    stop = start
+    for pb, pidx, pa, s0, s1 in parts:
+        if pb is not base or pa != b or s0 != stop or \
+                any(k != idx[i] for i, k in enumerate(pidx) if i != b):
+            return None
+        stop = s1
+    new = tuple(P.Sl(start, stop, 1) if i == b else k for i, k in enumerate(idx))
+    if P.index_shape(base.aval.shape, new) != e.out.aval.shape:
+        return None
+    return P.getitem, (base,), {"idx": P.BasicIndex(new)}

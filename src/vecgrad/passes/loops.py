@@ -17,6 +17,7 @@ The same treatment applies to the loops the VJP of a loop emits (`optimize_loops
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -172,11 +173,22 @@ def _one(c: Var) -> Const:
 
 # ------------------------------------------------------------------ emission
 
+@dataclass
+class Emitted:
+    """What `emit_loop` made: the final carry and the stacked ys (tracers), what the loop
+    became (for explain), and for some ys the same rows after the initial carry (T + 1 rows,
+    when a scan computed them that way: a stack of the initial value and every state)."""
+
+    final: list[Any]
+    ys: list[Any]
+    became: str
+    with_init: dict[int, Any] = field(default_factory=dict)
+
+
 def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[Any],
-              src: Any = None) -> tuple[list[Any], list[Any], str]:
+              src: Any = None) -> Emitted:
     """Emit (into the current trace) the loop `P.loop(*operands, body, ...)` computes, split
-    and recognized as the module doc says. Returns the final carry, the stacked ys, and what
-    the recurrence became (for explain)."""
+    and recognized as the module doc says."""
     body = clean(body)
     plan = _Plan(body, n_carry, n_xs)
     lin = _affine(plan)
@@ -191,11 +203,10 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
         return _plain(body, length, n_carry, n_xs, operands)
 
 
-def _plain(body: Graph, length: int, nc: int, nx: int, operands: list[Any]
-           ) -> tuple[list[Any], list[Any], str]:
+def _plain(body: Graph, length: int, nc: int, nx: int, operands: list[Any]) -> Emitted:
     flat = P.loop(*operands, body=body, length=length, n_carry=nc, n_xs=nx)
     outs = P.loop_outputs(flat, body, length, nc)
-    return outs[:nc], outs[nc:], _loop_text(body, nc)
+    return Emitted(outs[:nc], outs[nc:], _loop_text(body, nc))
 
 
 def _loop_text(body: Graph, nc: int) -> str:
@@ -220,8 +231,7 @@ def _stacked(x: tuple[Any, bool], n: int) -> Any:
     return v if batched else P.broadcast_to(v, shape=(n,) + v.shape)
 
 
-def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any]
-                ) -> tuple[list[Any], list[Any], str]:
+def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any]) -> Emitted:
     body, nc, nx = plan.body, plan.nc, plan.nx
     env: dict[Var, tuple[Any, bool]] = {}
     for i, (v, x) in enumerate(zip(body.inputs, operands)):
@@ -229,20 +239,33 @@ def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any]
     pre = plan.pre + (lin[2] if lin else [])
     _vmap(pre, env, T)
     if lin is not None:
-        made, text = _emit_scan(plan, lin, env, T, operands)
+        made, text, whole = _emit_scan(plan, lin, env, T, operands)
     else:
-        made, text = _emit_core(plan, env, T, operands)
+        (made, text), whole = _emit_core(plan, env, T, operands), None
     _vmap(plan.post, env, T)
     final = []
     for i in range(nc):
         if i in plan.acc:
-            final.append(operands[i] + P.reduce_sum(_stacked(_value(plan.acc[i], env), T),
-                                                    axes=(0,)))
+            final.append(operands[i] + _sum0(_value(plan.acc[i], env), T))
         else:
             final.append(made[i])
     ys = [_stacked(_value(o, env), T) for o in body.outputs[nc:]]
     what = [text] + [f"sum over the steps (accumulator {operands[i].aval})" for i in plan.acc]
-    return final, ys, "; ".join(what)
+    out = plan.body.outputs[plan.live[0]] if whole is not None else None
+    with_init = {k: whole for k, o in enumerate(body.outputs[nc:]) if o is out}
+    return Emitted(final, ys, "; ".join(what), with_init)
+
+
+def _sum0(x: tuple[Any, bool], T: int) -> Any:
+    """The sum over the steps of a (stacked) value; an einsum, so that simplification folds
+    it into the contraction that made the value (sum_t outer(d_t, h_t) is one matmul)."""
+    v, batched = x
+    if not batched:
+        return v * float(T)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:v.ndim]
+    if v.aval.dtype.kind not in "fc":
+        return P.reduce_sum(v, axes=(0,))
+    return P.einsum(v, spec=f"{letters}->{letters[1:]}")
 
 
 def _value(a: Atom, env: dict) -> tuple[Any, bool]:
@@ -281,13 +304,14 @@ def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any]
 
 
 def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any]
-               ) -> tuple[dict[int, Any], str]:
+               ) -> tuple[dict[int, Any], str, Any]:
     kind, forms, _ = lin
     i = plan.live[0]
     c, out = plan.carry[i], plan.body.outputs[i]
     init = operands[i]
     s = c.aval.shape
     A, B = forms[out]
+    whole = None
     if kind == "affine_scan":
         a, batched = _value(A, env) if A is not _ONE else (Tracer(init._b, _one(c)), False)
         a = a if batched else P.reshape(a, shape=(1,) + a.shape)
@@ -304,6 +328,8 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any]
             traj = prim(x, axis=0, **kw)
         else:  # the initial value first, so the scan runs in the loop's own order
             whole = prim(P.concatenate(_row(init, s), x, axis=0), axis=0, **kw)
+            if init.shape != s:
+                whole = None
             traj = P.getitem(whole, idx=(P.Sl(1, T + 1, 1),) + _full(s))
     env[out] = (traj, True)
     need = [v for v in forms if v in plan.read and v is not out]
@@ -317,7 +343,7 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any]
             env[v] = (term if fb is _ZERO else
                       term + _rows_to(_stacked(_value(fb, env), T), s), True)
     last = P.getitem(traj, idx=(T - 1,) + _full(s))
-    return {i: last}, f"{kind} -> {traj.aval}"
+    return {i: last}, f"{kind} -> {traj.aval}", whole
 
 
 def _row(x: Any, s: tuple[int, ...]) -> Any:
@@ -361,9 +387,9 @@ def optimize_loops(g: Graph) -> Graph:
             if projs is not None and _worth(e):
                 b.src = e.src
                 p = e.params
-                final, ys, _ = emit_loop(p["body"], p["length"], p["n_carry"], p["n_xs"],
-                                         [Tracer(b, a) for a in ins])
-                parts = final + ys
+                made = emit_loop(p["body"], p["length"], p["n_carry"], p["n_xs"],
+                                 [Tracer(b, a) for a in ins])
+                parts = made.final + made.ys
                 for k, rs in projs.items():
                     flat = P.reshape(parts[k], shape=(parts[k].size,)).atom
                     for r in rs:

@@ -135,6 +135,7 @@ class _Env:
         self.b = b
         self.atoms: dict[Var, Atom] = {}
         self.rows: dict[Var, tuple[Tracer, int]] = {}
+        self.with_init: dict[int, tuple[Atom, Tracer]] = {}  # stacked ys -> (init, rows)
 
     def __call__(self, a: Atom) -> Atom:
         if not isinstance(a, Var):
@@ -152,6 +153,19 @@ class _Env:
         while i < len(atoms):
             r = self.rows.get(atoms[i]) if isinstance(atoms[i], Var) else None
             j = i + 1
+            nxt = self.rows.get(atoms[j]) if j < len(atoms) and isinstance(atoms[j], Var) \
+                else None
+            w = self.with_init.get(id(nxt[0])) if nxt is not None and nxt[1] == 0 else None
+            if w is not None and self(atoms[i]) is w[0]:  # the initial value, then states
+                r = (w[1], 0)
+                while j < len(atoms) and isinstance(atoms[j], Var) and \
+                        self.rows.get(atoms[j]) == (nxt[0], j - i - 1):
+                    j += 1
+                y = w[1]
+                parts.append(y if j - i == y.shape[0] else
+                             P.getitem(y, idx=(P.Sl(0, j - i, 1),) + _full(y.shape[1:])))
+                i = j
+                continue
             if r is not None:
                 while j < len(atoms) and isinstance(atoms[j], Var) and \
                         self.rows.get(atoms[j]) == (r[0], r[1] + j - i):
@@ -253,7 +267,10 @@ def _emit_region(g: Graph, r: Region, users: set[Var], b: Builder, env: _Env,
     init = [Tracer(b, env(a)) for a in (r.init[j] for j in carries)]
     xs = [stack_rows(b, seq) for seq in x_atoms]
     consts = [Tracer(b, a) for a in inv_atoms]
-    final, stacked, became = emit(body, T, len(carries), len(xs), init + xs + consts, src)
+    made = emit(body, T, len(carries), len(xs), init + xs + consts, src)
+    final, stacked, became = made.final, made.ys, made.became
+    for k, whole in made.with_init.items():  # the initial value, then every state
+        env.with_init[id(stacked[k])] = (init[carries.index(ys[k])].atom, whole)
     for k, step_outs in enumerate(outs_of):
         for j, v in enumerate(step_outs):
             if v not in users:

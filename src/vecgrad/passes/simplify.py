@@ -17,6 +17,7 @@ from .contract import (
 )
 from .fusion import logsumexp_pattern, softmax_pattern
 from .layout import (
+    concatenate_of_slices,
     einsum_of_transpose,
     einsum_permutation,
     elementwise_of_broadcasts,
@@ -149,6 +150,7 @@ RULES: list[Rule] = [
     Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
     Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
     Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
+    Rule(P.concatenate, concatenate_of_slices, "concatenate(x[a:b], x[b:c]) = x[a:c]"),
     Rule(P.div, softmax_pattern, "exp(x - max x) / sum(exp(x - max x)) = softmax(x)"),
     Rule(P.add, logsumexp_pattern, "log(sum(exp(x - m))) + m = logsumexp(x), m = max x"),
     Rule(P.log, logsumexp_pattern, "log(sum(exp(x))) = logsumexp(x)"),
