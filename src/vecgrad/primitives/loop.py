@@ -171,10 +171,12 @@ def _vjp(g: Any, ans: Any, *ins: Any, body: Graph, length: int, n_carry: int,
     seeds = list(lin.inputs[nin:])
     fwd, bwd = partial_eval(lin, set(seeds))
     cts = dict(zip(wrt, lin.outputs[len(body.outputs):]))
+    bwd = _rematerialized(fwd, bwd, list(cts.values()), set(body.inputs[:nc + nx])) + bwd
     known = {e.out for e in fwd} | set(body.inputs)
+    made = {e.out for e in bwd}
     need: dict[Var, None] = {}  # forward values the backward step reads, in order
     for a in [a for e in bwd for a in e.inputs] + list(cts.values()):
-        if isinstance(a, Var) and a in known:
+        if isinstance(a, Var) and a in known and a not in made:
             need[a] = None
     role = {v: i for i, v in enumerate(body.inputs)}
     stored = [v for v in need if v not in role or role[v] < nc]  # stacked per step
@@ -207,6 +209,29 @@ def _vjp(g: Any, ans: Any, *ins: Any, body: Graph, length: int, n_carry: int,
     acc_cts = dict(zip(acc_of, bouts[nc:nc + len(accs)]))
     res += [acc_cts.get(i) for i in range(nc + nx, nin)]
     return tuple(res)
+
+
+def _rematerialized(fwd: list[Eqn], bwd: list[Eqn], reads: list[Atom],
+                    varying: set[Var]) -> list[Eqn]:
+    """Forward equations the backward step recomputes rather than reads stacked: views of
+    stored values (free) and values that do not vary over the steps (zero buffers, functions
+    of the invariants: the scans pass hoists them out of the backward loop)."""
+    dep = set(varying)
+    for e in fwd:
+        if any(isinstance(a, Var) and a in dep for a in e.inputs):
+            dep.add(e.out)
+    defs = {e.out: e for e in fwd}
+    pos = {e.out: i for i, e in enumerate(fwd)}
+    pulled: set[Var] = set()
+    todo = [a for e in bwd for a in e.inputs] + list(reads)
+    while todo:
+        a = todo.pop()
+        e = defs.get(a) if isinstance(a, Var) else None
+        if e is None or a in pulled or not (e.prim.view or a not in dep):
+            continue
+        pulled.add(a)
+        todo += list(e.inputs)
+    return sorted((defs[v] for v in pulled), key=lambda e: pos[e.out])
 
 
 def _zero(a: Atom) -> bool:
