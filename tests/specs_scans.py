@@ -49,15 +49,17 @@ def step_graph(fn, *shapes: tuple) -> Graph:
     return b.build([o.atom for o in out])
 
 
-def loop_ref(fn, n_carry: int, n_xs: int):
+def loop_ref(fn, n_carry: int, n_xs: int, reverse: bool = False):
     """The NumPy reference of a loop over `fn`: the flat result (carry, then stacked ys)."""
     def ref(*args: np.ndarray) -> np.ndarray:
         carry, xs, consts = args[:n_carry], args[n_carry:n_carry + n_xs], args[n_carry + n_xs:]
         ys = []
-        for t in range(xs[0].shape[0] if xs else LOOP_T):
+        T = xs[0].shape[0] if xs else LOOP_T
+        for t in range(T - 1, -1, -1) if reverse else range(T):
             res = fn(*carry, *[x[t] for x in xs], *consts)
             carry, y = res[:n_carry], res[n_carry:]
             ys.append(y)
+        ys = ys[::-1] if reverse else ys
         stacked = [np.stack([np.asarray(y[k]) for y in ys]) for k in range(len(ys[0]))]
         return np.concatenate([np.ravel(a) for a in list(carry) + stacked])
     return ref
@@ -78,16 +80,18 @@ def _pass(c, x):
     return c, x * c
 
 
-def _loop_spec(fn, shapes: tuple, n_carry: int, n_xs: int, label: str) -> Spec:
+def _loop_spec(fn, shapes: tuple, n_carry: int, n_xs: int, label: str,
+               reverse: bool = False) -> Spec:
     step_shapes = [s[1:] if n_carry <= i < n_carry + n_xs else s for i, s in enumerate(shapes)]
     body = step_graph(fn, *step_shapes)
-    return Spec("loop", shapes, loop_ref(fn, n_carry, n_xs),
+    return Spec("loop", shapes, loop_ref(fn, n_carry, n_xs, reverse),
                 {"body": body, "length": shapes[n_carry][0] if n_xs else LOOP_T,
-                 "n_carry": n_carry, "n_xs": n_xs}, label=label)
+                 "n_carry": n_carry, "n_xs": n_xs, "reverse": reverse}, label=label)
 
 
 SPECS += [
     _loop_spec(_rnn, ((3,), (LOOP_T, 3), (3, 3)), 1, 1, "tanh-rnn"),
     _loop_spec(_pair, ((2,), (2,), (2,)), 2, 0, "two-carries-no-xs"),
     _loop_spec(_pass, ((), (LOOP_T,)), 1, 1, "scalar-carry-pass-through"),
+    _loop_spec(_rnn, ((3,), (LOOP_T, 3), (3, 3)), 1, 1, "tanh-rnn-reverse", reverse=True),
 ]

@@ -318,6 +318,23 @@ def _check_concatenate_of_slices(g0, g1):
     assert "concatenate" in prims(g0) and "concatenate" not in prims(g1)
 
 
+def _rule_writes_tiling_zeros(x):  # x (2, 3): the cotangent of reading x in pieces
+    z = P.full(shape=(2, 3), dtype=F64, value=0.0)
+    z = P.setitem_add(z, vnp.sin(x[1]), idx=P.normalize_index(1, (2, 3)))
+    z = P.setitem_add(z, vnp.tanh(x[:1]), idx=P.normalize_index(slice(0, 1), (2, 3)))
+    w = P.full(shape=(2, 3), dtype=F64, value=0.0)
+    w = P.setitem_add(w, vnp.exp(x[:, 2:]), idx=P.normalize_index((slice(None), slice(2, 3)),
+                                                                  (2, 3)))
+    w = P.setitem_add(w, x[:, :2] * 2.0, idx=P.normalize_index((slice(None), slice(0, 2)),
+                                                               (2, 3)))
+    return z * 3.0, w
+
+
+def _check_writes_tiling_zeros(g0, g1):
+    assert "setitem_add" in prims(g0) and "setitem_add" not in prims(g1)
+    assert "full" not in prims(g1)
+
+
 def _rule_sum_of_product(x):
     y = vnp.tanh(x)
     return P.reduce_sum(P.mul(y, x[0]), axes=(1,))
@@ -587,6 +604,8 @@ RULE_TESTS = {
     "x.astype(x.dtype) = x": (_rule_cast_same, _check_cast_same),
     "concatenate(x[a:b], x[b:c]) = x[a:c]": (_rule_concatenate_of_slices,
                                              _check_concatenate_of_slices),
+    "zeros.at[:b].add(u).at[b:].add(v) = concatenate(u, v): pieces that tile the array": (
+        _rule_writes_tiling_zeros, _check_writes_tiling_zeros),
     "sum(a * b, axes) = einsum(a, b): no product array": (_rule_sum_of_product,
                                                           _check_sum_of_product),
     "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy": (

@@ -17,7 +17,7 @@ from ..primitives.loop import layout, pack_dtype
 
 
 def lower_loop(avals: list[Aval], body: Graph, length: int, n_carry: int,
-               n_xs: int) -> Callable[..., np.ndarray]:
+               n_xs: int, reverse: bool = False) -> Callable[..., np.ndarray]:
     """The callable running a loop equation: its operands in, its flat result out."""
     from .numpy_backend import generate
     cg, step = generate(body)
@@ -30,7 +30,8 @@ def lower_loop(avals: list[Aval], body: Graph, length: int, n_carry: int,
     lines += [f"    _y{k} = _out[{o}:{o + math.prod(s)}].reshape({s!r})"
               for k, (o, s) in enumerate(lay[nc:])]
     lines += [f"    {names[i]} = {ops[i]}" for i in list(range(nc)) + list(range(nc + nx, n_in))]
-    lines.append(f"    for _t in range({length}):")
+    lines.append(f"    for _t in range({length - 1}, -1, -1):" if reverse else
+                 f"    for _t in range({length}):")
     lines += [f"        {names[i]} = {ops[i]}[_t]" for i in range(nc, nc + nx)]
     lines += [f"        {ln}" for ln in step]
     refs = [cg.ref(a) for a in body.outputs]

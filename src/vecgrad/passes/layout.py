@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Eqn
+from ..ir import Const, Eqn
 from ..primitives.linalg import make_spec, parse_spec
 
 
@@ -234,3 +234,68 @@ def concatenate_of_slices(e: Eqn, ctx: Any) -> Any:
     if P.index_shape(base.aval.shape, new) != e.out.aval.shape:
         return None
     return P.getitem, (base,), {"idx": P.BasicIndex(new)}
+
+
+def _region(idx: tuple, shape: tuple[int, ...]) -> tuple[int, int, int] | None:
+    """(axis, start, stop) when idx selects base[start:stop] along one axis (an int is a
+    one-wide range) and the whole of every other axis."""
+    if not P.is_basic(idx) or None in idx or len(idx) != len(shape):
+        return None
+    part = [i for i, (k, d) in enumerate(zip(idx, shape))
+            if not (isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d)]
+    if len(part) != 1:
+        return (0, 0, shape[0]) if not part and shape else None
+    a = part[0]
+    k = idx[a]
+    if isinstance(k, int):
+        return a, k, k + 1
+    return (a, k.start, k.stop) if k.step == 1 else None
+
+
+def writes_tiling_zeros(e: Eqn, ctx: Any) -> Any:
+    """zeros.at[r_1].add(v_1)...at[r_n].add(v_n) = concatenate(v_i in order) when the regions
+    r_i tile the array along one axis (the cotangent of reading it in pieces)."""
+    chain, cur = [], e
+    while True:
+        chain.append(cur)
+        base = cur.inputs[0]
+        if isinstance(base, Const):
+            if base.value.size > 1 << 16 or base.value.any():
+                return None
+            break
+        d = ctx.def_of(base)
+        if d is not None and d.prim is P.full:
+            if d.params["value"] != 0:
+                return None
+            break
+        if d is None or d.prim is not P.setitem_add or ctx.n_uses(cur.inputs[0]) != 1:
+            return None
+        cur = d
+    shape, dtype = e.out.aval.shape, e.out.aval.dtype
+    pieces = []
+    for w in chain:
+        r = _region(w.params["idx"], shape)
+        v = w.inputs[1]
+        if r is None or v.aval.dtype != dtype:
+            return None
+        pieces.append((r, v))
+    axis = pieces[0][0][0]
+    pieces.sort(key=lambda p: p[0][1])
+    stop = 0
+    for (a, s0, s1), _ in pieces:
+        if a != axis or s0 != stop:
+            return None
+        stop = s1
+    if stop != shape[axis]:
+        return None
+    parts = []
+    for (_, s0, s1), v in pieces:
+        want = shape[:axis] + (s1 - s0,) + shape[axis + 1:]
+        if v.aval.shape != want:
+            if int(np.prod(v.aval.shape)) != int(np.prod(want)):
+                return None  # (a broadcast value: leave it)
+            v = ctx.emit(P.reshape, (v,), {"shape": want}, e.src)
+        parts.append(v)
+    if len(parts) == 1:
+        return parts[0]
+    return P.concatenate, tuple(parts), {"axis": axis}

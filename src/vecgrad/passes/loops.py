@@ -186,25 +186,26 @@ class Emitted:
 
 
 def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[Any],
-              src: Any = None) -> Emitted:
+              src: Any = None, reverse: bool = False) -> Emitted:
     """Emit (into the current trace) the loop `P.loop(*operands, body, ...)` computes, split
     and recognized as the module doc says."""
     body = clean(body)
     plan = _Plan(body, n_carry, n_xs)
     lin = _affine(plan)
     if plan.trivial and lin is None:
-        return _plain(body, length, n_carry, n_xs, operands)
+        return _plain(body, length, n_carry, n_xs, operands, reverse)
     b = operands[0]._b if operands else None
     mark = len(b.eqns) if b is not None else 0
     try:
-        return _emit_split(plan, lin, length, operands)
+        return _emit_split(plan, lin, length, operands, reverse)
     except P.NotBatchable:
         del b.eqns[mark:]  # (nothing refers to them yet)
-        return _plain(body, length, n_carry, n_xs, operands)
+        return _plain(body, length, n_carry, n_xs, operands, reverse)
 
 
-def _plain(body: Graph, length: int, nc: int, nx: int, operands: list[Any]) -> Emitted:
-    flat = P.loop(*operands, body=body, length=length, n_carry=nc, n_xs=nx)
+def _plain(body: Graph, length: int, nc: int, nx: int, operands: list[Any],
+           reverse: bool) -> Emitted:
+    flat = P.loop(*operands, body=body, length=length, n_carry=nc, n_xs=nx, reverse=reverse)
     outs = P.loop_outputs(flat, body, length, nc)
     return Emitted(outs[:nc], outs[nc:], _loop_text(body, nc))
 
@@ -231,7 +232,7 @@ def _stacked(x: tuple[Any, bool], n: int) -> Any:
     return v if batched else P.broadcast_to(v, shape=(n,) + v.shape)
 
 
-def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any]) -> Emitted:
+def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any], reverse: bool) -> Emitted:
     body, nc, nx = plan.body, plan.nc, plan.nx
     env: dict[Var, tuple[Any, bool]] = {}
     for i, (v, x) in enumerate(zip(body.inputs, operands)):
@@ -239,9 +240,9 @@ def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any]) -> Emitted:
     pre = plan.pre + (lin[2] if lin else [])
     _vmap(pre, env, T)
     if lin is not None:
-        made, text, whole = _emit_scan(plan, lin, env, T, operands)
+        made, text, whole = _emit_scan(plan, lin, env, T, operands, reverse)
     else:
-        (made, text), whole = _emit_core(plan, env, T, operands), None
+        (made, text), whole = _emit_core(plan, env, T, operands, reverse), None
     _vmap(plan.post, env, T)
     final = []
     for i in range(nc):
@@ -274,7 +275,7 @@ def _value(a: Atom, env: dict) -> tuple[Any, bool]:
     return env[a]
 
 
-def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any]
+def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any], reverse: bool
                ) -> tuple[dict[int, Any], str]:
     """The loop over the core; its values (and carry-ins) that post work reads come out
     stacked and enter env batched."""
@@ -296,30 +297,33 @@ def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any]
                        tuple(outs) + tuple(ys)))
     flat = P.loop(*[operands[i] for i in plan.live], *[env[a][0] for a in xs],
                   *[env[a][0] for a in invs], body=step, length=T, n_carry=len(carry),
-                  n_xs=len(xs))
+                  n_xs=len(xs), reverse=reverse)
     res = P.loop_outputs(flat, step, T, len(carry))
     for v, r in zip(ys, res[len(carry):]):
         env[v] = (r, True)
     return dict(zip(plan.live, res[:len(carry)])), _loop_text(step, len(carry))
 
 
-def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any]
+def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], reverse: bool
                ) -> tuple[dict[int, Any], str, Any]:
+    """The scan a linear core is: computed in the order the loop runs its steps (a reversed
+    loop scans reversed views) and put back in step order."""
     kind, forms, _ = lin
     i = plan.live[0]
     c, out = plan.carry[i], plan.body.outputs[i]
     init = operands[i]
     s = c.aval.shape
     A, B = forms[out]
+    run = (lambda x: P.flip(x)) if reverse else (lambda x: x)  # step order <-> run order
     whole = None
     if kind == "affine_scan":
         a, batched = _value(A, env) if A is not _ONE else (Tracer(init._b, _one(c)), False)
-        a = a if batched else P.reshape(a, shape=(1,) + a.shape)
-        b = _stacked(_value(B, env), T) if B is not _ZERO else \
+        a = run(a) if batched else P.reshape(a, shape=(1,) + a.shape)
+        b = run(_stacked(_value(B, env), T)) if B is not _ZERO else \
             P.full(shape=(T,) + s, dtype=c.aval.dtype, value=0.0)
         traj = P.affine_scan(init, a, b)
     else:
-        x = _rows_to(_stacked(_value(A if kind == "cumprod" else B, env), T), s)
+        x = run(_rows_to(_stacked(_value(A if kind == "cumprod" else B, env), T), s))
         neutral = {"cumsum": 0.0, "cumprod": 1.0, "cummax": -np.inf, "cummin": np.inf}[kind]
         prim = {"cumsum": P.cumsum, "cumprod": P.cumprod, "cummax": P.cummax,
                 "cummin": P.cummin}[kind]
@@ -328,18 +332,19 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any]
             traj = prim(x, axis=0, **kw)
         else:  # the initial value first, so the scan runs in the loop's own order
             whole = prim(P.concatenate(_row(init, s), x, axis=0), axis=0, **kw)
-            if init.shape != s:
-                whole = None
             traj = P.getitem(whole, idx=(P.Sl(1, T + 1, 1),) + _full(s))
-    env[out] = (traj, True)
+            if init.shape != s or reverse:
+                whole = None
+    env[out] = (run(traj), True)
     need = [v for v in forms if v in plan.read and v is not out]
     if need:  # core values the post work reads: v = A_v * c[t-1] + B_v, batched
         prev = _row(init, s) if T == 1 else P.concatenate(
             _row(init, s), P.getitem(traj, idx=(P.Sl(0, T - 1, 1),) + _full(s)), axis=0)
-        env[c] = (prev, True)
+        env[c] = prev = (run(prev), True)
         for v in need:
             fa, fb = forms[v]
-            term = prev if fa is _ONE else prev * _rows_to(_stacked(_value(fa, env), T), s)
+            p0 = prev[0]
+            term = p0 if fa is _ONE else p0 * _rows_to(_stacked(_value(fa, env), T), s)
             env[v] = (term if fb is _ZERO else
                       term + _rows_to(_stacked(_value(fb, env), T), s), True)
     last = P.getitem(traj, idx=(T - 1,) + _full(s))
@@ -388,7 +393,7 @@ def optimize_loops(g: Graph) -> Graph:
                 b.src = e.src
                 p = e.params
                 made = emit_loop(p["body"], p["length"], p["n_carry"], p["n_xs"],
-                                 [Tracer(b, a) for a in ins])
+                                 [Tracer(b, a) for a in ins], reverse=p.get("reverse", False))
                 parts = made.final + made.ys
                 for k, rs in projs.items():
                     flat = P.reshape(parts[k], shape=(parts[k].size,)).atom
@@ -438,8 +443,8 @@ def share_forward(g: Graph) -> Graph:
     moved: dict[Var, Eqn] = {}
     for e in g.eqns if copies else ():
         c = copies.get((id(e.params["body"]), e.inputs)) if e.prim is P.loop else None
-        if c is not None and all(c.params[k] == e.params[k] for k in ("length", "n_carry",
-                                                                          "n_xs")):
+        if c is not None and all(c.params.get(k) == e.params.get(k)
+                                 for k in ("length", "n_carry", "n_xs", "reverse")):
             moved[e.out] = c
     if not moved:
         return g

@@ -25,6 +25,7 @@ from .layout import (
     elementwise_of_reshapes,
     elementwise_of_transposes,
     reduction_of_transpose,
+    writes_tiling_zeros,
 )
 from .rewrite import Ctx, Rule, rewrite
 
@@ -151,6 +152,8 @@ RULES: list[Rule] = [
     Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
     Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
     Rule(P.concatenate, concatenate_of_slices, "concatenate(x[a:b], x[b:c]) = x[a:c]"),
+    Rule(P.setitem_add, writes_tiling_zeros,
+         "zeros.at[:b].add(u).at[b:].add(v) = concatenate(u, v): pieces that tile the array"),
     Rule(P.div, softmax_pattern, "exp(x - max x) / sum(exp(x - max x)) = softmax(x)"),
     Rule(P.add, logsumexp_pattern, "log(sum(exp(x - m))) + m = logsumexp(x), m = max x"),
     Rule(P.log, logsumexp_pattern, "log(sum(exp(x))) = logsumexp(x)"),

@@ -1,11 +1,12 @@
 """The loop primitive: a rolled sequential loop over a step graph, with `lax.scan`'s meaning.
 
-    loop[body, length, n_carry, n_xs](*init, *xs, *consts)
+    loop[body, length, n_carry, n_xs, reverse](*init, *xs, *consts)
 
 `body` is a Graph `(carry, x, consts) -> (carry', y)`: the first `n_carry` inputs are the
 carry, the next `n_xs` take the step's slice of each `xs` (arrays with a leading axis of
-`length`), the rest are loop invariants. Step t runs `body(carry, xs[t], consts)`; the result
-is the final carry and every step's `y` stacked along a new leading axis.
+`length`), the rest are loop invariants. Step t runs `body(carry, xs[t], consts)` for t in
+order (from the last when `reverse`); the result is the final carry and every step's `y`
+stacked along a new leading axis (ys[t] is step t's, in either order).
 
 The IR has single-output equations, so a loop returns one flat array: the final carry, then
 each stacked y, each raveled (`layout`, `loop_outputs`: the packing of `spectral`). Every output has one dtype (`pack_dtype`);
@@ -35,7 +36,7 @@ from ..ir import Atom, Aval, Const, Eqn, Graph, Var, eval_graph
 from . import Primitive, register
 from .elementwise import cast
 from .spectral import unpack
-from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
+from .structural import broadcast_to, concatenate, full, reshape, transpose
 
 __all__ = ["layout", "loop", "loop_outputs", "loop_shapes", "pack_dtype"]
 
@@ -70,7 +71,7 @@ def loop_outputs(flat: Any, body: Graph, length: int, n_carry: int) -> list[Any]
 
 
 def _check(avals: tuple[Aval, ...], body: Graph, length: int, n_carry: int,
-           n_xs: int) -> Aval:
+           n_xs: int, reverse: bool = False) -> Aval:
     ins = body.inputs
     if len(avals) != len(ins) or n_carry + n_xs > len(ins) or length < 0:
         raise ShapeError(f"loop: {len(avals)} operands for a step of {len(ins)} inputs "
@@ -91,14 +92,15 @@ def _check(avals: tuple[Aval, ...], body: Graph, length: int, n_carry: int,
     return Aval((size,), pack_dtype(body))
 
 
-def _impl(*args: np.ndarray, body: Graph, length: int, n_carry: int, n_xs: int) -> np.ndarray:
+def _impl(*args: np.ndarray, body: Graph, length: int, n_carry: int, n_xs: int,
+          reverse: bool = False) -> np.ndarray:
     carry = list(args[:n_carry])
     xs, consts = args[n_carry:n_carry + n_xs], args[n_carry + n_xs:]
     out = np.empty(_check(tuple(Aval(np.shape(a), np.asarray(a).dtype) for a in args), body,
                           length, n_carry, n_xs).shape, pack_dtype(body))
     lay = layout(body, length, n_carry)
     ys = [out[o:o + math.prod(s)].reshape(s) for o, s in lay[n_carry:]]
-    for t in range(length):
+    for t in range(length - 1, -1, -1) if reverse else range(length):
         res = eval_graph(body, *carry, *[x[t] for x in xs], *consts)
         carry = res[:n_carry]
         for y, v in zip(ys, res[n_carry:]):
@@ -161,7 +163,7 @@ def _float(v: Atom) -> bool:
 
 
 def _vjp(g: Any, ans: Any, *ins: Any, body: Graph, length: int, n_carry: int,
-         n_xs: int) -> tuple:
+         n_xs: int, reverse: bool = False) -> tuple:
     from ..autodiff import vjp_graph
     nc, nx, nin = n_carry, n_xs, len(body.inputs)
     if not all(_float(v) for v in body.inputs[:nc]):
@@ -185,27 +187,32 @@ def _vjp(g: Any, ans: Any, *ins: Any, body: Graph, length: int, n_carry: int,
 
     # the forward loop again, also returning the stored values (booleans as the pack dtype)
     dt = pack_dtype(body)
-    aug = _augmented(body, fwd, stored, dt)
-    outs = loop_outputs(loop(*ins, body=aug, length=length, n_carry=nc, n_xs=nx), aug, length,
-                        nc)
+    ys_out = {v: k for k, v in enumerate(body.outputs[nc:]) if isinstance(v, Var)}
+    extra = [v for v in stored if v not in ys_out]  # (a value the step returns is stacked)
+    aug = _augmented(body, fwd, extra, dt)
+    outs = loop_outputs(loop(*ins, body=aug, length=length, n_carry=nc, n_xs=nx,
+                             reverse=reverse), aug, length, nc)
+    more = iter(outs[len(body.outputs):])
+    stacks = [outs[nc + ys_out[v]] if v in ys_out else next(more) for v in stored]
     stacks = [x if v.aval.dtype == dt else cast(x, dtype=v.aval.dtype)
-              for x, v in zip(outs[len(body.outputs):], stored)]
+              for x, v in zip(stacks, stored)]
 
-    # the backward loop, over the steps in reverse (views of reversed arrays): its carry is
-    # the carry's cotangent, then accumulators of the invariants' cotangents
+    # the backward loop runs the steps the other way: its carry is the carry's cotangent,
+    # then accumulators of the invariants' cotangents
     g_outs = loop_outputs(g, body, length, nc)
     acc_of = [i for i in range(nc + nx, nin) if i in cts and not _zero(cts[i])]
     accs = [Var(body.inputs[i].aval) for i in acc_of]
     back = _backward_body(seeds[:nc], accs, stored + xs_read + seeds[nc:], consts_read, bwd,
                           cts, acc_of, nc, nx)
     zeros = [full(shape=v.aval.shape, dtype=v.aval.dtype, value=0.0) for v in accs]
-    rev = [_flip0(x) for x in stacks + [ins[role[v]] for v in xs_read] + g_outs[nc:]]
-    bouts = loop_outputs(loop(*g_outs[:nc], *zeros, *rev, *[ins[role[v]] for v in consts_read],
-                        body=back, length=length, n_carry=nc + len(accs), n_xs=len(rev)),
-                   back, length, nc + len(accs))
+    steps = stacks + [ins[role[v]] for v in xs_read] + g_outs[nc:]
+    bouts = loop_outputs(loop(*g_outs[:nc], *zeros, *steps, *[ins[role[v]] for v in consts_read],
+                              body=back, length=length, n_carry=nc + len(accs),
+                              n_xs=len(steps), reverse=not reverse),
+                         back, length, nc + len(accs))
     res: list[Any] = list(bouts[:nc])
     xs_cts = iter(bouts[nc + len(accs):])
-    res += [_flip0(next(xs_cts)) if i in cts else None for i in range(nc, nc + nx)]
+    res += [next(xs_cts) if i in cts else None for i in range(nc, nc + nx)]
     acc_cts = dict(zip(acc_of, bouts[nc:nc + len(accs)]))
     res += [acc_cts.get(i) for i in range(nc + nx, nin)]
     return tuple(res)
@@ -236,11 +243,6 @@ def _rematerialized(fwd: list[Eqn], bwd: list[Eqn], reads: list[Atom],
 
 def _zero(a: Atom) -> bool:
     return isinstance(a, Const) and not a.value.any()
-
-
-def _flip0(x: Any) -> Any:
-    n = x.shape[0]
-    return getitem(x, idx=(Sl(n - 1, -1, -1),) + tuple(Sl(0, d, 1) for d in x.shape[1:]))
 
 
 def _augmented(body: Graph, fwd: list[Eqn], stored: list[Var], dt: np.dtype) -> Graph:
@@ -286,7 +288,7 @@ def _dense(a: Atom | None, aval: Aval) -> Atom:
 # ------------------------------------------------------------------ batching
 
 def _batch(n: int, batched: tuple[bool, ...], *ins: Any, body: Graph, length: int,
-           n_carry: int, n_xs: int) -> Any:
+           n_carry: int, n_xs: int, reverse: bool = False) -> Any:
     nc, nx = n_carry, n_xs
     ins = list(ins)
     flags = list(batched)
@@ -298,7 +300,7 @@ def _batch(n: int, batched: tuple[bool, ...], *ins: Any, body: Graph, length: in
         if flags[i]:
             ins[i] = transpose(ins[i], perm=(1, 0) + tuple(range(2, ins[i].ndim)))
     vb = vmap_graph(body, n, flags)
-    flat = loop(*ins, body=vb, length=length, n_carry=nc, n_xs=nx)
+    flat = loop(*ins, body=vb, length=length, n_carry=nc, n_xs=nx, reverse=reverse)
     parts = []
     for i, x in enumerate(loop_outputs(flat, vb, length, nc)):  # back to one flat row per instance
         if i >= nc:
