@@ -109,11 +109,12 @@ def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
     while todo:
         eqns, r = todo.pop()
         for S, insts in _components(g, labels, eqns):
-            counts = sorted(len(v) for v in insts.values())
-            med = counts[len(counts) // 2]
-            twice = [L for L, v in insts.items() if len(v) * 2 > med * 3]  # two things each
-            found = [] if twice and r < rounds else \
-                _regions_of(g, S, insts, labels.lab, labels.pos)
+            twice, med = _twice(insts)
+            if twice and r < rounds:  # split them until none is left (or rounds run out)
+                r += _split(labels, twice, med, rounds - r)
+                todo.append(([i for v in insts.values() for i in v], r))
+                continue
+            found = _regions_of(g, S, insts, labels.lab, labels.pos)
             covered = sum(len(x.steps) * len(x.sig) for x in found)
             if covered * 2 >= sum(len(v) for v in insts.values()) or r >= rounds:
                 for x in found:  # (regions never share an equation)
@@ -121,10 +122,33 @@ def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
                     if not mine & taken:
                         taken |= mine
                         out.append(x)
-            else:  # split the labels that stand for two things (or all, if none does)
-                labels.refine([i for L in twice or list(insts) for i in insts[L]])
+            else:  # one more level of operands for every label of the component
+                labels.refine([i for v in insts.values() for i in v])
                 todo.append(([i for v in insts.values() for i in v], r + 1))
     return out
+
+
+def _twice(insts: dict[int, list[int]]) -> tuple[list[list[int]], int]:
+    """The instances of labels seen half again as often as the typical one (labels that
+    stand for two things in each iteration), and the typical count."""
+    counts = sorted(len(v) for v in insts.values())
+    med = counts[len(counts) // 2]
+    return [v for v in insts.values() if len(v) * 2 > med * 3], med
+
+
+def _split(labels: _Labels, twice: list[list[int]], med: int, rounds: int) -> int:
+    """Refine the labels of `twice`'s instances, again while some are still seen half again
+    as often as `med`; returns the rounds spent."""
+    n = 0
+    while twice and n < rounds:
+        n += 1
+        sub = [i for v in twice for i in v]
+        labels.refine(sub)
+        by: dict[int, list[int]] = defaultdict(list)
+        for i in sub:
+            by[labels.lab[i]].append(i)
+        twice = [v for v in by.values() if len(v) * 2 > med * 3]
+    return n
 
 
 def _components(g: Graph, labels: _Labels, eqns: list[int]) -> list[tuple[set, dict]]:
