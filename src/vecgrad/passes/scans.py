@@ -22,8 +22,12 @@ def scans(g: Graph) -> Graph:
         return g
     lines = {s for n in notes for s in n["lines"]}
     out = batch(rolled.replace(notes=()))  # the work reading the stacked values merges
-    kept = tuple(n for n in rolled.notes + out.notes if not (  # said of a rolled line
-        isinstance(n, dict) and n.get("kind") == "sequential" and n.get("src") in lines))
+    # What stays unmerged is what the second batching says (work that hung off a recurrence
+    # merged now); nothing is said to be sequential at a line that was rolled.
+    stale = ("sequential", "unbatched")
+    kept = tuple(n for n in rolled.notes if not (isinstance(n, dict) and n.get("kind") in stale))
+    kept += tuple(n for n in out.notes if not (isinstance(n, dict) and n.get("kind") in stale
+                                               and n.get("src") in lines))
     return out.replace(notes=kept + tuple(notes))
 
 
