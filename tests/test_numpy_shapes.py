@@ -195,9 +195,15 @@ def test_list_inputs_and_dispatch():
     check(f, M)
 
 
-def test_vstack_rejects_a_bare_array():
+def test_stacking_an_array_stacks_its_rows_as_numpy():
+    check(lambda xp, x: (xp.vstack(x[0]), xp.hstack(x), xp.column_stack(x), xp.dstack(x)), M)
     with pytest.raises(TypeError):
-        vg.jit(lambda x: vnp.vstack(x))(M)
+        vg.jit(lambda x: vnp.vstack(3.0))(M)
+
+
+def test_zero_repeats_and_empty_results_have_gradients():
+    check(lambda xp, x: (xp.repeat(x, 0, axis=1), xp.repeat(x, 0), xp.tile(x, 0),
+                         xp.sum(xp.repeat(x, 0)) + xp.sum(x)), M)
 
 
 @pytest.mark.parametrize("fn", [

@@ -35,18 +35,35 @@ __all__ = [
     "bartlett",
     "bincount",
     "blackman",
+    "bool_",
     "can_cast",
+    "complex64",
+    "complex128",
+    "complexfloating",
     "concat",
     "diag_indices",
     "diag_indices_from",
     "digitize",
+    "dtype",
     "einsum_path",
     "fill_diagonal",
+    "finfo",
+    "float16",
+    "floating",
+    "generic",
     "geomspace",
     "hamming",
     "hanning",
+    "iinfo",
     "indices",
+    "inexact",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "integer",
     "intersect1d",
+    "intp",
     "isclose",
     "iscomplex",
     "iscomplexobj",
@@ -60,6 +77,8 @@ __all__ = [
     "mask_indices",
     "matrix_transpose",
     "matvec",
+    "ndarray",
+    "number",
     "permute_dims",
     "pow",
     "ravel_multi_index",
@@ -67,6 +86,7 @@ __all__ = [
     "result_type",
     "setdiff1d",
     "setxor1d",
+    "signedinteger",
     "size",
     "sort_complex",
     "tri",
@@ -75,12 +95,14 @@ __all__ = [
     "trim_zeros",
     "triu_indices",
     "triu_indices_from",
+    "uint8",
     "union1d",
     "unique_all",
     "unique_counts",
     "unique_inverse",
     "unique_values",
     "unravel_index",
+    "unsignedinteger",
     "unstack",
     "unwrap",
     "vdot",
@@ -498,6 +520,30 @@ setdiff1d, union1d, intersect1d, setxor1d, trim_zeros, bincount = (
 unique_all, unique_counts, unique_inverse, unique_values = (
     _data_dependent(n) for n in ("unique_all", "unique_counts", "unique_inverse",
                                  "unique_values"))
+
+
+# ------------------------------------------------------------- dtypes and scalar types
+
+def _int_type(base: type) -> type:
+    """An integer scalar type that also casts traced arrays, as autograd's: `vnp.int64(x)`
+    is `x.astype(np.int64)` for a traced x, and NumPy's own scalar otherwise. As a dtype it
+    is NumPy's (np.dtype(vnp.int64) == np.int64)."""
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], Tracer):
+            return astype(args[0], base)
+        return base(*args, **kwargs)
+    return type(base.__name__, (base,), {"__new__": __new__, "__module__": __name__,
+                                         "__doc__": __doc__ and _int_type.__doc__})
+
+
+int8, int16, int32, int64 = (_int_type(t) for t in (_np.int8, _np.int16, _np.int32, _np.int64))
+dtype, finfo, iinfo, ndarray, generic, number = (
+    _np.dtype, _np.finfo, _np.iinfo, _np.ndarray, _np.generic, _np.number)
+bool_, float16, complex64, complex128, intp, uint8 = (
+    _np.bool_, _np.float16, _np.complex64, _np.complex128, _np.intp, _np.uint8)
+integer, floating, complexfloating, inexact, signedinteger, unsignedinteger = (
+    _np.integer, _np.floating, _np.complexfloating, _np.inexact, _np.signedinteger,
+    _np.unsignedinteger)
 
 
 # ------------------------------------------------------------------ constants of shapes

@@ -163,7 +163,10 @@ def column_stack(tup: Sequence[Any]) -> Any:
 
 
 def _seq(tup: Any, name: str) -> list:
-    if isinstance(tup, Tracer) or not isinstance(tup, (list, tuple)):
+    """The arrays to stack: a list or tuple, or (as NumPy iterates it) an array's rows."""
+    if isinstance(tup, (Tracer, _np.ndarray)):
+        return list(tup)
+    if not isinstance(tup, (list, tuple)):
         raise TypeError(f"arrays to {name} must be passed as a sequence (list or tuple)")
     return list(tup)
 
