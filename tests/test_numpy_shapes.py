@@ -244,3 +244,16 @@ def test_diagonal_is_read_only_like_numpy():
         return d
     with pytest.raises(vg.ReadOnlyError, match="np.diagonal"):
         vg.jit(f)(M)
+
+
+def test_several_writes_through_one_kind_of_flipped_view():
+    """(Two writes through `buf[:, ::-1]` crashed the batching pass in np.lexsort.)"""
+    def f(xp, x):
+        buf = xp.zeros((3, 4))
+        buf[:, ::-1][0, 0] = x[0, 0]
+        buf[:, ::-1][1, 0] = x[1, 1]
+        r = xp.rot90(buf)
+        r[0, 2] = x[2, 2]
+        r[1, 1] += x[2, 0]
+        return buf
+    check(f, M)

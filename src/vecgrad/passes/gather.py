@@ -152,9 +152,13 @@ def grid_write(prim: P.Primitive, base: Any, vals: Any, pattern: tuple, int_axes
     else:
         keep = list(range(len(pos)))
     pos, rows = pos[keep], np.asarray(keep)
+    region = P.index_shape(base.shape, pattern)  # a single write's region
+    if not pos.shape[1]:  # no varying position: one region, written once (or added to)
+        v = P.broadcast_to(_lift(realize_rows(vals, rows), len(region)),
+                           shape=(len(pos),) + region)
+        return prim(base, P.reduce_sum(v, axes=(0,)), idx=pattern)
     order = np.lexsort(pos.T[::-1])
     pos, rows = pos[order], rows[order]
-    region = P.index_shape(base.shape, pattern)  # a single write's region
     v = realize_rows(vals, rows)
     v = P.broadcast_to(_lift(v, len(region)), shape=(len(pos),) + region)
     sls = _grid(pos) if len(np.unique(pos, axis=0)) == len(pos) else None
