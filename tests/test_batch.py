@@ -100,8 +100,8 @@ def count(g: Graph, prim) -> int:
 
 
 def gathers(g: Graph) -> list:
-    """Reads through integer-array indices (real gathers)."""
-    return [e for e in eqns(g, P.getitem) if not P.is_basic(e.params["idx"])]
+    """Reads through integer-array indices (real gathers): takes and integer-array reads."""
+    return [e for e in eqns(g, P.getitem) if not P.is_basic(e.params["idx"])] + eqns(g, P.take)
 
 
 def writes(g: Graph) -> list:

@@ -125,31 +125,22 @@ def loops(a, w):
 
 BATCH_GOLDEN = """\
 { lambda a:f64[4,3] b:f64[4,2] .
-  c:f64[4,3] = getitem[idx=(0:4, 0:3)] a
-  d:f64[3,4] = transpose[perm=(1, 0)] c
-  e:f64[3,4] = reshape[shape=(3, 4)] d
-  f:f64[4,2] = getitem[idx=(0:4, 0:2)] b
-  g:f64[2,4] = transpose[perm=(1, 0)] f
-  h:f64[2,4] = reshape[shape=(2, 4)] g
-  i:f64[3,4] = exp e
-  j:f64[3,4] = reshape[shape=(3, 4)] i
-  k:f64[1,3,4] = reshape[shape=(1, 3, 4)] j
-  l:f64[2,3,4] = broadcast_to[shape=(2, 3, 4)] k
-  m:f64[6,4] = reshape[shape=(6, 4)] l
-  n:f64[2,4] = reshape[shape=(2, 4)] h
-  o:f64[2,1,4] = reshape[shape=(2, 1, 4)] n
-  p:f64[2,3,4] = broadcast_to[shape=(2, 3, 4)] o
-  q:f64[6,4] = reshape[shape=(6, 4)] p
-  r:f64[6,4] = mul m q
-  s:f64[6] = reduce_sum[axes=(1,)] r
-  t:f64[2,3] = reshape[shape=(2, 3)] s
-  u:f64[3,2] = transpose[perm=(1, 0)] t
-  v:f64[6] = reshape[shape=(6,)] u
-  w:f64[6] = broadcast_to[shape=(6,)] v
-  x:f64[3,2] = reshape[shape=(3, 2)] w
-  y:f64[3,2] = mul x x
-  z:f64[] = reduce_sum[axes=(0, 1)] y
-  in (z) }"""
+  c:f64[3,4] = transpose[perm=(1, 0)] a
+  d:f64[3,4] = exp c
+  e:f64[1,3,4] = reshape[shape=(1, 3, 4)] d
+  f:f64[2,3,4] = broadcast_to[shape=(2, 3, 4)] e
+  g:f64[6,4] = reshape[shape=(6, 4)] f
+  h:f64[2,4] = transpose[perm=(1, 0)] b
+  i:f64[2,1,4] = reshape[shape=(2, 1, 4)] h
+  j:f64[2,3,4] = broadcast_to[shape=(2, 3, 4)] i
+  k:f64[6,4] = reshape[shape=(6, 4)] j
+  l:f64[6,4] = mul g k
+  m:f64[6] = reduce_sum[axes=(1,)] l
+  n:f64[2,3] = reshape[shape=(2, 3)] m
+  o:f64[3,2] = transpose[perm=(1, 0)] n
+  p:f64[3,2] = mul o o
+  q:f64[] = reduce_sum[axes=(0, 1)] p
+  in (q) }"""
 
 # out[i, j] = sum_w exp(a[w, i]) b[w, j]: one exp over a in its own layout, one contraction
 # (the batching transposes vanish into the einsums), as one would write it by hand

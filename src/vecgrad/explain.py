@@ -229,7 +229,7 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
         name=getattr(fun, "__name__", "function"), forward=fwd, gradient=grd,
         ratio=grd.min / fwd.min, compile_seconds=compile_s, compile_stages=dict(entry.times),
         eqns=dict(entry.counts),
-        batched=_became(_found(notes, "batched"), entry), unbatched=_found(notes, "sequential", "unbatched"),
+        batched=_became(_found(notes, "batched"), entry), unbatched=_found(notes, "sequential", "split", "unbatched"),
         hot=_hot(entry, leaves, top), eager_ops=eager, op_floor=_op_floor(),
         view_zero_arrays=n_zero, view_zero_bytes=zero_bytes, inplace_writes=_inplace(traced),
         memory={"forward_peak": peak_memory(lambda: j_fn(*args)),

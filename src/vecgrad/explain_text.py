@@ -72,8 +72,12 @@ def _loops(r: Report) -> list[str]:
 
 def _suggest(f: Found) -> str:
     if f.kind == "sequential":
-        return ("if the iterations do not really depend on each other, compute them from the "
-                "inputs rather than from the previous iteration's result.")
+        return ("each step needs the previous one's result; a linear recurrence can be "
+                "written with vnp.cumsum/cumprod, otherwise it runs one step at a time.")
+    if f.kind == "split":
+        return "make the work these operations wait on batch first, or compute it up front."
+    if "shapes or parameters" in f.reason:
+        return "give the iterations one shape (pad, or group equal lengths), or vectorize."
     return ("index with ints and slices (a grid of positions batches as a view), or "
             "vectorize this line by hand.")
 

@@ -1,18 +1,21 @@
-"""Autobatching: isomorphic equations from different loop iterations become one equation.
+"""Autobatching: isomorphic, independent operations from different loop iterations become one.
 
-This is DyNet-style operation batching done statically on the trace. Every node (equation,
-write chain or add chain, see `chains`) gets a depth, the longest path from the inputs.
-Nodes of equal depth cannot depend on each other, so nodes with equal depth and equal key
-(primitive, params, operand shapes) are merged into a group and emitted once, through the
-primitive's batching rule, on operands stacked along a new leading axis. Recurrences keep
-growing in depth and so stay sequential, and correct.
+This is DyNet-style operation batching done statically on the trace:
+1. `chains.normalize`: view reads and write-backs composed, additive read-modify-writes made
+   accumulations;
+2. `deps.plan`: the dependence graph by region (a buffer's read depends on the writes that
+   overlap it, not on its version chain), add chains as sums, keys that abstract positions;
+3. `agenda.schedule`: groups of ready nodes of one key, across depths;
+4. here: each group is emitted once, through the primitive's batching rule, on operands
+   stacked along a new leading axis. Stacking costs nothing when the operand already is one
+   group's output in order, and is a view when positions are affine (`gather`); operands from
+   several sources are gathered once per source.
 
-Stacking an operand costs nothing when it is already the output of one group in order,
-and is a reshape/transpose/broadcast when the rows form a grid (`gather`).
+Recurrences stay sequential, and correct: a member that depends on another is never ready
+with it.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 import numpy as np
@@ -20,184 +23,261 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Var
 from ..tracing import Builder, Tracer
-from .chains import Node, build_nodes, forward_reads, node_key, write_positions
+from . import gather
+from .agenda import schedule
+from .chains import normalize
 from .cse import cse
 from .dce import dce
-from .gather import grid_read, grid_write, realize_rows
+from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
+from .notes import Notes
+from .regions import INT, SlPat, join
+
+# A group whose members' operands come from more combinations of sources than this is run as
+# one operation on concatenated operands; fewer, as one operation per combination.
+MAX_SPLIT = 4
 
 
-class _Batcher:
-    def __init__(self, g: Graph):
-        self.b = Builder(g.inputs)
-        self.env: dict[Var, Atom] = {v: v for v in g.inputs}
-        self.rows: dict[Var, tuple[Tracer, int]] = {}
+class _Emitter:
+    def __init__(self, p: Plan):
+        self.p = p
+        self.b = Builder(p.g.inputs)
+        self.env: dict[Var, Atom] = {v: v for v in p.g.inputs}
+        self.rows: dict[Var, tuple[Tracer, int]] = {}  # member var -> (its group, its row)
         self.cache: dict[Var, Tracer] = {}
-        # a batched read's member -> (source, pattern, int axes, its position): a consumer
-        # reads its own rows from the source (a view when they form a grid)
+        # a read's member -> (array, pattern, position axes, positions): consumers gather
+        # their operands straight from the array, in their own member order
         self.reads: dict[Var, tuple[Tracer, tuple, tuple, tuple]] = {}
-        self.notes: list[dict] = []
+        self.cur: dict[int, Tracer] = {}  # buffer -> its version at this point
+        self.notes = Notes(p)
 
-    # -- operands ---------------------------------------------------------------------
-    def source(self, a: Atom) -> Any:
-        if isinstance(a, Var) and a in self.rows:
-            return ("group", id(self.rows[a][0]))
-        return ("atom", a.key() if isinstance(a, Const) else a)
-
-    def group_of(self, a: Atom) -> Any:
-        """Operands from different batch groups are not mixed in one group (that would cost a
-        concatenation and a gather back); operands that are not batched may differ."""
-        hit = self.rows.get(a)  # (constants hash by identity and are never in rows)
-        return None if hit is None else id(hit[0])
-
+    # -- operands -------------------------------------------------------------------------
     def ref(self, a: Atom) -> Tracer:
         if isinstance(a, Const):
             return Tracer(self.b, a)
-        if a in self.rows:
-            if a not in self.cache:
-                g, r = self.rows[a]
-                self.cache[a] = P.getitem(g, idx=(r,) + tuple(P.Sl(0, d, 1) for d in g.shape[1:]))
-            return self.cache[a]
-        return Tracer(self.b, self.env[a])
+        t = self.cache.get(a)
+        if t is not None:
+            return t
+        hit = self.rows.get(a)
+        if hit is not None:
+            g, r = hit
+            t = P.getitem(g, idx=P.BasicIndex((r,) + tuple(P.Sl(0, d, 1) for d in g.shape[1:])))
+        else:
+            rd = self.reads.get(a)
+            if rd is None:
+                return Tracer(self.b, self.env[a])
+            src, pat, axes, pos = rd
+            t = P.getitem(src, idx=P.BasicIndex(join(pat, axes, pos)))
+        self.cache[a] = t
+        return t
 
-    def gather(self, atoms: list[Atom]) -> tuple[Tracer, bool]:
-        """Stack the operands of a group's members along a new axis 0 (shared: not stacked)."""
+    def operand(self, atoms: list[Atom]) -> tuple[Tracer, bool]:
+        """The operands of a group's members stacked along a new axis 0 (a loop invariant,
+        the same atom for every member, is passed once: not stacked)."""
         a0 = atoms[0]
         if all(a is a0 for a in atoms):
             return self.ref(a0), False
         if all(isinstance(a, Const) for a in atoms):
             return Tracer(self.b, Const(np.stack([a.value for a in atoms]))), True
-        reads = [self.reads.get(a) if isinstance(a, Var) else None for a in atoms]
-        r0 = reads[0]
-        if r0 is not None and all(r is not None and r[0] is r0[0] and r[1:3] == r0[1:3]
-                                  for r in reads):
-            pos = np.array([r[3] for r in reads], dtype=np.int64).reshape(len(atoms), len(r0[3]))
-            return grid_read(r0[0], r0[1], list(r0[2]), pos), True
-        hits = [self.rows.get(a) for a in atoms]
-        g0 = hits[0][0] if hits[0] is not None else None
-        if g0 is not None and all(h is not None and h[0] is g0 for h in hits):
-            return realize_rows(g0, np.fromiter((h[1] for h in hits), np.int64, len(hits))), True
-        runs: list[tuple[Any, list[Atom]]] = []
-        for a in atoms:
-            s = self.source(a) if isinstance(a, Var) and a in self.rows else ("other",)
-            if runs and runs[-1][0] == s:
-                runs[-1][1].append(a)
-            else:
-                runs.append((s, [a]))
-        parts = [self._run(s, run) for s, run in runs]
-        return (parts[0] if len(parts) == 1 else P.concatenate(*parts, axis=0)), True
+        srcs = [self._source(a) for a in atoms]
+        if srcs[0] is not None and all(s == srcs[0] for s in srcs):
+            return self._part(atoms), True
+        return self._mixed(atoms, srcs), True
 
-    def _run(self, s: Any, run: list[Atom]) -> Tracer:
-        if s[0] == "group":
-            g = self.rows[run[0]][0]
-            return realize_rows(g, np.array([self.rows[a][1] for a in run]))
-        xs = [self.ref(a) for a in run]
-        return P.reshape(xs[0], shape=(1,) + xs[0].shape) if len(xs) == 1 else \
-            P.stack(*xs, axis=0)
+    def _source(self, a: Atom) -> Any:
+        """Where a member operand comes from: a group's rows, or reads of one array with one
+        pattern (gathered together as one view), or None (anything else)."""
+        if a.__class__ is not Var:
+            return None
+        h = self.rows.get(a)
+        if h is not None:
+            return ("g", id(h[0]))
+        rd = self.reads.get(a)
+        if rd is not None:
+            return ("r", rd[0].atom, rd[1], rd[2])
+        return None
 
-    # -- emission ---------------------------------------------------------------------
-    def emit(self, members: list[Node]) -> None:
-        first = members[0]
-        self.b.src = first.src
-        n = len(members)
-        if first.kind == "write":
-            out = self._write(first)
-        elif first.kind == "sum":
-            out = self._collect(members, lambda x: P.reduce_sum(x, axes=(1,)))
-        elif first.eqn.prim is P.concatenate and _uniform(first):
-            out = self._collect(members, lambda x: _merge_axis(x, first.eqn.params["axis"]))
-        elif first.eqn.prim is P.stack and _uniform(first):
-            out = self._collect(members, lambda x: _move_axis1(x, first.eqn.params["axis"]))
-        elif n == 1:
-            return self._single(first)
-        elif first.eqn.prim is P.getitem and P.is_basic(first.eqn.params["idx"]):
-            out = self._getitem(members)
+    def _group_rows(self, atoms: list[Atom]) -> tuple[Tracer, np.ndarray]:
+        """The group all `atoms` are rows of, and their rows."""
+        g = self.rows[atoms[0]][0]
+        return g, np.fromiter((self.rows[a][1] for a in atoms), np.int64, len(atoms))
+
+    def _part(self, atoms: list[Atom]) -> Tracer:
+        """Stack operands that all come from one source (see `_source`)."""
+        h0 = self.rows.get(atoms[0])
+        if h0 is not None:
+            return gather.rows(h0[0], np.fromiter((self.rows[a][1] for a in atoms), np.int64,
+                                                  len(atoms)))
+        src, pat, axes, _ = self.reads[atoms[0]]
+        pos = np.array([self.reads[a][3] for a in atoms], np.int64).reshape(len(atoms), -1)
+        return gather.read(src, pat, axes, pos)
+
+    def _mixed(self, atoms: list[Atom], srcs: list) -> Tracer:
+        """Operands from several sources: one gather per source, one concatenation, and one
+        permutation back to member order (never one stack per run)."""
+        parts: dict[Any, list[int]] = {}
+        for m, s in enumerate(srcs):
+            parts.setdefault(s, []).append(m)
+        pieces, order = [], []
+        for s, ms in parts.items():
+            sub = [atoms[m] for m in ms]
+            pieces.append(self._part(sub) if s is not None else
+                          P.stack(*[self.ref(a) for a in sub], axis=0))
+            order += ms
+        if len(pieces) == 1:
+            return pieces[0]
+        x = P.concatenate(*pieces, axis=0)
+        inv = np.empty(len(order), np.int64)
+        inv[np.array(order)] = np.arange(len(order))
+        return gather.rows(x, inv)
+
+    def buffer(self, bid: int) -> Tracer:
+        t = self.cur.get(bid)
+        if t is None:
+            t = self.cur[bid] = self.ref(self.p.buffers[bid].base)
+        return t
+
+    # -- emission ---------------------------------------------------------------------------
+    def emit(self, members: list[int]) -> None:
+        p = self.p
+        i0 = members[0]
+        kind = p.kind[i0]
+        e = p.eqn[i0]
+        self.b.src = e.src if e is not None else None
+        if kind == SNAP:
+            self.env[p.out[i0]] = self.buffer(p.info[i0]).atom
+            return
+        self.notes.group(members)
+        if kind == WRITE:
+            self._write(members)
+        elif kind == BREAD:
+            self._read(members, self.buffer(p.info[i0][0]), p.info)
+        elif kind == READ:
+            self._plain_read(members)
+        elif kind == SUM:
+            self._sum(members)
+        elif e.prim in (P.concatenate, P.stack) and _uniform(e):
+            axis = e.params["axis"]
+            fin = (lambda x: _merge_axis(x, axis)) if e.prim is P.concatenate else \
+                (lambda x: _move_axis1(x, axis))
+            self._set_rows(members, self._collect(members, fin))
+        elif len(members) == 1:
+            self._single(i0)
         else:
-            out, why = self._batched(members)
-            if out is None:  # stays correct, one equation per member; say why
-                self.notes.append({"kind": "unbatched", "src": first.src,
-                                   "what": first.eqn.prim.name, "count": n, "reason": why})
-                for m in members:
-                    self._single(m)
-                return
-        if n == 1:  # a single collective node (write chain, add chain, concatenate)
-            self.env[first.out] = out.atom
-        else:
-            for i, m in enumerate(members):
-                self.rows[m.out] = (out, i)
-        self._note(members, out)
+            for part in self._by_source(members):
+                if len(part) == 1:
+                    self._single(part[0])
+                else:
+                    self._batched(part)
 
-    def _single(self, n: Node) -> None:
-        e = n.eqn
-        ins = tuple(self.ref(a).atom for a in e.inputs)
+    def _by_source(self, members: list[int]) -> list[list[int]]:
+        """Members split by where their operands come from, when there are few such
+        combinations: each part then reads its operands as views, with no concatenation."""
+        p = self.p
+        parts: dict[tuple, list[int]] = {}
+        for m in members:
+            sig = tuple(self._source(a) for a in p.ops[m])
+            parts.setdefault(sig, []).append(m)
+        return list(parts.values()) if len(parts) <= MAX_SPLIT else [members]
+
+    def _single(self, i: int) -> None:
+        e = self.p.eqn[i]
+        ins = tuple(self.ref(a).atom for a in self.p.ops[i])
         self.b.eqns.append(Eqn(e.prim, ins, e.params, e.out, e.src))
         self.env[e.out] = e.out
 
-    def _batched(self, members: list[Node]) -> tuple[Tracer | None, str]:
-        e = members[0].eqn
-        if e.prim.batch is None:
-            return None, f"`{e.prim.name}` has no batching rule"
-        ops = [self.gather([m.operands[p] for m in members]) for p in range(len(e.inputs))]
-        try:
-            return e.prim.batch(len(members), tuple(b for _, b in ops), *[x for x, _ in ops],
-                                **e.params), ""
-        except P.NotBatchable as ex:
-            return None, f"{len(members)} `{e.prim.name}` operations could not be merged: {ex}"
-
-    def _getitem(self, members: list[Node]) -> Tracer:
-        from .chains import pattern_of
-        pat, axes, _ = pattern_of(members[0].eqn.params["idx"])
-        pos = np.array([pattern_of(m.eqn.params["idx"])[2] for m in members],
-                       dtype=np.int64).reshape(len(members), len(axes))
-        bases = [m.operands[0] for m in members]
-        if all(isinstance(a, Var) and a in self.rows for a in bases) and \
-                len({id(self.rows[a][0]) for a in bases}) == 1:
-            g = self.rows[bases[0]][0]
-            q = np.array([self.rows[a][1] for a in bases])
-        elif all(a is bases[0] for a in bases):
-            return self._read(members, self.ref(bases[0]), pat, axes, pos)
+    def _set_rows(self, members: list[int], out: Tracer) -> None:
+        p = self.p
+        if len(members) == 1:
+            self.env[p.out[members[0]]] = out.atom
         else:
-            g, _ = self.gather(bases)
-            q = np.arange(len(members))
-        pos = np.concatenate([q[:, None], pos], axis=1)
-        return self._read(members, g, (-1,) + pat, [0] + [a + 1 for a in axes], pos)
+            for r, m in enumerate(members):
+                self.rows[p.out[m]] = (out, r)
+        self.notes.batched(members, out, self.b.eqns[-1] if self.b.eqns else None)
 
-    def _read(self, members: list[Node], src: Tracer, pat: tuple, axes: list[int],
-              pos: np.ndarray) -> Tracer:
-        for m, p in zip(members, pos):
-            self.reads[m.out] = (src, pat, tuple(axes), tuple(int(v) for v in p))
-        return grid_read(src, pat, axes, pos)
+    def _batched(self, members: list[int]) -> None:
+        p = self.p
+        e = p.eqn[members[0]]
+        n = len(members)
+        if e.prim.batch is None:
+            return self._unbatched(members, f"`{e.prim.name}` has no batching rule")
+        ops = [self.operand([p.ops[m][j] for m in members]) for j in range(len(e.inputs))]
+        try:
+            out = e.prim.batch(n, tuple(b for _, b in ops), *[x for x, _ in ops], **e.params)
+        except P.NotBatchable as ex:
+            return self._unbatched(members, f"{n} `{e.prim.name}` operations could not be "
+                                            f"merged: {ex}")
+        self._set_rows(members, out)
 
-    def _collect(self, members: list[Node], finish: Any) -> Tracer:
+    def _unbatched(self, members: list[int], why: str) -> None:
+        self.notes.unbatched(members, why)
+        for m in members:
+            self._single(m)
+
+    def _plain_read(self, members: list[int]) -> None:
+        p = self.p
+        for m in members:
+            pat, axes, pos = p.info[m]
+            base = p.ops[m][0]
+            h = self.rows.get(base)
+            if h is not None:  # a read of a group member: a read of the group at its row
+                src = h[0]
+                pat, axes, pos = (INT,) + pat, (0,) + tuple(a + 1 for a in axes), \
+                    (h[1],) + pos
+            else:
+                src = self.ref(base)
+            self.reads[p.out[m]] = (src, pat, axes, pos)
+        self.notes.batched(members, None, None)
+
+    def _read(self, members: list[int], base: Tracer, info: list) -> None:
+        p = self.p
+        for m in members:
+            pat, axes, pos = info[m][-3:]
+            self.reads[p.out[m]] = (base, pat, axes, pos)
+        self.notes.batched(members, None, None)
+
+    def _write(self, members: list[int]) -> None:
+        p = self.p
+        i0 = members[0]
+        bid, pat, axes, _ = p.info[i0]
+        prim = p.eqn[i0].prim
+        base = self.buffer(bid)
+        if len(members) == 1 or not P.is_basic(p.eqn[i0].params["idx"]):
+            for m in members:
+                base = prim(base, self.ref(p.ops[m][0]), idx=p.eqn[m].params["idx"])
+            self.cur[bid] = base
+            self.notes.batched(members, base, None)
+            return
+        parts: dict[Any, list[int]] = {}  # one write per source of the values
+        for k, m in enumerate(members):
+            parts.setdefault(self._source(p.ops[m][0]), []).append(k)
+        for ks in parts.values():
+            ms = [members[k] for k in ks]
+            vals, batched = self.operand([p.ops[m][0] for m in ms])
+            if not batched:
+                vals = P.reshape(vals, shape=(1,) + vals.shape)
+            pos = np.array([p.info[m][3] for m in ms], np.int64).reshape(len(ms), -1)
+            base = gather.write(prim, base, vals, pat, axes, pos)
+        self.cur[bid] = base
+        self.notes.batched(members, base, None)
+
+    def _collect(self, members: list[int], finish: Any) -> Tracer:
         """Stack the n x k operands of n collective nodes as (n, k, ...) and finish them."""
-        k = len(members[0].operands)
-        x, batched = self.gather([a for m in members for a in m.operands])
+        p = self.p
+        k = len(p.ops[members[0]])
+        x, batched = self.operand([a for m in members for a in p.ops[m]])
         if not batched:
             x = P.broadcast_to(x, shape=(len(members) * k,) + x.shape)
         x = P.reshape(x, shape=(len(members), k) + x.shape[1:])
         out = finish(x)
         return P.reshape(out, shape=out.shape[1:]) if len(members) == 1 else out
 
-    def _write(self, n: Node) -> Tracer:
-        prim, pat, axes, _ = n.write
-        vals, batched = self.gather(n.operands[1:])
-        k = len(n.operands) - 1
-        if not batched:
-            vals = P.broadcast_to(P.reshape(vals, shape=(1,) + vals.shape),
-                                  shape=(k,) + vals.shape)
-        return grid_write(prim, self.ref(n.operands[0]), vals, pat, axes, write_positions(n))
-
-    def _note(self, members: list[Node], out: Tracer) -> None:
-        first = members[0]
-        what = first.kind if first.kind != "eqn" else first.eqn.prim.name
-        count = sum(m.members for m in members)
-        if count > 1:
-            made = self.b.eqns[-1] if self.b.eqns else None
-            self.notes.append({"kind": "batched", "src": first.src, "what": what,
-                               "count": count, "became": _describe(made), "shape": out.shape})
+    def _sum(self, members: list[int]) -> None:
+        from .sums import emit_sums
+        self._set_rows(members, emit_sums(self, members))
 
 
-def _uniform(n: Node) -> bool:
-    ops = n.operands
+def _uniform(e: Eqn) -> bool:
+    ops = e.inputs
     return len(ops) >= 3 and all(a.aval == ops[0].aval for a in ops)
 
 
@@ -216,60 +296,16 @@ def _move_axis1(x: Any, axis: int) -> Any:
     return P.transpose(x, perm=perm) if perm != tuple(range(x.ndim)) else x
 
 
-def _describe(e: Eqn | None) -> str:
-    if e is None:
-        return "?"
-    ps = ", ".join(f"{k}={v}" for k, v in e.params.items() if k != "idx")
-    return f"{e.prim.name}" + (f"[{ps}]" if ps else "") + f" -> {e.out.aval}"
-
-
-def _depths(g: Graph, nodes: list[Node]) -> list[Node]:
-    """Nodes in a topological order (by their last equation), each with its depth."""
-    pos = {e.out: i for i, e in enumerate(g.eqns)}
-    nodes = sorted(nodes, key=lambda n: pos[n.out])
-    depth: dict[Var, int] = {}
-    get = depth.get
-    for n in nodes:
-        d = 0
-        for a in n.operands:
-            da = get(a, 0)  # constants and graph inputs are at depth 0
-            d = max(d, da)
-        n.depth = depth[n.out] = d + 1
-    return nodes
-
-
-def _sequential_notes(nodes: list[Node], groups: list[list[Node]]) -> list[dict]:
-    singles: dict[tuple, list[Node]] = defaultdict(list)
-    for grp in groups:
-        if len(grp) == 1 and grp[0].kind == "eqn":
-            n = grp[0]
-            singles[(n.src, n.eqn.prim.name, n.eqn.out.aval)].append(n)
-    out = []
-    for (src, name, _), ns in singles.items():
-        if len(ns) > 1 and src is not None:
-            out.append({"kind": "sequential", "src": src, "what": name, "count": len(ns),
-                        "reason": f"{len(ns)} `{name}` operations at {src} each depend on the "
-                                  "previous one (a recurrence), so they run one at a time"})
-    return out
-
-
 def batch(g: Graph) -> Graph:
     """Merge isomorphic, independent equations into batched ones (see module doc)."""
-    g = forward_reads(g)
-    nodes = _depths(g, build_nodes(g))
-    st = _Batcher(g)
-    levels: dict[int, list[Node]] = defaultdict(list)
-    for n in nodes:
-        levels[n.depth].append(n)
-    all_groups = []
-    for d in sorted(levels):
-        groups: dict[tuple, list[Node]] = {}
-        for n in levels[d]:
-            groups.setdefault(node_key(n, st.group_of), []).append(n)
-        for members in groups.values():
-            st.emit(members)
-            all_groups.append(members)
-    st.b.src = None
-    outs = [st.ref(a).atom for a in g.outputs]
-    notes = tuple(st.notes) + tuple(_sequential_notes(nodes, all_groups))
-    return dce(cse(st.b.build(outs, g.notes + notes)))
+    g = dce(normalize(g))  # (`x[i] += v` traces a read of x[i] that nothing uses)
+    p = plan(g)
+    em = _Emitter(p)
+    for members in schedule(p):
+        em.emit(members)
+    em.b.src = None
+    outs = [em.ref(p.resolve(a)).atom if a.__class__ is Var else a for a in g.outputs]
+    return dce(cse(em.b.build(outs, g.notes + em.notes.finish())))
+
+
+__all__ = ["SlPat", "batch", "join"]

@@ -1,225 +1,195 @@
-"""Before batching: see through buffer writes and collapse chains into collective nodes.
+"""Before batching: put reads, writes and sums in the form the dependence analysis reads best.
 
-- Read forwarding: `y = x.at[w].set(v); y[r]` reads `x[r]` when r and w are disjoint, and
-  reads `v` when r == w. This is what lets a loop that reads, transforms and writes back one
-  slice per iteration (`out[:, :, k] = softmax(out[:, :, k])`) batch.
-- Write chains: consecutive writes into one buffer with the same index pattern become one
-  `write` node: a scatter of all the values at once.
-- Add chains: `x0 + x1 + ... + xk` over terms of one shape (Python's `sum`, `acc += f(x)`)
-  becomes one `sum` node.
+- Views composed: `x[S][I]` reads `x[S∘I]`, and a write through a view written back
+  (`v = out[S]; v[I] = y`, traced as `out[S] = (out[S] with [I] = y)`) writes `out[S∘I] = y`.
+  A read or write then names exactly the elements it touches.
+- Read-modify-write by addition: `x[I] = x[I] + d` (or `- d`) is `x[I] += d`. Additions into a
+  buffer commute, so repeated positions stop ordering each other (`agg[dst[e]] += m_e`).
+- Add chains: a tree of `+`/`-` whose inner results are used once, over terms of one shape
+  (Python's `sum`, `acc += f(x)`, `1 + a*r + b*r**2`), is one sum of signed terms (`sums`).
 """
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-import numpy as np
-
 from .. import primitives as P
-from ..ir import Atom, Const, Eqn, Graph, Params, Src, Var, uses
-from ..primitives import Adv, Sl
+from ..ir import Atom, Const, Eqn, Graph, Var, uses
+from .regions import compose
+
+WRITES = (P.setitem, P.setitem_add)
 
 
-class Node:
-    """An equation, or a collective node standing for a chain of equations. (A slotted class:
-    the batch pass makes one per traced equation.)"""
-
-    __slots__ = ("depth", "eqn", "eqns", "kind", "members", "operands", "out", "src", "srcs",
-                 "write")
-
-    def __init__(self, kind: str, out: Var, operands: list[Atom], eqn: Eqn | None = None,
-                 src: Src | None = None, write: tuple | None = None, srcs: list | None = None,
-                 members: int = 1, eqns: list | None = None):
-        self.kind = kind  # "eqn" | "sum" | "write"
-        self.out = out
-        self.operands = operands  # "write": [base, value_0, ...]; "sum": the terms
-        self.eqn = eqn
-        self.src = src
-        self.write = write  # (prim, pattern, int_axes, positions (k x r))
-        self.depth = 0
-        self.members = members  # how many user-level operations the node stands for
-        self.srcs = srcs
-        self.eqns = eqns  # the equations a collective node replaces
+def _eqn(prim: P.Primitive, ins: tuple, params: dict, src: Any) -> Eqn:
+    from ..ir import Params
+    ps = Params(params)
+    return Eqn(prim, ins, ps, Var(prim.shape_rule(*[a.aval for a in ins], **ps)), src)
 
 
-@functools.lru_cache(maxsize=65536)
-def pattern_of(idx: tuple) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
-    """Split a basic index into (pattern with ints as -1, int axes, int values)."""
-    axes = tuple(i for i, k in enumerate(idx) if isinstance(k, int))
-    pat = tuple(-1 if isinstance(k, int) else k for k in idx)
-    return pat, axes, tuple(idx[i] for i in axes)
+def _basic(e: Eqn | None) -> bool:
+    return e is not None and P.is_basic(e.params["idx"])
 
 
-def _disjoint(a: tuple, b: tuple) -> bool:
-    """True when two basic indices of one array select no common element."""
-    ia, ib = [k for k in a if k is not None], [k for k in b if k is not None]
-    for x, y in zip(ia, ib):
-        rx = range(x, x + 1) if isinstance(x, int) else range(*x)
-        ry = range(y, y + 1) if isinstance(y, int) else range(*y)
-        if not set(rx).intersection(ry) if min(len(rx), len(ry)) < 64 else \
-                (max(rx) < min(ry) or max(ry) < min(rx)):
-            return True
-    return False
-
-
-def forward_reads(g: Graph) -> Graph:
-    """Point reads of a written buffer past writes of the same pattern that they don't touch."""
-    if not any(e.prim is P.setitem or e.prim is P.setitem_add for e in g.eqns):
+def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
+    """Compose view reads and write-backs, and turn additive read-modify-writes into
+    accumulating writes (see the module doc). Values are unchanged."""
+    eqns = g.eqns
+    if not any(e.prim is P.getitem and e.inputs[0].__class__ is Var or e.prim in WRITES
+               for e in eqns):
         return g
-    defs = {e.out: e for e in g.eqns}
-    env: dict[Var, Atom] = {}
-    eqns = []
-    for e in g.eqns:
-        ins = tuple(env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
-        if e.prim is P.getitem and P.is_basic(e.params["idx"]):
-            r = e.params["idx"]
-            cur = ins[0]
-            while isinstance(cur, Var) and cur in defs:
-                w = defs[cur]
-                widx = w.params.get("idx") if w.prim in (P.setitem, P.setitem_add) else None
-                if widx is None or not P.is_basic(widx) or pattern_of(widx)[0] != pattern_of(r)[0]:
-                    break
-                if _disjoint(widx, r):
-                    cur = w.inputs[0]
-                    continue
-                if widx == r and w.prim is P.setitem and w.inputs[1].aval == e.out.aval:
-                    env[e.out] = w.inputs[1]  # reading back what was just written
-                    cur = None
-                break
-            if cur is None:
-                continue
-            ins = (cur,) + ins[1:]
-        eqns.append(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
-    outs = tuple(env.get(a, a) if isinstance(a, Var) else a for a in g.outputs)
-    return g.replace(eqns=tuple(eqns), outputs=outs)
-
-
-def build_nodes(g: Graph) -> list[Node]:
-    """Nodes in order of their first equation, with write chains and add chains collapsed.
-    A chain continues through a version that nothing else reads, even when other work is
-    interleaved (a loop body computes, then writes)."""
-    n_uses = uses(g)
-    nodes: list[Node] = []
-    open_: dict[Var, Node] = {}  # the newest version of each chain -> its node
-    chain_prims = (P.setitem, P.setitem_add, P.add)
-    for e in g.eqns:
-        if e.prim not in chain_prims:  # the common case, quickly
-            nodes.append(Node("eqn", e.out, e.inputs, e, e.src))
+    n_uses = uses(g) if n_uses is None else n_uses
+    defs: dict[Var, Eqn] = {}
+    out: list[Eqn] = []
+    changed = False
+    kept = (P.getitem, P.setitem, P.setitem_add, P.add, P.sub)
+    getitem, setitem, setitem_add = P.getitem, P.setitem, P.setitem_add
+    for e in eqns:
+        prim = e.prim
+        if prim not in kept:
+            out.append(e)
             continue
-        head = e.inputs[0] if e.inputs and isinstance(e.inputs[0], Var) else None
-        cand = open_.get(head) or (open_.get(e.inputs[1]) if len(e.inputs) > 1 and
-                                   isinstance(e.inputs[1], Var) else None)
-        if cand is not None and cand.kind == "eqn" and e.prim is P.add:
-            _promote(cand)  # a second add continues the first: now it is a chain
-        if cand is not None and _extends_write(cand, e, n_uses):
-            del open_[cand.out]
-            _append_write(cand, e)
-        elif cand is not None and _extends_sum(cand, e, n_uses):
-            del open_[cand.out]
-            _append_sum(cand, e)
-        else:
-            cand = _start(e)
-            nodes.append(cand)
-        if cand.kind in ("write", "sum") or cand.eqn.prim is P.add and _sum_start(cand.eqn):
-            open_[cand.out] = cand
-    out = []
-    for n in nodes:  # a lone `a + b` or a single write stays an ordinary equation
-        if n.kind == "sum" and len(n.operands) < 3 or n.kind == "write" and len(n.operands) < 3:
-            out += [Node("eqn", e.out, list(e.inputs), e, e.src) for e in n.eqns]
-        else:
-            out.append(n)
+        if prim is getitem:
+            inner = defs.get(e.inputs[0])
+            if inner is not None and inner.prim is getitem and _basic(inner) and _basic(e):
+                idx = compose(inner.params["idx"], e.params["idx"])
+                if idx is not None:
+                    e = Eqn(getitem, inner.inputs, {"idx": P.BasicIndex(idx)}, e.out, e.src)
+                    changed = True
+        elif (prim is setitem or prim is setitem_add) and _basic(e):
+            rewritten = _write_back(e, defs, n_uses) or _rmw(e, defs)
+            if rewritten is not None:
+                for w in rewritten[:-1]:
+                    out.append(w)
+                    defs[w.out] = w
+                last = rewritten[-1]
+                e = Eqn(last.prim, last.inputs, last.params, e.out, e.src)
+                changed = True
+        out.append(e)
+        defs[e.out] = e
+    return g.replace(eqns=tuple(out)) if changed else g
+
+
+def _write_back(e: Eqn, defs: dict, n_uses: dict) -> list[Eqn] | None:
+    """out[S] = (writes W_1..W_k into r = out[S] at I_1..I_k)  ->  W_j into out at S∘I_j."""
+    if e.prim is not P.setitem:
+        return None
+    base, val = e.inputs
+    chain = []
+    cur = val
+    while cur.__class__ is Var and n_uses.get(cur, 0) == 1:
+        w = defs.get(cur)
+        if w is None or w.prim not in WRITES or not _basic(w):
+            break
+        chain.append(w)
+        cur = w.inputs[0]
+    r = defs.get(cur) if cur.__class__ is Var else None
+    if not chain or r is None or r.prim is not P.getitem or r.inputs[0] is not base \
+            or r.params["idx"] != e.params["idx"] or val.aval != r.out.aval:
+        return None
+    S = e.params["idx"]
+    out: list[Eqn] = []
+    prev: Atom = base
+    for w in reversed(chain):
+        idx = compose(S, w.params["idx"])
+        if idx is None:
+            return None
+        out.append(_eqn(w.prim, (prev, w.inputs[1]), {"idx": P.BasicIndex(idx)}, w.src))
+        prev = out[-1].out
     return out
 
 
-def _start(e: Eqn) -> Node:
-    if e.prim in (P.setitem, P.setitem_add) and P.is_basic(e.params["idx"]):
-        pat, axes, vals = pattern_of(e.params["idx"])
-        return Node("write", e.out, list(e.inputs), e, e.src,
-                    (e.prim, pat, axes, [vals]), srcs=[e.src], eqns=[e])
-    return Node("eqn", e.out, e.inputs, e, e.src)  # an add becomes a chain once continued
-
-
-def _sum_start(e: Eqn) -> list | None:
-    """The terms of `e` if it can start an add chain: both operands (of the result's shape), or
-    the one beside a zero start value (sum() starts at 0; `acc = zeros(...)` too)."""
-    for z, x in ((e.inputs[0], e.inputs[1]), (e.inputs[1], e.inputs[0])):
-        if _is_zero(z) and x.aval == e.out.aval:
-            return [x]
-    if e.inputs[0].aval == e.inputs[1].aval == e.out.aval:
-        return list(e.inputs)
+def _rmw(e: Eqn, defs: dict) -> list[Eqn] | None:
+    """x[I] = x[I] + d  ->  x[I] += d (and x[I] - d -> x[I] += -d)."""
+    if e.prim is not P.setitem:
+        return None
+    base, val = e.inputs
+    v = defs.get(val) if val.__class__ is Var else None
+    if v is None or v.prim not in (P.add, P.sub) or v.out.aval.dtype != base.aval.dtype:
+        return None
+    for k, d in ((0, v.inputs[1]), (1, v.inputs[0])):
+        r = defs.get(v.inputs[k]) if v.inputs[k].__class__ is Var else None
+        if r is None or r.prim is not P.getitem or r.inputs[0] is not base \
+                or r.params["idx"] != e.params["idx"] or r.out.aval != v.out.aval:
+            continue
+        if v.prim is P.sub and k == 1:
+            return None  # d - x[I] is not an accumulation
+        out = []
+        if v.prim is P.sub:
+            out.append(_eqn(P.neg, (d,), {}, v.src))
+            d = out[-1].out
+        out.append(_eqn(P.setitem_add, (base, d), dict(e.params), e.src))
+        return out
     return None
 
 
-def _promote(n: Node) -> None:
-    terms = _sum_start(n.eqn)
-    n.kind, n.operands, n.members = "sum", terms, len(terms)
-    n.srcs, n.eqns = [n.src], [n.eqn]
-
+# ------------------------------------------------------------------------------ add chains
 
 def _is_zero(a: Atom) -> bool:
     return isinstance(a, Const) and a.value.size <= 1 << 16 and not a.value.any()
 
 
-def _extends_write(n: Node | None, e: Eqn, n_uses: dict) -> bool:
-    if n is None or n.kind != "write" or e.prim is not n.write[0] or e.inputs[0] is not n.out:
-        return False
-    if n_uses.get(n.out, 0) != 1 or not P.is_basic(e.params["idx"]):
-        return False
-    return pattern_of(e.params["idx"])[0] == n.write[1] and e.inputs[1].aval == n.operands[1].aval
+class Sum:
+    """A chain of adds: `out = sum(sign_i * term_i)`, ending at equation `last`. `parts` are
+    the chains it absorbed; `terms`/`signs` are kept by the chain that absorbs none other."""
+
+    __slots__ = ("last", "n", "parts", "signs", "terms")
+
+    def __init__(self, terms: list[Atom], signs: list[int], last: Eqn, parts: list[Var]):
+        self.terms, self.signs, self.last, self.parts = terms, signs, last, parts
+        self.n = len(terms)
 
 
-def _append_write(n: Node, e: Eqn) -> None:
-    n.operands.append(e.inputs[1])
-    n.write[3].append(pattern_of(e.params["idx"])[2])
-    n.out, n.eqn, n.members = e.out, e, n.members + 1
-    n.srcs.append(e.src)
-    n.eqns.append(e)
+def sums(g: Graph) -> tuple[dict[Var, Sum], set[Var]]:
+    """Add chains of `g`: the chains of three or more terms by their result var, and the vars
+    of the inner adds they absorbed (no longer computed)."""
+    n_uses = uses(g)
+    chains: dict[Var, Sum] = {}
+    inner: set[Var] = set()
+    for e in g.eqns:
+        if e.prim is not P.add and e.prim is not P.sub:
+            continue
+        aval = e.out.aval
+        x, y = e.inputs
+        sy = -1 if e.prim is P.sub else 1
+        parts: list[Var] = []
+        if _is_zero(x) and y.aval == aval and sy == 1:
+            terms, signs = _terms(y, 1, chains, n_uses, parts)
+        elif _is_zero(y) and x.aval == aval:
+            terms, signs = _terms(x, 1, chains, n_uses, parts)
+        elif x.aval == aval and y.aval == aval:
+            terms, signs = _terms(x, 1, chains, n_uses, parts)
+            t2, s2 = _terms(y, sy, chains, n_uses, parts)
+            if len(t2) > len(terms):  # extend the longer list in place (linear overall)
+                terms, signs, t2, s2 = t2, s2, terms, signs
+            terms += t2
+            signs += s2
+        else:
+            continue
+        inner.update(parts)
+        chains[e.out] = Sum(terms, signs, e, parts)
+    out: dict[Var, Sum] = {}
+    absorbed: set[Var] = set()
+    for v, c in chains.items():
+        if v in inner or c.n < 3:
+            continue  # absorbed by another chain, or too short to be more than an add
+        out[v] = c
+        todo = list(c.parts)
+        while todo:
+            p = todo.pop()
+            absorbed.add(p)
+            todo += chains[p].parts
+    return out, absorbed
 
 
-def _extends_sum(n: Node | None, e: Eqn, n_uses: dict) -> bool:
-    if n is None or n.kind != "sum" or e.prim is not P.add or n_uses.get(n.out, 0) != 1:
-        return False
-    other = e.inputs[1] if e.inputs[0] is n.out else e.inputs[0] if e.inputs[1] is n.out else None
-    return other is not None and other.aval == e.out.aval == n.out.aval
+def _terms(a: Atom, sign: int, chains: dict, n_uses: dict, parts: list) -> tuple[list, list]:
+    c = chains.get(a) if a.__class__ is Var else None
+    if c is None or c.terms is None or n_uses.get(a, 0) != 1:
+        return [a], [sign]
+    terms, signs = c.terms, c.signs
+    c.terms = c.signs = None  # moved into the chain that uses it
+    parts.append(a)
+    if sign < 0:
+        signs = [-s for s in signs]
+    return terms, signs
 
 
-def _append_sum(n: Node, e: Eqn) -> None:
-    n.operands.append(e.inputs[1] if e.inputs[0] is n.out else e.inputs[0])
-    n.out, n.eqn, n.members = e.out, e, n.members + 1
-    n.srcs.append(e.src)
-    n.eqns.append(e)
-
-
-def write_positions(n: Node) -> np.ndarray:
-    """The integer index of each write of a chain, one row per write."""
-    return np.asarray(n.write[3], dtype=np.int64).reshape(len(n.write[3]), len(n.write[2]))
-
-
-def node_key(n: Node, source: Any) -> tuple:
-    """Nodes with equal keys (at equal depth) batch together. `source(atom)` names the batch
-    group an operand comes from, or None."""
-    if n.kind == "write":
-        return ("write", id(n))
-    if n.kind == "sum":
-        return ("sum", len(n.operands), n.out.aval, tuple(source(a) for a in n.operands[:1]))
-    e = n.eqn
-    avals = tuple([a.aval for a in e.inputs])
-    if e.prim is P.getitem:
-        idx = e.params["idx"]
-        if not P.is_basic(idx):
-            return ("eqn", e.prim, Params(e.params), avals, id(n))  # irregular reads stay apart
-        base = e.inputs[0]
-        return ("getitem", pattern_of(idx)[0], avals, source(base) or base)
-    return ("eqn", e.prim, e.params, avals, tuple([source(a) for a in e.inputs]))
-
-
-__all__ = [
-    "Adv",
-    "Node",
-    "Sl",
-    "build_nodes",
-    "forward_reads",
-    "node_key",
-    "pattern_of",
-    "write_positions",
-]
+__all__ = ["WRITES", "Sum", "normalize", "sums"]

@@ -1,11 +1,22 @@
-"""Index recognition for batching: turning "row q[m] of a batched value" and "position P[m]
-of a base array" into reshapes, transposes, strided slices and broadcasts when the positions
-form a grid, and into a real gather only when they are irregular.
+"""Index recognition for batching (issue 14, item 2: affine positions).
+
+A group of reads `x[idx_m]` (or writes) has one index pattern and, per member m, positions
+P[m]: its ints and slice starts. When P is affine in the members' loop indices,
+    P[m] = P[0] + sum_l digit_l(m) * S[l]      (m in mixed radix: the loop nest)
+the stacked operand is an affine view of x: slicing, reshapes, transposes, reversals and
+broadcasts when the axes tile (grids, strided ranges, column blocks, descending loops), and
+one `strided` view otherwise (overlapping sliding windows, diagonals). Only positions with no
+such form are gathered by index: one `take`, or one integer-array read.
+
+Writes are the same geometry backwards: a basic slice assignment when the positions tile,
+`strided_add` for overlapping additions (one strided add per window offset), and otherwise
+one integer-array scatter, whose repeated additions are a `segment_sum` first.
 
 All functions emit through traced operations, so they run inside the batch pass's Builder.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -13,16 +24,16 @@ import numpy as np
 from .. import primitives as P
 from ..primitives import Adv, Sl
 from ..primitives.elementwise import _lift
+from .regions import INT, SlPat
 
 
-def _digits(q: np.ndarray) -> list[tuple[int, int]] | None:
-    """Write q[m] = offset + sum_l digit_l(m) * stride_l, digits in row-major mixed radix.
+def _ramp_digits(q: np.ndarray) -> list[tuple[int, int]] | None:
+    """Write q[m] = q[0] + sum_l digit_l(m) * stride_l, digits in row-major mixed radix.
     Returns [(size, stride)] outermost first, or None when q has no such form."""
     dims: list[tuple[int, int]] = []
     while len(q) > 1:
         s = int(q[1] - q[0])
-        ramp = q[0] + s * np.arange(len(q))
-        bad = np.flatnonzero(q != ramp)
+        bad = np.flatnonzero(q != q[0] + s * np.arange(len(q)))
         d = int(bad[0]) if len(bad) else len(q)
         if len(q) % d:
             return None
@@ -34,150 +45,310 @@ def _digits(q: np.ndarray) -> list[tuple[int, int]] | None:
     return dims[::-1]
 
 
-def realize_rows(g: Any, q: np.ndarray) -> Any:
-    """`g[q]` along axis 0 (g has a leading batch axis), by views where the map is regular."""
-    n_g = g.shape[0]
-    q = np.asarray(q, np.int64)
-    if len(q) == n_g and np.array_equal(q, np.arange(n_g)):
-        return g
-    if len(q) == 0:
-        return P.getitem(g, idx=(Adv(q),) + _full(g.shape[1:]))
-    dims = _digits(q)
-    if dims is not None:
-        out = _strided_rows(g, int(q[0]), dims, len(q))
-        if out is not None:
-            return out
-    return P.getitem(g, idx=(Adv(q),) + _full(g.shape[1:]))
+def digits(pos: np.ndarray) -> tuple[list[int], np.ndarray] | None:
+    """The loop nest of a position matrix (M, c): digit sizes (outermost first) and strides
+    (L, c) with pos[m] = pos[0] + sum_l digit_l(m) * strides[l]; None if not affine."""
+    M, c = pos.shape
+    if M == 1:
+        return [], np.zeros((0, c), np.int64)
+    bounds = {M}
+    for j in range(c):
+        ds = _ramp_digits(pos[:, j])
+        if ds is None:
+            return None
+        acc = 1
+        for n, _ in reversed(ds):
+            acc *= n
+            bounds.add(acc)
+    bounds = sorted(bounds)
+    sizes, prev = [], 1
+    for b in bounds:
+        if b % prev:
+            return None
+        if b // prev > 1:
+            sizes.append(b // prev)
+        prev = b
+    sizes = sizes[::-1]  # outermost first
+    unit = [math.prod(sizes[l + 1:]) for l in range(len(sizes))]
+    strides = np.array([pos[u] - pos[0] for u in unit], dtype=np.int64).reshape(len(sizes), c)
+    idx = np.indices(sizes).reshape(len(sizes), M) if sizes else np.zeros((0, M), np.int64)
+    if not np.array_equal(pos[0] + idx.T @ strides, pos):
+        return None
+    return sizes, strides
+
+
+# ------------------------------------------------------------------------------ geometry
+
+def _geometry(pattern: tuple, axes: tuple[int, ...], pos: np.ndarray, ds: tuple
+              ) -> tuple[list[int], list[tuple[int, tuple[int, ...]]]]:
+    """(start per array axis, dims): the member digits first, then the region's own axes."""
+    sizes, strides = ds
+    col = dict(zip(axes, range(len(axes))))
+    arr_axis: list[int | None] = []
+    ax = 0
+    for k in pattern:
+        arr_axis.append(None if k is None else ax)
+        ax += k is not None
+    nd = ax
+    start = [0] * nd
+    for j, a in enumerate(arr_axis):
+        if a is not None:
+            start[a] = int(pos[0, col[j]])
+    dims = []
+    for l, n in enumerate(sizes):
+        st = [0] * nd
+        for j, a in enumerate(arr_axis):
+            if a is not None:
+                st[a] = int(strides[l, col[j]])
+        dims.append((n, tuple(st)))
+    for j, k in enumerate(pattern):
+        if k is None:
+            dims.append((1, (0,) * nd))
+        elif isinstance(k, SlPat):
+            st = [0] * nd
+            st[arr_axis[j]] = k[1]
+            dims.append((k[0], tuple(st)))
+    return start, dims
+
+
+def _basic(shape: tuple[int, ...], start: list[int], dims: list) -> tuple | None:
+    """Slicing that realizes the view, when its dims tile the array's axes: (index, the dims
+    (k) of each sliced axis, largest step first, the dims to reverse), else None."""
+    nd = len(shape)
+    start = list(start)
+    by_axis: dict[int, list[tuple[int, int]]] = {}
+    flips = []
+    for k, (n, st) in enumerate(dims):
+        nz = [a for a in range(nd) if st[a]]
+        if n == 0:
+            return None
+        if n == 1 or not nz:
+            continue
+        if len(nz) > 1:
+            return None
+        a, s = nz[0], st[nz[0]]
+        if s < 0:
+            start[a] += (n - 1) * s
+            s = -s
+            flips.append(k)
+        by_axis.setdefault(a, []).append((s, k))
+    idx: list = []
+    groups: list[list[int]] = []
+    for a in range(nd):
+        ds = sorted(by_axis.get(a, []))
+        if not ds:
+            idx.append(start[a])
+            continue
+        expect = ds[0][0]
+        for s, k in ds:
+            if s != expect:
+                return None
+            expect = s * dims[k][0]
+        total = expect // ds[0][0]
+        idx.append(Sl(start[a], start[a] + ds[0][0] * (total - 1) + 1, ds[0][0]))
+        groups.append([k for _, k in reversed(ds)])
+    return tuple(idx), groups, flips
 
 
 def _full(shape: tuple[int, ...]) -> tuple:
     return tuple(Sl(0, d, 1) for d in shape)
 
 
-def _strided_rows(g: Any, offset: int, dims: list[tuple[int, int]], n: int) -> Any:
-    """Rows offset + sum digit*stride as slice + reshape + transpose + reversal + broadcast.
-    A negative stride is the positive one read backwards (a descending loop)."""
-    flip = {i for i, (d, s) in enumerate(dims) if s < 0}
-    offset += sum((dims[i][0] - 1) * dims[i][1] for i in flip)
-    dims = [(d, abs(s)) for d, s in dims]
-    moving = sorted([(s, d, i) for i, (d, s) in enumerate(dims) if s != 0], reverse=True)
-    expect = 1
-    for s, d, _ in reversed(moving):  # strides must tile a contiguous block, row-major
-        if s != expect:
-            return None
-        expect *= d
-    block = expect
-    member = g.shape[1:]
-    x = g
-    if (offset, block) != (0, g.shape[0]):
-        x = P.getitem(g, idx=(Sl(offset, offset + block, 1),) + _full(member))
-    x = P.reshape(x, shape=tuple(d for _, d, _ in moving) + member) if moving else \
-        P.reshape(x, shape=member)
-    order = [i for _, _, i in moving]  # dims currently in stride order; put them in digit order
-    perm = sorted(range(len(order)), key=lambda k: order[k])
-    nm = len(member)
+def view(base: Any, start: list[int], dims: list) -> Any:
+    """The affine view of `base` with output axes `dims` (see the module doc)."""
+    geo = _basic(base.shape, start, dims)
+    out_shape = tuple(n for n, _ in dims)
+    if geo is None:
+        return P.strided(base, start=tuple(start), dims=tuple(dims))
+    idx, groups, flips = geo
+    x = base if idx == _full(base.shape) else P.getitem(base, idx=P.BasicIndex(idx))
+    split = tuple(dims[k][0] for g in groups for k in g)
+    if split != x.shape:
+        x = P.reshape(x, shape=split)
+    order = [k for g in groups for k in g]
+    perm = sorted(range(len(order)), key=lambda i: order[i])
     if perm != list(range(len(perm))):
-        x = P.transpose(x, perm=tuple(perm) + tuple(range(len(perm), len(perm) + nm)))
-    if flip:  # moving dims are now in digit order
-        x = P.getitem(x, idx=tuple(Sl(d - 1, -1, -1) if i in flip else Sl(0, d, 1)
-                                   for i, (d, s) in enumerate(dims) if s != 0) + _full(member))
-    shape_kd = tuple(d if s != 0 else 1 for d, s in dims) + member
-    if len(dims) != len(moving):
-        x = P.reshape(x, shape=shape_kd)
-        x = P.broadcast_to(x, shape=tuple(d for d, _ in dims) + member)
-    return P.reshape(x, shape=(n,) + member)
+        x = P.transpose(x, perm=tuple(perm))
+    if flips:
+        ks = sorted(order)
+        x = P.getitem(x, idx=P.BasicIndex(Sl(dims[k][0] - 1, -1, -1) if k in flips
+                                          else Sl(0, dims[k][0], 1) for k in ks))
+    kept = set(order)
+    lifted = tuple(n if k in kept else 1 for k, (n, _) in enumerate(dims))
+    if lifted != x.shape:
+        x = P.reshape(x, shape=lifted)
+    if lifted != out_shape:
+        x = P.broadcast_to(x, shape=out_shape)
+    return x
 
 
-def _adv_front_perm(idx: tuple, out_ndim: int) -> tuple[int, ...]:
-    """Permutation bringing NumPy's advanced-index result axis to the front."""
-    adv = [i for i, k in enumerate(idx) if isinstance(k, Adv)]
-    if adv[-1] - adv[0] + 1 != len(adv):
-        return tuple(range(out_ndim))  # separated advanced indices already go first
-    pos = sum(1 for k in idx[:adv[0]] if not isinstance(k, int))
-    return (pos,) + tuple(i for i in range(out_ndim) if i != pos)
+# ------------------------------------------------------------------------------- reads
+
+def read(base: Any, pattern: tuple, axes: tuple[int, ...], pos: np.ndarray) -> Any:
+    """Stack base[pattern at pos[m]] over members m: shape (M, *region)."""
+    M = len(pos)
+    ds = digits(pos)
+    if ds is not None:
+        start, dims = _geometry(pattern, axes, pos, ds)
+        x = view(base, start, dims)
+        region = x.shape[len(ds[0]):]
+        return x if len(ds[0]) == 1 else P.reshape(x, shape=(M,) + region)
+    return _gather(base, pattern, axes, pos)
 
 
-def _grid(U: np.ndarray) -> list[Sl] | None:
-    """Slices per column if the (sorted, unique) rows of U are a full Cartesian grid of
-    arithmetic progressions."""
-    sls, size = [], 1
-    for c in range(U.shape[1]):
-        vals = np.unique(U[:, c])
-        step = int(vals[1] - vals[0]) if len(vals) > 1 else 1
-        if len(vals) > 1 and not np.array_equal(np.diff(vals), np.full(len(vals) - 1, step)):
-            return None
-        sls.append(Sl(int(vals[0]), int(vals[0]) + step * (len(vals) - 1) + 1, step))
-        size *= len(vals)
-    return sls if size == len(U) else None
+def rows(g: Any, q: np.ndarray) -> Any:
+    """Rows q of g along axis 0 (a batched value), by a view where q is affine."""
+    q = np.asarray(q, np.int64)
+    if len(q) == g.shape[0] and np.array_equal(q, np.arange(len(q))):
+        return g
+    pattern = (INT,) + tuple(SlPat((d, 1)) for d in g.shape[1:])
+    pos = np.zeros((len(q), g.ndim), np.int64)
+    pos[:, 0] = q
+    return read(g, pattern, tuple(range(g.ndim)), pos)
 
 
-def _with(pattern: tuple, axes: list[int], entries: list) -> tuple:
-    out = list(pattern)
-    for a, e in zip(axes, entries):
-        out[a] = e
-    return tuple(out)
-
-
-def grid_read(base: Any, pattern: tuple, int_axes: list[int], pos: np.ndarray) -> Any:
-    """Stack base[pattern with pos[m] at int_axes] over members m: shape (k, *member)."""
-    U, inv = np.unique(pos, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
-    sls = _grid(U)
-    if sls is not None:
-        idx = _with(pattern, int_axes, sls)
-        x = P.getitem(base, idx=idx)
-        out_axes = [i for i, k in enumerate(k for k in idx if not isinstance(k, int))]
-        entry_axes = [j for j, k in enumerate(idx) if not isinstance(k, int)]
-        front = [out_axes[entry_axes.index(a)] for a in int_axes]
-        rest = [a for a in out_axes if a not in front]
-        if front + rest != out_axes:
-            x = P.transpose(x, perm=tuple(front + rest))
-        member = tuple(x.shape[len(front):])
-        x = P.reshape(x, shape=(len(U),) + member)
-        return realize_rows(x, inv)
-    # irregular positions: one gather, directly in member order
-    idx = _with(pattern, int_axes, [Adv(pos[:, c]) for c in range(pos.shape[1])])
+def _gather(base: Any, pattern: tuple, axes: tuple[int, ...], pos: np.ndarray) -> Any:
+    """Irregular positions: one `take` when one int position varies, else an integer-array
+    read (or, for irregular slice starts, the rows stacked one by one)."""
+    from .regions import join
+    varying = [j for j in range(len(axes)) if not np.all(pos[:, j] == pos[0, j])]
+    if any(pattern[axes[j]] != INT for j in varying):
+        return P.stack(*[P.getitem(base, idx=P.BasicIndex(join(pattern, axes, tuple(p))))
+                         for p in pos.tolist()], axis=0)
+    fixed = list(join(pattern, axes, tuple(pos[0].tolist())))
+    if len(varying) == 1:
+        a = axes[varying[0]]
+        fixed[a] = Sl(0, base.shape[_arr_axis(pattern, a)], 1)
+        x = P.getitem(base, idx=P.BasicIndex(fixed))
+        out_axis = sum(1 for k in fixed[:a] if not isinstance(k, int))
+        x = P.take(x, ids=Adv(pos[:, varying[0]]), axis=out_axis)
+        if out_axis:
+            perm = (out_axis,) + tuple(i for i in range(x.ndim) if i != out_axis)
+            x = P.transpose(x, perm=perm)
+        return x
+    for j in varying:
+        fixed[axes[j]] = Adv(pos[:, j])
+    idx = tuple(fixed)
     x = P.getitem(base, idx=idx)
     perm = _adv_front_perm(idx, x.ndim)
     return P.transpose(x, perm=perm) if perm != tuple(range(x.ndim)) else x
 
 
-def grid_write(prim: P.Primitive, base: Any, vals: Any, pattern: tuple, int_axes: list[int],
-               pos: np.ndarray) -> Any:
-    """Apply the writes base[pattern with pos[m]] (=|+=) vals[m] for all m, in order."""
-    if prim is P.setitem:  # last write wins: drop writes that a later one overwrites
-        seen: set[tuple] = set()
-        keep = [m for m in range(len(pos) - 1, -1, -1)
-                if not (tuple(pos[m]) in seen or seen.add(tuple(pos[m])))][::-1]
-    else:
-        keep = list(range(len(pos)))
-    pos, rows = pos[keep], np.asarray(keep)
-    region = P.index_shape(base.shape, pattern)  # a single write's region
-    if not pos.shape[1]:  # no varying position: one region, written once (or added to)
-        v = P.broadcast_to(_lift(realize_rows(vals, rows), len(region)),
-                           shape=(len(pos),) + region)
-        return prim(base, P.reduce_sum(v, axes=(0,)), idx=pattern)
-    order = np.lexsort(pos.T[::-1])
-    pos, rows = pos[order], rows[order]
-    v = realize_rows(vals, rows)
-    v = P.broadcast_to(_lift(v, len(region)), shape=(len(pos),) + region)
-    sls = _grid(pos) if len(np.unique(pos, axis=0)) == len(pos) else None
-    if sls is None:
-        idx = _with(pattern, int_axes, [Adv(pos[:, c]) for c in range(pos.shape[1])])
-        perm = _adv_front_perm(idx, len(region) + 1)
-        v = P.transpose(v, perm=tuple(np.argsort(perm).tolist())) if perm != tuple(
-            range(len(perm))) else v
-        return prim(base, v, idx=idx)
-    idx = _with(pattern, int_axes, sls)
-    v = P.reshape(v, shape=tuple(len(s) for s in sls) + region)
-    entry_axes = [j for j, k in enumerate(idx) if not isinstance(k, int)]
-    pos_of = {a: entry_axes.index(a) for a in entry_axes}
-    grid_dims = [pos_of[a] for a in int_axes]  # where each grid dim sits in the write region
-    member_dims = [pos_of[a] for a in entry_axes if a not in int_axes]
-    order_out = sorted(range(len(entry_axes)), key=lambda j: (grid_dims + member_dims)[j])
-    if order_out != list(range(len(order_out))):
-        v = P.transpose(v, perm=tuple(order_out))
-    if prim is P.setitem and all(isinstance(k, Sl) and len(k) == d and k.step == 1
-                                 for k, d in zip(idx, base.shape)) and len(idx) == len(base.shape):
-        return v if v.dtype == base.dtype else P.cast(v, dtype=base.dtype)  # fully covered
+def _arr_axis(pattern: tuple, j: int) -> int:
+    return sum(1 for k in pattern[:j] if k is not None)
+
+
+def _adv_front_perm(idx: tuple, out_ndim: int) -> tuple[int, ...]:
+    """Permutation bringing NumPy's advanced-index result axis to the front."""
+    adv = [i for i, k in enumerate(idx) if isinstance(k, (Adv, int))]
+    advs = [i for i, k in enumerate(idx) if isinstance(k, Adv)]
+    if adv[-1] - adv[0] + 1 != len(adv) and len(advs) > 0:
+        return tuple(range(out_ndim))  # separated advanced indices already go first
+    pos = sum(1 for k in idx[:advs[0]] if not isinstance(k, int))
+    return (pos,) + tuple(i for i in range(out_ndim) if i != pos)
+
+
+# ------------------------------------------------------------------------------ writes
+
+def write(prim: P.Primitive, base: Any, vals: Any, pattern: tuple, axes: tuple[int, ...],
+          pos: np.ndarray) -> Any:
+    """Apply base[pattern at pos[m]] (=|+=) vals[m] for all m. Positions of a set are distinct
+    (the dependence analysis orders overlapping sets); additions may repeat."""
+    from .regions import join
+    M = len(pos)
+    region = P.index_shape(base.shape, join(pattern, axes, tuple(pos[0].tolist())))
+    vals = _lift(vals, len(region))
+    ds = digits(pos)
+    if ds is not None:
+        start, dims = _geometry(pattern, axes, pos, ds)
+        geo = _basic(base.shape, start, dims)
+        v = P.reshape(vals, shape=tuple(ds[0]) + vals.shape[1:]) if len(ds[0]) != 1 else vals
+        if geo is not None and _no_repeats(dims):
+            return _basic_write(prim, base, v, dims, geo)
+        if prim is P.setitem_add:
+            v = P.broadcast_to(v, shape=tuple(n for n, _ in dims))
+            return P.strided_add(base, v, start=tuple(start), dims=tuple(dims))
+    uniq, inv = np.unique(pos, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    if len(uniq) < M and prim is P.setitem:  # the last write to a position wins
+        last = np.zeros(len(uniq), np.int64)
+        last[inv] = np.arange(M)
+        return write(prim, base, rows(vals, last), pattern, axes, uniq)
+    if len(uniq) < M:
+        seg = _segment_write(base, vals, pattern, axes, pos, region)
+        if seg is not None:
+            return seg
+    if len(uniq) < M:  # repeated additions: sum each position's values first
+        vals = P.broadcast_to(vals, shape=(M,) + region)
+        vals = P.segment_sum(vals, ids=Adv(inv), axis=0, num=len(uniq))
+        return write(prim, base, vals, pattern, axes, uniq)
+    fixed = list(join(pattern, axes, tuple(pos[0].tolist())))
+    for j in range(len(axes)):
+        if pattern[axes[j]] == INT:
+            fixed[axes[j]] = Adv(pos[:, j])
+        elif not np.all(pos[:, j] == pos[0, j]):
+            return _one_by_one(prim, base, vals, pattern, axes, pos)
+    idx = tuple(fixed)
+    v = P.broadcast_to(vals, shape=(M,) + region)
+    perm = _adv_front_perm(idx, len(region) + 1)
+    if perm != tuple(range(len(perm))):
+        v = P.transpose(v, perm=tuple(np.argsort(perm).tolist()))
     return prim(base, v, idx=idx)
+
+
+def _segment_write(base: Any, vals: Any, pattern: tuple, axes: tuple, pos: np.ndarray,
+                   region: tuple) -> Any:
+    """Additions at repeated positions along one axis (`agg[dst[e]] += m_e`): one segment
+    sum straight into that axis's length, added to the buffer's slab."""
+    from .regions import join
+    varying = [j for j in range(len(axes)) if not np.all(pos[:, j] == pos[0, j])]
+    if len(varying) != 1 or pattern[axes[varying[0]]] != INT:
+        return None
+    j = varying[0]
+    a = axes[j]
+    n = base.shape[_arr_axis(pattern, a)]
+    idx = list(join(pattern, axes, tuple(pos[0].tolist())))
+    idx[a] = Sl(0, n, 1)
+    k = sum(1 for e in idx[:a] if not isinstance(e, int))  # the axis's place in the slab
+    v = P.broadcast_to(vals, shape=(len(pos),) + region)
+    s = P.segment_sum(v, ids=Adv(pos[:, j]), axis=0, num=n)
+    if k:
+        s = P.transpose(s, perm=tuple(range(1, k + 1)) + (0,) + tuple(range(k + 1, s.ndim)))
+    if idx == list(_full(base.shape)):
+        return P.add(base, s) if s.dtype == base.dtype else P.add(base, P.cast(s, dtype=base.dtype))
+    return P.setitem_add(base, s, idx=P.BasicIndex(idx))
+
+
+def _no_repeats(dims: list) -> bool:
+    return all(n <= 1 or any(st) for n, st in dims)
+
+
+def _basic_write(prim: P.Primitive, base: Any, v: Any, dims: list, geo: tuple) -> Any:
+    idx, groups, flips = geo
+    out_shape = tuple(n for n, _ in dims)
+    v = P.broadcast_to(v, shape=out_shape) if v.shape != out_shape else v
+    if flips:
+        v = P.getitem(v, idx=P.BasicIndex(Sl(n - 1, -1, -1) if k in flips else Sl(0, n, 1)
+                                          for k, (n, _) in enumerate(dims)))
+    order = [k for g in groups for k in g]
+    rest = [k for k in range(len(dims)) if k not in order]  # size-1 dims
+    v = P.transpose(v, perm=tuple(order + rest)) if order + rest != list(range(len(dims))) \
+        else v
+    merged = P.index_shape(base.shape, idx)
+    if v.shape != merged:
+        v = P.reshape(v, shape=merged)
+    if prim is P.setitem and idx == _full(base.shape):
+        return v if v.dtype == base.dtype else P.cast(v, dtype=base.dtype)  # fully covered
+    return prim(base, v, idx=P.BasicIndex(idx))
+
+
+def _one_by_one(prim: P.Primitive, base: Any, vals: Any, pattern: tuple, axes: tuple,
+                pos: np.ndarray) -> Any:
+    from .regions import join
+    for m, p in enumerate(pos.tolist()):
+        row = P.getitem(vals, idx=P.BasicIndex((m,) + _full(vals.shape[1:])))
+        base = prim(base, row, idx=P.BasicIndex(join(pattern, axes, tuple(p))))
+    return base
+
+
+__all__ = ["digits", "read", "rows", "view", "write"]

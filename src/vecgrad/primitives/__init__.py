@@ -90,6 +90,7 @@ class NoGrad(NamedTuple):
 from .cumulative import *
 from .elementwise import *
 from .fft import *
+from .gathers import *
 from .linalg import *
 from .loop import *
 from .matfun import *

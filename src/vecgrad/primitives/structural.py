@@ -252,18 +252,34 @@ def _set_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
     return base
 
 
-def _add(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
-    return _add_inplace(np.array(base), v, idx)
-
-
 def _add_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
     if not idx:
         return np.array(base + v, base.dtype)
     if is_basic(idx):
         base[to_key(idx)] += v
+        return base
+    from .gathers import scatter_add_plan  # repeated positions accumulate, as np.add.at
+    return scatter_add_plan(idx, base.shape, base.dtype)(base, v)
+
+
+def _add(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    """The reference semantics: np.add.at (unbuffered: repeated indices accumulate)."""
+    out = np.array(base)  # (an ndarray also where base is 0-d scalar)
+    if not idx:
+        return np.array(out + v, out.dtype)
+    if is_basic(idx):
+        out[to_key(idx)] += v
     else:
-        np.add.at(base, to_key(idx), v)  # unbuffered: repeated indices accumulate
-    return base
+        np.add.at(out, to_key(idx), v)
+    return out
+
+
+def _add_lower(avals: list, idx: tuple) -> Any:
+    if is_basic(idx):
+        return lambda base, v: _add_inplace(np.array(base), v, idx)
+    from .gathers import scatter_add_plan  # built (and measured) while compiling
+    plan = scatter_add_plan(idx, avals[0].shape, avals[0].dtype)
+    return lambda base, v: plan(np.array(base), v)
 
 
 def _write_batch(prim_name: str) -> Any:
@@ -286,7 +302,7 @@ setitem = register(Primitive(
 setitem_add = register(Primitive(
     "setitem_add", _add, _add_shape,
     lambda g, ans, base, v, idx: (g, getitem(g, idx=idx)),
-    _write_batch("setitem_add"), inplace=_add_inplace))
+    _write_batch("setitem_add"), inplace=_add_inplace, lower=_add_lower))
 
 
 def _full_shape(shape: tuple[int, ...], dtype: np.dtype, value: float) -> Aval:

@@ -1,0 +1,390 @@
+"""The dependence graph that batching schedules (issue 14, item 1: dependence by region).
+
+The trace is SSA: `buf[i] = v` makes a new version of `buf`, so every read of a buffer depends,
+through the version chain, on every earlier write. Batching needs the real dependences, by
+region. This module builds them in one pass over the (normalized, see `chains`) graph:
+
+- A *buffer* is a chain of versions made by writes (`setitem`, `setitem_add`). Its reads and
+  writes become nodes; instead of the version chain they get edges from the writes and reads
+  whose regions overlap theirs: read after write (RAW), write after read (WAR), write after
+  write (WAW). Additions into a buffer commute, so adds between two reads of their elements
+  (a *run*) do not order each other.
+- Regions are tracked per element: each buffer keeps a NumPy array holding, per element, the
+  node that wrote it last. A read or write looks up only its own region (no walk back through
+  earlier writes), so the pass is linear in the trace size. Axes that every access takes whole
+  are not tracked (a buffer written row by row is tracked per row).
+- A read whose region one write stored in full is that write's value (`forward`), so reading
+  back what an iteration just wrote depends on the value, not on the buffer.
+- A write whose every element a later write overwrites before anything reads it is dead.
+- Any other use of a version (a whole-array operation, an output, a fork) is a *snapshot*: a
+  read of the whole buffer at that version.
+
+Nodes carry a *key*: nodes of equal key are isomorphic and may be merged into one operation
+when neither depends on the other (see `agenda`). Positions (ints and slice starts) are not
+part of the key; operand sources are not either.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import primitives as P
+from ..ir import Atom, Eqn, Graph, Params, Var
+from .chains import WRITES, Sum, sums
+from .regions import relative, restricted_ndim, split, track_key
+
+EQN, READ, BREAD, WRITE, SUM, SNAP, JOIN = "eqn", "read", "bread", "write", "sum", "snap", "join"
+
+
+class Buffer:
+    """One chain of versions: its base value and the region-tracking state."""
+
+    __slots__ = ("base", "base_node", "last_whole", "ndim", "rv", "run", "run_set", "shape",
+                 "since_whole", "whole_join", "whole_pending", "wv")
+
+    def __init__(self, base: Atom, ndim: int):
+        self.base = base
+        self.shape = base.aval.shape
+        self.ndim = ndim
+        self.wv: np.ndarray = np.empty(0)  # per element: the node that wrote it last
+        self.rv: np.ndarray = np.empty(0)  # per element: its reads since (a read or a join)
+        self.base_node = -1
+        self.run: list[int] | None = None  # the open run of additions
+        self.run_set: set[int] = set()
+        self.last_whole = -1  # the last snapshot
+        self.since_whole: list[int] = []  # writes since it
+        self.whole_pending: list[int] = []
+        self.whole_join = -1
+
+
+class Plan:
+    """Nodes (parallel lists, indexed by node id in program order) and their edges."""
+
+    def __init__(self, g: Graph):
+        self.g = g
+        self.kind: list[str] = []
+        self.key: list[Any] = []
+        self.out: list[Var | None] = []
+        self.ops: list[tuple] = []
+        self.eqn: list[Eqn | None] = []
+        self.info: list[Any] = []
+        self.members: list[int] = []
+        self.succ: list[list[int]] = []
+        self.npred: list[int] = []
+        self.dead: list[bool] = []
+        self.alias: dict[Var, Atom] = {}
+        self.buffers: list[Buffer] = []
+        self.prod: dict[Var, int] = {}  # value var -> the node computing it
+        self.key_ids: dict[Any, int] = {}  # keys are interned: key[i] is a small int
+        self.key_of: list[Any] = []  # and key_of[key[i]] the key itself
+
+    def add(self, kind: str, key: Any, out: Var | None, ops: tuple, eqn: Eqn | None,
+            info: Any = None, members: int = 1) -> int:
+        i = len(self.kind)
+        self.kind.append(kind)
+        if key is None:
+            key = (None, i)  # a node that batches with no other
+        k = self.key_ids.get(key)
+        if k is None:
+            k = self.key_ids[key] = len(self.key_of)
+            self.key_of.append(key)
+        self.key.append(k)
+        self.out.append(out)
+        self.ops.append(ops)
+        self.eqn.append(eqn)
+        self.info.append(info)
+        self.members.append(members)
+        self.succ.append([])
+        self.npred.append(0)
+        self.dead.append(False)
+        if out is not None:
+            self.prod[out] = i
+        return i
+
+    def edge(self, u: int, v: int) -> None:
+        if u >= 0 and u != v and not self.dead[u]:
+            self.succ[u].append(v)
+            self.npred[v] += 1
+
+    def resolve(self, a: Atom) -> Atom:
+        alias = self.alias
+        while a.__class__ is Var and a in alias:
+            a = alias[a]
+        return a
+
+    def data_edges(self, i: int, atoms: tuple) -> None:
+        for a in atoms:
+            p = self.prod.get(a) if a.__class__ is Var else None
+            if p is not None:
+                self.edge(p, i)
+
+    def kill(self, u: int) -> None:
+        for s in self.succ[u]:
+            self.npred[s] -= 1
+        self.succ[u] = []
+        self.dead[u] = True
+
+
+def _scan(g: Graph) -> tuple[dict[Var, int], list[Atom], list[int], set[Var]]:
+    """Buffers: each version's buffer, each buffer's base and tracked rank, and the versions
+    some operation uses whole (they need a snapshot)."""
+    buf_of: dict[Var, int] = {}
+    cur: list[Var] = []
+    bases: list[Atom] = []
+    ndim: list[int] = []
+    snap: set[Var] = set()
+    for e in g.eqns:
+        ins = e.inputs
+        if e.prim in WRITES:
+            b = ins[0]
+            bid = buf_of.get(b) if b.__class__ is Var else None
+            if bid is None or cur[bid] is not b:
+                if bid is not None:
+                    snap.add(b)  # a fork from an older version
+                bid = len(bases)
+                bases.append(b)
+                cur.append(b)
+                ndim.append(0)
+            buf_of[e.out] = bid
+            cur[bid] = e.out
+            ndim[bid] = max(ndim[bid], restricted_ndim(e.params["idx"], b.aval.shape))
+            rest = ins[1:]
+        elif e.prim is P.getitem and ins[0] in buf_of and P.is_basic(e.params["idx"]) \
+                and cur[buf_of[ins[0]]] is ins[0]:
+            bid = buf_of[ins[0]]
+            ndim[bid] = max(ndim[bid], restricted_ndim(e.params["idx"], ins[0].aval.shape))
+            continue
+        else:
+            rest = ins
+        for a in rest:
+            if a.__class__ is Var and a in buf_of:
+                snap.add(a)
+    snap.update(a for a in g.outputs if a.__class__ is Var and a in buf_of)
+    return buf_of, bases, ndim, snap
+
+
+def _ids(sub: np.ndarray, counts: bool = False) -> Any:
+    """The distinct writer ids in a region (with how many elements each holds)."""
+    if sub.size == 1:
+        u = int(sub.reshape(-1)[0])
+        return ([u], [1]) if counts else [u]
+    lo, hi = int(sub.min()), int(sub.max())
+    if lo == hi:
+        return ([lo], [sub.size]) if counts else [lo]
+    if counts:
+        u, c = np.unique(sub, return_counts=True)
+        return u.tolist(), c.tolist()
+    return np.unique(sub).tolist()
+
+
+class _Builder:
+    """Builds a Plan in one pass over the equations (see the module doc)."""
+
+    def __init__(self, g: Graph):
+        self.p = Plan(g)
+        self.buf_of, bases, ndims, self.snap = _scan(g)
+        self.p.buffers = [Buffer(b, n) for b, n in zip(bases, ndims)]
+        self.cur: list[Atom | None] = [None] * len(bases)  # each buffer's newest version
+        self.was_read: set[int] = set()  # writes some read depends on
+        self.live: dict[int, int] = {}  # write -> elements it still holds
+        self.region: dict[int, tuple] = {}  # write -> its index
+        self.run_of: dict[int, int] = {}  # add in a closed run -> the run's join
+        self.sums, self.absorbed = sums(g)
+
+    # -- nodes ----------------------------------------------------------------------------
+    def node(self, kind: str, key: Any, out: Var | None, ops: tuple, eqn: Eqn | None,
+             info: Any = None, deps: list[int] = (), members: int = 1) -> int:
+        p = self.p
+        i = p.add(kind, key, out, ops, eqn, info, members)
+        p.data_edges(i, ops)
+        for d in deps:
+            p.edge(d, i)
+        return i
+
+    def join(self, deps: list[int]) -> int:
+        return self.node(JOIN, None, None, (), None, deps=deps)
+
+    def eqn(self, e: Eqn) -> None:
+        p = self.p
+        if e.out in self.absorbed:
+            return
+        ins = tuple([p.resolve(a) for a in e.inputs]) if p.alias else e.inputs
+        s = self.sums.get(e.out)
+        if s is not None:
+            terms = tuple(p.resolve(a) for a in s.terms)
+            self.node(SUM, (SUM, e.out.aval), e.out, terms, e,
+                      tuple(s.signs), members=len(terms) - 1)
+            return
+        prim = e.prim
+        if prim in WRITES:
+            self.write(e, ins)
+            return
+        if prim is P.getitem and P.is_basic(e.params["idx"]):
+            b = ins[0]
+            bid = self.buf_of.get(b) if b.__class__ is Var else None
+            if bid is not None and self.cur[bid] is b:
+                self.read(e, bid)
+                return
+            pat, axes, pos = split(e.params["idx"])
+            self.node(READ, (READ, pat, b.aval), e.out, (b,), e, (pat, axes, pos))
+            return
+        key = (EQN, prim, e.params, tuple([a.aval for a in ins]))
+        self.node(EQN, key, e.out, ins, e if ins == e.inputs else
+                  Eqn(prim, ins, e.params, e.out, e.src))
+
+    # -- buffers --------------------------------------------------------------------------
+    def buffer(self, bid: int) -> Buffer:
+        B = self.p.buffers[bid]
+        if B.base_node < 0:
+            B.base = self.p.resolve(B.base)
+            B.base_node = self.node(JOIN, None, None, (B.base,), None)
+            B.wv = np.full(B.shape[:B.ndim], B.base_node, dtype=np.int64)
+            B.rv = np.full(B.shape[:B.ndim], -1, dtype=np.int64)
+        return B
+
+    def add_reader(self, B: Buffer, key: tuple, q: int) -> None:
+        """Record read q on its elements: each element's reads-since-its-write become q, or a
+        join of the earlier ones and q (one join per distinct earlier set)."""
+        sub = B.rv[key]
+        ids = _ids(sub)
+        if ids == [-1]:
+            B.rv[key] = q
+            return
+        if np.ndim(sub) == 0:
+            B.rv[key] = q if ids[0] < 0 else self.join([ids[0], q])
+            return
+        new = sub.copy()
+        for r in ids:
+            new[sub == r] = q if r < 0 else self.join([r, q])
+        B.rv[key] = new
+
+    def close_run(self, B: Buffer) -> None:
+        if B.run:
+            j = self.join([m for m in B.run if not self.p.dead[m]])
+            for m in B.run:
+                self.run_of[m] = j
+        B.run, B.run_set = None, set()
+
+    def reader_deps(self, B: Buffer, ids: list[int]) -> list[int]:
+        deps = []
+        for u in ids:
+            if u in B.run_set:
+                self.close_run(B)
+            deps.append(self.run_of.get(u, u))
+        return deps
+
+    def read(self, e: Eqn, bid: int) -> None:
+        B = self.buffer(bid)
+        idx = e.params["idx"]
+        key = track_key(idx, B.ndim)
+        ids = _ids(B.wv[key])
+        if len(ids) == 1 and self.forward(e, B, ids[0]):
+            return
+        deps = self.reader_deps(B, ids)
+        pat, axes, pos = split(idx)
+        q = self.node(BREAD, (BREAD, bid, pat), e.out, (), e, (bid, pat, axes, pos), deps)
+        self.was_read.update(ids)
+        self.add_reader(B, key, q)
+
+    def forward(self, e: Eqn, B: Buffer, u: int) -> bool:
+        """Serve the read from the value one write stored (see the module doc)."""
+        p = self.p
+        if p.kind[u] != WRITE or p.dead[u] or p.eqn[u].prim is not P.setitem:
+            return False
+        rel = relative(self.region[u], e.params["idx"])
+        if rel is None:
+            return False
+        v = p.ops[u][0]
+        region = P.index_shape(B.shape, self.region[u])
+        if v.aval.shape != region:
+            v = self.synth(P.broadcast_to, (v,), {"shape": region}, e)
+        if v.aval.dtype != B.base.aval.dtype:
+            v = self.synth(P.cast, (v,), {"dtype": B.base.aval.dtype}, e)
+        if not all(isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
+                   for k, d in zip(rel, region)):
+            v = self.synth(P.getitem, (v,), {"idx": P.BasicIndex(rel)}, e)
+        if v.aval != e.out.aval:
+            return False
+        p.alias[e.out] = v
+        return True
+
+    def synth(self, prim: P.Primitive, ins: tuple, params: dict, like: Eqn) -> Var:
+        ps = Params(params)
+        out = Var(prim.shape_rule(*[a.aval for a in ins], **ps))
+        self.eqn(Eqn(prim, ins, ps, out, like.src))
+        return out
+
+    def write(self, e: Eqn, ins: tuple) -> None:
+        bid = self.buf_of[e.out]
+        B = self.buffer(bid)
+        idx = e.params["idx"]
+        key = track_key(idx, B.ndim)
+        sub = B.wv[key]
+        ids, counts = _ids(sub, counts=True)
+        add = e.prim is P.setitem_add
+        deps = []
+        for u in ids:
+            if not (add and u in B.run_set):
+                deps.append(u)  # WAW (additions in one run commute)
+        rsub = B.rv[key]
+        deps += [r for r in _ids(rsub) if r >= 0]  # WAR: the reads of these elements
+        if B.whole_pending:
+            B.whole_join = self.join(B.whole_pending + [B.whole_join])
+            B.whole_pending = []
+        deps.append(B.whole_join)
+        if P.is_basic(idx):
+            pat, axes, pos = split(idx)
+        else:
+            pat, axes, pos = idx, (), ()
+        w = self.node(WRITE, (WRITE, bid, e.prim, pat, ins[1].aval), None, (ins[1],), e,
+                      (bid, pat, axes, pos), deps)
+        if add:
+            if B.run is None:
+                B.run = []
+            B.run.append(w)
+            B.run_set.add(w)
+        else:
+            self.close_run(B)
+            for u, c in zip(ids, counts):
+                self.supersede(B, u, c)
+        self.live[w] = sub.size
+        self.region[w] = idx
+        B.rv[key] = -1
+        B.since_whole.append(w)
+        B.wv[key] = w
+        self.cur[bid] = e.out
+        if e.out in self.snap:
+            self.snapshot(B, bid, e.out, e)
+
+    def supersede(self, B: Buffer, u: int, n: int) -> None:
+        """A set overwrote n elements of u's: u is dead once it holds none and nothing read it."""
+        left = self.live.get(u)
+        if left is None:
+            return
+        left -= n
+        self.live[u] = left
+        if left == 0 and u not in self.was_read \
+                and u not in self.run_of and u > B.last_whole:
+            self.p.kill(u)
+
+    def snapshot(self, B: Buffer, bid: int, version: Var, e: Eqn) -> None:
+        deps = [B.last_whole if B.last_whole >= 0 else B.base_node]
+        deps += self.reader_deps(B, [w for w in B.since_whole if not self.p.dead[w]])
+        s = self.node(SNAP, None, version, (), e, bid, deps)
+        B.last_whole, B.since_whole = s, []
+        B.whole_pending.append(s)
+
+    def build(self) -> Plan:
+        for e in self.p.g.eqns:
+            self.eqn(e)
+        return self.p
+
+
+def plan(g: Graph) -> Plan:
+    """The dependence graph of `g` (normalized by `chains.normalize`)."""
+    return _Builder(g).build()
+
+
+__all__ = ["BREAD", "EQN", "JOIN", "READ", "SNAP", "SUM", "WRITE", "Buffer", "Plan", "Sum",
+           "plan"]

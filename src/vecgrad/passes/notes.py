@@ -1,0 +1,124 @@
+"""What batching tells `explain`: which source lines were merged into what, and which stayed
+unmerged and why. A recurrence is claimed only where a dependence path joins the members.
+Notes never list per-member details, so no line grows with a trip count."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from ..ir import Eqn
+from .deps import SUM, WRITE, Plan
+
+# Nodes visited per split key when looking for a dependence path between its groups.
+PATH_BUDGET = 20_000
+
+
+class Notes:
+    """Collects the batching notes of one pass."""
+
+    def __init__(self, p: Plan):
+        self.p = p
+        self.items: list[dict] = []
+        self.groups: dict[Any, list[list[int]]] = defaultdict(list)  # key -> agenda groups
+
+    def _what(self, i: int) -> str:
+        k = self.p.kind[i]
+        return "sum" if k == SUM else "write" if k == WRITE else self.p.eqn[i].prim.name
+
+    def _src(self, i: int) -> Any:
+        e = self.p.eqn[i]
+        return e.src if e is not None else None
+
+    def group(self, members: list[int]) -> None:
+        """An agenda group (one key, emitted at one time)."""
+        k = self.p.key[members[0]]
+        if k is not None:
+            self.groups[k].append(members)
+
+    def batched(self, members: list[int], out: Any, made: Eqn | None) -> None:
+        """Members merged into one operation `made` (or views: `made` None)."""
+        p = self.p
+        count = sum(p.members[m] for m in members)
+        if count > 1:
+            self.items.append({"kind": "batched", "src": self._src(members[0]),
+                               "what": self._what(members[0]), "count": count,
+                               "became": _describe(made),
+                               "shape": None if out is None else tuple(out.shape)})
+
+    def unbatched(self, members: list[int], why: str) -> None:
+        """Members that stay one operation each: their batching rule refused."""
+        self.items.append({"kind": "unbatched", "src": self._src(members[0]),
+                           "what": self._what(members[0]), "count": len(members),
+                           "reason": why})
+
+    def finish(self) -> tuple:
+        out = list(self.items)
+        flagged = {(n["src"], n["what"]) for n in out if n["kind"] == "unbatched"}
+        singles: dict[tuple, int] = defaultdict(int)
+        for groups in self.groups.values():
+            i0 = groups[0][0]
+            src, what = self._src(i0), self._what(i0)
+            if src is None or (src, what) in flagged:
+                continue
+            if len(groups) == 1:
+                if len(groups[0]) == 1:
+                    singles[(src, what)] += 1
+                continue
+            n = sum(len(g) for g in groups)
+            path = self._path(groups)
+            if path is None:
+                reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations "
+                          "(the trace is too large to say whether they depend on each other)")
+                kind = "split"
+            elif path:
+                reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations: "
+                          "each depends on the result of a previous one (a recurrence), so they "
+                          "run one after another")
+                kind = "sequential"
+            else:
+                reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations: "
+                          "they do not depend on each other, but not all were ready at once "
+                          "(some wait on other work)")
+                kind = "split"
+            out.append({"kind": kind, "src": src, "what": what, "count": n,
+                        "groups": len(groups), "reason": reason})
+        for (src, what), k in singles.items():
+            if k > 1:
+                out.append({"kind": "unbatched", "src": src, "what": what, "count": k,
+                            "reason": f"{k} `{what}` operations at {src} differ in operand "
+                                      "shapes or parameters, so each runs alone"})
+        return tuple(out)
+
+    def _path(self, groups: list[list[int]]) -> bool | None:
+        """Whether some member of a later group depends on a member of the first group (a
+        backward search from the second group, bounded by PATH_BUDGET; None when spent)."""
+        first = set(groups[0])
+        lo = min(first)
+        preds = self._preds()
+        todo = list(groups[1])
+        seen = set(todo)
+        while todo and len(seen) < PATH_BUDGET:
+            j = todo.pop()
+            for q in preds[j]:
+                if q in first:
+                    return True
+                if q >= lo and q not in seen:
+                    seen.add(q)
+                    todo.append(q)
+        return None if todo else False
+
+    def _preds(self) -> list[list[int]]:
+        if not hasattr(self, "_pred_lists"):
+            preds: list[list[int]] = [[] for _ in self.p.kind]
+            for u, ss in enumerate(self.p.succ):
+                for s in ss:
+                    preds[s].append(u)
+            self._pred_lists = preds
+        return self._pred_lists
+
+
+def _describe(e: Eqn | None) -> str:
+    if e is None:
+        return "?"
+    ps = ", ".join(f"{k}={v}" for k, v in e.params.items() if k in ("spec", "axes", "axis"))
+    return f"{e.prim.name}" + (f"[{ps}]" if ps else "") + f" -> {e.out.aval}"

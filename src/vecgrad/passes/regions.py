@@ -1,0 +1,138 @@
+"""Index algebra for batching: what region of an array an index selects, composed and compared.
+
+A normalized basic index (`primitives.normalize_index`) has one entry per array axis: an int,
+an `Sl` (start, stop, step), or None (a new axis, which selects nothing). The batching pass
+needs four things of such indices:
+
+- `compose(S, I)`: the index of `x[S][I]` in `x` (a view read or written through again);
+- `relative(W, R)`: the index of `x[R]` inside `x[W]` when R's region lies inside W's (a read
+  served by the value a write stored);
+- `split(idx)`: the index with its *positions* taken out. Ints and slice starts are positions;
+  what stays (slice lengths and steps, the axes) is the pattern that groups operations;
+- `track_key(idx, ndim)`: a NumPy index of the first `ndim` axes (the axes a buffer's region
+  tracking keeps, see `deps`).
+"""
+from __future__ import annotations
+
+import functools
+
+from ..primitives import Adv, Sl, to_key
+
+INT = -1  # an int entry in a pattern: its value is a position
+
+
+class SlPat(tuple):
+    """A slice entry of a pattern: (length, step); its start is a position."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"sl[{self[0]}:{self[1]}]"
+
+
+def _sl(start: int, n: int, step: int) -> Sl:
+    stop = start + n * step
+    return Sl(start, -1 if stop < 0 else stop, step)
+
+
+def compose(outer: tuple, inner: tuple) -> tuple | None:
+    """The index J with x[J] == x[outer][inner], or None (new axes, integer arrays)."""
+    if any(k is None or isinstance(k, Adv) for k in outer + inner):
+        return None
+    out: list = []
+    it = iter(inner)
+    for k in outer:
+        if isinstance(k, int):
+            out.append(k)
+            continue
+        j = next(it)
+        if isinstance(j, int):
+            out.append(k.start + j * k.step)
+        else:
+            out.append(_sl(k.start + j.start * k.step, len(j), j.step * k.step))
+    return tuple(out)
+
+
+def relative(w: tuple, r: tuple) -> tuple | None:
+    """The index J with x[r] == x[w][J] when r's region lies inside w's, else None."""
+    if any(k is None or isinstance(k, Adv) for k in w + r) or len(w) != len(r):
+        return None
+    out: list = []
+    for a, b in zip(w, r):
+        if isinstance(a, int):
+            if b != a:
+                return None
+            continue
+        if isinstance(b, int):
+            q, m = divmod(b - a.start, a.step)
+            if m or not 0 <= q < len(a):
+                return None
+            out.append(q)
+            continue
+        n = len(b)
+        if n == 0:
+            out.append(Sl(0, 0, 1))
+            continue
+        q, m = divmod(b.start - a.start, a.step)
+        last = b.start + (n - 1) * b.step
+        q2, m2 = divmod(last - a.start, a.step)
+        if m or m2 or not (0 <= q < len(a) and 0 <= q2 < len(a)):
+            return None
+        if n > 1 and b.step % a.step:
+            return None
+        out.append(_sl(q, n, b.step // a.step if n > 1 else 1))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=65536)
+def split(idx: tuple) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
+    """(pattern, position axes, positions): ints become INT, slices SlPat(len, step), and the
+    positions are the ints and slice starts, in axis order."""
+    pat, axes, vals = [], [], []
+    for i, k in enumerate(idx):
+        if isinstance(k, int):
+            pat.append(INT)
+            axes.append(i)
+            vals.append(k)
+        elif isinstance(k, Sl):
+            pat.append(SlPat((len(k), k.step)))
+            axes.append(i)
+            vals.append(k.start)
+        else:
+            pat.append(k)
+    return tuple(pat), tuple(axes), tuple(vals)
+
+
+def join(pat: tuple, axes: tuple[int, ...], vals: tuple[int, ...]) -> tuple:
+    """The inverse of `split`."""
+    out = list(pat)
+    for a, v in zip(axes, vals):
+        k = pat[a]
+        out[a] = v if k == INT else _sl(v, k[0], k[1])
+    return tuple(out)
+
+
+def is_full(k: object, d: int) -> bool:
+    return isinstance(k, Sl) and k.start == 0 and k.step == 1 and len(k) == d
+
+
+def restricted_ndim(idx: tuple, shape: tuple[int, ...]) -> int:
+    """1 + the last array axis that `idx` does not take whole (0 if it takes every axis)."""
+    n, ax = 0, 0
+    for k in idx:
+        if k is None:
+            continue
+        if not is_full(k, shape[ax]):
+            n = ax + 1
+        ax += 1
+    return n
+
+
+@functools.lru_cache(maxsize=65536)
+def track_key(idx: tuple, ndim: int) -> tuple:
+    """A NumPy index of the first `ndim` array axes of idx (new axes dropped)."""
+    return to_key(tuple(k for k in idx if k is not None)[:ndim])
+
+
+__all__ = ["INT", "SlPat", "compose", "is_full", "join", "relative", "restricted_ndim",
+           "split", "track_key"]

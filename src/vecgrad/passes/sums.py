@@ -1,0 +1,90 @@
+"""Emitting add chains (sums of signed terms, see `chains.sums`), partitioned by source
+(issue 14, item 4: mixed sources).
+
+The terms of a group of sums may come from several places: rows of batched groups, reads of
+one array, loop invariants and other single values, constants. Each (source, sign) gets one
+operation for the whole group, whatever the sums' lengths:
+- rows of one source: one stacked operand, summed per member by a reshape and a reduction
+  when every member has as many, by a `segment_sum` when lengths differ (ragged sums), or by
+  a product with the multiplicities when one sum reuses rows (`sum(g[r] for r in rs)`);
+- one single value used by every member the same number of times: a multiple of it;
+- constants: folded into one constant while compiling.
+Then the few partial sums are added.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import primitives as P
+from ..ir import Const
+from ..primitives import Adv
+
+
+def emit_sums(em: Any, members: list[int]) -> Any:
+    """The values of the sum nodes `members` (one group): (M, *shape), or *shape if M == 1."""
+    p = em.p
+    M = len(members)
+    aval = p.out[members[0]].aval
+    parts: dict[tuple, list[tuple[int, Any]]] = {}
+    const = np.zeros((M,) + aval.shape, aval.dtype)
+    has_const = False
+    for r, m in enumerate(members):
+        for a, s in zip(p.ops[m], p.info[m]):
+            if isinstance(a, Const):
+                const[r] += s * a.value
+                has_const = True
+                continue
+            src = em._source(a)
+            parts.setdefault((src if src is not None else ("a", a), s), []).append((r, a))
+    acc = None
+    for (src, sign), pairs in parts.items():
+        acc = _combine(acc, _partial(em, src, pairs, M, aval), sign)
+    if has_const and const.any():
+        c = em.ref(Const(const if M > 1 else const[0]))
+        acc = c if acc is None else P.add(acc, c)
+    out_shape = ((M,) if M > 1 else ()) + aval.shape
+    if acc is None:
+        acc = em.ref(Const(np.zeros(out_shape, aval.dtype)))
+    if acc.shape != out_shape:
+        acc = P.broadcast_to(acc, shape=out_shape)
+    return acc if acc.dtype == aval.dtype else P.cast(acc, dtype=aval.dtype)
+
+
+def _combine(acc: Any, t: Any, sign: int) -> Any:
+    if acc is None:
+        return t if sign > 0 else P.neg(t)
+    return P.add(acc, t) if sign > 0 else P.sub(acc, t)
+
+
+def _partial(em: Any, src: Any, pairs: list[tuple[int, Any]], M: int, aval: Any) -> Any:
+    """Sum, per member, of the terms `pairs` (member row, atom) from one source."""
+    rows = np.array([r for r, _ in pairs], np.int64)
+    counts = np.bincount(rows, minlength=M)
+    a0 = pairs[0][1]
+    if src[0] == "a" or all(a is a0 for _, a in pairs):  # one value: a multiple of it
+        x = em.ref(a0)
+        if np.all(counts == counts[0]):
+            c = int(counts[0])
+            return x if c == 1 else P.mul(x, em.ref(Const(np.asarray(c, x.dtype))))
+        w = em.ref(Const(counts.astype(x.dtype).reshape((M,) + (1,) * x.ndim)))
+        return P.mul(w, x)
+    if M == 1 and src[0] == "g":
+        g, q = em._group_rows([a for _, a in pairs])
+        if len(np.unique(q)) < len(q):  # rows reused: weigh each row by its multiplicity
+            w = np.bincount(q, minlength=g.shape[0]).astype(g.dtype)
+            spec = "a," + "a" + _letters(g.ndim - 1) + "->" + _letters(g.ndim - 1)
+            return P.einsum(em.ref(Const(w)), g, spec=spec)
+    x, _ = em.operand([a for _, a in pairs])  # (len(pairs), *shape)
+    if M == 1:
+        return P.reduce_sum(x, axes=(0,))
+    if np.all(counts == counts[0]) and np.all(np.diff(rows) >= 0):
+        c = int(counts[0])
+        x = P.reshape(x, shape=(M, c) + x.shape[1:])
+        return P.reduce_sum(x, axes=(1,)) if c > 1 else P.reshape(x, shape=(M,) + x.shape[2:])
+    return P.segment_sum(x, ids=Adv(rows), axis=0, num=M)
+
+
+def _letters(n: int) -> str:
+    return "bcdefghijklmnopqrstuvwxyz"[:n]

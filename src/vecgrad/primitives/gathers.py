@@ -1,0 +1,358 @@
+"""Gathers and their adjoints, the primitives batching emits for positions that move with a loop.
+
+- `strided(x, start, dims)`: an affine view. Output axis k walks `dims[k] = (size, steps)`,
+  `steps` holding one step per axis of x, from the element `start`: sliding windows
+  (`x[t:t+k]` for every t), 2-D patches, diagonals, reversed and broadcast axes. A view, no copy.
+- `strided_add(base, v, start, dims)`: base with v added at those positions, where they repeat
+  too (overlapping windows); the adjoint of `strided`. It runs as one strided add per window
+  offset at most, never an element-wise scatter.
+- `take(x, ids, axis)`: rows of x at static integer positions (reads by Python-int lists).
+  Its gradient is `segment_sum`, or the inverse permutation when ids is a permutation.
+- `segment_sum(v, ids, axis, num)`: rows of v summed by static segment id into `num` rows;
+  the adjoint of `take`. How NumPy runs it (`np.bincount`, sorted `np.add.reduceat`, a one-hot
+  product, or a plain scatter when the ids are distinct) is chosen by measurement when the
+  code is compiled (`_segment_sum_lower`); the impl is the reference semantics.
+"""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..ir import Aval
+from . import Primitive, register
+from .structural import Adv, broadcast_to, full
+
+__all__ = ["segment_sum", "strided", "strided_add", "take"]
+
+
+# ------------------------------------------------------------------------------- strided
+
+def _check_dims(shape: tuple[int, ...], start: tuple[int, ...], dims: tuple) -> None:
+    if len(start) != len(shape):
+        raise ShapeError(f"strided: start {start} does not index an array of shape {shape}")
+    for a, (s, d) in enumerate(zip(start, shape)):
+        lo = s + sum(min(0, (n - 1) * st[a]) for n, st in dims if n > 0)
+        hi = s + sum(max(0, (n - 1) * st[a]) for n, st in dims if n > 0)
+        if any(n == 0 for n, _ in dims):
+            continue
+        if lo < 0 or hi >= d:
+            raise ShapeError(f"strided: positions {lo}..{hi} out of bounds for axis {a} of "
+                             f"size {d}")
+
+
+def _strided_shape(x: Aval, start: tuple[int, ...], dims: tuple) -> Aval:
+    _check_dims(x.shape, start, dims)
+    return Aval(tuple(n for n, _ in dims), x.dtype)
+
+
+def _view(x: np.ndarray, start: tuple[int, ...], dims: tuple, writeable: bool = False
+          ) -> np.ndarray:
+    x0 = x[tuple(slice(s, None) for s in start)] if any(start) else x
+    strides = tuple(sum(st * b for st, b in zip(steps, x.strides)) for _, steps in dims)
+    return np.lib.stride_tricks.as_strided(x0, tuple(n for n, _ in dims), strides,
+                                           writeable=writeable)
+
+
+def _strided_impl(x: np.ndarray, start: tuple[int, ...], dims: tuple) -> np.ndarray:
+    return _view(np.asarray(x), start, dims)
+
+
+def _strided_vjp(g: Any, ans: Any, x: Any, start: tuple, dims: tuple) -> tuple:
+    z = full(shape=x.shape, dtype=g.dtype, value=0.0)
+    return (strided_add(z, g, start=start, dims=dims),)
+
+
+def _strided_batch(n: int, batched: tuple[bool, ...], x: Any, start: tuple, dims: tuple) -> Any:
+    nd = len(start)
+    head = (n, (1,) + (0,) * nd)
+    return strided(x, start=(0,) + start,
+                   dims=(head,) + tuple((m, (0,) + tuple(st)) for m, st in dims))
+
+
+strided = register(Primitive("strided", _strided_impl, _strided_shape, _strided_vjp,
+                             _strided_batch, view=True))
+
+
+def _injective(sizes: list[int], strides: list[int]) -> bool:
+    """A sufficient test that the positions sum_k i_k * strides[k] are distinct."""
+    extent = 0
+    for n, s in sorted(((n, abs(s)) for n, s in zip(sizes, strides) if n > 1),
+                       key=lambda t: t[1]):
+        if s <= extent:
+            return False
+        extent += (n - 1) * s
+    return True
+
+
+def _loop_axes(sizes: list[int], strides: list[int]) -> list[int]:
+    """Axes to loop over (fewest iterations first) so that the rest are injective."""
+    loop: list[int] = []
+    rest = [k for k, n in enumerate(sizes) if n > 1]
+    while not _injective([sizes[k] for k in rest], [strides[k] for k in rest]):
+        best = None
+        for k in sorted(rest, key=lambda k: sizes[k]):
+            left = [j for j in rest if j != k]
+            if _injective([sizes[j] for j in left], [strides[j] for j in left]):
+                best = k
+                break
+        best = min(rest, key=lambda k: sizes[k]) if best is None else best
+        loop.append(best)
+        rest.remove(best)
+    return loop
+
+
+def _add_into(out: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.ndarray:
+    """out[positions] += v, accumulating repeated positions: sum broadcast axes first, then
+    one strided add per combination of the looped (overlapping) axes."""
+    v = np.broadcast_to(v, tuple(n for n, _ in dims))
+    flat = [k for k, (n, st) in enumerate(dims) if n > 1 and not any(st)]
+    if flat:
+        v = v.sum(axis=tuple(flat))
+        dims = tuple(d for k, d in enumerate(dims) if k not in flat)
+    sizes = [n for n, _ in dims]
+    strides = [sum(s * b for s, b in zip(st, out.strides)) for _, st in dims]
+    loop = _loop_axes(sizes, strides)
+    keep = [k for k in range(len(dims)) if k not in loop]
+    sub = tuple(dims[k] for k in keep)
+    for combo in np.ndindex(*[sizes[k] for k in loop]):
+        s = list(start)
+        for k, i in zip(loop, combo):
+            for a, st in enumerate(dims[k][1]):
+                s[a] += i * st
+        sel = [slice(None)] * len(dims)
+        for k, i in zip(loop, combo):
+            sel[k] = i
+        w = _view(out, tuple(s), sub, writeable=True)
+        w += v[tuple(sel)]
+    return out
+
+
+def _strided_add_impl(base: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.ndarray:
+    return _add_into(np.array(base, order="C"), np.asarray(v), start, dims)
+
+
+def _strided_add_inplace(base: np.ndarray, v: np.ndarray, start: tuple, dims: tuple
+                         ) -> np.ndarray:
+    return _add_into(base, np.asarray(v), start, dims)
+
+
+def _strided_add_shape(base: Aval, v: Aval, start: tuple, dims: tuple) -> Aval:
+    _check_dims(base.shape, start, dims)
+    region = tuple(n for n, _ in dims)
+    try:
+        ok = np.broadcast_shapes(v.shape, region) == region
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ShapeError(f"strided_add: a value of shape {v.shape} does not fit the region "
+                         f"{region}")
+    return Aval(base.shape, np.result_type(base.dtype, v.dtype))
+
+
+def _strided_add_batch(n: int, batched: tuple[bool, ...], base: Any, v: Any, start: tuple,
+                       dims: tuple) -> Any:
+    from .elementwise import _lift
+    if not batched[0]:
+        base = broadcast_to(base, shape=(n,) + base.shape)
+    if batched[1]:
+        v = _lift(v, len(dims))
+    head = (n, (1,) + (0,) * len(start))
+    return strided_add(base, v, start=(0,) + start,
+                       dims=(head,) + tuple((m, (0,) + tuple(st)) for m, st in dims))
+
+
+strided_add = register(Primitive(
+    "strided_add", _strided_add_impl, _strided_add_shape,
+    lambda g, ans, base, v, start, dims: (g, strided(g, start=start, dims=dims)),
+    _strided_add_batch, inplace=_strided_add_inplace))
+
+
+# ------------------------------------------------------------------------ take, segment_sum
+
+def _move(x: np.ndarray, axis: int) -> np.ndarray:
+    return np.moveaxis(x, axis, 0) if axis else x
+
+
+def _take_shape(x: Aval, ids: Adv, axis: int) -> Aval:
+    if not 0 <= axis < x.ndim:
+        raise ShapeError(f"take: axis {axis} out of range for an array of shape {x.shape}")
+    a = ids.arr
+    if a.ndim != 1 or (a.size and (a.min() < 0 or a.max() >= x.shape[axis])):
+        raise ShapeError(f"take: ids must be a 1-D array of positions in [0, {x.shape[axis]})")
+    return Aval(x.shape[:axis] + (len(a),) + x.shape[axis + 1:], x.dtype)
+
+
+@functools.lru_cache(maxsize=1024)
+def _inverse(ids: Adv, num: int) -> Adv | None:
+    a = ids.arr
+    if len(a) != num or not np.array_equal(np.sort(a), np.arange(num)):
+        return None
+    inv = np.empty(num, np.int64)
+    inv[a] = np.arange(num)
+    return Adv(inv)
+
+
+def _take_vjp(g: Any, ans: Any, x: Any, ids: Adv, axis: int) -> tuple:
+    inv = _inverse(ids, x.shape[axis])
+    if inv is not None:  # a permutation: its gradient is the inverse permutation
+        return (take(g, ids=inv, axis=axis),)
+    return (segment_sum(g, ids=ids, axis=axis, num=x.shape[axis]),)
+
+
+take = register(Primitive(
+    "take", lambda x, ids, axis: np.take(x, ids.arr, axis=axis), _take_shape, _take_vjp,
+    lambda n, b, x, ids, axis: take(x, ids=ids, axis=axis + 1),
+    lower=lambda avals, ids, axis: functools.partial(np.take, indices=ids.arr, axis=axis)))
+
+
+def _segment_sum_shape(v: Aval, ids: Adv, axis: int, num: int) -> Aval:
+    if not 0 <= axis < v.ndim or ids.arr.ndim != 1 or len(ids.arr) != v.shape[axis]:
+        raise ShapeError(f"segment_sum: ids of shape {ids.arr.shape} do not label axis {axis} "
+                         f"of an array of shape {v.shape}")
+    if ids.arr.size and (ids.arr.min() < 0 or ids.arr.max() >= num):
+        raise ShapeError(f"segment_sum: ids must lie in [0, {num})")
+    return Aval(v.shape[:axis] + (num,) + v.shape[axis + 1:], v.dtype)
+
+
+def _segment_sum_impl(v: np.ndarray, ids: Adv, axis: int, num: int) -> np.ndarray:
+    v = np.asarray(v)
+    out = np.zeros(v.shape[:axis] + (num,) + v.shape[axis + 1:], v.dtype)
+    np.add.at(_move(out, axis), ids.arr, _move(v, axis))  # the reference semantics
+    return out
+
+
+def _segment_sum_vjp(g: Any, ans: Any, v: Any, ids: Adv, axis: int, num: int) -> tuple:
+    return (take(g, ids=ids, axis=axis),)
+
+
+def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
+                   dtype: np.dtype) -> list[Callable]:
+    """Candidate ways to run one segment sum; each takes v and returns the result."""
+    rest = shape[:axis] + shape[axis + 1:]
+    R = int(np.prod(rest, dtype=np.int64))
+    E = len(ids)
+    out_shape = (num,) + rest
+
+    def rows(v: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(_move(v, axis)).reshape(E, R)
+
+    def finish(o: np.ndarray) -> np.ndarray:
+        o = o.reshape(out_shape)
+        return np.moveaxis(o, 0, axis) if axis else o
+
+    order = np.argsort(ids, kind="stable")
+    s = ids[order]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]]) if E else np.zeros(0, np.int64)
+    uniq = s[starts] if E else s
+    cands: list[Callable] = []
+
+    def reduceat(v: np.ndarray) -> np.ndarray:
+        o = np.zeros((num, R), dtype)
+        if E:
+            o[uniq] = np.add.reduceat(rows(v)[order], starts, axis=0)
+        return finish(o)
+    cands.append(reduceat)
+    if len(uniq) == E:  # distinct ids: a plain scatter
+        def scatter(v: np.ndarray) -> np.ndarray:
+            o = np.zeros((num, R), dtype)
+            o[ids] = rows(v)
+            return finish(o)
+        cands.append(scatter)
+    if num * R < 1 << 24:
+        flat_ids = (ids[:, None] * R + np.arange(R)).ravel() if R > 1 else ids
+
+        def bincount(v: np.ndarray) -> np.ndarray:
+            o = np.bincount(flat_ids, weights=rows(v).ravel(), minlength=num * R)
+            return finish(o.astype(dtype, copy=False).reshape(num, R))
+        if dtype.kind == "f":
+            cands.append(bincount)
+    if num * E <= 1 << 20:
+        onehot = np.zeros((num, E), dtype)
+        onehot[ids, np.arange(E)] = 1
+
+        def product(v: np.ndarray) -> np.ndarray:
+            return finish(onehot @ rows(v))
+        cands.append(product)
+    return cands
+
+
+def _segment_sum_lower(avals: list[Aval], ids: Adv, axis: int, num: int) -> Callable:
+    from .linalg import fastest
+    v = avals[0]
+    cands = _segment_plans(ids.arr, num, v.shape, axis, v.dtype)
+    return cands[0] if len(cands) == 1 else fastest(cands, [v.shape], [v.dtype])
+
+
+segment_sum = register(Primitive(
+    "segment_sum", _segment_sum_impl, _segment_sum_shape, _segment_sum_vjp,
+    lambda n, b, v, ids, axis, num: segment_sum(v, ids=ids, axis=axis + 1, num=num),
+    lower=_segment_sum_lower))
+
+
+# ------------------------------------------------------- scatter-add through integer arrays
+
+@functools.lru_cache(maxsize=256)
+def scatter_add_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype) -> Callable:
+    """`f(base, v)`: base[idx] += v in place for an integer-array index, repeated positions
+    accumulating (as `np.add.at`, which is the reference). Distinct positions take a buffered
+    fancy add; repeated ones are summed per position first (by `np.bincount` over elements,
+    or a measured segment sum over rows when the positions index whole rows)."""
+    from .structural import to_key
+    key = to_key(idx)
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = np.arange(size, dtype=np.int64).reshape(shape)[key]
+    uniq, inv = np.unique(flat.ravel(), return_inverse=True)
+    if len(uniq) == flat.size:
+        def distinct(base: np.ndarray, v: np.ndarray) -> np.ndarray:
+            base[key] += v
+            return base
+        return distinct
+    if dtype.kind not in "fc":
+        def exact(base: np.ndarray, v: np.ndarray) -> np.ndarray:
+            np.add.at(base, key, v)
+            return base
+        return exact
+    inv = inv.reshape(-1)
+
+    def by_element(base: np.ndarray, v: np.ndarray) -> np.ndarray:
+        vv = np.broadcast_to(v, flat.shape).ravel()
+        if dtype.kind == "c":
+            s = np.bincount(inv, vv.real, len(uniq)) + 1j * np.bincount(inv, vv.imag, len(uniq))
+        else:
+            s = np.bincount(inv, vv, len(uniq))
+        base.flat[uniq] += s.astype(dtype, copy=False)
+        return base
+    cands = [by_element]
+    rows = _row_plan(idx, shape, dtype, flat)
+    if rows is not None:
+        cands.append(rows)
+    if len(cands) == 1:
+        return by_element
+    from .linalg import time_call
+    return min(cands, key=lambda c: time_call(c, [np.zeros(shape, dtype),
+                                                   np.ones(flat.shape, dtype)]))
+
+
+def _row_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype, flat: np.ndarray
+              ) -> Callable | None:
+    """Positions that pick whole rows (one leading 1-D integer array, full slices after):
+    a measured segment sum over the rows, then one buffered add into the distinct rows."""
+    from .structural import Sl
+    if not (isinstance(idx[0], Adv) and idx[0].arr.ndim == 1 and all(
+            isinstance(k, Sl) and k.start == 0 and k.step == 1 and len(k) == d
+            for k, d in zip(idx[1:], shape[1:])) and len(idx) == len(shape)):
+        return None
+    ids = idx[0].arr
+    uniq, inv = np.unique(ids, return_inverse=True)
+    seg = _segment_plans(inv.reshape(-1), len(uniq), (len(ids),) + shape[1:], 0, dtype)
+    from .linalg import fastest
+    run = seg[0] if len(seg) == 1 else fastest(seg, [(len(ids),) + shape[1:]], [dtype])
+
+    def rows(base: np.ndarray, v: np.ndarray) -> np.ndarray:
+        base[uniq] += run(np.broadcast_to(v, flat.shape))
+        return base
+    return rows

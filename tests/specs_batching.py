@@ -1,0 +1,67 @@
+"""Specs of the primitives that batching emits for moving positions: affine views (`strided`)
+and their adjoint (`strided_add`), and gathers by static ids (`take`) and their adjoint
+(`segment_sum`)."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from spec_lib import Spec
+
+from vecgrad.primitives import Adv
+
+# windows x[t:t+3] for t = 1..4 of a (7, 3) array: rows overlap
+WIN = {"start": (1, 0), "dims": ((4, (1, 0)), (3, (1, 0)), (3, (0, 1)))}
+# the anti-diagonal of a 4x4 array, with a broadcast axis in front
+ANTI = {"start": (0, 3), "dims": ((2, (0, 0)), (4, (1, -1)))}
+# 2x2 patches of a (5, 6) array at a stride of 2 columns (gaps between them) and 1 row
+PATCH = {"start": (0, 1), "dims": ((3, (1, 0)), (2, (0, 2)), (2, (1, 0)), (2, (0, 1)))}
+
+
+def _windows(x: np.ndarray) -> np.ndarray:
+    return sliding_window_view(x, 3, axis=0)[1:5].transpose(0, 2, 1)
+
+
+def _anti(x: np.ndarray) -> np.ndarray:
+    return np.broadcast_to(np.fliplr(x).diagonal(), (2, 4))
+
+
+def _patches(x: np.ndarray) -> np.ndarray:
+    return np.stack([np.stack([x[i:i + 2, 1 + 2 * j:3 + 2 * j] for j in range(2)])
+                     for i in range(3)])
+
+
+def _add_ref(view, shape):
+    def ref(base: np.ndarray, v: np.ndarray) -> np.ndarray:
+        out = base.copy()
+        idx = np.arange(out.size).reshape(out.shape)
+        pos = view(idx)
+        np.add.at(out.reshape(-1), pos.reshape(-1),
+                  np.broadcast_to(v, pos.shape).reshape(-1))
+        return out
+    return ref
+
+
+IDS = Adv(np.array([4, 0, 0, 2, 4, 1]))
+PERM = Adv(np.array([2, 0, 3, 1]))
+SEG = Adv(np.array([0, 2, 2, 1, 0, 2]))
+
+SPECS: list[Spec] = [
+    Spec("strided", ((7, 3),), _windows, WIN, label="windows"),
+    Spec("strided", ((4, 4),), _anti, ANTI, label="antidiagonal"),
+    Spec("strided", ((5, 6),), _patches, PATCH, label="patches"),
+    Spec("strided_add", ((7, 3), (4, 3, 3)), _add_ref(_windows, (7, 3)), WIN,
+         bcast=(((7, 3), (4, 1, 3)),), label="windows"),
+    Spec("strided_add", ((4, 4), (2, 4)), _add_ref(_anti, (4, 4)), ANTI, label="antidiagonal"),
+    Spec("strided_add", ((5, 6), (3, 2, 2, 2)), _add_ref(_patches, (5, 6)), PATCH,
+         label="patches"),
+    Spec("take", ((5, 3),), lambda x: np.take(x, IDS.arr, axis=0), {"ids": IDS, "axis": 0},
+         label="repeats"),
+    Spec("take", ((3, 4),), lambda x: np.take(x, PERM.arr, axis=1), {"ids": PERM, "axis": 1},
+         label="permutation"),
+    Spec("segment_sum", ((6, 3),),
+         lambda v: np.stack([v[SEG.arr == j].sum(0) for j in range(4)]),
+         {"ids": SEG, "axis": 0, "num": 4}, label="rows"),
+    Spec("segment_sum", ((2, 6),),
+         lambda v: np.stack([v[:, SEG.arr == j].sum(1) for j in range(3)], axis=1),
+         {"ids": SEG, "axis": 1, "num": 3}, label="columns"),
+]
