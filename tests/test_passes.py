@@ -553,7 +553,43 @@ def _check_einsum_of_einsum(g0, g1):
     assert e.params["spec"] == "ai,ai->i"
 
 
+# windows of length 2 along the columns of a (2, 3) array, at positions 0 and 1: they overlap
+_WINDOWS = {"start": (0, 0), "dims": ((2, (0, 1)), (2, (0, 1)), (2, (1, 0)))}
+
+
+def _rule_strided_is_basic(x):  # the transpose of x, as a strided view
+    return P.strided(vnp.exp(x), start=(0, 0), dims=((3, (0, 1)), (2, (1, 0)))) * 2.0
+
+
+def _check_strided_is_basic(g0, g1):
+    assert "strided" in prims(g0) and "strided" not in prims(g1)
+    assert "transpose" in prims(g1)
+
+
+def _rule_einsum_of_windows(x):
+    return P.einsum(P.strided(vnp.exp(x), **_WINDOWS), vnp.tanh(x[:, :2]).T, spec="tkc,kc->t")
+
+
+def _check_einsum_of_windows(g0, g1):
+    assert "strided" not in prims(g1)  # one product of plain slices per window offset
+    assert prims(g1).count("einsum") == 2
+
+
+def _rule_sum_of_windows(x):
+    return vnp.sum(P.strided(vnp.exp(x), **_WINDOWS), axis=1) * 2.0
+
+
+def _check_sum_of_windows(g0, g1):
+    assert "strided" not in prims(g1) and "add" in prims(g1)
+
+
 RULE_TESTS = {
+    "strided(x) with axes that tile x = x[slices] reshaped": (_rule_strided_is_basic,
+                                                              _check_strided_is_basic),
+    "einsum(windows(x), w) = sum_a einsum(x[a:a+T], w[a]): one product per offset": (
+        _rule_einsum_of_windows, _check_einsum_of_windows),
+    "sum(windows(x), window axis) = sum_a x[a:a+T]": (_rule_sum_of_windows,
+                                                      _check_sum_of_windows),
     "x[:, None] = reshape(x)": (_rule_index_is_reshape, _check_index_is_reshape),
     "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed": (
         _rule_einsum_of_einsum, _check_einsum_of_einsum),

@@ -40,8 +40,20 @@ EQN, READ, BREAD, WRITE, SUM, SNAP, JOIN = "eqn", "read", "bread", "write", "sum
 class Buffer:
     """One chain of versions: its base value and the region-tracking state."""
 
-    __slots__ = ("base", "base_node", "last_whole", "ndim", "rv", "run", "run_set", "shape",
-                 "since_whole", "whole_join", "whole_pending", "wv")
+    __slots__ = (
+        "base",
+        "base_node",
+        "last_whole",
+        "ndim",
+        "run",
+        "run_set",
+        "rv",
+        "shape",
+        "since_whole",
+        "whole_join",
+        "whole_pending",
+        "wv",
+    )
 
     def __init__(self, base: Atom, ndim: int):
         self.base = base
@@ -85,9 +97,10 @@ class Plan:
         self.kind.append(kind)
         if key is None:
             key = (None, i)  # a node that batches with no other
-        k = self.key_ids.get(key)
+        ids = self.key_ids
+        k = ids.get(key)
         if k is None:
-            k = self.key_ids[key] = len(self.key_of)
+            k = ids[key] = len(ids)
             self.key_of.append(key)
         self.key.append(k)
         self.out.append(out)
@@ -191,15 +204,25 @@ class _Builder:
         self.region: dict[int, tuple] = {}  # write -> its index
         self.run_of: dict[int, int] = {}  # add in a closed run -> the run's join
         self.sums, self.absorbed = sums(g)
+        self.special = {P.add, P.sub, P.setitem, P.setitem_add, P.getitem}
 
     # -- nodes ----------------------------------------------------------------------------
     def node(self, kind: str, key: Any, out: Var | None, ops: tuple, eqn: Eqn | None,
              info: Any = None, deps: list[int] = (), members: int = 1) -> int:
         p = self.p
         i = p.add(kind, key, out, ops, eqn, info, members)
-        p.data_edges(i, ops)
-        for d in deps:
-            p.edge(d, i)
+        prod, dead, succ = p.prod, p.dead, p.succ
+        n = 0
+        for a in ops:
+            u = prod.get(a) if a.__class__ is Var else None
+            if u is not None and not dead[u]:
+                succ[u].append(i)
+                n += 1
+        for u in deps:
+            if u >= 0 and u != i and not dead[u]:
+                succ[u].append(i)
+                n += 1
+        p.npred[i] = n
         return i
 
     def join(self, deps: list[int]) -> int:
@@ -207,31 +230,35 @@ class _Builder:
 
     def eqn(self, e: Eqn) -> None:
         p = self.p
-        if e.out in self.absorbed:
+        out = e.out
+        if out in self.absorbed:
             return
         ins = tuple([p.resolve(a) for a in e.inputs]) if p.alias else e.inputs
-        s = self.sums.get(e.out)
-        if s is not None:
-            terms = tuple(p.resolve(a) for a in s.terms)
-            self.node(SUM, (SUM, e.out.aval), e.out, terms, e,
-                      tuple(s.signs), members=len(terms) - 1)
-            return
         prim = e.prim
-        if prim in WRITES:
-            self.write(e, ins)
+        if prim not in self.special:  # the common case, quickly
+            key = (prim, e.params, tuple([a.aval for a in ins]))
+            self.node(EQN, key, out, ins, e if ins is e.inputs else
+                      Eqn(prim, ins, e.params, out, e.src))
             return
-        if prim is P.getitem and P.is_basic(e.params["idx"]):
+        s = self.sums.get(out)
+        if s is not None:
+            terms = tuple([p.resolve(a) for a in s.terms])
+            self.node(SUM, (SUM, out.aval), out, terms, e, tuple(s.signs),
+                      members=len(terms) - 1)
+        elif prim in WRITES:
+            self.write(e, ins)
+        elif prim is P.getitem and P.is_basic(e.params["idx"]):
             b = ins[0]
             bid = self.buf_of.get(b) if b.__class__ is Var else None
             if bid is not None and self.cur[bid] is b:
                 self.read(e, bid)
                 return
             pat, axes, pos = split(e.params["idx"])
-            self.node(READ, (READ, pat, b.aval), e.out, (b,), e, (pat, axes, pos))
-            return
-        key = (EQN, prim, e.params, tuple([a.aval for a in ins]))
-        self.node(EQN, key, e.out, ins, e if ins == e.inputs else
-                  Eqn(prim, ins, e.params, e.out, e.src))
+            self.node(READ, (READ, pat, b.aval), out, (b,), e, (pat, axes, pos))
+        else:
+            key = (prim, e.params, tuple([a.aval for a in ins]))
+            self.node(EQN, key, out, ins, e if ins is e.inputs else
+                      Eqn(prim, ins, e.params, out, e.src))
 
     # -- buffers --------------------------------------------------------------------------
     def buffer(self, bid: int) -> Buffer:

@@ -154,31 +154,47 @@ def _full(shape: tuple[int, ...]) -> tuple:
     return tuple(Sl(0, d, 1) for d in shape)
 
 
-def view(base: Any, start: list[int], dims: list) -> Any:
-    """The affine view of `base` with output axes `dims` (see the module doc)."""
-    geo = _basic(base.shape, start, dims)
-    out_shape = tuple(n for n, _ in dims)
+def view_steps(shape: tuple[int, ...], start: list[int], dims: list
+               ) -> list[tuple[P.Primitive, dict]] | None:
+    """The view as basic operations (slicing, reshapes, a transpose, reversals, a broadcast),
+    each (primitive, params), when its dims tile the array's axes; else None."""
+    geo = _basic(shape, start, dims)
     if geo is None:
-        return P.strided(base, start=tuple(start), dims=tuple(dims))
+        return None
     idx, groups, flips = geo
-    x = base if idx == _full(base.shape) else P.getitem(base, idx=P.BasicIndex(idx))
+    out_shape = tuple(n for n, _ in dims)
+    steps: list[tuple[P.Primitive, dict]] = []
+    cur = P.index_shape(shape, idx)
+    if idx != _full(shape):
+        steps.append((P.getitem, {"idx": P.BasicIndex(idx)}))
     split = tuple(dims[k][0] for g in groups for k in g)
-    if split != x.shape:
-        x = P.reshape(x, shape=split)
+    if split != cur:
+        steps.append((P.reshape, {"shape": split}))
     order = [k for g in groups for k in g]
     perm = sorted(range(len(order)), key=lambda i: order[i])
     if perm != list(range(len(perm))):
-        x = P.transpose(x, perm=tuple(perm))
+        steps.append((P.transpose, {"perm": tuple(perm)}))
     if flips:
         ks = sorted(order)
-        x = P.getitem(x, idx=P.BasicIndex(Sl(dims[k][0] - 1, -1, -1) if k in flips
-                                          else Sl(0, dims[k][0], 1) for k in ks))
+        steps.append((P.getitem, {"idx": P.BasicIndex(
+            Sl(dims[k][0] - 1, -1, -1) if k in flips else Sl(0, dims[k][0], 1) for k in ks)}))
     kept = set(order)
     lifted = tuple(n if k in kept else 1 for k, (n, _) in enumerate(dims))
-    if lifted != x.shape:
-        x = P.reshape(x, shape=lifted)
+    if lifted != tuple(dims[k][0] for k in sorted(order)):
+        steps.append((P.reshape, {"shape": lifted}))
     if lifted != out_shape:
-        x = P.broadcast_to(x, shape=out_shape)
+        steps.append((P.broadcast_to, {"shape": out_shape}))
+    return steps
+
+
+def view(base: Any, start: list[int], dims: list) -> Any:
+    """The affine view of `base` with output axes `dims` (see the module doc)."""
+    steps = view_steps(base.shape, start, dims)
+    if steps is None:
+        return P.strided(base, start=tuple(start), dims=tuple(dims))
+    x = base
+    for prim, params in steps:
+        x = prim(x, **params)
     return x
 
 

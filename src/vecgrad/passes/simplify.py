@@ -28,6 +28,7 @@ from .layout import (
     writes_tiling_zeros,
 )
 from .rewrite import Ctx, Rule, rewrite
+from .windows import einsum_of_windows, strided_is_basic, sum_of_windows
 
 
 def _whole(idx: list | tuple, shape: tuple[int, ...]) -> bool:
@@ -177,6 +178,10 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_product, "sum(a * b, axes) = einsum(a, b): no product array"),
     Rule(P.einsum, einsum_of_broadcast,
          "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy"),
+    Rule(P.strided, strided_is_basic, "strided(x) with axes that tile x = x[slices] reshaped"),
+    Rule(P.einsum, einsum_of_windows,
+         "einsum(windows(x), w) = sum_a einsum(x[a:a+T], w[a]): one product per offset"),
+    Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
 ]
 
 

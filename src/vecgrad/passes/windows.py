@@ -1,0 +1,103 @@
+"""Rewrite rules for affine views that overlap (sliding windows, patches).
+
+A batched loop over windows `x[t:t+k]` reads one `strided` view whose window-offset axis
+overlaps the window-position axis. NumPy has no fast kernel for contracting such a view (a
+contraction first copies it, k times the data). Split over the window offset instead: the view
+at one offset is a plain slice, so `sum_a einsum(x[a:a+T], w[a])` runs k BLAS products on
+slices, as one would write by hand, and its gradient is k strided adds into one buffer.
+"""
+from __future__ import annotations
+
+from .. import primitives as P
+from ..ir import Eqn
+from ..primitives.linalg import make_spec, parse_spec
+from .gather import view_steps
+from .rewrite import Ctx
+
+# Windows with more offsets than this stay one strided view (the split would emit one
+# operation per offset).
+MAX_OFFSETS = 64
+
+
+def strided_is_basic(e: Eqn, c: Ctx) -> object:
+    """A strided view whose axes tile the array is slicing, reshapes and a transpose."""
+    x = e.inputs[0]
+    steps = view_steps(x.aval.shape, list(e.params["start"]), list(e.params["dims"]))
+    if steps is None:
+        return None
+    for prim, params in steps[:-1]:
+        x = c.emit(prim, (x,), params, e.src)
+    if not steps:
+        return x
+    prim, params = steps[-1]
+    return prim, (x,), params
+
+
+def _split_axis(e: Eqn, letters: str, out: str) -> int | None:
+    """The window axis to split over: contracted (not in `out`), the fewest offsets, and
+    leaving a view whose axes tile (or at least one axis fewer to split)."""
+    dims = e.params["dims"]
+    shape = e.inputs[0].aval.shape
+    moves = [{a for a, st in enumerate(d[1]) if st} for d in dims]
+    best = None
+    for k in sorted(range(len(dims)), key=lambda k: dims[k][0]):
+        L = letters[k]
+        if L in out or letters.count(L) > 1 or not 1 < dims[k][0] <= MAX_OFFSETS:
+            continue
+        if not any(moves[k] & moves[j] for j in range(len(dims)) if j != k):
+            continue  # moves an axis no other axis moves: no overlap to undo
+        rest = dims[:k] + dims[k + 1:]
+        if view_steps(shape, list(e.params["start"]), list(rest)) is not None:
+            return k
+        best = k if best is None else best
+    return best
+
+
+def _offset(c: Ctx, s: Eqn, k: int, a: int) -> object:
+    """The view s with its axis k fixed at offset a."""
+    dims = s.params["dims"]
+    start = tuple(v + a * d for v, d in zip(s.params["start"], dims[k][1]))
+    return c.emit(P.strided, (s.inputs[0],), {"start": start, "dims": dims[:k] + dims[k + 1:]},
+                  s.src)
+
+
+def _fix(c: Ctx, x: object, letters: str, L: str, a: int, src: object) -> object:
+    idx = tuple(a if ch == L else P.Sl(0, d, 1) for ch, d in zip(letters, x.aval.shape))
+    return c.emit(P.getitem, (x,), {"idx": P.BasicIndex(idx)}, src)
+
+
+def einsum_of_windows(e: Eqn, c: Ctx) -> object:
+    ins, out = parse_spec(e.params["spec"])
+    for j, x in enumerate(e.inputs):
+        s = c.def_of(x, P.strided)
+        if s is None or view_steps(s.inputs[0].aval.shape, list(s.params["start"]),
+                                   list(s.params["dims"])) is not None:
+            continue
+        k = _split_axis(s, ins[j], out)
+        if k is None:
+            continue
+        L = ins[j][k]
+        spec = make_spec([t.replace(L, "") for t in ins], out)
+        total = None
+        for a in range(s.params["dims"][k][0]):
+            ops = [_offset(c, s, k, a) if i == j else
+                   (_fix(c, y, ins[i], L, a, e.src) if L in ins[i] else y)
+                   for i, y in enumerate(e.inputs)]
+            term = c.emit(P.einsum, tuple(ops), {"spec": spec}, e.src)
+            total = term if total is None else c.emit(P.add, (total, term), {}, e.src)
+        return total
+    return None
+
+
+def sum_of_windows(e: Eqn, c: Ctx) -> object:
+    s = c.def_of(e.inputs[0], P.strided)
+    if s is None:
+        return None
+    axes = e.params["axes"]
+    letters = "".join(chr(97 + i) for i in range(e.inputs[0].aval.ndim))
+    out = "".join(ch for i, ch in enumerate(letters) if i not in axes)
+    return einsum_of_windows(Eqn(P.einsum, e.inputs, {"spec": letters + "->" + out}, e.out,
+                                 e.src), c)
+
+
+__all__ = ["einsum_of_windows", "strided_is_basic", "sum_of_windows"]

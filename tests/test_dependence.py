@@ -1,0 +1,152 @@
+"""Batching by dependence (issue 14, item 1): buffers read and written with several index
+patterns, read-modify-write, writes through views, and how explain reports what did not merge.
+
+Each program is checked as in test_batch: batched == unbatched (values and VJPs, float64,
+rtol 1e-9) and gradients against central differences; structural facts are asserted on the
+batched graph (it must not grow with the trip count)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_batch import assert_size_independent, check, count, entry, rng, writes
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+
+
+def two_columns(x, v, c):
+    n = x.shape[0]
+    y = vnp.zeros((n, 2))
+    for i in range(n):
+        y[i, 0] = vnp.tanh(x[i]) @ v
+        y[i, 1] = vnp.sum(x[i] ** 2)
+        y[i, 0] = y[i, 0] * c
+        y[i] += 1.0
+    return vnp.sum(vnp.log(y ** 2 + 1.0))
+
+
+def test_patterns_into_one_buffer_batch_across_iterations():
+    args = (rng().standard_normal((6, 3)), rng(1).standard_normal(3), np.array(0.7))
+    e = check(two_columns, args, argnums=(0, 1, 2))
+    g = e.stages["simplify"]
+    assert count(g, P.tanh) == 1 and count(g, P.log) == 1
+    assert len(writes(e.stages["batch"])) <= 4  # one per pattern at most, not per row
+    assert_size_independent(lambda n: (two_columns, (rng().standard_normal((n, 3)), args[1],
+                                                     args[2])))
+
+
+def rows_written_then_softmaxed(Q, K):
+    R, N = Q.shape[0], K.shape[0]
+    w = vnp.empty((R, N))
+    for r in range(R):
+        for n in range(N):
+            w[r, n] = Q[r] @ K[n]
+        w[r] = vg.nn.softmax(w[r])  # reads back what this iteration wrote, whole row
+    return vnp.sum(w * vnp.arange(R * N).reshape(R, N))
+
+
+def test_reading_back_a_row_written_entry_by_entry():
+    e = check(rows_written_then_softmaxed, (rng().standard_normal((4, 3)),
+                                            rng(1).standard_normal((5, 3))), argnums=(0, 1))
+    g = e.stages["simplify"]
+    assert count(g, P.softmax) == 1 and count(g, P.einsum) <= 2
+    assert not writes(g)
+
+
+def test_accumulating_read_modify_write_leaves_no_ordering_read():
+    def f(x, w):
+        agg = vnp.zeros((4, 3))
+        for i, d in enumerate((0, 2, 2, 1, 0, 2, 3)):
+            agg[d] += vnp.tanh(x[i] * w)  # traced as a read of agg[d] (a view) and an add
+        return vnp.sum(agg ** 2)
+    e = check(f, (rng().standard_normal((7, 3)), rng(1).standard_normal(3)), argnums=(0, 1))
+    g = e.stages["batch"]
+    assert count(g, P.tanh) == 1 and count(g, P.segment_sum) == 1
+    scatters = [q for q in writes(g) if not P.is_basic(q.params["idx"])]
+    assert not scatters  # one segment sum, no scatter through integer arrays
+
+
+def test_subtracting_read_modify_write_accumulates():
+    def f(x):
+        out = vnp.zeros(3)
+        for i, d in enumerate((0, 1, 0, 2, 1)):
+            out[d] = out[d] - vnp.sin(x[i])  # x[d] - v is an accumulation of -v
+        return vnp.sum(out * vnp.arange(1.0, 4.0))
+    e = check(f, (rng().standard_normal(5),))
+    assert count(e.stages["batch"], P.sin) == 1
+
+
+def test_repeated_positions_with_reads_between_stay_ordered():
+    def f(x):
+        out = vnp.ones(3)
+        for i, d in enumerate((0, 1, 0, 2, 0)):
+            out[d] = out[d] * vnp.cos(x[i]) + 1.0  # a real recurrence at position 0
+        return vnp.sum(out ** 2)
+    x = rng().standard_normal(5)
+    want = np.ones(3)
+    for i, d in enumerate((0, 1, 0, 2, 0)):
+        want[d] = want[d] * np.cos(x[i]) + 1.0
+    np.testing.assert_allclose(vg.jit(f)(x), np.sum(want ** 2), rtol=1e-12)
+    e = check(f, (x,))
+    seq = [n for n in e.stages["batch"].notes if n.get("kind") == "sequential"]
+    assert seq and all("recurrence" in n["reason"] for n in seq)
+
+
+@pytest.mark.parametrize("how", ["view", "strided-view", "whole"])
+def test_writes_through_views_in_a_loop(how):
+    """Issue 10 §2: these crashed in np.lexsort (writes with no integer positions)."""
+    def f(x):
+        out = vnp.zeros(6)
+        for i in range(3):
+            if how == "view":
+                v = out[:]
+                v[2 * i] = x[i] * 2.0
+            elif how == "strided-view":
+                ev = out[::2]
+                ev[i] = vnp.sin(x[i])
+            else:
+                out[:] = x[i] * (i + 1.0)
+        return vnp.sum(out * vnp.arange(6.0))
+    x = rng().standard_normal(3)
+    want = np.zeros(6)
+    for i in range(3):
+        if how == "view":
+            want[:][2 * i] = x[i] * 2.0
+        elif how == "strided-view":
+            want[::2][i] = np.sin(x[i])
+        else:
+            want[:] = x[i] * (i + 1.0)
+    np.testing.assert_allclose(vg.jit(f)(x), np.sum(want * np.arange(6.0)), rtol=1e-12)
+    check(f, (x,))
+
+
+def test_old_version_read_after_later_writes():
+    def f(x):
+        b = vnp.copy(x)
+        old = b.copy()  # the same SSA value: later writes to b must not reach it
+        b[0] = b[1]
+        b[1] = old[0]
+        return vnp.sum(b * vnp.arange(1.0, 5.0)) + vnp.sum(old ** 2)
+    x = rng().standard_normal(4)
+    b = x.copy()
+    old = b.copy()
+    b[0] = b[1]
+    b[1] = old[0]
+    np.testing.assert_allclose(vg.jit(f)(x), np.sum(b * np.arange(1.0, 5.0)) +
+                               np.sum(old ** 2), rtol=1e-12)
+    check(f, (x,))
+
+
+def test_dead_writes_are_dropped():
+    def f(x):
+        out = vnp.zeros((4, 2))
+        for i in range(4):
+            out[i] = x[i] * 3.0  # overwritten below before anything reads it
+        for i in range(4):
+            out[i] = vnp.exp(x[i])
+        return vnp.sum(out)
+    e, _ = entry(f, (rng().standard_normal((4, 2)),))
+    g = e.stages["batch"]
+    assert not any(q.prim is P.mul for q in g.eqns)
+    check(f, (rng().standard_normal((4, 2)),))
