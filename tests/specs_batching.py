@@ -32,7 +32,7 @@ def _patches(x: np.ndarray) -> np.ndarray:
 
 def _add_ref(view, shape):
     def ref(base: np.ndarray, v: np.ndarray) -> np.ndarray:
-        out = base.copy()
+        out = base.astype(np.result_type(base, v))  # (complex v: a complex result)
         idx = np.arange(out.size).reshape(out.shape)
         pos = view(idx)
         np.add.at(out.reshape(-1), pos.reshape(-1),

@@ -96,6 +96,12 @@ def test_random_linear_recurrences_become_scans(form, T, shape, style, reverse, 
         init = "input"  # (a product from zero stays zero: no recurrence left to find)
     f = program(step, T, style, reverse, use, init, per_step_a)
     found = check_program(f, args_for(form, T, shape, per_step_a, seed))
+    if form in ("add", "sub") and use == "final":
+        # only the last state is read: it is a sum of the inputs (batching's add chains), no
+        # recurrence is left to scan
+        assert "loop" not in found and ("reduce_sum" in found or "einsum" in found
+                                        or scan in found), found
+        return
     assert scan in found and "loop" not in found, found
 
 

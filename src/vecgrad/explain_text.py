@@ -76,7 +76,7 @@ def _suggest(f: Found) -> str:
                 "written with vnp.cumsum/cumprod, otherwise it runs one step at a time.")
     if f.kind == "split":
         return "make the work these operations wait on batch first, or compute it up front."
-    if "shapes or parameters" in f.reason:
+    if "differ in operand shapes" in f.reason:
         return "give the iterations one shape (pad, or group equal lengths), or vectorize."
     return ("index with ints and slices (a grid of positions batches as a view), or "
             "vectorize this line by hand.")

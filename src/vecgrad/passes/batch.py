@@ -304,7 +304,7 @@ def batch(g: Graph) -> Graph:
     for members in schedule(p):
         em.emit(members)
     em.b.src = None
-    outs = [em.ref(p.resolve(a)).atom if a.__class__ is Var else a for a in g.outputs]
+    outs = [em.ref(p.resolve(a)).atom if a.__class__ is Var else a for a in p.g.outputs]
     return dce(cse(em.b.build(outs, g.notes + em.notes.finish())))
 
 

@@ -129,13 +129,15 @@ def _is_zero(a: Atom) -> bool:
 
 class Sum:
     """A chain of adds: `out = sum(sign_i * term_i)`, ending at equation `last`. `parts` are
-    the chains it absorbed; `terms`/`signs` are kept by the chain that absorbs none other."""
+    the chains it absorbed; `terms`/`signs` are kept by the chain that absorbs none other, and
+    `eqns` (the adds it stands for, in program order) by the chains `sums` returns."""
 
-    __slots__ = ("last", "n", "parts", "signs", "terms")
+    __slots__ = ("eqns", "last", "n", "parts", "signs", "terms")
 
     def __init__(self, terms: list[Atom], signs: list[int], last: Eqn, parts: list[Var]):
         self.terms, self.signs, self.last, self.parts = terms, signs, last, parts
         self.n = len(terms)
+        self.eqns: list[Eqn] = []
 
 
 def sums(g: Graph) -> tuple[dict[Var, Sum], set[Var]]:
@@ -144,9 +146,11 @@ def sums(g: Graph) -> tuple[dict[Var, Sum], set[Var]]:
     n_uses = uses(g)
     chains: dict[Var, Sum] = {}
     inner: set[Var] = set()
-    for e in g.eqns:
+    pos: dict[Var, int] = {}
+    for i, e in enumerate(g.eqns):
         if e.prim is not P.add and e.prim is not P.sub:
             continue
+        pos[e.out] = i
         aval = e.out.aval
         x, y = e.inputs
         sy = -1 if e.prim is P.sub else 1
@@ -173,10 +177,13 @@ def sums(g: Graph) -> tuple[dict[Var, Sum], set[Var]]:
             continue  # absorbed by another chain, or too short to be more than an add
         out[v] = c
         todo = list(c.parts)
+        mine = [v]
         while todo:
             p = todo.pop()
             absorbed.add(p)
+            mine.append(p)
             todo += chains[p].parts
+        c.eqns = [chains[u].last for u in sorted(mine, key=pos.__getitem__)]
     return out, absorbed
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Atom, Eqn, Graph, Params, Var
 from .chains import WRITES, Sum, sums
+from .dce import dce
 from .regions import relative, restricted_ndim, split, track_key
 
 EQN, READ, BREAD, WRITE, SUM, SNAP, JOIN = "eqn", "read", "bread", "write", "sum", "snap", "join"
@@ -194,8 +195,9 @@ def _ids(sub: np.ndarray, counts: bool = False) -> Any:
 class _Builder:
     """Builds a Plan in one pass over the equations (see the module doc)."""
 
-    def __init__(self, g: Graph):
+    def __init__(self, g: Graph, record: bool = False):
         self.p = Plan(g)
+        self.seen: list[Eqn] | None = [] if record else None
         self.buf_of, bases, ndims, self.snap = _scan(g)
         self.p.buffers = [Buffer(b, n) for b, n in zip(bases, ndims)]
         self.cur: list[Atom | None] = [None] * len(bases)  # each buffer's newest version
@@ -231,9 +233,11 @@ class _Builder:
     def eqn(self, e: Eqn) -> None:
         p = self.p
         out = e.out
+        ins = tuple([p.resolve(a) for a in e.inputs]) if p.alias else e.inputs
+        if self.seen is not None:
+            self._record(e, ins)
         if out in self.absorbed:
             return
-        ins = tuple([p.resolve(a) for a in e.inputs]) if p.alias else e.inputs
         prim = e.prim
         if prim not in self.special:  # the common case, quickly
             key = (prim, e.params, tuple([a.aval for a in ins]))
@@ -243,7 +247,7 @@ class _Builder:
         s = self.sums.get(out)
         if s is not None:
             terms = tuple([p.resolve(a) for a in s.terms])
-            self.node(SUM, (SUM, out.aval), out, terms, e, tuple(s.signs),
+            self.node(SUM, (SUM, out.aval), out, terms, e, (tuple(s.signs), s.eqns),
                       members=len(terms) - 1)
         elif prim in WRITES:
             self.write(e, ins)
@@ -402,6 +406,10 @@ class _Builder:
         B.last_whole, B.since_whole = s, []
         B.whole_pending.append(s)
 
+    def _record(self, e: Eqn, ins: tuple) -> None:
+        """Keep e for the graph with forwarded reads replaced (see `plan`)."""
+        self.seen.append(e if ins is e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
+
     def build(self) -> Plan:
         for e in self.p.g.eqns:
             self.eqn(e)
@@ -409,8 +417,17 @@ class _Builder:
 
 
 def plan(g: Graph) -> Plan:
-    """The dependence graph of `g` (normalized by `chains.normalize`)."""
-    return _Builder(g).build()
+    """The dependence graph of `g` (normalized by `chains.normalize`). When reads were served
+    by the values writes stored, the graph is planned again without them: the writes they kept
+    alive may be dead, and chains of adds through a buffer (`c[i] = c[i-1] + x[i]`, only the
+    last read) are then sums."""
+    b = _Builder(g, record=True)
+    p = b.build()
+    if not p.alias:
+        return p
+    keep = [e for e in b.seen if e.out not in p.alias]
+    outs = tuple(p.resolve(a) if a.__class__ is Var else a for a in g.outputs)
+    return _Builder(dce(g.replace(eqns=tuple(keep), outputs=outs))).build()
 
 
 __all__ = ["BREAD", "EQN", "JOIN", "READ", "SNAP", "SUM", "WRITE", "Buffer", "Plan", "Sum",

@@ -55,14 +55,15 @@ class Notes:
         out = list(self.items)
         flagged = {(n["src"], n["what"]) for n in out if n["kind"] == "unbatched"}
         singles: dict[tuple, int] = defaultdict(int)
-        for groups in self.groups.values():
+        for key, groups in self.groups.items():
             i0 = groups[0][0]
             src, what = self._src(i0), self._what(i0)
             if src is None or (src, what) in flagged:
                 continue
             if len(groups) == 1:
-                if len(groups[0]) == 1:
-                    singles[(src, what)] += 1
+                k = self.p.key_of[key]
+                if len(groups[0]) == 1 and k[0] is not None:  # the same operation, other shapes
+                    singles[(src, what, k[:-1])] += 1
                 continue
             n = sum(len(g) for g in groups)
             path = self._path(groups)
@@ -82,11 +83,11 @@ class Notes:
                 kind = "split"
             out.append({"kind": kind, "src": src, "what": what, "count": n,
                         "groups": len(groups), "reason": reason})
-        for (src, what), k in singles.items():
+        for (src, what, _), k in singles.items():
             if k > 1:
                 out.append({"kind": "unbatched", "src": src, "what": what, "count": k,
                             "reason": f"{k} `{what}` operations at {src} differ in operand "
-                                      "shapes or parameters, so each runs alone"})
+                                      "shapes, so each runs alone"})
         return tuple(out)
 
     def _path(self, groups: list[list[int]]) -> bool | None:

@@ -27,11 +27,13 @@ def emit_sums(em: Any, members: list[int]) -> Any:
     p = em.p
     M = len(members)
     aval = p.out[members[0]].aval
+    if M == 1 and _as_written(em, members[0]):
+        return em.ref(p.out[members[0]])
     parts: dict[tuple, list[tuple[int, Any]]] = {}
     const = np.zeros((M,) + aval.shape, aval.dtype)
     has_const = False
     for r, m in enumerate(members):
-        for a, s in zip(p.ops[m], p.info[m]):
+        for a, s in zip(p.ops[m], p.info[m][0]):
             if isinstance(a, Const):
                 const[r] += s * a.value
                 has_const = True
@@ -50,6 +52,26 @@ def emit_sums(em: Any, members: list[int]) -> Any:
     if acc.shape != out_shape:
         acc = P.broadcast_to(acc, shape=out_shape)
     return acc if acc.dtype == aval.dtype else P.cast(acc, dtype=aval.dtype)
+
+
+def _as_written(em: Any, i: int) -> bool:
+    """One sum whose terms all come from different places gains nothing from partitioning:
+    it runs as the adds it was written as (a recurrence's step keeps its shape)."""
+    p = em.p
+    srcs = set()
+    for a in p.ops[i]:
+        if isinstance(a, Const):
+            return False
+        s = em._source(a)
+        s = ("a", a) if s is None else s
+        if s in srcs:
+            return False
+        srcs.add(s)
+    for e in p.info[i][1]:
+        ins = tuple(em.ref(p.resolve(a)).atom for a in e.inputs)
+        em.b.eqns.append(type(e)(e.prim, ins, e.params, e.out, e.src))
+        em.env[e.out] = e.out
+    return True
 
 
 def _combine(acc: Any, t: Any, sign: int) -> Any:

@@ -132,12 +132,17 @@ def _add_into(out: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.n
 
 
 def _strided_add_impl(base: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.ndarray:
-    return _add_into(np.array(base, order="C"), np.asarray(v), start, dims)
+    v = np.asarray(v)
+    out = np.array(base, dtype=np.result_type(base, v), order="C")
+    return _add_into(out, v, start, dims)
 
 
 def _strided_add_inplace(base: np.ndarray, v: np.ndarray, start: tuple, dims: tuple
                          ) -> np.ndarray:
-    return _add_into(base, np.asarray(v), start, dims)
+    v = np.asarray(v)
+    if np.result_type(base, v) != base.dtype:  # (a complex v into a real buffer: a new one)
+        return _strided_add_impl(base, v, start, dims)
+    return _add_into(base, v, start, dims)
 
 
 def _strided_add_shape(base: Aval, v: Aval, start: tuple, dims: tuple) -> Aval:
