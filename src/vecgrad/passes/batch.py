@@ -253,8 +253,9 @@ class _Emitter:
         for ks in parts.values():
             ms = [members[k] for k in ks]
             vals, batched = self.operand([p.ops[m][0] for m in ms])
-            if not batched:
-                vals = P.reshape(vals, shape=(1,) + vals.shape)
+            if not batched:  # one value written at every position: a broadcast view
+                vals = P.broadcast_to(P.reshape(vals, shape=(1,) + vals.shape),
+                                      shape=(len(ms),) + vals.shape)
             pos = np.array([p.info[m][3] for m in ms], np.int64).reshape(len(ms), -1)
             base = gather.write(prim, base, vals, pat, axes, pos)
         self.cur[bid] = base
