@@ -367,3 +367,26 @@ def test_random_programs_hvp_matches_differences_of_grad(p):
     np.testing.assert_allclose(hv, fd, rtol=1e-4, atol=1e-6)
     rr = vg.grad(lambda a: vnp.sum(g(a, b, M) * v))(a)
     np.testing.assert_allclose(rr, hv, rtol=1e-8, atol=1e-10)
+
+
+def test_a_nested_function_cannot_write_into_the_enclosing_functions_arrays():
+    def outer(x):
+        buf = vnp.zeros(5)
+
+        def inner(y):
+            buf[0] = vnp.sum(y)
+            return y * 2.0
+        vg.jit(inner)(x)
+        return buf
+    with pytest.raises(vg.TraceError, match="return the value instead"):
+        vg.jit(outer)(X)
+
+
+def test_closures_see_the_enclosing_values_at_call_time():
+    def outer(x):
+        buf = x * 1.0
+        f = vg.grad(lambda y: vnp.sum(y * buf))
+        g1 = f(x)
+        buf = buf + 1.0  # rebinding after the call: the first result keeps the old value
+        return g1 + f(x) * 0.0 + vg.grad(lambda y: vnp.sum(y * buf))(x)
+    np.testing.assert_allclose(vg.jit(outer)(X), X + (X + 1.0), rtol=1e-12)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .config import settings
+from .custom import _bwd_graph
 from .errors import ArgumentError, _where, user_src
 from .interpret import inline
 from .ir import Aval, Graph
@@ -97,6 +98,7 @@ def clear_cache() -> None:
         c.static = frozenset()
     _STRONG.clear()
     clear_memo()
+    _bwd_graph.cache_clear()
 
 
 @contextlib.contextmanager
