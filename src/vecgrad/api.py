@@ -210,13 +210,18 @@ class Transformed:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if current_builder() is not None:
             return self._nested(args, kwargs)
+        cache = self._cache
         for x in args:  # the common call (arrays only), with as few Python calls as possible
             if type(x) is not np.ndarray or kwargs:
-                e, leaves = self.entry(*args, **kwargs)
+                leaves, td, sig = flatten_call(args, kwargs, cache.static,
+                                               settings.trace_scalars)
+                e = cache.entries.get((self._chain, td, sig))
+                if e is None:
+                    e, leaves = self.entry(*args, **kwargs)
                 break
         else:
-            e = self._cache.entries.get((self._chain, ((ARRAY,) * len(args), None),
-                                         tuple([(x.shape, x.dtype) for x in args])))
+            e = cache.entries.get((self._chain, ((ARRAY,) * len(args), None),
+                                   tuple([(x.shape, x.dtype) for x in args])))
             if e is None:
                 e, _ = self.entry(*args)
             leaves = args
