@@ -390,3 +390,16 @@ def test_closures_see_the_enclosing_values_at_call_time():
         buf = buf + 1.0  # rebinding after the call: the first result keeps the old value
         return g1 + f(x) * 0.0 + vg.grad(lambda y: vnp.sum(y * buf))(x)
     np.testing.assert_allclose(vg.jit(outer)(X), X + (X + 1.0), rtol=1e-12)
+
+
+def test_linearize_and_jvp_inside_a_trace():
+    def f(x):
+        return vnp.sin(x) * x
+
+    def outer(x, t):
+        y, f_jvp = vg.linearize(f, x)
+        return y + f_jvp(t) + vg.jvp(f, (x,), (t * 2.0,))[1]
+    t = R.standard_normal(X.shape)
+    d = (np.cos(X) * X + np.sin(X)) * t
+    np.testing.assert_allclose(vg.jit(outer)(X, t), np.sin(X) * X + 3 * d, rtol=1e-12)
+    vg.check_grads(lambda x, t: vnp.sum(outer(x, t) ** 2), [X, t], argnums=(0, 1))

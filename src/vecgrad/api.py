@@ -451,11 +451,12 @@ def _as_tuple(x: Any, what: str) -> tuple:
 def linearize(fun: Callable, *primals: Any) -> tuple:
     """`(fun(*primals), f_jvp)` where `f_jvp(*tangents)` is the JVP at the primals, as
     `jax.linearize`: the forward runs once, here, and keeps what the tangent map needs;
-    each `f_jvp` call runs only the tangent part. Compiled once per signature."""
+    each `f_jvp` call runs only the tangent part. Compiled once per signature. Inside a traced
+    function both are inlined (the forward is recorded once)."""
     _check_fun(fun, "vg.linearize")
-    if current_builder() is not None:
-        raise ArgumentError("vg.linearize inside a traced function: use vg.jvp there"
-                            f"{_where(user_src())}")
+    if current_builder() is not None:  # inlined: the forward is recorded once (hash-consed)
+        out = jvp(fun, primals, primals)[0]
+        return out, lambda *tangents: jvp(fun, primals, tangents)[1]
     base, chain = _base(fun)
     e, leaves = _build(fun_cache(base), (("linearize",),) + chain, primals, {},
                        lambda c: _compile_linearize(fun, c))
