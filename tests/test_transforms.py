@@ -403,3 +403,18 @@ def test_linearize_and_jvp_inside_a_trace():
     d = (np.cos(X) * X + np.sin(X)) * t
     np.testing.assert_allclose(vg.jit(outer)(X, t), np.sin(X) * X + 3 * d, rtol=1e-12)
     vg.check_grads(lambda x, t: vnp.sum(outer(x, t) ** 2), [X, t], argnums=(0, 1))
+
+
+def test_reverse_over_reverse_of_a_repeated_accumulation():
+    """A buffer accumulated at one position (a recurrence the scans pass rolls into a loop):
+    the gradient of the gradient left a loop with nothing live, which must vanish."""
+    p = {"n": (2, 2), "pi": [0, 1], "pj": [0, 1], "swap": False, "qj": [0, 1],
+         "kernel": "cos", "out": "buffer", "wi": [0, 0], "wj": [0, 0], "rows": 1, "add": True,
+         "softmax": False, "first": False, "scan": False, "rowmap": False, "fd": False}
+    f = build(p)
+    a, b, M = program_inputs()
+    v = rng(9).standard_normal(a.shape)
+    g = vg.grad(f)
+    fd = (g(a + 1e-5 * v, b, M) - g(a - 1e-5 * v, b, M)) / 2e-5
+    rr = vg.grad(lambda a: vnp.sum(g(a, b, M) * v))(a)
+    np.testing.assert_allclose(rr, fd, rtol=1e-5, atol=1e-8)

@@ -291,6 +291,8 @@ def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any], reverse: boo
                               if isinstance(a, Var) and a not in core_outs and a not in carry))
     free += [a for a in outs if isinstance(a, Var) and a not in core_outs and a not in carry
              and a not in free]
+    if not outs and not ys:  # nothing of the core is read (e.g. a gradient's dead core)
+        return {}, "loop with no live values (dropped)"
     xs = [a for a in free if env[a][1]]
     invs = [a for a in free if not env[a][1]]
     step = clean(Graph(tuple(carry) + tuple(xs) + tuple(invs), tuple(plan.core),
