@@ -589,9 +589,20 @@ def _traced_quantile(srt: Any, q: float, n: Any, method: str) -> Any:
     return _lerp(both[..., 0], both[..., 1], gamma)
 
 
+def _quantile_dtype(a: Any, method: str, name: str, q_given: Any) -> _np.dtype:
+    """NumPy's result dtype for this input dtype, q and method (its rules: values taken as
+    they are keep the input's dtype, interpolated ones promote with the weight, which is weak
+    for a Python-number q), asked of NumPy on a two-element stand-in."""
+    with _np.errstate(all="ignore"):
+        return _np.asarray(getattr(_np, name)(_np.zeros(2, _dtype(a)), q_given,
+                                              method=method)).dtype
+
+
 def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool,
-              name: str) -> Any:
-    a = _float(asarray(a))
+              name: str, q_given: Any = None) -> Any:
+    a = asarray(a)
+    if method in _METHODS:
+        a = astype(a, _quantile_dtype(a, method, name, q if q_given is None else q_given))
     if isinstance(q, Tracer):
         raise unsupported(f"numpy.{name} with traced q (pass q as Python numbers or a NumPy "
                           "array)")
@@ -607,7 +618,8 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan
     x = _ops.reshape(x, tuple(_shape(a)[i] for i in rest) + (-1,))
     srt = sort(x, -1)  # NaNs sort last
     m = _shape(srt)[-1]
-    if ignore_nan:
+    inexact = _dtype(x).kind in "fc"
+    if ignore_nan and inexact:
         n = _ops.sum(astype(_ops.logical_not(_isnan(x)), _np.float64), -1)
         outs = [_traced_quantile(srt, float(v), n, method) for v in qs.reshape(-1)]
         outs = [_ops.where(_ops.equal(n, 0), _np.nan, o) for o in outs]
@@ -615,8 +627,10 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan
         if m == 0:
             raise ValueError(f"cannot compute {name} of an empty array")
         outs = [_static_quantile(srt, float(v), m, method) for v in qs.reshape(-1)]
-        has_nan = any(_isnan(x), -1)
-        outs = [_ops.where(has_nan, _np.nan, o) for o in outs]
+        if inexact:
+            has_nan = any(_isnan(x), -1)
+            outs = [_ops.where(has_nan, _np.nan, o) for o in outs]
+    outs = [o if _dtype(o) == _dtype(a) else astype(o, _dtype(a)) for o in outs]
     shape = tuple(1 if (i in axes) else d for i, d in enumerate(_shape(a))) if keepdims \
         else tuple(_shape(a)[i] for i in rest)
     res = _ops.stack([_ops.reshape(o, shape) for o in outs]) if outs else None
@@ -637,8 +651,10 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                *, weights: Any = None, interpolation: Any = None) -> Any:
     """q-th percentiles (q in [0, 100]) along `axis`."""
-    return quantile(a, _np.true_divide(q, 100), axis, out, overwrite_input, method, keepdims,
-                    weights=weights, interpolation=interpolation)
+    if weights is not None:
+        raise unsupported("numpy.percentile with weights=")
+    return _quantile(a, _np.true_divide(q, 100), axis, interpolation or method, keepdims,
+                     False, "percentile", q_given=q)
 
 
 def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
@@ -655,8 +671,10 @@ def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                   keepdims: bool = False, *, weights: Any = None,
                   interpolation: Any = None) -> Any:
     """Percentiles ignoring NaNs."""
-    return nanquantile(a, _np.true_divide(q, 100), axis, out, overwrite_input, method,
-                       keepdims, weights=weights, interpolation=interpolation)
+    if weights is not None:
+        raise unsupported("numpy.nanpercentile with weights=")
+    return _quantile(a, _np.true_divide(q, 100), axis, interpolation or method, keepdims,
+                     True, "nanpercentile", q_given=q)
 
 
 def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
