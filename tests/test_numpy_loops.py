@@ -45,7 +45,7 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_per_row_loops_batch_into_one_operation(name):
     make, prim = CASES[name]
-    e0, e1 = assert_size_independent(make)
+    _e0, e1 = assert_size_independent(make)
     assert count(e1.stages["batch"], prim) == 1
     f, args = make(4)
     check(f, args)
