@@ -67,6 +67,7 @@ class Spec:
     bcast: tuple = ()              # more shape tuples (broadcasting variants)
     tol: float = 1e-6              # rtol of the finite-difference check
     eps: float = 1e-6
+    impl_tol: float = 1e-12        # rtol/atol of the impl against the reference
     batchable: bool = True         # False: the batching rule must refuse (NotBatchable)
     no_grad: bool = False          # True: asking a gradient raises NoGradientError
     phase: bool = False            # outputs hold vectors defined up to a phase: gradients are

@@ -102,6 +102,10 @@ SPECS: list[Spec] = [
     Spec("sylvester", ((3, 3), (2, 2), (3, 2)),
          sla.solve_sylvester,
          gens=(wellcond, wellcond, normal), bcast=(((2, 3, 3), (2, 2, 2), (2, 3, 2)),), tol=TOL),
+    Spec("sqrtm", SQ, lambda a: sla.sqrtm(a).astype(np.result_type(a.dtype, np.complex64)),
+         gens=wellcond, bcast=SQ_B, tol=TOL),
+    Spec("sqrtm", SQ, lambda a: sla.sqrtm(a).astype(np.result_type(a.dtype, np.complex64)),
+         gens=normal, tol=TOL, label="negative-eigenvalues"),
     Spec("expm", SQ, sla.expm,
          gens=lambda r, s: 0.5 * r.standard_normal(s), bcast=SQ_B, tol=TOL),
 ] + [

@@ -134,3 +134,11 @@ def test_loop_of_transforms_batches_into_one():
     np.testing.assert_allclose(vg.grad(loop)(x), vg.grad(vec)(x), rtol=1e-10, atol=1e-12)
     entry, _ = vg.grad(loop).entry(x)
     assert [e.prim.name for e in entry.stages["batch"].eqns].count("rfft") == 1
+
+
+def test_indexing_a_spectrum_with_tuples_of_positions():
+    # x[(0, 1, 0), (3, 3, 2)]: tuples inside an index are integer arrays, as in NumPy
+    x = R.standard_normal((4, 4, 4)) / 10
+    f = lambda x: vnp.fft.rfftn(x)[(0, 1, 0), (3, 3, 2)]
+    np.testing.assert_allclose(vg.jit(f)(x), np.fft.rfftn(x)[(0, 1, 0), (3, 3, 2)])
+    vg.check_grads(lambda x: vnp.sum(vnp.abs(f(x)) ** 2), [x])

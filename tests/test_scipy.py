@@ -344,3 +344,98 @@ def test_decompositions_and_block_diag():
           lambda a: sla.eigh(a, lower=False, eigvals_only=True), [_psd(3)], 0)
     check(lambda x, y: vla.block_diag(x, y, y[0]), lambda x, y: sla.block_diag(x, y, y[0]),
           [a, R.standard_normal((2, 2))], (0, 1))
+
+
+# --------------------------------------------------------------------- integrate, signal
+
+vint = pytest.importorskip("vecgrad.scipy.integrate")
+vsig = pytest.importorskip("vecgrad.scipy.signal")
+si = pytest.importorskip("scipy.integrate")
+ssig = pytest.importorskip("scipy.signal")
+
+
+def _rhs(y, t, arg1, arg2):  # autograd's test system, in plain NumPy calls
+    return -np.sqrt(t) - y + arg1 - np.mean((y + arg2) ** 2)
+
+
+def test_odeint_values_and_gradients():
+    y0, t, args = R.standard_normal(3), np.linspace(0.1, 0.2, 4), (R.standard_normal(3),
+                                                                  R.standard_normal(3))
+    np.testing.assert_allclose(vg.jit(lambda y0, t, a: vint.odeint(_rhs, y0, t, a))(y0, t, args),
+                               si.odeint(_rhs, y0, t, args), rtol=1e-10)
+    w = R.standard_normal((4, 3))
+
+    def loss(y0, t, a):
+        return vnp.sum(vint.odeint(_rhs, y0, t, a, rtol=1e-12, atol=1e-12) * w)
+    vg.check_grads(loss, [y0, t, args], argnums=(0, 1, 2), eps=1e-5, rtol=1e-5)
+    tfirst = vg.jit(lambda y0, t, a: vint.odeint(lambda tt, y, a1, a2: _rhs(y, tt, a1, a2),
+                                                 y0, t, a, tfirst=True))(y0, t, args)
+    np.testing.assert_allclose(tfirst, si.odeint(_rhs, y0, t, args), rtol=1e-10)
+
+
+def test_odeint_second_derivative():
+    y0, t = R.standard_normal(2), np.linspace(0.0, 1.0, 3)
+
+    def loss(y0):
+        return vnp.sum(vint.odeint(lambda y, tt: -y * y + vnp.sin(tt), y0, t, rtol=1e-12,
+                                   atol=1e-12) ** 2)
+    g = vg.grad(loss)
+    assert g(y0).shape == (2,)
+    vg.check_grads(lambda y0: vnp.sum(g(y0) * np.array([1.0, -2.0])), [y0], eps=1e-4,
+                   rtol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["full", "valid", "same"])
+@pytest.mark.parametrize("shapes", [((6,), (3,)), ((3,), (6,)), ((5, 4), (3, 2)),
+                                    ((4, 6), (2, 3))])
+def test_convolve_correlate(mode, shapes):
+    a, b = R.standard_normal(shapes[0]), R.standard_normal(shapes[1])
+    for mine, ref in ((vsig.convolve, ssig.convolve), (vsig.correlate, ssig.correlate)):
+        check(lambda a, b, f=mine: f(a, b, mode), lambda a, b, f=ref: f(a, b, mode), [a, b],
+              (0, 1))
+    if len(shapes[0]) == 2:
+        check(lambda a, b: vsig.convolve2d(a, b, mode), lambda a, b: ssig.convolve2d(a, b, mode),
+              [a, b], (0, 1))
+        check(lambda a, b: vsig.correlate2d(a, b, mode),
+              lambda a, b: ssig.correlate2d(a, b, mode), [a, b], (0, 1))
+
+
+def test_convolve_autograd_generalization():
+    a35, a34, a342 = R.standard_normal((3, 5)), R.standard_normal((3, 4)), \
+        R.standard_normal((3, 4, 2))
+    for mode in ("valid", "full"):
+        np.testing.assert_allclose(vsig.convolve(a35, a34, axes=([1], [0]), mode=mode)[1, 2],
+                                   ssig.convolve(a35[1, :], a34[:, 2], mode))
+        np.testing.assert_allclose(
+            vsig.convolve(a35, a342, axes=([1], [2]), dot_axes=([0], [0]), mode=mode)[2],
+            sum(ssig.convolve(a35[i, :], a342[i, 2, :], mode) for i in range(3)))
+    vg.check_grads(lambda a, b: vnp.sum(vsig.convolve(a, b, axes=([1], [2]),
+                                                      dot_axes=([0], [0])) ** 2),
+                   [a35, a342], argnums=(0, 1))
+
+
+def test_sqrtm_and_its_gradient():
+    a = _psd(3)
+    x = vg.jit(vla.sqrtm)(a)
+    assert x.dtype == np.complex128  # always complex, as jax.scipy.linalg.sqrtm
+    np.testing.assert_allclose(x, sla.sqrtm(a), rtol=1e-10)
+    sym = R.standard_normal((3, 3))
+    sym = sym + sym.T  # negative eigenvalues: a complex root
+    np.testing.assert_allclose(vg.jit(vla.sqrtm)(sym), sla.sqrtm(sym), rtol=1e-9)
+    for m in (a, sym):
+        vg.check_grads(lambda m: vnp.sum(vnp.abs(vla.sqrtm(_sym(m))) ** 2), [m])
+    check(lambda a: vnp.real(vla.sqrtm(a)), lambda a: np.real(sla.sqrtm(a)), [a], 0)
+
+
+def test_convolve_axes_in_any_order_and_ignored_axes():
+    a, b = R.standard_normal((4, 3)), R.standard_normal((3, 2))
+    for mode in ("full", "valid", "same"):
+        np.testing.assert_allclose(vsig.convolve(a, b, axes=([1, 0], [1, 0]), mode=mode),
+                                   vsig.convolve(a, b, mode=mode).T)
+        out = vsig.convolve(a, b, axes=([0], [1]), mode=mode)  # ignored: a's 1, then b's 0
+        for i in range(3):
+            for j in range(3):
+                np.testing.assert_allclose(out[i, j], ssig.convolve(a[:, i], b[j], mode))
+        vg.check_grads(lambda a, b, m=mode: vnp.sum(vsig.convolve(a, b, axes=([0], [1]),
+                                                                  mode=m) ** 2),
+                       [a, b], argnums=(0, 1))

@@ -96,6 +96,7 @@ from .loop import *
 from .matfun import *
 from .matrix import *
 from .nn import *
+from .odeint import *
 from .scans import *
 from .sorting import *
 from .special import *

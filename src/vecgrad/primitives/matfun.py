@@ -1,5 +1,6 @@
-"""Matrix functions computed by SciPy (imported on first call): the Sylvester solve and the
-matrix exponential, on stacks of matrices like the other linalg primitives."""
+"""Matrix functions computed by SciPy (imported on first call): the Sylvester solve, the
+matrix exponential and the principal square root, on stacks of matrices like the other linalg
+primitives. All three are holomorphic: their VJPs (JAX's convention) use plain transposes."""
 from __future__ import annotations
 
 from typing import Any
@@ -11,7 +12,7 @@ from ..ir import Aval
 from .matrix import check_square, lin_dtype, linalg_prim, mm, mT, same_batch
 from .structural import BasicIndex, Sl, concatenate, getitem
 
-__all__ = ["expm", "sylvester"]
+__all__ = ["expm", "sqrtm", "sylvester"]
 
 
 def _scipy_linalg() -> Any:
@@ -63,3 +64,25 @@ def _expm_shape(a: Aval) -> Aval:
 
 
 expm = linalg_prim("expm", lambda a: _scipy_linalg().expm(a), _expm_shape, _expm_vjp)
+
+
+# --- sqrtm: the principal square root, always complex (as jax.scipy.linalg.sqrtm) ------------
+
+def _sqrtm(a: np.ndarray) -> np.ndarray:
+    sl = _scipy_linalg()
+    dt = np.result_type(a.dtype, np.complex64)
+    if a.ndim == 2:
+        return np.asarray(sl.sqrtm(a), dt)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    return np.stack([np.asarray(sl.sqrtm(m), dt) for m in flat]).reshape(a.shape)
+
+
+def _sqrtm_shape(a: Aval) -> Aval:
+    check_square(a, "sqrtm")
+    return Aval(a.shape, np.result_type(lin_dtype(a.dtype, name="sqrtm"), np.complex64))
+
+
+# X X = A: dX X + X dX = dA, so dX = sylvester(X, X, dA), and its transpose is
+# G -> sylvester(X^T, X^T, G)
+sqrtm = linalg_prim("sqrtm", _sqrtm, _sqrtm_shape,
+                    lambda g, ans, a: (sylvester(mT(ans), mT(ans), g),))

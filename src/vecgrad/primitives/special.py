@@ -55,14 +55,17 @@ def _no(fn: str, arg: str) -> NoGrad:
 _REAL = "vecgrad's special functions take real input (their VJPs are real formulas)"
 
 
-def special(name: str, vjp: Callable | None, scipy_name: str | None = None) -> Any:
-    """An elementwise primitive computed by scipy.special; `vjp(g, ans, *ins)` -> tuple."""
-    return elementwise(name, _SciPy(scipy_name or name), vjp, real_input=_REAL)
+def special(name: str, vjp: Callable | None, holomorphic: bool = False) -> Any:
+    """An elementwise primitive computed by scipy.special; `vjp(g, ans, *ins)` -> tuple.
+    `holomorphic`: SciPy takes complex input and the VJP formula holds for it too (under
+    JAX's convention a holomorphic function's VJP is g * f'(z), no conjugate)."""
+    return elementwise(name, _SciPy(name), vjp, real_input=None if holomorphic else _REAL)
 
 
-def special1(name: str, vjp: Callable | None) -> Any:
+def special1(name: str, vjp: Callable | None, holomorphic: bool = False) -> Any:
     """A one-input special function; `vjp(g, ans, x)` -> the cotangent."""
-    return special(name, None if vjp is None else (lambda g, ans, x: (vjp(g, ans, x),)))
+    return special(name, None if vjp is None else (lambda g, ans, x: (vjp(g, ans, x),)),
+                   holomorphic)
 
 
 _2_SQRT_PI = 2 / math.sqrt(math.pi)
@@ -97,8 +100,8 @@ betainc = special("betainc", lambda g, ans, a, b, x: (
 zeta = special("zeta", lambda g, ans, x, q: (_no("zeta", "x"), -g * x * zeta(x + 1, q)))
 
 # --- error functions and the normal distribution -----------------------------------------
-erf = special1("erf", lambda g, ans, x: g * _2_SQRT_PI * exp(-x * x))
-erfc = special1("erfc", lambda g, ans, x: -g * _2_SQRT_PI * exp(-x * x))
+erf = special1("erf", lambda g, ans, x: g * _2_SQRT_PI * exp(-x * x), holomorphic=True)
+erfc = special1("erfc", lambda g, ans, x: -g * _2_SQRT_PI * exp(-x * x), holomorphic=True)
 erfinv = special1("erfinv", lambda g, ans, x: g / _2_SQRT_PI * exp(ans * ans))
 erfcinv = special1("erfcinv", lambda g, ans, x: -g / _2_SQRT_PI * exp(ans * ans))
 ndtr = special1("ndtr", lambda g, ans, x: g * exp(-0.5 * x * x) / _SQRT_2PI)
@@ -108,8 +111,8 @@ log_ndtr = special1("log_ndtr", lambda g, ans, x: g * exp(-0.5 * x * x - _LOG_SQ
 stdtr = special("stdtr", lambda g, ans, df, t: (_no("stdtr", "df"), g * exp(
     gammaln((df + 1) / 2) - gammaln(df / 2) - 0.5 * log(df * math.pi)
     - (df + 1) / 2 * log1p(t * t / df))))
-expi = special1("expi", lambda g, ans, x: g * exp(x) / x)
-exp1 = special1("exp1", lambda g, ans, x: -g * exp(-x) / x)
+expi = special1("expi", lambda g, ans, x: g * exp(x) / x, holomorphic=True)
+exp1 = special1("exp1", lambda g, ans, x: -g * exp(-x) / x, holomorphic=True)
 
 # --- Bessel functions (orders v, n: no gradient) ---------------------------------------------
 j0 = special1("j0", lambda g, ans, x: -g * j1(x))
@@ -117,14 +120,14 @@ j1 = special1("j1", lambda g, ans, x: g * 0.5 * (j0(x) - jv(2, x)))
 y0 = special1("y0", lambda g, ans, x: -g * y1(x))
 y1 = special1("y1", lambda g, ans, x: g * 0.5 * (y0(x) - yv(2, x)))
 jv = special("jv", lambda g, ans, v, x: (_no("jv", "the order v"),
-                                         g * 0.5 * (jv(v - 1, x) - jv(v + 1, x))))
+                                         g * 0.5 * (jv(v - 1, x) - jv(v + 1, x))), True)
 yv = special("yv", lambda g, ans, v, x: (_no("yv", "the order v"),
-                                         g * 0.5 * (yv(v - 1, x) - yv(v + 1, x))))
+                                         g * 0.5 * (yv(v - 1, x) - yv(v + 1, x))), True)
 yn = special("yn", lambda g, ans, n, x: (None, g * 0.5 * (yv(n - 1, x) - yv(n + 1, x))))
 i0 = special1("i0", lambda g, ans, x: g * i1(x))
 i1 = special1("i1", lambda g, ans, x: g * 0.5 * (i0(x) + iv(2, x)))
 iv = special("iv", lambda g, ans, v, x: (_no("iv", "the order v"),
-                                         g * 0.5 * (iv(v - 1, x) + iv(v + 1, x))))
+                                         g * 0.5 * (iv(v - 1, x) + iv(v + 1, x))), True)
 # exponentially scaled: ive = iv e^-|x|, so d ive = (iv' - sign(x) iv) e^-|x|
 i0e = special1("i0e", lambda g, ans, x: g * (i1e(x) - sign(x) * ans))
 i1e = special1("i1e", lambda g, ans, x: g * (0.5 * (i0e(x) + ive(2, x)) - sign(x) * ans))

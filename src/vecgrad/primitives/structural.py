@@ -101,7 +101,7 @@ def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
         raise TraceError("indexing with a traced (data-dependent) index is not supported: "
                          "index values must be known while tracing. Use static Python ints, "
                          "slices or NumPy index arrays, or vnp.where for data-dependent selection")
-    key = tuple(np.asarray(k) if isinstance(k, list) else k for k in key)
+    key = tuple(np.asarray(k) if isinstance(k, (list, tuple)) else k for k in key)  # (as NumPy)
     if sum(k is Ellipsis for k in key) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(_consumed(k) for k in key)

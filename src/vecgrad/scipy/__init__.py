@@ -3,6 +3,6 @@
 needs it to compute (pip install 'vecgrad[scipy]')."""
 from __future__ import annotations
 
-from . import linalg, special, stats
+from . import integrate, linalg, signal, special, stats
 
-__all__ = ["linalg", "special", "stats"]
+__all__ = ["integrate", "linalg", "signal", "special", "stats"]

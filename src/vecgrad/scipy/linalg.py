@@ -16,7 +16,7 @@ from ..numpy import linalg as _la
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv",
            "norm", "pinv", "qr", "solve", "solve_banded", "solve_sylvester", "solve_triangular",
-           "svd", "svdvals"]
+           "sqrtm", "svd", "svdvals"]
 
 det, inv, norm, svdvals = _la.det, _la.inv, _la.norm, _la.svdvals
 
@@ -155,6 +155,14 @@ def solve_sylvester(a: Any, b: Any, q: Any) -> Any:
     a, b, q = (_la._mat(x, "solve_sylvester") for x in (a, b, q))
     a, b, q = _la._bcast_batch(a, b, q)
     return P.sylvester(a, b, q)
+
+
+def sqrtm(A: Any, disp: Any = None, blocksize: Any = None) -> Any:
+    """The principal matrix square root. As jax.scipy.linalg.sqrtm the result is always
+    complex (SciPy returns a real array when the root happens to be real: take `.real`)."""
+    if disp not in (None, True) or blocksize is not None:
+        raise unsupported("scipy.linalg.sqrtm with disp=False or blocksize")
+    return P.sqrtm(_la._mat(A, "sqrtm"))
 
 
 def expm(A: Any) -> Any:

@@ -59,3 +59,22 @@ def exp_of(logf: Any, what: str) -> Any:
 def log_of(fn: Any, what: str) -> Any:
     """A log CDF (or log survival function) from the CDF: log(fn(...))."""
     return _then(vnp.log, fn, what)
+
+
+def scipy_rvs(dist: str) -> Any:
+    """`rvs` of scipy.stats.<dist> for concrete parameters (random draws cannot be traced:
+    they would be frozen into the compiled code)."""
+    def rvs(*args: Any, **kw: Any) -> Any:
+        from ...errors import RandomStateError, _where, user_src
+        from ...pytree import flatten
+        if any(type(x).__name__ == "Tracer" for x in flatten((args, kw))[0]):
+            src = user_src(2)
+            raise RandomStateError(
+                f"scipy.stats.{dist}.rvs was called on traced arrays{_where(src)}: the "
+                "sample would be frozen into the compiled code. Draw it outside the traced "
+                "function and pass it as an argument.", src)
+        import scipy.stats
+        return getattr(scipy.stats, dist).rvs(*args, **kw)
+    rvs.__name__ = rvs.__qualname__ = "rvs"
+    rvs.__doc__ = f"Random draws from scipy.stats.{dist} (concrete parameters only)."
+    return rvs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import gamma
-from ._common import floats
+from ._common import floats, scipy_rvs
 
 
 def _via_gamma(name: str) -> Any:
@@ -21,5 +21,6 @@ def _via_gamma(name: str) -> Any:
 
 logpdf, pdf, cdf, logcdf, sf, logsf = (_via_gamma(n) for n in
                                        ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"))
+rvs = scipy_rvs("chi2")
 
-__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "rvs", "sf"]

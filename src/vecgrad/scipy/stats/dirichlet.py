@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import exp_of, floats
+from ._common import exp_of, floats, scipy_rvs
 
 _SIMPLEX_TOL = 1e-9  # SciPy's tolerance on the sum of the components
 
@@ -32,5 +32,6 @@ def logpdf(x: Any, alpha: Any) -> Any:
 
 
 pdf = exp_of(logpdf, "pdf")
+rvs = scipy_rvs("dirichlet")
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["logpdf", "pdf", "rvs"]

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as vnp
-from ._common import exp_of, log_of, nan_unless, standardize
+from ._common import exp_of, log_of, nan_unless, scipy_rvs, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -35,5 +35,6 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 pdf = exp_of(logpdf, "pdf")
 logcdf = log_of(cdf, "logcdf")
+rvs = scipy_rvs("expon")
 
-__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "rvs", "sf"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import exp_of, floats, log_of, nan_unless, standardize
+from ._common import exp_of, floats, log_of, nan_unless, scipy_rvs, standardize
 
 
 def _parts(x: Any, a: Any, loc: Any, scale: Any) -> tuple:
@@ -40,5 +40,6 @@ def sf(x: Any, a: Any, loc: Any = 0, scale: Any = 1) -> Any:
 pdf = exp_of(logpdf, "pdf")
 logcdf = log_of(cdf, "logcdf")
 logsf = log_of(sf, "logsf")
+rvs = scipy_rvs("gamma")
 
-__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "rvs", "sf"]

@@ -5,7 +5,7 @@ import math
 from typing import Any
 
 from ... import numpy as vnp
-from ._common import exp_of, log_of, nan_unless, standardize
+from ._common import exp_of, log_of, nan_unless, scipy_rvs, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -34,5 +34,6 @@ def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 pdf = exp_of(logpdf, "pdf")
 logcdf = log_of(cdf, "logcdf")
 logsf = log_of(sf, "logsf")
+rvs = scipy_rvs("laplace")
 
-__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "rvs", "sf"]

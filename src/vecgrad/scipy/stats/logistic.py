@@ -5,7 +5,7 @@ from typing import Any
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import exp_of, nan_unless, standardize
+from ._common import exp_of, nan_unless, scipy_rvs, standardize
 
 
 def _softplus(x: Any) -> Any:  # log(1 + exp(x)), stable
@@ -43,5 +43,6 @@ def logsf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 pdf = exp_of(logpdf, "pdf")
+rvs = scipy_rvs("logistic")
 
-__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "rvs", "sf"]

@@ -16,7 +16,7 @@ import numpy as np
 from ... import numpy as vnp
 from ... import primitives as P
 from ...numpy import linalg as la
-from ._common import LOG_2PI, floats
+from ._common import LOG_2PI, floats, scipy_rvs
 
 
 def _params(x: Any, mean: Any, cov: Any) -> tuple:
@@ -88,5 +88,6 @@ def entropy(mean: Any = None, cov: Any = 1) -> Any:
     _, _, cov, dim = _params(np.zeros(1), mean, cov)
     return 0.5 * dim * (1 + LOG_2PI) + vnp.sum(vnp.log(la.diagonal(la.cholesky(cov))))
 
+rvs = scipy_rvs("multivariate_normal")
 
-__all__ = ["entropy", "logpdf", "pdf"]
+__all__ = ["entropy", "logpdf", "pdf", "rvs"]

@@ -5,7 +5,7 @@ from typing import Any
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import LOG_SQRT_2PI, exp_of, floats, nan_unless, standardize
+from ._common import LOG_SQRT_2PI, exp_of, floats, nan_unless, scipy_rvs, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -51,5 +51,6 @@ def isf(q: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 pdf = exp_of(logpdf, "pdf")
+rvs = scipy_rvs("norm")
 
-__all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
+__all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "rvs", "sf"]

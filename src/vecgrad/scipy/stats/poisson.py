@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import exp_of, floats, nan_unless
+from ._common import exp_of, floats, nan_unless, scipy_rvs
 
 
 def logpmf(k: Any, mu: Any, loc: Any = 0) -> Any:
@@ -29,5 +29,6 @@ def cdf(k: Any, mu: Any, loc: Any = 0) -> Any:
 
 
 pmf = exp_of(logpmf, "pmf")
+rvs = scipy_rvs("poisson")
 
-__all__ = ["cdf", "logpmf", "pmf"]
+__all__ = ["cdf", "logpmf", "pmf", "rvs"]

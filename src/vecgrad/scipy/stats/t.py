@@ -6,7 +6,7 @@ from typing import Any
 
 from ... import numpy as vnp
 from .. import special as sp
-from ._common import exp_of, floats, log_of, nan_unless, standardize
+from ._common import exp_of, floats, log_of, nan_unless, scipy_rvs, standardize
 
 
 def _parts(x: Any, df: Any, loc: Any, scale: Any) -> tuple:
@@ -38,5 +38,6 @@ def sf(x: Any, df: Any, loc: Any = 0, scale: Any = 1) -> Any:
 pdf = exp_of(logpdf, "pdf")
 logcdf = log_of(cdf, "logcdf")
 logsf = log_of(sf, "logsf")
+rvs = scipy_rvs("t")
 
-__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "rvs", "sf"]

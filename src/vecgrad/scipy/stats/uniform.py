@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 
 from ... import numpy as vnp
-from ._common import exp_of, nan_unless, standardize
+from ._common import exp_of, nan_unless, scipy_rvs, standardize
 
 
 def logpdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
@@ -29,5 +29,6 @@ def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 pdf = exp_of(logpdf, "pdf")
+rvs = scipy_rvs("uniform")
 
-__all__ = ["cdf", "logpdf", "pdf", "sf"]
+__all__ = ["cdf", "logpdf", "pdf", "rvs", "sf"]
