@@ -418,3 +418,19 @@ def test_reverse_over_reverse_of_a_repeated_accumulation():
     fd = (g(a + 1e-5 * v, b, M) - g(a - 1e-5 * v, b, M)) / 2e-5
     rr = vg.grad(lambda a: vnp.sum(g(a, b, M) * v))(a)
     np.testing.assert_allclose(rr, fd, rtol=1e-5, atol=1e-8)
+
+
+def test_seed_hessians_small_against_differences_of_the_gradient():
+    """Full Hessians of seeds 001 (in the bias) and 002 (in the first layer's weights)."""
+    W, bias, xs, H, wt = S.seed001_inputs(T=3, batch=2, n_in=3, n_out=2, D=2, dtype=np.float64)
+    params, ts = S.seed002_inputs(n=4, sizes=(1, 5, 3, 1))
+    cases = [(lambda b: S.seed001_loss(W, b, xs, H, wt), bias),
+             (lambda w: S.mapall([(w, params[0][1])] + params[1:], ts), params[0][0])]
+    for f, x0 in cases:
+        hess = vg.hessian(f)(x0)
+        g = vg.grad(f)
+        fd = fd_jacobian(g, x0, eps=1e-5)
+        np.testing.assert_allclose(hess, fd, rtol=1e-5, atol=1e-7)
+        n = x0.size
+        np.testing.assert_allclose(hess.reshape(n, n), hess.reshape(n, n).T, rtol=1e-9,
+                                   atol=1e-12)

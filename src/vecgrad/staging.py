@@ -36,7 +36,7 @@ from .interpret import inline, vmap
 from .ir import Atom, Const, Graph, Var
 from .pytree import flatten, unflatten
 from .randomness import checked_trace
-from .signature import ARRAY, Call
+from .signature import ARRAY, Call, unflatten_call
 from .tracing import Builder, Tracer, WeakScalar, current_builder, new_input, to_atom
 
 
@@ -132,7 +132,7 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
     with Builder(parent=current_builder()) as b:
         tracers = [new_input(a, b) if k is None else _weak_input(a, b, k)
                    for a, k in zip(call.avals, call.weak)]
-        args, kwargs = call_args(call, tracers)
+        args, kwargs = unflatten_call(call.td, tracers)
         try:  # (random numbers drawn while tracing raise: see randomness)
             res = checked_trace(fun, call.td, lambda: fun(*args, **kwargs))
         except Exception as ex:
@@ -150,11 +150,6 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
     g = passes.run(g, passes.FORWARD, times, stages)
     return Traced(g, [t for t, _ in b.closure], out_td, aux_td, len(out_leaves), times, stages,
                   out)
-
-
-def call_args(call: Call, leaves: list) -> tuple[tuple, dict]:
-    from .signature import unflatten_call
-    return unflatten_call(call.td, leaves)
 
 
 def _weak_input(aval: Any, b: Builder, kind: Any) -> WeakScalar:
