@@ -122,6 +122,15 @@ def test_layout_methods_raise_typed_errors(call, exc):
         vg.jit(call)(M)
 
 
+def test_round_builtin_as_numpy_scalars():
+    got = vg.jit(lambda x: round(vnp.sum(x), 2) + round(x[0, 0] * 3, 1))(M)
+    np.testing.assert_allclose(got, round(np.sum(M), 2) + round(M[0, 0] * 3, 1))
+    with pytest.raises(vg.ConcretizationError):
+        vg.jit(lambda x: round(vnp.sum(x)))(M)
+    with pytest.raises(TypeError):
+        vg.jit(lambda x: round(x, 1))(M)
+
+
 def test_format_without_spec_and_generic_alias():
     assert vg.jit(lambda x: (f"{x}".startswith("Tracer"), x * 1.0)[1])(M).shape == M.shape
     assert Tracer[np.float64] is not None

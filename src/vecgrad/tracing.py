@@ -664,7 +664,7 @@ def _nd_method(name: str) -> Callable:
 for _n in ["fill", "item", "partition", "put", "sort", "tolist", "view", "setflags",
            "to_device", "compress", "tobytes", "tofile", "dump", "dumps", "byteswap",
            "getfield", "setfield", "resize", "__copy__", "__deepcopy__", "__array_namespace__",
-           "__contains__", "__format__", "__setstate__", "__reduce__", "__reduce_ex__",
+           "__contains__", "__format__", "__round__", "__setstate__", "__reduce__", "__reduce_ex__",
            "__dlpack__", "__dlpack_device__"]:
     setattr(Tracer, _n, _nd_method(_n))
 Tracer.astype = _nd_method("astype_")

@@ -261,6 +261,17 @@ def compress(self: Tracer, condition: Any, axis: Any = None, out: Any = None) ->
     return _indexing.compress(condition, self, axis, out)
 
 
+def __round__(self: Tracer, ndigits: int | None = None) -> Any:
+    """`round(x, n)` of a NumPy scalar is a scalar; `round(x)` is a Python int (its value is
+    needed); arrays have no __round__ (TypeError, as NumPy's)."""
+    if not self._is_scalar():
+        raise TypeError("type numpy.ndarray doesn't define __round__ method")
+    if ndigits is None:
+        raise _value_needed("round() to a Python int")
+    from ._ufuncs import round as round_
+    return round_(self, ndigits)
+
+
 def __format__(self: Tracer, spec: str) -> str:
     """Formatting a value needs it (`f"{x:.3f}"`): ConcretizationError; `f"{x}"` is repr."""
     if spec:

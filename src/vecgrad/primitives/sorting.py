@@ -55,7 +55,8 @@ def _partition(x: np.ndarray, axis: int, kth: tuple[int, ...]) -> np.ndarray:
 
 def _permuted_vjp(perm: Callable) -> Callable:
     def vjp(g: Any, ans: Any, x: Any, axis: int, **p: Any) -> tuple:
-        return (scatter_add_along(g, perm(x, axis=axis, **p), axis=axis, size=x.shape[axis]),)
+        return (scatter_add_along(g, perm(x, axis=axis, **p), axis=axis, size=x.shape[axis],
+                                  unique=True),)  # a permutation: its inverse
     return vjp
 
 
@@ -129,39 +130,57 @@ take_along = register(Primitive(
     _batch_along("take_along")))
 
 
-def _scatter_shape(g: Aval, idx: Aval, axis: int, size: int) -> Aval:
-    n = size
+def _scatter_shape(g: Aval, idx: Aval, axis: int, size: int, unique: bool = False) -> Aval:
     s = _gather_shape(g, idx, axis).shape
     if g.shape[axis] not in (1, idx.shape[axis]):
         raise ShapeError(f"scatter_add_along: values of shape {g.shape} do not match the "
                          f"index of shape {idx.shape} along axis {axis}")
-    return Aval(s[:axis] + (n,) + s[axis + 1:], g.dtype)
+    return Aval(s[:axis] + (size,) + s[axis + 1:], g.dtype)
 
 
-def _scatter_add_along(g: np.ndarray, idx: np.ndarray, axis: int, size: int) -> np.ndarray:
+def _flat_positions(idx: np.ndarray, s: tuple, shape: tuple, axis: int) -> np.ndarray:
+    """The C-order positions in `shape` of the entries idx[..., j, ...] (broadcast to s)."""
+    strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+    flat = idx.astype(np.intp, copy=False) * strides[axis]
+    for d, n in enumerate(s):
+        if d != axis and n > 1:
+            flat = flat + (np.arange(n) * strides[d]).reshape((n,) + (1,) * (len(s) - d - 1))
+    return np.broadcast_to(flat, s).ravel()
+
+
+def _scatter_add_along(g: np.ndarray, idx: np.ndarray, axis: int, size: int,
+                       unique: bool = False) -> np.ndarray:
     """out[..., idx[..., j, ...], ...] += g[..., j, ...] along `axis`, repeated indices
-    accumulating (a segment sum per fiber, by np.bincount on flat positions)."""
-    n = size
+    accumulating: a segment sum by np.bincount on flat positions (measured several times
+    faster than np.add.at, and than sorting with np.add.reduceat, from 10 to 10^5 entries).
+    `unique`: no index repeats within a fiber (the inverse of sort's permutation), so the
+    values are put in place."""
     s = _gather_shape(Aval(g.shape, g.dtype), Aval(idx.shape, idx.dtype), axis).shape
-    shape = s[:axis] + (n,) + s[axis + 1:]
-    idx = np.broadcast_to(idx, s)
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"index out of bounds for axis {axis} with size {n}")
-    grid: list[Any] = list(np.ogrid[tuple(slice(d) for d in s)])
-    grid[axis] = np.where(idx < 0, idx + n, idx)
-    flat = np.ravel_multi_index(np.broadcast_arrays(*grid), shape).ravel()
-    g = np.broadcast_to(g, s).ravel()
-    total = math.prod(shape)
-    if g.dtype.kind == "f":
-        return np.bincount(flat, g, total).astype(g.dtype, copy=False).reshape(shape)
-    out = np.zeros(total, g.dtype)
-    np.add.at(out, flat, g)
-    return out.reshape(shape)
+    shape = s[:axis] + (size,) + s[axis + 1:]
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError(f"index out of bounds for axis {axis} with size {size}")
+    if idx.size and idx.min() < 0:
+        idx = np.where(idx < 0, idx + size, idx)
+    if unique:
+        out = np.zeros(shape, g.dtype)
+        np.put_along_axis(out, np.broadcast_to(idx, s), np.broadcast_to(g, s), axis)
+        return out
+    flat, total = _flat_positions(idx, s, shape, axis), math.prod(shape)
+    # (a broadcast view as weights makes np.bincount several times slower than an array)
+    w = g.ravel() if g.shape == s else np.broadcast_to(g, s).ravel()
+    if g.dtype.kind == "c":
+        out = np.bincount(flat, w.real, total) + 1j * np.bincount(flat, w.imag, total)
+    elif g.dtype.kind == "f":
+        out = np.bincount(flat, w, total)
+    else:
+        out = np.zeros(total, g.dtype)
+        np.add.at(out, flat, w)
+    return out.astype(g.dtype, copy=False).reshape(shape)
 
 
 scatter_add_along = register(Primitive(
     "scatter_add_along", _scatter_add_along, _scatter_shape,
-    lambda ct, ans, g, idx, axis, size: (take_along(ct, idx, axis=axis), None),
+    lambda ct, ans, g, idx, axis, size, unique=False: (take_along(ct, idx, axis=axis), None),
     _batch_along("scatter_add_along")))
 
 
