@@ -439,3 +439,22 @@ def test_convolve_axes_in_any_order_and_ignored_axes():
         vg.check_grads(lambda a, b, m=mode: vnp.sum(vsig.convolve(a, b, axes=([0], [1]),
                                                                   mode=m) ** 2),
                        [a, b], argnums=(0, 1))
+
+
+def test_per_sample_log_densities_batch_into_one_call():
+    x, mu, c = R.standard_normal((20, 3)), R.standard_normal(3), _psd(3)
+
+    def loop(x, mu, c):
+        return sum(vst.multivariate_normal.logpdf(x[i], mu, c)
+                   + vnp.sum(vst.norm.logpdf(x[i], mu, 2.0)) for i in range(x.shape[0]))
+
+    def vec(x, mu, c):
+        return vnp.sum(vst.multivariate_normal.logpdf(x, mu, c)) \
+            + vnp.sum(vst.norm.logpdf(x, mu, 2.0))
+    np.testing.assert_allclose(vg.jit(loop)(x, mu, c), vg.jit(vec)(x, mu, c), rtol=1e-10)
+    for a, b in zip(vg.grad(loop, argnums=(0, 1, 2))(x, mu, c),
+                    vg.grad(vec, argnums=(0, 1, 2))(x, mu, c)):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    entry, _ = vg.grad(loop, argnums=(0, 1, 2)).entry(x, mu, c)
+    names = [e.prim.name for e in entry.stages["batch"].eqns]
+    assert names.count("cholesky") == 1 and names.count("triangular_solve") == 1

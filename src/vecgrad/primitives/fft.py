@@ -21,8 +21,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from . import Primitive, register
-from .elementwise import cast, real
-from .structural import BasicIndex, Sl, concatenate, getitem
+from .structural import BasicIndex, Sl, getitem
 
 __all__ = ["fft", "irfft", "rfft"]
 
@@ -91,12 +90,31 @@ def _rfft_shape(x: Aval, axes: tuple[int, ...], norm: Any) -> Aval:
     return Aval(tuple(shape), complex_dtype(x.dtype))
 
 
+def _weights(n: int, ndim: int, axis: int, dtype: np.dtype) -> np.ndarray:
+    """How many of the n frequencies each of the n // 2 + 1 kept ones stands for: 1 (the
+    zero frequency and, for even n, the middle one) or 2 (the others and their conjugate
+    partners), shaped to broadcast along `axis`."""
+    h = n // 2 + 1
+    w = np.full(h, 2.0)
+    w[0] = 1.0
+    if n % 2 == 0:
+        w[-1] = 1.0
+    return w.reshape((h,) + (1,) * (ndim - 1 - axis)).astype(dtype)
+
+
+_DUAL = {None: "forward", "ortho": "ortho", "forward": None}  # the transpose's scaling
+
+
 def _rfft_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...], norm: Any) -> tuple:
+    # Re(F^T pad(g)), F the c2c transform of the real input. F is symmetric, and for a
+    # real result Re(F pad(g)) = Re(F+ conj(pad(g))) with F+ the inverse transform without
+    # its scaling: an irfft of conj(g) (which counts the frequencies it was not given twice,
+    # hence the weights 1/w), at the cost of the forward transform.
+    from .elementwise import conj
     last = axes[-1]
-    n, h = x.shape[last], g.shape[last]
-    zshape = tuple(n - h if i == last else d for i, d in enumerate(g.shape))
-    padded = concatenate(g, np.zeros(zshape, g.dtype), axis=last) if n > h else g
-    return (real(fft(padded, axes=axes, inverse=False, norm=norm)),)
+    n = x.shape[last]
+    w = _weights(n, g.ndim, last, real_dtype(g.dtype))
+    return (irfft(conj(g) * (1 / w), axes=axes, n=n, norm=_DUAL[norm]),)
 
 
 def _rfft_impl(x: np.ndarray, axes: tuple[int, ...], norm: Any) -> np.ndarray:
@@ -126,15 +144,12 @@ def _irfft_impl(x: np.ndarray, axes: tuple[int, ...], n: int, norm: Any) -> np.n
 
 
 def _irfft_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...], n: int, norm: Any) -> tuple:
+    # w * (the inverse c2c transform of the real g)[..., :h]: for real g that is
+    # w * conj(rfft(g)) with the dual scaling
+    from .elementwise import conj
     last = axes[-1]
-    h = n // 2 + 1
-    w = np.full(h, 2.0)
-    w[0] = 1.0
-    if n % 2 == 0:
-        w[-1] = 1.0
-    w = w.reshape((h,) + (1,) * (x.ndim - 1 - last)).astype(real_dtype(x.dtype))
-    spec = fft(cast(g, dtype=complex_dtype(x.dtype)), axes=axes, inverse=True, norm=norm)
-    return (_last_part(spec, last, h) * w,)
+    w = _weights(n, x.ndim, last, real_dtype(x.dtype))
+    return (conj(rfft(g, axes=axes, norm=_DUAL[norm])) * w,)
 
 
 irfft = register(Primitive(
