@@ -185,9 +185,12 @@ from . import fft, linalg  # noqa: F401
 from ._ops import *
 from ._ufuncs import *
 from ._shape_ops import *
+from ._tiling import *
 from ._stats import *
+from ._order import *
 from ._indexing import *
 from ._polynomial import *
+from ._meta import *
 from ._misc import *
 from . import _ndarray  # noqa: F401  (the ndarray methods of traced arrays)
 from ._ops import dispatch_function  # noqa: F401

@@ -207,15 +207,15 @@ def fill(self: Tracer, value: Any) -> None:
 def sort(self: Tracer, axis: int = -1, kind: Any = None, order: Any = None, *,
          stable: Any = None) -> None:
     """Sort in place along `axis` (a write of the sorted values, as NumPy's)."""
-    from . import _stats
-    self[...] = _stats.sort(self, axis, kind, order, stable=stable)
+    from . import _order
+    self[...] = _order.sort(self, axis, kind, order, stable=stable)
 
 
 def partition(self: Tracer, kth: Any, axis: int = -1, kind: str = "introselect",
               order: Any = None) -> None:
     """Partition in place along `axis`."""
-    from . import _stats
-    self[...] = _stats.partition(self, kth, axis, kind, order)
+    from . import _order
+    self[...] = _order.partition(self, kth, axis, kind, order)
 
 
 def put(self: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:

@@ -1,6 +1,5 @@
-"""Statistics, scans, sorting and selection of `vecgrad.numpy`: var/std/average, cumulative
-sums and products, diff, sort/argsort/partition, quantiles and medians, the NaN-ignoring
-reductions, all/any, select and piecewise.
+"""Statistics and scans of `vecgrad.numpy`: var/std/average/cov, cumulative sums and
+products, diff and gradient, the NaN-ignoring reductions, all/any, select and piecewise.
 """
 from __future__ import annotations
 
@@ -17,12 +16,33 @@ from ..tracing import Tracer
 from . import _dtype, _ops, _shape, asarray, astype
 
 __all__ = [
-    "all", "any", "argmax", "argmin", "argpartition", "argsort", "average", "corrcoef",
-    "count_nonzero", "cov", "cumprod", "cumsum", "cumulative_prod", "cumulative_sum", "diff",
-    "ediff1d", "gradient", "median", "nanargmax", "nanargmin", "nancumprod", "nancumsum",
-    "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile", "nanprod", "nanquantile",
-    "nanstd", "nansum", "nanvar", "partition", "percentile", "piecewise", "ptp", "quantile",
-    "select", "sort", "std", "var",
+    "all",
+    "any",
+    "average",
+    "corrcoef",
+    "count_nonzero",
+    "cov",
+    "cumprod",
+    "cumsum",
+    "cumulative_prod",
+    "cumulative_sum",
+    "diff",
+    "ediff1d",
+    "gradient",
+    "nancumprod",
+    "nancumsum",
+    "nanmax",
+    "nanmean",
+    "nanmin",
+    "nanprod",
+    "nanstd",
+    "nansum",
+    "nanvar",
+    "piecewise",
+    "ptp",
+    "select",
+    "std",
+    "var",
 ]
 
 
@@ -349,72 +369,6 @@ def _gradient_1(f: Any, ax: int, h: Any, order: int) -> Any:
     return _ops.concatenate([lo, mid, hi], ax)
 
 
-# ------------------------------------------------------------------------------- sorting
-
-def _kind(kind: Any, stable: Any) -> Any:
-    return "stable" if stable else kind
-
-
-def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *,
-         stable: Any = None) -> Any:
-    """Sorted copy along `axis`; the gradient is permuted back through the sort."""
-    if order is not None:
-        raise unsupported("numpy.sort with order= (structured arrays)")
-    a, ax = _flat_or(a, axis)
-    return P.sort(a, axis=ax, kind=_kind(kind, stable)) if _nd(a) else a
-
-
-def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *,
-            stable: Any = None) -> Any:
-    """Indices that sort `a` along `axis` (no gradient)."""
-    if order is not None:
-        raise unsupported("numpy.argsort with order= (structured arrays)")
-    a, ax = _flat_or(a, axis)
-    return P.argsort(a, axis=ax, kind=_kind(kind, stable))
-
-
-def _kth(kth: Any, n: int) -> tuple[int, ...]:
-    ks = tuple(int(k) for k in _np.atleast_1d(kth))
-    for k in ks:
-        if not -n <= k < n:
-            raise ValueError(f"kth(={k}) out of bounds ({n})")
-    return tuple(sorted(k % n for k in ks))
-
-
-def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect",
-              order: Any = None) -> Any:
-    """Partially sorted copy: the kth entries in sorted position, smaller ones before."""
-    a, ax = _flat_or(a, axis)
-    return P.partition(a, axis=ax, kth=_kth(kth, _shape(a)[ax]))
-
-
-def argpartition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect",
-                 order: Any = None) -> Any:
-    """Indices that partition `a` (no gradient)."""
-    a, ax = _flat_or(a, axis)
-    return P.argpartition(a, axis=ax, kth=_kth(kth, _shape(a)[ax]))
-
-
-def _arg(prim: P.Primitive, a: Any, axis: Any, keepdims: bool) -> Any:
-    a = asarray(a)
-    if axis is None:
-        r = prim(_ops.ravel(a), axis=0)
-        return _ops.reshape(r, (1,) * _nd(a)) if keepdims else r
-    ax = _axis1(axis, _nd(a))
-    r = prim(a, axis=ax)
-    return _ops.expand_dims(r, ax) if keepdims else r
-
-
-def argmax(a: Any, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Any:
-    """Index of the maximum (the first one) along `axis` (no gradient)."""
-    return _arg(P.argmax, a, axis, keepdims)
-
-
-def argmin(a: Any, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Any:
-    """Index of the minimum (the first one) along `axis` (no gradient)."""
-    return _arg(P.argmin, a, axis, keepdims)
-
-
 # -------------------------------------------------------------------- NaN-ignoring reductions
 
 def _isnan(a: Any) -> Any:
@@ -497,18 +451,6 @@ def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) ->
     return _nan_extreme(_ops.min, _np.inf, a, axis, keepdims)
 
 
-def nanargmax(a: Any, axis: int | None = None, out: Any = None, *,
-              keepdims: bool = False) -> Any:
-    """Index of the maximum ignoring NaNs (NumPy raises for an all-NaN slice; here it is 0)."""
-    return argmax(_nan_to(a, -_np.inf), axis, keepdims=keepdims)
-
-
-def nanargmin(a: Any, axis: int | None = None, out: Any = None, *,
-              keepdims: bool = False) -> Any:
-    """Index of the minimum ignoring NaNs (NumPy raises for an all-NaN slice; here it is 0)."""
-    return argmin(_nan_to(a, _np.inf), axis, keepdims=keepdims)
-
-
 def nancumsum(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative sum treating NaNs as zero."""
     return cumsum(_nan0(a), axis, dtype)
@@ -517,191 +459,6 @@ def nancumsum(a: Any, axis: int | None = None, dtype: Any = None, out: Any = Non
 def nancumprod(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative product treating NaNs as one."""
     return cumprod(_nan_to(a, 1.0), axis, dtype)
-
-
-# ------------------------------------------------------------------ quantiles and medians
-
-# NumPy's continuous methods other than linear: virtual index n q + alpha + q (1 - alpha -
-# beta) - 1 (Hyndman and Fan)
-_ALPHA_BETA = {"weibull": (0.0, 0.0), "hazen": (0.5, 0.5), "median_unbiased": (1 / 3, 1 / 3),
-               "normal_unbiased": (3 / 8, 3 / 8), "interpolated_inverted_cdf": (0.0, 1.0)}
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", *_ALPHA_BETA)
-
-
-def _lerp(a: Any, b: Any, t: Any) -> Any:
-    """NumPy's interpolation between a and b, exact at both ends."""
-    d = _ops.subtract(b, a)
-    lo = _ops.add(a, _ops.multiply(d, t))
-    if not isinstance(t, Tracer):
-        return _ops.subtract(b, _ops.multiply(d, 1 - t)) if t >= 0.5 else lo
-    hi = _ops.subtract(b, _ops.multiply(d, _ops.subtract(1, t)))
-    return _ops.where(_ops.greater_equal(t, 0.5), hi, lo)
-
-
-def _static_quantile(srt: Any, q: float, n: int, method: str) -> Any:
-    """One quantile along the last axis of sorted rows of n entries (NumPy's arithmetic)."""
-    if method in ("lower", "higher", "nearest"):
-        i = {"lower": math.floor, "higher": math.ceil,
-             "nearest": lambda v: int(_np.around(v))}[method]((n - 1) * q)
-        return srt[..., i]
-    if method == "midpoint":
-        vi = 0.5 * (math.floor((n - 1) * q) + math.ceil((n - 1) * q))
-    elif method == "linear":
-        vi = (n - 1) * q
-    else:
-        al, be = _ALPHA_BETA[method]
-        vi = n * q + (al + q * (1 - al - be)) - 1
-    lo = math.floor(vi)
-    gamma = vi - lo
-    if method == "midpoint":
-        gamma = 0.5 if vi % 1 else 0.0
-    lo, hi = (n - 1, n - 1) if vi >= n - 1 else (0, 0) if vi < 0 else (lo, lo + 1)
-    return _lerp(srt[..., lo], srt[..., hi], gamma)
-
-
-def _traced_quantile(srt: Any, q: float, n: Any, method: str) -> Any:
-    """The same for rows with a traced count n of valid (non-NaN, sorted first) entries."""
-    n1 = _ops.subtract(n, 1)
-    if method in ("lower", "higher", "nearest"):
-        vi = _ops.multiply(n1, q)
-        vi = {"lower": P.floor, "higher": P.ceil, "nearest": lambda v: P.round_(v, decimals=0)
-              }[method](vi)
-        lo, hi, gamma = vi, vi, 0.0
-    else:
-        if method == "midpoint":
-            v = _ops.multiply(n1, q)
-            vi = _ops.multiply(_ops.add(P.floor(v), P.ceil(v)), 0.5)
-        elif method == "linear":
-            vi = _ops.multiply(n1, q)
-        else:
-            al, be = _ALPHA_BETA[method]
-            vi = _ops.subtract(_ops.add(_ops.multiply(n, q), al + q * (1 - al - be)), 1)
-        lo = P.floor(vi)
-        gamma = _ops.subtract(vi, lo)
-        if method == "midpoint":
-            gamma = _ops.where(_ops.equal(gamma, 0), 0.0, 0.5)
-        above, below = _ops.greater_equal(vi, n1), _ops.less(vi, 0)
-        lo = _ops.where(above, n1, _ops.where(below, 0, lo))
-        hi = _ops.where(above, n1, _ops.where(below, 0, _ops.add(lo, 1)))
-    last = _shape(srt)[-1] - 1
-    idx = astype(_ops.clip(_ops.stack([lo, hi], -1), 0, last), _np.intp)
-    both = P.take_along(srt, idx, axis=_nd(srt) - 1)
-    return _lerp(both[..., 0], both[..., 1], gamma)
-
-
-def _quantile_dtype(a: Any, method: str, name: str, q_given: Any) -> _np.dtype:
-    """NumPy's result dtype for this input dtype, q and method (its rules: values taken as
-    they are keep the input's dtype, interpolated ones promote with the weight, which is weak
-    for a Python-number q), asked of NumPy on a two-element stand-in."""
-    with _np.errstate(all="ignore"):
-        return _np.asarray(getattr(_np, name)(_np.zeros(2, _dtype(a)), q_given,
-                                              method=method)).dtype
-
-
-def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool,
-              name: str, q_given: Any = None) -> Any:
-    a = asarray(a)
-    if method in _METHODS:
-        a = astype(a, _quantile_dtype(a, method, name, q if q_given is None else q_given))
-    if isinstance(q, Tracer):
-        raise unsupported(f"numpy.{name} with traced q (pass q as Python numbers or a NumPy "
-                          "array)")
-    qs = _np.asarray(q, dtype=_np.float64)
-    if ((qs < 0) | (qs > 1)).any():
-        raise ValueError("Quantiles must be in the range [0, 1]")
-    if method not in _METHODS:
-        raise unsupported(f"numpy.{name} with method={method!r}")
-    nd = _nd(a)
-    axes = _ops._axes(axis, nd)
-    rest = [i for i in range(nd) if i not in axes]
-    x = _ops.transpose(a, rest + list(axes))
-    x = _ops.reshape(x, tuple(_shape(a)[i] for i in rest) + (-1,))
-    srt = sort(x, -1)  # NaNs sort last
-    m = _shape(srt)[-1]
-    inexact = _dtype(x).kind in "fc"
-    if ignore_nan and inexact:
-        n = _ops.sum(astype(_ops.logical_not(_isnan(x)), _np.float64), -1)
-        outs = [_traced_quantile(srt, float(v), n, method) for v in qs.reshape(-1)]
-        outs = [_ops.where(_ops.equal(n, 0), _np.nan, o) for o in outs]
-    else:
-        if m == 0:
-            raise ValueError(f"cannot compute {name} of an empty array")
-        outs = [_static_quantile(srt, float(v), m, method) for v in qs.reshape(-1)]
-        if inexact:
-            has_nan = any(_isnan(x), -1)
-            outs = [_ops.where(has_nan, _np.nan, o) for o in outs]
-    outs = [o if _dtype(o) == _dtype(a) else astype(o, _dtype(a)) for o in outs]
-    shape = tuple(1 if (i in axes) else d for i, d in enumerate(_shape(a))) if keepdims \
-        else tuple(_shape(a)[i] for i in rest)
-    res = _ops.stack([_ops.reshape(o, shape) for o in outs]) if outs else None
-    return _ops.reshape(res, qs.shape + shape)
-
-
-def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
-             overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
-             weights: Any = None, interpolation: Any = None) -> Any:
-    """q-th quantiles along `axis` (q static; methods linear, lower, higher, nearest,
-    midpoint, hazen, weibull, median_unbiased, normal_unbiased, interpolated_inverted_cdf)."""
-    if weights is not None:
-        raise unsupported("numpy.quantile with weights=")
-    return _quantile(a, q, axis, interpolation or method, keepdims, False, "quantile")
-
-
-def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
-               overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
-               *, weights: Any = None, interpolation: Any = None) -> Any:
-    """q-th percentiles (q in [0, 100]) along `axis`."""
-    if weights is not None:
-        raise unsupported("numpy.percentile with weights=")
-    return _quantile(a, _np.true_divide(q, 100), axis, interpolation or method, keepdims,
-                     False, "percentile", q_given=q)
-
-
-def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
-                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
-                *, weights: Any = None, interpolation: Any = None) -> Any:
-    """Quantiles ignoring NaNs (NaN for an all-NaN slice)."""
-    if weights is not None:
-        raise unsupported("numpy.nanquantile with weights=")
-    return _quantile(a, q, axis, interpolation or method, keepdims, True, "nanquantile")
-
-
-def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
-                  overwrite_input: bool = False, method: str = "linear",
-                  keepdims: bool = False, *, weights: Any = None,
-                  interpolation: Any = None) -> Any:
-    """Percentiles ignoring NaNs."""
-    if weights is not None:
-        raise unsupported("numpy.nanpercentile with weights=")
-    return _quantile(a, _np.true_divide(q, 100), axis, interpolation or method, keepdims,
-                     True, "nanpercentile", q_given=q)
-
-
-def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
-           keepdims: bool = False) -> Any:
-    """Median along `axis` (the mean of the two middle values for an even count)."""
-    a = _float(asarray(a))
-    nd = _nd(a)
-    axes = _ops._axes(axis, nd)
-    rest = [i for i in range(nd) if i not in axes]
-    x = _ops.reshape(_ops.transpose(a, rest + list(axes)),
-                     tuple(_shape(a)[i] for i in rest) + (-1,))
-    m = _shape(x)[-1]
-    if m == 0:
-        raise ValueError("cannot compute the median of an empty array")
-    k = (m - 1) // 2
-    part = partition(x, (k, m // 2) if m % 2 == 0 else (k,), -1)
-    med = part[..., k] if m % 2 else _ops.divide(_ops.add(part[..., k], part[..., m // 2]), 2)
-    med = _ops.where(any(_isnan(x), -1), _np.nan, med) if _dtype(x).kind in "fc" else med
-    shape = tuple(1 if i in axes else d for i, d in enumerate(_shape(a))) if keepdims \
-        else tuple(_shape(a)[i] for i in rest)
-    return _ops.reshape(med, shape)
-
-
-def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
-              keepdims: bool = False) -> Any:
-    """Median ignoring NaNs (NaN for an all-NaN slice)."""
-    return nanquantile(a, 0.5, axis, keepdims=keepdims)
 
 
 # ---------------------------------------------------------------------- select, piecewise

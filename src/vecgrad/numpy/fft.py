@@ -197,7 +197,7 @@ def ihfft(a: Any, n: Any = None, axis: int = -1, norm: Any = None, out: Any = No
 
 
 def _shift(x: Any, axes: Any, inverse: bool) -> Any:
-    from ._shape_ops import roll
+    from ._tiling import roll
     x = asarray(x)
     nd = len(_shape(x))
     axes = list(range(nd)) if axes is None else \

@@ -1,0 +1,303 @@
+"""Metadata, comparisons, dtypes, scalar types, shape constants and data-dependent functions
+of `vecgrad.numpy`: what takes or returns shapes, dtypes and booleans rather than values to
+differentiate."""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as _np
+
+from .. import primitives as P
+from ..errors import TraceError
+from ..tracing import Tracer
+from . import _dtype, _ops, _shape, asarray, astype
+
+
+def _nd(a: Any) -> int:
+    return len(_shape(a))
+
+__all__ = [
+    "allclose",
+    "array_equal",
+    "array_equiv",
+    "asanyarray",
+    "ascontiguousarray",
+    "asfortranarray",
+    "bartlett",
+    "bincount",
+    "blackman",
+    "bool_",
+    "can_cast",
+    "complex64",
+    "complex128",
+    "complexfloating",
+    "diag_indices",
+    "diag_indices_from",
+    "dtype",
+    "einsum_path",
+    "finfo",
+    "float16",
+    "floating",
+    "generic",
+    "hamming",
+    "hanning",
+    "iinfo",
+    "indices",
+    "inexact",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "integer",
+    "intersect1d",
+    "intp",
+    "isclose",
+    "iscomplex",
+    "iscomplexobj",
+    "isreal",
+    "isrealobj",
+    "kaiser",
+    "mask_indices",
+    "ndarray",
+    "number",
+    "real_if_close",
+    "result_type",
+    "setdiff1d",
+    "setxor1d",
+    "signedinteger",
+    "size",
+    "tri",
+    "tril_indices",
+    "tril_indices_from",
+    "trim_zeros",
+    "triu_indices",
+    "triu_indices_from",
+    "uint8",
+    "union1d",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+    "unsignedinteger",
+]
+
+
+# ------------------------------------------------------------------------------ metadata
+
+def size(a: Any, axis: int | None = None) -> int:
+    """The number of elements (along `axis`)."""
+    s = _shape(a)
+    return math.prod(s) if axis is None else s[axis]
+
+
+def _dt(x: Any) -> Any:
+    return x.dtype if isinstance(x, Tracer) else x
+
+
+def result_type(*arrays_and_dtypes: Any) -> _np.dtype:
+    """NumPy's result_type (traced arrays count by their dtype, Python scalars are weak)."""
+    return _np.result_type(*[_dt(x) for x in arrays_and_dtypes])
+
+
+def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+    """Whether the dtype of `from_` casts to `to` under `casting`."""
+    return _np.can_cast(_dt(from_), to, casting)
+
+
+def iscomplexobj(x: Any) -> bool:
+    """Whether x has a complex dtype."""
+    return _dtype(x).kind == "c"
+
+
+def isrealobj(x: Any) -> bool:
+    """Whether x has a non-complex dtype."""
+    return not iscomplexobj(x)
+
+
+def iscomplex(x: Any) -> Any:
+    """Elementwise: a nonzero imaginary part."""
+    if not iscomplexobj(x):
+        return _np.zeros(_shape(x), bool)
+    from .. import numpy as vnp
+    return _ops.not_equal(vnp.imag(x), 0)
+
+
+def isreal(x: Any) -> Any:
+    """Elementwise: a zero imaginary part."""
+    if not iscomplexobj(x):
+        return _np.ones(_shape(x), bool)
+    from .. import numpy as vnp
+    return _ops.equal(vnp.imag(x), 0)
+
+
+def real_if_close(a: Any, tol: float = 100) -> Any:
+    """`a` itself for real input; for complex input the result's dtype depends on the values,
+    which vecgrad cannot trace."""
+    if not iscomplexobj(a):
+        return a
+    raise TraceError("numpy.real_if_close of a traced complex array: its result dtype depends "
+                     "on the values. Use vnp.real(x) if the imaginary part is negligible")
+
+
+def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Any:
+    """Elementwise |a - b| <= atol + rtol |b| (and equal infinities), as NumPy."""
+    y = asarray(b)
+    if _dtype(y).kind in "biu":
+        y = astype(y, _np.result_type(_dtype(y), 1.0))
+    x = asarray(a)
+    close = _ops.logical_and(_ops.less_equal(_ops.abs(_ops.subtract(x, y)),
+                                             _ops.add(atol, _ops.multiply(rtol, _ops.abs(y)))),
+                             P.isfinite(y))
+    res = _ops.logical_or(close, _ops.equal(x, y))
+    if equal_nan:
+        res = _ops.logical_or(res, _ops.logical_and(P.isnan(x), P.isnan(y)))
+    return res
+
+
+def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> Any:
+    """Whether all entries are close (a traced boolean: use it in vnp.where, not in `if`)."""
+    from ._stats import all as all_
+    return all_(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
+    """Same shape and entries (False at once for different shapes)."""
+    if _shape(a1) != _shape(a2):
+        return False
+    from ._stats import all as all_
+    eq = _ops.equal(a1, a2)
+    if equal_nan:
+        eq = _ops.logical_or(eq, _ops.logical_and(P.isnan(a1), P.isnan(a2)))
+    return all_(eq)
+
+
+def array_equiv(a1: Any, a2: Any) -> Any:
+    """Equal after broadcasting (False at once if the shapes do not broadcast)."""
+    try:
+        _np.broadcast_shapes(_shape(a1), _shape(a2))
+    except ValueError:
+        return False
+    from ._stats import all as all_
+    return all_(_ops.equal(a1, a2))
+
+
+def ascontiguousarray(a: Any, dtype: Any = None) -> Any:
+    """`a` if it is C-contiguous (as NumPy decides from its strides), else a copy."""
+    a = asarray(a) if dtype is None else astype(asarray(a), dtype)
+    if isinstance(a, Tracer) and a._view is not None:
+        from ..tracing import strided
+        if not strided(a).flags.c_contiguous:
+            return a.copy()
+    return a if isinstance(a, Tracer) else _np.ascontiguousarray(a)
+
+
+def asfortranarray(a: Any, dtype: Any = None) -> Any:
+    """A copy (vecgrad's arrays are C-ordered; values and gradients are the same)."""
+    a = asarray(a) if dtype is None else astype(asarray(a), dtype)
+    return a.copy() if isinstance(a, Tracer) else _np.asfortranarray(a)
+
+
+asanyarray = asarray
+
+
+# --------------------------------------------------------------- data-dependent shapes
+
+def _data_dependent(name: str) -> Callable:
+    npf = getattr(_np, name)
+
+    def f(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, Tracer) for a in args):
+            raise TraceError(f"numpy.{name} of a traced array has a data-dependent shape, "
+                             "which vecgrad cannot trace (shapes must be known while "
+                             "tracing). Compute it outside the traced function, or use "
+                             "masks (vnp.where) instead")
+        return npf(*args, **kwargs)
+    f.__name__ = name
+    f.__doc__ = f"numpy.{name} of untraced arrays (a traced one has a data-dependent shape)."
+    return f
+
+
+setdiff1d, union1d, intersect1d, setxor1d, trim_zeros, bincount = (
+    _data_dependent(n) for n in ("setdiff1d", "union1d", "intersect1d", "setxor1d",
+                                 "trim_zeros", "bincount"))
+unique_all, unique_counts, unique_inverse, unique_values = (
+    _data_dependent(n) for n in ("unique_all", "unique_counts", "unique_inverse",
+                                 "unique_values"))
+
+
+# ------------------------------------------------------------- dtypes and scalar types
+
+def _int_type(base: type) -> type:
+    """An integer scalar type that also casts traced arrays, as autograd's: `vnp.int64(x)`
+    is `x.astype(np.int64)` for a traced x, and NumPy's own scalar otherwise. As a dtype it
+    is NumPy's (np.dtype(vnp.int64) == np.int64)."""
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if args and isinstance(args[0], Tracer):
+            return astype(args[0], base)
+        return base(*args, **kwargs)
+    return type(base.__name__, (base,), {"__new__": __new__, "__module__": __name__,
+                                         "__doc__": __doc__ and _int_type.__doc__})
+
+
+int8, int16, int32, int64 = (_int_type(t) for t in (_np.int8, _np.int16, _np.int32, _np.int64))
+dtype, finfo, iinfo, ndarray, generic, number = (
+    _np.dtype, _np.finfo, _np.iinfo, _np.ndarray, _np.generic, _np.number)
+bool_, float16, complex64, complex128, intp, uint8 = (
+    _np.bool_, _np.float16, _np.complex64, _np.complex128, _np.intp, _np.uint8)
+integer, floating, complexfloating, inexact, signedinteger, unsignedinteger = (
+    _np.integer, _np.floating, _np.complexfloating, _np.inexact, _np.signedinteger,
+    _np.unsignedinteger)
+
+
+# ------------------------------------------------------------------ constants of shapes
+
+def _constant(name: str) -> Callable:
+    f = getattr(_np, name)
+
+    def g(*args: Any, **kwargs: Any) -> Any:
+        return f(*args, **kwargs)
+    g.__name__, g.__doc__ = name, f"`numpy.{name}` (a constant: it takes sizes, not arrays)."
+    return g
+
+
+tri, indices, diag_indices, tril_indices, triu_indices, mask_indices = (
+    _constant(n) for n in ("tri", "indices", "diag_indices", "tril_indices", "triu_indices",
+                           "mask_indices"))
+bartlett, blackman, hamming, hanning, kaiser = (
+    _constant(n) for n in ("bartlett", "blackman", "hamming", "hanning", "kaiser"))
+
+
+def diag_indices_from(arr: Any) -> tuple:
+    """The indices of the main diagonal of an n-d array with equal dimensions."""
+    s = _shape(arr)
+    if len(s) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(s)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return _np.diag_indices(s[0], len(s))
+
+
+def tril_indices_from(arr: Any, k: int = 0) -> tuple:
+    """The indices of the lower triangle of a 2-d array."""
+    if _nd(arr) != 2:
+        raise ValueError("input array must be 2-d")
+    return _np.tril_indices(_shape(arr)[-2], k=k, m=_shape(arr)[-1])
+
+
+def triu_indices_from(arr: Any, k: int = 0) -> tuple:
+    """The indices of the upper triangle of a 2-d array."""
+    if _nd(arr) != 2:
+        raise ValueError("input array must be 2-d")
+    return _np.triu_indices(_shape(arr)[-2], k=k, m=_shape(arr)[-1])
+
+
+def einsum_path(subscripts: str, *operands: Any, optimize: Any = "greedy",
+                einsum_call: bool = False) -> Any:
+    """NumPy's contraction order for operands of these shapes (a static query)."""
+    return _np.einsum_path(subscripts, *[_np.empty(_shape(o), _dtype(o)) for o in operands],
+                           optimize=optimize)
+
