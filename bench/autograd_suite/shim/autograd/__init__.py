@@ -40,15 +40,28 @@ def _args(args: _b.tuple, argnum: Any) -> _b.tuple:
 
 
 def _nary(make: Any) -> Any:
-    """An autograd operator `op(fun, argnum=0)(*args, **kwargs)` from `make(fun, argnum)`."""
+    """An autograd operator `op(fun, argnum=0)(*args, **kwargs)` from `make(fun, argnum)`,
+    named as autograd names them (`grad_of_foo_wrt_argnum_1`)."""
+    name = make.__name__.lstrip("_")
+
     def op(fun: Any, argnum: Any = 0, *rest: Any) -> Any:
         def apply(*args: Any, **kwargs: Any) -> Any:
             f = (lambda *a: fun(*a, **kwargs)) if kwargs else fun
             return make(f, argnum, *rest)(*_args(args, argnum))
-        apply.__name__ = f"{op.__name__}_{getattr(fun, '__name__', 'fn')}"
+        fname = getattr(fun, "__name__", "fn")
+        apply.__name__ = f"{name}_of_{fname}_wrt_argnum_{argnum}"
+        apply.__doc__ = f"    {name} of function {fname} with respect to argument number " \
+            f"{argnum}. Takes the same arguments as {fname} but returns the {name}."
         return apply
-    op.__name__ = make.__name__.lstrip("_")
+    op.__name__ = name
+    op.__doc__ = f"\n    Returns a function which computes the {name} of `fun` with respect " \
+        "to positional argument number `argnum` (vecgrad's transformation)."
     return op
+
+
+def _scalar(out: Any) -> Any:
+    """autograd's grad takes any output with one element (shape (1,), (1, 1), ...)."""
+    return numpy.reshape(out, ()) if numpy.size(out) == 1 and numpy.ndim(out) else out
 
 
 def _sel(cts: Any, argnum: Any) -> Any:
@@ -57,19 +70,43 @@ def _sel(cts: Any, argnum: Any) -> Any:
     return cts[argnum]
 
 
+_WRAPPED: _b.dict = {}  # (kind, fun) -> the wrapped function, so vecgrad's cache hits
+
+
+def _wrap(kind: str, fun: Any) -> Any:
+    """fun with a one-element output as a scalar; "value" also returns the output as aux,
+    "aux" keeps fun's own aux."""
+    key = (kind, fun)
+    if key not in _WRAPPED:
+        def value(*a: Any) -> Any:
+            out = fun(*a)
+            return _scalar(out), out
+
+        def aux(*a: Any) -> Any:
+            out, extra = fun(*a)
+            return _scalar(out), extra
+        _WRAPPED[key] = {"grad": lambda *a: _scalar(fun(*a)), "value": value, "aux": aux}[kind]
+    return _WRAPPED[key]
+
+
 @_nary
 def grad(fun: Any, argnum: Any) -> Any:
-    return _vg.grad(fun, argnums=argnum)
+    return _vg.grad(_wrap("grad", fun), argnums=argnum)
 
 
 @_nary
 def value_and_grad(fun: Any, argnum: Any) -> Any:
-    return _vg.value_and_grad(fun, argnums=argnum)
+    both = _vg.value_and_grad(_wrap("value", fun), argnums=argnum, has_aux=True)
+
+    def run(*args: Any) -> Any:
+        (_, out), g = both(*args)
+        return out, g
+    return run
 
 
 @_nary
 def grad_and_aux(fun: Any, argnum: Any) -> Any:
-    return _vg.grad(fun, argnums=argnum, has_aux=True)
+    return _vg.grad(_wrap("aux", fun), argnums=argnum, has_aux=True)
 
 
 def _vjp_at(fun: Any, argnum: Any) -> Any:
@@ -153,12 +190,12 @@ hessian_vector_product = hessian_tensor_product
 
 
 def tensor_jacobian_product(fun: Any, argnum: int = 0) -> Any:
-    """v . J for the Jacobian J of fun at args[argnum]."""
-    def run(*args: Any) -> Any:
+    """v . J for the Jacobian J of fun at args[argnum], v contracted with fun's leading axes
+    (autograd's definition: the gradient of tensordot(v, fun(x), v.ndim))."""
+    def inner(*args: Any) -> Any:
         *xs, v = args
-        vjp, _ = _vjp_at(fun, argnum)(*_args(_b.tuple(xs), argnum))
-        return vjp(v)
-    return run
+        return numpy.tensordot(v, fun(*xs), numpy.ndim(v))
+    return grad(inner, argnum)
 
 
 vector_jacobian_product = tensor_jacobian_product
