@@ -191,11 +191,11 @@ hessian_vector_product = hessian_tensor_product
 
 def tensor_jacobian_product(fun: Any, argnum: int = 0) -> Any:
     """v . J for the Jacobian J of fun at args[argnum], v contracted with fun's leading axes
-    (autograd's definition: the gradient of tensordot(v, fun(x), v.ndim))."""
+    (autograd's definition: the Jacobian of tensordot(v, fun(x), v.ndim))."""
     def inner(*args: Any) -> Any:
         *xs, v = args
         return numpy.tensordot(v, fun(*xs), numpy.ndim(v))
-    return grad(inner, argnum)
+    return jacobian(inner, argnum)
 
 
 vector_jacobian_product = tensor_jacobian_product
