@@ -55,7 +55,7 @@ SIZES = {
         "gmm": ["-d", "2", "10", "-k", "5", "10", "25"],
         "lstm": ["-l", "2", "4", "-c", "1024"],
         "kmeans": ["-k", "10", "100", "-n", "1000", "-d", "8", "16"],
-        "ba": ["--min", "1", "--max", "1"],
+        "ba": ["--min", "0", "--max", "0"],
         "ht": ["--min", "1", "--max", "2", "--model", "small"],
     },
     "quick": {
@@ -67,10 +67,13 @@ SIZES = {
         "gmm": ["-d", "2", "-k", "5"],
         "lstm": ["-l", "2", "-c", "64"],
         "kmeans": ["-k", "10", "-n", "1000", "-d", "8"],
-        "ba": ["--min", "1", "--max", "1"],
+        "ba": ["--min", "0", "--max", "0"],
         "ht": ["--min", "1", "--max", "1", "--model", "small"],
     },
 }
+# GradBench's smallest ba file has p = 31,843 observations; `ba0` (written into the work copy,
+# never into GradBench) is ba1's camera, point, weight and feature with p = BA0_P.
+BA0_P = 1000
 PIP = ["numpy", "scipy", "pydantic", "dataclasses-json", "jax", "torch==2.13.0"]
 # Started in the JAX and PyTorch tools' processes before GradBench's run.py, it replaces
 # `gradbench.wrap.multiple_runs` with the same loop plus two changes, the same for every tool:
@@ -157,6 +160,16 @@ def build_manual(gb: Path, evals: list[str]) -> None:
     if targets:
         subprocess.run(["make", "-C", str(gb / "tools" / "manual"), "-j2", *targets],
                        check=True, capture_output=True)
+
+
+def write_ba0(gb: Path, p: int = BA0_P) -> None:
+    data = gb / "evals" / "ba" / "data"
+    src = next(data.glob("ba1_*.txt"), None)
+    if src is None or next(data.glob("ba0_*.txt"), None):
+        return
+    lines = src.read_text().splitlines()
+    n, m, _ = lines[0].split()
+    (data / f"ba0_n{n}_m{m}_p{p}.txt").write_text("\n".join([f"{n} {m} {p}", *lines[1:5]]) + "\n")
 
 
 def make_venv(venv: Path) -> Path:
@@ -256,7 +269,7 @@ def _pin() -> None:
 def tool_command(py: Path, gb: Path, tool: str) -> list[str]:
     tools = gb / "python/gradbench/gradbench/tools"
     if tool == "vecgrad":
-        return [str(py), str(HERE / "tool.py")]
+        return [str(py), str(HERE / "vecgrad_tool" / "run.py")]
     if tool == "jax":
         return [str(py), "-c", LAUNCH, str(tools / "jax/run.py")]
     if tool == "pytorch":
@@ -483,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     a.work.mkdir(parents=True, exist_ok=True)
     gb = export_checkout(a.gradbench.resolve(), a.work / "gradbench")
     build_manual(gb, evals)
+    write_ba0(gb)
     py = make_venv(a.work / "venv")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(gb / "python/gradbench"), str(REPO / "src")]), PYTHONUNBUFFERED="1",
