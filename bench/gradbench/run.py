@@ -266,10 +266,10 @@ def _pin() -> None:
         pass
 
 
-def tool_command(py: Path, gb: Path, tool: str) -> list[str]:
+def tool_command(py: Path, gb: Path, tool: str, here: Path = HERE) -> list[str]:
     tools = gb / "python/gradbench/gradbench/tools"
     if tool == "vecgrad":
-        return [str(py), str(HERE / "vecgrad_tool" / "run.py")]
+        return [str(py), str(here / "vecgrad_tool" / "run.py")]
     if tool == "jax":
         return [str(py), "-c", LAUNCH, str(tools / "jax/run.py")]
     if tool == "pytorch":
@@ -426,7 +426,8 @@ def explain_reason(py: Path, env: dict, eval_name: str, function: str, inp: dict
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump({"eval": eval_name, "function": function, "input": inp}, f)
     try:
-        p = subprocess.run([str(py), str(Path(__file__)), "--explain-one", f.name],
+        here = Path(env["PYTHONPATH"].split(os.pathsep)[-1]).parent / "gradbench"
+        p = subprocess.run([str(py), str(here / "run.py"), "--explain-one", f.name],
                            check=False, env=env, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         return "explain: timed out"
@@ -437,7 +438,7 @@ def explain_reason(py: Path, env: dict, eval_name: str, function: str, inp: dict
 
 
 def explain_one(path: str) -> None:
-    sys.path[:0] = [str(HERE), str(REPO / "bench")]
+    sys.path[:0] = [str(HERE), str(HERE.parent)]  # the tool; bench/ (patterns' harness)
     from importlib import import_module
 
     from patterns.harness import not_batched
@@ -498,8 +499,15 @@ def main(argv: list[str] | None = None) -> int:
     build_manual(gb, evals)
     write_ba0(gb)
     py = make_venv(a.work / "venv")
+    # vecgrad and this tool as they are now, so that edits during a long run change nothing
+    snap = a.work / "vecgrad-src"
+    shutil.rmtree(snap, ignore_errors=True)
+    shutil.copytree(REPO / "src", snap / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(HERE, snap / "gradbench", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "bench" / "patterns", snap / "patterns",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(gb / "python/gradbench"), str(REPO / "src")]), PYTHONUNBUFFERED="1",
+        [str(gb / "python/gradbench"), str(snap / "src")]), PYTHONUNBUFFERED="1",
         OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     logs = a.work / "logs"
     logs.mkdir(exist_ok=True)
@@ -516,7 +524,8 @@ def main(argv: list[str] | None = None) -> int:
                 if t != "vecgrad" and e not in TOOL_EVALS[t]:
                     continue
                 t0 = time.time()
-                s = run_session(py, gb, e, args, t, tool_command(py, gb, t), a.timeout, env)
+                s = run_session(py, gb, e, args, t, tool_command(py, gb, t, snap / "gradbench"),
+                                a.timeout, env)
                 (logs / f"{e}-{t}-{rep}.jsonl").write_text(
                     "".join(json.dumps(x) + "\n" for x in s.log))
                 rs = results(s)
