@@ -343,3 +343,17 @@ def test_in_place_index_writers():
         xp.place(buf, np.eye(3, 4, dtype=bool), x[0, 1:3].ravel())
         return buf
     check(f, T)
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"bins": 4}, {"bins": 7, "range": (-1.0, 1.5)}, {"bins": [-2.0, -0.5, 0.0, 0.3, 2.0]},
+    {"bins": 5, "density": True}, {"bins": [-1.0, 0.0, 1.0], "density": True},
+    {"bins": 3, "range": (0.0, 0.0)},
+], ids=["default", "bins", "range", "edges", "density", "edges-density", "empty-range"])
+def test_histogram(kw):
+    x = np.round(T * 4) / 4  # values on bin edges too
+    check(lambda xp, x: xp.histogram(x, **kw), x, grad=False)
+    w = np.abs(R.standard_normal(x.shape)) + 0.1
+    check(lambda xp, x, w: xp.histogram(x, weights=w, **kw)[0], x, w, argnums=1)
+    check(lambda xp, x: xp.histogram_bin_edges(x, **{k: v for k, v in kw.items()
+                                                      if k != "density"}), T)

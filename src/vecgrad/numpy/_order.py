@@ -20,6 +20,8 @@ __all__ = [
     "argmin",
     "argpartition",
     "argsort",
+    "histogram",
+    "histogram_bin_edges",
     "median",
     "nanargmax",
     "nanargmin",
@@ -294,3 +296,72 @@ def nanargmin(a: Any, axis: int | None = None, out: Any = None, *,
               keepdims: bool = False) -> Any:
     """Index of the minimum ignoring NaNs (NumPy raises for an all-NaN slice; here it is 0)."""
     return argmin(_nan_to(a, _np.inf), axis, keepdims=keepdims)
+
+
+# ----------------------------------------------------------------------------- histograms
+
+def _hist_edges(a: Any, bins: Any, range: Any) -> tuple[Any, int | None]:
+    """(edges, number of equal bins or None for given edges), as NumPy computes them."""
+    if isinstance(bins, str):
+        raise unsupported(f"numpy.histogram with bins={bins!r} (pass a number of bins or the "
+                          "edges)")
+    if isinstance(bins, Tracer) or _np.ndim(bins) == 1:
+        edges = asarray(bins)
+        if not isinstance(edges, Tracer) and (_np.diff(edges) < 0).any():
+            raise ValueError("`bins` must increase monotonically, when an array")
+        return edges, None
+    n = int(bins)
+    if n < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    if range is not None:
+        first, last = float(range[0]), float(range[1])
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        dt = _np.result_type(_dtype(a), first, last, 1.0)
+        return _np.linspace(first, last, n + 1, dtype=dt), n
+    from .. import numpy as vnp
+    a = _float(a)
+    first, last = _ops.min(a), _ops.max(a)
+    same = _ops.equal(first, last)
+    first = _ops.where(same, _ops.subtract(first, 0.5), first)
+    last = _ops.where(same, _ops.add(last, 0.5), last)
+    return vnp.linspace(first, last, n + 1), n
+
+
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
+    """The bin edges `histogram` uses (bins a number or the edges; range static)."""
+    return _hist_edges(_ops.ravel(asarray(a)), bins, range)[0]
+
+
+def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
+              weights: Any = None) -> tuple:
+    """Counts (or summed weights) of the values in each bin, and the edges; NumPy's bin
+    assignment (the last bin includes its right edge). Counts have no gradient; summed
+    weights and densities do, and so do the edges when they come from the data's range."""
+    a = _ops.ravel(asarray(a))
+    edges, n = _hist_edges(a, bins, range)
+    nb = n if n is not None else _shape(edges)[0] - 1
+    if n is not None:  # equal bins: NumPy's arithmetic, then its one-off corrections
+        first, last = edges[0], edges[nb]
+        f = _ops.multiply(_ops.divide(_ops.subtract(a, first), _ops.subtract(last, first)), nb)
+        idx = astype(P.floor(_ops.where(P.isfinite(f), f, -1.0)), _np.intp)
+        idx = _ops.clip(_ops.where(_ops.equal(idx, nb), nb - 1, idx), 0, nb - 1)
+        from ._indexing import take
+        idx = _ops.where(_ops.less(a, take(edges, idx)), _ops.subtract(idx, 1), idx)
+        up = _ops.logical_and(_ops.greater_equal(a, take(edges, _ops.add(idx, 1))),
+                              _ops.not_equal(idx, nb - 1))
+        idx = _ops.clip(_ops.where(up, _ops.add(idx, 1), idx), 0, nb - 1)
+    else:
+        idx = _ops.subtract(P.searchsorted(edges, a, side="right"), 1)
+        idx = _ops.clip(_ops.where(_ops.equal(a, edges[nb]), nb - 1, idx), 0, max(nb - 1, 0))
+        first, last = edges[0], edges[nb]
+    inside = _ops.logical_and(_ops.greater_equal(a, first), _ops.less_equal(a, last))
+    w = _np.ones(_shape(a)) if weights is None else _ops.ravel(asarray(weights))
+    w = _ops.where(inside, w, 0)
+    hist = P.scatter_add_along(w, idx, axis=0, size=nb)
+    if density:
+        db = _ops.subtract(edges[1:], edges[:-1])
+        return _ops.divide(_ops.divide(hist, db), _ops.sum(hist)), edges
+    return (astype(hist, _np.intp) if weights is None else hist), edges
