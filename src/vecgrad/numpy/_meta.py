@@ -29,18 +29,24 @@ __all__ = [
     "bincount",
     "blackman",
     "bool_",
+    "byte",
     "can_cast",
+    "cdouble",
+    "clongdouble",
     "complex64",
     "complex128",
     "complexfloating",
+    "csingle",
     "diag_indices",
     "diag_indices_from",
+    "double",
     "dtype",
     "einsum_path",
     "finfo",
     "float16",
     "floating",
     "generic",
+    "half",
     "hamming",
     "hanning",
     "iinfo",
@@ -50,6 +56,8 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "int_",
+    "intc",
     "integer",
     "intersect1d",
     "intp",
@@ -59,6 +67,9 @@ __all__ = [
     "isreal",
     "isrealobj",
     "kaiser",
+    "long",
+    "longdouble",
+    "longlong",
     "mask_indices",
     "ndarray",
     "number",
@@ -66,7 +77,9 @@ __all__ = [
     "result_type",
     "setdiff1d",
     "setxor1d",
+    "short",
     "signedinteger",
+    "single",
     "size",
     "tri",
     "tril_indices",
@@ -74,13 +87,23 @@ __all__ = [
     "trim_zeros",
     "triu_indices",
     "triu_indices_from",
+    "ubyte",
+    "uint",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uintc",
+    "uintp",
+    "ulong",
+    "ulonglong",
     "union1d",
     "unique_all",
     "unique_counts",
     "unique_inverse",
     "unique_values",
     "unsignedinteger",
+    "ushort",
 ]
 
 
@@ -248,6 +271,13 @@ dtype, finfo, iinfo, ndarray, generic, number = (
     _np.dtype, _np.finfo, _np.iinfo, _np.ndarray, _np.generic, _np.number)
 bool_, float16, complex64, complex128, intp, uint8 = (
     _np.bool_, _np.float16, _np.complex64, _np.complex128, _np.intp, _np.uint8)
+byte, short, intc, int_, long, longlong, ubyte, ushort, uintc, uint, ulong, ulonglong = (
+    _np.byte, _np.short, _np.intc, _np.int_, _np.long, _np.longlong, _np.ubyte, _np.ushort,
+    _np.uintc, _np.uint, _np.ulong, _np.ulonglong)
+uint16, uint32, uint64, uintp, half, single, double, longdouble = (
+    _np.uint16, _np.uint32, _np.uint64, _np.uintp, _np.half, _np.single, _np.double,
+    _np.longdouble)
+csingle, cdouble, clongdouble = _np.csingle, _np.cdouble, _np.clongdouble
 integer, floating, complexfloating, inexact, signedinteger, unsignedinteger = (
     _np.integer, _np.floating, _np.complexfloating, _np.inexact, _np.signedinteger,
     _np.unsignedinteger)
