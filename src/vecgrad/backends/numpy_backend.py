@@ -69,8 +69,10 @@ class _Codegen:
     """Memory bookkeeping for one graph: which buffer each value lives in (`root`), all the
     values living in a buffer (`aliases`), and which buffers this code allocated (`fresh`)."""
 
-    def __init__(self, g: Graph):
+    def __init__(self, g: Graph, targets: dict[Var, str] | None = None):
         self.g = g
+        self.targets = targets or {}  # values to compute into a named array (ufuncs' out=)
+        self.into: set[Var] = set()  # the targets computed in place
         self.env: dict[str, Any] = {"_asarray": np.asarray, "_copy": np.array}
         self.names: dict[Var, str] = {v: f"x{i}" for i, v in enumerate(g.inputs)}
         self.consts: dict[int, str] = {}
@@ -130,6 +132,11 @@ class _Codegen:
             self.env[f"f{i}"] = fn
             k = self.out_arg.get(i)
             into = f", out={args[k]}" if k is not None else ""
+            t = self.targets.get(e.out)
+            if t is not None and isinstance(fn, np.ufunc) and fn.nout == 1 and e.out.aval.shape:
+                into = f", out={t}"  # written where the caller keeps it (a view of its array)
+                self.fresh.discard(e.out)
+                self.into.add(e.out)
             out = [f"v{i} = f{i}({', '.join(args)}{into})"]
         dead = [self.names[a] for a in dict.fromkeys(e.inputs)
                 if isinstance(a, Var) and self.last.get(a) == i and a not in self.g.inputs]
@@ -149,10 +156,11 @@ def identifier(name: str) -> str:
     return name if name.isidentifier() and not keyword.iskeyword(name) else "_" + name
 
 
-def generate(g: Graph) -> tuple[_Codegen, list[str]]:
+def generate(g: Graph, targets: dict[Var, str] | None = None) -> tuple[_Codegen, list[str]]:
     """The statements computing g's equations (inputs are named x0, x1, ..., values v0, v1,
-    ...), and the code generator holding their names and the objects they refer to."""
-    cg = _Codegen(g)
+    ...), and the code generator holding their names and the objects they refer to. A value
+    in `targets` that an elementwise ufunc makes is written into that expression's array."""
+    cg = _Codegen(g, targets)
     return cg, [ln for i, e in enumerate(g.eqns) for ln in cg.line(i, e)]
 
 

@@ -12,18 +12,33 @@ from typing import Any
 
 import numpy as np
 
-from ..ir import Aval, Graph
+from ..ir import Aval, Graph, Var
 from ..primitives.loop import layout, pack_dtype
+
+
+def passes_run(g: Graph, ps: list) -> Graph:
+    for _, p in ps:
+        g = p(g)
+    return g
 
 
 def lower_loop(avals: list[Aval], body: Graph, length: int, n_carry: int,
                n_xs: int, reverse: bool = False) -> Callable[..., np.ndarray]:
     """The callable running a loop equation: its operands in, its flat result out."""
+    from ..passes import LOWER
     from .numpy_backend import generate
-    cg, step = generate(body)
+    # the fusions the whole graph gets before codegen (muladd: an addmm-style call per step)
+    body = passes_run(body, [p for p in LOWER if p[0] in ("strip", "fuse")])
     nc, nx, n_in = n_carry, n_xs, len(body.inputs)
-    names = [cg.names[v] for v in body.inputs]
     lay = layout(body, length, nc)
+    # a stacked output that a ufunc makes is computed into its row (no copy)
+    rows: dict[Var, str] = {}
+    for k, (o, (_, s)) in enumerate(zip(body.outputs[nc:], lay[nc:])):
+        if isinstance(o, Var) and o not in rows and o.aval.shape == s[1:] and \
+                o.aval.dtype == pack_dtype(body) and o not in body.inputs:
+            rows[o] = f"_y{k}[_t]"
+    cg, step = generate(body, rows)
+    names = [cg.names[v] for v in body.inputs]
     total = sum(math.prod(s) for _, s in lay)
     ops = [f"_a{i}" for i in range(n_in)]
     lines = [f"def _run({', '.join(ops)}):", f"    _out = _empty({total}, _dt)"]
@@ -35,7 +50,9 @@ def lower_loop(avals: list[Aval], body: Graph, length: int, n_carry: int,
     lines += [f"        {names[i]} = {ops[i]}[_t]" for i in range(nc, nc + nx)]
     lines += [f"        {ln}" for ln in step]
     refs = [cg.ref(a) for a in body.outputs]
-    lines += [f"        _y{k}[_t] = {r}" for k, r in enumerate(refs[nc:])]
+    done = {rows[v] for v in rows if v in cg.into}  # (computed in place)
+    lines += [f"        _y{k}[_t] = {r}" for k, r in enumerate(refs[nc:])
+              if f"_y{k}[_t]" not in done]
     if nc:  # last: a stacked output may be this step's carry in
         lines.append(f"        {', '.join(names[:nc])}, = {', '.join(refs[:nc])},")
     if not step and nc + nx == n_in and not refs[nc:]:

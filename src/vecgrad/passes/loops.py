@@ -55,7 +55,7 @@ class _Plan:
                     n_uses.get(e.out, 0) == 1 and c in e.inputs and e.inputs[0] is not \
                     e.inputs[1] and all(a.aval == c.aval for a in e.inputs):
                 v = e.inputs[1] if e.inputs[0] is c else e.inputs[0]
-                if not _depends(body, v, {c}):
+                if not _depends(body, v, {c}) and not _matrix_product(defs.get(v)):
                     self.acc[i] = v
         live = [c for i, c in enumerate(self.carry) if i not in self.acc]
         self.dep = _dependents(body, set(live))
@@ -76,6 +76,17 @@ class _Plan:
     def trivial(self) -> bool:
         """Nothing to hoist: the loop stays as it is."""
         return not (self.acc or self.pre or self.post)
+
+
+def _matrix_product(e: Eqn | None) -> bool:
+    """A contraction that sums over an axis of its own: summing it over the steps too would
+    contract the step axis with that one, which takes a transposed copy of both stacked
+    operands (slower than accumulating one product per step, measured: the LSTM's weight
+    gradient). An outer product (sum_t d_t h_t^T) stays a hoisted sum: one matrix product."""
+    if e is None or e.prim is not P.einsum:
+        return False
+    ins, out = e.params["spec"].split("->")
+    return bool(set(ins.replace(",", "")) - set(out))
 
 
 def _depends(g: Graph, a: Atom, on: set[Var]) -> bool:
