@@ -379,3 +379,42 @@ def test_loop_typecheck_checks_the_step():
                               if x is lp else x for x in g.eqns))
     with pytest.raises(Exception, match="body"):
         typecheck(g2)
+
+
+def test_second_order_recurrences():
+    def pair_state(a, x):  # (p, q) carried: first order in the pair, so it rolls
+        p, q = x[0], x[1]
+        out = [p, q]
+        for t in range(2, x.shape[0]):
+            p, q = q, a * q + 0.5 * p + x[t]
+            out.append(q)
+        return vnp.sum(vnp.stack(out) ** 2)
+
+    def two_back(a, x):  # reads two steps back: the read moves into the previous step
+        out = [x[0], x[1]]
+        for t in range(2, x.shape[0]):
+            out.append(vnp.tanh(a * out[-1] + 0.5 * out[-2] + x[t]))
+        return vnp.sum(vnp.stack(out) ** 2)
+
+    def three_apart(a, x):  # one operation reads steps t-1 and t-3: stays unrolled
+        out = [x[0], x[1], x[2]]
+        for t in range(3, x.shape[0]):
+            out.append(vnp.tanh(a * out[-1] * out[-3] + x[t]))
+        return vnp.sum(vnp.stack(out) ** 2)
+    args = (np.array(0.7), rng(14).standard_normal(10))
+    assert recurrences(check(pair_state, args, argnums=(0, 1)))
+    assert recurrences(check(two_back, args, argnums=(0, 1)))
+    e = check(three_apart, args, argnums=(0, 1))
+    assert "loop" not in prims(e.stages["simplify"])
+
+
+def test_a_path_out_of_the_recurrence_and_back_keeps_it_correct():
+    def f(x):
+        h = vnp.zeros(x.shape[1])
+        hs = []
+        for t in range(x.shape[0]):
+            back = vnp.sum(hs[-2]) if len(hs) > 1 else 0.0  # outside work fed back in
+            h = vnp.tanh(h * 0.9 + x[t] + back)
+            hs.append(h)
+        return vnp.sum(vnp.stack(hs))
+    check(f, (rng(15).standard_normal((9, 2)),))

@@ -27,14 +27,75 @@ from ..ir import Atom, Const, Eqn, Graph, Params, Var, uses
 from ..tracing import Builder, Tracer
 from .cse import cse
 from .dce import dce
+from .rewrite import Rule, rewrite
 from .simplify import simplify
 
 _ONE, _ZERO = "one", "zero"  # the trivial parts of an affine form
 
 
 def clean(body: Graph) -> Graph:
-    """A step graph simplified (outside passes never look inside a loop)."""
-    return simplify(cse(dce(body)))
+    """A step graph simplified (outside passes never look inside a loop), with the sums that
+    batching wrote as one reduction over stacked pieces written as additions again: inside a
+    sequential step, stacking the pieces costs a copy that k - 1 additions do not."""
+    return rewrite(simplify(cse(dce(body))), STEP_RULES)
+
+
+def _sum_of_pieces(e: Eqn, ctx: Any) -> Any:
+    """reduce_sum over the pieces of a concatenate (one row each, split onto their own axis
+    by a reshape) = the sum of the pieces."""
+    if len(e.params["axes"]) != 1:
+        return None
+    r = ctx.def_of(e.inputs[0], P.reshape)
+    x = r.inputs[0] if r is not None else e.inputs[0]
+    c = ctx.def_of(x, P.concatenate)
+    if c is None or (r is not None and ctx.n_uses(x) != 1) or len(c.inputs) > 8:
+        return None
+    a, b = c.params["axis"], e.params["axes"][0]
+    R, X, O = e.inputs[0].aval.shape, x.aval.shape, e.out.aval.shape
+    if R[b] != len(c.inputs) or any(p.aval.shape[a] != 1 for p in c.inputs) or \
+            [d for d in X[:a] + X[a + 1:] if d != 1] != [d for d in O if d != 1] or \
+            [d for d in R[:b] + R[b + 1:] if d != 1] != [d for d in O if d != 1] or \
+            any(p.aval.dtype != e.out.aval.dtype for p in c.inputs):
+        return None
+    terms = [p if p.aval.shape == O else ctx.emit(P.reshape, (p,), {"shape": O}, e.src)
+             for p in c.inputs]
+    acc = terms[0]
+    for t in terms[1:-1]:
+        acc = ctx.emit(P.add, (acc, t), {}, e.src)
+    return (P.add, (acc, terms[-1]), {}) if len(terms) > 1 else acc
+
+
+STEP_RULES = [Rule(P.reduce_sum, _sum_of_pieces,
+                   "sum(reshape(concatenate(x_1, ..., x_k)), pieces' axis) = x_1 + ... + x_k")]
+
+
+def regroup_sums(body: Graph, carry: list[Var]) -> Graph:
+    """(c + a) + b = c + (a + b) when c depends on the carry and a, b do not: the carry-free
+    part of a sum then leaves the loop (W @ h + U @ x[t] + b: U @ x[t] + b is computed for
+    every step at once)."""
+    dep = _dependents(body, set(carry))
+    n_uses = uses(body)
+    defs: dict[Var, Eqn] = {}
+    eqns: list[Eqn] = []
+    for e in body.eqns:
+        if e.prim is P.add and e.out in dep and e.inputs[0].aval == e.inputs[1].aval == \
+                e.out.aval:
+            for a, b in (e.inputs, e.inputs[::-1]):
+                d = defs.get(a) if isinstance(a, Var) else None
+                if d is None or d.prim is not P.add or n_uses.get(a) != 1 or b in dep or \
+                        d.inputs[0].aval != e.out.aval or d.inputs[1].aval != e.out.aval:
+                    continue
+                p, q = d.inputs
+                if (p in dep) == (q in dep):
+                    continue
+                c, f = (p, q) if p in dep else (q, p)
+                t = Var(e.out.aval)
+                eqns.append(Eqn(P.add, (f, b), Params(), t, e.src))
+                e = Eqn(P.add, (c, t), Params(), e.out, e.src)
+                break
+        defs[e.out] = e
+        eqns.append(e)
+    return dce(body.replace(eqns=tuple(eqns)))
 
 
 # ------------------------------------------------------------------ splitting a step
@@ -201,6 +262,7 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
     """Emit (into the current trace) the loop `P.loop(*operands, body, ...)` computes, split
     and recognized as the module doc says."""
     body = clean(body)
+    body = regroup_sums(body, list(body.inputs[:n_carry]))
     plan = _Plan(body, n_carry, n_xs)
     lin = _affine(plan)
     if plan.trivial and lin is None:
@@ -422,6 +484,7 @@ def optimize_loops(g: Graph) -> Graph:
 def _worth(e: Eqn) -> bool:
     p = e.params
     body = clean(p["body"])
+    body = regroup_sums(body, list(body.inputs[:p["n_carry"]]))
     plan = _Plan(body, p["n_carry"], p["n_xs"])
     return not plan.trivial or _affine(plan) is not None or len(body.eqns) < len(p["body"].eqns)
 

@@ -86,8 +86,8 @@ def _order(g: Graph, regions: list[Region]) -> list[Any]:
                 stack.pop()
                 state[n] = 2
                 out.append(n)
-            elif d == n and isinstance(n, tuple):
-                continue  # a region's members reading each other
+            elif d == n:  # a region reading its own result from outside its steps
+                raise _Cycle({n[1]})
             elif d not in state:
                 state[d] = 1
                 stack.append((d, iter(deps(d))))
