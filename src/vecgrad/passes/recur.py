@@ -28,6 +28,7 @@ from .. import primitives as P
 from ..ir import Atom, Const, Graph, Var
 
 MIN_TRIPS = 4  # fewer iterations than this stay unrolled (rolling would cost more than it saves)
+_X = ("x",)
 
 
 @dataclass
@@ -114,7 +115,7 @@ def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
                 r += _split(labels, twice, med, rounds - r)
                 todo.append(([i for v in insts.values() for i in v], r))
                 continue
-            found = _regions_of(g, S, insts, labels.lab, labels.pos)
+            found = _regions_of(g, S, insts, labels)
             covered = sum(len(x.steps) * len(x.sig) for x in found)
             if covered * 2 >= sum(len(v) for v in insts.values()) or r >= rounds:
                 for x in found:  # (regions never share an equation)
@@ -153,17 +154,17 @@ def _split(labels: _Labels, twice: list[list[int]], med: int, rounds: int) -> in
 
 def _components(g: Graph, labels: _Labels, eqns: list[int]) -> list[tuple[set, dict]]:
     """The recurrent components of the label graph over these equations."""
-    lab, pos = labels.lab, labels.pos
+    lab = labels.lab
     insts: dict[int, list[int]] = defaultdict(list)
     for i in eqns:
         insts[lab[i]].append(i)
     rep = {L for L, ii in insts.items() if len(ii) >= MIN_TRIPS - 1}
     succ: dict[int, set[int]] = defaultdict(set)
+    prods = labels.prods
     for L in rep:
         for i in insts[L]:
-            for a in g.eqns[i].inputs:
-                d = pos.get(a) if isinstance(a, Var) else None
-                if d is not None and lab[d] in rep:
+            for d in prods[i]:
+                if d >= 0 and lab[d] in rep:
                     succ[lab[d]].add(L)
     out = []
     for comp in _sccs(sorted(rep), succ):
@@ -213,16 +214,16 @@ def _sccs(nodes: list[int], succ: dict[int, set[int]]) -> list[list[int]]:
     return out
 
 
-def _regions_of(g: Graph, S: set[int], insts: dict[int, list[int]], lab: list[int],
-                pos: dict[Var, int]) -> list[Region]:
+def _regions_of(g: Graph, S: set[int], insts: dict[int, list[int]],
+                labels: _Labels) -> list[Region]:
+    lab, prods = labels.lab, labels.prods
     rank = {i: k for L in S for k, i in enumerate(insts[L])}
     deltas: dict[tuple, Counter] = defaultdict(Counter)
     for L in S:  # each edge's typical rank difference, from a sample of its instances
         ii = insts[L]
         for i in ii[::max(1, len(ii) // 48)]:
-            for p, a in enumerate(g.eqns[i].inputs):
-                d = pos.get(a) if isinstance(a, Var) else None
-                if d is not None and lab[d] in S:
+            for p, d in enumerate(prods[i]):
+                if d >= 0 and lab[d] in S:
                     deltas[(lab[d], L, p)][rank[i] - rank[d]] += 1
     edges = [(M, L, c.most_common(1)[0][0]) for (M, L, _), c in deltas.items()]
     off = _offsets(S, edges)
@@ -230,7 +231,7 @@ def _regions_of(g: Graph, S: set[int], insts: dict[int, list[int]], lab: list[in
         return []
     best: list[Region] = []
     for rot in _rotations(S, insts, rank, edges, off):
-        found = _runs_for(g, S, insts, rank, lab, pos, rot)
+        found = _runs_for(g, S, insts, rank, labels, rot)
         if sum(r.length for r in found) > sum(r.length for r in best):
             best = found
     return best
@@ -255,8 +256,9 @@ def _rotations(S: set[int], insts: dict[int, list[int]], rank: dict[int, int],
 
 
 def _runs_for(g: Graph, S: set[int], insts: dict[int, list[int]], rank: dict[int, int],
-              lab: list[int], pos: dict[Var, int], off: dict[int, int]) -> list[Region]:
+              labels: _Labels, off: dict[int, int]) -> list[Region]:
     """The rolled runs when iterations are numbered by `off`."""
+    lab, pos, prods = labels.lab, labels.pos, labels.prods
     groups, dup, full = _group(S, insts, rank, off)
     if len(full) < MIN_TRIPS - 1:
         return []
@@ -272,10 +274,9 @@ def _runs_for(g: Graph, S: set[int], insts: dict[int, list[int]], rank: dict[int
         out = []
         for L in order:
             codes = []
-            for a in g.eqns[m[L]].inputs:
-                d = pos.get(a) if isinstance(a, Var) else None
-                if d is None or lab[d] not in S:
-                    codes.append(("x",))
+            for d in prods[m[L]]:
+                if d < 0 or lab[d] not in S:
+                    codes.append(_X)
                 elif it[d] == k:
                     codes.append(("g", idx[lab[d]]))
                 elif it[d] == k - 1:
