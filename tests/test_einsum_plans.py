@@ -37,3 +37,10 @@ def test_every_plan_matches_numpy(spec, seed):
             got = plan(*xs)
             assert got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_a_summed_leading_axis_alone_is_one_matmul_not_a_batch_of_outer_products():
+    # sum_t outer(d_t, h_t), a weight's gradient from stacked steps: one (b, T) @ (T, c)
+    shapes = [(1000, 64), (1000, 32)]
+    assert L._plan_lead_batch("ab", "ac", "bc", shapes) is None
+    assert L._plan_lead_batch("abd", "acd", "bc", [(10, 4, 3), (10, 5, 3)]) is not None
