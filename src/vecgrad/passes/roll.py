@@ -149,27 +149,29 @@ class _Env:
     def stack(self, atoms: tuple[Atom, ...], axis: int) -> Tracer:
         """stack(atoms, axis), taking runs of consecutive rows of one stacked value whole."""
         parts: list[Tracer] = []
+
+        def row(j: int) -> tuple[Tracer, int] | None:
+            return self.rows.get(atoms[j]) if j < len(atoms) and isinstance(atoms[j], Var) \
+                else None
+
+        def run(i: int, y: Tracer, k: int) -> int:  # end of the run rows k, k+1, ... of y
+            j = i
+            while (r := row(j)) is not None and r[0] is y and r[1] == k + j - i:
+                j += 1
+            return j
         i = 0
         while i < len(atoms):
-            r = self.rows.get(atoms[i]) if isinstance(atoms[i], Var) else None
-            j = i + 1
-            nxt = self.rows.get(atoms[j]) if j < len(atoms) and isinstance(atoms[j], Var) \
-                else None
+            r, nxt = row(i), row(i + 1)
             w = self.with_init.get(id(nxt[0])) if nxt is not None and nxt[1] == 0 else None
             if w is not None and self(atoms[i]) is w[0]:  # the initial value, then states
-                r = (w[1], 0)
-                while j < len(atoms) and isinstance(atoms[j], Var) and \
-                        self.rows.get(atoms[j]) == (nxt[0], j - i - 1):
-                    j += 1
+                j = run(i + 1, nxt[0], 0)
                 y = w[1]
                 parts.append(y if j - i == y.shape[0] else
                              P.getitem(y, idx=(P.Sl(0, j - i, 1),) + _full(y.shape[1:])))
                 i = j
                 continue
             if r is not None:
-                while j < len(atoms) and isinstance(atoms[j], Var) and \
-                        self.rows.get(atoms[j]) == (r[0], r[1] + j - i):
-                    j += 1
+                j = run(i, r[0], r[1])
                 y = r[0]
                 if j - i == y.shape[0] and r[1] == 0:
                     parts.append(y)
@@ -177,6 +179,7 @@ class _Env:
                     parts.append(P.getitem(y, idx=(P.Sl(r[1], r[1] + j - i, 1),) +
                                            _full(y.shape[1:])))
             else:
+                j = i + 1
                 x = Tracer(self.b, self(atoms[i]))
                 parts.append(P.reshape(x, shape=(1,) + x.shape))
             i = j
