@@ -583,7 +583,21 @@ def _check_sum_of_windows(g0, g1):
     assert "strided" not in prims(g1) and "add" in prims(g1)
 
 
+def _rule_einsum_by_ones(x):  # x weighted by a vector of ones: a sum over rows, broadcast
+    ones = np.ones(2)
+    return P.einsum(ones, vnp.exp(x), spec="a,ab->ab"), P.einsum(ones, vnp.tanh(x[0]),
+                                                                   spec="a,b->ab")
+
+
+def _check_einsum_by_ones(g0, g1):
+    assert not any(isinstance(a, Const) and a.aval.shape == (2,) for e in g1.eqns
+                   for a in e.inputs)
+    assert "broadcast_to" in prims(g1)
+
+
 RULE_TESTS = {
+    "einsum(ones, x) = x, broadcast over the ones' own axes": (_rule_einsum_by_ones,
+                                                               _check_einsum_by_ones),
     "strided(x) with axes that tile x = x[slices] reshaped": (_rule_strided_is_basic,
                                                               _check_strided_is_basic),
     "einsum(windows(x), w) = sum_a einsum(x[a:a+T], w[a]): one product per offset": (

@@ -32,8 +32,9 @@ from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
 from .notes import Notes
 from .regions import INT, SlPat, join
 
-# A group whose members' operands come from more combinations of sources than this is run as
-# one operation on concatenated operands; fewer, as one operation per combination.
+# A group whose members' operands come from more combinations of sources than this (or that
+# has a combination only one member uses) runs as one operation on concatenated operands;
+# otherwise as one operation per combination, each reading its operands as views.
 MAX_SPLIT = 4
 
 
@@ -77,24 +78,27 @@ class _Emitter:
         if all(a is a0 for a in atoms):
             return self.ref(a0), False
         if all(isinstance(a, Const) for a in atoms):
+            k0 = a0.key()
+            if all(a.key() == k0 for a in atoms):  # one constant, by contents: shared
+                return self.ref(a0), False
             return Tracer(self.b, Const(np.stack([a.value for a in atoms]))), True
         srcs = [self._source(a) for a in atoms]
-        if srcs[0] is not None and all(s == srcs[0] for s in srcs):
+        if srcs[0][0] in "gr" and all(s == srcs[0] for s in srcs):
             return self._part(atoms), True
         return self._mixed(atoms, srcs), True
 
-    def _source(self, a: Atom) -> Any:
-        """Where a member operand comes from: a group's rows, or reads of one array with one
-        pattern (gathered together as one view), or None (anything else)."""
-        if a.__class__ is not Var:
-            return None
-        h = self.rows.get(a)
-        if h is not None:
-            return ("g", id(h[0]))
-        rd = self.reads.get(a)
-        if rd is not None:
-            return ("r", rd[0].atom, rd[1], rd[2])
-        return None
+    def _source(self, a: Atom) -> tuple:
+        """Where a member operand comes from: a group's rows ("g"), reads of one array with one
+        pattern ("r": gathered together as one view), or one value ("a": a loop invariant
+        when several members use it)."""
+        if a.__class__ is Var:
+            h = self.rows.get(a)
+            if h is not None:
+                return ("g", id(h[0]))
+            rd = self.reads.get(a)
+            if rd is not None:
+                return ("r", rd[0].atom, rd[1], rd[2])
+        return ("a", a)
 
     def _group_rows(self, atoms: list[Atom]) -> tuple[Tracer, np.ndarray]:
         """The group all `atoms` are rows of, and their rows."""
@@ -114,14 +118,17 @@ class _Emitter:
     def _mixed(self, atoms: list[Atom], srcs: list) -> Tracer:
         """Operands from several sources: one gather per source, one concatenation, and one
         permutation back to member order (never one stack per run)."""
-        parts: dict[Any, list[int]] = {}
-        for m, s in enumerate(srcs):
-            parts.setdefault(s, []).append(m)
         pieces, order = [], []
-        for s, ms in parts.items():
+        for s, ms in partition(srcs).items():
             sub = [atoms[m] for m in ms]
-            pieces.append(self._part(sub) if s is not None else
-                          P.stack(*[self.ref(a) for a in sub], axis=0))
+            if s[0] in "gr":
+                pieces.append(self._part(sub))
+            elif s[0] == "a":  # one value for several members: a broadcast view
+                x = self.ref(sub[0])
+                pieces.append(P.broadcast_to(P.reshape(x, shape=(1,) + x.shape),
+                                             shape=(len(sub),) + x.shape))
+            else:
+                pieces.append(P.stack(*[self.ref(a) for a in sub], axis=0))
             order += ms
         if len(pieces) == 1:
             return pieces[0]
@@ -171,13 +178,21 @@ class _Emitter:
 
     def _by_source(self, members: list[int]) -> list[list[int]]:
         """Members split by where their operands come from, when there are few such
-        combinations: each part then reads its operands as views, with no concatenation."""
+        combinations: each part then reads its operands as views (a loop invariant passed
+        once), with no concatenation. Values only one member uses count as one source."""
         p = self.p
+        cols = []
+        for j in range(len(p.ops[members[0]])):
+            col = [self._source(p.ops[m][j]) for m in members]
+            n: dict[tuple, int] = {}
+            for c in col:
+                n[c] = n.get(c, 0) + 1
+            cols.append([("loose",) if c[0] == "a" and n[c] == 1 else c for c in col])
         parts: dict[tuple, list[int]] = {}
-        for m in members:
-            sig = tuple(self._source(a) for a in p.ops[m])
-            parts.setdefault(sig, []).append(m)
-        return list(parts.values()) if len(parts) <= MAX_SPLIT else [members]
+        for k, m in enumerate(members):
+            parts.setdefault(tuple(c[k] for c in cols), []).append(m)
+        split = len(parts) <= MAX_SPLIT and all(len(ms) > 1 for ms in parts.values())
+        return list(parts.values()) if split else [members]
 
     def _single(self, i: int) -> None:
         e = self.p.eqn[i]
@@ -247,10 +262,8 @@ class _Emitter:
             self.cur[bid] = base
             self.notes.batched(members, base, None)
             return
-        parts: dict[Any, list[int]] = {}  # one write per source of the values
-        for k, m in enumerate(members):
-            parts.setdefault(self._source(p.ops[m][0]), []).append(k)
-        for ks in parts.values():
+        parts = partition([self._source(p.ops[m][0]) for m in members])
+        for ks in parts.values():  # one write per source of the values
             ms = [members[k] for k in ks]
             vals, batched = self.operand([p.ops[m][0] for m in ms])
             if not batched:  # one value written at every position: a broadcast view
@@ -275,6 +288,19 @@ class _Emitter:
     def _sum(self, members: list[int]) -> None:
         from .sums import emit_sums
         self._set_rows(members, emit_sums(self, members))
+
+
+def partition(srcs: list[tuple]) -> dict[tuple, list[int]]:
+    """Members (indices) by source; values that only one member uses are one part ("loose":
+    stacked together), so a list of distinct inputs is one stack, not one part each."""
+    parts: dict[tuple, list[int]] = {}
+    for m, s in enumerate(srcs):
+        parts.setdefault(s, []).append(m)
+    loose = [k for k in parts if k[0] == "a" and len(parts[k]) == 1]
+    if len(loose) > 1:
+        ms = sorted(m for k in loose for m in parts.pop(k))
+        parts[("loose",)] = ms
+    return parts
 
 
 def _uniform(e: Eqn) -> bool:

@@ -38,15 +38,27 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
         return g
     n_uses = uses(g) if n_uses is None else n_uses
     defs: dict[Var, Eqn] = {}
+    written: dict[Var, tuple] = {}  # a set's result -> (its value, its index), as traced
+    env: dict[Var, Atom] = {}  # writes dropped: their results are their bases
     out: list[Eqn] = []
     changed = False
     kept = (P.getitem, P.setitem, P.setitem_add, P.add, P.sub)
     getitem, setitem, setitem_add = P.getitem, P.setitem, P.setitem_add
     for e in eqns:
         prim = e.prim
+        if env:
+            ins = tuple([env.get(a, a) if a.__class__ is Var else a for a in e.inputs])
+            if ins != e.inputs:
+                e = Eqn(prim, ins, e.params, e.out, e.src)
         if prim not in kept:
             out.append(e)
             continue
+        if prim is setitem and written.get(e.inputs[0]) == (e.inputs[1], e.params["idx"]):
+            env[e.out] = e.inputs[0]  # x[i] = v again (x[i] -= v traces the write twice)
+            changed = True
+            continue
+        if prim is setitem:
+            written[e.out] = (e.inputs[1], e.params["idx"])
         if prim is getitem:
             inner = defs.get(e.inputs[0])
             if inner is not None and inner.prim is getitem and _basic(inner) and _basic(e):
@@ -65,7 +77,10 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
                 changed = True
         out.append(e)
         defs[e.out] = e
-    return g.replace(eqns=tuple(out)) if changed else g
+    if not changed:
+        return g
+    outs = tuple(env.get(a, a) if a.__class__ is Var else a for a in g.outputs)
+    return g.replace(eqns=tuple(out), outputs=outs)
 
 
 def _write_back(e: Eqn, defs: dict, n_uses: dict) -> list[Eqn] | None:

@@ -145,7 +145,15 @@ def _basic(shape: tuple[int, ...], start: list[int], dims: list) -> tuple | None
                 return None
             expect = s * dims[k][0]
         total = expect // ds[0][0]
-        idx.append(Sl(start[a], start[a] + ds[0][0] * (total - 1) + 1, ds[0][0]))
+        s0 = ds[0][0]
+        if len(ds) == 1 and ds[0][1] in flips:  # one reversed dim: a negative-step slice
+            k = ds[0][1]
+            flips.remove(k)
+            hi = start[a] + s0 * (total - 1)
+            lo = hi - s0 * total
+            idx.append(Sl(hi, -1 if lo < 0 else lo, -s0))
+        else:
+            idx.append(Sl(start[a], start[a] + s0 * (total - 1) + 1, s0))
         groups.append([k for _, k in reversed(ds)])
     return tuple(idx), groups, flips
 
@@ -331,8 +339,16 @@ def _segment_write(base: Any, vals: Any, pattern: tuple, axes: tuple, pos: np.nd
     if k:
         s = P.transpose(s, perm=tuple(range(1, k + 1)) + (0,) + tuple(range(k + 1, s.ndim)))
     if idx == list(_full(base.shape)):
-        return P.add(base, s) if s.dtype == base.dtype else P.add(base, P.cast(s, dtype=base.dtype))
+        s = s if s.dtype == base.dtype else P.cast(s, dtype=base.dtype)
+        return s if _zeros(base) else P.add(base, s)
     return P.setitem_add(base, s, idx=P.BasicIndex(idx))
+
+
+def _zeros(x: Any) -> bool:
+    """Whether x is a constant array of zeros (a fresh `vnp.zeros` buffer)."""
+    from ..ir import Const
+    a = x.atom
+    return isinstance(a, Const) and a.value.size <= 1 << 24 and not a.value.any()
 
 
 def _no_repeats(dims: list) -> bool:

@@ -103,6 +103,34 @@ def _einsum_by_one(e: Eqn, c: Ctx) -> object:
         "spec": make_spec([ins[i] for i in keep], out)}
 
 
+def _ones(a: object) -> bool:
+    return isinstance(a, Const) and a.value.size <= 1 << 20 and bool(np.all(a.value == 1))
+
+
+def _einsum_by_ones(e: Eqn, c: Ctx) -> object:
+    """An operand of ones multiplies by one: drop it (its letters that no other operand has
+    are axes of the output: a broadcast view)."""
+    ins, out = parse_spec(e.params["spec"])
+    for i, a in enumerate(e.inputs):
+        if ins[i] == "" or len(ins) < 2 or not _ones(a):
+            continue
+        rest = [j for j in range(len(ins)) if j != i]
+        others = set("".join(ins[j] for j in rest))
+        alone = [ch for ch in ins[i] if ch not in others]
+        if any(ch not in out for ch in alone) or len(set(ins[i])) != len(ins[i]) or \
+                np.result_type(*[e.inputs[j].aval.dtype for j in rest]) != e.out.aval.dtype:
+            continue  # (a letter summed over ones alone multiplies by its length)
+        sub = "".join(ch for ch in out if ch not in alone)
+        x = c.emit(P.einsum, tuple(e.inputs[j] for j in rest),
+                   {"spec": make_spec([ins[j] for j in rest], sub)}, e.src)
+        if not alone:
+            return x
+        kd = tuple(1 if ch in alone else d for ch, d in zip(out, e.out.aval.shape))
+        x = c.emit(P.reshape, (x,), {"shape": kd}, e.src)
+        return P.broadcast_to, (x,), {"shape": e.out.aval.shape}
+    return None
+
+
 def _times_one(e: Eqn, c: Ctx) -> object:
     for x, y in (e.inputs, e.inputs[::-1]):
         if _scalar(y, 1) and x.aval == e.out.aval:
@@ -142,6 +170,7 @@ RULES: list[Rule] = [
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
     Rule(P.einsum, _einsum_by_one, "einsum(1, x) = x"),
+    Rule(P.einsum, _einsum_by_ones, "einsum(ones, x) = x, broadcast over the ones' own axes"),
     Rule(P.einsum, lambda e, c: _einsum_of_einsum(e, c) if len(e.inputs) == 1 else None,
          "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed"),
     Rule(P.reshape, _same_shape, "reshape(x, x.shape) = x"),

@@ -29,7 +29,7 @@ def emit_sums(em: Any, members: list[int]) -> Any:
     aval = p.out[members[0]].aval
     if M == 1 and _as_written(em, members[0]):
         return em.ref(p.out[members[0]])
-    parts: dict[tuple, list[tuple[int, Any]]] = {}
+    pairs_all: list[tuple[int, Any, int]] = []
     const = np.zeros((M,) + aval.shape, aval.dtype)
     has_const = False
     for r, m in enumerate(members):
@@ -37,11 +37,22 @@ def emit_sums(em: Any, members: list[int]) -> Any:
             if isinstance(a, Const):
                 const[r] += s * a.value
                 has_const = True
-                continue
-            src = em._source(a)
-            parts.setdefault((src if src is not None else ("a", a), s), []).append((r, a))
+            else:
+                pairs_all.append((r, a, s))
+    from .batch import partition
+    srcs = [(em._source(a), s) for _, a, s in pairs_all]
     acc = None
-    for (src, sign), pairs in parts.items():
+    for key, ks in partition([(s + (sign,)) if s[0] != "a" else ("a", (s[1], sign))
+                              for s, sign in srcs]).items():
+        sign = srcs[ks[0]][1]
+        src = srcs[ks[0]][0] if key[0] != "loose" else ("loose",)
+        pairs = [(pairs_all[k][0], pairs_all[k][1]) for k in ks]
+        if key[0] == "loose":  # (partitioned by sign too: split the loose part by sign)
+            for sg in (1, -1):
+                sub = [pr for k, pr in zip(ks, pairs) if srcs[k][1] == sg]
+                if sub:
+                    acc = _combine(acc, _partial(em, src, sub, M, aval), sg)
+            continue
         acc = _combine(acc, _partial(em, src, pairs, M, aval), sign)
     if has_const and const.any():
         c = em.ref(Const(const if M > 1 else const[0]))
@@ -63,7 +74,6 @@ def _as_written(em: Any, i: int) -> bool:
         if isinstance(a, Const):
             return False
         s = em._source(a)
-        s = ("a", a) if s is None else s
         if s in srcs:
             return False
         srcs.add(s)
