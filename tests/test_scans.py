@@ -292,8 +292,10 @@ def test_nonlinear_recurrence_becomes_a_rolled_loop(f, make, ref):
     e = check(f, args, argnums=tuple(range(len(args))), ref=ref)
     loops = [x for x in e.stages["simplify"].eqns if x.prim is P.loop]
     assert loops and recurrences(e)
-    # the gradient runs one reverse loop over the step's VJP per forward loop
-    assert sum(x.prim is P.loop for x in e.stages["final"].eqns) == 2 * len(loops)
+    # the gradient runs one reverse loop over the step's VJP per forward loop (or a scan, when
+    # the backward step is linear in the cotangent: rk4 of an elementwise field)
+    n_loops = sum(x.prim is P.loop for x in e.stages["final"].eqns)
+    assert len(loops) <= n_loops <= 2 * len(loops)
 
 
 def test_independent_recurrences_share_one_loop_over_a_batched_state():

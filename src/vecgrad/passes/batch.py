@@ -192,7 +192,10 @@ class _Emitter:
         for k, m in enumerate(members):
             parts.setdefault(tuple(c[k] for c in cols), []).append(m)
         split = len(parts) <= MAX_SPLIT and all(len(ms) > 1 for ms in parts.values())
-        return list(parts.values()) if split else [members]
+        out = list(parts.values()) if split else [members]
+        # a few members whose operands are unrelated values: stacking them costs more than
+        # it saves (one stack per operand against one call per member)
+        return [q for ms in out for q in _few_loose(ms, cols, members)]
 
     def _single(self, i: int) -> None:
         e = self.p.eqn[i]
@@ -216,6 +219,11 @@ class _Emitter:
         if e.prim.batch is None:
             return self._unbatched(members, f"`{e.prim.name}` has no batching rule")
         ops = [self.operand([p.ops[m][j] for m in members]) for j in range(len(e.inputs))]
+        if not any(b for _, b in ops):  # the same operation on the same values: run it once
+            out = e.prim(*[x for x, _ in ops], **e.params)
+            for m in members:
+                self.env[p.out[m]] = out.atom
+            return
         try:
             out = e.prim.batch(n, tuple(b for _, b in ops), *[x for x, _ in ops], **e.params)
         except P.NotBatchable as ex:
@@ -288,6 +296,12 @@ class _Emitter:
     def _sum(self, members: list[int]) -> None:
         from .sums import emit_sums
         self._set_rows(members, emit_sums(self, members))
+
+
+def _few_loose(ms: list[int], cols: list[list[tuple]], members: list[int]) -> list[list[int]]:
+    at = {m: k for k, m in enumerate(members)}
+    loose = sum(1 for c in cols if any(c[at[m]][0] == "loose" for m in ms))
+    return [[m] for m in ms] if loose and len(ms) <= 2 * loose else [ms]
 
 
 def partition(srcs: list[tuple]) -> dict[tuple, list[int]]:

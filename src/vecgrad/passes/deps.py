@@ -204,6 +204,7 @@ class _Builder:
         self.was_read: set[int] = set()  # writes some read depends on
         self.live: dict[int, int] = {}  # write -> elements it still holds
         self.region: dict[int, tuple] = {}  # write -> its index
+        self.order: dict[int, list[int]] = {}  # write -> the nodes it must follow
         self.run_of: dict[int, int] = {}  # add in a closed run -> the run's join
         self.sums, self.absorbed = sums(g)
         self.special = {P.add, P.sub, P.setitem, P.setitem_add, P.getitem}
@@ -355,9 +356,15 @@ class _Builder:
         ids, counts = _ids(sub, counts=True)
         add = e.prim is P.setitem_add
         deps = []
-        for u in ids:
-            if not (add and u in B.run_set):
-                deps.append(u)  # WAW (additions in one run commute)
+        if add:
+            for u in ids:
+                if u in B.run_set:  # additions in one run commute: what u waited for, w does
+                    deps += self.order.get(u, ())
+                else:
+                    deps.append(self.run_of.get(u, u))  # WAW (a closed run: all of it)
+            deps = list(dict.fromkeys(deps))
+        else:
+            deps += self.reader_deps(B, ids)  # WAW (an addition in a run: the whole run)
         rsub = B.rv[key]
         deps += [r for r in _ids(rsub) if r >= 0]  # WAR: the reads of these elements
         if B.whole_pending:
@@ -370,6 +377,7 @@ class _Builder:
             pat, axes, pos = idx, (), ()
         w = self.node(WRITE, (WRITE, bid, e.prim, pat, ins[1].aval), None, (ins[1],), e,
                       (bid, pat, axes, pos), deps)
+        self.order[w] = deps
         if add:
             if B.run is None:
                 B.run = []
@@ -397,7 +405,17 @@ class _Builder:
         self.live[u] = left
         if left == 0 and u not in self.was_read \
                 and u not in self.run_of and u > B.last_whole:
-            self.p.kill(u)
+            p = self.p
+            after = list(p.succ[u])
+            p.kill(u)
+            before = [q for q in self.order.pop(u, ()) if q >= 0 and not p.dead[q]]
+            for s in after:  # what u waited for, its successors wait for
+                for q in before:
+                    if s != q:
+                        p.succ[q].append(s)
+                        p.npred[s] += 1
+                if s in self.order:
+                    self.order[s] = list(dict.fromkeys(self.order[s] + before))
 
     def snapshot(self, B: Buffer, bid: int, version: Var, e: Eqn) -> None:
         deps = [B.last_whole if B.last_whole >= 0 else B.base_node]

@@ -72,8 +72,9 @@ class Notes:
                           "(the trace is too large to say whether they depend on each other)")
                 kind = "split"
             elif path:
+                chain = "a recurrence" if len(groups) > 2 else "one feeds the other"
                 reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations: "
-                          "each depends on the result of a previous one (a recurrence), so they "
+                          f"each depends on the result of a previous one ({chain}), so they "
                           "run one after another")
                 kind = "sequential"
             else:
