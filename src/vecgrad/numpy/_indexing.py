@@ -237,7 +237,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError("either both or neither of x and y should be given")
-    return P.where(condition, x, y)
+    return _ops.where(condition, x, y)
 
 
 def nonzero(a: Any) -> tuple:
