@@ -129,3 +129,75 @@ def test_fingerprints_see_every_draw():
         before = fingerprint(g)
         g.random()
         assert fingerprint(g) != before
+
+
+def _seeded_reseeded_from_os(x):
+    rs = np.random.RandomState(0)
+    rs.seed()  # seeded again, from the OS
+    return x + rs.randn(3)
+
+
+SEEDED_INSIDE = {  # deterministic in NumPy too: allowed, and compiled in exactly
+    "RandomState(0)": lambda x: x + np.random.RandomState(0).randn(3),
+    "RandomState(seed list)": lambda x: x + np.random.RandomState([1, 2, 3]).randn(3),
+    "RandomState(np.uint32)": lambda x: x * np.random.RandomState(np.uint32(7)).rand(),
+    "RandomState(MT19937(0))": lambda x: x + np.random.RandomState(np.random.MT19937(0)).rand(3),
+    "RandomState(0).seed(1)": lambda x: x + _reseeded(np.random.RandomState(0), 1).randn(3),
+    "default_rng(0)": lambda x: x + np.random.default_rng(0).normal(size=3),
+    "Generator(PCG64(3))": lambda x: x + np.random.Generator(np.random.PCG64(3)).random(3),
+    "random.Random(0)": lambda x: x * random.Random(0).random(),
+    "random.Random('seed')": lambda x: x * random.Random("seed").gauss(0.0, 1.0),
+}
+UNSEEDED_INSIDE = {  # fresh OS entropy on every call in NumPy and Python: an error
+    "RandomState()": lambda x: x + np.random.RandomState().randn(3),
+    "RandomState(None)": lambda x: x + np.random.RandomState(None).randn(3),
+    "RandomState(0).seed()": _seeded_reseeded_from_os,
+    "default_rng()": lambda x: x + np.random.default_rng().normal(size=3),
+    "Generator(PCG64())": lambda x: x + np.random.Generator(np.random.PCG64()).random(3),
+    "SeedSequence()": lambda x: x + np.random.SeedSequence().generate_state(3),
+    "random.Random()": lambda x: x * random.Random().random(),
+    "random.Random(0).seed()": lambda x: x * _reseeded(random.Random(0), None).random(),
+    "random.SystemRandom()": lambda x: x * random.SystemRandom().random(),
+}
+
+
+def _reseeded(r, seed):
+    r.seed(seed)
+    return r
+
+
+@pytest.mark.parametrize("name", list(SEEDED_INSIDE))
+def test_seeded_generator_created_inside_is_allowed(name):
+    fn = SEEDED_INSIDE[name]
+    for _ in range(2):  # the same sample on every call, as NumPy gives
+        np.testing.assert_array_equal(vg.jit(fn)(X), fn(X))
+    vg.check_grads(lambda x: vnp.sum(fn(x) ** 2), (X,))
+
+
+@pytest.mark.parametrize("name", list(UNSEEDED_INSIDE))
+def test_unseeded_generator_created_inside_raises(name):
+    with pytest.raises(vg.RandomStateError, match="without a seed") as info:
+        vg.jit(UNSEEDED_INSIDE[name])(X)
+    assert "test_randomness.py" in str(info.value)
+
+
+def test_cholesky_reparameterization_trick_with_a_seeded_randomstate():
+    """autograd's test_linalg.py::test_cholesky_reparameterization_trick: the noise comes from
+    RandomState(0) made inside the function."""
+    def fun(a):
+        rng = np.random.RandomState(0)
+        z = np.dot(np.linalg.cholesky(a), rng.randn(a.shape[0]))
+        return np.linalg.norm(z)
+    r = np.random.default_rng(3)
+    m = r.standard_normal((4, 4))
+    a = m @ m.T + 4 * np.eye(4)
+    assert vg.jit(fun)(a) == pytest.approx(fun(a))
+    vg.check_grads(lambda a: fun((a + a.T) / 2), (a,))
+
+
+def test_generators_made_outside_a_trace_are_untouched():
+    ss = np.random.RandomState()._bit_generator._seed_seq
+    assert type(ss.entropy) is int
+    assert isinstance(random.Random().random(), float)
+    g = np.random.default_rng()
+    assert type(g.bit_generator.seed_seq.entropy) is int

@@ -9,10 +9,16 @@ advance on later calls as it does in NumPy. So `checked_trace` fingerprints ever
 before the trace and compares after; if one changed, it traces once more under
 `sys.setprofile` to find the user's line, and raises `RandomStateError`.
 
-A generator created inside the function with a fixed seed (`np.random.default_rng(0)`)
-gives the same sample on every call in NumPy too: compiling it in is exact, and allowed. One
-created without a seed draws fresh OS entropy on every call in NumPy; that draw is
-detected (through SeedSequence's entropy source) and is an error as well.
+A generator created inside the function with a fixed seed (`np.random.default_rng(0)`,
+`np.random.RandomState(0)`, `random.Random(0)`) gives the same sample on every call in NumPy
+too: compiling it in is exact, and allowed. One created without a seed (or seeded again
+without one) draws fresh OS entropy on every call; that draw is detected and is an error as
+well. NumPy's entropy comes from SeedSequence's source (`bit_generator.randbits`), Python's
+from `random.Random.seed(None)` and, for `random.SystemRandom`, `random._urandom`: each is
+wrapped to note a draw that happens during a trace. `RandomState(seed)` draws entropy too (it
+builds an unseeded MT19937, then seeds it): such a draw, made while a bit generator is being
+constructed (which its lock's creation marks), counts only if the entropy outlives the call
+that made it (`_Entropy`).
 
 Fingerprints are cheap (about a microsecond per state; no work per traced operation): the
 raw C state of Mersenne-Twister states through NumPy's documented `BitGenerator.ctypes`,
@@ -208,21 +214,107 @@ def _leaves(x: Any) -> Iterator[Any]:
 
 # -------------------------------------------------------------- fresh entropy while tracing
 
-_ENTROPY: contextvars.ContextVar[list | None] = contextvars.ContextVar("vecgrad_entropy",
+class _Draws:
+    """Fresh entropy drawn during one trace: the user's lines that drew it, and whether each
+    draw was thrown away by the call that made it."""
+
+    __slots__ = ("building", "events")
+
+    def __init__(self) -> None:
+        self.events: list[_Event] = []
+        self.building: tuple[int, int] | None = None  # (frame id, instruction) of the call
+        # constructing a bit generator
+
+    def unseeded(self) -> list[Src | None]:
+        return [e.src for e in self.events if not e.discarded]
+
+
+class _Event:
+    __slots__ = ("discarded", "src")
+
+    def __init__(self, src: Src | None):
+        self.src = src
+        self.discarded = False
+
+
+class _Entropy(int):
+    """The entropy of a bit generator constructed while tracing (an int, as SeedSequence
+    expects). `np.random.RandomState(seed)` builds an unseeded MT19937 and then seeds it, which
+    drops its SeedSequence, and this with it, before the constructing call returns; an
+    unseeded generator keeps it as long as it lives. `__del__` tells the two apart."""
+
+    __repr__ = int.__repr__
+
+    def __del__(self) -> None:
+        at = self.__dict__.get("_at")
+        if at is None:
+            return
+        ev, fid, lasti = at
+        with contextlib.suppress(ValueError):  # (no calling frame: nothing to record)
+            f = sys._getframe(1)
+            if id(f) == fid and f.f_lasti == lasti:
+                ev.discarded = True
+
+
+_DRAWS: contextvars.ContextVar[_Draws | None] = contextvars.ContextVar("vecgrad_entropy",
                                                                         default=None)
 _RANDBITS = _bitgen_mod.randbits
+_RLOCK = _bitgen_mod.RLock
+_PY_SEED = _random.Random.seed
+_URANDOM = _random._urandom
+
+
+def _traced_rlock(*args: Any) -> Any:
+    """BitGenerator.__init__ makes its lock first: a bit generator is being constructed by
+    the calling line (its entropy, if it draws any, may be replaced by a legacy seed)."""
+    d = _DRAWS.get()
+    if d is not None:
+        f = sys._getframe(1)
+        d.building = (id(f), f.f_lasti)
+    return _RLOCK(*args)
 
 
 def _traced_randbits(n: int) -> int:
-    """SeedSequence's entropy source (an unseeded generator is being created): noted when it
-    happens during a trace."""
-    seen = _ENTROPY.get()
-    if seen is not None:
-        seen.append(_frame_src(sys._getframe(1)))
-    return _RANDBITS(n)
+    """SeedSequence's entropy source (a generator is seeded from the OS): noted when it happens
+    during a trace."""
+    d = _DRAWS.get()
+    if d is None:
+        return _RANDBITS(n)
+    f = sys._getframe(1)
+    ev = _Event(_frame_src(f))
+    d.events.append(ev)
+    _DRAWS.set(None)  # (secrets.randbits draws through random._urandom: one event, not two)
+    try:
+        bits = _RANDBITS(n)
+    finally:
+        _DRAWS.set(d)
+    if d.building != (id(f), f.f_lasti):
+        return bits
+    e = _Entropy(bits)
+    e.__dict__["_at"] = (ev, id(f), f.f_lasti)
+    return e
+
+
+def _traced_seed(self: _random.Random, a: Any = None, version: int = 2) -> None:
+    """random.Random.seed: seeding from the OS (no seed given) during a trace is noted."""
+    d = _DRAWS.get()
+    if a is None and d is not None:
+        d.events.append(_Event(_frame_src(sys._getframe(1))))
+    return _PY_SEED(self, a, version)
+
+
+def _traced_urandom(n: int) -> bytes:
+    """random.SystemRandom's source: every draw is fresh OS entropy."""
+    d = _DRAWS.get()
+    if d is not None:
+        d.events.append(_Event(_frame_src(sys._getframe(1))))
+    return _URANDOM(n)
 
 
 _bitgen_mod.randbits = _traced_randbits
+_bitgen_mod.RLock = _traced_rlock
+_random.Random.seed = _traced_seed  # type: ignore[method-assign]
+_random._urandom = _traced_urandom
 
 
 # ------------------------------------------------------------------------------ the check
@@ -232,19 +324,19 @@ def checked_trace(fun: Callable, statics: Any, run: Callable[[], T]) -> T:
     state outside the function or created an unseeded generator."""
     states = _states(fun, statics)
     before = {k: fingerprint(o) for k, (o, _) in states.items()}
-    token = _ENTROPY.set([])
+    draws = _Draws()
+    token = _DRAWS.set(draws)
     try:
         out = run()
-        fresh = _ENTROPY.get()
     finally:
-        _ENTROPY.reset(token)
+        _DRAWS.reset(token)
     drawn = [w for k, (o, w) in states.items() if fingerprint(o) != before[k]]
+    fresh = draws.unseeded()
     if fresh:
         raise RandomStateError(
-            f"a random generator without a seed was created while tracing "
-            f"{_fun_name(fun)}{_where(fresh[0])}: NumPy seeds it from fresh OS entropy on "
-            "every call. (np.random.RandomState(seed) draws that entropy too before it "
-            "seeds; use np.random.default_rng(seed).) " + _ADVICE, fresh[0])
+            f"a random generator without a seed was created (or seeded from the OS) while "
+            f"tracing {_fun_name(fun)}{_where(fresh[0])}: NumPy and Python draw fresh OS "
+            "entropy for it on every call. " + _ADVICE, fresh[0])
     if drawn:
         src = _locate(run, [states[k][0] for k, (o, w) in states.items() if w in drawn])
         raise RandomStateError(
