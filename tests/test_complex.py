@@ -14,6 +14,8 @@ ComplexError too (scipy.special's), never compute a wrong gradient.
 """
 from __future__ import annotations
 
+import io
+
 import warnings
 
 import numpy as np
@@ -151,6 +153,49 @@ def test_grad_of_abs_squared_is_jax_convention():
     g = vg.grad(lambda z: vnp.abs(z) ** 2)(np.array(3 + 4j))
     assert g == pytest.approx(6 - 8j)  # jax.grad(lambda z: abs(z)**2)(3+4j)
     np.testing.assert_allclose(vg.grad(lambda z: vnp.sum(vnp.abs(z) ** 2))(Z), 2 * np.conj(Z))
+
+
+def test_abs_vjp_at_zero_is_jax_convention():
+    """g conj(z) / |z|, with 0 at z = 0 (as jax.grad); complex64 stays complex64."""
+    z = np.array([0j, 3 + 4j, -2j, 1e-30 + 0j])
+    want = np.array([0, 0.6 - 0.8j, 1j, 1])  # jax.grad(lambda z: jnp.sum(jnp.abs(z)))(z)
+    for dt in (np.complex128, np.complex64):
+        zz = z.astype(dt)
+        g = vg.grad(lambda z: vnp.sum(vnp.abs(z)))(zz)
+        assert g.dtype == dt
+        np.testing.assert_allclose(g, want.astype(dt), rtol=1e-6)
+        np.testing.assert_array_equal(vg.jit(vnp.abs)(zz), np.abs(zz))
+
+
+def test_abs_vjp_matches_jax_at_zero_and_elsewhere(jax):
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    z = np.array([0j, 3 + 4j, -2j, 0.5 - 1e-3j])
+    for f in (lambda xp, z: xp.sum(xp.abs(z) ** 3), lambda xp, z: xp.sum(xp.abs(z * z + 1))):
+        np.testing.assert_allclose(vg.grad(lambda z: f(vnp, z))(z),
+                                   jax.grad(lambda z: f(jnp, z))(z), rtol=1e-12)
+
+
+def test_abs_vjp_of_complex_input_needs_no_sign():
+    """sign(z) costs ~30 times abs(z); the rfft power's backward was mostly that. With the
+    conj rules its backward is abs, real products and one complex product."""
+    x = np.random.default_rng(0).standard_normal((4, 16))
+    loss = lambda x: vnp.sum(vnp.abs(vnp.fft.rfft(x)) ** 2)
+    np.testing.assert_allclose(vg.grad(loss)(x), _rfft_power_grad(x), rtol=1e-6, atol=1e-6)
+    text = vg.show(loss, x, file=io.StringIO())
+    final = text.split("=== final")[1].split("=== generated")[0]
+    assert "sign" not in final and "conj" not in final, final
+
+
+def _rfft_power_grad(x):
+    """Central differences of sum(|rfft(x)|^2), coordinate by coordinate."""
+    f = lambda x: np.sum(np.abs(np.fft.rfft(x)) ** 2)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = 1e-6
+        g[i] = (f(x + e) - f(x - e)) / 2e-6
+    return g
 
 
 def test_linalg_norm_of_a_complex_vector():

@@ -595,6 +595,84 @@ def _check_einsum_by_ones(g0, g1):
     assert "broadcast_to" in prims(g1)
 
 
+# complex numbers: each rule's program and the golden listing after `simplify`
+
+def _z(x):  # a complex value made from the (real) input
+    return x * (1 + 2j) + x[::-1]
+
+
+_Z_LINES = """\
+  b:complex128[2,3] = mul a (1+2j)
+  c:f64[2,3] = getitem[idx=(1:-1:-1, 0:3)] a
+  d:complex128[2,3] = add b c
+"""
+COMPLEX_RULES = {  # algebra: (program, golden listing after simplify)
+    "conj(x) = x for real x": (lambda x: vnp.tanh(P.conj(x)), """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  in (b) }"""),
+    "real(x) = x for real x": (lambda x: vnp.tanh(P.real(x)), """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  in (b) }"""),
+    "imag(x) = zeros for real x": (lambda x: vnp.tanh(x) + P.imag(x), """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[2,3] = full[shape=(2, 3), dtype=float64, value=0]
+  d:f64[2,3] = add b c
+  in (d) }"""),
+    "conj(conj(x)) = x": (lambda x: vnp.real(P.conj(P.conj(_z(x))) * vnp.tanh(x)), """\
+{ lambda a:f64[2,3] .
+""" + _Z_LINES + """\
+  e:f64[2,3] = tanh a
+  f:complex128[2,3] = mul d e
+  g:f64[2,3] = real f
+  in (g) }"""),
+    "real(conj(x)) = real(x)": (lambda x: vnp.tanh(P.real(P.conj(_z(x)))), """\
+{ lambda a:f64[2,3] .
+""" + _Z_LINES + """\
+  e:f64[2,3] = real d
+  f:f64[2,3] = tanh e
+  in (f) }"""),
+    "abs(conj(x)) = abs(x)": (lambda x: vnp.tanh(P.abs_(P.conj(_z(x)))), """\
+{ lambda a:f64[2,3] .
+""" + _Z_LINES + """\
+  e:f64[2,3] = abs d
+  f:f64[2,3] = tanh e
+  in (f) }"""),
+    "imag(conj(x)) = -imag(x)": (lambda x: vnp.tanh(P.imag(P.conj(_z(x)))), """\
+{ lambda a:f64[2,3] .
+""" + _Z_LINES + """\
+  e:f64[2,3] = imag d
+  f:f64[2,3] = neg e
+  g:f64[2,3] = tanh f
+  in (g) }"""),
+    "conj(r * conj(z)) = r * z, conj(conj(z) / r) = z / r for real r": (
+        lambda x: vnp.real(P.conj(vnp.tanh(x) * P.conj(_z(x)))
+                           + P.conj(P.conj(_z(x)) / vnp.exp(x))), """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:complex128[2,3] = mul a (1+2j)
+  d:f64[2,3] = getitem[idx=(1:-1:-1, 0:3)] a
+  e:complex128[2,3] = add c d
+  f:complex128[2,3] = mul b e
+  g:complex128[2,3] = mul a (1+2j)
+  h:f64[2,3] = getitem[idx=(1:-1:-1, 0:3)] a
+  i:complex128[2,3] = add g h
+  j:f64[2,3] = exp a
+  k:complex128[2,3] = div i j
+  l:complex128[2,3] = add f k
+  m:f64[2,3] = real l
+  in (m) }"""),
+}
+
+
+def _golden(listing):
+    def check(g0, g1):
+        assert strip(pretty(g1)) == listing
+    return check
+
+
 RULE_TESTS = {
     "einsum(ones, x) = x, broadcast over the ones' own axes": (_rule_einsum_by_ones,
                                                                _check_einsum_by_ones),
@@ -651,6 +729,7 @@ RULE_TESTS = {
                                                           _check_sum_of_product),
     "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy": (
         _rule_einsum_of_broadcast, _check_einsum_of_broadcast),
+    **{k: (f, _golden(listing)) for k, (f, listing) in COMPLEX_RULES.items()},
 }
 
 

@@ -141,7 +141,17 @@ log = unary("log", np.log, lambda g, ans, x: g / x)
 log1p = unary("log1p", np.log1p, lambda g, ans, x: g / (x + 1))
 expm1 = unary("expm1", np.expm1, lambda g, ans, x: g * (ans + 1))
 sqrt = unary("sqrt", np.sqrt, lambda g, ans, x: g * 0.5 / ans)  # d sqrt x = 1/(2 sqrt x)
-abs_ = unary("abs", np.abs, lambda g, ans, x: g * (conj(sign(x)) if _cplx(x) else sign(x)))
+
+
+def _abs_vjp(g: Any, ans: Any, x: Any) -> Any:
+    """g sign(x) for real x; g conj(z) / |z| for complex z (JAX's rule), which is 0 at z = 0,
+    as JAX's (two real operations and one complex product: sign(z) costs ~30 times abs(z))."""
+    if not _cplx(x):
+        return g * sign(x)
+    return g / where(eq(ans, 0), 1.0, ans) * conj(x)
+
+
+abs_ = unary("abs", np.abs, _abs_vjp)
 
 
 def _sign_vjp(g: Any, ans: Any, x: Any) -> Any:
