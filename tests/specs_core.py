@@ -83,6 +83,10 @@ SPECS: list[Spec] = [
          label="two-zeros"),
     Spec("reduce_prod", ((2, 3, 2),), lambda x: x.prod((0, 2)), AX((0, 2)), with_zeros(1),
          label="02-zeros"),
+    Spec("reduce_prod", ((3, 5),), lambda x: x.prod(1), AX((1,)), with_zeros(3),
+         label="three-zeros"),
+    Spec("reduce_prod", ((4, 3),), lambda x: x.prod(0), AX((0,)), with_zeros(2),
+         label="zeros-across"),  # rows with 0, 1, ... zeros along the reduced axis 0
     # indexing and writes
     Spec("getitem", ((4, 5, 6),), lambda x: x[1, ::2, -1], idx((1, slice(None, None, 2), -1)),
          label="int-step"),

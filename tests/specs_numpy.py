@@ -3,7 +3,7 @@ sorting and the traced-index gather/scatter pair."""
 from __future__ import annotations
 
 import numpy as np
-from spec_lib import Spec, away0, binary, boolean, normal, positive, unary
+from spec_lib import Spec, away0, binary, boolean, normal, positive, unary, with_zeros
 
 
 def unit(r, s):
@@ -145,6 +145,10 @@ SPECS: list[Spec] = [
            label=f"{s}-{a}") for s, a in AXES],
     Spec("cumprod", ((4, 9),), lambda x: np.cumprod(x, 1), {"axis": 1}, zeros_some,
          label="zeros"),
+    Spec("cumprod", ((9, 4),), lambda x: np.cumprod(x, 0), {"axis": 0}, zeros_some,
+         label="zeros-axis0"),
+    Spec("cumprod", ((3, 6),), lambda x: np.cumprod(x, 1), {"axis": 1}, with_zeros(2),
+         label="leading-zeros"),
     *[Spec(n, (s,), lambda x, a=a, f=f: f.accumulate(x, a), {"axis": a}, label=f"{s}-{a}")
       for n, f in [("cummax", np.maximum), ("cummin", np.minimum)] for s, a in AXES[:2]],
     # sorting

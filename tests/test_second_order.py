@@ -17,12 +17,7 @@ from vecgrad.autodiff import jvp_graph, vjp_graph
 from vecgrad.backends import compile_graph
 from vecgrad.ir import typecheck
 
-# Known gaps, at exact special points only (the first derivative is exact there, tested in
-# test_primitives; the same primitives pass at generic points): products with exact zeros
-# (the rules count zeros, a step function) and sinc at exactly 0 (the rule's `where` picks a
-# constant there, so its derivative there is 0 instead of -pi**2/3).
-SKIP = {("reduce_prod", "one-zero"), ("reduce_prod", "two-zeros"),
-        ("reduce_prod", "02-zeros"), ("cumprod", "zeros"), ("sinc", "at-zero-and-integers")}
+SKIP: set[tuple[str, str]] = set()  # (name, label) of specs whose second order is not exact
 
 
 def _second(s: Spec) -> bool:
@@ -87,3 +82,37 @@ def test_jvp_matches_central_differences(spec: Spec, shapes: tuple):
     hi = [y.astype(np.complex128 if np.iscomplexobj(y) else np.float64) for y in hi]
     fd = (hi[0] - hi[1]) / (2 * spec.eps)
     np.testing.assert_allclose(got, fd, rtol=max(spec.tol, 1e-5), atol=1e-7)
+
+
+# ---------------------------------------------------------- exact at the special points
+
+
+def test_hessian_of_prod_at_zeros_is_exact():
+    """H_ij = prod_{k != i, j} x_k off the diagonal, 0 on it, with zero, one or two zeros."""
+    import vecgrad as vg
+    import vecgrad.numpy as vnp
+    for x in ([2.0, 3.0, 5.0, 7.0], [2.0, 0.0, 5.0, 7.0], [0.0, 3.0, 0.0, 7.0],
+              [0.0, 0.0, 0.0, 7.0]):
+        x = np.array(x)
+        want = np.array([[0.0 if i == j else np.prod(np.delete(x, [i, j]))
+                          for j in range(4)] for i in range(4)])
+        np.testing.assert_allclose(vg.hessian(lambda x: vnp.prod(x))(x), want)
+        np.testing.assert_allclose(vg.jacfwd(vg.grad(lambda x: vnp.prod(x)))(x), want)
+
+
+def test_hessian_of_cumprod_and_sinc_at_zeros():
+    import vecgrad as vg
+    import vecgrad.numpy as vnp
+    x = np.array([2.0, 0.0, 3.0, 0.0, 5.0])
+    w = np.array([1.0, -2.0, 0.5, 3.0, 1.5])
+    f = lambda x: np.sum(np.cumprod(x) * w)  # a polynomial: its Hessian by hand
+    want = np.zeros((5, 5))
+    for i in range(5):
+        for j in range(5):
+            if i != j:
+                want[i, j] = sum(w[k] * np.prod(np.delete(x[:k + 1], [i, j]))
+                                 for k in range(max(i, j), 5))
+    np.testing.assert_allclose(vg.hessian(lambda x: vnp.sum(vnp.cumprod(x) * w))(x), want)
+    assert f(x) == pytest.approx(float(vg.jit(lambda x: vnp.sum(vnp.cumprod(x) * w))(x)))
+    h = vg.hessian(lambda x: vnp.sum(vnp.sinc(x)))(np.array([0.0, 1.0]))
+    np.testing.assert_allclose(np.diag(h), [-np.pi ** 2 / 3, 2.0], rtol=1e-12)

@@ -1,11 +1,9 @@
 """Cumulative sums, products, maxima and minima along one static axis (NumPy's cumsum,
 cumprod and `np.maximum.accumulate` / `np.minimum.accumulate`).
 
-The VJP of a prefix sum is a suffix sum (`reverse=True`). cumprod's VJP is exact also where
-the input has zeros: with x' = x where x != 0 and 1 elsewhere, C' = cumprod(x') and z_j the
-number of zeros up to j, d out_j / d x_i = C'_j / x'_i when z_j counts no zero other than x_i
-itself, and 0 otherwise; so the cotangent is a suffix sum of g C' over the j with z_j = 0
-(for x_i != 0, divided by x_i) or z_j = 1 (for x_i = 0).
+The VJP of a prefix sum is a suffix sum (`reverse=True`). cumprod's VJP is the exclusive
+prefix product times a reverse linear recurrence (`scans.rev_linear`): no division, so it is
+exact where the input has zeros, and so are its own derivatives.
 """
 from __future__ import annotations
 
@@ -17,7 +15,8 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from . import Primitive, register
-from .elementwise import cast, eq, where
+from .elementwise import eq, where
+from .structural import full
 
 __all__ = ["cummax", "cummin", "cumprod", "cumsum"]
 
@@ -49,14 +48,15 @@ def _cumsum_vjp(g: Any, ans: Any, x: Any, axis: int, reverse: bool) -> tuple:
 
 
 def _cumprod_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
-    zero = eq(x, 0)
-    safe = where(zero, 1, x)
-    c = cumprod(safe, axis=axis)
-    zeros_so_far = cumsum(cast(zero, dtype=np.dtype(np.int64)), axis=axis, reverse=False)
-    gc = g * c
-    none = cumsum(where(eq(zeros_so_far, 0), gc, 0), axis=axis, reverse=True)
-    one = cumsum(where(eq(zeros_so_far, 1), gc, 0), axis=axis, reverse=True)
-    return (where(zero, one, none / safe),)
+    # d out_j / d x_i = prod_{k < i} x_k * prod_{i < k <= j} x_k: the cotangent is the
+    # exclusive product before i times lam_i = g_i + x_{i+1} lam_{i+1} (a reverse linear
+    # recurrence). No division, so exact where x has zeros, and so is its own VJP.
+    from .scans import moveaxis0, rev_linear, shift_down
+    if x.shape[axis] == 0:
+        return (g,)
+    g0, x0, c0 = (moveaxis0(v, axis) for v in (g, x, ans))
+    before = shift_down(c0, full(shape=(), dtype=c0.dtype, value=1.0))
+    return (moveaxis0(before * rev_linear(x0, g0), axis, back=True),)
 
 
 def running_arg(x: Any, ans: Any, axis: int) -> Any:

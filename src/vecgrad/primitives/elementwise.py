@@ -258,14 +258,27 @@ def _extreme_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
     return (_keep(x, g, axes) * mask / _keep(x, reduce_sum(mask, axes=axes), axes),)
 
 
+def _kd(x: Any, v: Any, axes: tuple[int, ...]) -> Any:
+    """A reduced value in keepdims form (broadcasting where it meets x, not before)."""
+    from .structural import reshape
+    return reshape(v, shape=tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+
+
 def _prod_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
-    # d prod / dx_i = prod_{j != i} x_j, computed exactly even where some x_j are zero
+    # d prod / dx_i = prod_{j != i} x_j = (product of the nonzero x_j, j != i) times (product
+    # of the zero x_j, j != i), written so that it is exact where x has zeros, and so is its
+    # own derivative. By the number n0 of zeros, the zeros' product is 1, the other zero's
+    # value (zs for a nonzero x_i, zs - x_i for a zero one; zs, the sum of the zeros, is 0
+    # with derivative 1 in each zero) or 0 with derivative 0 (three zeros or more).
     zero = eq(x, 0)
-    nz_prod = _keep(x, reduce_prod(where(zero, 1.0, x), axes=axes), axes)
-    nzeros = _keep(x, reduce_sum(cast(zero, dtype=np.dtype(np.int64)), axes=axes), axes)
-    others = where(eq(nzeros, 0), nz_prod / where(zero, 1.0, x),
-                   where(logical_and(eq(nzeros, 1), zero), nz_prod, 0.0))
-    return (_keep(x, g, axes) * others,)
+    xs = where(zero, 1.0, x)
+    n0 = _kd(x, reduce_sum(cast(zero, dtype=np.dtype(np.int64)), axes=axes), axes)
+    zs = _kd(x, reduce_sum(where(zero, x, 0.0), axes=axes), axes)
+    one, two = eq(n0, 1), eq(n0, 2)
+    at_zero = where(one, 1.0, where(two, zs, 0.0)) - where(two, x, 0.0)
+    at_other = where(eq(n0, 0), 1.0, where(one, zs, 0.0))
+    gp = _kd(x, g, axes) * _kd(x, reduce_prod(xs, axes=axes), axes)
+    return (gp / xs * where(zero, at_zero, at_other),)
 
 
 def _batch_reduce(name: str) -> Callable:

@@ -18,7 +18,7 @@ from . import Primitive, register
 from .elementwise import mul
 from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
 
-__all__ = ["affine_scan", "flip", "moveaxis0", "rev_linear"]
+__all__ = ["affine_scan", "flip", "moveaxis0", "rev_linear", "shift_down"]
 
 
 # ------------------------------------------------------------------ traced helpers (views)
@@ -46,8 +46,8 @@ def _zeros(shape: tuple[int, ...], dtype: np.dtype) -> Any:
     return full(shape=shape, dtype=dtype, value=0.0)
 
 
-def _shift_down(x: Any, first: Any) -> Any:
-    """[first, x[0], ..., x[T-2]] along axis 0 (first has x's row shape)."""
+def shift_down(x: Any, first: Any) -> Any:
+    """[first, x[0], ..., x[T-2]] along axis 0 (first broadcasts to x's row shape)."""
     row = reshape(broadcast_to(first, shape=x.shape[1:]), shape=(1,) + x.shape[1:])
     return concatenate(row, _rows(x, 0, x.shape[0] - 1), axis=0) if x.shape[0] > 1 else row
 
@@ -58,7 +58,7 @@ def rev_linear(w: Any, g: Any) -> Any:
     whose step t scales the previous state by w[t]."""
     T = g.shape[0]
     a = w if w.shape[0] == 1 or T == 1 else \
-        _shift_down(flip(w), _zeros((), w.dtype))  # a[s] = w[T-s]; a[0] meets the zero init
+        shift_down(flip(w), _zeros((), w.dtype))  # a[s] = w[T-s]; a[0] meets the zero init
     return flip(affine_scan(_zeros(g.shape[1:], g.dtype), a, flip(g)))
 
 
@@ -143,7 +143,7 @@ def _affine_vjp(g: Any, ans: Any, init: Any, a: Any, b: Any) -> tuple:
     r = g.ndim - 1
     ap = reshape(a, shape=a.shape[:1] + (1,) * (r + 1 - a.ndim) + a.shape[1:])
     lam = rev_linear(ap, g)
-    prev = _shift_down(ans, init)  # c[t-1], c[-1] = init
+    prev = shift_down(ans, init)  # c[t-1], c[-1] = init
     return (mul(_rows(ap, 0, 1), _rows(lam, 0, 1)), _sum_to(mul(lam, prev), a),
             _sum_to(lam, b))
 
