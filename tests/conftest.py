@@ -4,6 +4,11 @@ from __future__ import annotations
 import os
 
 os.environ["VECGRAD_TYPECHECK"] = "1"  # the pass pipeline typechecks after each pass
+# The JAX tests compile many small XLA programs, and LLVM's optimizations are most of what
+# that costs (about 40%); results do not depend on them. (Set before jax is imported.)
+if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_"
+                               "level=0 --xla_llvm_disable_expensive_passes=true").strip()
 
 import numpy as np
 import pytest

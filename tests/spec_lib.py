@@ -72,6 +72,8 @@ class Spec:
     no_grad: bool = False          # True: asking a gradient raises NoGradientError
     phase: bool = False            # outputs hold vectors defined up to a phase: gradients are
     #                                checked through phase-invariant functions (test_linalg)
+    gauge: bool = False            # results are vectors defined up to sign (eigh, svd, qr):
+                                   # other backends may flip them (compared up to those signs)
     label: str = ""
 
     @property

@@ -19,12 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from . import backends
 from .config import settings
 from .custom import _bwd_graph
 from .errors import ArgumentError, _where, user_src
 from .interpret import inline
 from .ir import Aval, Graph
-from .pytree import describe, flatten, unflatten
+from .pytree import describe, flatten, is_leaf, leaf_signature, unflatten
 from .signature import ARRAY, Call, array_call, clear_memo, flatten_call, unflatten_call
 from .staging import (
     Entry,
@@ -172,8 +173,11 @@ class Transformed:
     them), with a cache per call signature. Call it like the function: positional and keyword
     arguments, pytrees of arrays; keyword arguments are never differentiated."""
 
-    def __init__(self, fun: Callable, kind: str, argnums: Any = 0, has_aux: bool = False):
+    def __init__(self, fun: Callable, kind: str, argnums: Any = 0, has_aux: bool = False,
+                 backend: str | None = None):
         _check_fun(fun, f"vg.{kind}")
+        if backend is not None:
+            backends.get(backend)  # a typed error now for an unknown or missing backend
         if kind != "jit":
             check_argnums(argnums)
             if not isinstance(has_aux, bool):
@@ -187,6 +191,7 @@ class Transformed:
         base, chain = _base(fun)
         self._base, self._chain = base, (self._opts,) + chain
         self._cache = fun_cache(base)
+        self.backend = backend  # None: settings.backend, when called
 
     def __repr__(self) -> str:
         return f"<vecgrad {self.kind} of {self.__name__}>"
@@ -199,28 +204,31 @@ class Transformed:
             return stage_grad(self.fun, call, self.argnums, self.has_aux, k == "value_and_grad")
         return stage_jac(self.fun, call, self.argnums, self.has_aux, k[3:])
 
-    def _compile(self, call: Call) -> Entry:
-        return compile_staged(self._stage(call), f"{self.kind}_{self.__name__}")
+    def _head(self) -> tuple:
+        """The cache key's head: the transformation chain and the backend."""
+        return self._chain + (self.backend or settings.backend,)
 
     def entry(self, *args: Any, **kwargs: Any) -> tuple[Entry, list]:
         """The compiled entry for these arguments (compiling on a miss) and the leaves that
         its generated code takes."""
-        return _build(self._cache, self._chain, args, kwargs, self._compile)
+        head = self._head()
+        return _build(self._cache, head, args, kwargs, lambda call: compile_staged(
+            self._stage(call), f"{self.kind}_{self.__name__}", head[-1]))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if current_builder() is not None:
             return self._nested(args, kwargs)
-        cache = self._cache
+        cache, head = self._cache, self._head()
         for x in args:  # the common call (arrays only), with as few Python calls as possible
             if type(x) is not np.ndarray or kwargs:
                 leaves, td, sig = flatten_call(args, kwargs, cache.static,
                                                settings.trace_scalars)
-                e = cache.entries.get((self._chain, td, sig))
+                e = cache.entries.get((head, td, sig))
                 if e is None:
                     e, leaves = self.entry(*args, **kwargs)
                 break
         else:
-            e = cache.entries.get((self._chain, ((ARRAY,) * len(args), None),
+            e = cache.entries.get((head, ((ARRAY,) * len(args), None),
                                    tuple([(x.shape, x.dtype) for x in args])))
             if e is None:
                 e, _ = self.entry(*args)
@@ -240,32 +248,35 @@ def _inline(st: Staged, leaves: Sequence, extra: Sequence = ()) -> list[Tracer]:
     return [Tracer(b, a) for a in inline(st.graph, atoms)]
 
 
-def jit(fun: Callable) -> Transformed:
+def jit(fun: Callable, backend: str | None = None) -> Transformed:
     """Compile `fun` (traced once per input signature) into straight-line NumPy code.
 
     Arguments are pytrees of NumPy arrays; other values are static (part of the cache key),
     except Python numbers passed directly as arguments, which are traced (see
     `vg.config(trace_scalars=...)`). Called inside another transformation, `fun`'s graph is
-    inlined into it."""
-    return Transformed(fun, "jit")
+    inlined into it. `backend` ("numpy", "jax" or "torch"; default `vg.config().backend`)
+    runs the compiled code there: on "jax" and "torch", inputs may be that library's arrays
+    (or NumPy arrays) on any device, and outputs are its arrays, on the inputs' device."""
+    return Transformed(fun, "jit", backend=backend)
 
 
-def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
-         ) -> Transformed:
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         backend: str | None = None) -> Transformed:
     """Gradient of a real scalar-valued `fun` with respect to the arguments `argnums`.
 
     Like `jax.grad`: arguments are pytrees of NumPy arrays; the result has the structure of
     the differentiated argument (a tuple of them when `argnums` is a tuple; a position listed
     twice gets its gradient twice). With `has_aux=True`, `fun` returns `(out, aux)` and the
     result is `(grads, aux)`. Keyword arguments are passed through, never differentiated.
-    Composes: `grad(grad(f))`, `jacobian(grad(f))`, `grad` inside a `jit`-ed function."""
-    return Transformed(fun, "grad", argnums, has_aux)
+    Composes: `grad(grad(f))`, `jacobian(grad(f))`, `grad` inside a `jit`-ed function.
+    `backend` as in `jit`."""
+    return Transformed(fun, "grad", argnums, has_aux, backend)
 
 
 def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Transformed:
+                   has_aux: bool = False, backend: str | None = None) -> Transformed:
     """Like `grad`, but returns `(value, grads)` (or `((value, aux), grads)`)."""
-    return Transformed(fun, "value_and_grad", argnums, has_aux)
+    return Transformed(fun, "value_and_grad", argnums, has_aux, backend)
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
@@ -298,7 +309,8 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
 
 # ----------------------------------------------------------------------- vjp, jvp
 
-def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
+def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
+        backend: str | None = None) -> tuple:
     """`(out, vjp_fn)` where `vjp_fn(ct)` returns one cotangent per primal (a tuple), as
     `jax.vjp`; with has_aux, `(out, vjp_fn, aux)`.
 
@@ -306,16 +318,18 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     A primal's cotangent has its structure, with None for non-array leaves (static values
     and Python numbers) and for non-float arrays. The forward and the backward are compiled
     once per signature, as two programs: `vg.vjp` runs the forward and keeps the values the
-    backward needs; `vjp_fn` runs only the backward."""
+    backward needs; `vjp_fn` runs only the backward. `backend` as in `jit`."""
     _check_fun(fun, "vg.vjp")
     base, chain = _base(fun)
     cache = fun_cache(base)
+    backend = backends.get(backend or settings.backend).name
     head = (("vjp", has_aux),) + chain
     if current_builder() is not None:
         st, leaves = _build(cache, ("staged",) + head, primals, {},
                             lambda c: stage_vjp(fun, c, has_aux), lambda st: not st.closure)
         return _vjp_nested(st, leaves, has_aux)
-    e, leaves = _build(cache, head, primals, {}, lambda c: _compile_vjp(fun, c, has_aux))
+    e, leaves = _build(cache, head + (backend,), primals, {},
+                       lambda c: _compile_vjp(fun, c, has_aux, backend))
     outs = e.compiled.fn(*leaves)
     m = e.meta
     res = outs[m["n_fwd"]:]
@@ -327,9 +341,9 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False) -> tuple:
     return _vjp_result(outs, m, vjp_fn, has_aux)
 
 
-def _compile_vjp(fun: Callable, call: Call, has_aux: bool) -> Entry:
+def _compile_vjp(fun: Callable, call: Call, has_aux: bool, backend: str) -> Entry:
     st = stage_vjp(fun, call, has_aux)
-    return compile_split(st, f"vjp_{fun_name(fun)}", st.meta["n_fwd"])
+    return compile_split(st, f"vjp_{fun_name(fun)}", st.meta["n_fwd"], backend)
 
 
 def _vjp_result(outs: Sequence, m: dict, vjp_fn: Callable, has_aux: bool) -> tuple:
@@ -396,6 +410,13 @@ def _seed(x: Any, aval: Aval, what: str) -> Any:
         if x.shape != aval.shape:
             raise ArgumentError(f"{what} of shape {x.shape} was given for a value of shape "
                                 f"{aval.shape}{_where(user_src())}")
+        return x
+    if is_leaf(x) and not isinstance(x, (np.ndarray, np.generic)):  # a jax or torch array
+        shape, dt = leaf_signature(x)
+        if shape != aval.shape or dt != aval.dtype:
+            raise ArgumentError(f"{what} of shape {shape} and dtype {dt} was given for a value "
+                                f"of shape {aval.shape} and dtype {aval.dtype}"
+                                f"{_where(user_src())}")
         return x
     arr = np.asarray(x)
     if arr.shape != aval.shape:

@@ -31,6 +31,10 @@ class Config:
     # `if`, an index), which then makes that argument static. False: every Python-number
     # argument is static (part of the cache key), as a `jax.jit` static argument.
     trace_scalars: bool = True
+    # Where transformations that name no backend run their compiled code: "numpy" (generated
+    # NumPy source), "jax" (lowered to jax.numpy/lax, compiled by jax.jit) or "torch" (torch
+    # operations). See vecgrad.backends.
+    backend: str = "numpy"
 
     def __enter__(self) -> Self:
         return self
@@ -49,7 +53,10 @@ def _check(name: str, value: Any) -> None:
     if name not in known:
         raise ArgumentError(f"vg.config has no setting {name!r}; the settings are "
                             f"{', '.join(sorted(known))}{_where(user_src())}")
-    want = {"int": int, "bool": bool}[known[name].type]
+    want = {"int": int, "bool": bool, "str": str}[known[name].type]
+    if name == "backend":
+        from .backends import get
+        get(value)  # BackendError (an ArgumentError) for an unknown or missing backend
     if type(value) is not want or (want is int and value < 1):
         raise ArgumentError(f"vg.config: {name} must be a {'positive ' if want is int else ''}"
                             f"{want.__name__}, got {value!r}{_where(user_src())}")

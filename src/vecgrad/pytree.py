@@ -8,10 +8,32 @@ import numpy as np
 
 _ARRAY = ("*",)
 
+# Array types that are leaves, and how to read each one's (shape, dtype) without copying it.
+# The JAX and torch backends add theirs when they load (the core imports neither package).
+_LEAF_TYPES: tuple[type, ...] = (np.ndarray, np.generic)
+_SIGNATURES: dict[type, Any] = {}
+
+
+def register_leaf(cls: type, signature: Any) -> None:
+    """Make arrays of type `cls` leaves; `signature(x)` gives their (shape, NumPy dtype)."""
+    global _LEAF_TYPES
+    if cls not in _LEAF_TYPES:
+        _LEAF_TYPES = _LEAF_TYPES + (cls,)
+    _SIGNATURES[cls] = signature
+
+
+def leaf_signature(x: Any) -> tuple[tuple[int, ...], np.dtype]:
+    """(shape, dtype) of a leaf: a NumPy array or scalar, a registered array type, or a
+    Python number."""
+    for cls, sig in _SIGNATURES.items():
+        if isinstance(x, cls):
+            return sig(x)
+    return np.shape(x), np.result_type(x)
+
 
 def is_leaf(x: Any) -> bool:
-    """NumPy arrays and scalars are leaves."""
-    return isinstance(x, (np.ndarray, np.generic))
+    """NumPy arrays and scalars are leaves (and arrays of registered types)."""
+    return isinstance(x, _LEAF_TYPES)
 
 
 def flatten(x: Any, leaves: list | None = None) -> tuple[list, Any]:

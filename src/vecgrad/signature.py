@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .ir import Aval
-from .pytree import StaticData, _build
+from .pytree import StaticData, _build, is_leaf, leaf_signature
 from .tracing import Tracer
 
 ARRAY = ("*",)
@@ -77,7 +77,7 @@ def _flat(x: Any, leaves: list) -> Any:
         return _memoize(x, td) if big and len(leaves) == n else td
     if isinstance(x, tuple) and hasattr(x, "_fields"):  # a NamedTuple, as pytree.flatten
         return ("tuple", tuple([_flat(c, leaves) for c in x]), t)
-    if isinstance(x, (np.ndarray, np.generic, Tracer)):
+    if isinstance(x, Tracer) or is_leaf(x):  # (also the arrays of a loaded jax/torch backend)
         leaves.append(x)
         return ARRAY
     if x is None:
@@ -118,7 +118,8 @@ def flatten_call(args: tuple, kwargs: dict, static: frozenset = frozenset(),
         keys = tuple(sorted(kwargs))
         kw = ("dict", keys, tuple([_arg(kwargs[k], leaves, trace_scalars and k not in static)
                                    for k in keys]))
-    sig = tuple([(x.shape, x.dtype) for x in leaves])  # (arrays, NumPy scalars, tracers)
+    sig = tuple([(x.shape, x.dtype) if isinstance(x.dtype, np.dtype) else leaf_signature(x)
+                 for x in leaves])  # (arrays, NumPy scalars, tracers; torch's own dtypes)
     return leaves, (tds, kw), sig
 
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from . import passes
 from .autodiff import jvp_graph, split_graph, vjp_graph
-from .backends import Compiled, compile_graph
+from . import backends
+from .backends import Compiled
 from .config import settings
 from .errors import (
     ArgumentError,
@@ -476,28 +477,36 @@ def _jac_fwd(g: Graph, wrt: list[int], n_out: int) -> tuple[list[list[Atom]], li
 
 # ------------------------------------------------------------------------ compiling
 
-def compile_staged(st: Staged, name: str) -> Entry:
-    """Lower and compile a staged graph (at top level: it reads no enclosing trace)."""
+def lower_passes(backend: backends.Backend) -> list[tuple[str, passes.Pass]]:
+    """The LOWER passes that apply to a backend (NumPy's measured relayout, for one)."""
+    return [(n, p) for n, p in passes.LOWER if n in backend.lower_passes]
+
+
+def compile_staged(st: Staged, name: str, backend: str | None = None) -> Entry:
+    """Lower and compile a staged graph (at top level: it reads no enclosing trace) for a
+    backend (default: settings.backend)."""
+    be = backends.get(backend or settings.backend)
     times, stages = dict(st.times), dict(st.stages)
-    g = passes.run(st.graph, passes.LOWER, times, stages)
+    g = passes.run(st.graph, lower_passes(be), times, stages)
     stages["final"] = g
     t0 = time.perf_counter()
-    compiled = compile_graph(g, name)
+    compiled = be.compile(g, name)
     times["codegen"] = time.perf_counter() - t0
     return Entry(compiled, st.finish, stages, times, st.meta)
 
 
-def compile_split(st: Staged, name: str, n_fwd: int) -> Entry:
+def compile_split(st: Staged, name: str, n_fwd: int, backend: str | None = None) -> Entry:
     """Lower a staged graph with seed inputs and compile it as two programs: the forward
     (leaves -> its first n_fwd outputs, then residuals), as `compiled`, and the backward
     (residuals, then seeds -> the other outputs), as `meta['backward']`."""
+    be = backends.get(backend or settings.backend)
     times, stages = dict(st.times), dict(st.stages)
-    g = passes.run(st.graph, passes.LOWER, times, stages)
+    g = passes.run(st.graph, lower_passes(be), times, stages)
     stages["final"] = g
     t0 = time.perf_counter()
     fwd, bwd = split_graph(g, len(g.inputs) - st.extra, n_fwd)
     stages["forward"], stages["backward"] = fwd, bwd
-    compiled = compile_graph(fwd, name + "_fwd")
-    meta = dict(st.meta, backward=compile_graph(bwd, name + "_bwd"), n_fwd=n_fwd)
+    compiled = be.compile(fwd, name + "_fwd")
+    meta = dict(st.meta, backward=be.compile(bwd, name + "_bwd"), n_fwd=n_fwd)
     times["codegen"] = time.perf_counter() - t0
     return Entry(compiled, st.finish, stages, times, meta)

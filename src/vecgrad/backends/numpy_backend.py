@@ -33,11 +33,14 @@ def lowered(e: Any) -> Callable[..., Any]:
 
 @dataclass
 class Compiled:
-    """A compiled graph: call it with the input arrays; it returns the output arrays."""
+    """A compiled graph: call it with the input arrays; it returns the output arrays.
+    `native` is the backend's own compiled object where it has one (the `jax.jit` function
+    of the JAX backend, whose `.lower(*args)` shows the HLO)."""
 
     fn: Callable[..., tuple]
     source: str
     graph: Graph
+    native: Any = None
 
     def __call__(self, *args: Any) -> tuple:
         return self.fn(*args)
