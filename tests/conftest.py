@@ -49,6 +49,23 @@ def jax():
 
 
 @pytest.fixture
+def x64():
+    """jax_enable_x64 on for the test (float64 on the JAX backend needs it), then restored;
+    nothing to do where jax is not installed."""
+    try:
+        import jax
+    except ImportError:
+        yield
+        return
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", old)
+
+
+@pytest.fixture
 def autograd_np():
     pytest.importorskip("autograd")
     import autograd.numpy as anp

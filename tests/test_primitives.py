@@ -292,7 +292,7 @@ def _run_all(be: backends.Backend) -> dict:
 
 @pytest.mark.parametrize("name", OTHER_BACKENDS)
 @pytest.mark.parametrize("spec,shapes,dt", BACKEND_CASES)
-def test_backend_matches_numpy(name: str, spec: Spec, shapes: tuple, dt: type):
+def test_backend_matches_numpy(name: str, spec: Spec, shapes: tuple, dt: type, x64: None):
     be = _backend(name)
     got = _run_all(be)[(id(spec), shapes, dt)]
     if isinstance(got, Exception):

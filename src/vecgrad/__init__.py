@@ -38,6 +38,7 @@ from .errors import (
     VecgradError,
 )
 from .explain import explain
+from .interop import jax_function, torch_function
 from .show import show
 
 __version__ = "0.1.0"
@@ -66,12 +67,14 @@ __all__ = [
     "jacfwd",
     "jacobian",
     "jacrev",
+    "jax_function",
     "jit",
     "jvp",
     "linearize",
     "nn",
     "numpy",
     "show",
+    "torch_function",
     "value_and_grad",
     "vjp",
 ]

@@ -5,8 +5,9 @@ Inputs may be NumPy or JAX arrays, on any device and with any sharding: `jax.jit
 computation where its inputs live and leaves the results there (sharded inputs give sharded
 computations; XLA inserts the cross-device reductions). Results are JAX arrays.
 
-dtypes are NumPy's: a graph that computes in 64 bits (float64 inputs, say) runs with
-`jax.enable_x64` on, whatever the global setting, so a float64 gradient stays float64.
+dtypes are NumPy's, in JAX's canonical form: float64 arrays need `jax_enable_x64` (a
+typed error says so, rather than computing in float32 without a word); 64-bit integers
+inside a float32 program become 32-bit, as everywhere in JAX without x64.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from ...ir import Const, Graph
+from ...errors import VecgradError
+from ...ir import Graph
 from ...pytree import register_leaf
 from .. import Backend, Compiled
 from ..lowering import Site, generate, link
@@ -30,19 +32,31 @@ def _exact(fn: Callable, site: Site) -> Callable:
     form: without x64, float64 is float32). Runs while jax.jit traces, so it costs nothing."""
     def run(*xs: Any) -> Any:
         r = fn(*xs)
-        dt = jax.dtypes.canonicalize_dtype(site.out.dtype)  # x64 is on while tracing, or not
+        dt = jax.dtypes.canonicalize_dtype(site.out.dtype)  # as x64 is while tracing
         if r.shape != site.out.shape:
             raise AssertionError(f"JAX lowering gave shape {r.shape}, expected {site.out}")
         return r if r.dtype == dt else r.astype(dt)
     return run
 
 
-def _wide(g: Graph) -> bool:
-    """Whether the graph has a 64-bit value (which JAX keeps only with x64 on)."""
-    avals = [v.aval for v in g.inputs] + [e.out.aval for e in g.eqns] + \
-        [a.aval for e in g.eqns for a in e.inputs if isinstance(a, Const)]
-    return any(a.dtype.itemsize >= 8 and a.dtype.kind in "fiu" or a.dtype == np.complex128
-               for a in avals)
+class X64Error(VecgradError, TypeError):
+    """float64 (or complex128) arrays on the JAX backend while jax_enable_x64 is off."""
+
+
+def _wide(g: Graph) -> list[str]:
+    """The float64 / complex128 inputs and outputs of the graph (JAX needs x64 for them)."""
+    return [f"{kind} {i} ({a.aval})" for kind, atoms in (("input", g.inputs),
+                                                         ("output", g.outputs))
+            for i, a in enumerate(atoms) if a.aval.dtype in (np.float64, np.complex128)]
+
+
+def _need_x64(wide: list[str]) -> None:
+    if not jax.config.jax_enable_x64:
+        raise X64Error(
+            f"the JAX backend computes NumPy's dtypes, and this function has 64-bit values "
+            f"({', '.join(wide[:3])}{', ...' if len(wide) > 3 else ''}), which JAX keeps only "
+            "with x64 enabled: call jax.config.update('jax_enable_x64', True) first (or set "
+            "JAX_ENABLE_X64=1), or pass float32 arrays")
 
 
 def trace_fn(g: Graph, name: str) -> Callable[..., tuple]:
@@ -52,7 +66,7 @@ def trace_fn(g: Graph, name: str) -> Callable[..., tuple]:
 
 
 def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
-    """`jax.jit` of the lowered graph; 64-bit graphs run with x64 enabled."""
+    """`jax.jit` of the lowered graph."""
     prog = generate(g, name)
     jitted = jax.jit(link(prog, LOWERINGS, const=lambda v: v, wrap=_exact))
     scalar_ins = [i for i, v in enumerate(g.inputs) if v.aval.ndim == 0]
@@ -65,13 +79,14 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
         return jitted(*xs)
 
     fn = call
-    if _wide(g):
+    wide = _wide(g)
+    if wide:
         def fn(*xs: Any) -> tuple:
-            with jax.enable_x64(True):
-                return call(*xs)
+            _need_x64(wide)
+            return call(*xs)
     return Compiled(fn, prog.source, g, native=jitted)
 
 
 BACKEND = Backend("jax", compile_graph, (), np.asarray, LOWERINGS)
 
-__all__ = ["BACKEND", "LOWERINGS", "compile_graph", "trace_fn"]
+__all__ = ["BACKEND", "LOWERINGS", "X64Error", "compile_graph", "trace_fn"]

@@ -7,6 +7,8 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.linalg as jsl
+import jax.scipy.special as jsp
 import numpy as np
 from jax import lax
 
@@ -17,8 +19,12 @@ from ..lowering import reduction as _reduction
 
 
 def cast(x: Any, dtype: np.dtype) -> Any:
-    """x as `dtype`, in JAX's canonical form of it (float32 for float64 unless x64 is on)."""
-    return jnp.asarray(x).astype(jax.dtypes.canonicalize_dtype(dtype))
+    """x as `dtype`, in JAX's canonical form of it (float32 for float64 unless x64 is on);
+    complex to real keeps the real part, as NumPy does."""
+    x = jnp.asarray(x)
+    if jnp.iscomplexobj(x) and np.dtype(dtype).kind != "c":
+        x = jnp.real(x)
+    return x.astype(jax.dtypes.canonicalize_dtype(dtype))
 
 
 ew = functools.partial(_elementwise, cast=cast)
@@ -103,6 +109,56 @@ def _linalg(fn: Any) -> Any:
     return _to_out(fn)
 
 
+def host(prim: P.Primitive) -> Any:
+    """Run the primitive's NumPy implementation on the host (`jax.pure_callback`), for the
+    few that JAX has no function for (Bessel functions of real order, Student's t CDF, ...)
+    or whose NumPy result is implementation-defined (argpartition). Works under jit and vmap;
+    on an accelerator it costs a round trip through host memory."""
+    def build(site: Site, **params: Any) -> Any:
+        def run(*xs: Any) -> Any:
+            out = jax.ShapeDtypeStruct(site.out.shape,
+                                       jax.dtypes.canonicalize_dtype(site.out.dtype))
+            def cb(*arrays: Any) -> np.ndarray:
+                return np.asarray(prim.impl(*arrays, **params), out.dtype)
+            return jax.pure_callback(cb, out, *xs, vmap_method="broadcast_all"
+                                     if prim.elementwise else "sequential")
+        return run
+    return build
+
+
+def _cumulative(fn: Any) -> Any:
+    def build(site: Site, axis: int, reverse: bool = False) -> Any:
+        dt = site.out.dtype
+        f = (lambda x: jnp.flip(fn(jnp.flip(x, axis), axis), axis)) if reverse else \
+            (lambda x: fn(x, axis))
+        return lambda x: f(cast(x, dt))
+    return build
+
+
+def _take_along(site: Site, axis: int) -> Any:
+    x_av, i_av = site.ins
+    n, out = x_av.shape[axis], site.out.shape
+
+    def run(x: Any, idx: Any) -> Any:
+        idx = jnp.broadcast_to(jnp.where(idx < 0, idx + n, idx), out)
+        return jnp.take_along_axis(jnp.broadcast_to(x, out[:axis] + (n,) + out[axis + 1:]),
+                                   idx, axis)
+    return run
+
+
+def _scatter_add_along(site: Site, axis: int, size: int) -> Any:
+    g_av, i_av = site.ins
+    out = site.out.shape
+    s = out[:axis] + (i_av.shape[axis],) + out[axis + 1:]  # the shape of the index region
+
+    def run(g: Any, idx: Any) -> Any:
+        idx = jnp.broadcast_to(jnp.where(idx < 0, idx + size, idx), s)
+        grid = list(jnp.ogrid[tuple(slice(d) for d in s)])
+        grid[axis] = idx
+        return jnp.zeros(out, site.out.dtype).at[tuple(grid)].add(jnp.broadcast_to(g, s))
+    return run
+
+
 LOWERINGS: Table = {
     # elementwise: the jnp function of the same meaning
     P.neg: ew(jnp.negative), P.exp: ew(jnp.exp), P.log: ew(jnp.log), P.log1p: ew(jnp.log1p),
@@ -146,6 +202,52 @@ LOWERINGS: Table = {
     P.svd: _packed(lambda a, full_matrices: jnp.linalg.svd(a, full_matrices)),
     P.svdvals: _linalg(lambda a: jnp.linalg.svd(a, compute_uv=False)),
     P.qr: _packed(lambda a, complete: jnp.linalg.qr(a, "complete" if complete else "reduced")),
+    P.expm: _linalg(jsl.expm), P.sylvester: _linalg(jsl.solve_sylvester),
+    # NumPy's other elementwise functions
+    P.tan: ew(jnp.tan), P.sinh: ew(jnp.sinh), P.cosh: ew(jnp.cosh), P.arcsin: ew(jnp.arcsin),
+    P.arccos: ew(jnp.arccos), P.arctan: ew(jnp.arctan), P.arcsinh: ew(jnp.arcsinh),
+    P.arccosh: ew(jnp.arccosh), P.arctanh: ew(jnp.arctanh), P.log2: ew(jnp.log2),
+    P.log10: ew(jnp.log10), P.exp2: ew(jnp.exp2), P.cbrt: ew(jnp.cbrt),
+    P.reciprocal: ew(jnp.reciprocal), P.fabs: ew(jnp.fabs), P.deg2rad: ew(jnp.deg2rad),
+    P.rad2deg: ew(jnp.rad2deg), P.sinc: ew(jnp.sinc), P.nan_to_num: ew(jnp.nan_to_num),
+    P.floor: ew(jnp.floor), P.ceil: ew(jnp.ceil), P.trunc: ew(jnp.trunc), P.rint: ew(jnp.rint),
+    P.fix: ew(jnp.trunc), P.round_: ew(jnp.round), P.isnan: ew(jnp.isnan),
+    P.isinf: ew(jnp.isinf), P.isfinite: ew(jnp.isfinite), P.signbit: ew(jnp.signbit),
+    P.logical_xor: ew(jnp.logical_xor), P.floor_divide: ew(jnp.floor_divide),
+    P.bitwise_and: ew(jnp.bitwise_and), P.bitwise_or: ew(jnp.bitwise_or),
+    P.bitwise_xor: ew(jnp.bitwise_xor), P.invert: ew(jnp.invert),
+    P.left_shift: ew(jnp.left_shift), P.right_shift: ew(jnp.right_shift),
+    P.frexp_exponent: ew(lambda x: jnp.frexp(x)[1]), P.nextafter: ew(jnp.nextafter),
+    P.spacing: host(P.spacing), P.gcd: ew(jnp.gcd), P.lcm: ew(jnp.lcm),
+    P.bitwise_count: ew(jnp.bitwise_count), P.logaddexp: ew(jnp.logaddexp),
+    P.logaddexp2: ew(jnp.logaddexp2), P.arctan2: ew(jnp.arctan2), P.hypot: ew(jnp.hypot),
+    P.remainder: ew(jnp.remainder), P.fmod: ew(jnp.fmod), P.copysign: ew(jnp.copysign),
+    P.heaviside: ew(jnp.heaviside), P.fmax: ew(jnp.fmax), P.fmin: ew(jnp.fmin),
+    P.real: ew(jnp.real), P.imag: ew(jnp.imag), P.conj: ew(jnp.conj), P.angle: ew(jnp.angle),
+    # scipy.special: jax.scipy.special where it has the function, the host otherwise
+    P.polygamma: lambda site: lambda n, x: jsp.polygamma(
+        cast(n, np.dtype(np.int32)), cast(x, site.out.dtype)), P.digamma: ew(jsp.digamma), P.gammaln: ew(jsp.gammaln),
+    P.gamma: ew(jsp.gamma), P.rgamma: host(P.rgamma), P.gammasgn: ew(jsp.gammasgn),
+    P.gammainc: ew(jsp.gammainc), P.gammaincc: ew(jsp.gammaincc), P.betaln: ew(jsp.betaln),
+    P.beta: ew(jsp.beta), P.betainc: ew(jsp.betainc), P.zeta: ew(jsp.zeta),
+    P.erf: ew(jsp.erf), P.erfc: ew(jsp.erfc), P.erfinv: ew(jsp.erfinv),
+    P.erfcinv: host(P.erfcinv), P.ndtr: ew(jsp.ndtr), P.ndtri: ew(jsp.ndtri),
+    P.log_ndtr: ew(jsp.log_ndtr), P.stdtr: host(P.stdtr), P.expi: ew(jsp.expi),
+    P.exp1: ew(jsp.exp1), P.i0: ew(jsp.i0), P.i0e: ew(jsp.i0e), P.i1: ew(jsp.i1),
+    P.i1e: ew(jsp.i1e), **{p: host(p) for p in (P.j0, P.j1, P.y0, P.y1, P.jv, P.yv, P.yn,
+                                                 P.iv, P.ive)},
+    P.nograd: lambda site, what: lambda x: x,
+    # scans, sorting, gathers and scatters along an axis
+    P.cumsum: _cumulative(jnp.cumsum), P.cumprod: _cumulative(jnp.cumprod),
+    P.cummax: _cumulative(lambda x, axis: lax.cummax(x, axis)),
+    P.cummin: _cumulative(lambda x, axis: lax.cummin(x, axis)),
+    P.sort: lambda site, axis, kind: lambda x: jnp.sort(x, axis, stable=True),
+    P.argsort: lambda site, axis, kind: lambda x: jnp.argsort(x, axis, stable=True),
+    P.argpartition: host(P.argpartition), P.partition: host(P.partition),
+    P.argmax: lambda site, axis: lambda x: jnp.argmax(x, axis),
+    P.argmin: lambda site, axis: lambda x: jnp.argmin(x, axis),
+    P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
+    P.searchsorted: lambda site, side: lambda a, v: jnp.searchsorted(a, v, side),
 }
 
 __all__ = ["LOWERINGS", "cast", "compute_dtype"]

@@ -24,7 +24,11 @@ def torch_dtype(dt: np.dtype) -> torch.dtype:
 
 
 def cast(x: Any, dt: np.dtype) -> Any:
-    return x.to(torch_dtype(np.dtype(dt)))
+    """x as `dt`; complex to real keeps the real part, as NumPy does."""
+    dt = np.dtype(dt)
+    if x.is_complex() and dt.kind != "c":
+        x = torch.real(x)
+    return x.to(torch_dtype(dt))
 
 
 ew = functools.partial(_elementwise, cast=cast)
@@ -158,6 +162,52 @@ def _pinv(a: Any, rcond: float | None, hermitian: bool) -> Any:
     return torch.linalg.pinv(a, rtol=1e-15 if rcond is None else rcond, hermitian=hermitian)
 
 
+def host(prim: P.Primitive) -> Any:
+    """Run the primitive's NumPy implementation on the host, for the few that torch has no
+    function for (scipy.special's Bessel functions of real order, beta functions, ...) or
+    whose NumPy result is implementation-defined (argpartition). On a GPU it costs a round
+    trip through host memory."""
+    def build(site: Site, **params: Any) -> Any:
+        dt, dev = site.out.dtype, site.device
+
+        def run(*xs: Any) -> Any:
+            r = prim.impl(*[x.detach().resolve_conj().cpu().numpy() for x in xs], **params)
+            return torch.as_tensor(np.asarray(r, dt), device=dev)
+        return run
+    return build
+
+
+def _cumulative(fn: Any) -> Any:
+    def build(site: Site, axis: int, reverse: bool = False) -> Any:
+        dt = torch_dtype(site.out.dtype)
+        if reverse:
+            return lambda x: torch.flip(fn(torch.flip(x.to(dt), (axis,)), axis), (axis,))
+        return lambda x: fn(x.to(dt), axis)
+    return build
+
+
+def _take_along(site: Site, axis: int) -> Any:
+    n, out = site.ins[0].shape[axis], site.out.shape
+    xs = out[:axis] + (n,) + out[axis + 1:]
+    return lambda x, idx: torch.take_along_dim(
+        x.expand(xs), torch.where(idx < 0, idx + n, idx).expand(out), axis)
+
+
+def _scatter_add_along(site: Site, axis: int, size: int) -> Any:
+    out = site.out.shape
+    s = out[:axis] + (site.ins[1].shape[axis],) + out[axis + 1:]  # the index region
+    dt = torch_dtype(site.out.dtype)
+
+    def run(g: Any, idx: Any) -> Any:
+        idx = torch.where(idx < 0, idx + size, idx).expand(s)
+        return torch.zeros(out, dtype=dt, device=g.device).scatter_add_(axis, idx, g.expand(s))
+    return run
+
+
+def _imag(x: Any) -> Any:
+    return torch.imag(x) if x.is_complex() else torch.zeros_like(x)  # NumPy: zeros
+
+
 LOWERINGS: Table = {
     # elementwise: the torch function of the same meaning
     P.neg: ew(torch.neg), P.exp: ew(torch.exp), P.log: ew(torch.log), P.log1p: ew(torch.log1p),
@@ -196,11 +246,61 @@ LOWERINGS: Table = {
     P.svd: _packed(lambda a, full_matrices: torch.linalg.svd(a, full_matrices)),
     P.svdvals: _to_out(torch.linalg.svdvals),
     P.qr: _packed(lambda a, complete: torch.linalg.qr(a, "complete" if complete else "reduced")),
+    P.expm: _to_out(torch.linalg.matrix_exp), P.sylvester: host(P.sylvester),
+    # NumPy's other elementwise functions
+    P.tan: ew(torch.tan), P.sinh: ew(torch.sinh), P.cosh: ew(torch.cosh),
+    P.arcsin: ew(torch.asin), P.arccos: ew(torch.acos), P.arctan: ew(torch.atan),
+    P.arcsinh: ew(torch.asinh), P.arccosh: ew(torch.acosh), P.arctanh: ew(torch.atanh),
+    P.log2: ew(torch.log2), P.log10: ew(torch.log10), P.exp2: ew(torch.exp2),
+    P.cbrt: ew(lambda x: torch.sign(x) * torch.abs(x) ** (1 / 3)),  # (torch has no cbrt)
+    P.reciprocal: ew(torch.reciprocal), P.fabs: ew(torch.abs), P.deg2rad: ew(torch.deg2rad),
+    P.rad2deg: ew(torch.rad2deg), P.sinc: ew(torch.sinc), P.nan_to_num: ew(torch.nan_to_num),
+    P.floor: ew(torch.floor), P.ceil: ew(torch.ceil), P.trunc: ew(torch.trunc),
+    P.rint: ew(torch.round), P.fix: ew(torch.trunc), P.round_: ew(torch.round),
+    P.isnan: ew(torch.isnan), P.isinf: ew(torch.isinf), P.isfinite: ew(torch.isfinite),
+    P.signbit: ew(torch.signbit), P.logical_xor: ew(torch.logical_xor),
+    P.floor_divide: ew(torch.floor_divide), P.bitwise_and: ew(torch.bitwise_and),
+    P.bitwise_or: ew(torch.bitwise_or), P.bitwise_xor: ew(torch.bitwise_xor),
+    P.invert: ew(torch.bitwise_not), P.left_shift: ew(torch.bitwise_left_shift),
+    P.right_shift: ew(torch.bitwise_right_shift),
+    P.frexp_exponent: ew(lambda x: torch.frexp(x).exponent), P.nextafter: ew(torch.nextafter),
+    P.spacing: host(P.spacing), P.gcd: ew(torch.gcd), P.lcm: ew(torch.lcm),
+    P.bitwise_count: host(P.bitwise_count), P.logaddexp: ew(torch.logaddexp),
+    P.logaddexp2: ew(torch.logaddexp2), P.arctan2: ew(torch.atan2), P.hypot: ew(torch.hypot),
+    P.remainder: ew(torch.remainder), P.fmod: ew(torch.fmod), P.copysign: ew(torch.copysign),
+    P.heaviside: ew(torch.heaviside), P.fmax: ew(torch.fmax), P.fmin: ew(torch.fmin),
+    P.real: ew(torch.real), P.imag: ew(_imag), P.conj: ew(torch.conj_physical),
+    P.angle: ew(torch.angle),
+    # scipy.special: torch.special where it has the function, the host otherwise
+    P.digamma: ew(torch.special.digamma), P.gammaln: ew(torch.special.gammaln),
+    P.gammainc: ew(torch.special.gammainc), P.gammaincc: ew(torch.special.gammaincc),
+    P.zeta: ew(torch.special.zeta), P.erf: ew(torch.special.erf),
+    P.erfc: ew(torch.special.erfc), P.erfinv: ew(torch.special.erfinv),
+    P.ndtr: ew(torch.special.ndtr), P.ndtri: ew(torch.special.ndtri),
+    P.log_ndtr: ew(torch.special.log_ndtr), P.i0: ew(torch.special.i0),
+    P.i0e: ew(torch.special.i0e), P.i1: ew(torch.special.i1), P.i1e: ew(torch.special.i1e),
+    # (torch.special's bessel_j0/j1/y0/y1 are off by up to 1e-4 relative in float64)
+    **{p: host(p) for p in (P.polygamma, P.gamma, P.rgamma, P.gammasgn, P.betaln, P.beta,
+                            P.betainc, P.erfcinv, P.stdtr, P.expi, P.exp1, P.j0, P.j1, P.y0,
+                            P.y1, P.jv, P.yv, P.yn, P.iv, P.ive)},
+    P.nograd: lambda site, what: lambda x: x,
+    # scans, sorting, gathers and scatters along an axis
+    P.cumsum: _cumulative(torch.cumsum), P.cumprod: _cumulative(torch.cumprod),
+    P.cummax: _cumulative(lambda x, axis: torch.cummax(x, axis).values),
+    P.cummin: _cumulative(lambda x, axis: torch.cummin(x, axis).values),
+    P.sort: lambda site, axis, kind: lambda x: torch.sort(x, dim=axis, stable=True).values,
+    P.argsort: lambda site, axis, kind: lambda x: torch.argsort(x, dim=axis, stable=True),
+    P.argpartition: host(P.argpartition), P.partition: host(P.partition),
+    P.argmax: lambda site, axis: lambda x: torch.argmax(x, axis),
+    P.argmin: lambda site, axis: lambda x: torch.argmin(x, axis),
+    P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
+    P.searchsorted: lambda site, side: lambda a, v: torch.searchsorted(
+        a.contiguous(), v.to(a.dtype), right=side == "right"),
 }
 
 # Ops whose result may share memory with their first operand: an output of the generated code
 # reached from an input through them is copied (callers never get an alias of an argument).
 VIEWS = frozenset({P.getitem, P.reshape, P.transpose, P.relayout, P.broadcast_to,
-                   P.stop_gradient, P.cast, P.einsum})
+                   P.stop_gradient, P.cast, P.einsum, P.real, P.nograd})
 
 __all__ = ["LOWERINGS", "VIEWS", "cast", "torch_dtype"]
