@@ -37,8 +37,10 @@ def _err(grads: np.ndarray, ref: np.ndarray) -> float:
 
 
 def run_seed(name: str, preset: str, repeat: int | None, budget: float,
-             skipped: dict[str, str], engines: list[str] | None = None) -> list[dict[str, Any]]:
-    """Records for one seed: the NumPy forward, vecgrad's gradient and each baseline."""
+             skipped: dict[str, str], engines: list[str] | None = None,
+             devices: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Records for one seed: the NumPy forward, vecgrad's gradient and each baseline.
+    `devices` (the GPU run): library -> device; only the engines marked `gpu` run, there."""
     w = WORKLOADS[name]
     args = w.inputs(preset)
     log(f"{name}: {REFERENCE}")
@@ -56,18 +58,24 @@ def run_seed(name: str, preset: str, repeat: int | None, budget: float,
         if not BL.available(e):
             skipped[e.label] = f"{e.module} is not installed"
             continue
+        if devices is not None and not (e.gpu and devices.get(e.module) is not None):
+            skipped[e.label] = "not in the GPU run" if not e.gpu else \
+                f"no GPU for {e.module}"
+            continue
         log(f"{name}: {e.label}")
-        rec = _run_engine(e, name, args, w.argnums, ref, repeat, budget, skipped)
+        dev = None if devices is None else devices[e.module]
+        rec = _run_engine(e, name, args, w.argnums, ref, repeat, budget, skipped, dev)
         if rec:
             recs.append(rec)
     return recs
 
 
 def _run_engine(e: BL.Engine, name: str, args: tuple, argnums: tuple, ref: np.ndarray,
-                repeat: int | None, budget: float, skipped: dict[str, str]) -> dict | None:
+                repeat: int | None, budget: float, skipped: dict[str, str],
+                device: Any = None) -> dict | None:
     # One engine failing (an API change, say) must not lose the others' numbers.
     try:
-        p = BL.prepare(e, name, args, argnums)
+        p = BL.prepare(e, name, args, argnums, device)
         err = _err(BL.flat(p.to_numpy(p.call())), ref)
         t = trial(p.call, repeat, budget, memory=p.numpy_based)
     except Exception as exc:  # noqa: BLE001
@@ -77,11 +85,14 @@ def _run_engine(e: BL.Engine, name: str, args: tuple, argnums: tuple, ref: np.nd
 
 
 def run(names: list[str], preset: str, repeat: int | None, budget: float = 1.0,
-        engines: list[str] | None = None) -> tuple[list[dict], dict[str, str]]:
+        engines: list[str] | None = None, devices: dict[str, Any] | None = None
+        ) -> tuple[list[dict], dict[str, str]]:
     """All records for the seeds `names`, and the engines skipped (label -> why).
-    `engines`: keep only the baselines whose label contains one of these terms."""
+    `engines`: keep only the baselines whose label contains one of these terms; `devices`:
+    see run_seed."""
     skipped: dict[str, str] = {}
-    recs = [r for n in names for r in run_seed(n, preset, repeat, budget, skipped, engines)]
+    recs = [r for n in names for r in run_seed(n, preset, repeat, budget, skipped, engines,
+                                              devices)]
     ref = {r["seed"]: r["min"] for r in recs if r["engine"] == REFERENCE}
     for r in recs:
         r["ratio"] = r["min"] / ref[r["seed"]]
@@ -125,6 +136,26 @@ def _ratio(r: dict | None) -> str:
     return f"{r['ratio']:,.1f}x" + ("*" if r["capped"] else "")
 
 
+# vecgrad's backends against the same library's gradient of hand-vectorized code
+SAME_LIBRARY = [("vecgrad jax backend, loop", "jax jit(grad), vectorized"),
+                ("vecgrad torch backend, loop", "torch eager, vectorized")]
+
+
+def backend_table(recs: list[dict], names: list[str]) -> str | None:
+    """Each vecgrad backend's gradient time over its library's gradient of the hand-vectorized
+    code (min / min, same run), or None when neither pair ran."""
+    by = {(r["engine"], r["seed"]): r for r in recs}
+    rows = [[f"{ours} / {theirs}"] + [f"{by[(ours, n)]['min'] / by[(theirs, n)]['min']:.2f}x"
+                                      if (ours, n) in by and (theirs, n) in by else "-"
+                                      for n in names]
+            for ours, theirs in SAME_LIBRARY
+            if any((ours, n) in by and (theirs, n) in by for n in names)]
+    if not rows:
+        return None
+    return table(["vecgrad backend / same library, vectorized"] +
+                 [f"seed {n}" for n in names], rows)
+
+
 def notes(recs: list[dict], skipped: dict[str, str], cap_s: float = 1.0) -> list[str]:
     """Compile times (JAX), capped measurements and skipped engines, one line each."""
     out = [f"compile of {r['engine']} on {r['seed']}: {fmt_time(r['compile_s'])} "
@@ -144,5 +175,9 @@ def report(recs: list[dict], skipped: dict[str, str], names: list[str],
     parts = [f"Gradient, seed {n}: {describe(n)}\n" + seed_table(recs, n) for n in names]
     parts.append("Gradient time in multiples of the hand-vectorized NumPy forward (min / min)\n"
                  + ratio_table(recs, names))
+    same = backend_table(recs, names)
+    if same:
+        parts.append("vecgrad's JAX and torch backends against the same library's gradient of "
+                     "hand-vectorized code (min / min)\n" + same)
     parts.append("\n".join(notes(recs, skipped)) or "no notes")
     return "\n\n".join(parts)

@@ -10,8 +10,15 @@ gradient call by stage; equation counts; and the ratio gradient / NumPy forward 
 It also reports the cache-hit overhead of a transformed function on a tiny input.
 
 With --baselines it also times, on the same inputs, PyTorch eager (loop style and vectorized),
-jax.jit(jax.grad) (vectorized) and HIPS autograd (loop style), wherever installed (see
-bench/compare.py); --plot draws their gradient cost as a bar chart (needs matplotlib).
+jax.jit(jax.grad) (vectorized), HIPS autograd (loop style) and vecgrad's JAX and torch
+backends (loop style), wherever installed (see bench/compare.py); --plot draws their gradient
+cost as a bar chart (needs matplotlib).
+
+The GPU run, `--device gpu`, runs the JAX and torch engines (jax.jit(grad) and torch eager of
+the hand-vectorized code, vecgrad's two backends on the loop-style code) on the first GPU of
+each library, and with `--patterns small|default` the patterns suite on both backends
+(bench/on_backends.py). Without a GPU it says so and exits cleanly; `--device cpu --patterns
+small` runs the same patterns path on the CPU.
 """
 from __future__ import annotations
 
@@ -59,6 +66,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="also time PyTorch eager, jax.jit(grad) and HIPS autograd where installed")
     p.add_argument("--plot", metavar="PNG", help="with --baselines: bar chart of gradient cost "
                    "per engine (needs matplotlib: pip install 'vecgrad[bench]')")
+    p.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
+                   help="'gpu': the GPU run (JAX and torch engines only; skipped cleanly "
+                        "without a GPU)")
+    p.add_argument("--patterns", choices=["none", "small", "default"], default="none",
+                   help="also run the patterns suite on vecgrad's JAX and torch backends, on "
+                        "--device (at these sizes)")
     args = p.parse_args(argv)
     args.only = [s.strip() for s in args.only.split(",") if s.strip()]
     args.engines = [t.strip() for t in args.engines.split(",")] if args.engines else None
@@ -170,9 +183,62 @@ def run_baselines(args: argparse.Namespace) -> dict[str, Any]:
     return {"baselines": recs, "skipped": skipped, "engines": versions()}
 
 
+def gpu_devices() -> tuple[dict[str, Any], list[str]]:
+    """The first GPU of jax and of torch (None where there is none), and why not."""
+    out: dict[str, Any] = {"jax": None, "torch": None}
+    why = []
+    try:
+        import jax
+        out["jax"] = jax.devices("gpu")[0]
+    except ImportError:
+        why.append("jax is not installed")
+    except RuntimeError as e:
+        why.append(f"jax: {str(e).splitlines()[0]}")
+    try:
+        import torch
+        if torch.cuda.is_available():
+            out["torch"] = torch.device("cuda", 0)
+        else:
+            why.append("torch: CUDA is not available")
+    except ImportError:
+        why.append("torch is not installed")
+    return out, why
+
+
+def run_devices(args: argparse.Namespace) -> int:
+    """The GPU run (or, with --device cpu, the patterns on the backends on the CPU)."""
+    if args.device == "gpu":
+        devices, why = gpu_devices()
+        if not any(devices.values()):
+            print(f"GPU run skipped: no GPU found ({'; '.join(why)})")
+            return 0
+        print(f"GPU run: {', '.join(f'{k} on {v}' for k, v in devices.items() if v)}"
+              + (f" ({'; '.join(why)})" if why else ""), flush=True)
+        recs, skipped = compare.run(args.only, args.sizes, args.repeat, engines=args.engines,
+                                    devices=devices)
+        print(f"\nSeeds ({versions()})\n")
+        print(compare.report(recs, skipped, args.only, lambda n: describe(n, args.sizes)))
+    else:
+        import importlib.util
+        devices = {}
+        if importlib.util.find_spec("jax"):
+            import jax
+            devices["jax"] = jax.devices("cpu")[0]
+        if importlib.util.find_spec("torch"):
+            devices["torch"] = "cpu"
+    if args.patterns != "none":
+        import on_backends
+        precs = on_backends.run(devices, args.patterns, args.repeat)
+        print(f"\nPatterns on vecgrad's backends ({args.patterns} sizes, {args.device})\n")
+        print(on_backends.report(precs))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print the report (and write JSON if asked). Returns an exit code."""
     args = parse_args(argv)
+    if args.device == "gpu" or args.patterns != "none":
+        return run_devices(args)
     recs = run_vecgrad(args)
     overhead = cache_hit_overhead(args.repeat)
     print(report(recs, overhead, args), flush=True)

@@ -101,8 +101,9 @@ def test_bench_plot_needs_baselines():
 
 # ------------------------------------------------------------------ bench --baselines
 
-ENGINES = {"torch": ["torch eager, loop", "torch eager, vectorized"],
-           "jax": ["jax jit(grad), vectorized"], "autograd": ["autograd, loop"]}
+ENGINES = {"torch": ["torch eager, loop", "torch eager, vectorized", "vecgrad torch backend, loop"],
+           "jax": ["jax jit(grad), vectorized", "vecgrad jax backend, loop"],
+           "autograd": ["autograd, loop"]}
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +146,34 @@ def test_baseline_engine_agrees_with_vecgrad(baselines, module):
     if module == "jax":
         assert all(by[s, ENGINES["jax"][0]]["compile_s"] > 0 for s in ["000", "002"])
         assert "compile of jax jit(grad), vectorized on 000" in p.stdout
+        assert "vecgrad jax backend, loop / jax jit(grad), vectorized" in p.stdout
+
+
+def test_gpu_run_skips_cleanly_without_a_gpu():
+    p = run("bench", "--device", "gpu", "--sizes", "small", "--only", "000", "--repeat", "2")
+    assert p.returncode == 0, p.stderr
+    if "GPU run skipped: no GPU found" not in p.stdout:  # (a machine with a GPU)
+        assert "GPU run: " in p.stdout and "Gradient, seed 000" in p.stdout
+
+
+def test_patterns_on_the_backends(x64):
+    """The patterns path of the GPU run, on the CPU: gradients equal the NumPy backend's."""
+    import importlib.util
+    import sys
+    sys.path.insert(0, str(ROOT / "bench"))
+    import on_backends
+    devices = {m: "cpu" for m in ("jax", "torch") if importlib.util.find_spec(m)}
+    if not devices:
+        pytest.skip("neither jax nor torch is installed")
+    if "jax" in devices:
+        import jax
+        devices["jax"] = jax.devices("cpu")[0]
+    recs = on_backends.run(devices, "small", repeat=2, names=["attention_rows"])
+    assert [r["backend"] for r in recs] == list(devices)
+    for r in recs:
+        assert "failed" not in r, r
+        assert r["grad_err"] < 1e-12 and r["reference"] is not None and r["grad"].min > 0
+    assert "attention_rows" in on_backends.report(recs)
 
 
 def test_baselines_plot_is_a_png(baselines):

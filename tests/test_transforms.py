@@ -311,7 +311,7 @@ def test_vjp_compiles_once_and_runs_the_backward_only_in_vjp_fn():
         np.testing.assert_allclose(gx, d @ W.T, rtol=1e-12)
         np.testing.assert_allclose(gw, (A + k).T @ d, rtol=1e-12)
     assert len(traces) == 1
-    e, _ = api._build(api.fun_cache(f), (("vjp", False),), (A, W), {}, None)
+    e, _ = api._build(api.fun_cache(f), (("vjp", False), "numpy"), (A, W), {}, None)
     fwd, bwd = e.stages["forward"], e.stages["backward"]
     assert not any(q.prim is P.einsum and q.out.aval.shape == A.shape for q in fwd.eqns)
     assert all(v not in {q.out for q in fwd.eqns} for v in bwd.inputs[len(bwd.inputs) - 1:])

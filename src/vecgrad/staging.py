@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from . import passes
+from . import backends, passes
 from .autodiff import jvp_graph, split_graph, vjp_graph
-from . import backends
 from .backends import Compiled
 from .config import settings
 from .errors import (

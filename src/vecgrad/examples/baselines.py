@@ -9,6 +9,11 @@ the way a user of that engine would write it:
 - `jax.jit(jax.grad(...))`, vectorized: the kernel `jax.vmap`-ed where that is natural.
 - HIPS autograd, loop style: autograd cannot differentiate in-place writes, so seed000 builds
   nested lists and stacks them instead of writing into a buffer.
+- vecgrad's JAX and torch backends, loop style: the natural-style seeds of `seeds.py`, with
+  `vg.grad(..., backend="jax" | "torch")`, on JAX arrays / tensors placed like the engine's.
+
+`prepare(..., device=...)` places the inputs on a device (a `jax.Device` for the JAX engines,
+a torch device for the torch ones; the engines marked `gpu` run there, for the GPU run).
 
 An engine is usable when its package imports; `available(engine)` says so.
 """
@@ -213,7 +218,8 @@ class Engine:
     style: str
     module: str
     programs: dict[str, Callable[..., Any]]
-    prepare: Callable[[Callable, tuple, tuple[int, ...]], Prepared]
+    prepare: Callable[..., Prepared]  # (loss, args, argnums, device) -> Prepared
+    gpu: bool = False  # runs on a GPU in the GPU run
 
     @property
     def label(self) -> str:
@@ -225,10 +231,12 @@ def available(engine: Engine) -> bool:
     return importlib.util.find_spec(engine.module) is not None
 
 
-def prepare(engine: Engine, seed: str, args: tuple, argnums: tuple[int, ...]) -> Prepared:
-    """The engine's gradient of seed `seed` w.r.t. `args[argnums]`, ready to time."""
+def prepare(engine: Engine, seed: str, args: tuple, argnums: tuple[int, ...],
+            device: Any = None) -> Prepared:
+    """The engine's gradient of seed `seed` w.r.t. `args[argnums]`, ready to time (inputs on
+    `device`: None is the library's default)."""
     _load()
-    return engine.prepare(engine.programs[seed], args, argnums)
+    return engine.prepare(engine.programs[seed], args, argnums, device)
 
 
 def _leaves(tree: Any) -> list:
@@ -249,21 +257,31 @@ each parallel region stalled for tens of ms whenever another process held a core
 44 ms instead of 67 us per call); one thread is stable, like NumPy on these small arrays."""
 
 
-def _torch_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...]) -> Prepared:
+def _sync(device: Any) -> None:
+    """Wait for a CUDA device (torch returns before its kernels finish)."""
+    if device is not None and torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def _torch_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...],
+                   device: Any = None) -> Prepared:
     torch.set_num_threads(TORCH_THREADS)
-    targs = [_map(lambda x, i=i: torch.tensor(x, requires_grad=i in argnums), a)
+    targs = [_map(lambda x, i=i: torch.tensor(x, requires_grad=i in argnums, device=device), a)
              for i, a in enumerate(args)]
     wrt = [x for i in argnums for x in _leaves(targs[i])]
 
     def call() -> Any:
-        return torch.autograd.grad(loss(*targs), wrt)
-    return Prepared(call, lambda gs: [g.detach().numpy() for g in gs], None, False)
+        gs = torch.autograd.grad(loss(*targs), wrt)
+        _sync(device)
+        return gs
+    return Prepared(call, lambda gs: [g.detach().cpu().numpy() for g in gs], None, False)
 
 
-def _jax_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...]) -> Prepared:
+def _jax_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...],
+                 device: Any = None) -> Prepared:
     # x64 so that seed002's float64 inputs stay float64, as in every other engine.
     jax.config.update("jax_enable_x64", True)
-    jargs = jax.device_put(args)
+    jargs = jax.device_put(args, device)
     t0 = time.perf_counter()
     compiled = jax.jit(jax.grad(loss, argnums)).lower(*jargs).compile()
     compile_s = time.perf_counter() - t0
@@ -273,7 +291,34 @@ def _jax_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...]) -> Prepa
     return Prepared(call, lambda gs: [np.asarray(g) for g in _leaves(gs)], compile_s, False)
 
 
-def _autograd_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...]) -> Prepared:
+def _vecgrad_prepare(backend: str) -> Callable[..., Prepared]:
+    """vecgrad's gradient on a backend, its inputs in that library's arrays (compile, the
+    first call, timed separately)."""
+    def prep(loss: Callable, args: tuple, argnums: tuple[int, ...],
+             device: Any = None) -> Prepared:
+        import vecgrad as vg
+        if backend == "jax":
+            jax.config.update("jax_enable_x64", True)
+            xs, done = jax.device_put(args, device), jax.block_until_ready
+        else:
+            torch.set_num_threads(TORCH_THREADS)
+            xs = _map(lambda x: torch.from_numpy(np.array(x)).to(device), args)
+
+            def done(gs: Any) -> Any:
+                _sync(device)
+                return gs
+        g = vg.grad(loss, argnums=argnums, backend=backend)
+        t0 = time.perf_counter()
+        done(g(*xs))
+        compile_s = time.perf_counter() - t0
+        to_np = np.asarray if backend == "jax" else lambda t: t.detach().cpu().numpy()
+        return Prepared(lambda: done(g(*xs)), lambda gs: [to_np(x) for x in _leaves(gs)],
+                        compile_s, False)
+    return prep
+
+
+def _autograd_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...],
+                      device: Any = None) -> Prepared:
     import autograd
 
     def packed(wrt: tuple) -> Any:
@@ -286,14 +331,24 @@ def _autograd_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...]) -> 
     return Prepared(lambda: g(wrt), lambda gs: [np.asarray(x) for x in _leaves(gs)], None, True)
 
 
+def _natural() -> dict[str, Callable]:
+    from . import seeds as S
+    return {"000": S.seed000_loss, "001": S.seed001_loss, "002": S.mapall}
+
+
 ENGINES: list[Engine] = [
     Engine("torch eager", "loop", "torch",
            {"000": t_seed000_loop, "001": t_seed001_loop, "002": t_seed002_loop},
            _torch_prepare),
     Engine("torch eager", "vectorized", "torch",
-           {"000": t_seed000_vec, "001": t_seed001_vec, "002": t_seed002_vec}, _torch_prepare),
+           {"000": t_seed000_vec, "001": t_seed001_vec, "002": t_seed002_vec}, _torch_prepare,
+           gpu=True),
     Engine("jax jit(grad)", "vectorized", "jax",
-           {"000": j_seed000_vec, "001": j_seed001_vec, "002": j_seed002_vec}, _jax_prepare),
+           {"000": j_seed000_vec, "001": j_seed001_vec, "002": j_seed002_vec}, _jax_prepare,
+           gpu=True),
+    Engine("vecgrad jax backend", "loop", "jax", _natural(), _vecgrad_prepare("jax"), gpu=True),
+    Engine("vecgrad torch backend", "loop", "torch", _natural(), _vecgrad_prepare("torch"),
+           gpu=True),
     Engine("autograd", "loop", "autograd",
            {"000": ag_seed000_loop, "001": ag_seed001_loop, "002": ag_seed002_loop},
            _autograd_prepare),

@@ -11,7 +11,6 @@ inside a float32 program become 32-bit, as everywhere in JAX without x64.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -21,22 +20,10 @@ from ...errors import VecgradError
 from ...ir import Graph
 from ...pytree import register_leaf
 from .. import Backend, Compiled
-from ..lowering import Site, generate, link
-from .lowering import LOWERINGS
+from ..lowering import generate, link
+from .lowering import LOWERINGS, exact, trace_fn
 
 register_leaf(jax.Array, lambda x: (tuple(x.shape), np.dtype(x.dtype)))
-
-
-def _exact(fn: Callable, site: Site) -> Callable:
-    """Check each lowered op's result shape and give it NumPy's dtype (in JAX's canonical
-    form: without x64, float64 is float32). Runs while jax.jit traces, so it costs nothing."""
-    def run(*xs: Any) -> Any:
-        r = fn(*xs)
-        dt = jax.dtypes.canonicalize_dtype(site.out.dtype)  # as x64 is while tracing
-        if r.shape != site.out.shape:
-            raise AssertionError(f"JAX lowering gave shape {r.shape}, expected {site.out}")
-        return r if r.dtype == dt else r.astype(dt)
-    return run
 
 
 class X64Error(VecgradError, TypeError):
@@ -59,16 +46,10 @@ def _need_x64(wide: list[str]) -> None:
             "JAX_ENABLE_X64=1), or pass float32 arrays")
 
 
-def trace_fn(g: Graph, name: str) -> Callable[..., tuple]:
-    """The graph as a Python function of JAX arrays (to be traced by jax.jit or by a user's
-    transformation)."""
-    return link(generate(g, name), LOWERINGS, const=lambda v: v, wrap=_exact)
-
-
 def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     """`jax.jit` of the lowered graph."""
     prog = generate(g, name)
-    jitted = jax.jit(link(prog, LOWERINGS, const=lambda v: v, wrap=_exact))
+    jitted = jax.jit(link(prog, LOWERINGS, const=lambda v: v, wrap=exact))
     scalar_ins = [i for i, v in enumerate(g.inputs) if v.aval.ndim == 0]
     dtypes = [v.aval.dtype for v in g.inputs]
 
@@ -87,6 +68,8 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     return Compiled(fn, prog.source, g, native=jitted)
 
 
-BACKEND = Backend("jax", compile_graph, (), np.asarray, LOWERINGS)
+# Lowering strips the AD-only markers; NumPy's measured relayout and addmm fusion do not
+# apply (XLA lays out and fuses itself).
+BACKEND = Backend("jax", compile_graph, ("strip",), np.asarray, LOWERINGS)
 
 __all__ = ["BACKEND", "LOWERINGS", "X64Error", "compile_graph", "trace_fn"]

@@ -13,7 +13,9 @@ import numpy as np
 from jax import lax
 
 from ... import primitives as P
-from ..lowering import Site, Table, compute_dtype, plain
+from ...custom import custom_vjp_call
+from ...ir import Graph
+from ..lowering import Site, Table, compute_dtype, generate, link, plain
 from ..lowering import elementwise as _elementwise
 from ..lowering import reduction as _reduction
 
@@ -126,6 +128,56 @@ def host(prim: P.Primitive) -> Any:
     return build
 
 
+def exact(fn: Any, site: Site) -> Any:
+    """Check each lowered op's result shape and give it NumPy's dtype (in JAX's canonical
+    form: without x64, float64 is float32). Runs while jax.jit traces, so it costs nothing."""
+    def run(*xs: Any) -> Any:
+        r = fn(*xs)
+        if r.shape != site.out.shape:
+            raise AssertionError(f"JAX lowering gave shape {r.shape}, expected {site.out}")
+        dt = jax.dtypes.canonicalize_dtype(site.out.dtype)  # as x64 is while tracing
+        return r if r.dtype == dt else cast(r, dt)
+    return run
+
+
+def trace_fn(g: Graph, name: str) -> Any:
+    """The graph as a Python function of JAX arrays (to be traced by jax.jit, lax.scan or a
+    user's transformation)."""
+    return link(generate(g, name), LOWERINGS, const=lambda v: v, wrap=exact)
+
+
+def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int) -> Any:
+    """lax.scan over the lowered step; the result packed flat, as primitives/loop.py does."""
+    step, nc, nx = trace_fn(body, "loop_body"), n_carry, n_xs
+    dt = site.out.dtype
+
+    def run(*args: Any) -> Any:
+        consts = args[nc + nx:]
+
+        def f(c: tuple, x: tuple) -> tuple:
+            res = step(*c, *x, *consts)
+            return tuple(res[:nc]), tuple(res[nc:])
+        c, ys = lax.scan(f, tuple(args[:nc]), tuple(args[nc:nc + nx]), length=length)
+        return jnp.concatenate([cast(jnp.ravel(v), dt) for v in (*c, *ys)])
+    return run
+
+
+def _affine_scan(site: Site) -> Any:
+    """c[t] = a[t] c[t-1] + b[t] as an associative scan of the steps' composition."""
+    out, dt = site.out.shape, site.out.dtype
+
+    def steps(x: Any) -> Any:  # (steps, *row) broadcast to the output's shape
+        x = cast(x, dt)
+        return jnp.broadcast_to(x.reshape(x.shape[:1] + (1,) * (len(out) - x.ndim) +
+                                          x.shape[1:]), out)
+
+    def run(init: Any, a: Any, b: Any) -> Any:
+        a, b = steps(a), steps(b)
+        b = b.at[0].add(a[0] * cast(init, dt))
+        return lax.associative_scan(lambda l, r: (r[0] * l[0], r[0] * l[1] + r[1]), (a, b))[1]
+    return run
+
+
 def _cumulative(fn: Any) -> Any:
     def build(site: Site, axis: int, reverse: bool = False) -> Any:
         dt = site.out.dtype
@@ -136,8 +188,7 @@ def _cumulative(fn: Any) -> Any:
 
 
 def _take_along(site: Site, axis: int) -> Any:
-    x_av, i_av = site.ins
-    n, out = x_av.shape[axis], site.out.shape
+    n, out = site.ins[0].shape[axis], site.out.shape
 
     def run(x: Any, idx: Any) -> Any:
         idx = jnp.broadcast_to(jnp.where(idx < 0, idx + n, idx), out)
@@ -147,9 +198,8 @@ def _take_along(site: Site, axis: int) -> Any:
 
 
 def _scatter_add_along(site: Site, axis: int, size: int) -> Any:
-    g_av, i_av = site.ins
     out = site.out.shape
-    s = out[:axis] + (i_av.shape[axis],) + out[axis + 1:]  # the shape of the index region
+    s = out[:axis] + (site.ins[1].shape[axis],) + out[axis + 1:]  # the index region
 
     def run(g: Any, idx: Any) -> Any:
         idx = jnp.broadcast_to(jnp.where(idx < 0, idx + size, idx), s)
@@ -248,6 +298,14 @@ LOWERINGS: Table = {
     P.argmin: lambda site, axis: lambda x: jnp.argmin(x, axis),
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
     P.searchsorted: lambda site, side: lambda a, v: jnp.searchsorted(a, v, side),
+    # Fourier transforms, recurrences, and the marker that lowering strips
+    P.fft: _to_out(lambda x, axes, inverse, norm: (jnp.fft.ifftn if inverse else jnp.fft.fftn)(
+        x, axes=axes, norm=norm)),
+    P.rfft: lambda site, axes, norm: lambda x: jnp.fft.rfftn(x, axes=axes, norm=norm),
+    P.irfft: lambda site, axes, n, norm: lambda x: jnp.fft.irfftn(
+        x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm),
+    P.affine_scan: _affine_scan, P.loop: _loop,
+    custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
 }
 
 __all__ = ["LOWERINGS", "cast", "compute_dtype"]

@@ -16,8 +16,8 @@ import torch
 from ...ir import Graph
 from ...pytree import register_leaf
 from .. import Backend, Compiled
-from ..lowering import Program, generate, link
-from .lowering import LOWERINGS, VIEWS, torch_dtype
+from ..lowering import Program, generate
+from .lowering import LOWERINGS, VIEWS, link_for, torch_dtype
 
 _NUMPY_DTYPE = {torch_dtype(np.dtype(c)): np.dtype(c) for c in "?bhilqBefdFD"}
 
@@ -55,8 +55,7 @@ def linker(prog: Program) -> Callable[[torch.device], Callable[..., tuple]]:
     def get(dev: torch.device) -> Callable[..., tuple]:
         fn = cache.get(dev)
         if fn is None:
-            fn = cache[dev] = link(prog, LOWERINGS, device=dev, copy=torch.clone,
-                                   const=lambda v: torch.as_tensor(np.array(v), device=dev))
+            fn = cache[dev] = link_for(prog, dev)
         return fn
     return get
 
@@ -74,7 +73,9 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     return Compiled(call, prog.source, g)
 
 
-BACKEND = Backend("torch", compile_graph, (), to_numpy, LOWERINGS)
+# Lowering strips the AD-only markers; NumPy's measured relayout and addmm fusion do not
+# apply.
+BACKEND = Backend("torch", compile_graph, ("strip",), to_numpy, LOWERINGS)
 
 __all__ = ["BACKEND", "LOWERINGS", "compile_graph", "linker", "numpy_dtype", "to_numpy",
            "to_tensor"]

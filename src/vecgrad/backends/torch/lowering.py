@@ -12,7 +12,9 @@ import numpy as np
 import torch
 
 from ... import primitives as P
-from ..lowering import Site, Table, plain
+from ...custom import custom_vjp_call
+from ...ir import Graph
+from ..lowering import Program, Site, Table, generate, link, plain
 from ..lowering import elementwise as _elementwise
 from ..lowering import reduction as _reduction
 
@@ -74,7 +76,7 @@ def _simple(idx: tuple) -> bool:
 def _positions(site: Site, idx: tuple) -> Any:
     shape = site.ins[0].shape
     flat = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)[P.to_key(idx)]
-    return torch.as_tensor(np.ascontiguousarray(flat), device=site.device)
+    return torch.as_tensor(np.array(flat), device=site.device)
 
 
 def _getitem(site: Site, idx: tuple) -> Any:
@@ -204,6 +206,58 @@ def _scatter_add_along(site: Site, axis: int, size: int) -> Any:
     return run
 
 
+def link_for(prog: Program, device: Any) -> Any:
+    """The program as a Python function of tensors on `device` (constants placed there)."""
+    return link(prog, LOWERINGS, device=device, copy=torch.clone,
+                const=lambda v: torch.as_tensor(np.array(v), device=device))
+
+
+def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int) -> Any:
+    """The step, lowered, run `length` times; the result packed flat as primitives/loop.py
+    does."""
+    step, nc, nx = link_for(generate(body, "loop_body", VIEWS), site.device), n_carry, n_xs
+    dt = torch_dtype(site.out.dtype)
+    y_shapes = [o.aval.shape for o in body.outputs[nc:]]
+
+    def run(*args: Any) -> Any:
+        carry, xs, consts = list(args[:nc]), args[nc:nc + nx], args[nc + nx:]
+        ys: list[list] = [[] for _ in y_shapes]
+        for t in range(length):
+            res = step(*carry, *[x[t] for x in xs], *consts)
+            carry = list(res[:nc])
+            for y, v in zip(ys, res[nc:]):
+                y.append(v)
+        stacked = [torch.stack(y) if y else torch.empty((0,) + s, device=site.device)
+                   for y, s in zip(ys, y_shapes)]
+        return torch.cat([v.reshape(-1).to(dt) for v in carry + stacked])
+    return run
+
+
+def _affine_scan(site: Site) -> Any:
+    """c[t] = a[t] c[t-1] + b[t] by doubling (Hillis-Steele): log2(T) whole-array steps,
+    each composing every step with the one d before it."""
+    out, dt = site.out.shape, torch_dtype(site.out.dtype)
+
+    def steps(x: Any) -> Any:  # (steps, *row) broadcast to the output's shape
+        x = x.to(dt)
+        return x.reshape(x.shape[:1] + (1,) * (len(out) - x.ndim) + x.shape[1:]).expand(out)
+
+    def run(init: Any, a: Any, b: Any) -> Any:
+        a, b = steps(a), steps(b).clone()
+        b[0] += a[0] * init.to(dt)
+        d = 1
+        while d < out[0]:
+            b = torch.cat([b[:d], a[d:] * b[:-d] + b[d:]])
+            a = torch.cat([a[:d], a[d:] * a[:-d]])
+            d *= 2
+        return b
+    return run
+
+
+def _fft(x: Any, axes: tuple, inverse: bool, norm: Any) -> Any:
+    return (torch.fft.ifftn if inverse else torch.fft.fftn)(x, dim=axes, norm=norm)
+
+
 def _imag(x: Any) -> Any:
     return torch.imag(x) if x.is_complex() else torch.zeros_like(x)  # NumPy: zeros
 
@@ -296,11 +350,18 @@ LOWERINGS: Table = {
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
     P.searchsorted: lambda site, side: lambda a, v: torch.searchsorted(
         a.contiguous(), v.to(a.dtype), right=side == "right"),
+    # Fourier transforms, recurrences, and the marker that lowering strips
+    P.fft: _to_out(_fft),
+    P.rfft: lambda site, axes, norm: lambda x: torch.fft.rfftn(x, dim=axes, norm=norm),
+    P.irfft: lambda site, axes, n, norm: lambda x: torch.fft.irfftn(
+        x, s=[x.shape[a] for a in axes[:-1]] + [n], dim=axes, norm=norm),
+    P.affine_scan: _affine_scan, P.loop: _loop,
+    custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
 }
 
 # Ops whose result may share memory with their first operand: an output of the generated code
 # reached from an input through them is copied (callers never get an alias of an argument).
 VIEWS = frozenset({P.getitem, P.reshape, P.transpose, P.relayout, P.broadcast_to,
-                   P.stop_gradient, P.cast, P.einsum, P.real, P.nograd})
+                   P.stop_gradient, P.cast, P.einsum, P.real, P.nograd, custom_vjp_call})
 
 __all__ = ["LOWERINGS", "VIEWS", "cast", "torch_dtype"]
