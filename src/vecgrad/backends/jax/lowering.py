@@ -146,8 +146,10 @@ def trace_fn(g: Graph, name: str) -> Any:
     return link(generate(g, name), LOWERINGS, const=lambda v: v, wrap=exact)
 
 
-def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int) -> Any:
-    """lax.scan over the lowered step; the result packed flat, as primitives/loop.py does."""
+def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int,
+          reverse: bool = False) -> Any:
+    """lax.scan over the lowered step (from the last step when `reverse`, the ys in step
+    order, as lax.scan's reverse); the result packed flat, as primitives/loop.py does."""
     step, nc, nx = trace_fn(body, "loop_body"), n_carry, n_xs
     dt = site.out.dtype
 
@@ -157,7 +159,8 @@ def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int) -> Any:
         def f(c: tuple, x: tuple) -> tuple:
             res = step(*c, *x, *consts)
             return tuple(res[:nc]), tuple(res[nc:])
-        c, ys = lax.scan(f, tuple(args[:nc]), tuple(args[nc:nc + nx]), length=length)
+        c, ys = lax.scan(f, tuple(args[:nc]), tuple(args[nc:nc + nx]), length=length,
+                         reverse=reverse)
         return jnp.concatenate([cast(jnp.ravel(v), dt) for v in (*c, *ys)])
     return run
 
@@ -253,6 +256,7 @@ LOWERINGS: Table = {
     P.svdvals: _linalg(lambda a: jnp.linalg.svd(a, compute_uv=False)),
     P.qr: _packed(lambda a, complete: jnp.linalg.qr(a, "complete" if complete else "reduced")),
     P.expm: _linalg(jsl.expm), P.sylvester: _linalg(jsl.solve_sylvester),
+    P.eig: host(P.eig),  # (jnp.linalg.eig runs on CPUs only)
     # NumPy's other elementwise functions
     P.tan: ew(jnp.tan), P.sinh: ew(jnp.sinh), P.cosh: ew(jnp.cosh), P.arcsin: ew(jnp.arcsin),
     P.arccos: ew(jnp.arccos), P.arctan: ew(jnp.arctan), P.arcsinh: ew(jnp.arcsinh),

@@ -212,9 +212,10 @@ def link_for(prog: Program, device: Any) -> Any:
                 const=lambda v: torch.as_tensor(np.array(v), device=device))
 
 
-def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int) -> Any:
-    """The step, lowered, run `length` times; the result packed flat as primitives/loop.py
-    does."""
+def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int,
+          reverse: bool = False) -> Any:
+    """The step, lowered, run `length` times (from the last when `reverse`; the ys in step
+    order); the result packed flat as primitives/loop.py does."""
     step, nc, nx = link_for(generate(body, "loop_body", VIEWS), site.device), n_carry, n_xs
     dt = torch_dtype(site.out.dtype)
     y_shapes = [o.aval.shape for o in body.outputs[nc:]]
@@ -222,11 +223,13 @@ def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int) -> Any:
     def run(*args: Any) -> Any:
         carry, xs, consts = list(args[:nc]), args[nc:nc + nx], args[nc + nx:]
         ys: list[list] = [[] for _ in y_shapes]
-        for t in range(length):
+        for t in range(length - 1, -1, -1) if reverse else range(length):
             res = step(*carry, *[x[t] for x in xs], *consts)
             carry = list(res[:nc])
             for y, v in zip(ys, res[nc:]):
                 y.append(v)
+        if reverse:
+            ys = [y[::-1] for y in ys]
         stacked = [torch.stack(y) if y else torch.empty((0,) + s, device=site.device)
                    for y, s in zip(ys, y_shapes)]
         return torch.cat([v.reshape(-1).to(dt) for v in carry + stacked])
@@ -301,6 +304,7 @@ LOWERINGS: Table = {
     P.svdvals: _to_out(torch.linalg.svdvals),
     P.qr: _packed(lambda a, complete: torch.linalg.qr(a, "complete" if complete else "reduced")),
     P.expm: _to_out(torch.linalg.matrix_exp), P.sylvester: host(P.sylvester),
+    P.eig: host(P.eig),  # (torch orders the eigenvalues differently from NumPy)
     # NumPy's other elementwise functions
     P.tan: ew(torch.tan), P.sinh: ew(torch.sinh), P.cosh: ew(torch.cosh),
     P.arcsin: ew(torch.asin), P.arccos: ew(torch.acos), P.arctan: ew(torch.atan),
