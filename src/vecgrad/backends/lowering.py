@@ -20,8 +20,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .. import primitives as P
 from ..ir import Atom, Aval, Const, Graph, Var
 from ..primitives import REGISTRY, Primitive
+from .numpy_backend import _last_uses
 
 
 class Site(NamedTuple):
@@ -88,6 +90,37 @@ def reduction(fn: Callable, cast: Callable, axis_kw: str = "axis") -> Builder:
     return build
 
 
+def to_out(fn: Callable, cast: Callable) -> Builder:
+    """An op whose operands are all cast to the result dtype first (contractions, linalg,
+    concatenation: NumPy computes them in the promoted dtype)."""
+    def build(site: Site, **params: Any) -> Callable:
+        dt = site.out.dtype
+        f = (lambda *xs: fn(*xs, **params)) if params else fn
+        which = [a.dtype != dt for a in site.ins]
+        if not any(which):
+            return f
+        return lambda *xs: f(*[cast(x, dt) if w else x for x, w in zip(xs, which)])
+    return build
+
+
+def contractions(einsum: Callable, sqrt: Callable, sum_keep: Callable,
+                 cast: Callable) -> Table:
+    """The contraction family (einsum, norm, muladd, softmax_vjp) from a library's
+    `einsum(spec, *xs)`, `sqrt` and `sum_keep(x, axis)` (a sum keeping the axis)."""
+
+    def norm(site: Site, spec: str) -> Callable:
+        s, t = spec.split("->")
+        return lambda x: sqrt(einsum(f"{s},{s}->{t}", x, x))
+
+    def softmax_vjp(g: Any, p: Any, axis: int) -> Any:  # p * (g - <g, p>), as the primitive
+        t = g * p
+        return t - p * sum_keep(t, axis)
+    return {
+        P.einsum: lambda site, spec: to_out(lambda *xs: einsum(spec, *xs), cast)(site),
+        P.muladd: lambda site, spec: to_out(lambda x, y, c: einsum(spec, x, y) + c, cast)(site),
+        P.norm: norm, P.softmax_vjp: to_out(softmax_vjp, cast)}
+
+
 def plain(fn: Callable) -> Builder:
     """An op whose params are passed to `fn` by keyword, unchanged."""
     def build(site: Site, **params: Any) -> Callable:
@@ -108,15 +141,6 @@ class Program:
     consts: list[tuple[str, np.ndarray]] = field(default_factory=list)
 
 
-def _last_uses(g: Graph) -> dict[Var, int]:
-    last: dict[Var, int] = {}
-    for i, e in enumerate(g.eqns):
-        for a in e.inputs:
-            if isinstance(a, Var):
-                last[a] = i
-    return last
-
-
 def generate(g: Graph, name: str, views: Iterable[Primitive] = ()) -> Program:
     """Straight-line source for `g`. Values die (`del`) after their last use. An output that
     may share memory with an input or a constant (through the `views` primitives) is returned
@@ -133,8 +157,7 @@ def generate(g: Graph, name: str, views: Iterable[Primitive] = ()) -> Program:
             return hit[0]
         return names[a]
 
-    last = _last_uses(g)
-    outs = {a for a in g.outputs if isinstance(a, Var)}
+    last = _last_uses(g)  # (outputs: past the last equation, so never deleted)
     body, steps = [], []
     for i, e in enumerate(g.eqns):
         names[e.out] = f"v{i}"
@@ -145,7 +168,7 @@ def generate(g: Graph, name: str, views: Iterable[Primitive] = ()) -> Program:
                                              or e.inputs[0] in borrowed):
             borrowed.add(e.out)
         dead = [names[a] for a in dict.fromkeys(e.inputs) if isinstance(a, Var)
-                and last.get(a) == i and a not in outs and a not in g.inputs]
+                and last.get(a) == i and a not in g.inputs]
         if dead:
             body.append(f"del {', '.join(dead)}")
     ret = [f"_copy({ref(a)})" if isinstance(a, Const) or a in borrowed else ref(a)

@@ -15,7 +15,7 @@ from jax import lax
 from ... import primitives as P
 from ...custom import custom_vjp_call
 from ...ir import Graph
-from ..lowering import Site, Table, compute_dtype, generate, link, plain
+from ..lowering import Site, Table, compute_dtype, contractions, generate, link, plain, to_out
 from ..lowering import elementwise as _elementwise
 from ..lowering import reduction as _reduction
 
@@ -30,17 +30,8 @@ def cast(x: Any, dtype: np.dtype) -> Any:
 
 
 ew = functools.partial(_elementwise, cast=cast)
+_to_out = functools.partial(to_out, cast=cast)
 red = functools.partial(_reduction, cast=cast)
-
-
-def _to_out(fn: Any) -> Any:
-    """A builder whose operands are all cast to the result dtype first."""
-    def build(site: Site, **params: Any) -> Any:
-        dt = site.out.dtype
-        f = (lambda *xs: fn(*xs, **params)) if params else fn
-        return lambda *xs: f(*[cast(x, dt) if a.dtype != dt else x
-                               for x, a in zip(xs, site.ins)])
-    return build
 
 
 def _powc(site: Site, p: float) -> Any:
@@ -65,24 +56,6 @@ def _write(method: str) -> Any:
         key, dt = P.to_key(idx), site.out.dtype
         return lambda base, v: getattr(jnp.asarray(base).at[key], method)(cast(v, dt))
     return build
-
-
-def _einsum(site: Site, spec: str) -> Any:
-    return _to_out(lambda *xs: jnp.einsum(spec, *xs))(site)
-
-
-def _norm(site: Site, spec: str) -> Any:
-    s, t = spec.split("->")
-    return lambda x: jnp.sqrt(jnp.einsum(f"{s},{s}->{t}", x, x))
-
-
-def _muladd(site: Site, spec: str) -> Any:
-    return _to_out(lambda x, y, c: jnp.einsum(spec, x, y) + c)(site)
-
-
-def _softmax_vjp(g: Any, p: Any, axis: int) -> Any:
-    t = g * p
-    return t - p * jnp.sum(t, axis=axis, keepdims=True)
 
 
 def _pack(outs: list, nbatch: int) -> Any:
@@ -238,9 +211,8 @@ LOWERINGS: Table = {
     P.concatenate: _to_out(lambda *xs, axis: jnp.concatenate(xs, axis)),
     P.stack: _to_out(lambda *xs, axis: jnp.stack(xs, axis)),
     # contractions and fused nn
-    P.einsum: _einsum, P.norm: _norm, P.muladd: _muladd,
+    **contractions(jnp.einsum, jnp.sqrt, lambda x, a: jnp.sum(x, a, keepdims=True), cast),
     P.softmax: plain(jax.nn.softmax), P.logsumexp: plain(jax.nn.logsumexp),
-    P.softmax_vjp: _to_out(_softmax_vjp),
     # linear algebra (the triangle-reading ones read exactly one triangle, as LAPACK does)
     P.solve: _linalg(jnp.linalg.solve), P.inv: _linalg(jnp.linalg.inv),
     P.det: _linalg(jnp.linalg.det), P.slogdet: _linalg(_slogdet),
@@ -279,8 +251,9 @@ LOWERINGS: Table = {
     P.heaviside: ew(jnp.heaviside), P.fmax: ew(jnp.fmax), P.fmin: ew(jnp.fmin),
     P.real: ew(jnp.real), P.imag: ew(jnp.imag), P.conj: ew(jnp.conj), P.angle: ew(jnp.angle),
     # scipy.special: jax.scipy.special where it has the function, the host otherwise
-    P.polygamma: lambda site: lambda n, x: jsp.polygamma(
-        cast(n, np.dtype(np.int32)), cast(x, site.out.dtype)), P.digamma: ew(jsp.digamma), P.gammaln: ew(jsp.gammaln),
+    P.polygamma: lambda site: lambda n, x: jsp.polygamma(  # (n: JAX wants an integer type)
+        cast(n, np.dtype(np.int32)), cast(x, site.out.dtype)),
+    P.digamma: ew(jsp.digamma), P.gammaln: ew(jsp.gammaln),
     P.gamma: ew(jsp.gamma), P.rgamma: host(P.rgamma), P.gammasgn: ew(jsp.gammasgn),
     P.gammainc: ew(jsp.gammainc), P.gammaincc: ew(jsp.gammaincc), P.betaln: ew(jsp.betaln),
     P.beta: ew(jsp.beta), P.betainc: ew(jsp.betainc), P.zeta: ew(jsp.zeta),

@@ -14,7 +14,7 @@ import torch
 from ... import primitives as P
 from ...custom import custom_vjp_call
 from ...ir import Graph
-from ..lowering import Program, Site, Table, generate, link, plain
+from ..lowering import Program, Site, Table, contractions, generate, link, plain, to_out
 from ..lowering import elementwise as _elementwise
 from ..lowering import reduction as _reduction
 
@@ -34,19 +34,8 @@ def cast(x: Any, dt: np.dtype) -> Any:
 
 
 ew = functools.partial(_elementwise, cast=cast)
+_to_out = functools.partial(to_out, cast=cast)
 red = functools.partial(_reduction, cast=cast, axis_kw="dim")
-
-def _to_out(fn: Any) -> Any:
-    """A builder whose operands are all cast to the result dtype first."""
-    def build(site: Site, **params: Any) -> Any:
-        dt = site.out.dtype
-        f = (lambda *xs: fn(*xs, **params)) if params else fn
-        which = [a.dtype != dt for a in site.ins]
-        if not any(which):
-            return f
-        return lambda *xs: f(*[cast(x, dt) if w else x for x, w in zip(xs, which)])
-    return build
-
 
 def _prod(x: Any, dim: tuple[int, ...]) -> Any:
     for a in sorted(dim, reverse=True):  # torch.prod takes one axis at a time
@@ -116,24 +105,6 @@ def _write(accumulate: bool) -> Any:
 def _full(site: Site, shape: tuple, dtype: np.dtype, value: float) -> Any:
     tdt = torch_dtype(np.dtype(dtype))
     return lambda: torch.full(shape, value, dtype=tdt, device=site.device)
-
-
-def _einsum(site: Site, spec: str) -> Any:
-    return _to_out(lambda *xs: torch.einsum(spec, *xs))(site)
-
-
-def _norm(site: Site, spec: str) -> Any:
-    s, t = spec.split("->")
-    return lambda x: torch.sqrt(torch.einsum(f"{s},{s}->{t}", x, x))
-
-
-def _muladd(site: Site, spec: str) -> Any:
-    return _to_out(lambda x, y, c: torch.einsum(spec, x, y) + c)(site)
-
-
-def _softmax_vjp(g: Any, p: Any, axis: int) -> Any:
-    t = g * p
-    return t - p * torch.sum(t, dim=axis, keepdim=True)
 
 
 def _pack(outs: list, nbatch: int) -> Any:
@@ -289,10 +260,9 @@ LOWERINGS: Table = {
     P.concatenate: _to_out(lambda *xs, axis: torch.cat(xs, axis)),
     P.stack: _to_out(lambda *xs, axis: torch.stack(xs, axis)),
     # contractions and fused nn
-    P.einsum: _einsum, P.norm: _norm, P.muladd: _muladd,
+    **contractions(torch.einsum, torch.sqrt, lambda x, a: torch.sum(x, a, keepdim=True), cast),
     P.softmax: lambda site, axis: lambda x: torch.softmax(x, axis),
     P.logsumexp: lambda site, axis: lambda x: torch.logsumexp(x, axis),
-    P.softmax_vjp: _to_out(_softmax_vjp),
     # linear algebra (the triangle-reading ones read exactly one triangle, as LAPACK does)
     P.solve: _to_out(torch.linalg.solve), P.inv: _to_out(torch.linalg.inv),
     P.det: _to_out(torch.linalg.det), P.slogdet: _to_out(_slogdet),
