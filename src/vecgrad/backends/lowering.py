@@ -13,6 +13,7 @@ backend runs it eagerly (its callables are torch ops).
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -119,6 +120,13 @@ def contractions(einsum: Callable, sqrt: Callable, sum_keep: Callable,
         P.einsum: lambda site, spec: to_out(lambda *xs: einsum(spec, *xs), cast)(site),
         P.muladd: lambda site, spec: to_out(lambda x, y, c: einsum(spec, x, y) + c, cast)(site),
         P.norm: norm, P.softmax_vjp: to_out(softmax_vjp, cast)}
+
+
+def flat_positions(shape: tuple[int, ...], select: Callable[[np.ndarray], Any]) -> np.ndarray:
+    """The flat positions (into an array of `shape`) of the elements `select` picks, in the
+    shape of its result: a gather or scatter by position runs any NumPy indexing rule
+    (negative steps, integer arrays, strided windows) exactly."""
+    return np.array(select(np.arange(math.prod(shape), dtype=np.int64).reshape(shape)))
 
 
 def plain(fn: Callable) -> Builder:

@@ -15,7 +15,17 @@ from jax import lax
 from ... import primitives as P
 from ...custom import custom_vjp_call
 from ...ir import Graph
-from ..lowering import Site, Table, compute_dtype, contractions, generate, link, plain, to_out
+from ..lowering import (
+    Site,
+    Table,
+    compute_dtype,
+    contractions,
+    flat_positions,
+    generate,
+    link,
+    plain,
+    to_out,
+)
 from ..lowering import elementwise as _elementwise
 from ..lowering import reduction as _reduction
 
@@ -173,7 +183,24 @@ def _take_along(site: Site, axis: int) -> Any:
     return run
 
 
-def _scatter_add_along(site: Site, axis: int, size: int) -> Any:
+def _strided(site: Site, start: tuple, dims: tuple) -> Any:
+    pos = flat_positions(site.ins[0].shape, lambda a: P.strided.impl(a, start, dims))
+    return lambda x: jnp.ravel(x)[pos]
+
+
+def _strided_add(site: Site, start: tuple, dims: tuple) -> Any:
+    pos = flat_positions(site.ins[0].shape, lambda a: P.strided.impl(a, start, dims))
+    shape, dt = site.out.shape, site.out.dtype
+    return lambda base, v: cast(jnp.ravel(base), dt).at[pos.ravel()].add(
+        jnp.ravel(jnp.broadcast_to(cast(v, dt), pos.shape))).reshape(shape)
+
+
+def _segment_sum(site: Site, ids: Any, axis: int, num: int) -> Any:
+    key = (slice(None),) * axis + (ids.arr,)
+    return lambda v: jnp.zeros(site.out.shape, v.dtype).at[key].add(v)
+
+
+def _scatter_add_along(site: Site, axis: int, size: int, unique: bool = False) -> Any:
     out = site.out.shape
     s = out[:axis] + (site.ins[1].shape[axis],) + out[axis + 1:]  # the index region
 
@@ -283,6 +310,10 @@ LOWERINGS: Table = {
         x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm),
     P.affine_scan: _affine_scan, P.loop: _loop,
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
+    # gathers and their adjoints at static positions; what only SciPy computes
+    P.strided: _strided, P.strided_add: _strided_add,
+    P.take: lambda site, ids, axis: lambda x: jnp.take(x, ids.arr, axis=axis),
+    P.segment_sum: _segment_sum, P.sqrtm: host(P.sqrtm), P.odeint: host(P.odeint),
 }
 
 __all__ = ["LOWERINGS", "cast", "compute_dtype"]

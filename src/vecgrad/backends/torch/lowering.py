@@ -14,7 +14,17 @@ import torch
 from ... import primitives as P
 from ...custom import custom_vjp_call
 from ...ir import Graph
-from ..lowering import Program, Site, Table, contractions, generate, link, plain, to_out
+from ..lowering import (
+    Program,
+    Site,
+    Table,
+    contractions,
+    flat_positions,
+    generate,
+    link,
+    plain,
+    to_out,
+)
 from ..lowering import elementwise as _elementwise
 from ..lowering import reduction as _reduction
 
@@ -62,26 +72,36 @@ def _simple(idx: tuple) -> bool:
     return P.is_basic(idx) and all(k.step > 0 for k in idx if isinstance(k, P.Sl))
 
 
-def _positions(site: Site, idx: tuple) -> Any:
-    shape = site.ins[0].shape
-    flat = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)[P.to_key(idx)]
-    return torch.as_tensor(np.array(flat), device=site.device)
+def _positions(site: Site, select: Any) -> Any:
+    return torch.as_tensor(flat_positions(site.ins[0].shape, select), device=site.device)
 
 
 def _getitem(site: Site, idx: tuple) -> Any:
+    key = P.to_key(idx)
     if _simple(idx):
-        key = P.to_key(idx)
         return lambda x: x[key]
-    pos = _positions(site, idx)
+    pos = _positions(site, lambda a: a[key])
     return lambda x: torch.take(x, pos)
+
+
+def _add_at(site: Site, pos: Any, accumulate: bool) -> Any:
+    """base with v written (or added) at the flat positions `pos` (of v's region)."""
+    dt = torch_dtype(site.out.dtype)
+    region, flat = tuple(pos.shape), pos.reshape(-1)
+
+    def run(base: Any, v: Any) -> Any:
+        out = base.to(dt).clone(memory_format=torch.contiguous_format)
+        out.view(-1).index_put_((flat,), v.to(dt).expand(region).reshape(-1),
+                                accumulate=accumulate)
+        return out
+    return run
 
 
 def _write(accumulate: bool) -> Any:
     def build(site: Site, idx: tuple) -> Any:
         dt = torch_dtype(site.out.dtype)
+        key = P.to_key(idx)
         if _simple(idx):
-            key = P.to_key(idx)
-
             def basic(base: Any, v: Any) -> Any:
                 out = base.clone(memory_format=torch.contiguous_format)
                 if accumulate:
@@ -90,15 +110,7 @@ def _write(accumulate: bool) -> Any:
                     out[key] = v.to(dt)
                 return out
             return basic
-        pos = _positions(site, idx)
-        region, flat = tuple(pos.shape), pos.reshape(-1)
-
-        def general(base: Any, v: Any) -> Any:
-            out = base.clone(memory_format=torch.contiguous_format)
-            vals = v.to(dt).expand(region).reshape(-1)
-            out.view(-1).index_put_((flat,), vals, accumulate=accumulate)
-            return out
-        return general
+        return _add_at(site, _positions(site, lambda a: a[key]), accumulate)
     return build
 
 
@@ -166,7 +178,27 @@ def _take_along(site: Site, axis: int) -> Any:
         x.expand(xs), torch.where(idx < 0, idx + n, idx).expand(out), axis)
 
 
-def _scatter_add_along(site: Site, axis: int, size: int) -> Any:
+def _strided(site: Site, start: tuple, dims: tuple) -> Any:
+    pos = _positions(site, lambda a: P.strided.impl(a, start, dims))
+    return lambda x: torch.take(x, pos)
+
+
+def _strided_add(site: Site, start: tuple, dims: tuple) -> Any:
+    return _add_at(site, _positions(site, lambda a: P.strided.impl(a, start, dims)), True)
+
+
+def _take(site: Site, ids: Any, axis: int) -> Any:
+    ids = torch.as_tensor(np.array(ids.arr), device=site.device)
+    return lambda x: torch.index_select(x, axis, ids)
+
+
+def _segment_sum(site: Site, ids: Any, axis: int, num: int) -> Any:
+    ids, out = torch.as_tensor(np.array(ids.arr), device=site.device), site.out.shape
+    dt = torch_dtype(site.out.dtype)
+    return lambda v: torch.zeros(out, dtype=dt, device=v.device).index_add_(axis, ids, v)
+
+
+def _scatter_add_along(site: Site, axis: int, size: int, unique: bool = False) -> Any:
     out = site.out.shape
     s = out[:axis] + (site.ins[1].shape[axis],) + out[axis + 1:]  # the index region
     dt = torch_dtype(site.out.dtype)
@@ -331,6 +363,9 @@ LOWERINGS: Table = {
         x, s=[x.shape[a] for a in axes[:-1]] + [n], dim=axes, norm=norm),
     P.affine_scan: _affine_scan, P.loop: _loop,
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
+    # gathers and their adjoints at static positions; what only SciPy computes
+    P.strided: _strided, P.strided_add: _strided_add, P.take: _take,
+    P.segment_sum: _segment_sum, P.sqrtm: host(P.sqrtm), P.odeint: host(P.odeint),
 }
 
 # Ops whose result may share memory with their first operand: an output of the generated code
