@@ -8,7 +8,8 @@ unrolled, as batching leaves it: `vecgrad.passes` with `scans` and `loops` taken
 the generated code's size. Gradients (and the forward) are timed in turns, min of each. The programs are the recurrences of GradBench's lstm and ode evals
 written as natural loops, a tanh RNN, and a tiny nonlinear step that measures the rolled
 loop's own cost per step. (The linear scans against np.cumsum and closed-form references are
-in the patterns suite, item 6: `python bench/patterns/run.py --only 6`.)
+in the patterns suite, item 6: `python bench/scans.py --patterns` times them before/after,
+in turns, against their references.)
 """
 from __future__ import annotations
 
@@ -189,12 +190,52 @@ def interleaved(fns: dict[str, Callable[[], Any]], budget: float) -> dict[str, f
     return best
 
 
+def _pattern_row(p: Any, budget: float, targets: dict[str, float]) -> list[str]:
+    args = p.inputs(np.random.default_rng(0), **p.sizes["default"])
+    prepared = p.prepare(args)
+    gs = {}
+    for mode in ("after", "before"):
+        ctx = without_scans() if mode == "before" else contextlib.nullcontext()
+        with ctx:
+            gs[mode] = vg.grad(lambda *a, f=p.natural: f(*a), argnums=p.argnums)
+            gs[mode](*args)
+    t = interleaved({"ref": lambda: p.reference(*prepared),
+                     "after": lambda: gs["after"](*args),
+                     "before": lambda: gs["before"](*args)}, budget)
+    return [p.name, p.target, fmt_time(t["ref"]), fmt_time(t["before"]),
+            f"{t['before'] / t['ref']:.1f}x", fmt_time(t["after"]),
+            f"{t['after'] / t['ref']:.1f}x", f"{targets[p.target]:g}x"]
+
+
+def patterns_item6(budget: float) -> int:
+    """The recurrences of the patterns suite (item 6): reference forward (np.cumsum & co, the
+    closed form, or a NumPy loop), and the gradient with and without the scans pass, timed in
+    turns."""
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from patterns import PATTERNS
+    from patterns.core import TARGETS
+    rows = []
+    for p in (PATTERNS.values() if isinstance(PATTERNS, dict) else PATTERNS):
+        if p.item != 6:
+            continue
+        print(f"[scans] {p.name} ...", file=sys.stderr, flush=True)
+        rows.append(_pattern_row(p, budget, TARGETS))
+    print(table(["program", "kind", "reference fwd", "grad before", "x ref", "grad after",
+                 "x ref", "target"], rows))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/scans.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", default="", help="comma-separated substrings of program names")
     ap.add_argument("--budget", type=float, default=1.0, help="seconds per timing")
     ap.add_argument("--json", metavar="PATH")
+    ap.add_argument("--patterns", action="store_true",
+                    help="the patterns suite's recurrences (item 6) before/after instead")
     args = ap.parse_args(argv)
+    if args.patterns:
+        return patterns_item6(args.budget)
     terms = [t.strip() for t in args.only.split(",") if t.strip()]
     progs = [p for p in PROGRAMS if not terms or any(t in p.name for t in terms)]
     print(f"vecgrad scans benchmark: python {platform.python_version()}, numpy {np.__version__}"
