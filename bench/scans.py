@@ -129,15 +129,18 @@ class Program:
     inputs: Callable[..., tuple]
     sizes: dict[str, Any]
     argnums: tuple[int, ...]
+    steps: int  # the recurrence's trip count
 
 
 PROGRAMS = [
-    Program("lstm l=2 c=1024", lstm_objective, lstm_inputs, {"l": 2, "c": 1024, "b": 7}, (0, 1)),
-    Program("lstm l=2 c=4096", lstm_objective, lstm_inputs, {"l": 2, "c": 4096, "b": 7}, (0, 1)),
-    Program("ode n=1000 s=100", ode, ode_inputs, {"n": 1000, "s": 100}, (0,)),
+    Program("lstm l=2 c=1024", lstm_objective, lstm_inputs, {"l": 2, "c": 1024, "b": 7}, (0, 1),
+            1024),
+    Program("lstm l=2 c=4096", lstm_objective, lstm_inputs, {"l": 2, "c": 4096, "b": 7}, (0, 1),
+            4096),
+    Program("ode n=1000 s=100", ode, ode_inputs, {"n": 1000, "s": 100}, (0,), 100),
     Program("tanh rnn T=1000 H=64", tanh_rnn, rnn_inputs, {"T": 1000, "n_in": 32, "n_h": 64},
-            (0, 1, 2, 3)),
-    Program("tiny step T=1000", tiny_step, tiny_inputs, {"T": 1000}, (0, 1)),
+            (0, 1, 2, 3), 1000),
+    Program("tiny step T=1000", tiny_step, tiny_inputs, {"T": 1000}, (0, 1), 1000),
 ]
 
 
@@ -248,9 +251,10 @@ def main(argv: list[str] | None = None) -> int:
             before = compile_one(p)
         t = interleaved({k: (lambda r=r, f=f: r[f](*r["call"]))
                          for k, r, f in [("grad after", after, "g"), ("grad before", before, "g"),
-                                         ("fwd after", after, "j")]}, args.budget)
-        after["grad"], before["grad"], after["fwd"] = \
-            t["grad after"], t["grad before"], t["fwd after"]
+                                         ("fwd after", after, "j"), ("fwd before", before, "j")]},
+                        args.budget)
+        after["grad"], before["grad"], after["fwd"], before["fwd"] = \
+            t["grad after"], t["grad before"], t["fwd after"], t["fwd before"]
         same = np.allclose(after["value"], before["value"], rtol=1e-9) and all(
             np.allclose(a, b, rtol=1e-7, atol=1e-12)
             for a, b in zip(after["grad_value"], before["grad_value"]))
@@ -261,10 +265,13 @@ def main(argv: list[str] | None = None) -> int:
                      f"{before['compile'] / after['compile']:.1f}x",
                      fmt_time(before["grad"]), fmt_time(after["grad"]),
                      f"{after['grad'] / after['fwd']:.1f}x",
+                     fmt_time(before["fwd"]), fmt_time(after["fwd"]),
+                     fmt_time((after["fwd"] - before["fwd"]) / p.steps),
                      f"{before['source_lines']:,} / {after['source_lines']:,}",
                      "ok" if same else "DIFFERS"])
     print(table(["program", "compile before", "compile after", "faster", "grad before",
-                 "grad after", "grad/fwd after", "code lines before / after", "same result"],
+                 "grad after", "grad/fwd after", "fwd before", "fwd after",
+                 "fwd +/step", "code lines before / after", "same result"],
                 rows))
     print("\nwhat each recurrence became:")
     for r in records:
