@@ -170,10 +170,15 @@ def sums(g: Graph) -> tuple[dict[Var, Sum], set[Var]]:
         x, y = e.inputs
         sy = -1 if e.prim is P.sub else 1
         parts: list[Var] = []
-        if _is_zero(x) and y.aval == aval and sy == 1:
-            terms, signs = _terms(y, 1, chains, n_uses, parts)
+        # a zero (a boundary: `(u[i-1] if i > 0 else 0.0) + ...`) stays a term, so that the
+        # terms of the sums of different iterations line up (emission folds it away)
+        if _is_zero(x) and y.aval == aval:
+            terms, signs = _terms(y, sy, chains, n_uses, parts)
+            terms, signs = [x] + terms, [1] + signs
         elif _is_zero(y) and x.aval == aval:
             terms, signs = _terms(x, 1, chains, n_uses, parts)
+            terms += [y]
+            signs += [sy]
         elif x.aval == aval and y.aval == aval:
             terms, signs = _terms(x, 1, chains, n_uses, parts)
             t2, s2 = _terms(y, sy, chains, n_uses, parts)

@@ -220,6 +220,82 @@ def read(base: Any, pattern: tuple, axes: tuple[int, ...], pos: np.ndarray) -> A
     return _gather(base, pattern, axes, pos)
 
 
+def extrapolate(M: int, have: list[int], pos: np.ndarray) -> np.ndarray | None:
+    """Positions for all M members from those of the members `have`, when they are affine in
+    a loop nest of M iterations (one or two loops; the iteration counts are tried)."""
+    cands = [(M,)] + [(d, M // d) for d in range(2, M) if M % d == 0]
+    h = np.array(have)
+    for sizes in cands:
+        D = np.indices(sizes).reshape(len(sizes), M).T
+        A = np.concatenate([np.ones((M, 1), np.int64), D], axis=1)
+        X, *_ = np.linalg.lstsq(A[h].astype(float), pos.astype(float), rcond=None)
+        X = np.rint(X).astype(np.int64)
+        if np.array_equal(A[h] @ X, pos):
+            return A @ X
+    return None
+
+
+def _extent(shape: tuple, pattern: tuple, axes: tuple, pos: np.ndarray) -> tuple:
+    """Per array axis, the lowest and highest index the reads at `pos` touch."""
+    lo, hi = [0] * len(shape), [d - 1 for d in shape]
+    col = dict(zip(axes, range(len(axes))))
+    ax = 0
+    for j, k in enumerate(pattern):
+        if k is None:
+            continue
+        v = pos[:, col[j]]
+        if k == INT:
+            lo[ax], hi[ax] = int(v.min()), int(v.max())
+        else:
+            n, st = k
+            ends = v + (n - 1) * st
+            lo[ax] = int(min(v.min(), ends.min()))
+            hi[ax] = int(max(v.max(), ends.max()))
+        ax += 1
+    return lo, hi
+
+
+def off_array(shape: tuple, pattern: tuple, axes: tuple, pos: np.ndarray) -> bool:
+    """Whether every read at `pos` lies wholly off the array (in a zero padding)."""
+    col = dict(zip(axes, range(len(axes))))
+    for p in pos:
+        out = False
+        ax = 0
+        for j, k in enumerate(pattern):
+            if k is None:
+                continue
+            v = int(p[col[j]])
+            last = v if k == INT else v + (k[0] - 1) * k[1]
+            if max(v, last) < 0 or min(v, last) >= shape[ax]:
+                out = True
+            ax += 1
+        if not out:
+            return False
+    return True
+
+
+def padded(base: Any, pattern: tuple, axes: tuple, poss: list[np.ndarray]
+           ) -> tuple[Any, np.ndarray]:
+    """base padded with zeros as far as the reads at any of `poss` run off it (the array
+    itself when they do not), and the shift to add to positions to read the padded array."""
+    lo, hi = _extent(base.shape, pattern, axes, np.concatenate(poss))
+    pad_lo = [max(0, -v) for v in lo]
+    pad_hi = [max(0, v - d + 1) for v, d in zip(hi, base.shape)]
+    shift = np.zeros(poss[0].shape[1], np.int64)
+    if not any(pad_lo) and not any(pad_hi):
+        return base, shift
+    shape = tuple(d + a + b for d, a, b in zip(base.shape, pad_lo, pad_hi))
+    z = P.full(shape=shape, dtype=base.dtype, value=0.0)
+    idx = P.BasicIndex(Sl(a, a + d, 1) for a, d in zip(pad_lo, base.shape))
+    col = dict(zip(axes, range(len(axes))))
+    ax = 0
+    for j, k in enumerate(pattern):
+        if k is not None:
+            shift[col[j]] = pad_lo[ax]
+            ax += 1
+    return P.setitem(z, base, idx=idx), shift
+
+
 def rows(g: Any, q: np.ndarray) -> Any:
     """Rows q of g along axis 0 (a batched value), by a view where q is affine."""
     q = np.asarray(q, np.int64)

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Const
+from ..ir import Const, Var
 from ..primitives import Adv
+from . import gather
 
 
 def emit_sums(em: Any, members: list[int]) -> Any:
@@ -29,6 +30,10 @@ def emit_sums(em: Any, members: list[int]) -> Any:
     aval = p.out[members[0]].aval
     if M == 1 and _as_written(em, members[0]):
         return em.ref(p.out[members[0]])
+    if M > 1:
+        st = _stencil(em, members, aval)
+        if st is not None:
+            return st
     pairs_all: list[tuple[int, Any, int]] = []
     const = np.zeros((M,) + aval.shape, aval.dtype)
     has_const = False
@@ -82,6 +87,58 @@ def _as_written(em: Any, i: int) -> bool:
         em.b.eqns.append(type(e)(e.prim, ins, e.params, e.out, e.src))
         em.env[e.out] = e.out
     return True
+
+
+def _stencil(em: Any, members: list[int], aval: Any) -> Any:
+    """Sums whose k-th terms read one array at positions affine in the member, where a zero
+    may stand for a position off the array (`(u[i-1] if i > 0 else 0.0) + u[i+1] + ...`):
+    one view per term (of the array padded with zeros where positions run off it), added.
+    None when the terms do not line up so."""
+    p = em.p
+    k = len(p.ops[members[0]])
+    signs = p.info[members[0]][0]
+    if any(len(p.ops[m]) != k or p.info[m][0] != signs for m in members):
+        return None
+    M = len(members)
+    cols = [[p.ops[m][j] for m in members] for j in range(k)]
+    zeros = [[isinstance(a, Const) and not a.value.any() for a in col] for col in cols]
+    fulls: dict[int, np.ndarray] = {}  # padded terms: their positions, for every member
+    src, pat, axes = None, (), ()
+    for j, (col, zero) in enumerate(zip(cols, zeros)):
+        if not any(zero):
+            continue  # a term every member has: an operand like any other
+        rds = [em.reads.get(a) if a.__class__ is Var else None for a in col]
+        live = [r for r, z in zip(rds, zero) if not z]
+        if not live or any(r is None for r in live):
+            return None
+        key = {(r[0].atom, r[1], r[2]) for r in live}
+        if len(key) > 1 or src is not None and key != {(src.atom, pat, axes)}:
+            return None
+        src, pat, axes = live[0][0], live[0][1], live[0][2]
+        have = [m for m in range(M) if not zero[m]]
+        pos = np.array([rds[m][3] for m in have], np.int64).reshape(len(have), -1)
+        full = gather.extrapolate(M, have, pos)
+        if full is None or not gather.off_array(src.shape, pat, axes,
+                                                full[[m for m in range(M) if zero[m]]]):
+            return None
+        fulls[j] = full
+    if not fulls:
+        return None  # (every term present: the per-source reductions serve it)
+    base, shift = gather.padded(src, pat, axes, list(fulls.values()))  # one padding
+    acc = None
+    for j, sign in enumerate(signs):
+        t = gather.read(base, pat, axes, fulls[j] + shift) if j in fulls else \
+            _operand_rows(em, cols[j], M)
+        acc = _combine(acc, t, sign)
+    if acc.dtype != aval.dtype:
+        acc = P.cast(acc, dtype=aval.dtype)
+    return acc if acc.shape == (M,) + aval.shape else P.broadcast_to(acc, shape=(M,) + aval.shape)
+
+
+def _operand_rows(em: Any, atoms: list, M: int) -> Any:
+    x, batched = em.operand(atoms)
+    return x if batched else P.broadcast_to(P.reshape(x, shape=(1,) + x.shape),
+                                            shape=(M,) + x.shape)
 
 
 def _combine(acc: Any, t: Any, sign: int) -> Any:
