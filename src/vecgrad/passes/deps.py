@@ -180,6 +180,8 @@ def _scan(g: Graph) -> tuple[dict[Var, int], list[Atom], list[int], set[Var]]:
 
 def _ids(sub: np.ndarray, counts: bool = False) -> Any:
     """The distinct writer ids in a region (with how many elements each holds)."""
+    if sub.__class__ is np.int64:  # one element (a NumPy scalar)
+        return ([int(sub)], [1]) if counts else [int(sub)]
     if sub.size == 1:
         u = int(sub.reshape(-1)[0])
         return ([u], [1]) if counts else [u]
@@ -365,8 +367,10 @@ class _Builder:
             deps = list(dict.fromkeys(deps))
         else:
             deps += self.reader_deps(B, ids)  # WAW (an addition in a run: the whole run)
-        rsub = B.rv[key]
-        deps += [r for r in _ids(rsub) if r >= 0]  # WAR: the reads of these elements
+        rids = _ids(B.rv[key])
+        if rids != [-1]:
+            deps += [r for r in rids if r >= 0]  # WAR: the reads of these elements
+            B.rv[key] = -1
         if B.whole_pending:
             B.whole_join = self.join(B.whole_pending + [B.whole_join])
             B.whole_pending = []
@@ -389,7 +393,6 @@ class _Builder:
                 self.supersede(B, u, c)
         self.live[w] = sub.size
         self.region[w] = idx
-        B.rv[key] = -1
         B.since_whole.append(w)
         B.wv[key] = w
         self.cur[bid] = e.out
@@ -441,8 +444,9 @@ def plan(g: Graph) -> Plan:
     last read) are then sums."""
     b = _Builder(g, record=True)
     p = b.build()
-    if not p.alias:
-        return p
+    added = {a for e in g.eqns if e.prim is P.add or e.prim is P.sub for a in e.inputs}
+    if not any(v in added for v in p.alias):
+        return p  # (writes only forwarded reads kept alive are dropped after emission)
     keep = [e for e in b.seen if e.out not in p.alias]
     outs = tuple(p.resolve(a) if a.__class__ is Var else a for a in g.outputs)
     return _Builder(dce(g.replace(eqns=tuple(keep), outputs=outs))).build()
