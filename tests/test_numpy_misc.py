@@ -155,3 +155,63 @@ def test_interp_gradient_in_fp_is_exact():
     np.testing.assert_allclose(g, [0.5, 0.5 + 0.5, 0.5 + 1.0])
     central_diff_check(lambda fp: vnp.sum(vnp.interp(x, xp_, fp) ** 2),
                        [np.array([1.0, 2.0, 4.0])])
+
+
+DTYPE_NAMES = [  # NumPy's own objects in vnp, as in jax.numpy
+    "bool", "bool_", "float16", "float32", "float64", "longdouble", "half", "single", "double",
+    "complex64", "complex128", "clongdouble", "csingle", "cdouble", "uint8", "uint16",
+    "uint32", "uint64", "intp", "uintp", "object_", "str_", "bytes_", "void", "datetime64",
+    "timedelta64", "generic", "number", "integer", "signedinteger", "unsignedinteger",
+    "inexact", "floating", "complexfloating", "flexible", "character", "dtype", "finfo",
+    "iinfo", "promote_types", "issubdtype", "isdtype", "mintypecode", "typename", "iterable",
+    "sctypeDict", "typecodes", "ScalarType", "s_", "index_exp", "newaxis", "pi", "e", "inf",
+    "nan", "euler_gamma"]
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_dtype_names_are_numpys_own(name):
+    assert getattr(vnp, name) is getattr(np, name)
+
+
+@pytest.mark.parametrize("name", ["int8", "int16", "int32", "int64"])
+def test_int_types_cast_traced_arrays_and_stand_for_numpys(name):
+    """vnp.int64(x) casts a traced x (autograd's and JAX's int types); everywhere else it is
+    np.int64: in dtypes, comparisons, hashing, isinstance and np.issubdtype."""
+    ours, theirs = getattr(vnp, name), getattr(np, name)
+    assert np.dtype(ours) == theirs and np.zeros(2, ours).dtype == theirs
+    assert ours == theirs and theirs == ours and hash(ours) == hash(theirs)
+    assert {theirs: 1}[ours] == 1
+    assert np.issubdtype(theirs, ours) and np.issubdtype(np.dtype(name), ours)
+    assert not np.issubdtype(np.float64, ours)
+    assert isinstance(theirs(3), ours) and not isinstance(3.0, ours)
+    assert np.arange(3, dtype=theirs).dtype.type == ours
+    assert type(ours(7)) is theirs and ours(7) == 7
+    out = vg.jit(lambda x: ours(x * 2.5))(np.ones(3))
+    assert out.dtype == theirs
+    np.testing.assert_array_equal(out, np.full(3, 2))
+
+
+def test_dtype_queries_take_traced_arrays():
+    x32 = np.ones(3, np.float32)
+
+    def f(x):
+        t = vnp.common_type(x)
+        assert t is np.float32 and np.common_type(x) is np.float32  # (also dispatched)
+        assert vnp.min_scalar_type(x) == np.float32
+        assert vnp.isscalar(x[0]) and not vnp.isscalar(x) and not vnp.isscalar(x[None, 0])
+        assert vnp.result_type(x, 1.0) == np.float32 and vnp.can_cast(x, np.float64)
+        assert vnp.promote_types(x.dtype, vnp.int64) == np.float64
+        return x * vnp.finfo(t).eps + x[vnp.s_[::-1]]
+    np.testing.assert_allclose(vg.jit(f)(x32), x32 * np.finfo(np.float32).eps + 1)
+    with pytest.raises(vg.TraceError, match="min_scalar_type"):
+        vg.jit(lambda x: x * vnp.min_scalar_type(x[0]).itemsize)(x32)
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.longdouble, np.clongdouble])
+def test_gradients_keep_the_argument_dtype(dt):
+    """autograd's test_wrappers.py::test_dtypes."""
+    y = np.random.default_rng(0).standard_normal((4, 4)).astype(dt)
+    g = vg.grad(lambda x: vnp.real(vnp.sum(x ** 2)))(y)
+    assert g.dtype == dt
+    np.testing.assert_allclose(g.astype(np.complex128), 2 * y.astype(np.complex128),
+                               rtol=1e-2 if dt == np.float16 else 1e-6)

@@ -34,7 +34,8 @@ LEGEND = {
     MISSING: "raises NotImplementedError naming the function and your line (or, for the few "
              "functions that NumPy does not dispatch, TracedIntoNumpyError naming it)",
     UTILITY: "not an array operation (printing, I/O, error settings, dtype queries): use it "
-             "outside traced code, or on static values",
+             "outside traced code, or on static values (vecgrad.numpy has the dtype queries, "
+             "which take a traced array by its dtype)",
 }
 
 # traced, but integer / boolean / piecewise-constant valued
@@ -97,6 +98,8 @@ def public_functions(mod: ModuleType) -> list[str]:
 def status(name: str, ours: ModuleType | None) -> str:
     """The status of `name` of a NumPy namespace, given vecgrad's namespace for it."""
     has = ours is not None and getattr(ours, name, None) is not None  # (scipy.stats: objects)
+    if name in UTILITIES:  # (vecgrad.numpy has the dtype queries too: NumPy's own, or taking
+        return UTILITY  # traced arrays by their dtype)
     if name in DATA_DEPENDENT and has:
         return UNTRACED
     if name in CONSTANTS and has:

@@ -19,6 +19,7 @@ def _nd(a: Any) -> int:
     return len(_shape(a))
 
 __all__ = [
+    "ScalarType",
     "allclose",
     "array_equal",
     "array_equiv",
@@ -28,21 +29,27 @@ __all__ = [
     "bartlett",
     "bincount",
     "blackman",
+    "bool",
     "bool_",
     "byte",
+    "bytes_",
     "can_cast",
     "cdouble",
+    "character",
     "clongdouble",
+    "common_type",
     "complex64",
     "complex128",
     "complexfloating",
     "csingle",
+    "datetime64",
     "diag_indices",
     "diag_indices_from",
     "double",
     "dtype",
     "einsum_path",
     "finfo",
+    "flexible",
     "float16",
     "floating",
     "generic",
@@ -50,6 +57,7 @@ __all__ = [
     "hamming",
     "hanning",
     "iinfo",
+    "index_exp",
     "indices",
     "inexact",
     "int8",
@@ -64,29 +72,43 @@ __all__ = [
     "isclose",
     "iscomplex",
     "iscomplexobj",
+    "isdtype",
     "isreal",
     "isrealobj",
+    "isscalar",
+    "issubdtype",
+    "iterable",
     "kaiser",
     "long",
     "longdouble",
     "longlong",
     "mask_indices",
+    "min_scalar_type",
+    "mintypecode",
     "ndarray",
     "number",
+    "object_",
+    "promote_types",
     "real_if_close",
     "result_type",
+    "s_",
+    "sctypeDict",
     "setdiff1d",
     "setxor1d",
     "short",
     "signedinteger",
     "single",
     "size",
+    "str_",
+    "timedelta64",
     "tri",
     "tril_indices",
     "tril_indices_from",
     "trim_zeros",
     "triu_indices",
     "triu_indices_from",
+    "typecodes",
+    "typename",
     "ubyte",
     "uint",
     "uint8",
@@ -104,6 +126,7 @@ __all__ = [
     "unique_values",
     "unsignedinteger",
     "ushort",
+    "void",
 ]
 
 
@@ -254,16 +277,37 @@ unique_all, unique_counts, unique_inverse, unique_values = (
 
 # ------------------------------------------------------------- dtypes and scalar types
 
+class _IntType(type):
+    """The metaclass of vnp's integer types: each stands for its NumPy type in comparisons,
+    hashing, isinstance and issubclass (so np.issubdtype(x.dtype, vnp.int64), x.dtype ==
+    vnp.int64 and {np.int64: ...}[vnp.int64] are NumPy's answers); only `is` tells them
+    apart."""
+
+    _base: type
+
+    def __instancecheck__(cls, x: Any) -> bool:
+        return isinstance(x, cls._base)
+
+    def __subclasscheck__(cls, c: type) -> bool:
+        return issubclass(c, cls._base)
+
+    def __eq__(cls, other: object) -> bool:
+        return other is cls or other is cls._base
+
+    def __hash__(cls) -> int:
+        return hash(cls._base)
+
+
 def _int_type(base: type) -> type:
-    """An integer scalar type that also casts traced arrays, as autograd's: `vnp.int64(x)`
-    is `x.astype(np.int64)` for a traced x, and NumPy's own scalar otherwise. As a dtype it
-    is NumPy's (np.dtype(vnp.int64) == np.int64)."""
+    """An integer scalar type that also casts traced arrays, as autograd's and JAX's:
+    `vnp.int64(x)` is `x.astype(np.int64)` for a traced x, and NumPy's own scalar otherwise.
+    As a dtype and in comparisons it is NumPy's (np.dtype(vnp.int64) == np.int64)."""
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
         if args and isinstance(args[0], Tracer):
             return astype(args[0], base)
         return base(*args, **kwargs)
-    return type(base.__name__, (base,), {"__new__": __new__, "__module__": __name__,
-                                         "__doc__": __doc__ and _int_type.__doc__})
+    return _IntType(base.__name__, (base,), {"__new__": __new__, "__module__": __name__,
+                                             "__doc__": _int_type.__doc__, "_base": base})
 
 
 int8, int16, int32, int64 = (_int_type(t) for t in (_np.int8, _np.int16, _np.int32, _np.int64))
@@ -281,6 +325,39 @@ csingle, cdouble, clongdouble = _np.csingle, _np.cdouble, _np.clongdouble
 integer, floating, complexfloating, inexact, signedinteger, unsignedinteger = (
     _np.integer, _np.floating, _np.complexfloating, _np.inexact, _np.signedinteger,
     _np.unsignedinteger)
+# (`bool` is NumPy's here, as in vnp: np.bool is a dtype, and bool(x) of it is truthiness)
+bool, object_, str_, bytes_, void, datetime64, timedelta64, flexible, character = (
+    _np.bool, _np.object_, _np.str_, _np.bytes_, _np.void, _np.datetime64, _np.timedelta64,
+    _np.flexible, _np.character)
+# queries on dtypes and type codes: NumPy's own (they take dtypes, not arrays)
+promote_types, issubdtype, isdtype, mintypecode, typename, iterable = (
+    _np.promote_types, _np.issubdtype, _np.isdtype, _np.mintypecode, _np.typename,
+    _np.iterable)
+sctypeDict, typecodes, ScalarType, s_, index_exp = (
+    _np.sctypeDict, _np.typecodes, _np.ScalarType, _np.s_, _np.index_exp)
+
+
+def common_type(*arrays: Any) -> type:
+    """NumPy's common_type: the inexact scalar type of the arrays' dtypes (traced ones
+    count by their dtype)."""
+    return _np.common_type(*[_np.empty(0, _dtype(a)) for a in arrays])
+
+
+def min_scalar_type(a: Any) -> _np.dtype:
+    """NumPy's min_scalar_type: an array's own dtype; for a scalar it depends on the value,
+    which a traced scalar does not have."""
+    if not isinstance(a, Tracer):
+        return _np.min_scalar_type(a)
+    if a.ndim:
+        return a.dtype
+    raise TraceError("numpy.min_scalar_type of a traced scalar depends on its value: use "
+                     "its dtype")
+
+
+def isscalar(x: Any) -> bool:
+    """NumPy's isscalar: true of a NumPy scalar (a traced one too: an integer index's read,
+    a reduction's result), false of arrays, 0-d ones included."""
+    return x._is_scalar() if isinstance(x, Tracer) else _np.isscalar(x)
 
 
 # ------------------------------------------------------------------ constants of shapes
