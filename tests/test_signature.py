@@ -207,3 +207,18 @@ def test_static_tuples_and_equal_copies_share_an_entry():
     np.testing.assert_allclose(vg.grad(dict_loss)(X, d),
                                np_edge_loss_grad(X, list(d.values())), rtol=1e-12)
     assert len(dict_loss.calls) == 2
+
+
+def test_one_flattener_serves_arguments_and_results():
+    """pytree.flat is the flattener of call signatures and of results (and unflatten the
+    inverse of both): the same treedef for the same tree, big static containers included."""
+    from vecgrad.pytree import flatten, unflatten
+    from vecgrad.signature import flatten_call, unflatten_call
+    edges = tuple((i, i + 1) for i in range(40))
+    tree = ({"w": np.ones(2), "b": [np.zeros(1), None]}, edges, "static", 3)
+    leaves, td = flatten(tree)
+    leaves2, td2, _ = flatten_call(tree, {}, trace_scalars=False)
+    assert td2 == (td[1], None) and all(a is b for a, b in zip(leaves, leaves2))
+    for back in (unflatten(td, leaves), unflatten_call(td2, leaves2)[0]):
+        assert back[0]["w"] is tree[0]["w"] and back[0]["b"][0] is tree[0]["b"][0]
+        assert back[0]["b"][1] is None and back[1] is edges and back[2:] == ("static", 3)

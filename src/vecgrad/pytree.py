@@ -6,7 +6,13 @@ from typing import Any
 
 import numpy as np
 
-_ARRAY = ("*",)
+from .tracing import Tracer
+
+ARRAY = ("*",)
+MEMO_MIN = 32  # shorter containers are flattened each call (cheaper than a memo lookup)
+MEMO_SIZE = 256  # big static containers remembered by identity (cleared when full)
+_MEMO: dict[int, tuple[Any, Any, Any]] = {}  # id(container) -> (it, snapshot, its treedef)
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range)
 
 # Array types that are leaves, and how to read each one's (shape, dtype) without copying it.
 # The JAX and torch backends add theirs when they load (the core imports neither package).
@@ -36,28 +42,75 @@ def is_leaf(x: Any) -> bool:
     return isinstance(x, _LEAF_TYPES)
 
 
-def flatten(x: Any, leaves: list | None = None) -> tuple[list, Any]:
+def flatten(x: Any) -> tuple[list, Any]:
     """Returns (array leaves, hashable treedef)."""
-    leaves = [] if leaves is None else leaves
-    if is_leaf(x) or type(x).__name__ in ("Tracer", "WeakScalar"):
+    leaves: list = []
+    return leaves, flat(x, leaves)
+
+
+def flat(x: Any, leaves: list) -> Any:
+    """x's treedef, appending its array leaves (NumPy arrays and scalars, tracers) to
+    `leaves`. A list, tuple or dict of at least MEMO_MIN items with no array inside (an edge
+    list of index pairs, say) is flattened once and then recognized by identity: a tuple of
+    immutable values cannot change, so the same object has the same treedef; a list or dict
+    can, so it is compared with a snapshot taken when it was first seen (a C-speed comparison
+    that stops at identical items). A list of lists is flattened every time (an inner list
+    could change unseen)."""
+    t = type(x)
+    if t is np.ndarray:
         leaves.append(x)
-        return leaves, _ARRAY
-    if type(x) in (tuple, list):
-        return leaves, (type(x).__name__, tuple(flatten(c, leaves)[1] for c in x))
+        return ARRAY
+    if t is tuple or t is list or t is dict:
+        big = len(x) >= MEMO_MIN
+        if big:
+            hit = _MEMO.get(id(x))
+            if hit is not None and hit[0] is x and (t is tuple or x == hit[1]):
+                return hit[2]
+        n = len(leaves)
+        if t is dict:
+            keys = sorted(x, key=repr)
+            td = ("dict", tuple(keys), tuple([flat(x[k], leaves) for k in keys]))
+        else:
+            td = (t.__name__, tuple([flat(c, leaves) for c in x]))
+        return _memoize(x, td) if big and len(leaves) == n else td
     if isinstance(x, tuple) and hasattr(x, "_fields"):  # a NamedTuple (e.g. linalg.eigh's)
-        return leaves, ("tuple", tuple(flatten(c, leaves)[1] for c in x), type(x))
-    if type(x) is dict:
-        keys = sorted(x, key=repr)
-        return leaves, ("dict", tuple(keys), tuple(flatten(x[k], leaves)[1] for k in keys))
+        return ("tuple", tuple([flat(c, leaves) for c in x]), t)
+    if isinstance(x, Tracer) or is_leaf(x):  # (also the arrays of a loaded jax/torch backend)
+        leaves.append(x)
+        return ARRAY
     if x is None:
-        return leaves, ("None",)
+        return ("None",)
     try:
         hash(x)
     except TypeError:
-        raise TypeError(f"vecgrad cannot use a {type(x).__name__} as an argument: arguments "
+        raise TypeError(f"vecgrad cannot use a {t.__name__} as an argument: arguments "
                         "are pytrees (tuple, list, dict, None) of NumPy arrays, and any other "
                         "value is static and must be hashable") from None
-    return leaves, ("static", type(x), x)
+    return ("static", t, x)
+
+
+def _frozen(x: Any) -> bool:
+    """Whether x can never change (so identity implies equal contents)."""
+    t = type(x)
+    if t is tuple:
+        return all(_frozen(c) for c in x)
+    return t in _IMMUTABLE
+
+
+def _memoize(x: Any, td: Any) -> Any:
+    if not all(_frozen(c) for c in (x.values() if type(x) is dict else x)):
+        return td
+    if len(_MEMO) >= MEMO_SIZE:
+        _MEMO.clear()
+    snapshot = None if type(x) is tuple else (dict(x) if type(x) is dict else list(x))
+    out = ("static", type(x), StaticData(x if snapshot is None else type(x)(snapshot), td))
+    _MEMO[id(x)] = (x, snapshot, out)
+    return out
+
+
+def clear_memo() -> None:
+    """Forget the big static containers remembered by identity."""
+    _MEMO.clear()
 
 
 def unflatten(treedef: Any, leaves: Any) -> Any:
@@ -88,7 +141,7 @@ class StaticData:
 
 def _build(td: Any, it: Any) -> Any:
     kind = td[0]
-    if td is _ARRAY or kind == "*" or kind == "weak":  # (weak: a traced Python number)
+    if kind == "*" or kind == "weak":  # (weak: a traced Python number)
         return next(it)
     if kind == "tuple":
         vals = tuple(_build(c, it) for c in td[1])
@@ -101,6 +154,21 @@ def _build(td: Any, it: Any) -> Any:
         return None
     v = td[2]
     return v.value if type(v) is StaticData else v
+
+
+def leaf_kinds(td: Any, out: list) -> list:
+    """Appends, per leaf of the treedef, None (an array) or the zero of its Python number
+    type (a weak Python-number leaf: 0, 0.0 or 0j); returns `out`."""
+    kind = td[0]
+    if kind == "*" or kind == "weak":
+        out.append(td[1] if kind == "weak" else None)
+    elif kind in ("tuple", "list"):
+        for c in td[1]:
+            leaf_kinds(c, out)
+    elif kind == "dict":
+        for c in td[2]:
+            leaf_kinds(c, out)
+    return out
 
 
 def describe(td: Any) -> str:
