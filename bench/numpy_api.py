@@ -8,12 +8,11 @@ the same computation as a Python loop over rows, which vecgrad batches.
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
+from losses import table
 
-import vecgrad as vg
 import vecgrad.numpy as vnp
 
 R = np.random.default_rng(0)
@@ -71,26 +70,10 @@ CASES: dict[str, tuple[Callable, Callable, tuple, tuple]] = {
 }
 
 
-def best(fn: Callable, args: tuple, repeat: int) -> float:
-    fn(*args)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=20)
-    n = ap.parse_args().repeat
-    print(f"{'loss':42s} {'NumPy fwd':>10s} {'vg fwd':>10s} {'vg grad':>10s} {'grad/fwd':>9s}")
-    for name, (ref, f, args, argnums) in CASES.items():
-        t_np, t_fwd = best(ref, args, n), best(vg.jit(f), args, n)
-        t_grad = best(vg.grad(f, argnums=argnums), args, n)
-        print(f"{name:42s} {t_np * 1e3:8.3f}ms {t_fwd * 1e3:8.3f}ms {t_grad * 1e3:8.3f}ms "
-              f"{t_grad / t_np:8.2f}x")
+    table(CASES, ap.parse_args().repeat)
 
 
 if __name__ == "__main__":
