@@ -183,6 +183,7 @@ def identity(n: int, dtype: Any = float) -> _np.ndarray:
 # isort: off
 from . import fft, linalg  # noqa: F401
 from ._ops import *
+from ._contract import *
 from ._ufuncs import *
 from ._shape_ops import *
 from ._tiling import *

@@ -14,7 +14,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import TraceError, unsupported
 from ..tracing import Tracer
-from . import _dtype, _ops, _shape, asarray, astype
+from . import _contract, _dtype, _ops, _shape, asarray, astype
 
 __all__ = [
     "acos",
@@ -65,7 +65,7 @@ def _conj(x: Any) -> Any:
 
 def vdot(a: Any, b: Any, /) -> Any:
     """Dot product of the flattened arrays, conjugating the first."""
-    return _ops.dot(_ops.ravel(_conj(asarray(a))), _ops.ravel(asarray(b)))
+    return _contract.dot(_ops.ravel(_conj(asarray(a))), _ops.ravel(asarray(b)))
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, keepdims: bool = False, **kw: Any) -> Any:
@@ -82,7 +82,7 @@ def matvec(x1: Any, x2: Any, /, **kw: Any) -> Any:
     """Matrix-vector products over the last axes (broadcasting the rest)."""
     if kw.pop("out", None) is not None or kw:
         raise unsupported(f"numpy.matvec with {sorted(kw) or ['out']}")
-    return _ops.einsum("...ij,...j->...i", *_bcast(x1, x2, 2, 1))
+    return _contract.einsum("...ij,...j->...i", *_bcast(x1, x2, 2, 1))
 
 
 def vecmat(x1: Any, x2: Any, /, **kw: Any) -> Any:
@@ -90,7 +90,7 @@ def vecmat(x1: Any, x2: Any, /, **kw: Any) -> Any:
     if kw.pop("out", None) is not None or kw:
         raise unsupported(f"numpy.vecmat with {sorted(kw) or ['out']}")
     v, m = _bcast(_conj(asarray(x1)), x2, 1, 2)
-    return _ops.einsum("...j,...ji->...i", v, m)
+    return _contract.einsum("...j,...ji->...i", v, m)
 
 
 def _bcast(a: Any, b: Any, ka: int, kb: int) -> tuple:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import builtins
-import functools
 import itertools
 import math
 import operator
@@ -31,8 +30,6 @@ __all__ = [
     "conjugate",
     "cos",
     "divide",
-    "dot",
-    "einsum",
     "equal",
     "exp",
     "expand_dims",
@@ -41,7 +38,6 @@ __all__ = [
     "greater",
     "greater_equal",
     "imag",
-    "inner",
     "less",
     "less_equal",
     "log",
@@ -49,7 +45,6 @@ __all__ = [
     "logical_and",
     "logical_not",
     "logical_or",
-    "matmul",
     "max",
     "maximum",
     "mean",
@@ -60,7 +55,6 @@ __all__ = [
     "ndim",
     "negative",
     "not_equal",
-    "outer",
     "positive",
     "power",
     "prod",
@@ -80,7 +74,6 @@ __all__ = [
     "sum",
     "swapaxes",
     "tanh",
-    "tensordot",
     "transpose",
     "true_divide",
     "where",
@@ -517,143 +510,6 @@ def split(a: Any, indices_or_sections: Any, axis: int = 0) -> list:
         bounds = [0, *_ints(indices_or_sections, "indices"), n]
     pre = (slice(None),) * axis
     return [a[pre + (slice(lo, hi),)] for lo, hi in itertools.pairwise(bounds)]
-
-
-# ---------------------------------------------------------------------------- contractions
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-def einsum(*operands: Any, optimize: Any = None) -> Any:
-    """Einstein summation: `einsum('ij,jk->ik', a, b)` (explicit or implicit output, `...`
-    supported) or NumPy's sublist form `einsum(a, [0, 1], b, [1, 2], [0, 2])`. `optimize`
-    is accepted and ignored (vecgrad plans contractions itself)."""
-    if not operands:
-        raise TypeError("einsum() needs at least the subscripts")
-    subscripts, operands = (operands[0], operands[1:]) if isinstance(operands[0], str) else \
-        _sublist_spec(operands)
-    ops = [asarray(o) for o in operands]
-    spec = _normalize_spec(subscripts.replace(" ", ""), tuple(len(_shape(o)) for o in ops))
-    ins, out = P.parse_spec(spec)
-    if len(ins) == 1 and ins[0] == out:
-        return ops[0]
-    return P.einsum(*ops, spec=spec)
-
-
-def _sublist_spec(args: tuple) -> tuple[str, tuple]:
-    """NumPy's sublist form (op, sublist, op, sublist, ..., [output sublist]) as a
-    subscripts string and the operands."""
-    out = args[-1] if len(args) % 2 else None
-    ops, subs = args[0:len(args) - len(args) % 2:2], args[1::2][:len(args) // 2]
-
-    def letters(sub: Any) -> str:
-        if not isinstance(sub, (list, tuple)):
-            raise TypeError(f"einsum sublist form: expected a list of axis labels, got "
-                            f"{type(sub).__name__}")
-        s = ""
-        for k in sub:
-            if k is Ellipsis:
-                s += "..."
-                continue
-            k = _int(k, "an einsum axis label")
-            if not 0 <= k < len(_LETTERS):
-                raise ValueError(f"einsum sublist labels must be in [0, {len(_LETTERS)}), "
-                                 f"got {k}")
-            s += _LETTERS[k]
-        return s
-    spec = ",".join(letters(t) for t in subs)
-    return (spec if out is None else spec + "->" + letters(out)), ops
-
-
-@functools.lru_cache(maxsize=4096)
-def _normalize_spec(spec: str, ranks: tuple[int, ...]) -> str:
-    ins, arrow, out = spec.partition("->")
-    terms = ins.split(",")
-    if len(terms) != len(ranks):
-        raise ShapeError(f"einsum '{spec}' names {len(terms)} operands, {len(ranks)} given")
-    if "..." in spec:
-        free = [c for c in _LETTERS if c not in spec]
-        nell = builtins.max(r - len(t.replace("...", "")) for t, r in zip(terms, ranks))
-        ell = "".join(free[:nell])
-        terms = [t.replace("...", ell[nell - (r - len(t.replace("...", ""))):])
-                 for t, r in zip(terms, ranks)]
-        out = out.replace("...", ell) if arrow else None
-    else:
-        ell = ""
-    if not arrow or out is None:
-        counts: dict[str, int] = {}
-        for c in "".join(terms):
-            counts[c] = counts.get(c, 0) + 1
-        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
-    return ",".join(terms) + "->" + out
-
-
-def matmul(a: Any, b: Any) -> Any:
-    """Matrix product with NumPy's rules for 1-D operands and broadcast batch axes."""
-    a, b = asarray(a), asarray(b)
-    sa, sb = _shape(a), _shape(b)
-    if len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0]:  # the common W @ x, quickly
-        return P.einsum(a, b, spec="ij,j->i")
-    if len(sa) == 1 and sa == sb:  # and u @ v
-        return P.einsum(a, b, spec="i,i->")
-    if len(sa) == 0 or len(sb) == 0:
-        raise ShapeError("matmul: input operand does not have enough dimensions")
-    if len(sa) == 1 and len(sb) == 1:
-        return einsum("i,i->", a, b)
-    if len(sa) == 1:
-        return einsum("...ij,i->...j", b, a) if len(sb) > 2 else einsum("i,ij->j", a, b)
-    if len(sb) == 1:
-        return einsum("...ij,j->...i", a, b)
-    if sa[-1] != sb[-2]:
-        raise ShapeError(f"matmul: shapes {sa} and {sb} are not aligned ({sa[-1]} != {sb[-2]})")
-    batch = _np.broadcast_shapes(sa[:-2], sb[:-2])
-    a = broadcast_to(a, batch + sa[-2:]) if len(sa) > 2 or batch else a
-    b = broadcast_to(b, batch + sb[-2:]) if len(sb) > 2 or batch else b
-    return einsum("...ij,...jk->...ik", a, b)
-
-
-def dot(a: Any, b: Any) -> Any:
-    """`numpy.dot`: inner product, matrix product, or sum over a's last and b's second-last."""
-    sa, sb = _shape(a), _shape(b)
-    if len(sa) == 0 or len(sb) == 0:
-        return multiply(a, b)
-    if len(sb) <= 2:
-        if sa[-1] != sb[0 if len(sb) == 1 else -2]:
-            raise ShapeError(f"dot: shapes {sa} and {sb} are not aligned")
-        return matmul(a, b) if len(sa) <= 2 else tensordot(a, b, ([len(sa) - 1], [0]))
-    return tensordot(a, b, ([len(sa) - 1], [len(sb) - 2]))
-
-
-def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
-    """Sum products over the given axes of a and b."""
-    na, nb = len(_shape(a)), len(_shape(b))
-    if _np.ndim(axes) == 0:
-        k = _int(axes, "axes")
-        ax_a, ax_b = list(range(na - k, na)), list(range(k))
-    else:
-        ax_a, ax_b = [_ints(x, "axes") for x in axes]
-    ax_a, ax_b = [_axis(x, na) for x in ax_a], [_axis(x, nb) for x in ax_b]
-    if len(ax_a) != len(ax_b):
-        raise ShapeError(f"tensordot: shape-mismatch for sum (axes {axes})")
-    la, lb = list(_LETTERS[:na]), list(_LETTERS[na:na + nb])
-    for i, j in zip(ax_a, ax_b):
-        lb[j] = la[i]
-    out = [c for i, c in enumerate(la) if i not in ax_a] + \
-          [c for j, c in enumerate(lb) if j not in ax_b]
-    return einsum("".join(la) + "," + "".join(lb) + "->" + "".join(out), a, b)
-
-
-def outer(a: Any, b: Any) -> Any:
-    """Outer product of the flattened inputs."""
-    return einsum("i,j->ij", ravel(a), ravel(b))
-
-
-def inner(a: Any, b: Any) -> Any:
-    """Sum over the last axes of a and b."""
-    na, nb = len(_shape(a)), len(_shape(b))
-    if na == 0 or nb == 0:
-        return multiply(a, b)
-    return tensordot(a, b, ([na - 1], [nb - 1]))
 
 
 # ---------------------------------------------------------------------- NumPy dispatching

@@ -18,7 +18,7 @@ import numpy as _np
 
 from ..errors import unsupported
 from ..tracing import Tracer
-from . import _dtype, _ops, _shape, asarray, astype
+from . import _contract, _dtype, _ops, _shape, asarray, astype
 
 __all__ = [
     "append",
@@ -301,7 +301,7 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     r0, c0 = builtins.max(0, -offset), builtins.max(0, offset)
     n = builtins.max(0, builtins.min(n1 - r0, n2 - c0))
     x = x[..., r0:r0 + n, c0:c0 + n]
-    out = _ops.einsum("...ii->...i", x)
+    out = _contract.einsum("...ii->...i", x)
     if isinstance(out, Tracer):  # NumPy's diagonal is a read-only view
         out._readonly = "the read-only view returned by np.diagonal"
     return out

@@ -13,7 +13,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import unsupported
 from ..tracing import Tracer
-from . import _dtype, _ops, _shape, asarray, astype
+from . import _contract, _dtype, _ops, _shape, asarray, astype
 
 __all__ = [
     "all",
@@ -160,7 +160,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     ddof = (0 if bias else 1) if ddof is None else ddof
     n = _shape(x)[1]
     xc = _ops.subtract(x, _ops.mean(x, 1, keepdims=True))
-    c = _ops.divide(_ops.einsum("ij,kj->ik", xc, xc), float(builtins.max(n - ddof, 0)))
+    c = _ops.divide(_contract.einsum("ij,kj->ik", xc, xc), float(builtins.max(n - ddof, 0)))
     return _ops.squeeze(c) if _shape(c) == (1, 1) else c
 
 
@@ -169,7 +169,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     c = cov(x, y, rowvar, dtype=dtype)
     if _nd(c) == 0:
         return _ops.divide(c, c)
-    d = _ops.sqrt(_ops.einsum("ii->i", c))
+    d = _ops.sqrt(_contract.einsum("ii->i", c))
     c = _ops.divide(_ops.divide(c, _ops.reshape(d, (-1, 1))), d)
     return _ops.clip(c, -1, 1)
 

@@ -18,7 +18,7 @@ from .. import primitives as P
 from ..errors import ShapeError, unsupported
 from ..primitives.matrix import lin_dtype
 from ..primitives.spectral import eigh_shapes, qr_shapes, svd_shapes, unpack
-from . import _ops, _shape, asarray, astype
+from . import _contract, _ops, _shape, asarray, astype
 
 __all__ = [
     "EigResult",
@@ -193,10 +193,10 @@ def matrix_power(a: Any, n: int) -> Any:
     result = None
     while n:
         if n & 1:
-            result = a if result is None else _ops.matmul(result, a)
+            result = a if result is None else _contract.matmul(result, a)
         n >>= 1
         if n:
-            a = _ops.matmul(a, a)
+            a = _contract.matmul(a, a)
     return result
 
 
@@ -209,7 +209,7 @@ def multi_dot(arrays: Any, *, out: Any = None) -> Any:
     if len(arrays) < 2:
         raise ValueError("Expecting at least two arrays.")
     if len(arrays) == 2:
-        return _ops.dot(arrays[0], arrays[1])
+        return _contract.dot(arrays[0], arrays[1])
     first, last = len(_shape(arrays[0])) == 1, len(_shape(arrays[-1])) == 1
     if first:
         arrays[0] = _ops.reshape(arrays[0], (1, -1))
@@ -246,7 +246,7 @@ def _chain(arrays: list, split: list, i: int, j: int) -> Any:
     if i == j:
         return arrays[i]
     k = split[i][j]
-    return _ops.dot(_chain(arrays, split, i, k), _chain(arrays, split, k + 1, j))
+    return _contract.dot(_chain(arrays, split, i, k), _chain(arrays, split, k + 1, j))
 
 
 def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
@@ -501,8 +501,8 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple:
     m, n = _shape(a)
     if rcond is None:
         rcond = _np.finfo(_np.dtype(a.dtype)).eps * builtins.max(m, n)
-    x = _ops.matmul(pinv(a, rcond=float(rcond)), bm)
-    resid = _ops.sum(_ops.square(bm - _ops.matmul(a, x)), axis=0)
+    x = _contract.matmul(pinv(a, rcond=float(rcond)), bm)
+    resid = _ops.sum(_ops.square(bm - _contract.matmul(a, x)), axis=0)
     rank = matrix_rank(a, rtol=float(rcond))
     s = svdvals(a)
     if vec:
@@ -539,7 +539,7 @@ def outer(x1: Any, x2: Any, /) -> Any:
     """Outer product of two vectors."""
     if len(_shape(x1)) != 1 or len(_shape(x2)) != 1:
         raise ValueError("Input arrays must be one-dimensional")
-    return _ops.outer(x1, x2)
+    return _contract.outer(x1, x2)
 
 
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
@@ -550,5 +550,5 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     return _ops.sum(_ops.multiply(x1, x2), axis=axis)
 
 
-matmul = _ops.matmul
-tensordot = _ops.tensordot
+matmul = _contract.matmul
+tensordot = _contract.tensordot
