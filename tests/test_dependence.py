@@ -150,3 +150,54 @@ def test_dead_writes_are_dropped():
     g = e.stages["batch"]
     assert not any(q.prim is P.mul for q in g.eqns)
     check(f, (rng().standard_normal((4, 2)),))
+
+
+# -- empty regions (found by HIPS autograd's tests: trace with a large offset, diff of one
+# element, array_split into empty pieces, np.gradient's second order): a read or write of no
+# elements depends on nothing but the buffer's base, and the base is computed before it
+
+def _empty_write_into_computed(x):
+    y = vnp.sin(x) * 2.0  # the buffer's base is computed, not an input
+    y[2:2] = vnp.zeros(0)
+    y[1:1] += x[3:3]
+    return vnp.sum(y * x)
+
+
+def _empty_reads_in_a_loop(x):
+    n = x.shape[0]
+    out = vnp.zeros(n)
+    for i in range(n):
+        out[i] = vnp.sum(x[i:i] ** 2) + vnp.cos(x[i])  # x[i:i] is empty
+        out[i:i] = x[i:i]
+    return vnp.sum(out ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    (_empty_write_into_computed, (rng().standard_normal(5),)),
+    (_empty_reads_in_a_loop, (rng(1).standard_normal(4),)),
+    (lambda x: vnp.trace(x, offset=10), (rng(2).standard_normal((11, 10)),)),
+    (lambda x: vnp.sum(vnp.diff(x, axis=1) ** 2) + vnp.sum(x), (rng(3).standard_normal((3, 1)),)),
+    (lambda x: vnp.sum(vnp.concatenate(vnp.array_split(x, 3)) ** 2),
+     (rng(4).standard_normal(1),)),
+], ids=["computed_base", "loop", "trace_offset", "diff_of_one", "array_split"])
+def test_empty_regions_read_and_write_nothing(f, args):
+    check(f, args)
+
+
+@pytest.mark.parametrize("shape, axis", [((2,), None), ((2, 3), 0), ((2, 2, 2), -1)])
+def test_second_order_of_np_gradient_with_two_points(shape, axis):
+    # the VJP of np.gradient's VJP writes empty interiors (two points: no interior)
+    x = rng(5).standard_normal(shape)
+    v = rng(6).standard_normal(shape)
+
+    def first(x, v):
+        _, pull = vg.vjp(lambda x: vnp.gradient(x, axis=axis), x)
+        return pull(v)[0]
+
+    def obj(x):
+        return vnp.sum(first(x, v) ** 2)
+    g = vg.grad(obj)(x)
+    d = rng(7).standard_normal(shape)
+    eps = 1e-6
+    num = (vg.jit(obj)(x + eps * d) - vg.jit(obj)(x - eps * d)) / (2 * eps)
+    np.testing.assert_allclose(np.sum(g * d), num, rtol=1e-6, atol=1e-8)

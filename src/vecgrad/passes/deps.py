@@ -182,6 +182,8 @@ def _ids(sub: np.ndarray, counts: bool = False) -> Any:
     """The distinct writer ids in a region (with how many elements each holds)."""
     if sub.__class__ is np.int64:  # one element (a NumPy scalar)
         return ([int(sub)], [1]) if counts else [int(sub)]
+    if sub.size == 0:  # an empty region (`x[5:5]`, `trace(x, offset=n)`) touches nothing
+        return ([], []) if counts else []
     if sub.size == 1:
         u = int(sub.reshape(-1)[0])
         return ([u], [1]) if counts else [u]
@@ -315,7 +317,7 @@ class _Builder:
         ids = _ids(B.wv[key])
         if len(ids) == 1 and self.forward(e, B, ids[0]):
             return
-        deps = self.reader_deps(B, ids)
+        deps = self.reader_deps(B, ids) if ids else [B.base_node]  # (empty: needs the base)
         pat, axes, pos = split(idx)
         q = self.node(BREAD, (BREAD, bid, pat), e.out, (), e, (bid, pat, axes, pos), deps)
         self.was_read.update(ids)
@@ -357,7 +359,7 @@ class _Builder:
         sub = B.wv[key]
         ids, counts = _ids(sub, counts=True)
         add = e.prim is P.setitem_add
-        deps = []
+        deps = [] if ids else [B.base_node]  # (an empty region: it needs the base only)
         if add:
             for u in ids:
                 if u in B.run_set:  # additions in one run commute: what u waited for, w does
