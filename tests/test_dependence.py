@@ -201,3 +201,34 @@ def test_second_order_of_np_gradient_with_two_points(shape, axis):
     eps = 1e-6
     num = (vg.jit(obj)(x + eps * d) - vg.jit(obj)(x - eps * d)) / (2 * eps)
     np.testing.assert_allclose(np.sum(g * d), num, rtol=1e-6, atol=1e-8)
+
+
+# -- explain: a split is claimed only for a line's own operations --------------------------
+
+def _inplace_rows(x, g):
+    h = x.copy()
+    for i in range(len(h)):
+        h[i] = h[i] - vnp.mean(h[i])  # reads of h[i] on two lines share one key
+        h[i] = h[i] / vnp.sqrt(vnp.mean(h[i] ** 2) + 1e-5)
+        h[i] = h[i] * g
+    return vnp.sum(vnp.tanh(h) * x)
+
+
+def _nested_uses(W, c):
+    loss = 0.0
+    for i in range(W.shape[0]):
+        loss += -vnp.log(vg.nn.sigmoid(-(W[i] @ c)))  # two `neg`s, one feeding the other
+        loss += vnp.sum(c ** 2) * vnp.exp(-vnp.sum(W[i] ** 2))  # an invariant factor
+    return loss
+
+
+@pytest.mark.parametrize("f, args", [
+    (_inplace_rows, (rng().standard_normal((7, 4)), rng(1).standard_normal(4))),
+    (_nested_uses, (rng(2).standard_normal((9, 3)), rng(3).standard_normal(3))),
+])
+def test_no_split_claimed_for_lines_that_batched(f, args):
+    e = check(f, args, argnums=(0, 1))
+    for s in ("batch", "grad.batch"):
+        if s in e.stages:
+            bad = [n for n in e.stages[s].notes if n.get("kind") in ("sequential", "split")]
+            assert not bad, bad

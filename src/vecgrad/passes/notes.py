@@ -9,6 +9,17 @@ from typing import Any
 from ..ir import Eqn
 from .deps import SUM, WRITE, Plan
 
+# A line whose operations ran as at most this many groups, one feeding the next, each wider
+# than there are groups, applies the operation to its own result (`-log(sigmoid(-z))`, a
+# loop-invariant factor then the per-iteration one): it ran as few operations as its
+# dependences allow and is not listed as unmerged. A longer chain is a recurrence.
+NESTED = 3
+
+
+def _nested(groups: list[list[int]]) -> bool:
+    return len(groups) <= 2 or (len(groups) <= NESTED
+                                 and max(map(len, groups)) > len(groups))
+
 # Nodes visited per split key when looking for a dependence path between its groups.
 PATH_BUDGET = 20_000
 
@@ -30,10 +41,20 @@ class Notes:
         return e.src if e is not None else None
 
     def group(self, members: list[int]) -> None:
-        """An agenda group (one key, emitted at one time)."""
-        k = self.p.key[members[0]]
-        if k is not None:
-            self.groups[k].append(members)
+        """An agenda group (one key, emitted at one time), split by source line: one key can
+        hold operations of several lines (`h[i]` read on two lines), and a line is split only
+        when its own operations ran as several groups."""
+        p = self.p
+        k = p.key[members[0]]
+        if k is None:
+            return
+        eqn = p.eqn
+        by_src: dict[Any, list[int]] = {}
+        for m in members:
+            e = eqn[m]
+            by_src.setdefault(e.src if e is not None else None, []).append(m)
+        for src, ms in by_src.items():
+            self.groups[(k, src)].append(ms)
 
     def batched(self, members: list[int], out: Any, made: Eqn | None) -> None:
         """Members merged into one operation `made` (or views: `made` None)."""
@@ -61,7 +82,7 @@ class Notes:
             if src is None or (src, what) in flagged:
                 continue
             if len(groups) == 1:
-                k = self.p.key_of[key]
+                k = self.p.key_of[key[0]]
                 if len(groups[0]) == 1 and k[0] is not None:  # the same operation, other shapes
                     singles[(src, what, k[:-1])] += 1
                 continue
@@ -71,6 +92,9 @@ class Notes:
                 reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations "
                           "(the trace is too large to say whether they depend on each other)")
                 kind = "split"
+            elif path and _nested(groups):
+                continue  # as few operations as the dependences allow (the line applies
+                # `what` to its own result, `-f(-x)`): each group is noted as batched
             elif path:
                 chain = "a recurrence" if len(groups) > 2 else "one feeds the other"
                 reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations: "
