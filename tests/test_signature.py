@@ -222,3 +222,59 @@ def test_one_flattener_serves_arguments_and_results():
     for back in (unflatten(td, leaves), unflatten_call(td2, leaves2)[0]):
         assert back[0]["w"] is tree[0]["w"] and back[0]["b"][0] is tree[0]["b"][0]
         assert back[0]["b"][1] is None and back[1] is edges and back[2:] == ("static", 3)
+
+
+def _nbr_loss(x, nb):
+    total = 0.0
+    for v, us in nb.items():
+        total += vnp.sum((x[v] - sum(x[u] for u in us) / len(us)) ** 2)
+    return total
+
+
+def _np_nbr_grad(x, nb):
+    g = np.zeros_like(x)
+    for v, us in nb.items():
+        r = 2 * (x[v] - sum(x[u] for u in us) / len(us))
+        g[v] += r
+        for u in us:
+            g[u] -= r / len(us)
+    return g
+
+
+@pytest.mark.parametrize("box", [dict, "tuple_of_lists", "list_of_dicts"])
+def test_containers_of_lists_are_remembered_and_never_stale(box):
+    n = 40 if box is dict else 6
+    nb = {v: [(v + 1) % n, (v * 5 + 2) % n] for v in range(n)}
+    if box == "tuple_of_lists":
+        nb = {v: us for v, us in nb.items()}
+        wrap, unwrap = (lambda d: tuple(list(us) for us in d.values())), \
+            (lambda t: dict(enumerate(t)))
+    elif box == "list_of_dicts":
+        wrap, unwrap = (lambda d: [{"v": v, "us": us} for v, us in d.items()] * 7), \
+            (lambda t: {e["v"]: e["us"] for e in t})
+    else:
+        wrap = unwrap = (lambda d: d)
+    f = counting(lambda x, s: _nbr_loss(x, unwrap(s)))
+    g = vg.grad(f)
+    s = wrap(nb)
+    x = R.standard_normal((n, 2))
+    np.testing.assert_allclose(g(x, s), _np_nbr_grad(x, unwrap(s)), rtol=1e-12)
+    g(x, s)
+    assert len(f.calls) == 1  # the same object, unchanged: no new trace
+    inner = next(iter(unwrap(s).values()))
+    inner[0] = 3  # changed inside, in place
+    np.testing.assert_allclose(g(x, s), _np_nbr_grad(x, unwrap(s)), rtol=1e-12)
+    inner.append(4)
+    np.testing.assert_allclose(g(x, s), _np_nbr_grad(x, unwrap(s)), rtol=1e-12)
+    assert len(f.calls) == 3
+
+
+def test_a_big_dict_of_lists_is_flattened_once():
+    from vecgrad import pytree, signature
+    nb = {v: [(v * 7 + k) % 6 for k in range(10)] for v in range(300)}
+    x = R.standard_normal((300, 2))
+    g = vg.grad(_nbr_loss)
+    g(x, nb)
+    assert pytree._MEMO[id(nb)][0] is nb  # recognized by identity and a deep snapshot
+    _, td, _ = signature.flatten_call((x, nb), {})
+    assert td[0][1][0] == "static"  # one static value, not 3,300 flattened items

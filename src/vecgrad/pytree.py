@@ -54,8 +54,9 @@ def flat(x: Any, leaves: list) -> Any:
     list of index pairs, say) is flattened once and then recognized by identity: a tuple of
     immutable values cannot change, so the same object has the same treedef; a list or dict
     can, so it is compared with a snapshot taken when it was first seen (a C-speed comparison
-    that stops at identical items). A list of lists is flattened every time (an inner list
-    could change unseen)."""
+    that stops at identical items). Containers of containers (a dict of neighbour lists, a
+    list of sentences) are compared with a deep snapshot, so an inner list changed in place
+    is seen."""
     t = type(x)
     if t is np.ndarray:
         leaves.append(x)
@@ -64,7 +65,7 @@ def flat(x: Any, leaves: list) -> Any:
         big = len(x) >= MEMO_MIN
         if big:
             hit = _MEMO.get(id(x))
-            if hit is not None and hit[0] is x and (t is tuple or x == hit[1]):
+            if hit is not None and hit[0] is x and (hit[1] is None or x == hit[1]):
                 return hit[2]
         n = len(leaves)
         if t is dict:
@@ -97,13 +98,41 @@ def _frozen(x: Any) -> bool:
     return t in _IMMUTABLE
 
 
+def _snapshot(x: Any) -> Any:
+    """A deep copy of a static tree of tuples, lists and dicts of immutable values (None when
+    x holds something else). Compared with `==` at C speed, it tells whether x changed."""
+    t = type(x)
+    if t in _IMMUTABLE:
+        return x
+    if t is tuple or t is list:
+        out = []
+        for c in x:
+            s = _snapshot(c)
+            if s is None and c is not None:
+                return None
+            out.append(s)
+        return t(out)
+    if t is dict:
+        d = {}
+        for k, c in x.items():
+            s = _snapshot(c)
+            if s is None and c is not None or not _frozen(k):
+                return None
+            d[k] = s
+        return d
+    return None
+
+
 def _memoize(x: Any, td: Any) -> Any:
-    if not all(_frozen(c) for c in (x.values() if type(x) is dict else x)):
-        return td
+    if _frozen(x):
+        snapshot = None  # a tuple of immutable values: identity implies equal contents
+    else:
+        snapshot = _snapshot(x)  # (containers of containers too: a dict of lists)
+        if snapshot is None:
+            return td
     if len(_MEMO) >= MEMO_SIZE:
         _MEMO.clear()
-    snapshot = None if type(x) is tuple else (dict(x) if type(x) is dict else list(x))
-    out = ("static", type(x), StaticData(x if snapshot is None else type(x)(snapshot), td))
+    out = ("static", type(x), StaticData(x if snapshot is None else _snapshot(x), td))
     _MEMO[id(x)] = (x, snapshot, out)
     return out
 
