@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_batch import assert_size_independent, check, count, entry, rng, writes
+from test_batch import assert_size_independent, check, count, entry, eqns, rng, writes
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
@@ -232,3 +232,32 @@ def test_no_split_claimed_for_lines_that_batched(f, args):
         if s in e.stages:
             bad = [n for n in e.stages[s].notes if n.get("kind") in ("sequential", "split")]
             assert not bad, bad
+
+
+# -- windows whose per-offset terms would be outer products (one input channel) -------------
+
+def _one_channel_conv(x, K):
+    B, T = x.shape
+    F, k = K.shape
+    feat = vnp.zeros((B, T - k + 1, F))
+    for t in range(T - k + 1):
+        feat[:, t, :] = vnp.tanh(x[:, t:t + k] @ K.T)
+    return vnp.sum(feat ** 2)
+
+
+def _one_channel_conv_1d(x, K):
+    k = K.shape[1]
+    rows = [vnp.outer(x[t:t + k] @ K.T, x[t + k - 1]) for t in range(len(x) - k + 1)]
+    return vnp.sum(vnp.tanh(vnp.stack(rows)))
+
+
+@pytest.mark.parametrize("f, shapes", [(_one_channel_conv, ((6, 20), (8, 3))),
+                                       (_one_channel_conv_1d, ((20,), (8, 4)))])
+def test_windows_contracted_once_when_offsets_would_be_outer_products(f, shapes):
+    args = tuple(rng(i).standard_normal(s) for i, s in enumerate(shapes))
+    e = check(f, args, argnums=(0, 1))
+    g = e.stages["simplify"]
+    ein = eqns(g, P.einsum) + eqns(g, P.muladd)
+    assert len(ein) <= 3, vg.ir.pretty(g)  # not one product per window offset
+    assert_size_independent(lambda n: (f, (rng().standard_normal(shapes[0][:-1] + (n + 8,)),
+                                           args[1])), sizes=(4, 9))

@@ -66,6 +66,17 @@ def _fix(c: Ctx, x: object, letters: str, L: str, a: int, src: object) -> object
     return c.emit(P.getitem, (x,), {"idx": P.BasicIndex(idx)}, src)
 
 
+def _copy_cheaper(s: Eqn, e: Eqn, terms: list[str], out: str, n: int) -> bool:
+    """Whether one contraction of the windows (copied once) beats n per-offset terms. Terms
+    that still contract are BLAS products on slices (no copy): split. Terms that do not (an
+    outer product: a 1-channel convolution `x[:, t:t+k] @ K.T`) each pass over the whole
+    output: the split costs n outputs, the copy one view and one output."""
+    if any(ch not in out for t in terms for ch in t):
+        return False
+    view, res = s.out.aval.size, e.out.aval.size
+    return view + res < n * res
+
+
 def einsum_of_windows(e: Eqn, c: Ctx) -> object:
     ins, out = parse_spec(e.params["spec"])
     for j, x in enumerate(e.inputs):
@@ -77,7 +88,10 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
         if k is None:
             continue
         L = ins[j][k]
-        spec = make_spec([t.replace(L, "") for t in ins], out)
+        terms = [t.replace(L, "") for t in ins]
+        if _copy_cheaper(s, e, terms, out, s.params["dims"][k][0]):
+            continue
+        spec = make_spec(terms, out)
         total = None
         for a in range(s.params["dims"][k][0]):
             ops = [_offset(c, s, k, a) if i == j else
