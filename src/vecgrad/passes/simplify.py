@@ -145,6 +145,23 @@ def _plus_zero(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _uniform_operand(e: Eqn, c: Ctx) -> object:
+    """A constant operand whose elements are all equal (a folded `broadcast_to(1.0)`, the
+    cotangent of a sum) becomes one 0-d constant when broadcasting gives the same result:
+    no array of ones to keep and read, and `x * 1` then goes."""
+    ins = list(e.inputs)
+    changed = False
+    for k, a in enumerate(ins):
+        if isinstance(a, Const) and a.value.ndim and a.value.size > 1:
+            v = a.value.reshape(-1)
+            if (v == v[0]).all() and not np.isnan(v[0]):
+                ins[k] = Const(np.asarray(v[0], a.value.dtype))
+                changed = True
+    if not changed or e.prim.shape_rule(*[a.aval for a in ins], **e.params) != e.out.aval:
+        return None
+    return e.prim, tuple(ins), e.params
+
+
 def _double(e: Eqn, c: Ctx) -> object:
     x, y = e.inputs
     if x is y and x.aval.dtype.kind == "f":
@@ -215,6 +232,8 @@ def _conj_of_scaled_conj(e: Eqn, c: Ctx) -> object:
 RULES: list[Rule] = [
     *[Rule(p, _fold, "f(constants) = its value, computed once while compiling")
       for p in P.REGISTRY.values()],
+    *[Rule(p, _uniform_operand, "f(x, full(c)) = f(x, c) by broadcasting")
+      for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.mul, _times_one, "x * 1 = x"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
