@@ -374,6 +374,24 @@ def _check_uniform_operand(g0, g1):
     assert "mul" not in prims(g1) and "sub" in prims(g1)
 
 
+def _rule_small_factors_first(x):
+    w = vnp.exp(x[0])  # a row: broadcast over the rows of the big operand
+    return w * (2.0 * vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))))
+
+
+def _check_small_factors_first(g0, g1):
+    big = [e for e in g1.eqns if e.prim is P.mul and e.out.aval.size == 24]
+    assert len(big) == 1, pretty(g1)
+
+
+def _rule_neg_into_small_factor(x):
+    return -(vnp.exp(x[0]) * vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))))
+
+
+def _check_neg_into_small_factor(g0, g1):
+    assert [e.out.aval.size for e in g1.eqns if e.prim is P.neg] == [3]
+
+
 def _rule_plus_zero(x):
     return P.add(0.0, vnp.tanh(x))
 
@@ -719,6 +737,9 @@ RULE_TESTS = {
                                                             _check_logsumexp),
     "log(sum(exp(x))) = logsumexp(x)": (_rule_logsumexp_plain, _check_logsumexp),
     "x * 1 = x": (_rule_times_one, _check_times_one),
+    "a * (b * x) = (a * b) * x, a and b small": (_rule_small_factors_first,
+                                                  _check_small_factors_first),
+    "-(a * x) = (-a) * x, a small": (_rule_neg_into_small_factor, _check_neg_into_small_factor),
     "f(x, full(c)) = f(x, c) by broadcasting": (_rule_uniform_operand, _check_uniform_operand),
     "x + 0 = x": (_rule_plus_zero, _check_plus_zero),
     "x + x = 2 * x": (_rule_double, _check_double),

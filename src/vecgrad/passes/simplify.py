@@ -162,6 +162,36 @@ def _uniform_operand(e: Eqn, c: Ctx) -> object:
     return e.prim, tuple(ins), e.params
 
 
+def _small(a: object, big: object) -> bool:
+    return a.aval.size * 4 <= big.aval.size and a.aval.dtype == big.aval.dtype
+
+
+def _small_factors_first(e: Eqn, c: Ctx) -> object:
+    """a * (b * x) = (a * b) * x for factors a, b much smaller than x (a gradient's `2 * e`
+    then `w * ...`, a vector of weights): one pass over x instead of two."""
+    for a, y in (e.inputs, e.inputs[::-1]):
+        m = c.def_of(y, P.mul)
+        if m is None or c.n_uses(y) != 1 or not _small(a, e.out):
+            continue
+        for b, x in (m.inputs, m.inputs[::-1]):
+            if _small(b, e.out) and x.aval == e.out.aval:
+                ab = c.emit(P.mul, (a, b), {}, e.src)
+                if P.mul.shape_rule(ab.aval, x.aval) == e.out.aval:
+                    return P.mul, (ab, x), {}
+    return None
+
+
+def _neg_into_small_factor(e: Eqn, c: Ctx) -> object:
+    """-(a * x) = (-a) * x for a factor a much smaller than x: the sign on the small one."""
+    m = c.def_of(e.inputs[0], P.mul)
+    if m is None or c.n_uses(e.inputs[0]) != 1:
+        return None
+    for a, x in (m.inputs, m.inputs[::-1]):
+        if _small(a, e.out) and x.aval == e.out.aval:
+            return P.mul, (c.emit(P.neg, (a,), {}, e.src), x), {}
+    return None
+
+
 def _double(e: Eqn, c: Ctx) -> object:
     x, y = e.inputs
     if x is y and x.aval.dtype.kind == "f":
@@ -235,6 +265,8 @@ RULES: list[Rule] = [
     *[Rule(p, _uniform_operand, "f(x, full(c)) = f(x, c) by broadcasting")
       for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.mul, _times_one, "x * 1 = x"),
+    Rule(P.mul, _small_factors_first, "a * (b * x) = (a * b) * x, a and b small"),
+    Rule(P.neg, _neg_into_small_factor, "-(a * x) = (-a) * x, a small"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
     Rule(P.einsum, _einsum_by_one, "einsum(1, x) = x"),
