@@ -392,6 +392,18 @@ def _check_neg_into_small_factor(g0, g1):
     assert [e.out.aval.size for e in g1.eqns if e.prim is P.neg] == [3]
 
 
+def _rule_read_of_write(x):
+    z = vnp.zeros((4, 3))
+    z = P.setitem_add(z, vnp.exp(x), idx=P.BasicIndex((P.Sl(1, 3, 1), P.Sl(0, 3, 1))))
+    y = P.setitem(vnp.tanh(P.broadcast_to(x[0], shape=(4, 3))), vnp.sin(x[1]),
+                  idx=P.BasicIndex((3, P.Sl(0, 3, 1))))
+    return z[2] * z[0] + y[3] * y[1:3]  # inside, apart; inside, apart
+
+
+def _check_read_of_write(g0, g1):
+    assert "setitem_add" not in prims(g1) and "setitem" not in prims(g1), pretty(g1)
+
+
 def _rule_plus_zero(x):
     return P.add(0.0, vnp.tanh(x))
 
@@ -737,6 +749,8 @@ RULE_TESTS = {
                                                             _check_logsumexp),
     "log(sum(exp(x))) = logsumexp(x)": (_rule_logsumexp_plain, _check_logsumexp),
     "x * 1 = x": (_rule_times_one, _check_times_one),
+    "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w": (
+        _rule_read_of_write, _check_read_of_write),
     "a * (b * x) = (a * b) * x, a and b small": (_rule_small_factors_first,
                                                   _check_small_factors_first),
     "-(a * x) = (-a) * x, a small": (_rule_neg_into_small_factor, _check_neg_into_small_factor),

@@ -11,6 +11,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Const, Eqn
 from ..primitives.linalg import make_spec, parse_spec
+from .regions import relative
 
 
 def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
@@ -299,3 +300,56 @@ def writes_tiling_zeros(e: Eqn, ctx: Any) -> Any:
     if len(parts) == 1:
         return parts[0]
     return P.concatenate, tuple(parts), {"axis": axis}
+
+
+def _zero(a: Any, ctx: Any) -> bool:
+    if isinstance(a, Const):
+        return not a.value.any()
+    d = ctx.def_of(a, P.full)
+    return d is not None and d.params["value"] == 0
+
+
+def _disjoint(w: tuple, r: tuple) -> bool | None:
+    """Whether two normalized basic indices of one array select no common element (None:
+    not known)."""
+    if len(w) != len(r) or any(k is None or isinstance(k, P.Adv) for k in w + r):
+        return None
+    for a, b in zip(w, r):
+        ra = range(a, a + 1) if isinstance(a, int) else range(a.start, a.stop, a.step)
+        rb = range(b, b + 1) if isinstance(b, int) else range(b.start, b.stop, b.step)
+        small, big = (ra, rb) if len(ra) <= len(rb) else (rb, ra)
+        if len(small) > 4096:
+            if ra.step == rb.step == 1 and (ra.stop <= rb.start or rb.stop <= ra.start):
+                return True
+            continue
+        if not any(i in big for i in small):
+            return True
+    return False
+
+
+def read_of_write(e: Eqn, ctx: Any) -> Any:
+    """x.at[w].set(v)[r] = v[r - w] when r lies inside w (as x.at[w].add(v)[r] when x is zeros),
+    and = x[r] when r and w are disjoint: a loop's packed output read in pieces after its
+    cotangents were added into a zero buffer, a tiled write read back."""
+    r = e.params["idx"]
+    s = ctx.def_of(e.inputs[0], P.setitem) or ctx.def_of(e.inputs[0], P.setitem_add)
+    if s is None or not P.is_basic(r) or not P.is_basic(s.params["idx"]):
+        return None
+    base, v = s.inputs
+    w = s.params["idx"]
+    if _disjoint(w, r):
+        d = ctx.def_of(base, P.full)
+        if d is not None:
+            a = e.out.aval
+            return P.full, (), {"shape": a.shape, "dtype": a.dtype, "value": d.params["value"]}
+        return P.getitem, (base,), {"idx": r}
+    rel = relative(w, r)
+    if rel is None or (s.prim is P.setitem_add and not _zero(base, ctx)) or \
+            v.aval.dtype != e.out.aval.dtype:
+        return None
+    region = P.index_shape(base.aval.shape, w)
+    if v.aval.shape != region:
+        v = ctx.emit(P.broadcast_to, (v,), {"shape": region}, e.src)
+    if P.index_shape(region, rel) != e.out.aval.shape:
+        return None
+    return P.getitem, (v,), {"idx": P.BasicIndex(rel)}

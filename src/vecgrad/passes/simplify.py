@@ -24,6 +24,7 @@ from .layout import (
     elementwise_of_explicit_broadcast,
     elementwise_of_reshapes,
     elementwise_of_transposes,
+    read_of_write,
     reduction_of_transpose,
     writes_tiling_zeros,
 )
@@ -280,6 +281,8 @@ RULES: list[Rule] = [
     Rule(P.broadcast_to, _same_shape, "broadcast_to(x, x.shape) = x"),
     Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
     Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
+    Rule(P.getitem, read_of_write,
+         "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w"),
     Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
     Rule(P.conj, _of_real, "conj(x) = x for real x"),
     Rule(P.real, _of_real, "real(x) = x for real x"),
