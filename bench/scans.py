@@ -4,7 +4,7 @@
 
 For each program: compile time (first gradient call), gradient and forward time (min over
 runs), with the scans pass (rolled loops and scans) and without it (the recurrence left
-unrolled, as batching leaves it: `vecgrad.passes` with `scans` and `loops` taken out), and
+unrolled, as batching leaves it: `vecgrad.pipeline` with `scans` and `loops` taken out), and
 the generated code's size. Gradients (and the forward) are timed in turns, min of each. The programs are the recurrences of GradBench's lstm and ode evals
 written as natural loops, a tanh RNN, and a tiny nonlinear step that measures the rolled
 loop's own cost per step. (The linear scans against np.cumsum and closed-form references are
@@ -33,7 +33,7 @@ import numpy as np
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
-from vecgrad import passes
+from vecgrad import pipeline
 from vecgrad.timing import fmt_time, table
 
 # ------------------------------------------------------------------ programs
@@ -149,13 +149,13 @@ PROGRAMS = [
 @contextlib.contextmanager
 def without_scans() -> Iterator[None]:
     """The pipeline as it was before the scans pass: recurrences stay unrolled."""
-    fwd, bwd = list(passes.FORWARD), list(passes.BACKWARD)
-    passes.FORWARD[:] = [p for p in fwd if p[0] != "scans"]
-    passes.BACKWARD[:] = [p for p in bwd if p[0] != "loops"]
+    fwd, bwd = pipeline.FORWARD, pipeline.BACKWARD
+    pipeline.FORWARD = tuple(s for s in fwd if s.name != "scans")
+    pipeline.BACKWARD = tuple(s for s in bwd if s.name != "loops")
     try:
         yield
     finally:
-        passes.FORWARD[:], passes.BACKWARD[:] = fwd, bwd
+        pipeline.FORWARD, pipeline.BACKWARD = fwd, bwd
 
 
 def compile_one(p: Program) -> dict[str, Any]:

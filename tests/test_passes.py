@@ -182,10 +182,10 @@ FUSE_GOLDEN = """\
   in (h) }"""
 
 
-def test_fuse_golden_and_equivalent():
+def test_fuse_muladd_golden_and_equivalent():
     g = passes.simplify(graph(dense_layers, (3, 3), (3,), (3, 2)))
     assert "muladd" not in prims(g)
-    g1 = passes.fuse(g)
+    g1 = passes.fuse_muladd(g)
     assert strip(pretty(g1)) == FUSE_GOLDEN
     assert_equivalent(g, g1)
 

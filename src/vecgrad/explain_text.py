@@ -3,14 +3,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .pipeline import timing_keys
 from .timing import fmt_time
 
 if TYPE_CHECKING:
     from .explain import Found, Report
-
-_STAGES = ["trace", "cse", "batch", "scans", "simplify", "ad", "grad.loops", "grad.simplify",
-           "grad.reassociate", "grad.relayout", "relayout", "codegen"]
-
 
 def _mb(n: int) -> str:
     return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
@@ -27,7 +24,7 @@ def _loc(f: Found) -> str:
 
 
 def _summary(r: Report) -> list[str]:
-    stages = ", ".join(f"{s} {fmt_time(r.compile_stages[s])}" for s in _STAGES
+    stages = ", ".join(f"{s} {fmt_time(r.compile_stages[s])}" for s in timing_keys()
                        if s in r.compile_stages)
     e = r.eqns
     verdict = ("within" if r.ratio <= 3 else "above") + " the cheap-gradient bound (a " \

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import backends, passes
+from . import backends, pipeline
 from .autodiff import split_graph, vjp_graph
 from .backends import Backend
 from .ir import Atom, Graph, Var
@@ -53,7 +53,7 @@ def compile_pieces(fun: Callable, call: Call, backend: Backend) -> Pieces:
                                 for i, o in enumerate(g.outputs)]
     gg = vjp_graph(g, float_ins, seeds)
     gg = gg.replace(inputs=gg.inputs + tuple(s for s in seeds if s is not None))
-    gg = passes.run(gg, passes.BACKWARD + lower)
+    gg = pipeline.run(gg, pipeline.BACKWARD + lower)
     fwd, bwd = split_graph(gg, len(call.avals), len(g.outputs))
     # residuals that are inputs: the host library keeps those itself (no copy as an output)
     n_out, pos = len(g.outputs), {v: i for i, v in enumerate(fwd.inputs)}
@@ -62,7 +62,7 @@ def compile_pieces(fun: Callable, call: Call, backend: Backend) -> Pieces:
     computed = [r for r in res if not (isinstance(r, Var) and r in pos)]
     fwd = fwd.replace(outputs=fwd.outputs[:n_out] + tuple(computed))
     bwd = bwd.replace(inputs=tuple(computed + taken) + bwd.inputs[len(res):])
-    return Pieces(tr.out_td, passes.run(g, lower), fwd, bwd, tuple(pos[r] for r in taken),
+    return Pieces(tr.out_td, pipeline.run(g, lower), fwd, bwd, tuple(pos[r] for r in taken),
                   float_ins, float_outs)
 
 

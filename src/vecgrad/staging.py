@@ -4,7 +4,7 @@
     Staged -> lowering passes -> backend compile                                    = Entry
     Staged -> inlined into the enclosing trace                        (a nested call)
 
-The passes are declared once, in `vecgrad.passes` (FORWARD, BACKWARD, LOWER). A `Staged`
+The passes are declared once, in `vecgrad.pipeline` (FORWARD, BACKWARD, LOWER). A `Staged`
 graph's inputs are the call's array leaves, then the values of enclosing traces it reads
 (its closure, only when traced inside another trace), then any extra inputs (cotangent or
 tangent seeds); its outputs are whatever `finish` turns into the user's result.
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import backends, passes
+from . import backends, pipeline
 from .autodiff import jvp_graph, split_graph, vjp_graph
 from .backends import Compiled
 from .config import settings
@@ -146,8 +146,8 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
         atoms = [to_atom(x, (), b) for x in out_leaves + aux_leaves]
     g = b.build(atoms)
     times["trace"] = time.perf_counter() - t0
-    stages["traced"] = stages["cse"] = g  # recorded hash-consed: CSE is done (see passes)
-    g = passes.run(g, passes.FORWARD, times, stages)
+    stages["traced"] = stages["cse"] = g  # recorded hash-consed: CSE is done (see pipeline)
+    g = pipeline.run(g, pipeline.FORWARD, times, stages)
     return Traced(g, [t for t, _ in b.closure], out_td, aux_td, len(out_leaves), times, stages,
                   out)
 
@@ -292,7 +292,7 @@ def _tree(td: Any, it: Any) -> Any:
 # ------------------------------------------------------------------------ the stagings
 
 def _backward(g: Graph, times: dict, stages: dict) -> Graph:
-    return passes.run(g, [("grad." + n, p) for n, p in passes.BACKWARD], times, stages)
+    return pipeline.run(g, pipeline.backward(), times, stages)
 
 
 def stage_jit(fun: Callable, call: Call) -> Staged:
@@ -476,9 +476,9 @@ def _jac_fwd(g: Graph, wrt: list[int], n_out: int) -> tuple[list[list[Atom]], li
 
 # ------------------------------------------------------------------------ compiling
 
-def lower_passes(backend: backends.Backend) -> list[tuple[str, passes.Pass]]:
+def lower_passes(backend: backends.Backend) -> tuple[pipeline.Stage, ...]:
     """The LOWER passes that apply to a backend (NumPy's measured relayout, for one)."""
-    return [(n, p) for n, p in passes.LOWER if n in backend.lower_passes]
+    return pipeline.lowering(backend.lower_passes)
 
 
 def compile_staged(st: Staged, name: str, backend: str | None = None) -> Entry:
@@ -486,7 +486,7 @@ def compile_staged(st: Staged, name: str, backend: str | None = None) -> Entry:
     backend (default: settings.backend)."""
     be = backends.get(backend or settings.backend)
     times, stages = dict(st.times), dict(st.stages)
-    g = passes.run(st.graph, lower_passes(be), times, stages)
+    g = pipeline.run(st.graph, lower_passes(be), times, stages)
     stages["final"] = g
     t0 = time.perf_counter()
     compiled = be.compile(g, name)
@@ -500,7 +500,7 @@ def compile_split(st: Staged, name: str, n_fwd: int, backend: str | None = None)
     (residuals, then seeds -> the other outputs), as `meta['backward']`."""
     be = backends.get(backend or settings.backend)
     times, stages = dict(st.times), dict(st.stages)
-    g = passes.run(st.graph, lower_passes(be), times, stages)
+    g = pipeline.run(st.graph, lower_passes(be), times, stages)
     stages["final"] = g
     t0 = time.perf_counter()
     fwd, bwd = split_graph(g, len(g.inputs) - st.extra, n_fwd)

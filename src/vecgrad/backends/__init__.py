@@ -23,7 +23,7 @@ NAMES = ("numpy", "jax", "torch")
 
 @dataclass(frozen=True)
 class Backend:
-    """A backend: how a final graph is compiled, which of the LOWER passes (passes.LOWER, by
+    """A backend: how a final graph is compiled, which of the LOWER passes (pipeline.LOWER, by
     name) run before its codegen, how its arrays come back to NumPy (for tests), and its
     lowering table (backends.lowering; None for NumPy, whose codegen reads the primitives)."""
 
@@ -38,7 +38,7 @@ class BackendError(ArgumentError):
     """An unknown backend name, or a backend whose package is not installed."""
 
 
-NUMPY = Backend("numpy", compile_graph, ("relayout", "fuse"), np.asarray)
+NUMPY = Backend("numpy", compile_graph, ("relayout", "muladd"), np.asarray)
 _LOADED: dict[str, Backend] = {"numpy": NUMPY}
 _PACKAGE = {"jax": "jax", "torch": "torch"}
 

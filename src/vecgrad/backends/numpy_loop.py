@@ -16,19 +16,13 @@ from ..ir import Aval, Graph, Var
 from ..primitives.loop import layout, pack_dtype
 
 
-def passes_run(g: Graph, ps: list) -> Graph:
-    for _, p in ps:
-        g = p(g)
-    return g
-
-
 def lower_loop(avals: list[Aval], body: Graph, length: int, n_carry: int,
                n_xs: int, reverse: bool = False) -> Callable[..., np.ndarray]:
     """The callable running a loop equation: its operands in, its flat result out."""
-    from ..passes import LOWER
+    from ..pipeline import lowering, run
     from .numpy_backend import generate
     # the fusions the whole graph gets before codegen (muladd: an addmm-style call per step)
-    body = passes_run(body, [p for p in LOWER if p[0] in ("strip", "fuse")])
+    body = run(body, lowering(("strip", "muladd")), check=False)
     nc, nx, n_in = n_carry, n_xs, len(body.inputs)
     lay = layout(body, length, nc)
     # a stacked output that a ufunc makes is computed into its row (no copy)

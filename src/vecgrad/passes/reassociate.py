@@ -79,12 +79,12 @@ def _merge(consumer: Eqn, k: int, inner: Eqn) -> tuple[list, list[str], str]:
     return ops, subs, c_out
 
 
-def fuse_contractions(g: Graph, rounds: int = 4) -> Graph:
-    """Reassociate chains of contractions to a fixpoint (see `_fuse_once`), then merge the
+def reassociate(g: Graph, rounds: int = 4) -> Graph:
+    """Reassociate chains of contractions to a fixpoint (see `_reassociate_once`), then merge the
     reused contractions with CSE."""
     g0 = g
     for _ in range(rounds):
-        new = _fuse_once(g)
+        new = _reassociate_once(g)
         if new is g:
             break
         g = new
@@ -97,7 +97,7 @@ def _spec_cost(e: Eqn) -> float:
     return _cost(ins, out, dims)[0]
 
 
-def _fuse_once(g: Graph) -> Graph:
+def _reassociate_once(g: Graph) -> Graph:
     """Merge each contraction z whose readers are all contractions into its readers, where
     the best order of the merged chains costs less than half of z and its readers now."""
     n_uses = count_uses(g)

@@ -337,6 +337,6 @@ FUSE_RULES: list[Rule] = [
 ]
 
 
-def fuse(g: Graph) -> Graph:
-    """Run FUSE_RULES: the last pass before codegen."""
+def fuse_muladd(g: Graph) -> Graph:
+    """Run FUSE_RULES (einsum + add = muladd): the last pass before NumPy's codegen."""
     return rewrite(g, FUSE_RULES)
