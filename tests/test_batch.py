@@ -21,6 +21,7 @@ from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
 from vecgrad.examples import seeds as S
 from vecgrad.ir import Graph, typecheck
+from vecgrad.notes import Batched, Sequential, of
 from vecgrad.pytree import flatten
 
 RTOL = 1e-9
@@ -143,8 +144,8 @@ def assert_core_size_independent(make, sizes=(3, 7)):
     assert count(g1, P.concatenate) <= 1
 
 
-def batched_notes(g: Graph) -> list[dict]:
-    return [n for n in g.notes if isinstance(n, dict) and n.get("kind") == "batched"]
+def batched_notes(g: Graph) -> list[Batched]:
+    return of(g.notes, Batched)
 
 
 # ------------------------------------------------------------ 1. nested loops over slices
@@ -608,7 +609,7 @@ def test_kernel_passed_as_argument(K):
     assert len(e2.stages["simplify"].eqns) == len(g.eqns)
     assert_size_independent(lambda n: (f, (rng().random((4, n)), rng(1).random((4, n + 1)))))
     notes = batched_notes(e.stages["batch"])
-    assert any(n["count"] == 15 and n["src"].func == K.__name__ for n in notes), notes
+    assert any(n.count == 15 and n.src.func == K.__name__ for n in notes), notes
 
 
 # --------------------------------------------------------------------- 8. sequential dependencies
@@ -638,8 +639,8 @@ def test_recurrence_stays_sequential_and_correct():
     # what can batch around the recurrence still batches: U @ x_t for all t is one product
     ein_u = [x for x in eqns(g, P.einsum) if g.inputs[1] in x.inputs]
     assert len(ein_u) == 1 and ein_u[0].out.aval.size == 5 * 3
-    seq = [n for n in e.stages["batch"].notes if n.get("kind") == "sequential"]
-    assert any(n["what"] == "tanh" and n["count"] == 5 for n in seq), e.stages["batch"].notes
+    seq = [n for n in of(e.stages["batch"].notes, Sequential) if n.depends]
+    assert any(n.what == "tanh" and n.count == 5 for n in seq), e.stages["batch"].notes
 
 
 def prefix(x):
@@ -851,9 +852,9 @@ def test_seed_graph_size_independent_of_trip_count(name):
         gs.append(e)
         lines = _kernel_lines(kernel)
         notes = [x for x in batched_notes(e.stages["batch"])
-                 if x["src"] is not None and x["src"].file.endswith("seeds.py")
-                 and x["src"].line in lines]
-        assert any(x["count"] == trips(n) for x in notes), (name, n, notes)
+                 if x.src is not None and x.src.file.endswith("seeds.py")
+                 and x.src.line in lines]
+        assert any(x.count == trips(n) for x in notes), (name, n, notes)
     g0, g1 = (x.stages["simplify"] for x in gs)
     n0, n1 = len(g0.eqns) - len(stacking_inputs(g0)), len(g1.eqns) - len(stacking_inputs(g1))
     assert n0 == n1, vg.ir.pretty(g0) + "\n" + vg.ir.pretty(g1)
@@ -866,6 +867,6 @@ def test_seed000_kernel_note_names_cosinesim_line():
     args = S.seed000_inputs(N=3, W=4, R=2, B=2, dtype=np.float64)
     e, _ = entry(S.seed000_loss, args, (0, 1))
     notes = batched_notes(e.stages["batch"])
-    dots = [x for x in notes if x["what"] == "einsum" and x["src"].func == "cosinesim"]
-    assert [x["count"] for x in dots] == [3 * 2 * 2]
-    assert dots[0]["src"].line in _kernel_lines(S.cosinesim)
+    dots = [x for x in notes if x.what == "einsum" and x.src.func == "cosinesim"]
+    assert [x.count for x in dots] == [3 * 2 * 2]
+    assert dots[0].src.line in _kernel_lines(S.cosinesim)

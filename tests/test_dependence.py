@@ -13,6 +13,7 @@ from test_batch import assert_size_independent, check, count, entry, eqns, rng, 
 import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad import primitives as P
+from vecgrad.notes import Sequential, of
 
 
 def two_columns(x, v, c):
@@ -89,8 +90,8 @@ def test_repeated_positions_with_reads_between_stay_ordered():
         want[d] = want[d] * np.cos(x[i]) + 1.0
     np.testing.assert_allclose(vg.jit(f)(x), np.sum(want ** 2), rtol=1e-12)
     e = check(f, (x,))
-    seq = [n for n in e.stages["batch"].notes if n.get("kind") == "sequential"]
-    assert seq and all("recurrence" in n["reason"] for n in seq)
+    seq = [n for n in of(e.stages["batch"].notes, Sequential) if n.depends]
+    assert seq and all("recurrence" in n.reason for n in seq)
 
 
 @pytest.mark.parametrize("how", ["view", "strided-view", "whole"])
@@ -230,7 +231,7 @@ def test_no_split_claimed_for_lines_that_batched(f, args):
     e = check(f, args, argnums=(0, 1))
     for s in ("batch", "grad.batch"):
         if s in e.stages:
-            bad = [n for n in e.stages[s].notes if n.get("kind") in ("sequential", "split")]
+            bad = of(e.stages[s].notes, Sequential)
             assert not bad, bad
 
 

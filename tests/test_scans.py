@@ -19,6 +19,7 @@ from vecgrad.api import trace_graph
 from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
 from vecgrad.ir import Graph, Params, typecheck
+from vecgrad.notes import Recurrence, of
 from vecgrad.pytree import flatten
 
 RTOL = 1e-9
@@ -66,8 +67,8 @@ def check(f, args, argnums=0, ref=None, fd=True):
     return e
 
 
-def recurrences(e) -> list[dict]:
-    return [n for n in e.notes if isinstance(n, dict) and n.get("kind") == "recurrence"]
+def recurrences(e) -> list[Recurrence]:
+    return of(e.notes, Recurrence)
 
 
 # ------------------------------------------------------------------ linear recurrences
@@ -200,7 +201,7 @@ def test_linear_recurrence_becomes_a_scan(f, make, scan, ref):
     fwd = prims(e.stages["simplify"])
     assert scan in fwd and "loop" not in fwd, fwd
     notes = recurrences(e)
-    assert notes and any(scan in n["became"] for n in notes), notes
+    assert notes and any(scan in n.became for n in notes), notes
 
 
 # ------------------------------------------------------------------ nonlinear recurrences

@@ -20,6 +20,7 @@ from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
 from .backends.profile import profile_graph
 from .ir import Eqn, Graph, Src, Var
+from .notes import Note
 from .timing import Stats, measure, peak_memory
 
 
@@ -94,14 +95,14 @@ def _where(src: Src | None) -> str:
 def _found(notes: tuple, *kinds: str) -> list[Found]:
     by_line: dict[tuple, Found] = {}
     for n in notes:
-        if not isinstance(n, dict) or n.get("kind") not in kinds or n.get("src") is None:
+        if not isinstance(n, Note) or n.kind not in kinds or n.src is None:
             continue
-        s = n["src"]
-        f = by_line.setdefault((s.file, s.line), Found(s, 0, [], n.get("reason", ""),
-                                                       n["kind"]))
-        f.count = max(f.count, n["count"])
-        f.what.append(n.get("what", ""))
-        item = n.get("became") or n.get("what", "")
+        s = n.src
+        f = by_line.setdefault((s.file, s.line), Found(s, 0, [], getattr(n, "reason", ""),
+                                                       n.kind))
+        f.count = max(f.count, n.count)
+        f.what.append(n.what)
+        item = getattr(n, "became", "") or n.what
         if item and item not in f.became:
             f.became.append(item)
     return sorted(by_line.values(), key=lambda f: (-f.count, f.src.line))

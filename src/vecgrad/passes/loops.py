@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Params, Var, uses
+from ..notes import Augments
 from ..tracing import Builder, Tracer
 from .cse import cse
 from .dce import dce
@@ -514,8 +515,8 @@ def share_forward(g: Graph) -> Graph:
     for e in g.eqns:
         if e.prim is P.loop:
             for n in e.params["body"].notes:
-                if isinstance(n, dict) and n.get("kind") == "augments":
-                    copies[(id(n["body"]), e.inputs)] = e
+                if isinstance(n, Augments):
+                    copies[(id(n.body), e.inputs)] = e
     moved: dict[Var, Eqn] = {}
     for e in g.eqns if copies else ():
         c = copies.get((id(e.params["body"]), e.inputs)) if e.prim is P.loop else None

@@ -7,6 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from ..ir import Eqn
+from ..notes import Batched, Note, Sequential, Unbatched
 from .deps import SUM, WRITE, Plan
 
 # A line whose operations ran as at most this many groups, one feeding the next, each wider
@@ -29,7 +30,7 @@ class Notes:
 
     def __init__(self, p: Plan):
         self.p = p
-        self.items: list[dict] = []
+        self.items: list[Note] = []
         self.groups: dict[Any, list[list[int]]] = defaultdict(list)  # key -> agenda groups
 
     def _what(self, i: int) -> str:
@@ -61,20 +62,18 @@ class Notes:
         p = self.p
         count = sum(p.members[m] for m in members)
         if count > 1:
-            self.items.append({"kind": "batched", "src": self._src(members[0]),
-                               "what": self._what(members[0]), "count": count,
-                               "became": _describe(made),
-                               "shape": None if out is None else tuple(out.shape)})
+            self.items.append(Batched(self._src(members[0]), self._what(members[0]), count,
+                                      _describe(made),
+                                      None if out is None else tuple(out.shape)))
 
     def unbatched(self, members: list[int], why: str) -> None:
         """Members that stay one operation each: their batching rule refused."""
-        self.items.append({"kind": "unbatched", "src": self._src(members[0]),
-                           "what": self._what(members[0]), "count": len(members),
-                           "reason": why})
+        self.items.append(Unbatched(self._src(members[0]), self._what(members[0]),
+                                    len(members), why))
 
     def finish(self) -> tuple:
         out = list(self.items)
-        flagged = {(n["src"], n["what"]) for n in out if n["kind"] == "unbatched"}
+        flagged = {(n.src, n.what) for n in out if type(n) is Unbatched}
         singles: dict[tuple, int] = defaultdict(int)
         for key, groups in self.groups.items():
             i0 = groups[0][0]
@@ -91,7 +90,6 @@ class Notes:
             if path is None:
                 reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations "
                           "(the trace is too large to say whether they depend on each other)")
-                kind = "split"
             elif path and _nested(groups):
                 continue  # as few operations as the dependences allow (the line applies
                 # `what` to its own result, `-f(-x)`): each group is noted as batched
@@ -100,19 +98,15 @@ class Notes:
                 reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations: "
                           f"each depends on the result of a previous one ({chain}), so they "
                           "run one after another")
-                kind = "sequential"
             else:
                 reason = (f"{n} `{what}` operations at {src} ran as {len(groups)} operations: "
                           "they do not depend on each other, but not all were ready at once "
                           "(some wait on other work)")
-                kind = "split"
-            out.append({"kind": kind, "src": src, "what": what, "count": n,
-                        "groups": len(groups), "reason": reason})
+            out.append(Sequential(src, what, n, reason, len(groups), path))
         for (src, what, _), k in singles.items():
             if k > 1:
-                out.append({"kind": "unbatched", "src": src, "what": what, "count": k,
-                            "reason": f"{k} `{what}` operations at {src} differ in operand "
-                                      "shapes, so each runs alone"})
+                out.append(Unbatched(src, what, k, f"{k} `{what}` operations at {src} differ "
+                                                   "in operand shapes, so each runs alone"))
         return tuple(out)
 
     def _path(self, groups: list[list[int]]) -> bool | None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Var
+from ..notes import Recurrence
 from ..tracing import Builder, Tracer
 from .dce import dce
 from .recur import Region, find_regions
@@ -282,9 +283,9 @@ def _emit_region(g: Graph, r: Region, users: set[Var], b: Builder, env: _Env,
                 env.rows[v] = (stacked[ys.index(j)], k)
             else:
                 env.atoms[v] = final[carries.index(j)].atom
-    return {"kind": "recurrence", "src": src, "count": T, "became": became,
-            "reason": "each step reads the previous step's result (a recurrence)",
-            "lines": sorted({e.src for e in body_eqns if e.src}, key=lambda s: s.line)}
+    return Recurrence(src, "", T, became,
+                      "each step reads the previous step's result (a recurrence)",
+                      tuple(sorted({e.src for e in body_eqns if e.src}, key=lambda s: s.line)))
 
 
 def _region_src(g: Graph, r: Region) -> Any:

@@ -10,6 +10,7 @@ with its residual-storing copy).
 from __future__ import annotations
 
 from ..ir import Graph
+from ..notes import Sequential, Unbatched
 from .batch import batch
 from .loops import emit_loop, optimize_loops, share_forward
 from .roll import roll
@@ -20,14 +21,14 @@ def scans(g: Graph) -> Graph:
     rolled, notes = roll(g, emit_loop)
     if not notes:
         return g
-    lines = {s for n in notes for s in n["lines"]}
+    lines = {s for n in notes for s in n.lines}
     out = batch(rolled.replace(notes=()))  # the work reading the stacked values merges
     # What stays unmerged is what the second batching says (work that hung off a recurrence
     # merged now); nothing is said to be sequential at a line that was rolled.
-    stale = ("sequential", "unbatched")
-    kept = tuple(n for n in rolled.notes if not (isinstance(n, dict) and n.get("kind") in stale))
-    kept += tuple(n for n in out.notes if not (isinstance(n, dict) and n.get("kind") in stale
-                                               and n.get("src") in lines))
+    def stale(n: object) -> bool:  # (a split group is not stale: it is no recurrence)
+        return type(n) is Unbatched or (isinstance(n, Sequential) and n.depends is True)
+    kept = tuple(n for n in rolled.notes if not stale(n))
+    kept += tuple(n for n in out.notes if not (stale(n) and n.src in lines))
     return out.replace(notes=kept + tuple(notes))
 
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import ComplexError, ShapeError
 from ..ir import Atom, Aval, Const, Eqn, Graph, Var, eval_graph
+from ..notes import Augments
 from . import Primitive, register
 from .elementwise import cast
 from .spectral import unpack
@@ -254,7 +255,7 @@ def _augmented(body: Graph, fwd: list[Eqn], stored: list[Var], dt: np.dtype) -> 
     b.src = body.eqns[-1].src if body.eqns else None
     extra = [v if v.aval.dtype == dt else b.emit(cast, [v], {"dtype": dt}) for v in stored]
     return dce(Graph(body.inputs, tuple(b.eqns), tuple(body.outputs) + tuple(extra),
-                     ({"kind": "augments", "body": body},)))
+                     (Augments(body),)))
 
 
 def _backward_body(lam: list[Var], accs: list[Var], x_in: list[Var], consts: list[Var],
