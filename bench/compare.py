@@ -3,7 +3,7 @@ process, against the hand-vectorized NumPy forward.
 
 Engines: vecgrad (natural style), and, wherever installed, PyTorch eager (loop style and
 vectorized), `jax.jit(jax.grad)` (vectorized, compile timed separately) and HIPS autograd (loop
-style); see `vecgrad.examples.baselines`. Each engine's gradient is checked against vecgrad's.
+style); see `bench/baselines.py`. Each engine's gradient is checked against vecgrad's.
 """
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import baselines as BL  # (bench/ is on sys.path: see run.py)
 import numpy as np
+from workloads import WORKLOADS, Trial, fmt_time, table, trial
 
 import vecgrad as vg
-from vecgrad.examples import baselines as BL
-from vecgrad.examples.workloads import WORKLOADS, Trial, fmt_time, table, trial
 from vecgrad.pytree import flatten
 
 REFERENCE = "numpy forward, vectorized"

@@ -33,21 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from vecgrad.examples.workloads import (
-    WORKLOADS,
-    Stats,
-    benchmark,
-    cache_hit_overhead,
-    fmt_time,
-    table,
-)
+from vecgrad import pipeline
 
-# compare.py and plot.py sit next to this file; `vecgrad bench` loads it by path.
+# workloads.py, compare.py and plot.py sit next to this file; `vecgrad bench` loads it by path.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import compare
 import plot
+from workloads import WORKLOADS, Stats, benchmark, cache_hit_overhead, fmt_time, table
 
-STAGES = ["trace", "cse", "batch", "simplify", "ad", "grad.simplify", "codegen"]
+STAGES = pipeline.timing_keys()  # (the declared stages: vecgrad.pipeline)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

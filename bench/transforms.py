@@ -65,7 +65,7 @@ def jax_mins(make: Callable, x: Any, t: np.ndarray, repeat: int | None) -> list[
         import jax
     except ImportError:
         return None
-    from vecgrad.examples import baselines
+    import baselines  # (bench/, the script's folder, is on sys.path)
     baselines._load()
     jax.config.update("jax_enable_x64", True)
     g = make(baselines)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from vecgrad import cli
-from vecgrad.examples.workloads import WORKLOADS
+from vecgrad.examples.seeds import WORKLOADS
 
 ROOT = Path(__file__).resolve().parents[1]
 

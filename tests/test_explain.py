@@ -11,7 +11,7 @@ import pytest
 import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad.examples import seeds as S
-from vecgrad.examples.workloads import WORKLOADS
+from vecgrad.examples.seeds import WORKLOADS
 from vecgrad.explain_text import render, summary
 
 BUDGET = 0.02

@@ -16,9 +16,10 @@ from typing import Any
 
 import vecgrad as vg
 
-from .examples.workloads import WORKLOADS, Workload, fmt_time, grad_norm, measure, table
+from .examples.seeds import WORKLOADS, Workload, grad_norm
 from .explain import Report
 from .explain_text import summary
+from .timing import fmt_time, measure, table
 
 DEMO_HEADER = ["seed", "workload", "value", "|grad|", "compile (1st call)", "grad (min)",
                "jit fwd (min)", "numpy fwd (min)", "grad / numpy fwd"]

@@ -6,10 +6,16 @@ reference of the same computation and a function that makes inputs of the report
 - seed001: a Dense layer applied to each of a list of matrices, dot products of matching
   columns through views, stack, softmax, and a context sum (single-query attention).
 - seed002: a 3-layer MLP (1 -> 1000 -> 20 -> 1) mapped over 10,000 scalars one at a time.
+
+`WORKLOADS` bundles each with its sizes ("small" for smoke tests, "seed" as reported, "x10"),
+for `vecgrad demo`, the tests and the benchmark (bench/workloads.py).
 """
 from __future__ import annotations
 
+import functools
 import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -140,3 +146,60 @@ def seed002_inputs(n: int = 10_000, sizes: tuple = (1, 1000, 20, 1), dtype: Any 
     params = [(rng.standard_normal((o, i)).astype(dtype), rng.standard_normal(o).astype(dtype))
               for i, o in itertools.pairwise(sizes)]
     return params, np.linspace(-1, 1, n).astype(dtype)
+
+
+# ------------------------------------------------------------------------- workloads
+
+@dataclass(frozen=True)
+class Workload:
+    """One seed program: natural-style loss, NumPy reference, inputs, sizes."""
+
+    name: str
+    title: str
+    loss: Callable[..., Any]
+    numpy_forward: Callable[..., Any]
+    make_inputs: Callable[..., tuple]
+    argnums: tuple[int, ...]
+    sizes: dict[str, dict[str, Any]]
+
+    def inputs(self, preset: str) -> tuple:
+        """The arguments of `loss` at the size preset "small" or "seed"."""
+        return self.make_inputs(**self.sizes[preset])
+
+    def fresh_loss(self) -> Callable[..., Any]:
+        """A new function object wrapping `loss`, so its compile cache dies with it."""
+        @functools.wraps(self.loss)
+        def loss(*args: Any) -> Any:
+            return self.loss(*args)
+        return loss
+
+
+WORKLOADS: dict[str, Workload] = {w.name: w for w in [
+    Workload("000", "pairwise cosine + softmax", seed000_loss, seed000_numpy,
+             seed000_inputs, (0, 1),
+             {"small": {"N": 4, "W": 8, "R": 3, "B": 2, "dtype": np.float32},
+              "seed": {"N": 16, "W": 64, "R": 4, "B": 16, "dtype": np.float32},
+              "x10": {"N": 16, "W": 64, "R": 4, "B": 160, "dtype": np.float32}}),
+    Workload("001", "column dots + softmax + context", seed001_loss, seed001_numpy,
+             seed001_inputs, (0, 1),
+             {"small": {"T": 6, "batch": 5, "n_in": 7, "n_out": 4, "D": 3,
+                        "dtype": np.float32},
+              "seed": {"T": 256, "batch": 128, "n_in": 64, "n_out": 32, "D": 100,
+                       "dtype": np.float32},
+              "x10": {"T": 256, "batch": 1280, "n_in": 64, "n_out": 32, "D": 100,
+                      "dtype": np.float32}}),
+    Workload("002", "MLP mapped over scalars", mapall, seed002_numpy, seed002_inputs,
+             (0,),
+             {"small": {"n": 40, "sizes": (1, 12, 5, 1), "dtype": np.float64},
+              "seed": {"n": 10_000, "sizes": (1, 1000, 20, 1), "dtype": np.float64},
+              "x10": {"n": 100_000, "sizes": (1, 1000, 20, 1), "dtype": np.float64}}),
+]}
+
+
+def grad_norm(grads: Any) -> float:
+    """The Euclidean norm of all leaves of a pytree of gradients."""
+    if isinstance(grads, (list, tuple)):
+        return float(np.sqrt(sum(grad_norm(g) ** 2 for g in grads)))
+    if isinstance(grads, dict):
+        return grad_norm(list(grads.values()))
+    return float(np.linalg.norm(np.asarray(grads, np.float64)))

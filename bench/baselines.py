@@ -1,4 +1,4 @@
-"""The seed programs ported to other AD engines, for `vecgrad bench --baselines`.
+"""The seed programs ported to other AD engines, for `vecgrad bench --baselines` (bench/run.py).
 
 Each port computes the same loss as its vecgrad seed (`seeds.py`) on the same inputs, written
 the way a user of that engine would write it:
@@ -332,7 +332,7 @@ def _autograd_prepare(loss: Callable, args: tuple, argnums: tuple[int, ...],
 
 
 def _natural() -> dict[str, Callable]:
-    from . import seeds as S
+    from vecgrad.examples import seeds as S
     return {"000": S.seed000_loss, "001": S.seed001_loss, "002": S.mapall}
 
 

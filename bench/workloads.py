@@ -1,8 +1,5 @@
-"""The seed programs as benchmark workloads, measured the same way by the demo and the benchmark.
-
-A `Workload` bundles a natural-style loss, its hand-vectorized NumPy forward, an input maker,
-the arguments to differentiate, and two size presets: "small" (CI smoke tests) and "seed" (the
-sizes of the user reports).
+"""The benchmark engine: the seed workloads (`vecgrad.examples.seeds.WORKLOADS`) measured in
+this process, and a BenchmarkTools-style timer (`trial`) for the engines compared with them.
 """
 from __future__ import annotations
 
@@ -15,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
-# One tracemalloc peak for explain and the benchmark (explain's helper; it could live in timing).
-from ..timing import Stats, _sample, fmt_time, measure, peak_memory, table
-from . import seeds as S
+from vecgrad.examples.seeds import WORKLOADS, Workload, grad_norm
 
-# Re-exported: bench/run.py and the CLI import the timer from here.
+# One tracemalloc peak for explain and the benchmark (explain's helper; it could live in timing).
+from vecgrad.timing import Stats, _sample, fmt_time, measure, peak_memory, table
+
+# Re-exported: bench/run.py and compare.py import the seeds and the timer from here.
 __all__ = [
     "WORKLOADS",
     "Stats",
@@ -35,61 +33,6 @@ __all__ = [
     "table",
     "trial",
 ]
-
-
-@dataclass(frozen=True)
-class Workload:
-    """One seed program: natural-style loss, NumPy reference, inputs, sizes."""
-
-    name: str
-    title: str
-    loss: Callable[..., Any]
-    numpy_forward: Callable[..., Any]
-    make_inputs: Callable[..., tuple]
-    argnums: tuple[int, ...]
-    sizes: dict[str, dict[str, Any]]
-
-    def inputs(self, preset: str) -> tuple:
-        """The arguments of `loss` at the size preset "small" or "seed"."""
-        return self.make_inputs(**self.sizes[preset])
-
-    def fresh_loss(self) -> Callable[..., Any]:
-        """A new function object wrapping `loss`, so its compile cache dies with it."""
-        @functools.wraps(self.loss)
-        def loss(*args: Any) -> Any:
-            return self.loss(*args)
-        return loss
-
-
-WORKLOADS: dict[str, Workload] = {w.name: w for w in [
-    Workload("000", "pairwise cosine + softmax", S.seed000_loss, S.seed000_numpy,
-             S.seed000_inputs, (0, 1),
-             {"small": {"N": 4, "W": 8, "R": 3, "B": 2, "dtype": np.float32},
-              "seed": {"N": 16, "W": 64, "R": 4, "B": 16, "dtype": np.float32},
-              "x10": {"N": 16, "W": 64, "R": 4, "B": 160, "dtype": np.float32}}),
-    Workload("001", "column dots + softmax + context", S.seed001_loss, S.seed001_numpy,
-             S.seed001_inputs, (0, 1),
-             {"small": {"T": 6, "batch": 5, "n_in": 7, "n_out": 4, "D": 3,
-                        "dtype": np.float32},
-              "seed": {"T": 256, "batch": 128, "n_in": 64, "n_out": 32, "D": 100,
-                       "dtype": np.float32},
-              "x10": {"T": 256, "batch": 1280, "n_in": 64, "n_out": 32, "D": 100,
-                      "dtype": np.float32}}),
-    Workload("002", "MLP mapped over scalars", S.mapall, S.seed002_numpy, S.seed002_inputs,
-             (0,),
-             {"small": {"n": 40, "sizes": (1, 12, 5, 1), "dtype": np.float64},
-              "seed": {"n": 10_000, "sizes": (1, 1000, 20, 1), "dtype": np.float64},
-              "x10": {"n": 100_000, "sizes": (1, 1000, 20, 1), "dtype": np.float64}}),
-]}
-
-
-def grad_norm(grads: Any) -> float:
-    """The Euclidean norm of all leaves of a pytree of gradients."""
-    if isinstance(grads, (list, tuple)):
-        return float(np.sqrt(sum(grad_norm(g) ** 2 for g in grads)))
-    if isinstance(grads, dict):
-        return grad_norm(list(grads.values()))
-    return float(np.linalg.norm(np.asarray(grads, np.float64)))
 
 
 def benchmark(w: Workload, preset: str = "seed", repeat: int | None = None,
