@@ -18,7 +18,7 @@ import numpy as np
 from . import primitives as P
 from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
-from .backends.profile import profile_graph
+from .backends.numpy import profile_graph
 from .ir import Eqn, Graph, Src, Var
 from .notes import Note
 from .timing import Stats, measure, peak_memory

@@ -1,6 +1,6 @@
 """Backends turn a final graph into something that runs.
 
-`numpy` (the default) generates NumPy source (numpy_backend). `jax` and `torch` are each a
+`numpy` (the default) generates NumPy source (backends.numpy). `jax` and `torch` are each a
 lowering table plus the shared code generator (backends.lowering), in their own subpackage,
 imported only when asked for: `import vecgrad` imports neither jax nor torch.
 """
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ArgumentError
 from ..ir import Graph
-from .numpy_backend import Compiled, compile_graph
+from .numpy import Compiled, compile_graph
 
 NAMES = ("numpy", "jax", "torch")
 

@@ -24,7 +24,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Atom, Aval, Const, Graph, Var
 from ..primitives import REGISTRY, Primitive
-from .numpy_backend import _last_uses
+from .numpy.codegen import _last_uses
 
 
 class Site(NamedTuple):

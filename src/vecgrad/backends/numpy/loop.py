@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from ..ir import Aval, Graph, Var
-from ..primitives.loop import layout, pack_dtype
+from ...ir import Aval, Graph, Var
+from ...primitives.loop import layout, pack_dtype
 
 
 def lower_loop(avals: list[Aval], body: Graph, length: int, n_carry: int,
                n_xs: int, reverse: bool = False) -> Callable[..., np.ndarray]:
     """The callable running a loop equation: its operands in, its flat result out."""
-    from ..pipeline import lowering, run
-    from .numpy_backend import generate
+    from ...pipeline import lowering, run
+    from .codegen import generate
     # the fusions the whole graph gets before codegen (muladd: an addmm-style call per step)
     body = run(body, lowering(("strip", "muladd")), check=False)
     nc, nx, n_in = n_carry, n_xs, len(body.inputs)

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ir import Const, Graph, Var
-from .numpy_loop import lower_loop
+from ...ir import Const, Graph, Var
+from .loop import lower_loop
 
 # This backend's own lowering of primitives that NumPy has no one call for:
 # name -> (operand avals, **params) -> the callable the generated code invokes.
