@@ -102,7 +102,7 @@ def _vjp(ct: Any, ans: Any, *ins: Any, rule: Rule) -> tuple:
 
 
 custom_vjp_call = P.register(P.Primitive(
-    "custom_vjp_call", lambda *xs, rule: xs[-1], _shape, _vjp, _batch, view=True))
+    "custom_vjp_call", lambda *xs, rule: xs[-1], _shape, _vjp, _batch))
 
 
 def _unpack(packed: Any, rule: Rule, lead: tuple) -> list:

@@ -18,7 +18,7 @@ import numpy as np
 from . import primitives as P
 from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
-from .backends.numpy import profile_graph
+from .backends.numpy import is_view, profile_graph
 from .ir import Eqn, Graph, Src, Var
 from .notes import Note
 from .timing import Stats, measure, peak_memory
@@ -242,7 +242,7 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
 
 def _fresh(g: Graph | None) -> int:
     """Arrays the compiled graph allocates (-1: the graph was too large to keep)."""
-    return -1 if g is None else sum(1 for e in g.eqns if not e.prim.view)
+    return -1 if g is None else sum(1 for e in g.eqns if not is_view(e.prim))
 
 
 __all__ = ["Found", "Hot", "Report", "explain"]

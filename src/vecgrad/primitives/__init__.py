@@ -26,21 +26,16 @@ REGISTRY: dict[str, Primitive] = {}
 @dataclass(frozen=True, eq=False)
 class Primitive:
     """One record per primitive: impl, shape rule, VJP and batching rule side by side (the
-    conventions are in this module's docstring), plus optional codegen hooks."""
+    conventions are in this module's docstring). How a backend runs it is that backend's
+    lowering table (backends/numpy/table.py, backends/jax, backends/torch)."""
 
     name: str
     impl: Callable[..., np.ndarray]
     shape_rule: Callable[..., Aval]
     vjp: Callable[..., tuple] | None = None
     batch: Callable[..., Any] | None = None
-    view: bool = False  # impl may return a view of its first input (no fresh memory)
-    inplace: Callable[..., np.ndarray] | None = None  # impl that may overwrite input 0
     lower: Callable[..., Callable] | None = None  # (in_avals, **params) -> fast callable
     elementwise: bool = False  # out[i] depends on in[i] only (with NumPy broadcasting)
-    # source of an expression computing it, for codegen: (argument names, params, bind) ->
-    # str, where bind(value) names a constant (saves a Python call per op in generated code).
-    # Parameters are never formatted into the source: every value goes through bind.
-    inline: Callable[..., str] | None = None
 
     def lowered(self, params: dict, avals: list[Aval]) -> Callable[..., np.ndarray]:
         """The callable that generated code invokes, with the static params bound."""

@@ -176,8 +176,8 @@ stop_gradient = unary("stop_gradient", np.positive, None)
 logical_not = _nograd("logical_not", np.logical_not)
 # complex parts (VJPs under the real pairing Re(sum(a * b)): Re z -> g, Im z -> -i g,
 # conj z -> conj g, arg z = Im log z -> -i g / z); np.real and np.imag return views
-real = elementwise("real", np.real, lambda g, ans, x: (g,), view=True)
-imag = elementwise("imag", np.imag, lambda g, ans, x: (g * -1j,), view=True)
+real = elementwise("real", np.real, lambda g, ans, x: (g,))
+imag = elementwise("imag", np.imag, lambda g, ans, x: (g * -1j,))
 conj = unary("conj", np.conjugate, lambda g, ans, x: conj(g))
 angle = unary("angle", np.angle, lambda g, ans, x: g * -1j / x if _cplx(x) else None)
 
@@ -305,25 +305,8 @@ def reduce_along(fn: Callable, x: np.ndarray, axes: tuple[int, ...],
     return r.reshape(x.shape[:-1] + ((1,) if keepdims else ()))
 
 
-def row_sum(aval: Aval) -> Callable[[np.ndarray], np.ndarray] | None:
-    """For codegen: a sum over the last axis as a BLAS product with ones (bound once, when
-    compiling), or None where NumPy's own sum is as good. Short rows are where it pays:
-    1.2 us against 1.8 us for (16, 4, 16) float32, 5 against 10 for (160, 4, 16)."""
-    if aval.dtype.kind != "f" or aval.ndim < 2 or not 2 <= aval.shape[-1] <= 256:
-        return None
-    ones = np.ones(aval.shape[-1], aval.dtype)
-    return lambda x: np.matmul(x, ones)
-
-
-def _lower_reduction(fn: Callable) -> Callable:
-    def lower(avals: list[Aval], axes: tuple[int, ...]) -> Callable[..., np.ndarray]:
-        fast = row_sum(avals[0]) if fn is np.sum and axes == (avals[0].ndim - 1,) else None
-        return fast or (lambda x: reduce_along(fn, x, axes))
-    return lower
-
-
 def reduction(name: str, fn: Callable, vjp: Callable, ordered: bool = False) -> Primitive:
-    """A reduction over static `axes` (no keepdims), with its shape, batch and lowering rules
+    """A reduction over static `axes` (no keepdims), with its shape and batch rules
     (`ordered`: complex input is refused)."""
     def shape_rule(x: Aval, axes: tuple[int, ...]) -> Aval:
         if ordered:
@@ -335,8 +318,7 @@ def reduction(name: str, fn: Callable, vjp: Callable, ordered: bool = False) -> 
 
     def impl(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         return reduce_along(fn, x, axes)
-    return register(Primitive(name, impl, shape_rule, vjp, _batch_reduce(name),
-                              lower=_lower_reduction(fn)))
+    return register(Primitive(name, impl, shape_rule, vjp, _batch_reduce(name)))
 
 
 reduce_sum = reduction("reduce_sum", np.sum, lambda g, ans, x, axes: (_keep(x, g, axes),))

@@ -219,6 +219,12 @@ def _vjp(g: Any, ans: Any, *ins: Any, body: Graph, length: int, n_carry: int,
     return tuple(res)
 
 
+# Operations that only re-describe their operand's layout (no arithmetic: NumPy returns views),
+# and so are free to recompute in a backward step.
+_LAYOUT = frozenset({"getitem", "reshape", "transpose", "broadcast_to", "strided", "real",
+                     "imag", "custom_vjp_call"})
+
+
 def _rematerialized(fwd: list[Eqn], bwd: list[Eqn], reads: list[Atom],
                     varying: set[Var]) -> list[Eqn]:
     """Forward equations the backward step recomputes rather than reads stacked: views of
@@ -235,7 +241,7 @@ def _rematerialized(fwd: list[Eqn], bwd: list[Eqn], reads: list[Atom],
     while todo:
         a = todo.pop()
         e = defs.get(a) if isinstance(a, Var) else None
-        if e is None or a in pulled or not (e.prim.view or a not in dep):
+        if e is None or a in pulled or not (e.prim.name in _LAYOUT or a not in dep):
             continue
         pulled.add(a)
         todo += list(e.inputs)

@@ -1,7 +1,6 @@
 """Fused, numerically stable neural-network primitives with fused VJPs."""
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,6 @@ from .elementwise import (
     real_only,
     reduce_along,
     reduce_sum,
-    row_sum,
     short_last_axis,
 )
 
@@ -57,12 +55,10 @@ softmax = register(Primitive(
 
 # --- the softmax VJP, fused: J^T g = p * (g - <g, p>) along the axis, in one call ----------
 
-def _softmax_vjp(g: np.ndarray, p: np.ndarray, axis: int,
-                 row_sums: Any = None) -> np.ndarray:
-    """p * (g - <g, p>); `row_sums` (from row_sum, bound when compiling) sums the last axis."""
+def _softmax_vjp(g: np.ndarray, p: np.ndarray, axis: int) -> np.ndarray:
+    """p * (g - <g, p>)."""
     t = np.multiply(g, p)
-    t -= p * (row_sums(t)[..., None] if row_sums is not None else
-              reduce_along(np.sum, t, (axis,), keepdims=True))
+    t -= p * reduce_along(np.sum, t, (axis,), keepdims=True)
     return t
 
 
@@ -80,17 +76,10 @@ def _softmax_vjp_vjp(ct: Any, ans: Any, g: Any, p: Any, axis: int) -> tuple:
             ct * (g - s) - g * _keep(ans, reduce_sum(ct * p, axes=(axis,)), (axis,)))
 
 
-def _softmax_vjp_lower(avals: list[Aval], axis: int) -> Any:
-    out = _softmax_vjp_shape(*avals, axis=axis)
-    sums = row_sum(out) if axis == out.ndim - 1 else None
-    return functools.partial(_softmax_vjp, axis=axis, row_sums=sums)
-
-
 # batched like a broadcasting op, its axis moved past the batch axis
 softmax_vjp = register(Primitive(
     "softmax_vjp", _softmax_vjp, _softmax_vjp_shape, _softmax_vjp_vjp,
-    lambda n, b, g, p, axis: batch_elementwise("softmax_vjp")(n, b, g, p, axis=axis + 1),
-    lower=_softmax_vjp_lower))
+    lambda n, b, g, p, axis: batch_elementwise("softmax_vjp")(n, b, g, p, axis=axis + 1)))
 
 
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:

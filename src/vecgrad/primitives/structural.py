@@ -210,16 +210,10 @@ def _getitem_batch(n: int, batched: tuple[bool, ...], x: Any, idx: tuple) -> Any
     return out
 
 
-def _lower_getitem(avals: list, idx: tuple) -> Any:
-    key = to_key(idx)
-    return lambda x: x[key]
-
-
 getitem = register(Primitive(
     "getitem", lambda x, idx: x[to_key(idx)],
     lambda x, idx: Aval(index_shape(x.shape, idx), x.dtype),
-    lambda g, ans, x, idx: (Sparse(idx, g),), _getitem_batch, view=True, lower=_lower_getitem,
-    inline=lambda xs, p, bind: f"{xs[0]}[{bind(to_key(p['idx']))}]"))
+    lambda g, ans, x, idx: (Sparse(idx, g),), _getitem_batch))
 
 
 def _add_shape(base: Aval, v: Aval, idx: tuple) -> Aval:
@@ -242,24 +236,16 @@ def _write_shape(base: Aval, v: Aval, idx: tuple) -> Aval:
 
 
 def _set(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
-    return _set_inplace(np.array(base), v, idx)  # (an ndarray also where base is 0-d scalar)
+    return write_into(np.array(base), v, idx)  # (an ndarray also where base is 0-d scalar)
 
 
-def _set_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+def write_into(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    """base[idx] = v, into base's memory (a new 0-d array where idx is empty: generated code
+    may hold a 0-d value as a NumPy scalar)."""
     if not idx:  # the whole of a 0-d value (in generated code, possibly a NumPy scalar)
         return np.array(v, base.dtype)
     base[to_key(idx)] = v
     return base
-
-
-def _add_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
-    if not idx:
-        return np.array(base + v, base.dtype)
-    if is_basic(idx):
-        base[to_key(idx)] += v
-        return base
-    from .gathers import scatter_add_plan  # repeated positions accumulate, as np.add.at
-    return scatter_add_plan(idx, base.shape, base.dtype)(base, v)
 
 
 def _add(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
@@ -272,14 +258,6 @@ def _add(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
     else:
         np.add.at(out, to_key(idx), v)
     return out
-
-
-def _add_lower(avals: list, idx: tuple) -> Any:
-    if is_basic(idx):
-        return lambda base, v: _add_inplace(np.array(base), v, idx)
-    from .gathers import scatter_add_plan  # built (and measured) while compiling
-    plan = scatter_add_plan(idx, avals[0].shape, avals[0].dtype)
-    return lambda base, v: plan(np.array(base), v)
 
 
 def _write_batch(prim_name: str) -> Any:
@@ -298,11 +276,11 @@ def _write_batch(prim_name: str) -> Any:
 setitem = register(Primitive(
     "setitem", _set, _write_shape,
     lambda g, ans, base, v, idx: (setitem(g, 0.0, idx=idx), getitem(g, idx=idx)),
-    _write_batch("setitem"), inplace=_set_inplace))
+    _write_batch("setitem")))
 setitem_add = register(Primitive(
     "setitem_add", _add, _add_shape,
     lambda g, ans, base, v, idx: (g, getitem(g, idx=idx)),
-    _write_batch("setitem_add"), inplace=_add_inplace, lower=_add_lower))
+    _write_batch("setitem_add")))
 
 
 def _full_shape(shape: tuple[int, ...], dtype: np.dtype, value: float) -> Aval:
@@ -323,8 +301,7 @@ def _reshape_shape(x: Aval, shape: tuple[int, ...]) -> Aval:
 reshape = register(Primitive(
     "reshape", lambda x, shape: np.reshape(x, shape), _reshape_shape,
     lambda g, ans, x, shape: (reshape(g, shape=x.shape),),
-    lambda n, b, x, shape: reshape(x, shape=(n,) + shape), view=True,
-    inline=lambda xs, p, bind: f"{xs[0]}.reshape({bind(p['shape'])})"))
+    lambda n, b, x, shape: reshape(x, shape=(n,) + shape)))
 
 
 def _transpose_shape(x: Aval, perm: tuple[int, ...]) -> Aval:
@@ -336,8 +313,7 @@ def _transpose_shape(x: Aval, perm: tuple[int, ...]) -> Aval:
 transpose = register(Primitive(
     "transpose", lambda x, perm: np.transpose(x, perm), _transpose_shape,
     lambda g, ans, x, perm: (transpose(g, perm=tuple(np.argsort(perm).tolist())),),
-    lambda n, b, x, perm: transpose(x, perm=(0,) + tuple(p + 1 for p in perm)), view=True,
-    inline=lambda xs, p, bind: f"{xs[0]}.transpose({bind(p['perm'])})"))
+    lambda n, b, x, perm: transpose(x, perm=(0,) + tuple(p + 1 for p in perm))))
 
 
 # A transpose that copies into the new order: for an operand that several contractions read
@@ -417,7 +393,7 @@ def _bcast_shape(x: Aval, shape: tuple[int, ...]) -> Aval:
 broadcast_to = register(Primitive(
     "broadcast_to", lambda x, shape: np.broadcast_to(x, shape), _bcast_shape,
     lambda g, ans, x, shape: (g,),  # the AD driver sums g back to x's shape
-    lambda n, b, x, shape: broadcast_to(_lift(x, len(shape)), shape=(n,) + shape), view=True))
+    lambda n, b, x, shape: broadcast_to(_lift(x, len(shape)), shape=(n,) + shape)))
 
 
 def _concat_shape(*xs: Aval, axis: int) -> Aval:

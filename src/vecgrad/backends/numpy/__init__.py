@@ -3,7 +3,9 @@ a loop primitive's step inlined into a `for` loop (loop), and per-equation profi
 `explain` (profile)."""
 from __future__ import annotations
 
-from .codegen import Compiled, compile_graph, generate, lowered
+from .codegen import Compiled, compile_graph, generate
 from .profile import profile_graph
+from .table import LOWERINGS, is_view, lowered
 
-__all__ = ["Compiled", "compile_graph", "generate", "lowered", "profile_graph"]
+__all__ = ["LOWERINGS", "Compiled", "compile_graph", "generate", "is_view", "lowered",
+           "profile_graph"]

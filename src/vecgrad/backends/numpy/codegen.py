@@ -17,18 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...ir import Const, Graph, Var
-from .loop import lower_loop
-
-# This backend's own lowering of primitives that NumPy has no one call for:
-# name -> (operand avals, **params) -> the callable the generated code invokes.
-LOWERINGS: dict[str, Callable[..., Callable]] = {"loop": lower_loop}
-
-
-def lowered(e: Any) -> Callable[..., Any]:
-    """The callable this backend runs for equation e (with its params bound)."""
-    low = LOWERINGS.get(e.prim.name)
-    avals = [a.aval for a in e.inputs]
-    return low(avals, **e.params) if low else e.prim.lowered(e.params, avals)
+from .table import entry, lowered
 
 
 @dataclass
@@ -107,16 +96,17 @@ class _Codegen:
     def callable_for(self, i: int, e: Any) -> Callable | None:
         """What runs equation i (None: its inline source), choosing in-place forms where the
         memory they overwrite is dead, and recording where the result lives."""
-        fn = None if e.prim.inline and e.prim.name not in LOWERINGS else lowered(e)
+        low = entry(e.prim)
+        fn = None if low.inline else lowered(e)
         base = e.inputs[0] if e.inputs else None
         k = _ufunc_target(e, functools.partial(self.reusable, i=i))
         owner = e.out
-        if e.prim.inplace is not None and self.reusable(base, i):
-            fn = functools.partial(e.prim.inplace, **e.params)  # base is dead: reuse it
+        if low.inplace is not None and self.reusable(base, i):
+            fn = functools.partial(low.inplace, **e.params)  # base is dead: reuse it
         elif k is not None:  # elementwise into a dead operand's buffer (NumPy's out=)
             fn = e.prim.impl
             self.out_arg[i] = k
-        elif e.prim.view:  # shares memory with its input (a constant's view owns nothing)
+        elif low.view:  # shares memory with its input (a constant's view owns nothing)
             owner = self.root[base] if isinstance(base, Var) else None
         if owner is e.out:
             self.fresh.add(e.out)
@@ -130,7 +120,7 @@ class _Codegen:
         self.names[e.out] = f"v{i}"
         args = [self.ref(a) for a in e.inputs]
         if fn is None:
-            out = [f"v{i} = {e.prim.inline(args, e.params, self.bind)}"]
+            out = [f"v{i} = {entry(e.prim).inline(args, e.params, self.bind)}"]
         else:
             self.env[f"f{i}"] = fn
             k = self.out_arg.get(i)

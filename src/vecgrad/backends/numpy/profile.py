@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...ir import Const, Eqn, Graph
+from .table import lowered
 
 
 def profile_graph(g: Graph, args: Sequence[Any], repeat: int = 5) -> list[tuple[Eqn, float]]:
     """Run `g` one equation at a time on `args`; returns (eqn, min seconds) per equation.
     Timings include NumPy's call overhead, as the generated code pays it too."""
-    from .codegen import lowered
     fns = [lowered(e) for e in g.eqns]
     best = [float("inf")] * len(g.eqns)
     for _ in range(repeat):

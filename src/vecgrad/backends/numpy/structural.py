@@ -1,0 +1,45 @@
+"""NumPy kernels of the shape, indexing and write primitives: views written inline, writes
+done in place into a dead buffer, scatter-adds through a plan built when compiling."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...primitives.structural import is_basic, to_key, write_into
+from .gathers import scatter_add_plan
+from .lowering import VIEW, Lowering
+
+
+def _getitem(avals: list, idx: tuple) -> Any:
+    key = to_key(idx)
+    return lambda x: x[key]
+
+
+def _add_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
+    if not idx:
+        return np.array(base + v, base.dtype)
+    if is_basic(idx):
+        base[to_key(idx)] += v
+        return base
+    return scatter_add_plan(idx, base.shape, base.dtype)(base, v)  # repeats accumulate
+
+
+def _add(avals: list, idx: tuple) -> Any:
+    if is_basic(idx):
+        return lambda base, v: _add_inplace(np.array(base), v, idx)
+    plan = scatter_add_plan(idx, avals[0].shape, avals[0].dtype)  # (measured while compiling)
+    return lambda base, v: plan(np.array(base), v)
+
+
+LOWERINGS = {
+    "getitem": Lowering(lower=_getitem, view=True,
+                        inline=lambda xs, p, bind: f"{xs[0]}[{bind(to_key(p['idx']))}]"),
+    "setitem": Lowering(inplace=write_into),
+    "setitem_add": Lowering(lower=_add, inplace=_add_inplace),
+    "reshape": Lowering(view=True,
+                        inline=lambda xs, p, bind: f"{xs[0]}.reshape({bind(p['shape'])})"),
+    "transpose": Lowering(view=True,
+                          inline=lambda xs, p, bind: f"{xs[0]}.transpose({bind(p['perm'])})"),
+    "broadcast_to": VIEW,
+}
