@@ -7,7 +7,6 @@ to source lines), what an eager tape-based AD would have paid for the same code,
 """
 from __future__ import annotations
 
-import linecache
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from . import primitives as P
 from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
 from .backends.numpy import is_view, profile_graph
+from .explain_text import _where, render
 from .ir import Eqn, Graph, Src, Var
 from .notes import Note
 from .timing import Stats, measure, peak_memory
@@ -78,18 +78,7 @@ class Report:
         return (self.eager_ops["forward"] + self.eager_ops["backward"]) * self.op_floor
 
     def __str__(self) -> str:
-        from .explain_text import render
         return render(self)
-
-
-def _line(src: Src | None) -> str:
-    if src is None:
-        return ""
-    return linecache.getline(src.file, src.line).strip()
-
-
-def _where(src: Src | None) -> str:
-    return str(src) if src else "?"  # Src prints as file:line, the file's base name
 
 
 def _found(notes: tuple, *kinds: str) -> list[Found]:

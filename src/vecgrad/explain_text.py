@@ -1,6 +1,7 @@
 """The text form of an `explain` report."""
 from __future__ import annotations
 
+import linecache
 from typing import TYPE_CHECKING
 
 from .pipeline import timing_keys
@@ -8,6 +9,7 @@ from .timing import fmt_time
 
 if TYPE_CHECKING:
     from .explain import Found, Report
+    from .ir import Src
 
 def _mb(n: int) -> str:
     return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
@@ -18,8 +20,17 @@ def _clip(text: str, width: int = 72) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
+def _line(src: Src | None) -> str:
+    if src is None:
+        return ""
+    return linecache.getline(src.file, src.line).strip()
+
+
+def _where(src: Src | None) -> str:
+    return str(src) if src else "?"  # Src prints as file:line, the file's base name
+
+
 def _loc(f: Found) -> str:
-    from .explain import _line, _where
     return f"{_where(f.src)} in {f.src.func}: `{_clip(_line(f.src))}`"
 
 
@@ -80,7 +91,6 @@ def _suggest(f: Found) -> str:
 
 
 def _hot(r: Report) -> list[str]:
-    from .explain import _line, _where
     out = ["", "Where the gradient's time goes (measured per operation)"]
     if not r.hot:
         out.append(f"  not profiled: the gradient graph has {r.eqns.get('final', 0):,} "

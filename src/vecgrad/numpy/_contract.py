@@ -10,7 +10,7 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import ShapeError
-from . import _shape, asarray
+from ._base import _shape, asarray
 from ._ops import _axis, _int, _ints, broadcast_to, multiply, ravel
 
 __all__ = ["dot", "einsum", "inner", "matmul", "outer", "tensordot"]

@@ -16,7 +16,8 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import ShapeError, TraceError, unsupported
 from ..tracing import Tracer
-from . import _dtype, _ops, _shape, asarray, astype
+from . import _ops
+from ._base import _dtype, _shape, asarray, astype
 from ._shape_ops import fresh
 
 __all__ = [

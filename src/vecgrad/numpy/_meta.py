@@ -12,7 +12,8 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import TraceError
 from ..tracing import Tracer
-from . import _dtype, _ops, _shape, asarray, astype
+from . import _ops
+from ._base import _dtype, _shape, asarray, astype
 
 
 def _nd(a: Any) -> int:

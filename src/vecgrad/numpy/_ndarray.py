@@ -15,7 +15,8 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import ConcretizationError, TracedIntoNumpyError, unsupported, user_src
 from ..tracing import Tracer, as_view
-from . import _ops, astype
+from . import _ops
+from ._base import astype
 
 # how each name of dir(numpy.ndarray) is provided: "function" (the vecgrad.numpy function
 # of the same name, self first), "method" (defined here), "operator" (tracing.py binds a

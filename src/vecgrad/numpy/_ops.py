@@ -14,7 +14,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import ShapeError, unsupported, user_src
 from ..tracing import Tracer, as_view, c_contiguous, reshaped_view, strided
-from . import _dtype, _shape, asarray, astype, copy
+from ._base import _dtype, _shape, asarray, astype, copy
 
 __all__ = [
     "abs",

@@ -12,7 +12,8 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import unsupported
 from ..tracing import Tracer
-from . import _dtype, _ops, _shape, asarray, astype
+from . import _ops
+from ._base import _dtype, _shape, asarray, astype
 from ._stats import _axis1, _flat_or, _float, _isnan, _nan_to, _nd, any
 
 __all__ = [

@@ -8,7 +8,8 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import unsupported
-from . import _dtype, _ops, _shape, asarray, astype
+from . import _ops
+from ._base import _dtype, _shape, asarray, astype
 
 __all__ = ["convolve", "correlate", "interp", "poly", "polyadd", "polyder", "polyfit",
            "polyint", "polymul", "polysub", "polyval", "trapezoid", "vander"]

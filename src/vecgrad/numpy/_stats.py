@@ -13,7 +13,8 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import unsupported
 from ..tracing import Tracer
-from . import _contract, _dtype, _ops, _shape, asarray, astype
+from . import _contract, _ops
+from ._base import _dtype, _shape, asarray, astype
 
 __all__ = [
     "all",

@@ -10,7 +10,8 @@ import numpy as _np
 
 from ..errors import ShapeError, unsupported
 from ..tracing import Tracer
-from . import _dtype, _ops, _shape, asarray, astype, zeros
+from . import _ops
+from ._base import _dtype, _shape, asarray, astype, zeros
 from ._shape_ops import _at_axis, _axis, _nd, concatenate, fresh
 
 __all__ = [

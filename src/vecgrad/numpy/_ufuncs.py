@@ -15,7 +15,8 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import TracedIntoNumpyError, unsupported
 from ..tracing import Tracer
-from . import _dtype, _ops, asarray, astype
+from . import _ops
+from ._base import _dtype, asarray, astype
 
 __all__ = [
     # the ufuncs of _ops, given their methods here

@@ -13,7 +13,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import unsupported
 from ..primitives.fft import complex_dtype
-from . import _shape, asarray, astype
+from ._base import _shape, asarray, astype
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
            "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq",

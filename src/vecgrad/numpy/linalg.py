@@ -18,7 +18,8 @@ from .. import primitives as P
 from ..errors import ShapeError, unsupported
 from ..primitives.matrix import lin_dtype
 from ..primitives.spectral import eigh_shapes, qr_shapes, svd_shapes, unpack
-from . import _contract, _ops, _shape, asarray, astype
+from . import _contract, _ops
+from ._base import _shape, asarray, astype
 
 __all__ = [
     "EigResult",

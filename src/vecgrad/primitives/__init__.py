@@ -1,87 +1,9 @@
-"""Primitives: one record each, holding its impl, shape rule, VJP rule and batching rule.
-
-Rule conventions (the AD driver and the batching pass rely on them):
-- `impl(*arrays, **params) -> ndarray` is the NumPy implementation.
-- `shape_rule(*avals, **params) -> Aval` raises `ShapeError` on bad operands.
-- `vjp(g, ans, *ins, **params) -> tuple` gives one cotangent per input, written with traced
-  operations (so it emits IR). `None` means zero. A cotangent may have the *broadcast* shape;
-  the driver sums it back to the input's shape. `Sparse` marks a cotangent that covers only
-  part of an input (a read through an index); the driver accumulates those into one buffer.
-- `batch(n, batched, *ins, **params)` computes `n` stacked instances at once: inputs flagged
-  in `batched` carry a leading axis of size `n`, the others are shared by all instances.
-"""
+"""Primitives: one record each (core.Primitive), holding its impl, shape rule, VJP rule and
+batching rule; the rule conventions are in core's docstring. How a backend runs a primitive
+is that backend's lowering table, never a field of the record."""
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
-
-import numpy as np
-
-from ..ir import Aval
-
-REGISTRY: dict[str, Primitive] = {}
-
-
-@dataclass(frozen=True, eq=False)
-class Primitive:
-    """One record per primitive: impl, shape rule, VJP and batching rule side by side (the
-    conventions are in this module's docstring). How a backend runs it is that backend's
-    lowering table (backends/numpy/table.py, backends/jax, backends/torch)."""
-
-    name: str
-    impl: Callable[..., np.ndarray]
-    shape_rule: Callable[..., Aval]
-    vjp: Callable[..., tuple] | None = None
-    batch: Callable[..., Any] | None = None
-    lower: Callable[..., Callable] | None = None  # (in_avals, **params) -> fast callable
-    elementwise: bool = False  # out[i] depends on in[i] only (with NumPy broadcasting)
-
-    def lowered(self, params: dict, avals: list[Aval]) -> Callable[..., np.ndarray]:
-        """The callable that generated code invokes, with the static params bound."""
-        if self.lower is not None:
-            return self.lower(avals, **params)
-        if not params:
-            return self.impl
-        impl = self.impl
-        return lambda *xs: impl(*xs, **params)
-
-    def __call__(self, *args: Any, **params: Any) -> Any:
-        return _bind(self, *args, **params)
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-def _bind(prim: Primitive, *args: Any, **params: Any) -> Any:
-    global _bind
-    from ..tracing import bind  # tracing imports this package: resolve on first use
-    _bind = bind
-    return bind(prim, *args, **params)
-
-
-def register(p: Primitive) -> Primitive:
-    """Add `p` to REGISTRY (names are unique) and return it."""
-    if p.name in REGISTRY:
-        raise ValueError(f"primitive {p.name} registered twice")
-    REGISTRY[p.name] = p
-    return p
-
-
-class Sparse(NamedTuple):
-    """A cotangent `g` for the region `idx` of an input; zero elsewhere."""
-
-    idx: tuple
-    g: Any
-
-
-class NoGrad(NamedTuple):
-    """A cotangent that does not exist: `what` names the function and argument (a gradient
-    asked through it raises NoGradientError; an input nothing differentiates is fine)."""
-
-    what: str
-
-
+from .core import REGISTRY, NoGrad, Primitive, Sparse, register  # noqa: F401
 from .cumulative import *
 from .elementwise import *
 from .fft import *

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ComplexError, ShapeError
 from ..ir import Aval
-from . import Primitive, register
+from .core import Primitive, register
 
 __all__ = [
     "abs_",
@@ -86,7 +86,7 @@ def batch_elementwise(prim_name: str) -> Callable:
     """The batching rule of a broadcasting op: batched operands get unit axes after the batch
     axis up to the common rank, shared operands broadcast as they are."""
     def rule(n: int, batched: tuple[bool, ...], *ins: Any, **params: Any) -> Any:
-        from . import REGISTRY
+        from .core import REGISTRY
         rank = max(np.ndim(x) - b for x, b in zip(ins, batched))
         return REGISTRY[prim_name](*[_lift(x, rank) if b else x for x, b in zip(ins, batched)],
                                    **params)
@@ -283,7 +283,7 @@ def _prod_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
 
 def _batch_reduce(name: str) -> Callable:
     def rule(n: int, batched: tuple[bool, ...], x: Any, axes: tuple[int, ...]) -> Any:
-        from . import REGISTRY
+        from .core import REGISTRY
         return REGISTRY[name](x, axes=tuple(a + 1 for a in axes))
     return rule
 

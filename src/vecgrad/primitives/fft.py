@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from . import Primitive, register
+from .core import Primitive, register
 from .structural import BasicIndex, Sl, getitem
 
 __all__ = ["fft", "irfft", "rfft"]

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from . import Primitive, register
+from .core import Primitive, register
 from .structural import Adv, broadcast_to, full
 
 __all__ = ["segment_sum", "strided", "strided_add", "take"]

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import ComplexError, ShapeError
 from ..ir import Atom, Aval, Const, Eqn, Graph, Var, eval_graph
 from ..notes import Augments
-from . import Primitive, register
+from .core import Primitive, register
 from .elementwise import cast
 from .spectral import unpack
 from .structural import broadcast_to, concatenate, full, reshape, transpose

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from . import NoGrad, Primitive, register
+from .core import NoGrad, Primitive, register
 from .linalg import einsum
 from .structural import broadcast_to, transpose
 
@@ -129,7 +129,7 @@ def stacked(name: str) -> Callable:
     """The batching rule of a linalg primitive: NumPy's linalg maps over leading axes, so
     shared operands are broadcast along the batch axis and the primitive is called again."""
     def rule(n: int, batched: tuple[bool, ...], *xs: Any, **params: Any) -> Any:
-        from . import REGISTRY
+        from .core import REGISTRY
         xs = tuple(x if b else broadcast_to(x, shape=(n,) + x.shape) for x, b in zip(xs, batched))
         return REGISTRY[name](*xs, **params)
     return rule

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from . import Primitive, register
+from .core import Primitive, register
 from .elementwise import (
     _broadcast,
     _keep,

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from . import Primitive, register
+from .core import Primitive, register
 from .elementwise import mul
 from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
 

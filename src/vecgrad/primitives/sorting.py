@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from . import Primitive, register
+from .core import Primitive, register
 from .elementwise import _lift
 
 __all__ = ["argmax", "argmin", "argpartition", "argsort", "partition", "scatter_add_along",
@@ -107,7 +107,7 @@ def _gather_shape(x: Aval, idx: Aval, axis: int) -> Aval:
 
 def _batch_along(prim_name: str) -> Callable:
     def rule(n: int, batched: tuple[bool, ...], a: Any, idx: Any, axis: int, **p: Any) -> Any:
-        from . import REGISTRY
+        from .core import REGISTRY
         from .structural import reshape
         rank = max(a.ndim - batched[0], idx.ndim - batched[1])
         a, idx = [_lift(v, rank) if b else reshape(v, shape=(1,) * (rank + 1 - v.ndim) + v.shape)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from . import NoGrad
+from .core import NoGrad
 from .elementwise import elementwise, exp, log, log1p, sign
 
 __all__ = [

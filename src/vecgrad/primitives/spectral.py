@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from . import NoGrad
+from .core import NoGrad
 from .matrix import (
     check_square,
     cj,

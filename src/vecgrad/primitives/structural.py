@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ShapeError, TraceError, _where, user_src
 from ..ir import Aval
-from . import Primitive, Sparse, register
+from .core import Primitive, Sparse, register
 from .elementwise import _lift
 
 __all__ = [
@@ -262,7 +262,7 @@ def _add(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
 
 def _write_batch(prim_name: str) -> Any:
     def rule(n: int, batched: tuple[bool, ...], base: Any, v: Any, idx: tuple) -> Any:
-        from . import REGISTRY
+        from .core import REGISTRY
         if not is_basic(idx):
             raise NotBatchable("batched writes through integer-array indices")
         if not batched[0]:

@@ -1,0 +1,100 @@
+"""The conversions every module of vecgrad.numpy builds on (asarray, astype, copy, zeros and
+the shape and dtype of a traced or plain value); the package re-exports them."""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as _np
+from numpy import float64
+
+from .. import primitives as P
+from ..tracing import Tracer, const_tracer
+
+ArrayLike = Any
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return x.shape if isinstance(x, Tracer) else _np.shape(x)
+
+
+def _dtype(x: Any) -> _np.dtype:
+    return x.dtype if isinstance(x, Tracer) else _np.asarray(x).dtype
+
+
+# ------------------------------------------------------------------ creation and conversion
+
+def asarray(a: ArrayLike, dtype: Any = None) -> Any:
+    """Like `numpy.asarray`; lists/tuples that contain traced values are stacked. An array
+    is returned as it is; a traced NumPy scalar becomes a new 0-d array."""
+    if isinstance(a, Tracer):
+        if dtype is not None and _np.dtype(dtype) != a.dtype:
+            return astype(a, dtype)
+        return Tracer(a._b, a.atom, ndarray=True) if a._is_scalar() else a
+    if type(a) in (list, tuple) and a and dtype is None and \
+            builtins.all(type(x) is Tracer for x in a):
+        if len(a) == 1:  # (a common case: vnp.array([t]) in a per-sample function)
+            return P.reshape(a[0], shape=(1,) + a[0].shape)
+        from ._ops import stack  # (it converts with asarray: imported when first used)
+        return stack(a)
+    if isinstance(a, (list, tuple)) and _has_tracer(a):
+        from ._ops import stack
+        out = stack([asarray(x) for x in a])
+        return out if dtype is None else astype(out, dtype)
+    return _np.asarray(a, dtype)
+
+
+def array(a: ArrayLike, dtype: Any = None, copy: bool = True) -> Any:
+    """Like `numpy.array`. Traced values are immutable SSA values, so copies are free."""
+    out = asarray(a, dtype)
+    if not isinstance(out, Tracer):
+        return _np.array(out, dtype, copy=copy)
+    return Tracer(out._b, out.atom, ndarray=True) if copy or out is not a else out
+
+
+def _has_tracer(a: Any) -> bool:
+    if isinstance(a, Tracer):
+        return True
+    return isinstance(a, (list, tuple)) and builtins.any(_has_tracer(x) for x in a)
+
+
+def astype(x: ArrayLike, dtype: Any) -> Any:
+    """Cast to `dtype`: always a new array (or scalar), as `ndarray.astype`."""
+    dtype = _np.dtype(dtype)
+    if _dtype(x) != dtype:
+        if _dtype(x).kind == "c" and dtype.kind != "c":
+            _warn_complex_cast()
+        return P.cast(x, dtype=dtype)
+    if isinstance(x, Tracer):
+        return x.copy()
+    return _np.array(x, copy=True)
+
+
+def _warn_complex_cast() -> None:
+    """NumPy's ComplexWarning for a complex -> real cast, at the user's line (while tracing)."""
+    import warnings
+
+    from ..errors import user_src
+    src = user_src(3)
+    warnings.warn_explicit("Casting complex values to real discards the imaginary part",
+                           _np.exceptions.ComplexWarning, src.file if src else "<vecgrad>",
+                           src.line if src else 0)
+
+
+def copy(a: ArrayLike) -> Any:
+    """A copy that can be written into without affecting `a`."""
+    if isinstance(a, Tracer):
+        return Tracer(a._b, a.atom, ndarray=True)  # np.copy of a scalar is a 0-d array
+    return _np.array(a, copy=True)
+
+
+def _float_default(dtype: Any) -> _np.dtype:
+    return _np.dtype(float64 if dtype is None else dtype)
+
+
+def zeros(shape: Any, dtype: Any = None) -> Any:
+    """A new buffer of zeros. Inside a traced function it can be written into."""
+    return const_tracer(_np.zeros(shape, _float_default(dtype)))
+
+
+__all__ = ["ArrayLike", "array", "asarray", "astype", "copy", "zeros"]
