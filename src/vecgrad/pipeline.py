@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .backends.numpy.muladd import fuse_muladd
 from .ir import Graph, typecheck
 from .passes import (
     batch,
     cse,
     dce,
-    fuse_muladd,
     loops,
     reassociate,
     relayout,

@@ -3,7 +3,7 @@
 Three kinds of fusion are kept apart by name: `reassociate` (chains of contractions merged
 and reordered, a BACKWARD pass), the softmax/logsumexp rules of `fusion` (hand-written
 formulas become fused primitives, inside `simplify`) and `fuse_muladd` (an einsum plus an
-add becomes one `muladd` call, a LOWER pass of the NumPy backend).
+add becomes one `muladd` call, a LOWER pass of the NumPy backend: backends/numpy/muladd.py).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .markers import strip_ad_markers
 from .reassociate import reassociate
 from .relayout import relayout
 from .scans import loops, scans
-from .simplify import fuse_muladd, simplify
+from .simplify import simplify
 
-__all__ = ["batch", "cse", "dce", "fuse_muladd", "loops", "reassociate", "relayout", "scans",
+__all__ = ["batch", "cse", "dce", "loops", "reassociate", "relayout", "scans",
            "simplify", "strip_ad_markers"]

@@ -321,17 +321,3 @@ def norm_of_squares(e: Eqn, ctx: Any) -> Any:
         return P.norm, (s.inputs[0],), {"spec": spec}
     n = ctx.emit(P.norm, (s.inputs[0],), {"spec": spec}, e.src)
     return P.reshape, (n,), {"shape": e.out.aval.shape}
-
-
-# ---------------------------------------------------------------- addmm
-
-def muladd_of_add(e: Eqn, ctx: Any) -> Any:
-    """einsum(x, y) + c = muladd(x, y, c) when c broadcasts into the product: one call, the
-    add in the product's buffer (NumPy has no GEMM with a bias; this is the nearest)."""
-    for k, a in enumerate(e.inputs):
-        s = ctx.def_of(a, P.einsum)
-        c = e.inputs[1 - k]
-        if s is not None and len(s.inputs) == 2 and ctx.n_uses(a) == 1 and \
-                a.aval == e.out.aval:
-            return P.muladd, (*s.inputs, c), {"spec": s.params["spec"]}
-    return None

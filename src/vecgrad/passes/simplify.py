@@ -10,7 +10,6 @@ from .contract import (
     contraction_of_scatter_add,
     einsum_of_broadcast,
     inline_subscripts,
-    muladd_of_add,
     norm_of_squares,
     scale_into_contraction,
     sum_of_product,
@@ -329,14 +328,3 @@ def simplify(g: Graph) -> Graph:
     """Run RULES to a fixpoint, then dead-code elimination."""
     return rewrite(g, RULES)
 
-
-# Fusions into calls that only the backend knows: run last, on the graph that is compiled
-# (the rules above and AD see the plain einsum and add).
-FUSE_RULES: list[Rule] = [
-    Rule(P.add, muladd_of_add, "einsum(x, y) + c = muladd(x, y, c): the add in the product"),
-]
-
-
-def fuse_muladd(g: Graph) -> Graph:
-    """Run FUSE_RULES (einsum + add = muladd): the last pass before NumPy's codegen."""
-    return rewrite(g, FUSE_RULES)
