@@ -1,6 +1,6 @@
 """Pass-level tests: cse, dce, batch and simplify on small graphs, each with numeric
 equivalence (values and VJPs) before/after and a golden pretty-print; then one test per
-rewrite rule in `passes.simplify.RULES` (the einsum-of-broadcast rule is in passes/contract).
+rewrite rule in `rewrite.simplify.RULES` (the einsum-of-broadcast rule is in rewrite/contract).
 
 Golden listings have the `# file:line` comments stripped so that they do not depend on
 line numbers.
@@ -14,16 +14,18 @@ import pytest
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
-from vecgrad import passes
 from vecgrad import primitives as P
 from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
 from vecgrad.backends.numpy.muladd import fuse_muladd
+from vecgrad.backends.numpy.relayout import candidates, relayout, with_copies
+from vecgrad.batch.batching import batch
 from vecgrad.ir import Aval, Const, Graph, pretty, typecheck
-from vecgrad.passes.relayout import candidates, with_copies
-from vecgrad.passes.simplify import RULES
 from vecgrad.primitives import Sl
 from vecgrad.primitives.linalg import make_spec
+from vecgrad.rewrite.cse import cse
+from vecgrad.rewrite.dce import dce
+from vecgrad.rewrite.simplify import RULES, simplify
 from vecgrad.tracing import Tracer, trace
 
 F64 = np.dtype(np.float64)
@@ -101,14 +103,14 @@ DCE_GOLDEN = """\
 def test_cse_golden_and_equivalent():
     g = graph(dup, (3,), (3,))
     assert prims(g).count("tanh") == 2
-    g1 = passes.cse(g)
+    g1 = cse(g)
     assert strip(pretty(g1)) == CSE_GOLDEN
     assert_equivalent(g, g1)
 
 
 def test_dce_golden_and_equivalent():
-    g = passes.cse(graph(dup, (3,), (3,)))
-    g1 = passes.dce(g)
+    g = cse(graph(dup, (3,), (3,)))
+    g1 = dce(g)
     assert strip(pretty(g1)) == DCE_GOLDEN
     assert_equivalent(g, g1)
 
@@ -154,16 +156,16 @@ SIMPLIFY_GOLDEN = """\
 
 
 def test_batch_golden_and_equivalent():
-    g = passes.cse(graph(loops, (4, 3), (4, 2)))
+    g = cse(graph(loops, (4, 3), (4, 2)))
     assert prims(g).count("exp") == 3 and prims(g).count("setitem") == 6
-    g1 = passes.batch(g)
+    g1 = batch(g)
     assert strip(pretty(g1)) == BATCH_GOLDEN
     assert_equivalent(g, g1)
 
 
 def test_simplify_golden_and_equivalent():
-    g = passes.batch(passes.cse(graph(loops, (4, 3), (4, 2))))
-    g1 = passes.simplify(g)
+    g = batch(cse(graph(loops, (4, 3), (4, 2))))
+    g1 = simplify(g)
     assert strip(pretty(g1)) == SIMPLIFY_GOLDEN
     assert_equivalent(g, g1)
 
@@ -184,7 +186,7 @@ FUSE_GOLDEN = """\
 
 
 def test_fuse_muladd_golden_and_equivalent():
-    g = passes.simplify(graph(dense_layers, (3, 3), (3,), (3, 2)))
+    g = simplify(graph(dense_layers, (3, 3), (3,), (3, 2)))
     assert "muladd" not in prims(g)
     g1 = fuse_muladd(g)
     assert strip(pretty(g1)) == FUSE_GOLDEN
@@ -211,22 +213,22 @@ RELAYOUT_GOLDEN = """\
 
 
 def test_relayout_golden_and_equivalent():
-    g = passes.simplify(graph(batch_last, (5, 3, 4), (5, 2, 4)))
+    g = simplify(graph(batch_last, (5, 3, 4), (5, 2, 4)))
     cands = candidates(g)
     assert sorted(perm for perm, _ in cands.values()) == [(2, 0, 1)] * 3
     g1 = with_copies(g, cands)
     assert strip(pretty(g1)) == RELAYOUT_GOLDEN
     assert_equivalent(g, g1)
-    assert_equivalent(g, passes.relayout(g))  # the measured choice, whichever it is
+    assert_equivalent(g, relayout(g))  # the measured choice, whichever it is
 
 
 def test_relayout_leaves_leading_batch_and_plain_products_alone():
     def f(a, b):  # batch first already; and a product with no contracted letter
         return vnp.sum(P.einsum(a, b, spec="kwi,kwj->kij")) + \
             vnp.sum(P.einsum(a, a, spec="kwi,kwi->kwi"))
-    g = passes.simplify(graph(f, (4, 5, 3), (4, 5, 2)))
+    g = simplify(graph(f, (4, 5, 3), (4, 5, 2)))
     assert candidates(g) == {}
-    assert passes.relayout(g) is g
+    assert relayout(g) is g
 
 
 # ------------------------------------------------------------------ one test per rule
@@ -790,13 +792,13 @@ def test_rule(algebra):
         pytest.skip(f"rule {algebra!r} is not in RULES")
     program, check = RULE_TESTS[algebra]
     g0 = graph(program, (2, 3))
-    g1 = passes.simplify(g0)
+    g1 = simplify(g0)
     check(g0, g1)
     assert_equivalent(g0, g1)
     # the rule alone (not the others) also fires and is sound; a rule for a family of
     # primitives (e.g. every elementwise one) is one Rule per primitive with one algebra
     rules = [r for r in RULES if r.algebra == algebra]
-    from vecgrad.passes.rewrite import rewrite
+    from vecgrad.rewrite.engine import rewrite
     g2 = rewrite(g0, rules)
     assert strip(pretty(g2)) != strip(pretty(g0))  # it fired
     assert_equivalent(g0, g2)
@@ -804,7 +806,7 @@ def test_rule(algebra):
 
 def test_transpose_rules_compose_to_identity():
     g0 = graph(_rule_transpose_inverse, (2, 3))
-    g1 = passes.simplify(g0)
+    g1 = simplify(g0)
     _check_transpose_inverse(g0, g1)
     assert_equivalent(g0, g1)
 
@@ -817,7 +819,7 @@ def test_einsum_of_broadcast_with_size_one_axes_of_the_broadcast_only():
         p = P.reshape(P.broadcast_to(n, shape=(1, 3, 2)), shape=(3, 2))
         return P.einsum(p, e, spec="ai,aj->ij")
     g0 = graph(f, (2,), (3, 3))
-    g1 = passes.simplify(g0)
+    g1 = simplify(g0)
     assert "broadcast_to" not in prims(g1)
     assert_equivalent(g0, g1)
 
@@ -887,7 +889,7 @@ def test_einsum_of_einsum_on_random_reindexings(seed):
         def f(x, y, sa=sa, sb=sb, out=out, outer=outer):
             return P.einsum(P.einsum(vnp.tanh(x), y, spec=f"{sa},{sb}->{out}"), spec=outer)
         g0 = graph(f, tuple(sizes[c] for c in sa), tuple(sizes[c] for c in sb))
-        assert_equivalent(g0, passes.simplify(g0))
+        assert_equivalent(g0, simplify(g0))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -899,7 +901,7 @@ def test_relayout_on_random_contractions(seed):
             r = P.einsum(x, y, spec=f"{sa},{sb}->{out}")
             return vnp.sum(vnp.tanh(r)) + vnp.sum(
                 P.einsum(x, vnp.tanh(y), spec=f"{sa},{sb}->{out}") ** 2)
-        g0 = passes.simplify(graph(f, tuple(sizes[c] for c in sa), tuple(sizes[c] for c in sb)))
+        g0 = simplify(graph(f, tuple(sizes[c] for c in sa), tuple(sizes[c] for c in sb)))
         hits += bool(candidates(g0))
         assert_equivalent(g0, with_copies(g0, candidates(g0)))
     assert hits >= 3  # the generator does produce batch-last contractions

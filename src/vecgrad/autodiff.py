@@ -29,7 +29,7 @@ from . import primitives as P
 from .errors import NoGradientError
 from .interpret import inline
 from .ir import Atom, Aval, Const, Graph, Var
-from .passes.dce import dce
+from .rewrite.dce import dce
 from .tracing import Builder, Tracer
 
 

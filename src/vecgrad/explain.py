@@ -130,7 +130,7 @@ def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
         return []
     fwd_vars = entry.meta["forward_vars"]
     copies = {e.out for e in g.eqns if e.prim.name == "relayout"}
-    # an operand copy the forward reads (passes.relayout) is forward work
+    # an operand copy the forward reads (backends/numpy/relayout.py) is forward work
     fwd_vars = fwd_vars | {a for c in g.eqns if c.out in fwd_vars for a in c.inputs
                            if a in copies}
     prof = profile_graph(g, leaves, repeat=5)

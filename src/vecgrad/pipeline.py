@@ -19,18 +19,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .backends.numpy.muladd import fuse_muladd
+from .backends.numpy.relayout import relayout
+from .batch.batching import batch
+from .batch.scans import loops, scans
 from .ir import Graph, typecheck
-from .passes import (
-    batch,
-    cse,
-    dce,
-    loops,
-    reassociate,
-    relayout,
-    scans,
-    simplify,
-    strip_ad_markers,
-)
+from .rewrite.cse import cse
+from .rewrite.dce import dce
+from .rewrite.markers import strip_ad_markers
+from .rewrite.reassociate import reassociate
+from .rewrite.simplify import simplify
 
 Pass = Callable[[Graph], Graph]
 

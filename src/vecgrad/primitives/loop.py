@@ -15,7 +15,7 @@ builders cast booleans to it.
 The VJP is a reverse loop over the step's VJP. Residuals are stacked, as JAX does: the VJP
 emits a copy of the forward loop whose body also returns, per step, the values the step's
 VJP reads (`augments` in its body's notes names the original body, so the pass
-`passes.scans.share_forward` makes the original loop a view of its copy: the forward runs
+`batch.loops.share_forward` makes the original loop a view of its copy: the forward runs
 once). Stacking costs the memory an unrolled gradient would use anyway and no recomputation;
 the backward loop accumulates the cotangents of the invariants in its carry (the scans pass
 hoists those accumulations out of the loop). The batching rule runs one loop over the
@@ -254,7 +254,7 @@ def _zero(a: Atom) -> bool:
 
 def _augmented(body: Graph, fwd: list[Eqn], stored: list[Var], dt: np.dtype) -> Graph:
     """The forward step, also returning `stored` (cast to dt where they differ)."""
-    from ..passes.dce import dce
+    from ..rewrite.dce import dce
     from ..tracing import Builder
     b = Builder(body.inputs, hash_cons=False)
     b.eqns = list(fwd)
@@ -270,7 +270,7 @@ def _backward_body(lam: list[Var], accs: list[Var], x_in: list[Var], consts: lis
     """(carry cotangent, accumulators, per-step values, invariants) -> (cotangent of the
     carry in, accumulators plus this step's invariant cotangents, this step's xs
     cotangents)."""
-    from ..passes.dce import dce
+    from ..rewrite.dce import dce
     from ..tracing import Builder, Tracer
     b = Builder(lam + accs + x_in + consts, hash_cons=False)
     b.eqns = list(bwd)

@@ -7,7 +7,7 @@ from typing import Any
 
 from ... import primitives as P
 from ...ir import Eqn, Graph
-from ...passes.rewrite import Rule, rewrite
+from ...rewrite.engine import Rule, rewrite
 
 
 def muladd_of_add(e: Eqn, ctx: Any) -> Any:

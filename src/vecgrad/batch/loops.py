@@ -25,11 +25,11 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Params, Var, uses
 from ..notes import Augments
+from ..rewrite.cse import cse
+from ..rewrite.dce import dce
+from ..rewrite.engine import Rule, rewrite
+from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
-from .cse import cse
-from .dce import dce
-from .rewrite import Rule, rewrite
-from .simplify import simplify
 
 _ONE, _ZERO = "one", "zero"  # the trivial parts of an affine form
 

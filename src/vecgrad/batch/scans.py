@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..ir import Graph
 from ..notes import Sequential, Unbatched
-from .batch import batch
+from .batching import batch
 from .loops import emit_loop, optimize_loops, share_forward
 from .roll import roll
 

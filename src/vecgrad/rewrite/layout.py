@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
+from ..batch.regions import relative
 from ..ir import Const, Eqn
 from ..primitives.linalg import make_spec, parse_spec
-from .regions import relative
 
 
 def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import primitives as P
-from ..ir import Eqn, Graph, Params, Var
-from ..primitives.linalg import (
+from ... import primitives as P
+from ...ir import Eqn, Graph, Params, Var
+from ...primitives.linalg import (
     MAX_TIMED_WORK,
     einsum_work,
     make_spec,

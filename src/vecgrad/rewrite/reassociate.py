@@ -20,7 +20,7 @@ from ..primitives.linalg import make_spec, parse_spec
 from .contract import _as_spec, inline_subscripts
 from .cse import cse
 from .dce import dce
-from .rewrite import Ctx
+from .engine import Ctx
 
 # (operand, letters, operand, letters, output letters as a set) up to renaming -> equation
 Known = dict[tuple, Eqn]

@@ -31,8 +31,8 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Atom, Eqn, Graph, Params, Var
+from ..rewrite.dce import dce
 from .chains import WRITES, Sum, sums
-from .dce import dce
 from .regions import relative, restricted_ndim, split, track_key
 
 EQN, READ, BREAD, WRITE, SUM, SNAP, JOIN = "eqn", "read", "bread", "write", "sum", "snap", "join"

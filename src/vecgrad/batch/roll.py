@@ -20,8 +20,8 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Var
 from ..notes import Recurrence
+from ..rewrite.dce import dce
 from ..tracing import Builder, Tracer
-from .dce import dce
 from .recur import Region, find_regions
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from .. import primitives as P
 from ..ir import Eqn
 from ..primitives.linalg import make_spec, parse_spec
+from ..rewrite.engine import Ctx
 from .gather import view_steps
-from .rewrite import Ctx
 
 # Windows with more offsets than this stay one strided view (the split would emit one
 # operation per offset).

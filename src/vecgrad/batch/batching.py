@@ -22,12 +22,12 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Var
+from ..rewrite.cse import cse
+from ..rewrite.dce import dce
 from ..tracing import Builder, Tracer
 from . import gather
 from .agenda import schedule
 from .chains import normalize
-from .cse import cse
-from .dce import dce
 from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
 from .notes import Notes
 from .regions import INT, SlPat, join

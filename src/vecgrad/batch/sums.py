@@ -44,7 +44,7 @@ def emit_sums(em: Any, members: list[int]) -> Any:
                 has_const = True
             else:
                 pairs_all.append((r, a, s))
-    from .batch import partition
+    from .batching import partition
     srcs = [(em._source(a), s) for _, a, s in pairs_all]
     acc = None
     for key, ks in partition([(s + (sign,)) if s[0] != "a" else ("a", (s[1], sign))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as P
+from ..batch.windows import einsum_of_windows, strided_is_basic, sum_of_windows
 from ..ir import Const, Eqn, Graph
 from ..primitives.linalg import make_spec, parse_spec
 from .contract import (
@@ -14,7 +15,7 @@ from .contract import (
     scale_into_contraction,
     sum_of_product,
 )
-from .fusion import logsumexp_pattern, softmax_pattern
+from .engine import Ctx, Rule, rewrite
 from .layout import (
     concatenate_of_slices,
     einsum_of_transpose,
@@ -27,8 +28,7 @@ from .layout import (
     reduction_of_transpose,
     writes_tiling_zeros,
 )
-from .rewrite import Ctx, Rule, rewrite
-from .windows import einsum_of_windows, strided_is_basic, sum_of_windows
+from .softmax import logsumexp_pattern, softmax_pattern
 
 
 def _whole(idx: list | tuple, shape: tuple[int, ...]) -> bool:
