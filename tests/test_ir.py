@@ -10,6 +10,7 @@ import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 from vecgrad.backends import compile_graph
+from vecgrad.backends.numpy import LOWERINGS
 from vecgrad.ir import Aval, Const, Eqn, Graph, Params, TypeCheckError, Var, pretty, typecheck
 from vecgrad.rewrite.cse import cse
 from vecgrad.rewrite.dce import dce
@@ -229,8 +230,8 @@ def _graph(fn, *avals):
 
 
 def _inplace_calls(c) -> int:
-    return sum(isinstance(v, functools.partial) and v.func in (P.setitem.inplace,
-                                                                P.setitem_add.inplace)
+    return sum(isinstance(v, functools.partial) and v.func in (LOWERINGS["setitem"].inplace,
+                                                                LOWERINGS["setitem_add"].inplace)
                for k, v in c.fn.__globals__.items() if k.startswith("f"))
 
 

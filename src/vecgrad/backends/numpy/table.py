@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...ir import Eqn
+from ...ir import Aval, Eqn
 from . import gathers, reductions, structural
 from .loop import lower_loop
 from .lowering import PLAIN, Lowering
@@ -23,11 +23,16 @@ def entry(prim: Any) -> Lowering:
 
 def lowered(e: Eqn) -> Callable[..., Any]:
     """The callable the generated code runs for equation e (its params bound)."""
-    low = entry(e.prim)
-    lower = low.lower or e.prim.lower  # (contractions and relayout: still on the record)
-    if lower is not None:
-        return lower([a.aval for a in e.inputs], **e.params)
-    impl, params = e.prim.impl, e.params
+    return lower(e.prim, e.params, [a.aval for a in e.inputs])
+
+
+def lower(prim: Any, params: dict, avals: list[Aval]) -> Callable[..., Any]:
+    """The callable the generated code runs for `prim` with these params on operands of
+    these avals."""
+    make = entry(prim).lower or prim.lower  # (contractions and relayout: still on the record)
+    if make is not None:
+        return make(avals, **params)
+    impl = prim.impl
     return impl if not params else lambda *xs: impl(*xs, **params)
 
 
@@ -36,4 +41,4 @@ def is_view(prim: Any) -> bool:
     return entry(prim).view
 
 
-__all__ = ["LOWERINGS", "Lowering", "entry", "is_view", "lowered"]
+__all__ = ["LOWERINGS", "Lowering", "entry", "is_view", "lower", "lowered"]
