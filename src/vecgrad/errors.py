@@ -57,6 +57,17 @@ def user_src(depth: int = 1) -> Src | None:
     return None
 
 
+def traceback_user_src(tb) -> Src | None:
+    """The innermost frame of a traceback that belongs to user code."""
+    src = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not _is_internal(code.co_filename):
+            src = Src(code.co_filename, tb.tb_lineno, code.co_name)
+        tb = tb.tb_next
+    return src
+
+
 def _where(src: Src | None) -> str:
     return f" (at {src.file}:{src.line}, in {src.func})" if src else ""
 

@@ -29,7 +29,9 @@ from .errors import (
     Src,
     TracedIntoNumpyError,
     TraceError,
+    VecgradError,
     _where,
+    traceback_user_src,
     user_src,
 )
 from .interpret import inline, vmap
@@ -137,6 +139,7 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
             res = checked_trace(fun, call.td, lambda: fun(*args, **kwargs))
         except Exception as ex:
             _blame(b, call, tracers, ex)
+            _blame_numpy_store(b, ex)
             raise
         out, aux = split_aux(res, has_aux, fun)
         if check is not None:
@@ -179,6 +182,15 @@ def _blame(b: Builder, call: Call, tracers: list, ex: Exception) -> None:
         leaves = set(weak.values())
     if leaves:
         raise NeedStatic({call.position_of(i) for i in leaves}, leaves, ex, certain) from ex
+
+
+def _blame_numpy_store(b: Builder, ex: Exception) -> None:
+    """NumPy turns the typed error of a traced scalar stored into a NumPy array
+    (`buf = np.zeros(3); buf[0] = traced`) into "setting an array element with a sequence":
+    give the typed error back, at the user's line."""
+    if b.concrete and isinstance(ex, ValueError) and not isinstance(ex, VecgradError) \
+            and "array element with a sequence" in str(ex):
+        raise TracedIntoNumpyError(src=traceback_user_src(ex.__traceback__)) from ex
 
 
 def split_aux(res: Any, has_aux: bool, fun: Callable) -> tuple[Any, Any]:

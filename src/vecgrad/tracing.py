@@ -329,11 +329,9 @@ class Tracer:
         out = self._b.emit(P.getitem, [version], {"idx": idx})
         if not P.is_basic(idx):  # fancy indexing copies (writable, even from an argument)
             return Tracer(self._b, out, ndarray=True)
-        if out.aval.shape:
-            return Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly)
-        if not _keeps_array(key):
+        if not out.aval.shape and not _keeps_array(key):
             return self._element(out, idx, version)
-        if self._is_scalar():  # scalar[...] is a 0-d array, a copy
+        if self._is_scalar():  # scalar[None], scalar[...]: a new array, not a view
             return Tracer(self._b, out, ndarray=True)
         return Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly)
 
@@ -395,6 +393,9 @@ class Tracer:
                              "ambiguous (x[idx] += v adds once per position, as in NumPy); "
                              "to accumulate at repeated indices use np.add.at(x, idx, v)")
         val = to_atom(value, [self.dtype], self._b)
+        if 0 in P.index_shape(self.shape, idx):  # an empty region: NumPy checks v's shape only
+            prim.shape_rule(self.aval, val.aval, idx=idx)
+            return
         self._replace(self._b.emit(prim, [self.atom, val], {"idx": idx}))
 
     def _replace(self, new: Atom) -> None:

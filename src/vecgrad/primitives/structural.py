@@ -244,6 +244,8 @@ def write_into(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
     may hold a 0-d value as a NumPy scalar)."""
     if not idx:  # the whole of a 0-d value (in generated code, possibly a NumPy scalar)
         return np.array(v, base.dtype)
+    if base.__class__ is not np.ndarray:  # a NumPy scalar, indexed as x[None] or x[...]
+        base = np.array(base)
     base[to_key(idx)] = v
     return base
 

@@ -19,6 +19,8 @@ def _getitem(avals: list, idx: tuple) -> Any:
 def _add_inplace(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
     if not idx:
         return np.array(base + v, base.dtype)
+    if base.__class__ is not np.ndarray:  # a NumPy scalar, indexed as x[None] or x[...]
+        base = np.array(base)
     if is_basic(idx):
         base[to_key(idx)] += v
         return base

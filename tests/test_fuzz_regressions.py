@@ -1,0 +1,94 @@
+"""Regression tests for the bugs the differential fuzzer found (tests/test_fuzz_numpy.py), one
+per root cause, each named after it: the minimized program, compared with NumPy (values,
+dtypes, shapes) and, where differentiable, with central differences; the batched graph with
+the unbatched one."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import central_diff_check
+from test_batch import assert_same_function, entry
+from test_numpy_api import assert_same
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+
+
+def same_as_numpy(f, *args, grad=True):
+    """f traced equals f run by NumPy; its gradient (of a weighted sum of its outputs) and
+    its batched graph agree with central differences and with the unbatched graph."""
+    want = f(*[np.array(a) for a in args])
+    assert_same(vg.jit(f)(*args), want)
+    if not grad:
+        return
+    w = np.cos(np.arange(np.size(want))).reshape(np.shape(want))
+
+    def loss(*a):
+        return vnp.sum(f(*a) * w)
+    central_diff_check(loss, list(args), argnums=tuple(range(len(args))))
+    e, leaves = entry(loss, args, argnums=tuple(range(len(args))))
+    assert_same_function(e.stages["cse"], e.stages["batch"], leaves)
+
+
+X = np.random.default_rng(0).standard_normal((3, 4))
+
+
+@pytest.mark.parametrize("region", ["1:1", "1:0:-1", "::-1][2:2", "[]"])
+def test_empty_region_write_is_a_no_op(region):
+    """b[1:1] = v, w = b[::-1]; w[1:0:-1] += v: NumPy writes nothing (batching crashed on
+    the empty region: zero-size min in deps, KeyError in batch)."""
+    def f(x):
+        b = x.copy()
+        w = b[::-1]
+        exec(f"w[{region}] += np.sin(x[0])") if region != "[]" else None
+        b[1:1] = x[0]
+        b[2:1, 1:] *= 3.0
+        return b * w
+    same_as_numpy(f, X)
+
+
+def test_empty_region_write_still_checks_the_value_shape():
+    def f(x):
+        b = x.copy()
+        b[1:1] = x[:, :2]  # (3, 2) does not broadcast to (0, 4): NumPy raises too
+        return b
+    with pytest.raises(ValueError):
+        f(X.copy())
+    with pytest.raises(ValueError):
+        vg.jit(f)(X)
+
+
+@pytest.mark.parametrize("index", ["[None]", "[...]", "[None, None]"])
+def test_indexing_a_numpy_scalar_is_a_new_array(index):
+    """s = np.sum(...) is a NumPy scalar; s[None] is a new writable array, not a view of s
+    (a write into it reached s: 'numpy.float64' object does not support item assignment;
+    and the unsimplified VJP of s[None] wrote into a NumPy scalar in the NumPy backend)."""
+    def f(x):
+        s = np.einsum("ij,ij->", x, x)
+        w = eval("s" + index)
+        w[...] -= 0.5 * s
+        w *= 2.0
+        return w + s
+    same_as_numpy(f, X)
+
+
+@pytest.mark.parametrize("op", ["=", "-=", "+="])
+def test_traced_scalar_into_a_numpy_buffer_raises_typed_error(op):
+    """buf = np.zeros(...); buf[i, j] = traced_scalar: NumPy turned our typed error into
+    'setting an array element with a sequence' (a bare ValueError)."""
+    def f(x):
+        buf = np.zeros((3, 2))
+        exec(f"buf[1, 0] {op} vnp.sum(x)", {"buf": buf, "vnp": vnp, "x": x})
+        return buf
+    with pytest.raises(vg.TracedIntoNumpyError, match="vnp.zeros"):
+        vg.jit(f)(X)
+
+
+def test_traced_scalar_into_a_numpy_buffer_names_the_users_line():
+    def f(x):
+        buf = np.zeros(3)
+        buf[0] = vnp.sum(x)  # this line
+        return buf
+    line = f.__code__.co_firstlineno + 2
+    with pytest.raises(vg.TracedIntoNumpyError, match=rf"test_fuzz_regressions.py:{line}"):
+        vg.jit(f)(X)
