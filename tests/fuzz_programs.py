@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import textwrap
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -61,14 +62,14 @@ class Sim:
 
     def run(self, lines: list[str]) -> dict[str, Any]:
         ns: dict[str, Any] = {"np": np, "xp": np}
-        exec(PRELUDE, ns)
+        exec(PRELUDE, ns)  # noqa: S102 - the generated program is the point
         for name, v in self.inputs.items():
             a = v.copy()
             a.setflags(write=False)  # vecgrad's arguments are read-only: keep NumPy honest
             ns[name] = a
         with np.errstate(all="raise"), warnings.catch_warnings():
             warnings.simplefilter("error")
-            exec("\n".join(lines), ns)
+            exec("\n".join(lines), ns)  # noqa: S102
         return ns
 
 
@@ -259,9 +260,8 @@ class Gen:
         if b is None:
             return self.s_buffer()
         idx = self.index(vb.shape, advanced=self.integer(0, 3) == 0)
-        try:
-            sel = np.shape(vb[eval(f"np.s_[{idx}]", {"np": np})])
-        except Exception:
+        sel = _sel_shape(vb.shape, idx)
+        if sel is None:
             return None
         op = self.draw(["=", "=", "+=", "-=", "*="])
         return f"{b}[{idx}] {op} {self.rhs(sel)}"
@@ -279,16 +279,14 @@ class Gen:
             return None
         w = self.fresh("w")
         view = self.draw(["::2", "1:", "::-1", ":", "..., 0", "-2:"])
-        try:
-            sel = np.shape(vb[eval(f"np.s_[{view}]", {"np": np})])
-        except Exception:
+        sel = _sel_shape(vb.shape, view)
+        if sel is None:
             return None
         if not sel:
             return f"{w} = {b}[{view}]\n{b}[{view}] = {self.rhs(sel)}"
         idx = self.index(sel)
-        try:
-            sel2 = np.shape(np.empty(sel)[eval(f"np.s_[{idx}]", {"np": np})])
-        except Exception:
+        sel2 = _sel_shape(sel, idx)
+        if sel2 is None:
             return None
         return f"{w} = {b}[{view}]\n{w}[{idx}] {self.draw(['=', '+='])} {self.rhs(sel2)}"
 
@@ -343,7 +341,7 @@ class Gen:
                            f"    {b}[i + 1] += {body}")
         return init + f"for i in range({lo}, {hi}):\n    {b}[{n - 1} - i] = {body}"
 
-    STATEMENTS = {"unary": 3, "binary": 3, "scalar": 2, "reduce": 2, "read": 3, "shape": 2,
+    STATEMENTS: ClassVar[dict[str, int]] = {"unary": 3, "binary": 3, "scalar": 2, "reduce": 2, "read": 3, "shape": 2,
                   "concat": 1, "misc": 2, "buffer": 2, "write": 4, "name_inplace": 1,
                   "view_write": 2, "swap": 1, "add_at": 1, "loop": 2}
 
@@ -359,7 +357,7 @@ class Gen:
                 continue
             try:
                 ns = self.sim.run(self.lines + [line])
-            except Exception:
+            except Exception:  # noqa: BLE001, S112 - NumPy rejects it: draw another statement
                 continue
             if ok(ns):
                 self.lines.append(line)
@@ -375,6 +373,14 @@ class Gen:
         outs += [n for n in names if n.startswith("b") and n not in outs][:2]
         body = "\n".join(self.lines + [f"return ({', '.join(outs)},)"])
         return PRELUDE + "\ndef f(x, y, s, k, m):\n" + textwrap.indent(body, "    ") + "\n"
+
+
+def _sel_shape(shape: tuple, idx: str) -> tuple | None:
+    """The shape of `a[idx]` for an array of this shape, or None where NumPy refuses it."""
+    try:
+        return np.zeros(shape)[eval(f"np.s_[{idx}]", {"np": np})].shape  # noqa: S307
+    except (IndexError, ValueError, TypeError):
+        return None
 
 
 def _broadcasts(src: tuple, dst: tuple) -> bool:
@@ -401,5 +407,5 @@ def make_inputs(seed: int, rows: int, cols: int) -> dict[str, np.ndarray]:
 def load(src: str, xp) -> Callable:
     """The program's function `f`, with `xp` bound to NumPy or vecgrad.numpy."""
     ns: dict[str, Any] = {"np": np, "xp": xp}
-    exec(compile(src, "<fuzz>", "exec"), ns)
+    exec(compile(src, "<fuzz>", "exec"), ns)  # noqa: S102
     return ns["f"]

@@ -27,11 +27,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
-from fuzz_programs import INPUTS, Gen, load, make_inputs  # noqa: E402
+from fuzz_programs import INPUTS, Gen, load, make_inputs
 
-import vecgrad as vg  # noqa: E402
-import vecgrad.numpy as vnp  # noqa: E402
-from vecgrad.errors import VecgradError  # noqa: E402
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad.errors import VecgradError
 
 EXAMPLES = int(os.environ.get("VECGRAD_FUZZ_EXAMPLES", "60"))
 EPS = 1e-6
@@ -173,8 +173,8 @@ def run_one(check: str, src: str, inputs: dict) -> tuple[str | None, str]:
         tb = e.__traceback__
         while tb.tb_next is not None:
             tb = tb.tb_next
-        return f"{check}: {type(e).__name__} at " \
-               f"{tb.tb_frame.f_code.co_filename.split('/')[-1]}:{tb.tb_lineno}", "fail"
+        where = f"{tb.tb_frame.f_code.co_filename.split('/')[-1]}:{tb.tb_lineno}"
+        return f"{check}: {type(e).__name__} at {where}", "fail"
 
 
 def minimize(check: str, src: str, inputs: dict, sig: str) -> str:
