@@ -20,7 +20,7 @@ from __future__ import annotations
 import textwrap
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -341,9 +341,10 @@ class Gen:
                            f"    {b}[i + 1] += {body}")
         return init + f"for i in range({lo}, {hi}):\n    {b}[{n - 1} - i] = {body}"
 
-    STATEMENTS: ClassVar[dict[str, int]] = {"unary": 3, "binary": 3, "scalar": 2, "reduce": 2, "read": 3, "shape": 2,
-                  "concat": 1, "misc": 2, "buffer": 2, "write": 4, "name_inplace": 1,
-                  "view_write": 2, "swap": 1, "add_at": 1, "loop": 2}
+    STATEMENTS: ClassVar[dict[str, int]] = {
+        "unary": 3, "binary": 3, "scalar": 2, "reduce": 2, "read": 3, "shape": 2,
+        "concat": 1, "misc": 2, "buffer": 2, "write": 4, "name_inplace": 1,
+        "view_write": 2, "swap": 1, "add_at": 1, "loop": 2}
 
     def statement(self) -> bool:
         kinds = [k for k, w in self.STATEMENTS.items() for _ in range(w)]
@@ -378,7 +379,7 @@ class Gen:
 def _sel_shape(shape: tuple, idx: str) -> tuple | None:
     """The shape of `a[idx]` for an array of this shape, or None where NumPy refuses it."""
     try:
-        return np.zeros(shape)[eval(f"np.s_[{idx}]", {"np": np})].shape  # noqa: S307
+        return np.zeros(shape)[eval(f"np.s_[{idx}]", {"np": np})].shape
     except (IndexError, ValueError, TypeError):
         return None
 

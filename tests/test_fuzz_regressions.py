@@ -106,3 +106,29 @@ def test_traced_scalar_into_a_numpy_buffer_names_the_users_line():
     line = f.__code__.co_firstlineno + 2
     with pytest.raises(vg.TracedIntoNumpyError, match=rf"test_fuzz_regressions.py:{line}"):
         vg.jit(f)(X)
+
+
+def test_empty_read_of_a_buffer_written_through_a_full_view():
+    """w = b[:]; w[0:1] += 3; e = w[1:] (empty): batching looked up the buffer's base after
+    the write and raised KeyError."""
+    def f(x):
+        b = x[:1].copy()
+        w = b[:]
+        w[0:1] += 3.0
+        e = w[1:]
+        return vnp.concatenate([b.ravel(), e.ravel(), w[:, 1:].ravel() * 2])
+    same_as_numpy(f, X)
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int64, np.float32])
+def test_read_modify_write_subtracting_another_dtype(dtype):
+    """v[::-1] -= m with a bool m: simplify rewrote x[I] = x[I] - d as x[I] += -d, and
+    NumPy has no negative of a bool (TypeError while building the rewritten graph)."""
+    m = (X > 0).astype(dtype)
+
+    def f(x):
+        v = np.log1p(np.abs(x))
+        v[::-1] -= m
+        v[1] = v[1] - m[0]
+        return v
+    same_as_numpy(f, X)

@@ -327,6 +327,9 @@ class Tracer:
             return _vnp()._indexing.traced_getitem(self, key)
         version = self.atom
         out = self._b.emit(P.getitem, [version], {"idx": idx})
+        if 0 in out.aval.shape:  # an empty selection holds no values: a constant (writes
+            empty = Const(np.zeros(out.aval.shape, self.dtype))  # into it are no-ops)
+            return Tracer(self._b, empty, ndarray=True)
         if not P.is_basic(idx):  # fancy indexing copies (writable, even from an argument)
             return Tracer(self._b, out, ndarray=True)
         if not out.aval.shape and not _keeps_array(key):
@@ -393,7 +396,7 @@ class Tracer:
                              "ambiguous (x[idx] += v adds once per position, as in NumPy); "
                              "to accumulate at repeated indices use np.add.at(x, idx, v)")
         val = to_atom(value, [self.dtype], self._b)
-        if 0 in P.index_shape(self.shape, idx):  # an empty region: NumPy checks v's shape only
+        if 0 in P.index_shape(self.shape, idx):  # (an empty region: NumPy checks v's shape)
             prim.shape_rule(self.aval, val.aval, idx=idx)
             return
         self._replace(self._b.emit(prim, [self.atom, val], {"idx": idx}))

@@ -125,8 +125,8 @@ def _rmw(e: Eqn, defs: dict) -> list[Eqn] | None:
         if r is None or r.prim is not P.getitem or r.inputs[0] is not base \
                 or r.params["idx"] != e.params["idx"] or r.out.aval != v.out.aval:
             continue
-        if v.prim is P.sub and k == 1:
-            return None  # d - x[I] is not an accumulation
+        if v.prim is P.sub and (k == 1 or d.aval.dtype.kind == "b"):
+            return None  # d - x[I] is not an accumulation (and NumPy has no -bool)
         out = []
         if v.prim is P.sub:
             out.append(_eqn(P.neg, (d,), {}, v.src))
