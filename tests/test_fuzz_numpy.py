@@ -89,14 +89,24 @@ def check_grad(src: str, inputs: dict) -> str:
         gx, gy = vg.grad(lambda x, y: loss(vnp, x, y), argnums=(0, 1))(inputs["x"], inputs["y"])
     except VecgradError:
         return "refused"
+    # Through a float32 cast, central differences need a larger step and tolerance (and a
+    # larger step may cross a kink the small one does not): any step that agrees passes.
+    steps = [(EPS, 1e-5)] + ([(1e-4, 2e-3), (1e-3, 2e-3)] if "float32" in src else [])
     r = np.random.default_rng(7)
+    x, y = inputs["x"], inputs["y"]
     for _ in range(2):
-        dx, dy = r.standard_normal(inputs["x"].shape), r.standard_normal(inputs["y"].shape)
-        with np.errstate(all="ignore"):
-            fd = (loss(np, inputs["x"] + EPS * dx, inputs["y"] + EPS * dy)
-                  - loss(np, inputs["x"] - EPS * dx, inputs["y"] - EPS * dy)) / (2 * EPS)
+        dx, dy = r.standard_normal(x.shape), r.standard_normal(y.shape)
         an = float(np.sum(gx * dx) + np.sum(gy * dy))
-        assert abs(an - fd) <= 1e-5 * (1 + abs(fd)), f"gradient {an} != central diff. {fd}"
+        fds = []
+        for eps, tol in steps:
+            with np.errstate(all="ignore"):
+                fd = (loss(np, x + eps * dx, y + eps * dy)
+                      - loss(np, x - eps * dx, y - eps * dy)) / (2 * eps)
+            fds.append(fd)
+            if abs(an - fd) <= tol * (1 + abs(fd)):
+                break
+        else:
+            raise AssertionError(f"gradient {an} != central differences {fds}")
     return "ok"
 
 
@@ -122,12 +132,16 @@ def check_batched(src: str, inputs: dict) -> str:
 CHECKS = {"jit": check_jit, "grad": check_grad, "batched": check_batched}
 
 
+def _empty():
+    raise ValueError("nothing to draw from")
+
+
 @st.composite
 def programs(draw):
     rows, cols = draw(st.integers(1, 5)), draw(st.integers(1, 4))
     inputs = make_inputs(draw(st.integers(0, 2**16)), rows, cols)
     g = Gen(lambda opts: draw(st.sampled_from(opts)),
-            lambda lo, hi: draw(st.integers(lo, hi)), inputs)
+            lambda lo, hi: draw(st.integers(lo, hi)) if lo <= hi else _empty(), inputs)
     return g.program(draw(st.integers(1, 8))), inputs
 
 

@@ -132,3 +132,57 @@ def test_read_modify_write_subtracting_another_dtype(dtype):
         v[1] = v[1] - m[0]
         return v
     same_as_numpy(f, X)
+
+
+INPLACE_INTO_INT = {
+    "whole": lambda b, v: b.__iadd__(v[0]),
+    "slice_view": lambda b, v: b[1:4].__iadd__(v),
+    "fancy_copy": lambda b, v: b.__setitem__([2, 4, 0], b[[2, 4, 0]].__iadd__(v)),
+    "divide": lambda b, v: b.__itruediv__(2),
+    "python_float": lambda b, v: b.__imul__(0.5),
+}
+
+
+@pytest.mark.parametrize("case", sorted(INPLACE_INTO_INT))
+def test_inplace_op_into_int_buffer_refuses_same_kind_cast_as_numpy(case):
+    """int_buf += float raises in NumPy (casting='same_kind'); vecgrad truncated silently
+    (whole array, fancy copy) or crashed with a bare UFuncTypeError at run time (view)."""
+    def f(y, xp):
+        b = xp.ones(5, dtype=np.int64)
+        INPLACE_INTO_INT[case](b, y)
+        return b
+    with pytest.raises(TypeError, match="same_kind"):
+        f(X[0, :3].copy(), np)
+    with pytest.raises(vg.CastingError, match="same_kind"):
+        vg.jit(lambda y: f(y, vnp))(X[0, :3])
+
+
+def test_inplace_op_that_numpy_allows_still_works():
+    def f(x):
+        b = x.copy()
+        i = (x > 0).astype(np.int64)
+        b += i  # float += int: fine
+        i += 2  # int += Python int: fine
+        i[1:] *= np.int64(3)
+        return b, i
+    assert_same(vg.jit(f)(X), f(X.copy()))
+
+
+@pytest.mark.parametrize("index", [slice(1, 4), [2, 4, 0], [2, 4, 2], 3])
+def test_add_at_of_floats_into_int_buffer_casts_as_numpy(index):
+    """np.add.at casts unsafely after each addition; vecgrad crashed at run time on
+    distinct positions (a same_kind in-place add in the generated code)."""
+    def f(y, xp):
+        b = xp.ones(5, dtype=np.int64) * 2
+        np.add.at(b, index, np.square(y) * 3 - 2)
+        np.subtract.at(b, index, y)
+        return b
+    y = X[0, :3] if not isinstance(index, int) else X[0, 0]
+    assert_same(vg.jit(lambda y: f(y, vnp))(y), f(y.copy(), np))
+
+
+def test_unsupported_numpy_feature_is_a_typed_error():
+    """`unsupported(...)` raised a bare NotImplementedError; it is a VecgradError now."""
+    with pytest.raises(vg.UnsupportedError):
+        vg.jit(lambda x: np.add.reduceat(x, [0, 2]))(X[0])
+    assert issubclass(vg.UnsupportedError, NotImplementedError)

@@ -28,6 +28,7 @@ from .config import Config, config
 from .custom import custom_jvp, custom_vjp
 from .errors import (
     ArgumentError,
+    CastingError,
     ComplexError,
     ConcretizationError,
     RandomStateError,
@@ -35,6 +36,7 @@ from .errors import (
     ShapeError,
     TracedIntoNumpyError,
     TraceError,
+    UnsupportedError,
     VecgradError,
 )
 from .explain import explain
@@ -44,6 +46,7 @@ from .show import show
 __version__ = "0.1.0"
 __all__ = [
     "ArgumentError",
+    "CastingError",
     "ComplexError",
     "ConcretizationError",
     "Config",
@@ -54,6 +57,7 @@ __all__ = [
     "TraceError",
     "TracedIntoNumpyError",
     "Transformed",
+    "UnsupportedError",
     "VecgradError",
     "check_grads",
     "clear_cache",

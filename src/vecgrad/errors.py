@@ -177,9 +177,29 @@ class RandomStateError(TraceError):
         self.src = src
 
 
-def unsupported(name: str) -> NotImplementedError:
+class UnsupportedError(VecgradError, NotImplementedError):
+    """A NumPy feature that vecgrad cannot trace (see `unsupported`)."""
+
+
+class CastingError(VecgradError, TypeError):
+    """An in-place operation whose result NumPy refuses to cast back into the array
+    (casting='same_kind', e.g. `int_buffer += 0.5`): a TypeError, as NumPy's UFuncTypeError."""
+
+    def __init__(self, op: str, frm: object, to: object, src: Src | None = None):
+        src = src or user_src(2)
+        super().__init__(
+            f"Cannot cast ufunc '{op}' output from dtype('{frm}') to dtype('{to}') with "
+            f"casting rule 'same_kind'{_where(src)} (NumPy refuses this in-place operation "
+            f"too). Make the array {frm} first (b = b.astype(np.{frm})), or make a new array "
+            f"(b = b {_SYMBOLS.get(op, op)} v).")
+
+
+_SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
+
+
+def unsupported(name: str) -> UnsupportedError:
     """The error for a NumPy feature vecgrad cannot trace, naming the caller's line."""
     src = user_src(2)
-    return NotImplementedError(
+    return UnsupportedError(
         f"{name} has no traced implementation in vecgrad{_where(src)}. Use an equivalent "
         "from vecgrad.numpy (see `dir(vecgrad.numpy)`), or compute it outside the traced function.")

@@ -428,6 +428,7 @@ class Tracer:
             raise _read_only(self)
         if self._is_scalar():
             return self._scalar_update(other, fn)
+        self._check_same_kind(other, fn)
         if self._view is not None and self._view[1] is P.getitem and fn is _add:
             base, _, params = self._view  # x[i] += v: one accumulation into the base
             base._write(params["idx"], other, P.setitem_add)
@@ -441,6 +442,20 @@ class Tracer:
         new = vnp.astype(new, self.dtype)
         self._replace(new.atom)
         return self
+
+    def _check_same_kind(self, other: Any, fn: Callable) -> None:
+        """NumPy casts an in-place result back with casting='same_kind' (`int_buf += 0.5`
+        raises): so does vecgrad, rather than truncate silently."""
+        try:  # (NumPy's own errors, e.g. bool subtract, come from the operation itself)
+            dt = to_atom(other, [self.dtype], self._b).aval.dtype
+            with np.errstate(all="ignore"):
+                res = fn(np.ones((1, 1), self.dtype), np.ones((1, 1), dt)).dtype
+        except (TypeError, ValueError):
+            return
+        if not np.can_cast(res, self.dtype, "same_kind"):
+            from .errors import CastingError
+            raise CastingError(_INPLACE_NAMES.get(fn, "operation"), res, self.dtype,
+                               user_src(3))
 
     def _scalar_update(self, other: Any, fn: Callable) -> Tracer:
         """`t += v` on a NumPy scalar is `t = t + v`: a new object. When `t` was read as
@@ -465,17 +480,32 @@ class Tracer:
         return self._inplace(o, _add)
 
     def __isub__(self, o: Any) -> Self:
-        return self._inplace(o, lambda a, b: a - b)
+        return self._inplace(o, _sub)
 
     def __imul__(self, o: Any) -> Self:
-        return self._inplace(o, lambda a, b: a * b)
+        return self._inplace(o, _mul)
 
     def __itruediv__(self, o: Any) -> Self:
-        return self._inplace(o, lambda a, b: a / b)
+        return self._inplace(o, _div)
 
 
 def _add(a: Any, b: Any) -> Any:
     return a + b
+
+
+def _sub(a: Any, b: Any) -> Any:
+    return a - b
+
+
+def _mul(a: Any, b: Any) -> Any:
+    return a * b
+
+
+def _div(a: Any, b: Any) -> Any:
+    return a / b
+
+
+_INPLACE_NAMES = {_add: "add", _sub: "subtract", _mul: "multiply", _div: "divide"}
 
 
 def _read_only(x: Tracer) -> ReadOnlyError:

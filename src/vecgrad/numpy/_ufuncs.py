@@ -188,6 +188,15 @@ class ufunc:
                 raise TracedIntoNumpyError()
             return getattr(_np, self.__name__).at(a, indices, *(() if b is None else (b,)))
         from ._indexing import index_add
+        if self.__name__ in ("add", "subtract") and b is not None and not _has_tracer(indices) \
+                and _np.result_type(a.dtype, asarray(b).dtype) != a.dtype:
+            # ufunc.at casts unsafely after each application, a[i] = a.dtype(a[i] + b_j): at
+            # distinct positions that is a write of the cast sum (repeated ones: see
+            # scatter_add_plan, which runs np.add.at itself for such dtypes)
+            idx = P.normalize_index(indices, a.shape)
+            if P.is_basic(idx) or not P.has_duplicates(idx, a.shape):
+                a[indices] = self(a[indices], b)
+                return None
         if self.__name__ in ("add", "subtract"):
             index_add(a, indices, b if self.__name__ == "add" else _ops.negative(b))
             return None
