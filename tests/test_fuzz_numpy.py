@@ -8,7 +8,7 @@
     of the NumPy program, in random directions;
 (d) the batched graph computes what the unbatched one does (values and VJPs).
 
-CI runs VECGRAD_FUZZ_EXAMPLES examples per test (default 60). Thousands, locally:
+CI runs VECGRAD_FUZZ_EXAMPLES examples per check (default 100). Thousands, locally:
 
     VECGRAD_FUZZ_EXAMPLES=3000 .venv/bin/python -m pytest -q tests/test_fuzz_numpy.py
     .venv/bin/python tests/test_fuzz_numpy.py 5000      # seeded loop: every distinct failure,
@@ -33,7 +33,7 @@ import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad.errors import VecgradError
 
-EXAMPLES = int(os.environ.get("VECGRAD_FUZZ_EXAMPLES", "60"))
+EXAMPLES = int(os.environ.get("VECGRAD_FUZZ_EXAMPLES", "100"))
 EPS = 1e-6
 
 

@@ -187,8 +187,6 @@ def _ids(sub: np.ndarray, counts: bool = False) -> Any:
     if sub.size == 1:
         u = int(sub.reshape(-1)[0])
         return ([u], [1]) if counts else [u]
-    if sub.size == 0:  # an empty region (e.g. a write through `b[1:0]`)
-        return ([], []) if counts else []
     lo, hi = int(sub.min()), int(sub.max())
     if lo == hi:
         return ([lo], [sub.size]) if counts else [lo]
