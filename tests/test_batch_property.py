@@ -45,7 +45,7 @@ def loops(draw):
 
 
 STATEMENTS = ["window", "set_col", "add_row", "rmw", "iadd_repeat", "hang", "linear",
-              "read_back", "sub_rmw", "block"]
+              "read_back", "sub_rmw", "block", "stencil", "empty", "two_terms"]
 
 
 @st.composite
@@ -97,6 +97,16 @@ def build(p):
                 elif kind == "block":  # a 2-D block whose bounds move
                     r0 = min(q, N - 2)
                     buf[r0:r0 + 2, 1:3] = y[i, :2] * c
+                elif kind == "stencil":  # neighbour sums with a zero boundary
+                    left = x[i - 1] if i > 0 else 0.0
+                    right = x[i + 1] if i < N - 1 else 0.0
+                    total = total + vnp.sum((left - 2.0 * x[i] + right) ** 2 * w)
+                elif kind == "empty":  # regions of no elements, read and written
+                    buf[q:q] = x[i, :0].reshape(0, 1) * c
+                    total = total + vnp.sum(y[i:i] * w)
+                elif kind == "two_terms":  # a sum of two kinds of terms, one invariant
+                    total = total + vnp.sum(x[i] * y[q])
+                    total = total + c * vnp.sum(w ** 2)
         wt = np.cos(np.arange(buf.size, dtype=np.float64)).reshape(buf.shape)
         return (total + vnp.sum(vnp.sin(buf) * wt) + vnp.sum(acc * acc[::-1])
                 + vnp.sum(h * s) + vnp.sum(s ** 2))
