@@ -407,6 +407,32 @@ def _check_read_of_write(g0, g1):
     assert "setitem_add" not in prims(g1) and "setitem" not in prims(g1), pretty(g1)
 
 
+_IDS = (P.Adv(np.array([0, 2, 0])), P.Adv(np.array([1, 2])))
+
+
+def _rule_sum_of_segment_sums(x):
+    u = vnp.exp(P.broadcast_to(x[0], shape=(3, 3)))
+    a = P.segment_sum(u, ids=_IDS[0], axis=0, num=4)
+    b = P.segment_sum(vnp.tanh(x), ids=_IDS[1], axis=0, num=4)
+    c = P.segment_sum(vnp.sin(x), ids=_IDS[1], axis=0, num=4)
+    return a + b + c
+
+
+def _check_sum_of_segment_sums(g0, g1):
+    assert prims(g1).count("segment_sum") == 1 and "add" not in prims(g1), pretty(g1)
+    assert prims(g1).count("concatenate") == 1  # one join, not nested ones
+
+
+def _rule_row_into_segment_sum(x):
+    a = P.segment_sum(vnp.tanh(x), ids=_IDS[1], axis=0, num=4)
+    a = P.setitem_add(a, vnp.exp(x[0]), idx=P.BasicIndex((3, P.Sl(0, 3, 1))))
+    return P.setitem_add(a, vnp.sin(x[1]), idx=P.BasicIndex((1, P.Sl(0, 3, 1))))
+
+
+def _check_row_into_segment_sum(g0, g1):
+    assert prims(g1).count("segment_sum") == 1 and "setitem_add" not in prims(g1), pretty(g1)
+
+
 def _rule_plus_zero(x):
     return P.add(0.0, vnp.tanh(x))
 
@@ -752,6 +778,10 @@ RULE_TESTS = {
                                                             _check_logsumexp),
     "log(sum(exp(x))) = logsumexp(x)": (_rule_logsumexp_plain, _check_logsumexp),
     "x * 1 = x": (_rule_times_one, _check_times_one),
+    "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))": (
+        _rule_sum_of_segment_sums, _check_sum_of_segment_sums),
+    "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))": (
+        _rule_row_into_segment_sum, _check_row_into_segment_sum),
     "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w": (
         _rule_read_of_write, _check_read_of_write),
     "a * (b * x) = (a * b) * x, a and b small": (_rule_small_factors_first,

@@ -278,3 +278,13 @@ def test_a_big_dict_of_lists_is_flattened_once():
     assert pytree._MEMO[id(nb)][0] is nb  # recognized by identity and a deep snapshot
     _, td, _ = signature.flatten_call((x, nb), {})
     assert td[0][1][0] == "static"  # one static value, not 3,300 flattened items
+
+
+def test_snapshots_share_immutable_items():
+    # a list of index tuples is compared with its snapshot item by item: identical tuples
+    # stop the comparison at once (a copied tuple would be compared element by element)
+    from vecgrad import pytree
+    edges = [(k % 6, (k * 5 + 1) % 6) for k in range(40)]
+    vg.grad(edge_loss)(X, edges)
+    snap = pytree._MEMO[id(edges)][1]
+    assert snap == edges and all(a is b for a, b in zip(snap, edges))

@@ -102,8 +102,8 @@ def _snapshot(x: Any) -> Any:
     """A deep copy of a static tree of tuples, lists and dicts of immutable values (None when
     x holds something else). Compared with `==` at C speed, it tells whether x changed."""
     t = type(x)
-    if t in _IMMUTABLE:
-        return x
+    if t in _IMMUTABLE or t is tuple and _frozen(x):
+        return x  # (the same object: `==` stops at identical items)
     if t is tuple or t is list:
         out = []
         for c in x:

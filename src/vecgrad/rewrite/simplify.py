@@ -28,6 +28,7 @@ from .layout import (
     reduction_of_transpose,
     writes_tiling_zeros,
 )
+from .segments import row_into_segment_sum, sum_of_segment_sums
 from .softmax import logsumexp_pattern, softmax_pattern
 
 
@@ -280,6 +281,10 @@ RULES: list[Rule] = [
     Rule(P.broadcast_to, _same_shape, "broadcast_to(x, x.shape) = x"),
     Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
     Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
+    Rule(P.add, sum_of_segment_sums,
+         "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))"),
+    Rule(P.setitem_add, row_into_segment_sum,
+         "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))"),
     Rule(P.getitem, read_of_write,
          "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w"),
     Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
