@@ -16,6 +16,7 @@ with it.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -264,6 +265,10 @@ class _Emitter:
         bid, pat, axes, _ = p.info[i0]
         prim = p.eqn[i0].prim
         base = self.buffer(bid)
+        if P.is_basic(p.eqn[i0].params["idx"]) and not math.prod(
+                P.index_shape(base.shape, p.eqn[i0].params["idx"])):
+            self.cur[bid] = base  # (writes of no elements: one pattern, all empty)
+            return
         if len(members) == 1 or not P.is_basic(p.eqn[i0].params["idx"]):
             for m in members:
                 base = prim(base, self.ref(p.ops[m][0]), idx=p.eqn[m].params["idx"])
