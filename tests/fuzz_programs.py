@@ -341,10 +341,74 @@ class Gen:
                            f"    {b}[i + 1] += {body}")
         return init + f"for i in range({lo}, {hi}):\n    {b}[{n - 1} - i] = {body}"
 
+    def s_overlap(self):
+        """Writes whose value reads the same buffer (NumPy copies the overlap first)."""
+        b, vb = self.pick(writable=True, min_ndim=1)
+        if b is None or vb.shape[0] < 2:
+            return None
+        return self.draw([f"{b}[1:] = {b}[:-1]", f"{b}[:-1] += {b}[1:]",
+                          f"{b}[::2] += {b}[1::2][:{b}[::2].shape[0]]",
+                          f"{b}[::-1] = {b}", f"{b}[0] = {b}[-1] * 2",
+                          f"{b}[..., 0] = {b}[..., -1]", f"{b} += {b}[::-1]"])
+
+    def s_view2(self):
+        """Writes through transposed, reshaped and chained views, and 2-D element swaps."""
+        b, vb = self.pick(writable=True, min_ndim=2)
+        if b is None:
+            return None
+        n0, n1 = vb.shape[0], vb.shape[1]
+        i, j = self.integer(0, n0 - 1), self.integer(0, n1 - 1)
+        w = self.fresh("w")
+        t = self.fresh("t")
+        return self.draw([
+            f"{w} = {b}.T\n{w}[{j}] = {self.rhs(vb.T.shape[1:])}",
+            f"{b}[{i}][{j}] = {self.rhs(())}",
+            f"{b}[{i}][{j}:] += {self.rhs(vb.shape[1:])}",
+            f"{w} = {b}.reshape(-1)\n{w}[{self.integer(0, vb.size - 1)}] = 1.5",
+            (f"{t} = {b}[{i}, {j}]\n{b}[{i}, {j}] = {b}[{n0 - 1 - i}, {n1 - 1 - j}]\n"
+             f"{b}[{n0 - 1 - i}, {n1 - 1 - j}] = {t}"),
+            f"{w} = {b}[:, {j}]\n{w} *= 2\n{w}[0] = {w}[-1]",
+        ])
+
+    def s_mask(self):
+        """Boolean masks: reads (data-dependent shapes) and writes (a where)."""
+        a, _ = self.pick("f", min_ndim=1)
+        if a is None:
+            return None
+        b, _ = self.pick(writable=True, min_ndim=1)
+        opts = [f"{self.fresh()} = {a}[{a} > 0]", f"{self.fresh()} = np.sum({a}[m])",
+                f"{self.fresh()} = {a}[np.nonzero({a} > 0)]"]
+        if b is not None:
+            opts += [f"{b}[{b} > 0.5] = 0.0", f"{b}[{b} < 0] *= -1"]
+        return self.draw(opts)
+
+    def s_intops(self):
+        a, _ = self.pick("iub")
+        c, _ = self.pick("f")
+        return f"{self.fresh()} = " + self.draw([
+            f"{a} // 2", f"{a} % 3", f"np.abs({a}) + {a}", f"{a}.sum()", f"{a}.mean()",
+            f"{a} * 0.5", f"{a} + True", f"np.maximum({a}, 1)", f"{a}.astype(float) * {c}",
+            f"{c} * {a}", f"np.where({a} > 0, {c}, {a})", f"{a} ** 2", f"-{a}" if
+            np.asarray(self.ns[a]).dtype.kind != "b" else f"~{a}"])
+
+    def s_reduce2(self):
+        a, v = self.pick(min_ndim=2)
+        if a is None:
+            return None
+        axes = self.draw([(0, 1), (-1, 0), (1,)])
+        return f"{self.fresh()} = " + self.draw([
+            f"np.{self.draw(REDUCE)}({a}, axis={axes}, keepdims={self.draw([False, True])})",
+            f"{a}.sum() / {a}.size", f"len({a}) * {a}[0]", f"{a} @ {a}.T",
+            f"np.dot({a}, {a}[0])",
+            f"sum([{a}[i] for i in range(len({a}))], xp.zeros({a}.shape[1:]))",
+            f"np.arange({v.shape[-1]}) * {a}", f"np.linspace(0, 1, {v.shape[-1]}) + {a}",
+            f"np.argmax({a}, axis=0)", f"np.take({a}, [0, -1], axis=1)"])
+
     STATEMENTS: ClassVar[dict[str, int]] = {
         "unary": 3, "binary": 3, "scalar": 2, "reduce": 2, "read": 3, "shape": 2,
         "concat": 1, "misc": 2, "buffer": 2, "write": 4, "name_inplace": 1,
-        "view_write": 2, "swap": 1, "add_at": 1, "loop": 2}
+        "view_write": 2, "swap": 1, "add_at": 1, "loop": 2, "overlap": 1, "view2": 2,
+        "mask": 1, "intops": 1, "reduce2": 1}
 
     def statement(self) -> bool:
         kinds = [k for k, w in self.STATEMENTS.items() for _ in range(w)]

@@ -186,3 +186,35 @@ def test_unsupported_numpy_feature_is_a_typed_error():
     with pytest.raises(vg.UnsupportedError):
         vg.jit(lambda x: np.add.reduceat(x, [0, 2]))(X[0])
     assert issubclass(vg.UnsupportedError, NotImplementedError)
+
+
+SCAN_STEPS = {
+    "sum_start": lambda c, r: c + r,
+    "affine": lambda c, r: 0.5 * c + r,
+    "max": lambda c, r: np.maximum(c, r),
+    "sub": lambda c, r: c - r,
+}
+
+
+@pytest.mark.parametrize("dtype", [bool, np.float32, np.int64])
+@pytest.mark.parametrize("step", sorted(SCAN_STEPS))
+def test_scan_of_terms_of_another_dtype_keeps_the_carrys_dtype(step, dtype):
+    """sum([m[i] for i ...], vnp.zeros(d)) with bool or float32 rows: the loop became a
+    cumsum of the rows in their own dtype (int64 or float32 instead of NumPy's float64)."""
+    r6 = np.random.default_rng(1).standard_normal((6, 3))  # (enough steps to become a scan)
+    rows = (r6 > 0) if dtype is bool else (r6 * 3).astype(dtype)
+    if dtype is bool and step == "sub":
+        rows = rows.astype(np.int64)
+
+    def f(xp, r):
+        c = xp.zeros(r.shape[1:])
+        for i in range(len(r)):
+            c = SCAN_STEPS[step](c, r[i])
+        return c
+    assert_same(vg.jit(lambda r: f(vnp, r))(rows), f(np, rows), rtol=1e-12)
+
+
+def test_python_sum_with_a_float64_start_over_bool_rows():
+    m = np.random.default_rng(2).standard_normal((6, 3)) > 0
+    assert_same(vg.jit(lambda m: sum([m[i] for i in range(len(m))], vnp.zeros(3)))(m),
+                sum([m[i] for i in range(len(m))], np.zeros(3)))

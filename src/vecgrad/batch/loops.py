@@ -397,9 +397,12 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
         a = run(a) if batched else P.reshape(a, shape=(1,) + a.shape)
         b = run(_stacked(_value(B, env), T)) if B is not _ZERO else \
             P.full(shape=(T,) + s, dtype=c.aval.dtype, value=0.0)
+        a, b = (v if v.dtype == c.aval.dtype else P.cast(v, dtype=c.aval.dtype) for v in (a, b))
         traj = P.affine_scan(init, a, b)
     else:
         x = run(_rows_to(_stacked(_value(A if kind == "cumprod" else B, env), T), s))
+        if x.dtype != c.aval.dtype:  # (bool or float32 terms added into a float64 carry)
+            x = P.cast(x, dtype=c.aval.dtype)
         neutral = {"cumsum": 0.0, "cumprod": 1.0, "cummax": -np.inf, "cummin": np.inf}[kind]
         prim = {"cumsum": P.cumsum, "cumprod": P.cumprod, "cummax": P.cummax,
                 "cummin": P.cummin}[kind]
