@@ -297,7 +297,9 @@ def _vecgrad_prepare(backend: str) -> Callable[..., Prepared]:
     def prep(loss: Callable, args: tuple, argnums: tuple[int, ...],
              device: Any = None) -> Prepared:
         import vecgrad as vg
-        if backend == "jax":
+        if backend == "numba":  # NumPy arrays in and out
+            xs, done = args, lambda gs: gs
+        elif backend == "jax":
             jax.config.update("jax_enable_x64", True)
             xs, done = jax.device_put(args, device), jax.block_until_ready
         else:
@@ -311,7 +313,7 @@ def _vecgrad_prepare(backend: str) -> Callable[..., Prepared]:
         t0 = time.perf_counter()
         done(g(*xs))
         compile_s = time.perf_counter() - t0
-        to_np = np.asarray if backend == "jax" else lambda t: t.detach().cpu().numpy()
+        to_np = np.asarray if backend in ("jax", "numba") else lambda t: t.detach().cpu().numpy()
         return Prepared(lambda: done(g(*xs)), lambda gs: [to_np(x) for x in _leaves(gs)],
                         compile_s, False)
     return prep
@@ -349,6 +351,7 @@ ENGINES: list[Engine] = [
     Engine("vecgrad jax backend", "loop", "jax", _natural(), _vecgrad_prepare("jax"), gpu=True),
     Engine("vecgrad torch backend", "loop", "torch", _natural(), _vecgrad_prepare("torch"),
            gpu=True),
+    Engine("vecgrad numba backend", "loop", "numba", _natural(), _vecgrad_prepare("numba")),
     Engine("autograd", "loop", "autograd",
            {"000": ag_seed000_loop, "001": ag_seed001_loop, "002": ag_seed002_loop},
            _autograd_prepare),

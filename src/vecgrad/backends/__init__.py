@@ -2,7 +2,8 @@
 
 `numpy` (the default) generates NumPy source (backends.numpy). `jax` and `torch` are each a
 lowering table plus the shared code generator (backends.lowering), in their own subpackage,
-imported only when asked for: `import vecgrad` imports neither jax nor torch.
+imported only when asked for: `import vecgrad` imports neither jax nor torch. `numba` fuses
+loop nests into numba kernels and runs the rest as NumPy does (backends/numba).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from ..errors import ArgumentError
 from ..ir import Graph
 from .numpy import Compiled, compile_graph
 
-NAMES = ("numpy", "jax", "torch")
+NAMES = ("numpy", "jax", "torch", "numba")
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class BackendError(ArgumentError):
 
 NUMPY = Backend("numpy", compile_graph, ("relayout", "muladd"), np.asarray)
 _LOADED: dict[str, Backend] = {"numpy": NUMPY}
-_PACKAGE = {"jax": "jax", "torch": "torch"}
+_PACKAGE = {"jax": "jax", "torch": "torch", "numba": "numba"}
 
 
 def available(name: str) -> bool:
@@ -50,7 +51,7 @@ def available(name: str) -> bool:
 
 
 def get(name: str) -> Backend:
-    """The backend called `name` ("numpy", "jax" or "torch"), importing it on first use."""
+    """The backend called `name` ("numpy", "jax", "torch" or "numba"), importing it on first use."""
     b = _LOADED.get(name)
     if b is not None:
         return b

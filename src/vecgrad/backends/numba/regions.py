@@ -1,0 +1,131 @@
+"""Which equations of a final graph run inside a fused numba kernel, and in which order.
+
+An equation is *fusible* when the kernel generator (kernel.py) has a loop nest for its
+primitive at its dtypes: float elementwise ops and casts, reductions, softmax and its VJP,
+logsumexp, views (reshape, transpose, broadcast, basic slicing) and contractions that are
+not worth handing to BLAS. Everything else runs as NumPy code between kernels.
+
+The schedule is a topological order built greedily: while a region is open, every ready
+fusible equation joins it; when none is ready, the region closes and the ready NumPy
+equations run. A region is a contiguous stretch of a topological order, so it is convex: no
+path leaves it and comes back, and it can run as one call. Linear in the graph size.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...ir import Const, Eqn, Graph, Var
+
+# Elementwise primitives the kernel generator knows (kernel.SCALAR); reductions and the rest.
+REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min"})
+SLICES = frozenset({"softmax", "softmax_vjp", "logsumexp"})
+VIEWS = frozenset({"reshape", "transpose", "relayout", "broadcast_to", "getitem"})
+CONTRACTIONS = frozenset({"einsum", "muladd", "norm"})
+
+# A contraction shaped like a matrix product (a letter only in x, one only in y, and a
+# summed one) with at least this many multiply-adds goes to BLAS through NumPy's planner;
+# smaller ones and batched dot products (memory-bound) are loops in the kernel.
+BLAS_MACS = 1 << 19
+# Regions are cut at this many equations: numba's compile time grows with function size.
+MAX_REGION = 96
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+@dataclass
+class Region:
+    """Equations fused into one kernel, in a topological order."""
+
+    eqns: list[Eqn] = field(default_factory=list)
+
+
+def letters(spec: str) -> tuple[list[str], str] | None:
+    """An einsum spec's operand letter strings and output letters (None with an ellipsis)."""
+    if "." in spec or "->" not in spec:
+        return None
+    ins, out = spec.split("->")
+    return ins.split(","), out
+
+
+def _macs(e: Eqn) -> tuple[int, bool]:
+    """The contraction's multiply-add count and whether it is shaped like a matrix product."""
+    ls = letters(e.params["spec"])
+    if ls is None:
+        return 0, False
+    ins, out = ls
+    size: dict[str, int] = {}
+    for s, a in zip(ins, e.inputs):
+        size.update(zip(s, a.aval.shape))
+    macs = math.prod(size.values())
+    if len(ins) != 2:
+        return macs, False
+    x, y = set(ins[0]), set(ins[1])
+    gemm = bool(x - y) and bool(y - x) and bool((x & y) - set(out))
+    return macs, gemm
+
+
+def fusible(e: Eqn, scalar: frozenset[str]) -> bool:
+    """Whether the kernel generator handles e (its primitive, dtypes, shapes and params)."""
+    name = e.prim.name
+    avals = [a.aval for a in e.inputs] + [e.out.aval]
+    if any(a.size == 0 for a in avals):
+        return False
+    if name in scalar:
+        return all(a.dtype in FLOATS or a.dtype == np.bool_ or
+                   (isinstance(x, Const) and a.size == 1 and a.dtype.kind in "iu")
+                   for a, x in zip(avals, list(e.inputs) + [e.out]))
+    if not all(a.dtype in FLOATS for a in avals):
+        return False
+    if name in REDUCTIONS or name in SLICES:
+        return True
+    if name in VIEWS:
+        return name != "getitem" or all(k is None or isinstance(k, (int, tuple)) or
+                                        type(k).__name__ == "Sl" for k in e.params["idx"])
+    if name in CONTRACTIONS:
+        if letters(e.params["spec"]) is None:
+            return False
+        if name == "norm":
+            return True
+        macs, gemm = _macs(e)
+        return not (gemm and macs >= BLAS_MACS)
+    return False
+
+
+def schedule(g: Graph, scalar: frozenset[str]) -> list[Eqn | Region]:
+    """g's equations in a topological order, fusible runs grouped into regions."""
+    producer: dict[Var, int] = {e.out: i for i, e in enumerate(g.eqns)}
+    users: dict[int, list[int]] = {}
+    waiting = [0] * len(g.eqns)
+    for i, e in enumerate(g.eqns):
+        deps = {producer[a] for a in e.inputs if isinstance(a, Var) and a in producer}
+        waiting[i] = len(deps)
+        for d in deps:
+            users.setdefault(d, []).append(i)
+    fuse = [fusible(e, scalar) for e in g.eqns]
+    ready: tuple[list[int], list[int]] = ([], [])  # (numpy, fusible) heaps, by position
+    for i, n in enumerate(waiting):
+        if n == 0:
+            heapq.heappush(ready[fuse[i]], i)
+    out: list[Eqn | Region] = []
+
+    def done(i: int) -> None:
+        for u in users.get(i, ()):
+            waiting[u] -= 1
+            if waiting[u] == 0:
+                heapq.heappush(ready[fuse[u]], u)
+    while ready[0] or ready[1]:
+        if ready[1]:
+            region = Region()
+            while ready[1] and len(region.eqns) < MAX_REGION:
+                i = heapq.heappop(ready[1])
+                region.eqns.append(g.eqns[i])
+                done(i)
+            out.append(region)
+        while ready[0]:  # (all ready NumPy work, so the next region can take in more)
+            i = heapq.heappop(ready[0])
+            out.append(g.eqns[i])
+            done(i)
+    return out
