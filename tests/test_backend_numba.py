@@ -10,7 +10,7 @@ import pytest
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
-from vecgrad.examples.workloads import WORKLOADS
+from vecgrad.examples.seeds import WORKLOADS
 from vecgrad.pytree import flatten
 
 pytest.importorskip("numba")

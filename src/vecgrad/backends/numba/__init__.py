@@ -18,7 +18,8 @@ import numpy as np
 
 from ...ir import Const, Eqn, Graph, Var
 from .. import Backend
-from ..numpy_backend import Compiled, identifier, lowered
+from ..numpy import Compiled, is_view, lowered
+from ..numpy.codegen import identifier
 from . import cache
 from .kernel import SCALAR, KernelSource
 from .regions import VIEWS, Region, schedule
@@ -76,7 +77,7 @@ class _Outer:
         self.names[e.out] = f"v{e.out.uid}"
         args = ", ".join(self.ref(a) for a in e.inputs)
         self.lines.append(f"{self.names[e.out]} = {self.bind(lowered(e))}({args})")
-        if e.prim.view and e.inputs and (isinstance(e.inputs[0], Const)
+        if is_view(e.prim) and e.inputs and (isinstance(e.inputs[0], Const)
                                          or e.inputs[0] in self.borrowed):
             self.borrowed.add(e.out)
 
@@ -134,6 +135,6 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
 
 # The AD markers go, and multiply-adds are fused for BLAS; NumPy's measured relayout does not
 # apply (the kernels read any layout through their index arithmetic).
-BACKEND = Backend("numba", compile_graph, ("strip", "fuse"), np.asarray, FallbackTable())
+BACKEND = Backend("numba", compile_graph, ("strip", "muladd"), np.asarray, FallbackTable())
 
 __all__ = ["BACKEND", "FallbackTable", "compile_graph"]
