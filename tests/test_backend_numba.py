@@ -202,3 +202,24 @@ def test_unknown_to_kernels_falls_back_per_equation():
         a = vnp.cumsum(vnp.exp(x), axis=0)[idx]
         return vnp.sum(a * vnp.tanh(x[idx])) + vnp.sum((x > 0).astype(np.float64) * x)
     _check(loss, (x,))
+
+
+@pytest.mark.parametrize("spec,shapes", [
+    ("ij,ajk->aik", ((64, 80), (3, 80, 90))),        # matrix times a stack: one matmul
+    ("ajk,ij->aik", ((3, 80, 90), (64, 80))),        # the same, operands swapped
+    ("bij,bjk->bik", ((4, 70, 60), (4, 60, 50))),
+    ("ji,jk->ik", ((80, 64), (80, 90))),             # not one matmul as laid out
+])
+def test_large_products_go_to_blas(spec, shapes):
+    r = np.random.default_rng(3)
+    x, y = (r.standard_normal(s) for s in shapes)
+    b = r.standard_normal(90 if spec != "bij,bjk->bik" else 50)
+
+    def loss(x, y, b):
+        return vnp.sum(vnp.tanh(vnp.einsum(spec, x, y) + b))
+    f = _check(loss, (x, y, b), (0, 1, 2), n_kernels=1)
+    entry, _ = f.entry(x, y, b)
+    fns = [v for v in entry.compiled.fn.__globals__.values() if callable(v)]
+    if spec != "ji,jk->ik":  # (its gradient has matmuls as laid out)
+        assert any(v is np.matmul or getattr(v, "__module__", "").endswith("numba.blas")
+                   for v in fns)

@@ -20,7 +20,7 @@ from ...ir import Const, Eqn, Graph, Var
 from .. import Backend
 from ..numpy import Compiled, is_view, lowered
 from ..numpy.codegen import identifier
-from . import cache
+from . import blas, cache
 from .kernel import SCALAR, KernelSource
 from .regions import VIEWS, Region, schedule
 
@@ -76,7 +76,8 @@ class _Outer:
     def numpy_eqn(self, e: Eqn) -> None:
         self.names[e.out] = f"v{e.out.uid}"
         args = ", ".join(self.ref(a) for a in e.inputs)
-        self.lines.append(f"{self.names[e.out]} = {self.bind(lowered(e))}({args})")
+        fn = blas.lowering(e) or lowered(e)
+        self.lines.append(f"{self.names[e.out]} = {self.bind(fn)}({args})")
         if is_view(e.prim) and e.inputs and (isinstance(e.inputs[0], Const)
                                          or e.inputs[0] in self.borrowed):
             self.borrowed.add(e.out)
