@@ -42,8 +42,13 @@ def numpy_caller(depth: int = 1) -> str | None:
     return None
 
 
+_SRCS: dict[tuple, Src] = {}  # (code object, line) -> its Src, shared by every equation there
+
+
 def user_src(depth: int = 1) -> Src | None:
-    """The innermost stack frame that belongs to user code (not vecgrad or numpy)."""
+    """The innermost stack frame that belongs to user code (not vecgrad or numpy), as a Src
+    shared by every call from that line (tracing asks once per operation: only the user's
+    frame gives a line, and one Src per line keeps a long trace small)."""
     f = sys._getframe(depth)
     memo = _INTERNAL_CODE
     while f is not None:
@@ -52,7 +57,13 @@ def user_src(depth: int = 1) -> Src | None:
         if internal is None:
             internal = memo[code] = _is_internal(code.co_filename)
         if not internal:
-            return Src(code.co_filename, f.f_lineno, code.co_name)
+            key = (code, f.f_lineno)
+            src = _SRCS.get(key)
+            if src is None:
+                if len(_SRCS) >= 100_000:  # (bounded: code objects stay alive while cached)
+                    _SRCS.clear()
+                src = _SRCS[key] = Src(code.co_filename, key[1], code.co_name)
+            return src
         f = f.f_back
     return None
 

@@ -6,7 +6,7 @@ batching groups on and what `explain` reports.
 """
 from __future__ import annotations
 
-import itertools
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -41,20 +41,17 @@ def _short_dtype(dt: np.dtype) -> str:
         dt.name, dt.name)
 
 
-_var_ids = itertools.count()  # identity only; names are assigned by the printer
-
-
 class Var:
-    """A value defined by exactly one equation (or a graph input). Hashed by identity."""
+    """A value defined by exactly one equation (or a graph input). Hashed by identity (a
+    trace holds one per operation: it is kept to one slot; printers name vars themselves)."""
 
-    __slots__ = ("aval", "uid")
+    __slots__ = ("aval",)
 
     def __init__(self, aval: Aval):
         self.aval = aval
-        self.uid = next(_var_ids)
 
     def __repr__(self) -> str:
-        return f"Var#{self.uid}:{self.aval}"
+        return f"Var#{id(self):x}:{self.aval}"
 
 
 class Const:
@@ -95,13 +92,29 @@ class Params(dict):
     def __hash__(self) -> int:  # type: ignore[override]
         h = self._hash
         if h is None:
-            h = self._hash = hash(tuple(sorted(self.items())))
+            h = self._hash = hash(params_key(self))
         return h
+
+    @classmethod
+    def of(cls, params: dict, key: tuple) -> Params:
+        """Params holding `params`, whose `params_key` is `key` (known: no hashing later)."""
+        p = dict.__new__(cls)
+        dict.update(p, params)
+        p._hash = hash(key)
+        return p
 
     def _immutable(self, *a: Any, **k: Any) -> None:
         raise TypeError("Params are immutable")
 
     __setitem__ = __delitem__ = update = pop = clear = setdefault = _immutable  # type: ignore
+
+
+def params_key(params: dict) -> tuple:
+    """A hashable key of a parameter dict, equal for equal dicts: its items in name order."""
+    if not params:
+        return ()
+    items = tuple(params.items())
+    return items if len(items) == 1 else tuple(sorted(items))
 
 
 class Src(NamedTuple):
@@ -124,6 +137,11 @@ class Eqn(NamedTuple):
     params: Params
     out: Var
     src: Src | None = None
+
+
+# Eqn(...) without the NamedTuple constructor's keyword handling (tracing makes one per
+# operation): new_eqn((prim, inputs, params, out, src)).
+new_eqn = functools.partial(tuple.__new__, Eqn)
 
 
 @dataclass(frozen=True, eq=False)

@@ -36,7 +36,8 @@ from .errors import (
     numpy_caller,
     user_src,
 )
-from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var
+from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var, new_eqn
+from .primitives.structural import BasicIndex, _fast_basic
 
 _current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgrad_builder",
                                                                             default=None)
@@ -60,23 +61,56 @@ class Builder:
         self.limit = int(os.environ.get("VECGRAD_MAX_EQNS", "4000000"))
         self._captured: dict[int, tuple] = {}  # id(array) -> (array, its constant)
         self._memo: dict[tuple, Var] = {}  # hash-consing: (prim, params, inputs) -> result
+        # per trace, shared by its equations: params_key -> Params, and (prim, params_key,
+        # operand avals) -> the result's aval (shape rules run once per distinct operation)
+        self._params: dict[tuple, Params] = {}
+        self._avals: dict[tuple, Aval] = {}
         self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
 
     def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
         """Record `prim(*atoms)`, or return the value of an identical earlier operation: the
         trace is built hash-consed, which is common-subexpression elimination as it goes (a
-        loop-invariant computation repeated in every iteration is recorded once)."""
+        loop-invariant computation repeated in every iteration is recorded once).
+
+        This runs once per traced operation, so it allocates little: equal parameters, avals
+        and source lines are shared between equations, and shape rules are memoized."""
         self.recorded += 1
-        ps = Params(params)
-        key = (prim, ps, tuple([a if a.__class__ is Var else a.key() for a in atoms]))
-        hit = self._memo.get(key) if self.hash_cons else None
-        if hit is not None:
-            return hit
+        if params:
+            pk = tuple(params.items())
+            if len(pk) > 1:
+                pk = tuple(sorted(pk))  # (params_key, inline: this is the hottest path)
+        else:
+            pk = ()
+        ins = tuple(atoms)
+        ikey = ins
+        for a in ins:
+            if a.__class__ is not Var:  # constants are keyed by their contents
+                ikey = tuple([x if x.__class__ is Var else x.key() for x in ins])
+                break
+        key = (prim, pk, ikey)
+        if self.hash_cons:
+            hit = self._memo.get(key)
+            if hit is not None:
+                return hit
         if len(self.eqns) >= self.limit:
             raise _too_large(self)
-        out = Var(prim.shape_rule(*[a.aval for a in atoms], **params))
-        self.eqns.append(Eqn(prim, tuple(atoms), ps, out, self.src or user_src(3)))
-        self._memo[key] = out
+        avals = tuple([a.aval for a in ins])
+        akey = (prim, pk, avals)
+        aval = self._avals.get(akey)
+        if aval is None:
+            aval = prim.shape_rule(*avals, **params)
+            if len(self._avals) >= 4096:  # (operations of distinct shapes or params: bounded)
+                self._avals.clear()
+            self._avals[akey] = aval
+        ps = self._params.get(pk)
+        if ps is None:
+            ps = Params.of(params, pk)
+            if len(self._params) < 4096:
+                self._params[pk] = ps
+        out = Var(aval)
+        self.eqns.append(new_eqn((prim, ins, ps, out, self.src or user_src(3))))
+        if self.hash_cons:
+            self._memo[key] = out
         return out
 
     def capture(self, x: np.ndarray | np.generic) -> Const:
@@ -307,12 +341,10 @@ class Tracer:
 
     # -- NumPy protocols --------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from .numpy import dispatch_ufunc
-        return dispatch_ufunc(ufunc, method, inputs, kwargs)
+        return _vnp().dispatch_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
-        from .numpy import dispatch_function
-        return dispatch_function(func, args, kwargs)
+        return _vnp().dispatch_function(func, args, kwargs)
 
     # -- indexing -------------------------------------------------------------------
     def _is_scalar(self) -> bool:
@@ -321,17 +353,20 @@ class Tracer:
                                               self._view is None and not self._ndarray)
 
     def __getitem__(self, key: Any) -> Tracer:
-        try:
-            idx = P.normalize_index(key, self.shape)
-        except TraceError:  # a traced integer index: a gather (see numpy/_indexing.py)
-            return _vnp()._indexing.traced_getitem(self, key)
-        version = self.atom
+        shape = self._atom.aval.shape
+        idx = _fast_basic(key if key.__class__ is tuple else (key,), shape)
+        if idx is None:
+            try:
+                idx = P.normalize_index(key, shape)
+            except TraceError:  # a traced integer index: a gather (see numpy/_indexing.py)
+                return _vnp()._indexing.traced_getitem(self, key)
+        version = self._atom if self._view is None else self.atom
         out = self._b.emit(P.getitem, [version], {"idx": idx})
         if 0 in out.aval.shape:  # an empty selection holds no values: a constant (writes
             empty = Const(np.zeros(out.aval.shape, self.dtype))  # into it are no-ops)
             return Tracer(self._b, empty, ndarray=True)
-        if not P.is_basic(idx):  # fancy indexing copies (writable, even from an argument)
-            return Tracer(self._b, out, ndarray=True)
+        if idx.__class__ is not BasicIndex and not P.is_basic(idx):
+            return Tracer(self._b, out, ndarray=True)  # fancy indexing copies (writable)
         if not out.aval.shape and not _keeps_array(key):
             return self._element(out, idx, version)
         if self._is_scalar():  # scalar[None], scalar[...]: a new array, not a view

@@ -10,6 +10,7 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import ShapeError
+from ..tracing import Tracer
 from ._base import _shape, asarray
 from ._ops import _axis, _int, _ints, broadcast_to, multiply, ravel
 
@@ -87,7 +88,8 @@ def _normalize_spec(spec: str, ranks: tuple[int, ...]) -> str:
 
 def matmul(a: Any, b: Any) -> Any:
     """Matrix product with NumPy's rules for 1-D operands and broadcast batch axes."""
-    a, b = asarray(a), asarray(b)
+    if a.__class__ is not Tracer or b.__class__ is not Tracer or not a.shape or not b.shape:
+        a, b = asarray(a), asarray(b)  # (two traced arrays, the common case, need nothing)
     sa, sb = _shape(a), _shape(b)
     if len(sa) == 2 and len(sb) == 1 and sa[1] == sb[0]:  # the common W @ x, quickly
         return P.einsum(a, b, spec="ij,j->i")

@@ -516,10 +516,16 @@ def split(a: Any, indices_or_sections: Any, axis: int = 0) -> list:
 
 def dispatch_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     """Route `np.<function>(tracer, ...)` to vecgrad.numpy (or raise naming the function)."""
-    from .. import numpy as vnp
-    mod = func.__module__ or "numpy"
-    ns = {"numpy": vnp, "numpy.linalg": vnp.linalg, "numpy.fft": vnp.fft}.get(mod)
-    fn = getattr(ns, func.__name__, None) if ns is not None else None
-    if fn is None or not callable(fn):
-        raise unsupported(f"{mod}.{func.__name__}")
+    fn = _DISPATCH.get(func)
+    if fn is None:
+        from .. import numpy as vnp
+        mod = func.__module__ or "numpy"
+        ns = {"numpy": vnp, "numpy.linalg": vnp.linalg, "numpy.fft": vnp.fft}.get(mod)
+        fn = getattr(ns, func.__name__, None) if ns is not None else None
+        if fn is None or not callable(fn):
+            raise unsupported(f"{mod}.{func.__name__}")
+        _DISPATCH[func] = fn
     return fn(*args, **kwargs)
+
+
+_DISPATCH: dict[Callable, Callable] = {}  # NumPy function -> vecgrad.numpy's (found once)

@@ -7,6 +7,7 @@ semantics), which is why repeated indices there are an error.
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -474,7 +475,7 @@ _ALIASES = {"true_divide": "divide", "absolute": "abs", "conjugate": "conj"}
 
 def dispatch_ufunc(uf: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """Route `np.<ufunc>(tracer, ...)` and its methods to vecgrad.numpy."""
-    from .. import numpy as vnp
+    vnp = sys.modules["vecgrad.numpy"]  # (this package, imported by now; no import per call)
     if getattr(_np, uf.__name__, None) is not uf:  # not NumPy's: SciPy's special functions
         from ..scipy.special import dispatch_ufunc as special  # (SciPy is optional: late import)
         out = special(uf, method, inputs, kwargs)

@@ -1,6 +1,7 @@
 """Shape, indexing and write primitives. Index parameters are static and hashable."""
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -141,23 +142,38 @@ def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
     return tuple(out) if any(isinstance(k, Adv) for k in out) else BasicIndex(out)
 
 
+_new_sl = functools.partial(tuple.__new__, Sl)  # Sl((start, stop, step)), without keywords
+_WHOLE: dict[int, Sl] = {}  # axis length -> the Sl of the whole axis
+
+
+def _whole(d: int) -> Sl:
+    sl = _WHOLE.get(d)
+    if sl is None:
+        sl = _WHOLE[d] = _new_sl((0, d, 1))
+    return sl
+
+
 def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
-    """The common case (Python ints and slices only, one per axis at most), quickly."""
+    """The common case (Python ints and slices only, one per axis at most), quickly: this
+    runs for every `x[i]` of a traced loop."""
     if len(key) > len(shape):
         return None
     out = []
     for k, d in zip(key, shape):
-        t = type(k)
+        t = k.__class__
         if t is int:
             if not -d <= k < d:
                 return None  # let the general path raise the IndexError
             out.append(k + d if k < 0 else k)
         elif t is slice:
-            out.append(Sl(*k.indices(d)))
+            whole = k.start is None and k.stop is None and k.step is None  # (not k == ...:
+            out.append(_whole(d) if whole else _new_sl(k.indices(d)))  # bounds may be traced)
         else:
             return None
-    out += [Sl(0, d, 1) for d in shape[len(key):]]
+    for d in shape[len(key):]:
+        out.append(_whole(d))
     return BasicIndex(out)
+
 
 
 def _norm_int(i: int, dim: int, ax: int) -> int:
@@ -194,7 +210,8 @@ def has_duplicates(idx: tuple, shape: tuple[int, ...]) -> bool:
 def index_shape(shape: tuple[int, ...], idx: tuple) -> tuple[int, ...]:
     """The shape of `x[idx]` for `x` of this shape."""
     if is_basic(idx):
-        return tuple(len(k) if isinstance(k, Sl) else 1 for k in idx if not isinstance(k, int))
+        return tuple([len(range(*k)) if k.__class__ is Sl else 1 for k in idx
+                      if k.__class__ is not int])
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1), shape, (0,) * len(shape))
     return dummy[to_key(idx)].shape
 
