@@ -35,6 +35,17 @@ class Config:
     # NumPy source), "jax" (lowered to jax.numpy/lax, compiled by jax.jit) or "torch" (torch
     # operations). See vecgrad.backends.
     backend: str = "numpy"
+    # Kernel choices (a contraction as a BLAS matmul or as NumPy's einsum loop, ...) are made
+    # by a cost model with fixed constants, never by timing or by the on-disk cache of earlier
+    # choices: every process on every machine generates the same code, so results are
+    # bit-identical between runs. Also set by the environment variable VECGRAD_DETERMINISTIC=1.
+    # Off, choices come from the on-disk cache where one was measured (autotune), else from
+    # the cost model calibrated once for this machine (see vecgrad.kernels).
+    deterministic: bool = False
+    # Time the candidate kernels of a choice not in the on-disk cache while compiling (a few
+    # ms per choice, once per machine and shape), and store the fastest for every later
+    # process; off, the cost model decides. Ignored in deterministic mode.
+    autotune: bool = False
 
     def __enter__(self) -> Self:
         return self

@@ -10,9 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..errors import ShapeError
 from ..ir import Aval
-from . import Primitive, register
+from . import Primitive, costs, register
 from .structural import broadcast_to, contiguous, reshape, transpose
 
 __all__ = ["einsum", "make_spec", "muladd", "norm", "parse_spec"]
@@ -102,7 +103,7 @@ def einsum_work(spec: str, shapes: list[tuple[int, ...]]) -> float:
     return float(np.prod(list(dims.values()), dtype=np.float64))
 
 
-MAX_TIMED_WORK = 2e6  # multiply-adds; bigger contractions are planned without timing
+MAX_TIMED_WORK = 2e6  # multiply-adds; bigger contractions are planned by layout rules
 
 
 def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
@@ -110,34 +111,67 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
     """A fast callable for this contraction at these shapes. For two operands the candidates
     are a BLAS matmul (after moving batch axes first, which can cost a copy), NumPy's einsum
     loop (no copy, SIMD over contiguous axes) and NumPy's einsum with a BLAS path; which is
-    fastest depends on the layout, so mid-sized contractions are timed once, here, and the
-    fastest is kept."""
+    fastest depends on the layout and the machine, so mid-sized contractions are decided by
+    `kernels.choose` (a cost model, or a measurement stored on disk: see vecgrad.kernels)."""
     ins, out = parse_spec(spec)
     if len(ins) == 2 and all(len(set(s)) == len(s) for s in ins + [out]):
-        mm = _plan_matmul(ins[0], ins[1], out, shapes)
-        loop = lambda x, y: np.einsum(spec, x, y)
-        path = ["einsum_path", (0, 1)]  # NumPy's own BLAS route (tensordot), kept as a view
-        blas = lambda x, y: np.einsum(spec, x, y, optimize=path)
+        dts = [np.dtype(d) for d in dtypes] if dtypes else [np.dtype(np.float64)] * 2
+        cands = _candidates(spec, [tuple(s) for s in shapes])
         work = einsum_work(spec, shapes)
-        dts = dtypes or [np.dtype(np.float64)] * len(shapes)
-        lead = _plan_lead_batch(ins[0], ins[1], out, shapes)
-        aligned = _plan_loop_aligned(ins[0], ins[1], out, shapes)
         if work > MAX_TIMED_WORK:  # too big to time while compiling: decide by layout
-            if _matvec_needing_copy(ins[0], ins[1], out, shapes):
-                return loop
-            return lead if lead is not None and _mm_moves_big(ins[0], ins[1], out, shapes) \
-                else mm
+            a, b = ins
+            if _matvec_needing_copy(a, b, out, shapes):
+                return cands["loop"]
+            return cands["lead"] if "lead" in cands and _mm_moves_big(a, b, out, shapes) \
+                else cands["mm"]
         if work < 4096:
-            return loop
-        # the matmul's result in the output's order, copied with a cache-friendly transpose
-        # (its consumers then read contiguous memory)
-        mm_c = lambda x, y: contiguous(mm(x, y))
-        return fastest([c for c in (mm, loop, blas, lead, aligned, mm_c) if c is not None],
-                       shapes, dts)
+            return cands["loop"]
+        return cands[choose_einsum(spec, [tuple(s) for s in shapes], dts, cands)]
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
         return lambda x: _owned(np.einsum(spec, x), x)
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
     return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _candidates(spec: str, shapes: list[tuple[int, ...]]) -> dict[str, Callable]:
+    """The two-operand plans, by name, in the order ties are broken."""
+    (a, b), out = parse_spec(spec)
+    mm = _plan_matmul(a, b, out, shapes)
+    path = ["einsum_path", (0, 1)]  # NumPy's own BLAS route (tensordot), kept as a view
+    cands = {"mm": mm, "loop": lambda x, y: np.einsum(spec, x, y),
+             "blas": lambda x, y: np.einsum(spec, x, y, optimize=path),
+             "lead": _plan_lead_batch(a, b, out, shapes),
+             "aligned": _plan_loop_aligned(a, b, out, shapes),
+             # the matmul's result in the output's order, copied with a cache-friendly
+             # transpose (its consumers then read contiguous memory)
+             "mm_c": lambda x, y: contiguous(mm(x, y))}
+    return {k: c for k, c in cands.items() if c is not None}
+
+
+def choose_einsum(spec: str, shapes: list[tuple[int, ...]], dtypes: list[np.dtype],
+                  cands: dict[str, Callable] | None = None) -> str:
+    """The name of the plan `plan_einsum` runs for a mid-sized two-operand contraction."""
+    cands = cands if cands is not None else _candidates(spec, shapes)
+    key = (spec, tuple(shapes), tuple(kernels.c_strides(s, d.itemsize)
+                                      for s, d in zip(shapes, dtypes)),
+           tuple(d.str for d in dtypes))
+
+    def measure() -> dict[str, float]:
+        xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
+        return dict(zip(cands, timings(list(cands.values()), xs)))
+    return kernels.choose("einsum", key, lambda m: {n: costs.einsum_plan(n, spec, shapes,
+                                                                          dtypes, m)
+                                                     for n in cands}, measure)
+
+
+def einsum_cost(spec: str, shapes: list[tuple[int, ...]], dtypes: list[np.dtype],
+                m: kernels.Machine) -> float:
+    """The modelled seconds of the contraction as `plan_einsum` would run it by the model
+    (for passes that weigh a rewrite by the contractions it changes)."""
+    dts = [np.dtype(d) for d in dtypes]
+    if einsum_work(spec, shapes) < 4096:
+        return costs.einsum_plan("loop", spec, shapes, dts, m)
+    return min(costs.einsum_plan(n, spec, shapes, dts, m) for n in _candidates(spec, shapes))
 
 
 def _mm_moves_big(a: str, b: str, out: str, shapes: list) -> bool:
@@ -200,17 +234,22 @@ def time_call(fn: Callable, xs: list[np.ndarray], tries: int = 2) -> float:
 
 
 def fastest(cands: list[Callable], shapes: list, dtypes: list, tries: int = 3) -> Callable:
-    """The fastest candidate on arrays of these shapes (see time_call): each called once to
-    warm up, then timed in turns, so that a shared machine's load (or the first call's page
-    faults) weighs on all of them alike rather than on whichever ran at a bad moment."""
-    xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
+    """The fastest candidate on arrays of these shapes, measured now (see `timings`)."""
+    best = timings(cands, [np.ones(s, d) for s, d in zip(shapes, dtypes)], tries)
+    return cands[best.index(min(best))]
+
+
+def timings(cands: list[Callable], xs: list[np.ndarray], tries: int = 3) -> list[float]:
+    """Min seconds of each candidate on `xs` (see time_call): each called once to warm up,
+    then timed in turns, so that a shared machine's load (or the first call's page faults)
+    weighs on all of them alike rather than on whichever ran at a bad moment."""
     for c in cands:
         c(*xs)
     best = [float("inf")] * len(cands)
     for _ in range(tries):
         for i, c in enumerate(cands):
             best[i] = min(best[i], time_call(c, xs, 1))
-    return cands[best.index(min(best))]
+    return best
 
 
 def _plan_loop_aligned(a: str, b: str, out: str, shapes: list) -> Callable | None:

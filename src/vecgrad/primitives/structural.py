@@ -386,10 +386,42 @@ def contiguous(r: np.ndarray) -> np.ndarray:
 
 
 def _relayout_lower(avals: list[Aval], perm: tuple[int, ...]) -> Callable[..., np.ndarray]:
-    from .linalg import fastest  # whichever copy is faster for this shape, measured once
-    plain = lambda x: np.ascontiguousarray(np.transpose(x, perm))
-    return fastest([plain, lambda x: transpose_copy(x, perm)], [avals[0].shape],
-                   [avals[0].dtype])
+    """A plain or a tiled transposing copy, whichever `kernels.choose` picks for the shape."""
+    from .. import kernels
+    from . import costs
+    from .linalg import time_call
+    x = avals[0]
+    cands = {"plain": lambda v: np.ascontiguousarray(np.transpose(v, perm)),
+             "tiled": lambda v: transpose_copy(v, perm)}
+    nbytes = x.size * x.dtype.itemsize
+    tiles = _tiles(x.shape, perm, x.dtype.itemsize)
+
+    def estimate(m: kernels.Machine) -> dict[str, float]:
+        return {"plain": costs.transposing_copy(m, nbytes),
+                "tiled": costs.transposing_copy(m, nbytes, tiled=tiles) + (tiles > 1) *
+                tiles * m.call}
+
+    def measure() -> dict[str, float]:
+        v = np.ones(x.shape, x.dtype)
+        return {n: time_call(c, [v], 3) for n, c in cands.items()}
+    key = (x.shape, kernels.c_strides(x.shape, x.dtype.itemsize), x.dtype.str, perm)
+    return cands[kernels.choose("transpose_copy", key, estimate, measure)]
+
+
+def _tiles(shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int) -> int:
+    """How many tiles transpose_copy cuts a C-contiguous array into (0: it copies plainly)."""
+    n, size = len(shape), math.prod(shape)
+    if size < 1 << 15 or n < 2:
+        return 0
+    if perm[-1] == 0:
+        rows = shape[0]
+        tile = _tile(size // rows * itemsize)
+    elif tuple(perm) == (n - 1,) + tuple(range(n - 1)):
+        rows = size // shape[-1]
+        tile = _tile(shape[-1] * itemsize)
+    else:
+        return 0
+    return -(-rows // tile) if tile < rows else 0
 
 
 relayout = register(Primitive(

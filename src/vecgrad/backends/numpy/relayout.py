@@ -5,17 +5,21 @@ matmul per batch element only when each operand has its batch axis first; with t
 last (the user's layout in seeds/000) NumPy falls back to loops at a few times the cost.
 Copying the operand once into batch-first order pays when the copy is shared by several
 contractions, as the forward and backward contractions of one gradient are. Whether it pays
-depends on shapes and the machine, so it is measured here, once, while compiling: the
-affected contractions with and without the copies, each with the plan `plan_einsum` picks.
+depends on shapes and the machine, so it is decided by `kernels.choose` (the cost model, or a
+measurement stored on disk): the affected contractions with and without the copies, each with
+the plan `plan_einsum` picks, and the copies' cost.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ... import kernels
 from ... import primitives as P
 from ...ir import Eqn, Graph, Params, Var
+from ...primitives import costs
 from ...primitives.linalg import (
     MAX_TIMED_WORK,
+    einsum_cost,
     einsum_work,
     make_spec,
     parse_spec,
@@ -59,15 +63,45 @@ def _permuted(spec: str, k: int, perm: tuple[int, ...]) -> str:
     return make_spec(ins, out)
 
 
-def _cost(e: Eqn, spec: str, shapes: list[tuple[int, ...]]) -> float:
+def _measured(e: Eqn, spec: str, shapes: list[tuple[int, ...]]) -> float:
     dts = [a.aval.dtype for a in e.inputs]
     xs = [np.ones(s, d) for s, d in zip(shapes, dts)]
     return time_call(plan_einsum(spec, shapes, dts), xs, tries=3)
 
 
+def _better(e: Eqn, spec: str, shapes: list[tuple[int, ...]]) -> tuple[bool, float]:
+    """Whether contraction e runs faster on the copies (`spec` at `shapes`), and by how much
+    (seconds, modelled or measured: kernels.choose decides which, and remembers)."""
+    dts = [a.aval.dtype for a in e.inputs]
+    old = (e.params["spec"], [a.aval.shape for a in e.inputs])
+    times: dict[str, float] = {}
+
+    def estimate(m: kernels.Machine) -> dict[str, float]:
+        times.update(keep=einsum_cost(*old, dts, m), copy=einsum_cost(spec, shapes, dts, m))
+        return dict(times)
+
+    def measure() -> dict[str, float]:
+        times.update(keep=_measured(e, *old), copy=_measured(e, spec, shapes))
+        return dict(times)
+    key = (old[0], tuple(old[1]), spec, tuple(shapes), tuple(d.str for d in dts))
+    better = kernels.choose("relayout_use", key, estimate, measure) == "copy"
+    if better and not times:  # (a stored choice: the gain is estimated by the model)
+        estimate(kernels.REFERENCE if kernels.deterministic() else kernels.machine())
+    return better, times.get("keep", 0.0) - times.get("copy", 0.0)
+
+
+def _copy_cost(x: Var, perm: tuple[int, ...], m: kernels.Machine | None) -> float:
+    if m is None:
+        return time_call(P.relayout.lowered({"perm": perm}, [x.aval]),
+                         [np.ones(x.aval.shape, x.aval.dtype)], tries=3)
+    nbytes = x.aval.size * x.aval.dtype.itemsize
+    return costs.transposing_copy(m, nbytes, tiled=True)
+
+
 def _kept(g: Graph, cands: dict) -> dict:
     """Keep the uses in contractions that run faster on the copies, then the copies only if
-    what they save outweighs what they cost (all measured on arrays of these shapes)."""
+    what they save clearly outweighs what they cost (modelled or measured, see
+    kernels.choose)."""
     new: dict[int, tuple[str, list]] = {}
     for perm, uses in cands.values():
         for i, k in uses:
@@ -78,20 +112,25 @@ def _kept(g: Graph, cands: dict) -> dict:
             new[i] = (_permuted(spec, k, perm), shapes)
     saved = 0.0
     for i, (spec, shapes) in list(new.items()):
-        e = g.eqns[i]
-        gain = _cost(e, e.params["spec"], [a.aval.shape for a in e.inputs]) - \
-            _cost(e, spec, shapes)
-        if gain > 0:
+        better, gain = _better(g.eqns[i], spec, shapes)
+        if better:
             saved += gain
         else:
             del new[i]
     kept = {x: (perm, [u for u in uses if u[0] in new]) for x, (perm, uses) in cands.items()}
     kept = {x: pu for x, pu in kept.items() if pu[1]}
-    spent = sum(time_call(P.relayout.lowered({"perm": perm}, [x.aval]),
-                          [np.ones(x.aval.shape, x.aval.dtype)], tries=3)
-                for x, (perm, _) in kept.items())
-    # a clear win only: timings on a shared machine are noisy
-    return kept if spent < 0.7 * saved else {}
+    if not kept:
+        return {}
+
+    def spent(m: kernels.Machine | None) -> dict[str, float]:
+        # a clear win only: timings on a shared machine are noisy
+        return {"none": 0.7 * saved, "copies": sum(_copy_cost(x, perm, m)
+                                                   for x, (perm, _) in kept.items())}
+    key = tuple(sorted((x.aval.shape, perm) for x, (perm, _) in kept.items())) + \
+        tuple(sorted(new.values(), key=repr))
+    key = repr(key)
+    return kept if kernels.choose("relayout", (key,), spent, lambda: spent(None)) == "copies" \
+        else {}
 
 
 def relayout(g: Graph) -> Graph:

@@ -1,0 +1,152 @@
+"""The cost model of the NumPy kernels that planners choose between (see vecgrad.kernels).
+
+Each estimate adds up what a candidate does, in the units of a `kernels.Machine`: NumPy calls,
+bytes copied (contiguous, transposing or tiled), BLAS multiply-adds (with the inefficiency of
+small matrices) and multiply-adds of NumPy's einsum loop (fast when one axis is innermost in
+every operand that has it, strided otherwise). A result that is not C-contiguous is charged
+the copy that makes it so: its consumers pay at least that in strided reads. Operands are
+taken to be C-contiguous.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..kernels import Machine
+
+Shapes = list[tuple[int, ...]]
+
+
+def _split(spec: str) -> tuple[list[str], str]:
+    ins, out = spec.split("->")
+    return ins.split(","), out
+
+
+def _dims(terms: list[str], shapes: Shapes) -> dict[str, int]:
+    return {c: d for t, sh in zip(terms, shapes) for c, d in zip(t, sh)}
+
+
+def _size(letters: str, dims: dict[str, int]) -> int:
+    return math.prod(dims[c] for c in letters)
+
+
+def _needs_copy(shape: tuple[int, ...], perm: list[int], new: tuple[int, ...],
+                itemsize: int) -> bool:
+    """Whether `x.transpose(perm).reshape(new)` copies, for a C-contiguous x."""
+    if list(perm) == sorted(perm):
+        return False
+    strides = []
+    step = itemsize
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    view = np.lib.stride_tricks.as_strided(np.empty(1, np.uint8), shape, strides[::-1])
+    try:
+        np.reshape(view.transpose(perm), new, copy=False)
+        return False
+    except (ValueError, TypeError):
+        return True
+
+
+def gemm(m: Machine, b: int, rows: int, inner: int, cols: int, itemsize: int) -> float:
+    """A batched matmul (b, rows, inner) @ (b, inner, cols): per-matrix overhead, then BLAS
+    multiply-adds slowed down on small matrices, or the bytes it moves if that is more."""
+    rate = m.gemm32 if itemsize == 4 else m.gemm64
+    small = (1 + 2 / max(rows, 1)) * (1 + 2 / max(cols, 1)) * (1 + 2 / max(inner, 1))
+    madds = b * rows * inner * cols
+    moved = b * (rows * inner + inner * cols + rows * cols) * itemsize
+    return m.call + b * m.matrix + max(madds * rate * small, moved * m.copy)
+
+
+def einsum_loop(m: Machine, spec: str, shapes: Shapes, itemsize: int) -> float:
+    """NumPy's einsum loop: every multiply-add, fast when some letter is the innermost axis
+    of every operand (and output) holding it, plus a setup per inner loop."""
+    terms, out = _split(spec)
+    dims = _dims(terms, shapes)
+    madds = _size("".join(dims), dims)
+    ops = terms + ([out] if out else [])
+    good = [c for c in dims if all(t.endswith(c) for t in ops if c in t)]
+    inner = max((dims[c] for c in good), default=dims[terms[0][-1]] if terms[0] else 1)
+    per = m.loop * itemsize / 8 if good else m.loop_strided
+    return m.call + madds * per + madds / max(inner, 1) * m.inner
+
+
+def transposing_copy(m: Machine, nbytes: int, tiled: bool = False) -> float:
+    return m.call + nbytes * (m.tiled if tiled else m.transpose)
+
+
+def matmul_plan(m: Machine, spec: str, shapes: Shapes, itemsize: int,
+                tiled_out: bool = False) -> float:
+    """primitives.linalg._plan_matmul: operands moved to (batch, free, contracted) order (a
+    copy where a reshape cannot be a view), one batched matmul, the result transposed into
+    the output's order (charged as a copy, tiled with `tiled_out`)."""
+    (a, b), out = _split(spec)
+    dims = _dims([a, b], shapes)
+    sum_a = "".join(c for c in a if c not in b and c not in out)
+    sum_b = "".join(c for c in b if c not in a and c not in out)
+    batch = "".join(c for c in out if c in a and c in b)
+    contr = "".join(c for c in a if c in b and c not in out)
+    fa = "".join(c for c in a if c in out and c not in b)
+    fb = "".join(c for c in b if c in out and c not in a)
+    n_out = _size(out, dims)
+    if not contr:  # a broadcasting multiply, with sums of one-operand letters first
+        cost = 4 * m.call + 3 * n_out * itemsize * m.copy
+        return cost + sum(_size(t, dims) * itemsize * m.copy for t, s in ((a, sum_a), (b, sum_b))
+                          if s)
+    if out == batch + fb + fa and out != batch + fa + fb:  # planned with the operands swapped
+        return matmul_plan(m, f"{b},{a}->{out}", shapes[::-1], itemsize, tiled_out)
+    cost = 3 * m.call
+    for term, shape, summed, order in ((a, shapes[0], sum_a, sum_a + batch + fa + contr),
+                                       (b, shapes[1], sum_b, sum_b + batch + contr + fb)):
+        perm = [term.index(c) for c in order]
+        nbytes = _size(term, dims) * itemsize
+        if summed:
+            cost += m.call + nbytes * m.copy
+        else:
+            kept = order[len(summed):]
+            new = (_size(batch, dims), _size(kept[len(batch):], dims))
+            if _needs_copy(shape, perm, new, itemsize):
+                cost += transposing_copy(m, nbytes)
+    cost += gemm(m, _size(batch, dims), _size(fa, dims), _size(contr, dims), _size(fb, dims),
+                 itemsize)
+    if batch + fa + fb != out:
+        cost += transposing_copy(m, n_out * itemsize, tiled_out)
+    return cost
+
+
+def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],
+                m: Machine) -> float:
+    """The modelled seconds of one of `linalg._candidates`' plans."""
+    item = max(d.itemsize for d in dtypes)
+    (a, b), out = _split(spec)
+    if name == "mm":
+        return matmul_plan(m, spec, shapes, item)
+    if name == "mm_c":
+        return matmul_plan(m, spec, shapes, item, tiled_out=True) + m.call
+    if name == "loop":
+        return einsum_loop(m, spec, shapes, item)
+    if name == "blas":  # tensordot without batch letters, else the loop; path overhead
+        batch = any(c in b and c in out for c in a)
+        return 8 * m.call + (einsum_loop(m, spec, shapes, item) if batch
+                             else matmul_plan(m, spec, shapes, item))
+    if name == "lead":  # a matmul keeping the leading contracted letters, then their sum
+        dims = _dims([a, b], shapes)
+        lead = ""
+        for x, y in zip(a, b):
+            if x != y or x in out:
+                break
+            lead += x
+        mid = lead + "".join(c for c in out if c in a or c in b)
+        return matmul_plan(m, f"{a},{b}->{mid}", shapes, item) + m.call + \
+            _size(mid, dims) * item * m.copy
+    if name == "aligned":  # the smaller operand copied into the output's order, then the loop
+        small = 0 if math.prod(shapes[0]) <= math.prod(shapes[1]) else 1
+        s = (a, b)[small]
+        order = sorted(s, key=lambda c: (c in out, out.index(c) if c in out else s.index(c)))
+        terms = ["".join(order) if i == small else t for i, t in enumerate((a, b))]
+        new = [tuple(shapes[small][s.index(c)] for c in order) if i == small else shapes[i]
+               for i in range(2)]
+        return transposing_copy(m, math.prod(shapes[small]) * item) + \
+            einsum_loop(m, ",".join(terms) + "->" + out, new, item)
+    raise ValueError(f"no cost model for the einsum plan {name!r}")
