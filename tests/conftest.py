@@ -9,11 +9,18 @@ os.environ["VECGRAD_TYPECHECK"] = "1"  # the pass pipeline typechecks after each
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_"
                                "level=0 --xla_llvm_disable_expensive_passes=true").strip()
+if "VECGRAD_CACHE_DIR" not in os.environ:
+    import tempfile
+    os.environ["VECGRAD_CACHE_DIR"] = tempfile.mkdtemp(prefix="vecgrad-test-cache-")
 
 import numpy as np
 import pytest
 
 import vecgrad as vg
+
+# Tests inspect every stage of compiled entries (users' entries keep only the final graph);
+# tests/test_memory.py checks the default. Kernel choices go to a temporary cache directory.
+vg.config(keep_stages=True)
 
 
 def rng(seed: int = 0) -> np.random.Generator:

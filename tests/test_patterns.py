@@ -97,12 +97,12 @@ def test_long_accumulation_chain_under_a_contraction_compiles():
     np.testing.assert_allclose(gc, np.sum(np.cos(X * c[:, None]) * X, axis=1), rtol=1e-12)
 
 
-def test_explain_when_the_gradient_graph_is_not_kept():
+def test_explain_when_the_stage_graphs_are_not_kept():
     """Regression (found by the suite at default sizes): explain raised KeyError 'final' when
-    the gradient graph was larger than the compile cache keeps (keep_stage_eqns)."""
+    the gradient graph was larger than the compile cache keeps (keep_stage_eqns). The graph
+    that runs is always kept now (the intermediate stages are not), so it is profiled."""
     p = PATTERNS["cumsum_buffer"]
-    with vg.config(keep_stage_eqns=3):
+    with vg.config(keep_stage_eqns=3, keep_stages=False):
         r = vg.explain(fresh(p.natural), *p.args("small"), argnums=p.argnums, budget=0.01)
-    assert r.hot == [] and r.memory["gradient_arrays"] == -1
+    assert r.hot and r.memory["gradient_arrays"] > 0
     assert r.recurrences  # c[i] = c[i-1] + x[i]: a scan, said as such (nothing unbatched)
-    assert "not profiled" in str(r)

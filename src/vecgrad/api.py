@@ -12,6 +12,7 @@ again, and whose AD differentiates it (grad of grad, Hessians, Jacobians of grad
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import backends
+from . import compile_cache
 from .config import settings
 from .custom import _bwd_graph
 from .errors import ArgumentError, _where, user_src
@@ -65,12 +67,15 @@ class FunCache:
         return len(self.entries)
 
     def put(self, key: tuple, value: Any) -> None:
-        """Store an entry; beyond settings.cache_size, drop the oldest."""
+        """Store an entry (beyond settings.cache_size entries or settings.cache_bytes bytes in
+        all functions' caches, the least recently used are dropped: see compile_cache)."""
+        if isinstance(value, Staged) and value.stages and not settings.keep_stages:
+            value = dataclasses.replace(value, stages={})  # (a nested call needs its graph)
         self.entries[key] = value
-        while len(self.entries) > settings.cache_size:
-            del self.entries[next(iter(self.entries))]
+        compile_cache.added(self, key, value)
 
 
+_used = compile_cache.touch  # (a cache hit's one bookkeeping call)
 _CACHE: weakref.WeakKeyDictionary[Callable, FunCache] = weakref.WeakKeyDictionary()
 _STRONG: dict[int, tuple[Callable, FunCache]] = {}  # functions without weak references
 
@@ -98,6 +103,7 @@ def clear_cache() -> None:
         c.entries.clear()
         c.static = frozenset()
     _STRONG.clear()
+    compile_cache.clear()
     clear_memo()
     _bwd_graph.cache_clear()
 
@@ -131,7 +137,8 @@ def _build(cache: FunCache, key_head: tuple, args: tuple, kwargs: dict,
         leaves, td, sig = _signature(cache, args, kwargs)
         key = (key_head, td, sig)
         e = cache.entries.get(key)
-        if e is not None:
+        if e is not None and not (settings.keep_stages and getattr(e, "slim", False)):
+            compile_cache.used(e)
             return e, leaves
         try:
             with _gc_paused():
@@ -233,6 +240,7 @@ class Transformed:
             if e is None:
                 e, _ = self.entry(*args)
             leaves = args
+        _used(id(e))
         return e.finish(e.compiled.fn(*leaves))
 
     def _nested(self, args: tuple, kwargs: dict) -> Any:

@@ -17,13 +17,20 @@ from .errors import ArgumentError, _where, user_src
 class Config:
     """vecgrad's settings (see `vg.config`)."""
 
-    # Compiled signatures kept per function. Beyond it, the signature compiled first is
-    # dropped (and compiled again if it is called again). Bounds the memory that a function
-    # called with many shapes, dtypes or static values holds on to.
-    cache_size: int = 256
-    # Graphs of more equations than this are not kept in a compiled entry for `vg.show` and
-    # `vg.explain` once compiled: an unbatched trace can hold a million objects, which the
-    # cyclic garbage collector would rescan forever.
+    # Compiled signatures kept in all (every function, every transformation and signature,
+    # and the staged graphs of nested calls). Beyond it, the least recently used is dropped
+    # (and compiled again if it is called again).
+    cache_size: int = 1024
+    # Estimated bytes the compiled signatures may hold in all (their graphs, generated code
+    # and captured constants; `vecgrad.compile_cache.stats()` gives the current figure).
+    # Beyond it, the least recently used are dropped; the most recent always stays.
+    cache_bytes: int = 512 * 2**20
+    # Keep the graph of every pipeline stage in compiled entries, for `vg.show`, tests and
+    # debugging (they are then counted in cache_bytes). Off, an entry keeps what a call
+    # needs: the generated code and its final graph; `vg.show` compiles again with it on.
+    keep_stages: bool = False
+    # With keep_stages, graphs of more equations than this are still not kept: an unbatched
+    # trace can hold a million objects, which the cyclic garbage collector would rescan.
     keep_stage_eqns: int = 20_000
     # Python ints, floats and complex numbers passed directly as arguments (an iteration
     # counter, a step size) are traced as weakly typed 0-d values, so a new value does not

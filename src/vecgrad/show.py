@@ -5,6 +5,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .api import grad
+from .config import config
 from .ir import pretty
 from .pipeline import describe, graph_keys
 
@@ -14,7 +15,8 @@ def show(fun: Callable, *args: Any, argnums: int | tuple = 0, max_eqns: int = 60
     """Print (and return) the pipeline (`vecgrad.pipeline`), then the traced graph, each pass's
     result in pipeline order, the gradient graph and the generated code. Long graphs are cut at
     `max_eqns` equations per stage."""
-    entry, _ = grad(fun, argnums=argnums).entry(*args)
+    with config(keep_stages=True):  # (a cached entry without its stages compiles again)
+        entry, _ = grad(fun, argnums=argnums).entry(*args)
     parts = [f"=== pipeline: {describe()}"]
     order = {k: i for i, k in enumerate(graph_keys())}
     for name, g in sorted(entry.stages.items(), key=lambda kv: order.get(kv[0], len(order))):

@@ -75,9 +75,10 @@ class Staged:
 
 @dataclass
 class Entry:
-    """One compiled signature: the generated code, the graph at each stage (those of at most
-    `settings.keep_stage_eqns` equations), their equation counts, the batching notes, stage
-    timings."""
+    """One compiled signature: the generated code, stage timings, the equation count of each
+    stage and the batching notes; the final graph (as run), and with `settings.keep_stages`
+    the graph at every stage (those of at most `settings.keep_stage_eqns` equations). `slim`
+    says that the other stages were dropped (what a cache hit needs is kept)."""
 
     compiled: Compiled
     finish: Callable[[tuple], Any]
@@ -86,14 +87,21 @@ class Entry:
     meta: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     notes: tuple = ()
+    slim: bool = False
 
     def __post_init__(self) -> None:
         self.counts = {k: len(g.eqns) for k, g in self.stages.items()}
         fwd = self.stages.get("scans") or self.stages.get("batch")
         if fwd is not None:  # the notes of batching and of the passes after it
             self.notes = fwd.notes
+        kept = _RUN_STAGES if not settings.keep_stages else self.stages
         keep = settings.keep_stage_eqns
-        self.stages = {k: g for k, g in self.stages.items() if len(g.eqns) <= keep}
+        self.slim = not settings.keep_stages
+        self.stages = {k: g for k, g in self.stages.items()
+                       if k in kept and (k in _RUN_STAGES or len(g.eqns) <= keep)}
+
+
+_RUN_STAGES = ("final", "forward", "backward")  # the graphs the generated code runs
 
 
 def fun_src(fun: Callable) -> Src | None:
@@ -121,7 +129,6 @@ class Traced:
     n_out: int
     times: dict[str, float]
     stages: dict[str, Graph]
-    out_tracer: Any = None  # (for error messages about the output)
 
 
 def trace_call(fun: Callable, call: Call, has_aux: bool = False,
@@ -151,8 +158,7 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
     times["trace"] = time.perf_counter() - t0
     stages["traced"] = stages["cse"] = g  # recorded hash-consed: CSE is done (see pipeline)
     g = pipeline.run(g, pipeline.FORWARD, times, stages)
-    return Traced(g, [t for t, _ in b.closure], out_td, aux_td, len(out_leaves), times, stages,
-                  out)
+    return Traced(g, [t for t, _ in b.closure], out_td, aux_td, len(out_leaves), times, stages)
 
 
 def _weak_input(aval: Any, b: Builder, kind: Any) -> WeakScalar:
@@ -310,9 +316,9 @@ def _backward(g: Graph, times: dict, stages: dict) -> Graph:
 def stage_jit(fun: Callable, call: Call) -> Staged:
     """The forward of `fun`: its result's leaves."""
     tr = trace_call(fun, call)
-    g = tr.graph
-    return Staged(g, lambda outs: unflatten(tr.out_td, outs), tr.closure, 0, tr.times,
-                  tr.stages, {"out_td": tr.out_td})
+    g, out_td = tr.graph, tr.out_td  # (finish closes over what it needs: not the trace)
+    return Staged(g, lambda outs: unflatten(out_td, outs), tr.closure, 0, tr.times,
+                  tr.stages, {"out_td": out_td})
 
 
 def stage_grad(fun: Callable, call: Call, argnums: Any, has_aux: bool, value: bool) -> Staged:
@@ -321,7 +327,7 @@ def stage_grad(fun: Callable, call: Call, argnums: Any, has_aux: bool, value: bo
     nums = norm_argnums(argnums, call.nargs, fun)
     wrt = wrt_leaves(call, nums, fun, "grad")
     tr = trace_call(fun, call, has_aux, real_scalar_out(fun))
-    g, times, stages = tr.graph, tr.times, tr.stages
+    g, times, stages, aux_td = tr.graph, tr.times, tr.stages, tr.aux_td
     n_aux = len(g.outputs) - 1
     t0 = time.perf_counter()
     gg = vjp_graph(g, wrt, [Const(np.ones((), g.outputs[0].aval.dtype))] + [None] * n_aux)
@@ -339,7 +345,7 @@ def stage_grad(fun: Callable, call: Call, argnums: Any, has_aux: bool, value: bo
         grads = grads[0] if single else grads
         val = outs[0]
         if has_aux:
-            aux = unflatten(tr.aux_td, outs[1:1 + n_aux])
+            aux = unflatten(aux_td, outs[1:1 + n_aux])
             return ((val, aux), grads) if value else (grads, aux)
         return (val, grads) if value else grads
     return Staged(gg, finish, tr.closure, 0, times, stages,
@@ -388,7 +394,7 @@ def stage_jac(fun: Callable, call: Call, argnums: Any, has_aux: bool, mode: str)
     nums = norm_argnums(argnums, call.nargs, fun)
     wrt = wrt_leaves(call, nums, fun, "jacobian")
     tr = trace_call(fun, call, has_aux)
-    g, times, stages = tr.graph, tr.times, tr.stages
+    g, times, stages, out_td, aux_td = tr.graph, tr.times, tr.stages, tr.out_td, tr.aux_td
     n_out = tr.n_out
     for o in g.outputs[:n_out]:
         if o.aval.dtype.kind != "f":
@@ -410,8 +416,8 @@ def stage_jac(fun: Callable, call: Call, argnums: Any, has_aux: bool, mode: str)
             pos = {leaf: k * nw + j for j, leaf in enumerate(wrt)}
             trees = tuple(grad_tree(call.td[0][a], outs, call.ranges[a], pos) for a in nums)
             per_out.append(trees[0] if single else trees)
-        jac = unflatten(tr.out_td, per_out)
-        return (jac, unflatten(tr.aux_td, outs[n_out * nw:])) if has_aux else jac
+        jac = unflatten(out_td, per_out)
+        return (jac, unflatten(aux_td, outs[n_out * nw:])) if has_aux else jac
     return Staged(gg, finish, tr.closure, 0, times, stages, {"wrt": wrt})
 
 

@@ -3,7 +3,8 @@
 Each estimate adds up what a candidate does, in the units of a `kernels.Machine`: NumPy calls,
 bytes copied (contiguous, transposing or tiled), BLAS multiply-adds (with the inefficiency of
 small matrices) and multiply-adds of NumPy's einsum loop (fast when one axis is innermost in
-every operand that has it, strided otherwise). A result that is not C-contiguous is charged
+every operand that has it, strided otherwise). (NumPy's matmul copies operands BLAS cannot
+take itself, so a strided view costs about what a copy does.) A result that is not C-contiguous is charged
 the copy that makes it so: its consumers pay at least that in strided reads. Operands are
 taken to be C-contiguous.
 """
@@ -31,48 +32,82 @@ def _size(letters: str, dims: dict[str, int]) -> int:
     return math.prod(dims[c] for c in letters)
 
 
-def _needs_copy(shape: tuple[int, ...], perm: list[int], new: tuple[int, ...],
-                itemsize: int) -> bool:
-    """Whether `x.transpose(perm).reshape(new)` copies, for a C-contiguous x."""
-    if list(perm) == sorted(perm):
-        return False
-    strides = []
-    step = itemsize
+def _strided(shape: tuple[int, ...], itemsize: int) -> np.ndarray:
+    """A data-less C-contiguous stand-in of this shape (for asking NumPy about views)."""
+    strides, step = [], itemsize
     for d in reversed(shape):
         strides.append(step)
         step *= max(d, 1)
-    view = np.lib.stride_tricks.as_strided(np.empty(1, np.uint8), shape, strides[::-1])
+    return np.lib.stride_tricks.as_strided(np.empty(1, np.uint8), shape, strides[::-1])
+
+
+def _copied(shape: tuple[int, ...], perm: list[int], new: tuple[int, ...],
+            itemsize: int) -> bool:
+    """Whether `x.transpose(perm).reshape(new)` (3-D: a stack of matrices) is copied before
+    or inside NumPy's matmul, for a C-contiguous x: the reshape cannot be a view, or its
+    matrices are not BLAS-ready (one axis of unit stride), which matmul copies itself."""
     try:
-        np.reshape(view.transpose(perm), new, copy=False)
-        return False
+        v = np.reshape(_strided(shape, itemsize).transpose(perm), new, copy=False)
     except (ValueError, TypeError):
         return True
+    (r, c), (sr, sc) = v.shape[-2:], v.strides[-2:]
+    return not (sc == itemsize and (r == 1 or sr >= c * itemsize) or
+                sr == itemsize and (c == 1 or sc >= r * itemsize))
+
+
+def _run(shape: tuple[int, ...], perm: list[int] | tuple[int, ...], itemsize: int) -> int:
+    """Bytes a copy of `x.transpose(perm)` moves in one contiguous run: the trailing axes
+    the permutation keeps in place."""
+    run = itemsize
+    for k in range(len(perm) - 1, -1, -1):
+        if perm[k] != k:
+            break
+        run *= shape[k]
+    return run
+
+
+def transposed(m: Machine, shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int,
+               tiled: bool = False) -> float:
+    """`np.ascontiguousarray(x.transpose(perm))` (or structural.transpose_copy, `tiled`)."""
+    tiles = tiled and tile_count(shape, perm, itemsize) > 0
+    return transposing_copy(m, math.prod(shape) * itemsize, tiles, _run(shape, perm, itemsize))
 
 
 def gemm(m: Machine, b: int, rows: int, inner: int, cols: int, itemsize: int) -> float:
     """A batched matmul (b, rows, inner) @ (b, inner, cols): per-matrix overhead, then BLAS
-    multiply-adds slowed down on small matrices, or the bytes it moves if that is more."""
+    multiply-adds slowed down on small matrices (a unit axis makes it a matrix-vector or dot
+    kernel, not a slow matrix), or the bytes it reads and writes if that takes longer (a copy
+    reads and writes each byte: streaming reads alone cost about a third)."""
     rate = m.gemm32 if itemsize == 4 else m.gemm64
-    small = (1 + 2 / max(rows, 1)) * (1 + 2 / max(cols, 1)) * (1 + 2 / max(inner, 1))
+    small = 1.0
+    for d in (rows, cols, inner):
+        if d > 1:
+            small *= 1 + 2 / d
     madds = b * rows * inner * cols
-    moved = b * (rows * inner + inner * cols + rows * cols) * itemsize
-    return m.call + b * m.matrix + max(madds * rate * small, moved * m.copy)
+    read = b * (rows * inner + inner * cols) * itemsize
+    written = b * rows * cols * itemsize
+    return m.call + b * m.matrix + max(madds * rate * small, (read / 3 + written) * m.copy)
 
 
 def einsum_loop(m: Machine, spec: str, shapes: Shapes, itemsize: int) -> float:
     """NumPy's einsum loop: every multiply-add, fast when some letter is the innermost axis
-    of every operand (and output) holding it, plus a setup per inner loop."""
-    terms, out = _split(spec)
+    of every input holding it (its iterator orders the axes so), plus a setup per inner
+    loop."""
+    terms, _ = _split(spec)
     dims = _dims(terms, shapes)
     madds = _size("".join(dims), dims)
-    ops = terms + ([out] if out else [])
-    good = [c for c in dims if all(t.endswith(c) for t in ops if c in t)]
+    good = [c for c in dims if all(t.endswith(c) for t in terms if c in t)]
     inner = max((dims[c] for c in good), default=dims[terms[0][-1]] if terms[0] else 1)
-    per = m.loop * itemsize / 8 if good else m.loop_strided
+    per = m.loop if good else m.loop_strided
     return m.call + madds * per + madds / max(inner, 1) * m.inner
 
 
-def transposing_copy(m: Machine, nbytes: int, tiled: bool = False) -> float:
+def transposing_copy(m: Machine, nbytes: int, tiled: bool = False, run: int = 0) -> float:
+    """A copy into another axis order: strided reads cost `transpose` per byte, a tiled copy
+    `tiled`; runs of 32 bytes or more (trailing axes kept in place) stream at about twice
+    the plain copy's cost."""
+    if run >= 32:
+        return m.call + nbytes * 2 * m.copy
     return m.call + nbytes * (m.tiled if tiled else m.transpose)
 
 
@@ -97,22 +132,28 @@ def matmul_plan(m: Machine, spec: str, shapes: Shapes, itemsize: int,
     if out == batch + fb + fa and out != batch + fa + fb:  # planned with the operands swapped
         return matmul_plan(m, f"{b},{a}->{out}", shapes[::-1], itemsize, tiled_out)
     cost = 3 * m.call
-    for term, shape, summed, order in ((a, shapes[0], sum_a, sum_a + batch + fa + contr),
-                                       (b, shapes[1], sum_b, sum_b + batch + contr + fb)):
-        perm = [term.index(c) for c in order]
+    for term, shape, summed, groups in ((a, shapes[0], sum_a, (batch, fa, contr)),
+                                        (b, shapes[1], sum_b, (batch, contr, fb))):
+        perm = [term.index(c) for c in summed + "".join(groups)]
         nbytes = _size(term, dims) * itemsize
         if summed:
             cost += m.call + nbytes * m.copy
-        else:
-            kept = order[len(summed):]
-            new = (_size(batch, dims), _size(kept[len(batch):], dims))
-            if _needs_copy(shape, perm, new, itemsize):
-                cost += transposing_copy(m, nbytes)
+        elif _copied(shape, perm, tuple(_size(g, dims) for g in groups), itemsize):
+            cost += transposing_copy(m, nbytes, run=_run(shape, perm, itemsize))
     cost += gemm(m, _size(batch, dims), _size(fa, dims), _size(contr, dims), _size(fb, dims),
                  itemsize)
-    if batch + fa + fb != out:
-        cost += transposing_copy(m, n_out * itemsize, tiled_out)
+    res = batch + fa + fb
+    if res != out:  # the result transposed into the output's order (a view, copied later)
+        cost += transposed(m, tuple(dims[c] for c in res), tuple(res.index(c) for c in out),
+                           itemsize, tiled_out)
     return cost
+
+
+def tile_count(shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int) -> int:
+    """How many tiles structural.transpose_copy cuts a C-contiguous array into (0: it makes
+    a plain copy)."""
+    from .structural import _tiles
+    return _tiles(shape, perm, itemsize)
 
 
 def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],
@@ -122,8 +163,8 @@ def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],
     (a, b), out = _split(spec)
     if name == "mm":
         return matmul_plan(m, spec, shapes, item)
-    if name == "mm_c":
-        return matmul_plan(m, spec, shapes, item, tiled_out=True) + m.call
+    if name == "mm_c":  # (contiguous() looks at the strides in Python first)
+        return matmul_plan(m, spec, shapes, item, tiled_out=True) + 6 * m.call
     if name == "loop":
         return einsum_loop(m, spec, shapes, item)
     if name == "blas":  # tensordot without batch letters, else the loop; path overhead
@@ -147,6 +188,7 @@ def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],
         terms = ["".join(order) if i == small else t for i, t in enumerate((a, b))]
         new = [tuple(shapes[small][s.index(c)] for c in order) if i == small else shapes[i]
                for i in range(2)]
-        return transposing_copy(m, math.prod(shapes[small]) * item) + \
+        perm = tuple(s.index(c) for c in order)
+        return transposed(m, shapes[small], perm, item) + \
             einsum_loop(m, ",".join(terms) + "->" + out, new, item)
     raise ValueError(f"no cost model for the einsum plan {name!r}")

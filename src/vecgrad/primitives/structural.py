@@ -393,13 +393,12 @@ def _relayout_lower(avals: list[Aval], perm: tuple[int, ...]) -> Callable[..., n
     x = avals[0]
     cands = {"plain": lambda v: np.ascontiguousarray(np.transpose(v, perm)),
              "tiled": lambda v: transpose_copy(v, perm)}
-    nbytes = x.size * x.dtype.itemsize
     tiles = _tiles(x.shape, perm, x.dtype.itemsize)
 
     def estimate(m: kernels.Machine) -> dict[str, float]:
-        return {"plain": costs.transposing_copy(m, nbytes),
-                "tiled": costs.transposing_copy(m, nbytes, tiled=tiles) + (tiles > 1) *
-                tiles * m.call}
+        return {"plain": costs.transposed(m, x.shape, perm, x.dtype.itemsize),
+                "tiled": costs.transposed(m, x.shape, perm, x.dtype.itemsize, tiled=True)
+                + tiles * m.call}
 
     def measure() -> dict[str, float]:
         v = np.ones(x.shape, x.dtype)

@@ -94,8 +94,7 @@ def _copy_cost(x: Var, perm: tuple[int, ...], m: kernels.Machine | None) -> floa
     if m is None:
         return time_call(P.relayout.lowered({"perm": perm}, [x.aval]),
                          [np.ones(x.aval.shape, x.aval.dtype)], tries=3)
-    nbytes = x.aval.size * x.aval.dtype.itemsize
-    return costs.transposing_copy(m, nbytes, tiled=True)
+    return costs.transposed(m, x.aval.shape, perm, x.aval.dtype.itemsize, tiled=True)
 
 
 def _kept(g: Graph, cands: dict) -> dict:
