@@ -135,10 +135,12 @@ def test_seed000_central_differences():
 
 
 def test_seed000_argnum_order():
+    """Two compilations may run different (equally exact) kernels, so they agree to rounding;
+    in deterministic mode the generated code is the same (tests/test_kernels.py)."""
     a, b, wt = inputs000()
     gb, ga = vg.grad(S.seed000_loss, argnums=(1, 0))(a, b, wt)
     ga2, gb2 = vg.grad(S.seed000_loss, argnums=(0, 1))(a, b, wt)
-    assert_tree_close((ga, gb), (ga2, gb2), rtol=0, atol=0)
+    assert_tree_close((ga, gb), (ga2, gb2), rtol=1e-13, atol=1e-15)
 
 
 def test_seed000_with_custom_kernel():

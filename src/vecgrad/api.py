@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import backends
-from . import compile_cache
+from . import backends, compile_cache
 from .config import settings
 from .custom import _bwd_graph
 from .errors import ArgumentError, _where, user_src

@@ -3,6 +3,7 @@
     vecgrad demo [--small]             the three seed programs: explain summaries, one table
     vecgrad bench [ARGS...]            bench/run.py of a source checkout, with its arguments
     vecgrad bench patterns [ARGS...]   bench/patterns/run.py (issue 14's patterns suite)
+    vecgrad bench compile [ARGS...]    bench/compile/run.py (compile time per stage, issue 11)
     vecgrad explain script.py:func     vg.explain on a function of a script (see --help)
     vecgrad support-table [--output F]  the table of supported NumPy functions (markdown)
 """
@@ -85,9 +86,10 @@ def bench_script(suite: str | None = None) -> Path:
 
 
 def bench(argv: list[str]) -> int:
-    """Run bench/run.py's `main(argv)`, or bench/patterns/run.py's when argv starts with
-    "patterns"; needs a source checkout (an editable install)."""
-    suite = argv[0] if argv[:1] == ["patterns"] else None
+    """Run bench/run.py's `main(argv)`, or bench/patterns/run.py's (bench/compile/run.py's)
+    when argv starts with "patterns" ("compile"); needs a source checkout (an editable
+    install)."""
+    suite = argv[0] if argv[:1] in (["patterns"], ["compile"]) else None
     argv = argv[1:] if suite else argv
     path = bench_script(suite)
     if not path.is_file():

@@ -7,7 +7,9 @@ batching groups on and what `explain` reports.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -96,11 +98,12 @@ class Params(dict):
         return h
 
     @classmethod
-    def of(cls, params: dict, key: tuple) -> Params:
-        """Params holding `params`, whose `params_key` is `key` (known: no hashing later)."""
+    def of(cls, params: dict) -> Params:
+        """Params holding `params` (without the Python-level __init__: tracing makes one per
+        operation whose parameters are new)."""
         p = dict.__new__(cls)
         dict.update(p, params)
-        p._hash = hash(key)
+        p._hash = None
         return p
 
     def _immutable(self, *a: Any, **k: Any) -> None:
@@ -110,11 +113,13 @@ class Params(dict):
 
 
 def params_key(params: dict) -> tuple:
-    """A hashable key of a parameter dict, equal for equal dicts: its items in name order."""
+    """A hashable key of a parameter dict, equal for equal dicts: its one (name, value) item,
+    or its items in name order (a tuple of pairs, never equal to a pair: its first element
+    is not a name)."""
     if not params:
         return ()
     items = tuple(params.items())
-    return items if len(items) == 1 else tuple(sorted(items))
+    return items[0] if len(items) == 1 else tuple(sorted(items))
 
 
 class Src(NamedTuple):
@@ -202,15 +207,10 @@ def _define(defined: set[Var], v: Var) -> None:
 
 
 def uses(g: Graph) -> dict[Var, int]:
-    """How many times each var is read (by equations and outputs)."""
-    n: dict[Var, int] = {}
-    for e in g.eqns:
-        for a in e.inputs:
-            if isinstance(a, Var):
-                n[a] = n.get(a, 0) + 1
-    for a in g.outputs:
-        if isinstance(a, Var):
-            n[a] = n.get(a, 0) + 1
+    """How many times each var is read (by equations and outputs). (Constants are counted
+    too, as keys of their own: counting every atom runs in C, once per trace in batching.)"""
+    n: Counter = Counter(itertools.chain.from_iterable([e.inputs for e in g.eqns]))
+    n.update(g.outputs)
     return n
 
 

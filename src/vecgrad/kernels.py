@@ -35,6 +35,7 @@ import platform
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,17 +87,27 @@ def choose(family: str, key: tuple, estimate: Callable[[Machine], dict[str, floa
     `estimate(machine)` gives each candidate's modelled seconds, `measure()` its measured
     seconds (only called when autotuning). Ties go to the first candidate listed."""
     if deterministic():
-        return _fastest(estimate(REFERENCE))
+        return _decided(family, key, _fastest(estimate(REFERENCE)), "reference model")
     k = _key(family, key)
     store = _store()
     hit = store.get(k)
     if hit is not None:
-        return hit
+        return _decided(family, key, hit, "stored")
     if settings.autotune and measure is not None:
         name = _fastest(measure())
         store.put(k, name)
-        return name
-    return _fastest(estimate(machine()))
+        return _decided(family, key, name, "measured")
+    return _decided(family, key, _fastest(estimate(machine())), "model")
+
+
+# The latest choices of this process: (family, key, name, how it was decided), for tests and
+# for anyone asking which kernels a compilation picked.
+history: deque[tuple[str, tuple, str, str]] = deque(maxlen=1000)
+
+
+def _decided(family: str, key: tuple, name: str, how: str) -> str:
+    history.append((family, key, name, how))
+    return name
 
 
 def _fastest(costs: dict[str, float]) -> str:
@@ -192,6 +203,13 @@ def machine() -> Machine:
         _write(path, {"format": FORMAT, "machine": dataclasses.asdict(m)})
     _STATE["machine"] = (path, m)
     return m
+
+
+def store_machine(m: Machine) -> None:
+    """Store `m` as this machine's constants (instead of measuring them)."""
+    _write(cache_dir() / f"machine-{fingerprint()}.json",
+           {"format": FORMAT, "machine": dataclasses.asdict(m)})
+    _STATE.pop("machine", None)
 
 
 def forget() -> None:

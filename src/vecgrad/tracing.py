@@ -58,13 +58,18 @@ class Builder:
         self.concrete: list[Atom] = []  # values whose concrete value the function asked for
         self.eqns: list[Eqn] = []
         self.src: Src | None = None  # set by transformations: the source line being derived
-        self.limit = int(os.environ.get("VECGRAD_MAX_EQNS", "4000000"))
+        self.limit = _limit()
+        self._check = min(MEMO_WINDOW, self.limit)  # the next checkpoint (see _checkpoint)
         self._captured: dict[int, tuple] = {}  # id(array) -> (array, its constant)
-        self._memo: dict[tuple, Var] = {}  # hash-consing: (prim, params, inputs) -> result
+        # hash-consing: (prim, params, inputs) -> result, for the last MEMO_WINDOW to
+        # 2 * MEMO_WINDOW equations recorded (the newer ones in _memo)
+        self._memo: dict[tuple, Var] = {}
+        self._older: dict[tuple, Var] = {}
         # per trace, shared by its equations: params_key -> Params, and (prim, params_key,
         # operand avals) -> the result's aval (shape rules run once per distinct operation)
         self._params: dict[tuple, Params] = {}
         self._avals: dict[tuple, Aval] = {}
+        self._pool: dict[Aval, Aval] = {}
         self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
 
     def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
@@ -75,10 +80,9 @@ class Builder:
         This runs once per traced operation, so it allocates little: equal parameters, avals
         and source lines are shared between equations, and shape rules are memoized."""
         self.recorded += 1
-        if params:
+        if params:  # (params_key, inline: this is the hottest path)
             pk = tuple(params.items())
-            if len(pk) > 1:
-                pk = tuple(sorted(pk))  # (params_key, inline: this is the hottest path)
+            pk = pk[0] if len(pk) == 1 else tuple(sorted(pk))
         else:
             pk = ()
         ins = tuple(atoms)
@@ -90,21 +94,24 @@ class Builder:
         key = (prim, pk, ikey)
         if self.hash_cons:
             hit = self._memo.get(key)
+            if hit is None and self._older:
+                hit = self._older.get(key)
             if hit is not None:
                 return hit
-        if len(self.eqns) >= self.limit:
-            raise _too_large(self)
+        if len(self.eqns) >= self._check:
+            self._checkpoint()
         avals = tuple([a.aval for a in ins])
         akey = (prim, pk, avals)
         aval = self._avals.get(akey)
         if aval is None:
             aval = prim.shape_rule(*avals, **params)
+            aval = self._pool.setdefault(aval, aval)  # (equal avals: one object)
             if len(self._avals) >= 4096:  # (operations of distinct shapes or params: bounded)
                 self._avals.clear()
             self._avals[akey] = aval
         ps = self._params.get(pk)
         if ps is None:
-            ps = Params.of(params, pk)
+            ps = Params.of(params)
             if len(self._params) < 4096:
                 self._params[pk] = ps
         out = Var(aval)
@@ -112,6 +119,15 @@ class Builder:
         if self.hash_cons:
             self._memo[key] = out
         return out
+
+    def _checkpoint(self) -> None:
+        """Every MEMO_WINDOW equations, forget the hash-consing table's older half; at the
+        operation limit, fail (naming the lines that ran most)."""
+        n = len(self.eqns)
+        if n >= self.limit:
+            raise _too_large(self)
+        self._older, self._memo = self._memo, {}
+        self._check = min(n + MEMO_WINDOW, self.limit)
 
     def capture(self, x: np.ndarray | np.generic) -> Const:
         """A NumPy array used by the traced code becomes a constant holding its value at
@@ -166,15 +182,31 @@ class Builder:
         _current.reset(self._token)
 
 
+# Hash-consing looks back this many equations at least (twice as many at most): a repeated
+# loop-invariant computation is found again within an iteration or a few, and the table of a
+# long trace stays bounded.
+MEMO_WINDOW = 1 << 17
+MAX_EQNS = 1_000_000  # the default of VECGRAD_MAX_EQNS
+
+
+def _limit() -> int:
+    """The operation limit: the environment variable VECGRAD_MAX_EQNS, default MAX_EQNS."""
+    try:
+        return max(1, int(os.environ.get("VECGRAD_MAX_EQNS", MAX_EQNS)))
+    except ValueError:
+        return MAX_EQNS
+
+
 def _too_large(b: Builder) -> TraceError:
-    counts = Counter(e.src for e in b.eqns[-200_000:])
-    top = "; ".join(f"{n} operations at {s}" if s else f"{n} operations"
-                    for s, n in counts.most_common(3))
+    counts = Counter(e.src for e in b.eqns)
+    lines = [f"{s}: {n:,}" if s else f"(no source line): {n:,}" for s, n in counts.most_common(5)]
+    more = f", and {len(counts) - 5} more lines" if len(counts) > 5 else ""
     return TraceError(
-        f"the trace exceeded {b.limit:,} operations (the loops are unrolled while tracing; "
-        f"recent trip counts per line: {top}). Vectorize the innermost loop by hand, trace a "
-        "smaller problem, or raise the limit with the environment variable VECGRAD_MAX_EQNS "
-        "(each operation costs about 1 kB while compiling)")
+        f"the trace exceeded {b.limit:,} operations: loops are unrolled while tracing, and "
+        f"these lines ran most (operations recorded per line, so far): {'; '.join(lines)}{more}. "
+        "Vectorize the innermost loop by hand (or pass its data as one array), trace a smaller "
+        "problem, or raise the limit with the environment variable VECGRAD_MAX_EQNS (each "
+        "operation takes about 0.5 kB while tracing)")
 
 
 def current_builder() -> Builder | None:

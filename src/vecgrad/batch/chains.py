@@ -162,14 +162,20 @@ def sums(g: Graph) -> tuple[dict[Var, Sum], set[Var]]:
     chains: dict[Var, Sum] = {}
     inner: set[Var] = set()
     pos: dict[Var, int] = {}
+    add, sub = P.add, P.sub
     for i, e in enumerate(g.eqns):
-        if e.prim is not P.add and e.prim is not P.sub:
+        if e.prim is not add and e.prim is not sub:
             continue
         pos[e.out] = i
         aval = e.out.aval
         x, y = e.inputs
-        sy = -1 if e.prim is P.sub else 1
+        sy = -1 if e.prim is sub else 1
         parts: list[Var] = []
+        if x not in chains and y not in chains and x.__class__ is Var and \
+                y.__class__ is Var:  # (the common case, quickly: a chain of two terms)
+            if x.aval == aval and y.aval == aval:
+                chains[e.out] = Sum([x, y], [1, sy], e, parts)
+            continue
         # a zero (a boundary: `(u[i-1] if i > 0 else 0.0) + ...`) stays a term, so that the
         # terms of the sums of different iterations line up (emission folds it away)
         if _is_zero(x) and y.aval == aval:

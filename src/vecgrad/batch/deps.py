@@ -221,16 +221,48 @@ class _Builder:
         prod, dead, succ = p.prod, p.dead, p.succ
         n = 0
         for a in ops:
-            u = prod.get(a) if a.__class__ is Var else None
-            if u is not None and not dead[u]:
-                succ[u].append(i)
-                n += 1
+            if a.__class__ is Var:
+                u = prod.get(a)
+                if u is not None and not dead[u]:
+                    succ[u].append(i)
+                    n += 1
         for u in deps:
             if u >= 0 and u != i and not dead[u]:
                 succ[u].append(i)
                 n += 1
         p.npred[i] = n
         return i
+
+    def eqn_node(self, e: Eqn, ins: tuple) -> None:
+        """An EQN node (the common case: Plan.add and node, inlined: once per equation)."""
+        p = self.p
+        i = len(p.kind)
+        key = (e.prim, e.params, tuple([a.aval for a in ins]))
+        ids = p.key_ids
+        k = ids.get(key)
+        if k is None:
+            k = ids[key] = len(ids)
+            p.key_of.append(key)
+        out = e.out
+        p.kind.append(EQN)
+        p.key.append(k)
+        p.out.append(out)
+        p.ops.append(ins)
+        p.eqn.append(e if ins is e.inputs else Eqn(e.prim, ins, e.params, out, e.src))
+        p.info.append(None)
+        p.members.append(1)
+        p.succ.append([])
+        p.dead.append(False)
+        p.prod[out] = i
+        prod, dead, succ = p.prod, p.dead, p.succ
+        n = 0
+        for a in ins:
+            if a.__class__ is Var:
+                u = prod.get(a)
+                if u is not None and not dead[u]:
+                    succ[u].append(i)
+                    n += 1
+        p.npred.append(n)
 
     def join(self, deps: list[int]) -> int:
         return self.node(JOIN, None, None, (), None, deps=deps)
@@ -239,15 +271,13 @@ class _Builder:
         p = self.p
         out = e.out
         ins = tuple([p.resolve(a) for a in e.inputs]) if p.alias else e.inputs
-        if self.seen is not None:
-            self._record(e, ins)
+        if self.seen is not None:  # (kept for `plan`'s second pass: see _record)
+            self.seen.append(e if ins is e.inputs else Eqn(e.prim, ins, e.params, out, e.src))
         if out in self.absorbed:
             return
         prim = e.prim
         if prim not in self.special:  # the common case, quickly
-            key = (prim, e.params, tuple([a.aval for a in ins]))
-            self.node(EQN, key, out, ins, e if ins is e.inputs else
-                      Eqn(prim, ins, e.params, out, e.src))
+            self.eqn_node(e, ins)
             return
         s = self.sums.get(out)
         if s is not None:
@@ -265,9 +295,7 @@ class _Builder:
             pat, axes, pos = split(e.params["idx"])
             self.node(READ, (READ, pat, b.aval), out, (b,), e, (pat, axes, pos))
         else:
-            key = (prim, e.params, tuple([a.aval for a in ins]))
-            self.node(EQN, key, out, ins, e if ins is e.inputs else
-                      Eqn(prim, ins, e.params, out, e.src))
+            self.eqn_node(e, ins)
 
     # -- buffers --------------------------------------------------------------------------
     def buffer(self, bid: int) -> Buffer:
@@ -428,10 +456,6 @@ class _Builder:
         s = self.node(SNAP, None, version, (), e, bid, deps)
         B.last_whole, B.since_whole = s, []
         B.whole_pending.append(s)
-
-    def _record(self, e: Eqn, ins: tuple) -> None:
-        """Keep e for the graph with forwarded reads replaced (see `plan`)."""
-        self.seen.append(e if ins is e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
 
     def build(self) -> Plan:
         for e in self.p.g.eqns:

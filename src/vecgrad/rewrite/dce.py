@@ -11,5 +11,7 @@ def dce(g: Graph) -> Graph:
     for e in reversed(g.eqns):
         if e.out in live:
             keep.append(e)
-            live.update(a for a in e.inputs if isinstance(a, Var))
+            live.update(e.inputs)  # (constants too: they are never an equation's output)
+    if len(keep) == len(g.eqns):
+        return g
     return g.replace(eqns=tuple(reversed(keep)))
