@@ -7,7 +7,7 @@ treedef (structure and static values) and the shape and dtype of each leaf.
 
 - **Python numbers as arguments.** An int, float or complex passed directly as an argument
   (not inside a container) is a *weak* leaf: traced as a 0-d value that takes the dtype of
-  the arrays it meets (tracing.WeakScalar), so a new value does not compile again. Where the
+  the arrays it meets (weak.WeakScalar), so a new value does not compile again. Where the
   function needs the value itself (a shape, a `range`, an `if`, an index) the argument is
   made static for that function (`static` below, found by the api) and keyed by its value.
   Bools stay static (they are flags), and so do numbers inside containers (index lists,

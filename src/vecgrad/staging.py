@@ -39,7 +39,8 @@ from .ir import Atom, Const, Graph, Var
 from .pytree import flatten, unflatten
 from .randomness import checked_trace
 from .signature import ARRAY, Call, unflatten_call
-from .tracing import Builder, Tracer, WeakScalar, current_builder, new_input, to_atom
+from .tracing import Builder, Tracer, current_builder, new_input, to_atom
+from .weak import WeakScalar
 
 
 class NeedStatic(Exception):

@@ -16,17 +16,15 @@ is a NumPy *scalar*: an immutable copy, so `t = b[0]; b[0] = b[1]` leaves `t` al
 """
 from __future__ import annotations
 
-import contextvars
 import dis
-import os
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any, Self
 
 import numpy as np
 
 from . import primitives as P
+from .builder import Builder, _current, current_builder
 from .errors import (
     ConcretizationError,
     ReadOnlyError,
@@ -36,182 +34,9 @@ from .errors import (
     numpy_caller,
     user_src,
 )
-from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var, new_eqn
+from .ir import Atom, Aval, Const, Var
 from .primitives.structural import BasicIndex, _fast_basic
-
-_current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgrad_builder",
-                                                                            default=None)
-
-
-class Builder:
-    """A graph under construction."""
-
-    def __init__(self, inputs: Sequence[Var] = (), hash_cons: bool = True,
-                 parent: Builder | None = None):
-        self.inputs = list(inputs)
-        self.hash_cons = hash_cons
-        # A trace of a function called inside another trace (a nested transformation): values
-        # of the enclosing traces that it uses become extra inputs, in `closure` order
-        self.parent = parent
-        self.closure: list[tuple[Tracer, Var]] = []  # (the enclosing trace's value, input)
-        self._lifted: dict[Var, Tracer] = {}  # an enclosing trace's value -> its input here
-        self.concrete: list[Atom] = []  # values whose concrete value the function asked for
-        self.eqns: list[Eqn] = []
-        self.src: Src | None = None  # set by transformations: the source line being derived
-        self.limit = _limit()
-        self._check = min(MEMO_WINDOW, self.limit)  # the next checkpoint (see _checkpoint)
-        self._captured: dict[int, tuple] = {}  # id(array) -> (array, its constant)
-        # hash-consing: (prim, params, inputs) -> result, for the last MEMO_WINDOW to
-        # 2 * MEMO_WINDOW equations recorded (the newer ones in _memo)
-        self._memo: dict[tuple, Var] = {}
-        self._older: dict[tuple, Var] = {}
-        # per trace, shared by its equations: params_key -> Params, and (prim, params_key,
-        # operand avals) -> the result's aval (shape rules run once per distinct operation)
-        self._params: dict[tuple, Params] = {}
-        self._avals: dict[tuple, Aval] = {}
-        self._pool: dict[Aval, Aval] = {}
-        self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
-
-    def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
-        """Record `prim(*atoms)`, or return the value of an identical earlier operation: the
-        trace is built hash-consed, which is common-subexpression elimination as it goes (a
-        loop-invariant computation repeated in every iteration is recorded once).
-
-        This runs once per traced operation, so it allocates little: equal parameters, avals
-        and source lines are shared between equations, and shape rules are memoized."""
-        self.recorded += 1
-        if params:  # (params_key, inline: this is the hottest path)
-            pk = tuple(params.items())
-            pk = pk[0] if len(pk) == 1 else tuple(sorted(pk))
-        else:
-            pk = ()
-        ins = tuple(atoms)
-        ikey = ins
-        for a in ins:
-            if a.__class__ is not Var:  # constants are keyed by their contents
-                ikey = tuple([x if x.__class__ is Var else x.key() for x in ins])
-                break
-        key = (prim, pk, ikey)
-        if self.hash_cons:
-            hit = self._memo.get(key)
-            if hit is None and self._older:
-                hit = self._older.get(key)
-            if hit is not None:
-                return hit
-        if len(self.eqns) >= self._check:
-            self._checkpoint()
-        avals = tuple([a.aval for a in ins])
-        akey = (prim, pk, avals)
-        aval = self._avals.get(akey)
-        if aval is None:
-            aval = prim.shape_rule(*avals, **params)
-            aval = self._pool.setdefault(aval, aval)  # (equal avals: one object)
-            if len(self._avals) >= 4096:  # (operations of distinct shapes or params: bounded)
-                self._avals.clear()
-            self._avals[akey] = aval
-        ps = self._params.get(pk)
-        if ps is None:
-            ps = Params.of(params)
-            if len(self._params) < 4096:
-                self._params[pk] = ps
-        out = Var(aval)
-        self.eqns.append(new_eqn((prim, ins, ps, out, self.src or user_src(3))))
-        if self.hash_cons:
-            self._memo[key] = out
-        return out
-
-    def _checkpoint(self) -> None:
-        """Every MEMO_WINDOW equations, forget the hash-consing table's older half; at the
-        operation limit, fail (naming the lines that ran most)."""
-        n = len(self.eqns)
-        if n >= self.limit:
-            raise _too_large(self)
-        self._older, self._memo = self._memo, {}
-        self._check = min(n + MEMO_WINDOW, self.limit)
-
-    def capture(self, x: np.ndarray | np.generic) -> Const:
-        """A NumPy array used by the traced code becomes a constant holding its value at
-        trace time (a copy: later changes to the array do not reach compiled code). Copied
-        once per trace, however many operations use it."""
-        hit = self._captured.get(id(x))
-        if hit is None or hit[0] is not x:
-            hit = self._captured[id(x)] = (x, Const(np.array(x, copy=True)))
-        return hit[1]
-
-    def lift(self, t: Tracer) -> Tracer:
-        """`t`, a value of an enclosing trace, as a value of this one: a constant as it is,
-        anything else as an extra (read-only) input, one per value."""
-        if t._b is self:
-            return t
-        if t._b.inside(self):
-            raise TraceError("a function traced inside another one (a nested transformation) "
-                             "wrote one of its values into an array of the enclosing function: "
-                             "return the value instead")
-        if self.parent is None or not self.parent.inside(t._b):
-            raise _escaped()
-        outer = self.parent.lift(t)
-        atom = outer.atom
-        if isinstance(atom, Const):
-            return Tracer(self, atom)
-        inner = self._lifted.get(atom)
-        if inner is None:
-            v = Var(atom.aval)
-            self.inputs.append(v)
-            self.closure.append((outer, v))
-            inner = self._lifted[atom] = WeakScalar(self, v, outer._kind) if outer._weak \
-                else Tracer(self, v, readonly=True)
-        return inner
-
-    def inside(self, b: Builder) -> bool:
-        """Whether this trace is `b` or is nested inside it."""
-        t: Builder | None = self
-        while t is not None and t is not b:
-            t = t.parent
-        return t is b
-
-    def build(self, outputs: Sequence[Atom], notes: tuple = ()) -> Graph:
-        if self.recorded > len(self.eqns):
-            notes = notes + ({"kind": "recorded", "count": self.recorded},)
-        return Graph(tuple(self.inputs), tuple(self.eqns), tuple(outputs), notes)
-
-    def __enter__(self) -> Self:
-        self._token = _current.set(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        _current.reset(self._token)
-
-
-# Hash-consing looks back this many equations at least (twice as many at most): a repeated
-# loop-invariant computation is found again within an iteration or a few, and the table of a
-# long trace stays bounded.
-MEMO_WINDOW = 1 << 17
-MAX_EQNS = 1_000_000  # the default of VECGRAD_MAX_EQNS
-
-
-def _limit() -> int:
-    """The operation limit: the environment variable VECGRAD_MAX_EQNS, default MAX_EQNS."""
-    try:
-        return max(1, int(os.environ.get("VECGRAD_MAX_EQNS", MAX_EQNS)))
-    except ValueError:
-        return MAX_EQNS
-
-
-def _too_large(b: Builder) -> TraceError:
-    counts = Counter(e.src for e in b.eqns)
-    lines = [f"{s}: {n:,}" if s else f"(no source line): {n:,}" for s, n in counts.most_common(5)]
-    more = f", and {len(counts) - 5} more lines" if len(counts) > 5 else ""
-    return TraceError(
-        f"the trace exceeded {b.limit:,} operations: loops are unrolled while tracing, and "
-        f"these lines ran most (operations recorded per line, so far): {'; '.join(lines)}{more}. "
-        "Vectorize the innermost loop by hand (or pass its data as one array), trace a smaller "
-        "problem, or raise the limit with the environment variable VECGRAD_MAX_EQNS (each "
-        "operation takes about 0.5 kB while tracing)")
-
-
-def current_builder() -> Builder | None:
-    """The trace being recorded in this context, if any."""
-    return _current.get()
+from .views import c_contiguous, reshaped_view, strided  # noqa: F401 (re-exported)
 
 
 def _is_scalar(x: Any) -> bool:
@@ -263,7 +88,7 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
     `builder` is lifted into it."""
     if isinstance(x, Tracer):
         if builder is not None and x._b is not builder:
-            x = builder.lift(x)
+            x = lift(builder, x)
         if x._weak and dtypes:
             dt = np.result_type(*dtypes, x._kind)
             if dt != x.dtype:
@@ -287,7 +112,7 @@ class Tracer:
                  "_wrote")
     __array_priority__ = 1000
     __hash__ = object.__hash__
-    _weak = False  # True for a Python number passed as an argument (WeakScalar, below)
+    _weak = False  # True for a Python number passed as an argument (weak.WeakScalar)
 
     def __init__(self, builder: Builder, atom: Atom, view: tuple | None = None,
                  readonly: bool | str = False, ndarray: bool = False):
@@ -608,64 +433,30 @@ def as_view(out: Any, base: Any, prim: P.Primitive, params: dict, readonly: bool
     return out
 
 
-def c_contiguous(x: Tracer) -> bool:
-    """Whether NumPy would make `x` C-contiguous, for the common views quickly: a fresh
-    value, or a basic index of one that keeps a single run of memory (leading integers,
-    then one slice of step 1, then whole axes: x[i], x[i, j:k], x[2:5]); else from its
-    strided stand-in."""
-    if x._view is None:
-        return True
-    base, prim, params = x._view
-    if prim is not P.getitem or base._view is not None:
-        return bool(strided(x).flags.c_contiguous)
-    kept = False  # an axis of length > 1 has been kept: every later one must be whole
-    for k, d in zip((k for k in params["idx"] if k is not None), base.shape):
-        n = 1 if k.__class__ is int else len(k)
-        if kept and d > 1 and (n != d or k.step != 1):
-            return False
-        if n > 1:
-            if k.step != 1:
-                return False
-            kept = True
-    return True
-
-
-def strided(x: Tracer) -> np.ndarray:
-    """A data-less stand-in with the strides NumPy would give `x` (never read: it aliases a
-    one-element buffer), to ask NumPy whether a reshape or ravel of `x` can be a view. A
-    fresh value is C-contiguous; a view applies its own indexing, transpose, reshape or
-    broadcast to its base's stand-in."""
-    if x._view is None:
-        shape, item = x.shape, x.dtype.itemsize
-        strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * item
-                        for i in range(len(shape)))
-        return np.lib.stride_tricks.as_strided(np.empty(1, x.dtype), shape, strides)
-    base, prim, params = x._view
-    d = strided(base)
-    if prim is P.getitem:
-        return d[P.to_key(params["idx"])]
-    if prim is P.transpose:
-        return d.transpose(params["perm"])
-    if prim is P.broadcast_to:
-        return np.broadcast_to(d, params["shape"])
-    out = reshaped_view(d, params["shape"])
-    assert out is not None, "a reshape view was recorded that NumPy cannot make"
-    return out
-
-
-def reshaped_view(d: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
-    """`d.reshape(shape)` if NumPy makes it a view, else None (NumPy would copy)."""
-    try:
-        return np.reshape(d, shape, copy=False)
-    except ValueError:
-        return None
-    except TypeError:  # NumPy < 2.1 has no copy=: setting the shape fails where it would copy
-        v = d.view()
-        try:
-            v.shape = shape
-        except AttributeError:
-            return None
-        return v
+def lift(b: Builder, t: Tracer) -> Tracer:
+    """`t`, a value of an enclosing trace, as a value of this one: a constant as it is,
+    anything else as an extra (read-only) input, one per value."""
+    if t._b is b:
+        return t
+    if t._b.inside(b):
+        raise TraceError("a function traced inside another one (a nested transformation) "
+                         "wrote one of its values into an array of the enclosing function: "
+                         "return the value instead")
+    if b.parent is None or not b.parent.inside(t._b):
+        raise _escaped()
+    outer = lift(b.parent, t)
+    atom = outer.atom
+    if isinstance(atom, Const):
+        return Tracer(b, atom)
+    inner = b._lifted.get(atom)
+    if inner is None:
+        v = Var(atom.aval)
+        b.inputs.append(v)
+        b.closure.append((outer, v))
+        # (a weak scalar stays one: weak.WeakScalar)
+        inner = b._lifted[atom] = outer.__class__(b, v, outer._kind) if outer._weak \
+            else Tracer(b, v, readonly=True)
+    return inner
 
 
 def new_input(aval: Aval, builder: Builder, readonly: bool = True) -> Tracer:
@@ -806,51 +597,3 @@ def _shape_args(args: tuple) -> Any:
 Tracer.reshape = lambda self, *shape, order="C", copy=None: _vnp().reshape(
     self, _shape_args(shape), order, copy=copy)
 Tracer.transpose = lambda self, *axes: _vnp().transpose(self, _shape_args(axes))
-
-
-class WeakScalar(Tracer):
-    """A Python int, float or complex passed as an argument, traced as a 0-d value instead of
-    being static. Like a literal Python scalar it is weakly typed (NumPy 2 rules): combined
-    with arrays it takes their dtype (`x32 * lr` stays float32), and Python arithmetic among
-    such values stays weak (`lr * 2`), while a NumPy function of it is strongly typed, as
-    `np.sqrt(0.1)` is a float64."""
-
-    __slots__ = ("_kind",)
-    _weak = True
-
-    def __init__(self, builder: Builder, atom: Atom, kind: complex):
-        super().__init__(builder, atom, readonly=True)
-        self._kind = kind  # 0, 0.0 or 0j: stands for the Python type in np.result_type
-
-    def __hash__(self) -> int:  # (a dict key needs the value)
-        self._concrete()
-        raise ConcretizationError("hash() (a dict key or set member)", user_src(2))
-
-    def __repr__(self) -> str:
-        return f"WeakScalar({type(self._kind).__name__}, {self.aval})"
-
-
-_PY_KIND = {"b": None, "i": 0, "u": 0, "f": 0.0, "c": 0j}
-
-
-def _weak_op(name: str) -> Callable:
-    """Python arithmetic of weak scalars (with each other or Python numbers) stays weak."""
-    def op(self: WeakScalar, *other: Any) -> Any:
-        method = getattr(Tracer, name, None)
-        if method is None:
-            return NotImplemented
-        out = method(self, *other)
-        if not isinstance(out, Tracer) or other and not (
-                isinstance(other[0], Tracer) and other[0]._weak or _is_scalar(other[0])):
-            return out
-        kind = _PY_KIND.get(out.dtype.kind)
-        return out if kind is None or out.shape else WeakScalar(out._b, out.atom, kind)
-    op.__name__ = name
-    return op
-
-
-for _n in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow"]:
-    for _m in (f"__{_n}__", f"__r{_n}__"):
-        setattr(WeakScalar, _m, _weak_op(_m))
-for _m in ("__neg__", "__pos__", "__abs__"):
-    setattr(WeakScalar, _m, _weak_op(_m))

@@ -1,0 +1,172 @@
+"""Recording: a `Builder` is a graph under construction. `emit` appends one equation per traced
+operation (the hottest path of tracing: it allocates little), hash-conses repeated operations
+over a window of recent equations, and enforces the operation limit VECGRAD_MAX_EQNS.
+
+The user's handles on the values it records (`tracing.Tracer`) live a layer above.
+"""
+from __future__ import annotations
+
+import contextvars
+import os
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Self
+
+import numpy as np
+
+from . import primitives as P
+from .errors import TraceError, user_src
+from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var, new_eqn
+
+if TYPE_CHECKING:
+    from .tracing import Tracer
+
+_current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgrad_builder",
+                                                                            default=None)
+
+
+class Builder:
+    """A graph under construction."""
+
+    def __init__(self, inputs: Sequence[Var] = (), hash_cons: bool = True,
+                 parent: Builder | None = None):
+        self.inputs = list(inputs)
+        self.hash_cons = hash_cons
+        # A trace of a function called inside another trace (a nested transformation): values
+        # of the enclosing traces that it uses become extra inputs, in `closure` order
+        self.parent = parent
+        self.closure: list[tuple[Tracer, Var]] = []  # (the enclosing trace's value, input)
+        self._lifted: dict[Var, Tracer] = {}  # an enclosing trace's value -> its input here
+        self.concrete: list[Atom] = []  # values whose concrete value the function asked for
+        self.eqns: list[Eqn] = []
+        self.src: Src | None = None  # set by transformations: the source line being derived
+        self.limit = _limit()
+        self._check = min(MEMO_WINDOW, self.limit)  # the next checkpoint (see _checkpoint)
+        self._captured: dict[int, tuple] = {}  # id(array) -> (array, its constant)
+        # hash-consing: (prim, params, inputs) -> result, for the last MEMO_WINDOW to
+        # 2 * MEMO_WINDOW equations recorded (the newer ones in _memo)
+        self._memo: dict[tuple, Var] = {}
+        self._older: dict[tuple, Var] = {}
+        # per trace, shared by its equations: params_key -> Params, and (prim, params_key,
+        # operand avals) -> the result's aval (shape rules run once per distinct operation)
+        self._params: dict[tuple, Params] = {}
+        self._avals: dict[tuple, Aval] = {}
+        self._pool: dict[Aval, Aval] = {}
+        self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
+
+    def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
+        """Record `prim(*atoms)`, or return the value of an identical earlier operation: the
+        trace is built hash-consed, which is common-subexpression elimination as it goes (a
+        loop-invariant computation repeated in every iteration is recorded once).
+
+        This runs once per traced operation, so it allocates little: equal parameters, avals
+        and source lines are shared between equations, and shape rules are memoized."""
+        self.recorded += 1
+        if params:  # (params_key, inline: this is the hottest path)
+            pk = tuple(params.items())
+            pk = pk[0] if len(pk) == 1 else tuple(sorted(pk))
+        else:
+            pk = ()
+        ins = tuple(atoms)
+        ikey = ins
+        for a in ins:
+            if a.__class__ is not Var:  # constants are keyed by their contents
+                ikey = tuple([x if x.__class__ is Var else x.key() for x in ins])
+                break
+        key = (prim, pk, ikey)
+        if self.hash_cons:
+            hit = self._memo.get(key)
+            if hit is None and self._older:
+                hit = self._older.get(key)
+            if hit is not None:
+                return hit
+        if len(self.eqns) >= self._check:
+            self._checkpoint()
+        avals = tuple([a.aval for a in ins])
+        akey = (prim, pk, avals)
+        aval = self._avals.get(akey)
+        if aval is None:
+            aval = prim.shape_rule(*avals, **params)
+            aval = self._pool.setdefault(aval, aval)  # (equal avals: one object)
+            if len(self._avals) >= 4096:  # (operations of distinct shapes or params: bounded)
+                self._avals.clear()
+            self._avals[akey] = aval
+        ps = self._params.get(pk)
+        if ps is None:
+            ps = Params.of(params)
+            if len(self._params) < 4096:
+                self._params[pk] = ps
+        out = Var(aval)
+        self.eqns.append(new_eqn((prim, ins, ps, out, self.src or user_src(3))))
+        if self.hash_cons:
+            self._memo[key] = out
+        return out
+
+    def _checkpoint(self) -> None:
+        """Every MEMO_WINDOW equations, forget the hash-consing table's older half; at the
+        operation limit, fail (naming the lines that ran most)."""
+        n = len(self.eqns)
+        if n >= self.limit:
+            raise _too_large(self)
+        self._older, self._memo = self._memo, {}
+        self._check = min(n + MEMO_WINDOW, self.limit)
+
+    def capture(self, x: np.ndarray | np.generic) -> Const:
+        """A NumPy array used by the traced code becomes a constant holding its value at
+        trace time (a copy: later changes to the array do not reach compiled code). Copied
+        once per trace, however many operations use it."""
+        hit = self._captured.get(id(x))
+        if hit is None or hit[0] is not x:
+            hit = self._captured[id(x)] = (x, Const(np.array(x, copy=True)))
+        return hit[1]
+
+    def inside(self, b: Builder) -> bool:
+        """Whether this trace is `b` or is nested inside it."""
+        t: Builder | None = self
+        while t is not None and t is not b:
+            t = t.parent
+        return t is b
+
+    def build(self, outputs: Sequence[Atom], notes: tuple = ()) -> Graph:
+        if self.recorded > len(self.eqns):
+            notes = notes + ({"kind": "recorded", "count": self.recorded},)
+        return Graph(tuple(self.inputs), tuple(self.eqns), tuple(outputs), notes)
+
+    def __enter__(self) -> Self:
+        self._token = _current.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._token)
+
+
+# Hash-consing looks back this many equations at least (twice as many at most): a repeated
+# loop-invariant computation is found again within an iteration or a few, and the table of a
+# long trace stays bounded.
+MEMO_WINDOW = 1 << 17
+MAX_EQNS = 1_000_000  # the default of VECGRAD_MAX_EQNS
+
+
+def _limit() -> int:
+    """The operation limit: the environment variable VECGRAD_MAX_EQNS, default MAX_EQNS."""
+    try:
+        return max(1, int(os.environ.get("VECGRAD_MAX_EQNS", MAX_EQNS)))
+    except ValueError:
+        return MAX_EQNS
+
+
+def _too_large(b: Builder) -> TraceError:
+    counts = Counter(e.src for e in b.eqns)
+    lines = [f"{s}: {n:,}" if s else f"(no source line): {n:,}" for s, n in counts.most_common(5)]
+    more = f", and {len(counts) - 5} more lines" if len(counts) > 5 else ""
+    return TraceError(
+        f"the trace exceeded {b.limit:,} operations: loops are unrolled while tracing, and "
+        f"these lines ran most (operations recorded per line, so far): {'; '.join(lines)}{more}. "
+        "Vectorize the innermost loop by hand (or pass its data as one array), trace a smaller "
+        "problem, or raise the limit with the environment variable VECGRAD_MAX_EQNS (each "
+        "operation takes about 0.5 kB while tracing)")
+
+
+def current_builder() -> Builder | None:
+    """The trace being recorded in this context, if any."""
+    return _current.get()

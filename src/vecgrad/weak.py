@@ -1,0 +1,59 @@
+"""Python numbers passed as arguments, traced as weakly typed 0-d values (`WeakScalar`), so a
+new value does not compile again."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .builder import Builder
+from .errors import ConcretizationError, user_src
+from .ir import Atom
+from .tracing import Tracer, _is_scalar
+
+
+class WeakScalar(Tracer):
+    """A Python int, float or complex passed as an argument, traced as a 0-d value instead of
+    being static. Like a literal Python scalar it is weakly typed (NumPy 2 rules): combined
+    with arrays it takes their dtype (`x32 * lr` stays float32), and Python arithmetic among
+    such values stays weak (`lr * 2`), while a NumPy function of it is strongly typed, as
+    `np.sqrt(0.1)` is a float64."""
+
+    __slots__ = ("_kind",)
+    _weak = True
+
+    def __init__(self, builder: Builder, atom: Atom, kind: complex):
+        super().__init__(builder, atom, readonly=True)
+        self._kind = kind  # 0, 0.0 or 0j: stands for the Python type in np.result_type
+
+    def __hash__(self) -> int:  # (a dict key needs the value)
+        self._concrete()
+        raise ConcretizationError("hash() (a dict key or set member)", user_src(2))
+
+    def __repr__(self) -> str:
+        return f"WeakScalar({type(self._kind).__name__}, {self.aval})"
+
+
+_PY_KIND = {"b": None, "i": 0, "u": 0, "f": 0.0, "c": 0j}
+
+
+def _weak_op(name: str) -> Callable:
+    """Python arithmetic of weak scalars (with each other or Python numbers) stays weak."""
+    def op(self: WeakScalar, *other: Any) -> Any:
+        method = getattr(Tracer, name, None)
+        if method is None:
+            return NotImplemented
+        out = method(self, *other)
+        if not isinstance(out, Tracer) or other and not (
+                isinstance(other[0], Tracer) and other[0]._weak or _is_scalar(other[0])):
+            return out
+        kind = _PY_KIND.get(out.dtype.kind)
+        return out if kind is None or out.shape else WeakScalar(out._b, out.atom, kind)
+    op.__name__ = name
+    return op
+
+
+for _n in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow"]:
+    for _m in (f"__{_n}__", f"__r{_n}__"):
+        setattr(WeakScalar, _m, _weak_op(_m))
+for _m in ("__neg__", "__pos__", "__abs__"):
+    setattr(WeakScalar, _m, _weak_op(_m))
