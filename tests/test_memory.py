@@ -1,0 +1,186 @@
+"""Memory of compilation (issue 11): the compile cache is one LRU over all functions, bounded
+by entries and by estimated bytes; an entry keeps only what a cache hit needs; a trace that
+exceeds the operation limit fails at the limit, naming the lines that ran most."""
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import vecgrad as vg
+from vecgrad import api, compile_cache
+
+
+@pytest.fixture
+def users_defaults():
+    """The user's defaults (the test suite keeps every stage: see conftest), a clean cache."""
+    vg.clear_cache()
+    with vg.config(keep_stages=False):
+        yield
+    vg.clear_cache()
+
+
+def loop_loss(n):
+    def f(x):
+        acc = 0.0
+        for i in range(n):
+            acc = acc + x[i] * x[i]
+        return acc
+    return f
+
+
+def test_the_cache_is_one_lru_over_all_functions(users_defaults):
+    fs = [loop_loss(3) for _ in range(5)]
+    x = np.arange(4.0)
+    with vg.config(cache_size=3):
+        gs = [vg.grad(f) for f in fs]
+        for g in gs[:3]:
+            g(x)
+        assert compile_cache.stats()["entries"] == 3
+        gs[0](x)  # a hit: the first becomes the most recently used
+        gs[3](x)  # drops the least recently used: the second
+        assert compile_cache.stats()["entries"] == 3
+        assert len(api._CACHE[fs[0]]) == 1 and len(api._CACHE[fs[1]]) == 0
+        assert len(api._CACHE[fs[2]]) == 1 and len(api._CACHE[fs[3]]) == 1
+        np.testing.assert_allclose(gs[1](x), 2 * x * (np.arange(4) < 3))  # compiled again
+
+
+def test_the_cache_is_bounded_by_bytes(users_defaults):
+    x = np.arange(200.0)
+    big = loop_loss(200)
+    vg.grad(big)(x)
+    assert compile_cache.stats()["entries"] == 1
+    one = compile_cache.stats()["bytes"]
+    assert one > 0
+    with vg.config(cache_bytes=int(1.5 * one)):
+        fs = [loop_loss(200) for _ in range(3)]  # (alive: a dead function's entries go)
+        for f in fs:
+            vg.grad(f)(x)
+        s = compile_cache.stats()
+        assert s == {"entries": 1, "bytes": one}  # the most recent: fs[-1]'s
+        assert len(api._CACHE[fs[-1]]) == 1 and len(api._CACHE[big]) == 0
+    with vg.config(cache_bytes=1):  # the most recent entry always stays
+        f = loop_loss(10)
+        g = vg.grad(f)
+        np.testing.assert_allclose(g(x), 2 * x * (np.arange(200) < 10))
+        assert compile_cache.stats()["entries"] == 1
+
+
+def test_clear_cache_empties_it(users_defaults):
+    fs = [loop_loss(n) for n in (2, 3)]
+    for f in fs:
+        vg.grad(f)(np.ones(4))
+    assert compile_cache.stats()["entries"] == 2
+    vg.clear_cache()
+    assert compile_cache.stats() == {"entries": 0, "bytes": 0}
+
+
+def test_an_entry_keeps_only_what_a_hit_needs(users_defaults):
+    """A 2,000-step loop traces 6,000 equations; its entry keeps the generated code and the
+    graph that runs (a few equations), not the trace."""
+    x = np.arange(2000.0)
+    f = loop_loss(2000)
+    g = vg.grad(f)
+    e, _ = g.entry(x)
+    assert e.slim and set(e.stages) <= {"final", "forward", "backward"}
+    assert e.counts["traced"] >= 4000  # (the counts of every stage are kept: explain reads them)
+    assert all(len(s.eqns) < 100 for s in e.stages.values())
+    assert compile_cache.nbytes(e) < 200_000
+    np.testing.assert_allclose(g(x), 2 * x)
+
+
+def test_the_trace_is_not_kept_alive(users_defaults, monkeypatch):
+    """Once compiled, nothing refers to the builder of the trace (its equations, the
+    hash-consing tables): they are freed."""
+    from vecgrad import builder
+    made = []
+    init = builder.Builder.__init__
+
+    def record(self, *a, **k):
+        init(self, *a, **k)
+        made.append(weakref.ref(self))
+    monkeypatch.setattr(builder.Builder, "__init__", record)
+    x = np.arange(500.0)
+    f = loop_loss(500)
+    g = vg.grad(f)
+    np.testing.assert_allclose(g(x), 2 * x)
+    gc.collect()
+    assert made and all(r() is None for r in made)
+    assert compile_cache.stats()["entries"] == 1
+
+
+def test_keep_stages_compiles_again_for_show(users_defaults):
+    x = np.arange(5.0)
+    f = loop_loss(5)
+    g = vg.grad(f)
+    e1, _ = g.entry(x)
+    assert "traced" not in e1.stages
+    with vg.config(keep_stages=True):
+        e2, _ = g.entry(x)
+        assert "traced" in e2.stages and "batch" in e2.stages
+
+
+# ------------------------------------------------------------------------ the operation limit
+
+def test_a_trace_past_the_limit_fails_naming_its_lines(monkeypatch):
+    monkeypatch.setenv("VECGRAD_MAX_EQNS", "5000")
+
+    def f(x):
+        acc = 0.0
+        for i in range(1_000_000):  # would record 2,000,000 operations
+            acc = acc + x[i % 7] * 2.0
+        return acc
+    with pytest.raises(vg.TraceError) as info:
+        vg.grad(f)(np.ones(7))
+    msg = str(info.value)
+    assert "5,000 operations" in msg and "VECGRAD_MAX_EQNS" in msg
+    assert "test_memory.py" in msg  # the user's own line, with its count
+    line = f.__code__.co_firstlineno + 3
+    assert f"test_memory.py:{line}" in msg, msg
+
+
+def test_the_limit_counts_distinct_operations(monkeypatch):
+    """Hash-consed repeats are not recorded again: a loop that recomputes one value stays
+    under the limit."""
+    monkeypatch.setenv("VECGRAD_MAX_EQNS", "100")
+
+    def f(x):
+        acc = x[0]
+        for _ in range(1000):
+            y = x[1] * 3.0  # the same operation every time: recorded once
+        return acc * y
+    np.testing.assert_allclose(vg.grad(f)(np.array([2.0, 5.0])), [15.0, 6.0])
+
+
+def test_a_bad_limit_falls_back_to_the_default(monkeypatch):
+    from vecgrad.builder import MAX_EQNS, _limit
+    monkeypatch.setenv("VECGRAD_MAX_EQNS", "many")
+    assert _limit() == MAX_EQNS
+    monkeypatch.setenv("VECGRAD_MAX_EQNS", "0")
+    assert _limit() == 1
+
+
+def test_the_memo_window_keeps_the_table_bounded(monkeypatch):
+    """Hash-consing looks back a window of equations: the tables of a long trace stay
+    bounded, and a repeat within the window is still found."""
+    from vecgrad import builder
+    monkeypatch.setattr(builder, "MEMO_WINDOW", 64)
+    b = builder.Builder(inputs=())
+    from vecgrad import primitives as P
+    from vecgrad.ir import Aval, Var
+    x = Var(Aval((), np.dtype(np.float64)))
+    b._check = 64
+    outs = []
+    v = x
+    for _ in range(1000):
+        v = b.emit(P.mul, (v, x), {})
+        outs.append(v)
+        assert len(b._memo) + len(b._older) <= 2 * 64
+    assert b.emit(P.mul, (outs[-2], x), {}) is outs[-1]  # a recent repeat: found
+    assert len(b.eqns) == 1000
+    ref = weakref.ref(b)
+    del b
+    gc.collect()
+    assert ref() is None
