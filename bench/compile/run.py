@@ -3,7 +3,7 @@ traced operation and per stage, against the user's own loop run on plain NumPy a
 
     python bench/compile/run.py [--only 000,001,002,loop,loop-decay] [--scales 1,10]
                                 [--repeat N] [--loop-n N] [--sizes seed|small] [--memory]
-                                [--clock wall|cpu] [--json out.json]
+                                [--clock wall|cpu] [--limit N] [--json out.json]
 
 (also `python -m vecgrad bench compile ...`). For each seed program (src/vecgrad/examples/
 seeds.py) at 1x and 10x its trip counts (the "seed" and "x10" size presets), and for scalar
@@ -18,7 +18,11 @@ cache each time) and prints:
   floor: the same function run on plain NumPy arrays (the user's own loop, no tracing), min
   over runs in the same process, and their ratio; and the 10x/1x growth of each;
 - with --memory, one more compile per workload under tracemalloc: its peak, and the bytes that
-  the compile cache keeps for the entry (what a cache hit needs).
+  the compile cache keeps for the entry (what a cache hit needs);
+- with --limit N, a scalar loop of N iterations (2 operations each) past the default operation
+  limit (VECGRAD_MAX_EQNS), in a fresh process: the seconds until its TraceError, the
+  operations recorded by then, and the process's peak memory (max RSS) above its size after
+  `import vecgrad`.
 
 The machine is shared and noisy: every figure is a min over repeats measured in this one
 process, and ratios are taken between figures of the same run.
@@ -195,6 +199,52 @@ def measure(c: Case, args: argparse.Namespace) -> dict[str, Any]:
     return rec
 
 
+# ----------------------------------------------------------------------- the operation limit
+
+LIMIT_SCRIPT = """
+import resource, sys, time
+import numpy as np
+import vecgrad as vg
+from vecgrad.builder import _limit
+def loop_sum(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i]
+    return s
+x = np.ones(int(sys.argv[1]))
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+try:
+    vg.grad(loop_sum)(x)
+    print("no error", file=sys.stderr)
+    sys.exit(1)
+except vg.TraceError as e:
+    dt = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(dt, (peak - base) * 1024, _limit(), str(e).split(":", 1)[0])
+"""
+
+
+def limit_case(n: int) -> dict[str, Any]:
+    """A loop of n iterations past the operation limit, in a fresh process (max RSS is per
+    process): seconds to the error, the limit, peak memory above the imported baseline."""
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "VECGRAD_MAX_EQNS"}
+    print(f"[compile] limit: a loop of {n:,} iterations ...", file=sys.stderr, flush=True)
+    p = subprocess.run([sys.executable, "-c", LIMIT_SCRIPT, str(n)], env=env, check=True,
+                       capture_output=True, text=True)
+    dt, peak, limit, head = p.stdout.strip().split(" ", 3)
+    return {"n": n, "seconds": float(dt), "peak": int(peak), "limit": int(limit),
+            "message": head}
+
+
+def limit_table(rec: dict[str, Any]) -> str:
+    return table(["loop iterations", "operation limit", "seconds to the error",
+                  "peak memory (max RSS growth)", "error"],
+                 [[f"{rec['n']:,}", f"{rec['limit']:,}", f"{rec['seconds']:.2f} s",
+                   f"{rec['peak'] / 2**20:.0f} MB", rec["message"]]])
+
+
 # ----------------------------------------------------------------------- report
 
 def us_per_op(rec: dict[str, Any], s: float) -> str:
@@ -272,6 +322,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                    help="'wall' (time.perf_counter, default) or 'cpu' (this process's CPU time: "
                         "what the other jobs of a shared machine do not inflate)")
+    p.add_argument("--limit", type=int, default=0, metavar="N",
+                   help="also run a scalar loop of N iterations past the operation limit "
+                        "(e.g. 5000000): time to the error and peak memory")
     p.add_argument("--json", metavar="PATH", help="also write the records as JSON")
     args = p.parse_args(argv)
     args.only = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -300,7 +353,11 @@ def main(argv: list[str] | None = None) -> int:
         recs = [measure(c, args) for c in cases(args)]
     finally:
         time.perf_counter = wall
+    lim = limit_case(args.limit) if args.limit else None
     print(report(recs, args), flush=True)
+    if lim is not None:
+        print("\nA trace past the operation limit (wall clock, fresh process)\n"
+              + limit_table(lim), flush=True)
     if calibration is not None:
         print(f"\nThe kernel cost model was calibrated for this machine in {calibration:.3f} s "
               f"before the first compile (once per machine; stored in {os.environ['VECGRAD_CACHE_DIR']}).")
@@ -308,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w") as f:
             json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "repeat": args.repeat,
-                       "loop_n": args.loop_n, "records": recs}, f, indent=2)
+                       "loop_n": args.loop_n, "records": recs, "limit": lim}, f, indent=2)
     return 0
 
 
