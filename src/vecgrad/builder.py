@@ -10,7 +10,7 @@ import contextvars
 import os
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
@@ -47,9 +47,10 @@ class Builder:
         # 2 * MEMO_WINDOW equations recorded (the newer ones in _memo)
         self._memo: dict[tuple, Var] = {}
         self._older: dict[tuple, Var] = {}
-        # per trace, shared by its equations: params_key -> Params, and (prim, params_key,
-        # operand avals) -> the result's aval (shape rules run once per distinct operation)
-        self._params: dict[tuple, Params] = {}
+        # per trace, shared by its equations: params_key -> (Params, its id in the keys), and
+        # (prim, params id, operand avals) -> the result's aval (shape rules run once per
+        # distinct operation)
+        self._params: dict[tuple, tuple[Params, Any]] = {}
         self._avals: dict[tuple, Aval] = {}
         self._pool: dict[Aval, Aval] = {}
         self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
@@ -67,13 +68,22 @@ class Builder:
             pk = pk[0] if len(pk) == 1 else tuple(sorted(pk))
         else:
             pk = ()
+        # the parameters' shared Params and a small int standing for them in the keys below
+        # (a parameter tuple is hashed once here, not once per table)
+        pp = self._params.get(pk)
+        if pp is None:
+            n = len(self._params)
+            pp = (Params.of(params), n if n < 4096 else pk)  # (beyond: keyed by pk itself)
+            if n < 4096:
+                self._params[pk] = pp
+        ps, pid = pp
         ins = tuple(atoms)
         ikey = ins
         for a in ins:
             if a.__class__ is not Var:  # constants are keyed by their contents
                 ikey = tuple([x if x.__class__ is Var else x.key() for x in ins])
                 break
-        key = (prim, pk, ikey)
+        key = (prim, pid, ikey)
         if self.hash_cons:
             hit = self._memo.get(key)
             if hit is None and self._older:
@@ -83,7 +93,7 @@ class Builder:
         if len(self.eqns) >= self._check:
             self._checkpoint()
         avals = tuple([a.aval for a in ins])
-        akey = (prim, pk, avals)
+        akey = (prim, pid, avals)
         aval = self._avals.get(akey)
         if aval is None:
             aval = prim.shape_rule(*avals, **params)
@@ -91,11 +101,6 @@ class Builder:
             if len(self._avals) >= 4096:  # (operations of distinct shapes or params: bounded)
                 self._avals.clear()
             self._avals[akey] = aval
-        ps = self._params.get(pk)
-        if ps is None:
-            ps = Params.of(params)
-            if len(self._params) < 4096:
-                self._params[pk] = ps
         out = Var(aval)
         self.eqns.append(new_eqn((prim, ins, ps, out, self.src or user_src(3))))
         if self.hash_cons:

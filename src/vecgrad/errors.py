@@ -5,6 +5,7 @@ import functools
 import itertools
 import os
 import sys
+from typing import Any
 
 from .ir import Src
 
@@ -23,7 +24,10 @@ def _is_internal(fname: str) -> bool:
     return fname.startswith(_NUMPY_DIR)
 
 
-_INTERNAL_CODE: dict = {}  # code object -> is it vecgrad's or NumPy's (a pure memo)
+# id(code object) -> (the code object, is it vecgrad's or NumPy's): keyed by id, because
+# hashing a code object hashes its bytecode and constants (the object is kept, so its id
+# is never reused while it is a key)
+_INTERNAL_CODE: dict[int, tuple[Any, bool]] = {}
 
 
 def numpy_caller(depth: int = 1) -> str | None:
@@ -42,7 +46,7 @@ def numpy_caller(depth: int = 1) -> str | None:
     return None
 
 
-_SRCS: dict[tuple, Src] = {}  # (code object, line) -> its Src, shared by every equation there
+_SRCS: dict[tuple, tuple] = {}  # (id(code), line) -> (code, its Src), one Src per line
 
 
 def user_src(depth: int = 1) -> Src | None:
@@ -53,17 +57,19 @@ def user_src(depth: int = 1) -> Src | None:
     memo = _INTERNAL_CODE
     while f is not None:
         code = f.f_code
-        internal = memo.get(code)
-        if internal is None:
-            internal = memo[code] = _is_internal(code.co_filename)
-        if not internal:
-            key = (code, f.f_lineno)
+        hit = memo.get(id(code))
+        if hit is None or hit[0] is not code:
+            if len(memo) >= 100_000:
+                memo.clear()
+            hit = memo[id(code)] = (code, _is_internal(code.co_filename))
+        if not hit[1]:
+            key = (id(code), f.f_lineno)
             src = _SRCS.get(key)
-            if src is None:
+            if src is None or src[0] is not code:
                 if len(_SRCS) >= 100_000:  # (bounded: code objects stay alive while cached)
                     _SRCS.clear()
-                src = _SRCS[key] = Src(code.co_filename, key[1], code.co_name)
-            return src
+                src = _SRCS[key] = (code, Src(code.co_filename, key[1], code.co_name))
+            return src[1]
         f = f.f_back
     return None
 

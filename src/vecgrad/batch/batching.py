@@ -83,10 +83,38 @@ class _Emitter:
             if all(a.key() == k0 for a in atoms):  # one constant, by contents: shared
                 return self.ref(a0), False
             return Tracer(self.b, Const(np.stack([a.value for a in atoms]))), True
+        if self._one_source(atoms):  # (not one atom: rows of one group, or reads alike)
+            return self._part(atoms), True
         srcs = [self._source(a) for a in atoms]
         if srcs[0][0] in "gr" and all(s == srcs[0] for s in srcs):
             return self._part(atoms), True
         return self._mixed(atoms, srcs), True
+
+    def _one_source(self, atoms: list[Atom]) -> bool:
+        """Whether all `atoms` have one `_source`, quickly for the common cases (one atom,
+        rows of one group, reads of one array with one pattern); False may be wrong."""
+        a0 = atoms[0]
+        if all(a is a0 for a in atoms):
+            return True
+        rows = self.rows
+        h0 = rows.get(a0)
+        if h0 is not None:
+            g0 = h0[0]
+            for a in atoms:
+                h = rows.get(a)
+                if h is None or h[0] is not g0:
+                    return False
+            return True
+        reads = self.reads
+        r0 = reads.get(a0)
+        if r0 is None:
+            return False
+        src, pat, axes = r0[0].atom, r0[1], r0[2]
+        for a in atoms:
+            r = reads.get(a)
+            if r is None or r[0].atom is not src or r[1] != pat or r[2] != axes or a in rows:
+                return False
+        return True
 
     def _source(self, a: Atom) -> tuple:
         """Where a member operand comes from: a group's rows ("g"), reads of one array with one
@@ -182,6 +210,10 @@ class _Emitter:
         combinations: each part then reads its operands as views (a loop invariant passed
         once), with no concatenation. Values only one member uses count as one source."""
         p = self.p
+        ops = p.ops
+        if all(self._one_source([ops[m][j] for m in members])
+               for j in range(len(ops[members[0]]))):
+            return [members]  # (the common case, quickly: each operand from one source)
         cols = []
         for j in range(len(p.ops[members[0]])):
             col = [self._source(p.ops[m][j]) for m in members]

@@ -212,6 +212,7 @@ class _Builder:
         self.run_of: dict[int, int] = {}  # add in a closed run -> the run's join
         self.sums, self.absorbed = sums(g)
         self.special = {P.add, P.sub, P.setitem, P.setitem_add, P.getitem}
+        self.fast_ids: dict[tuple, int] = {}  # see eqn_node
 
     # -- nodes ----------------------------------------------------------------------------
     def node(self, kind: str, key: Any, out: Var | None, ops: tuple, eqn: Eqn | None,
@@ -237,12 +238,19 @@ class _Builder:
         """An EQN node (the common case: Plan.add and node, inlined: once per equation)."""
         p = self.p
         i = len(p.kind)
-        key = (e.prim, e.params, tuple([a.aval for a in ins]))
-        ids = p.key_ids
-        k = ids.get(key)
+        # the group key, found by the identities of its parts first (the graph keeps them
+        # alive; equal params and avals are mostly one object: tracing interns them), which
+        # hash in C, unlike Params and Aval
+        fast = (e.prim, id(e.params), tuple([id(a.aval) for a in ins]))
+        k = self.fast_ids.get(fast)
         if k is None:
-            k = ids[key] = len(ids)
-            p.key_of.append(key)
+            key = (e.prim, e.params, tuple([a.aval for a in ins]))
+            ids = p.key_ids
+            k = ids.get(key)
+            if k is None:
+                k = ids[key] = len(ids)
+                p.key_of.append(key)
+            self.fast_ids[fast] = k
         out = e.out
         p.kind.append(EQN)
         p.key.append(k)
@@ -470,7 +478,10 @@ def plan(g: Graph) -> Plan:
     last read) are then sums."""
     b = _Builder(g, record=True)
     p = b.build()
-    added = {a for e in g.eqns if e.prim is P.add or e.prim is P.sub for a in e.inputs}
+    if not p.alias:
+        return p
+    add, sub = P.add, P.sub
+    added = {a for e in g.eqns if e.prim is add or e.prim is sub for a in e.inputs}
     if not any(v in added for v in p.alias):
         return p  # (writes only forwarded reads kept alive are dropped after emission)
     keep = [e for e in b.seen if e.out not in p.alias]
