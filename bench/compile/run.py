@@ -53,7 +53,7 @@ os.environ.setdefault("VECGRAD_CACHE_DIR", tempfile.mkdtemp(prefix="vecgrad-benc
 import numpy as np
 
 import vecgrad as vg
-from vecgrad.examples.workloads import WORKLOADS
+from vecgrad.examples.seeds import WORKLOADS
 from vecgrad.timing import fmt_time, table
 
 STAGES = ["trace", "batch", "passes", "ad", "codegen"]
