@@ -433,6 +433,33 @@ def _check_row_into_segment_sum(g0, g1):
     assert prims(g1).count("segment_sum") == 1 and "setitem_add" not in prims(g1), pretty(g1)
 
 
+def _rule_neg_onto_small_factor(x):
+    return -vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))) * vnp.exp(x[0])
+
+
+def _check_neg_onto_small_factor(g0, g1):
+    assert [e.out.aval.size for e in g1.eqns if e.prim is P.neg] == [3], pretty(g1)
+
+
+def _rule_sum_of_neg(x):
+    return vnp.sum(-vnp.exp(x), axis=1)
+
+
+def _check_sum_of_neg(g0, g1):
+    assert [e.out.aval.size for e in g1.eqns if e.prim is P.neg] == [2], pretty(g1)
+
+
+def _rule_sum_of_einsum(x):
+    d = P.broadcast_to(P.reshape(x, shape=(2, 1, 3)), shape=(2, 4, 3)) - vnp.ones((4, 3))
+    t = P.einsum(vnp.exp(x[:, :1] * vnp.ones((2, 4))), d, spec="ab,abc->abc")
+    return vnp.sum(t, axis=1), vnp.sum(-t, axis=0)  # (read twice: still cheaper)
+
+
+def _check_sum_of_einsum(g0, g1):
+    outs = sorted(e.out.aval.shape for e in g1.eqns if e.prim is P.einsum)
+    assert outs == [(2, 3), (4, 3)], pretty(g1)
+
+
 def _rule_plus_zero(x):
     return P.add(0.0, vnp.tanh(x))
 
@@ -778,6 +805,10 @@ RULE_TESTS = {
                                                             _check_logsumexp),
     "log(sum(exp(x))) = logsumexp(x)": (_rule_logsumexp_plain, _check_logsumexp),
     "x * 1 = x": (_rule_times_one, _check_times_one),
+    "(-x) * a = x * (-a), a small": (_rule_neg_onto_small_factor, _check_neg_onto_small_factor),
+    "sum(-x) = -sum(x)": (_rule_sum_of_neg, _check_sum_of_neg),
+    "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes": (_rule_sum_of_einsum,
+                                                              _check_sum_of_einsum),
     "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))": (
         _rule_sum_of_segment_sums, _check_sum_of_segment_sums),
     "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))": (

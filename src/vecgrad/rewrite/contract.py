@@ -198,6 +198,31 @@ def sum_of_product(e: Eqn, ctx: Any) -> Any:
     return P.reshape, (res,), {"shape": e.out.aval.shape}
 
 
+def sum_of_einsum(e: Eqn, ctx: Any) -> Any:
+    """reduce_sum(einsum(a, b -> out), axes) = einsum(a, b -> out less those axes): the
+    contraction's result is not materialized to be summed. Done when the operands are not
+    much bigger than that result, so recomputing the contraction for another reader (the
+    cotangents of both sides of `x[:, None] - y`) still reads less than it writes."""
+    x = e.inputs[0]
+    c = ctx.def_of(x, P.einsum)
+    if c is None or x.aval.dtype.kind != "f":
+        return None
+    ins, out = parse_spec(c.params["spec"])
+    axes = set(e.params["axes"])
+    if ctx.n_uses(x) != 1 and sum(a.aval.size for a in c.inputs) > 2 * x.aval.size:
+        return None
+    keep = "".join(ch for i, ch in enumerate(out) if i not in axes)
+    return P.einsum, c.inputs, {"spec": make_spec(ins, keep)}
+
+
+def sum_of_neg(e: Eqn, ctx: Any) -> Any:
+    """reduce_sum(-x, axes) = -reduce_sum(x, axes): the sign on the (smaller) sum."""
+    n = ctx.def_of(e.inputs[0], P.neg)
+    if n is None or ctx.n_uses(e.inputs[0]) != 1:
+        return None
+    return P.neg, (ctx.emit(P.reduce_sum, n.inputs, dict(e.params), e.src),), {}
+
+
 # ---------------------------------------------------------------- reassociating contractions
 
 def _as_spec(e: Eqn) -> str | None:

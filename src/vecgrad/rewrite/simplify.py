@@ -13,6 +13,8 @@ from .contract import (
     inline_subscripts,
     norm_of_squares,
     scale_into_contraction,
+    sum_of_einsum,
+    sum_of_neg,
     sum_of_product,
 )
 from .engine import Ctx, Rule, rewrite
@@ -193,6 +195,16 @@ def _neg_into_small_factor(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _neg_onto_small_factor(e: Eqn, c: Ctx) -> object:
+    """(-x) * a = x * (-a) for a factor a much smaller than x."""
+    for n, a in (e.inputs, e.inputs[::-1]):
+        d = c.def_of(n, P.neg)
+        if d is not None and c.n_uses(n) == 1 and _small(a, e.out) and \
+                d.inputs[0].aval == e.out.aval:
+            return P.mul, (d.inputs[0], c.emit(P.neg, (a,), {}, e.src)), {}
+    return None
+
+
 def _double(e: Eqn, c: Ctx) -> object:
     x, y = e.inputs
     if x is y and x.aval.dtype.kind == "f":
@@ -268,6 +280,9 @@ RULES: list[Rule] = [
     Rule(P.mul, _times_one, "x * 1 = x"),
     Rule(P.mul, _small_factors_first, "a * (b * x) = (a * b) * x, a and b small"),
     Rule(P.neg, _neg_into_small_factor, "-(a * x) = (-a) * x, a small"),
+    Rule(P.mul, _neg_onto_small_factor, "(-x) * a = x * (-a), a small"),
+    Rule(P.reduce_sum, sum_of_neg, "sum(-x) = -sum(x)"),
+    Rule(P.reduce_sum, sum_of_einsum, "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
     Rule(P.einsum, _einsum_by_one, "einsum(1, x) = x"),
