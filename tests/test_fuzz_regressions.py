@@ -218,3 +218,49 @@ def test_python_sum_with_a_float64_start_over_bool_rows():
     m = np.random.default_rng(2).standard_normal((6, 3)) > 0
     assert_same(vg.jit(lambda m: sum([m[i] for i in range(len(m))], vnp.zeros(3)))(m),
                 sum([m[i] for i in range(len(m))], np.zeros(3)))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("take", ["last_axis", "middle_axis", "ellipsis", "leading"])
+def test_reshape_of_a_fancy_indexed_copy_copies_where_numpy_copies(take, dtype):
+    """w = x[..., [0, -1]] is laid out with the indexed axis outermost (not C-contiguous),
+    so w[-2:].reshape(-1) is a copy in NumPy: vecgrad made it a view, and a later
+    `w *= 3` reached it."""
+    x3 = np.random.default_rng(3).standard_normal((4, 3, 5)).astype(dtype)
+    key = {"last_axis": (Ellipsis, np.array([0, -1])), "middle_axis": (slice(None), [0, 2]),
+           "ellipsis": (Ellipsis, [1, 1], slice(None)), "leading": ([0, 3],)}[take]
+
+    def f(x):
+        w = x[key]
+        r = w[-2:].reshape(-1)
+        v = w.ravel()
+        w *= 3
+        return r, v, w
+    assert_same(vg.jit(f)(x3), f(x3.copy()))
+
+
+@pytest.mark.xfail(strict=True, reason="known bug (tracing.py, not fixed): a ufunc's result "
+                   "takes its inputs' memory order in NumPy (order='K'), so np.sin(x.T) is "
+                   "F-ordered and its reshape(-1)/ravel() a copy; vecgrad treats every fresh "
+                   "value as C-contiguous, makes the reshape a view, and a later write into "
+                   "the result reaches it")
+def test_reshape_of_a_ufunc_result_of_a_transposed_input_copies_as_numpy():
+    x = np.random.default_rng(4).standard_normal((3, 4))
+
+    def f(x):
+        y = np.sin(x.T)
+        z = y.reshape(-1)
+        y[0, 1] = 5.0
+        return z
+    assert_same(vg.jit(f)(x), f(x.copy()))
+
+
+@pytest.mark.parametrize("bounds", [(-0.5, np.float32(1.5)), (0, np.int8(3)),
+                                    (np.float32(0), None), (-1, 2.5)])
+@pytest.mark.parametrize("dtype", [bool, np.int64, np.float32])
+def test_clip_takes_numpys_joint_result_dtype(bounds, dtype):
+    """np.clip(bool_array, -0.5, np.float32(1.5)) is float32 (the dtype of all three
+    together); vecgrad's maximum-then-minimum made it float64."""
+    a = (X > 0).astype(dtype)
+    lo, hi = bounds
+    assert_same(vg.jit(lambda a: np.clip(a, lo, hi))(a), np.clip(a, lo, hi))

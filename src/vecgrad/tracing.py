@@ -36,7 +36,7 @@ from .errors import (
 )
 from .ir import Atom, Aval, Const, Var
 from .primitives.structural import BasicIndex, _fast_basic
-from .views import c_contiguous, reshaped_view, strided  # noqa: F401 (re-exported)
+from .views import c_contiguous, fancy_layout, reshaped_view, strided  # noqa: F401 (re-exported)
 
 
 def _is_scalar(x: Any) -> bool:
@@ -108,8 +108,8 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
 class Tracer:
     """An array whose value is not known while tracing; only its shape and dtype are."""
 
-    __slots__ = ("_atom", "_b", "_base_seen", "_ndarray", "_origin", "_readonly", "_view",
-                 "_wrote")
+    __slots__ = ("_atom", "_b", "_base_seen", "_layout", "_ndarray", "_origin", "_readonly",
+                 "_view", "_wrote")
     __array_priority__ = 1000
     __hash__ = object.__hash__
     _weak = False  # True for a Python number passed as an argument (weak.WeakScalar)
@@ -126,6 +126,9 @@ class Tracer:
         # a scalar read as x[idx]: (x, idx, the version of x it equals x[idx] of, the version
         # of x it was read from), so that `x[idx] += v` is one setitem_add (see _scalar_update)
         self._origin: tuple | None = None
+        # a fresh value NumPy does not lay out C-contiguously (a fancy index's result): its
+        # strided stand-in, so that reshape/ravel copy where NumPy copies (see `strided`)
+        self._layout: np.ndarray | None = None
 
     # -- value and metadata ---------------------------------------------------------
     @property
@@ -223,7 +226,10 @@ class Tracer:
             empty = Const(np.zeros(out.aval.shape, self.dtype))  # into it are no-ops)
             return Tracer(self._b, empty, ndarray=True)
         if idx.__class__ is not BasicIndex and not P.is_basic(idx):
-            return Tracer(self._b, out, ndarray=True)  # fancy indexing copies (writable)
+            t = Tracer(self._b, out, ndarray=True)  # fancy indexing copies (writable)
+            if len(out.aval.shape) > 1 and not isinstance(idx[0], P.Adv):
+                t._layout = fancy_layout(self.shape, idx, self.dtype)
+            return t
         if not out.aval.shape and not _keeps_array(key):
             return self._element(out, idx, version)
         if self._is_scalar():  # scalar[None], scalar[...]: a new array, not a view

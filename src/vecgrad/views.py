@@ -19,9 +19,9 @@ def c_contiguous(x: Tracer) -> bool:
     then one slice of step 1, then whole axes: x[i], x[i, j:k], x[2:5]); else from its
     strided stand-in."""
     if x._view is None:
-        return True
+        return x._layout is None
     base, prim, params = x._view
-    if prim is not P.getitem or base._view is not None:
+    if prim is not P.getitem or base._view is not None or base._layout is not None:
         return bool(strided(x).flags.c_contiguous)
     kept = False  # an axis of length > 1 has been kept: every later one must be whole
     for k, d in zip((k for k in params["idx"] if k is not None), base.shape):
@@ -40,6 +40,8 @@ def strided(x: Tracer) -> np.ndarray:
     one-element buffer), to ask NumPy whether a reshape or ravel of `x` can be a view. A
     fresh value is C-contiguous; a view applies its own indexing, transpose, reshape or
     broadcast to its base's stand-in."""
+    if x._view is None and x._layout is not None:
+        return x._layout
     if x._view is None:
         shape, item = x.shape, x.dtype.itemsize
         strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * item
@@ -56,6 +58,19 @@ def strided(x: Tracer) -> np.ndarray:
     out = reshaped_view(d, params["shape"])
     assert out is not None, "a reshape view was recorded that NumPy cannot make"
     return out
+
+
+def fancy_layout(shape: tuple[int, ...], idx: tuple, dtype: np.dtype) -> np.ndarray | None:
+    """The stand-in (see `strided`) of `x[idx]` for an integer-array index that does not
+    lead: NumPy lays the indexed axes out outermost, then moves them into place (so
+    x[:, [0, 3]] is not C-contiguous). None where the result is C-contiguous after all."""
+    d = np.lib.stride_tricks.as_strided(np.empty(1, np.int8), shape, (0,) * len(shape))
+    r = d[P.to_key(idx)]
+    if r.flags.c_contiguous:
+        return None
+    item = dtype.itemsize
+    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), r.shape,
+                                           tuple(st * item for st in r.strides))
 
 
 def reshaped_view(d: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:

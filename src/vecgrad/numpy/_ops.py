@@ -178,7 +178,16 @@ def where(condition: Any, x: Any, y: Any) -> Any:
 
 
 def clip(a: Any, a_min: Any = None, a_max: Any = None) -> Any:
-    """Limit values to [a_min, a_max]."""
+    """Limit values to [a_min, a_max], in the dtype NumPy gives all three together (a bool
+    array clipped to (-0.5, np.float32(1.5)) is float32, not maximum-then-minimum's float64)."""
+    def weak(x: Any) -> Any:  # (Python scalars, and traced ones, count weakly)
+        if isinstance(x, Tracer):
+            return x._kind if x._weak else x.dtype
+        return x if isinstance(x, (int, float, complex, _np.generic, _np.ndarray)) \
+            else _np.asarray(x)
+    dt = _np.result_type(*[weak(x) for x in (a, a_min, a_max) if x is not None])
+    if _dtype(a) != dt:
+        a = astype(a, dt)
     if a_min is not None:
         a = maximum(a, a_min)
     if a_max is not None:
