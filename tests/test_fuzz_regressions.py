@@ -264,3 +264,16 @@ def test_clip_takes_numpys_joint_result_dtype(bounds, dtype):
     a = (X > 0).astype(dtype)
     lo, hi = bounds
     assert_same(vg.jit(lambda a: np.clip(a, lo, hi))(a), np.clip(a, lo, hi))
+
+
+def test_hypot_gradient_at_the_origin_is_finite():
+    """hypot(m, x * m) with m = 0 somewhere: its VJP divided by hypot = 0, and the nan
+    (times the zero derivative of x * 0) made the whole gradient nan; central differences
+    of the NumPy program give 0 there."""
+    m = np.array([0.0, 1.0, 0.0, 2.0])
+
+    def f(x):
+        return np.hypot(m, x * m) + np.hypot(x * 0.0, m)
+    same_as_numpy(f, X[0])
+    g = vg.grad(lambda x: vnp.sum(f(x)))(X[0])
+    assert np.all(np.isfinite(g)) and g[0] == 0.0 and g[2] == 0.0

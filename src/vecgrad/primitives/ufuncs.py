@@ -161,7 +161,14 @@ logaddexp2 = elementwise("logaddexp2", np.logaddexp2,
 arctan2 = elementwise(  # d atan(x/y) = (y dx - x dy) / (x^2 + y^2)
     "arctan2", np.arctan2,
     lambda g, ans, x, y: (g * y / (x * x + y * y), -g * x / (x * x + y * y)))
-hypot = elementwise("hypot", np.hypot, lambda g, ans, x, y: (g * x / ans, g * y / ans))
+def _hypot_vjp(g: Any, ans: Any, x: Any, y: Any) -> tuple:
+    """d hypot = (x dx + y dy) / hypot; at the origin the subgradient 0 (not 0/0 = nan, which
+    poisoned a gradient even where hypot's argument did not depend on the input)."""
+    safe = where(eq(ans, 0), 1, ans)
+    return g * x / safe, g * y / safe
+
+
+hypot = elementwise("hypot", np.hypot, _hypot_vjp)
 remainder = elementwise(  # x mod y = x - floor(x / y) y
     "remainder", np.remainder, lambda g, ans, x, y: (g, -g * floor_divide(x, y)))
 fmod = elementwise(  # C's fmod: x - trunc(x / y) y
