@@ -95,6 +95,8 @@ class _Outer:
         for v, t in zip(outs, res):
             self.names[v] = f"v{v.uid}"
             conv = f"np.asarray({t}, np.{v.aval.dtype.name})" if v.aval.ndim == 0 else t
+            if v in ks.perm and ks.kind[v] == "arr":  # stored in another axis order
+                conv = f"{t}.transpose({tuple(int(k) for k in np.argsort(ks.perm[v]))})"
             self.lines.append(f"v{v.uid} = {conv}")
 
     def source(self, items: list[Eqn | Region]) -> str:

@@ -126,6 +126,7 @@ class KernelSource:
         self.eqn: dict[Var, Eqn] = {}
         self.counter = 0
         self.const_names: dict[int, str] = {}
+        self.perm: dict[Var, tuple[int, ...]] = {}  # storage order of materialized values
         uses: dict[Var, int] = {}
         for e in region.eqns:
             for a in e.inputs:
@@ -172,7 +173,7 @@ class KernelSource:
             elif a.aval.ndim == 0:
                 expr = self.names[a]
             else:
-                expr = f"{self.names[a]}[{', '.join(idx)}]"
+                expr = f"{self.names[a]}[{', '.join(self.storage(a, idx))}]"
         return cast(expr, src, dt) if dt is not None else expr
 
     def read_view(self, e: Eqn, idx: list[str]) -> str:
@@ -224,20 +225,48 @@ class KernelSource:
                 depth += 1
         return idx, depth
 
-    def alloc(self, v: Var, fill: str | None = None) -> str:
+    def storage(self, v: Var, idx: list[str]) -> list[str]:
+        """idx (logical) in v's storage order (materialized values choose their layout)."""
+        perm = self.perm.get(v)
+        return idx if perm is None else [idx[p] for p in perm]
+
+    def alloc(self, v: Var, fill: str | None = None, perm: tuple[int, ...] | None = None
+              ) -> str:
         name = self.fresh("t")
         self.names[v] = name
         self.kind[v] = "arr"
         a = v.aval
+        if perm is not None and list(perm) != sorted(perm):
+            self.perm[v] = perm
         if a.ndim == 0:
             return name
+        shape = tuple(a.shape[p] for p in perm) if perm is not None else a.shape
         make = "np.empty" if fill is None else "np.full"
         extra = "" if fill is None else f", {fill}"
-        self.emit(1, f"{name} = {make}({a.shape}{extra}, np.{a.dtype.name})")
+        self.emit(1, f"{name} = {make}({shape}{extra}, np.{a.dtype.name})")
         return name
 
     def store(self, v: Var, idx: list[str]) -> str:
-        return self.names[v] if v.aval.ndim == 0 else f"{self.names[v]}[{', '.join(idx)}]"
+        if v.aval.ndim == 0:
+            return self.names[v]
+        return f"{self.names[v]}[{', '.join(self.storage(v, idx))}]"
+
+    def last_axis(self, a: Atom) -> int | None:
+        """The logical axis along which a's elements are adjacent in memory (None: unknown
+        or none). Inputs are taken to be C-contiguous."""
+        shape = a.aval.shape
+        if isinstance(a, Const) or self.kind.get(a) in ("in", "inline"):
+            order: tuple[int, ...] = tuple(range(len(shape)))
+        elif self.kind.get(a) == "arr":
+            order = self.perm.get(a, tuple(range(len(shape))))
+        elif self.kind.get(a) == "view" and self.eqn[a].prim.name in ("transpose", "relayout"):
+            src = self.last_axis(self.eqn[a].inputs[0])
+            perm = self.eqn[a].params["perm"]
+            return None if src is None else perm.index(src)
+        else:
+            return None
+        big = [k for k in order if shape[k] != 1]
+        return big[-1] if big else None
 
     def materialize_elementwise(self, e: Eqn) -> None:
         self.alloc(e.out)
@@ -345,6 +374,9 @@ class KernelSource:
         self.emit(d2, f"{self.store(e.out, idx)} /= {s}c")
 
     def contraction(self, e: Eqn) -> None:
+        """A loop over every letter; the innermost one chosen so that the operands and the
+        accumulator are contiguous along it (SIMD), the output stored in the order that
+        makes it so (its readers index through that order)."""
         name, out = e.prim.name, e.out.aval
         dt = out.dtype
         if name == "norm":
@@ -357,37 +389,55 @@ class KernelSource:
         size: dict[str, int] = {}
         for s_, a in zip(ins, ops):
             size.update(zip(s_, a.aval.shape))
-        order = _loop_order(ins, outl, ops, size)
-        summed = [c for c in order if c not in outl]
-        first_sum = min((order.index(c) for c in summed), default=len(order))
-        scalar_acc = all(order.index(c) < first_sum for c in outl)
+        inner = self.innermost(ins, outl, ops, size)
+        rest_out = [c for c in outl if c != inner]
+        summed = [c for c in dict.fromkeys("".join(ins)) if c not in outl and c != inner]
+        order = rest_out + summed + ([inner] if inner else [])
+        scalar_acc = inner is None or inner not in outl
         var = {c: (self.fresh("i") if size[c] != 1 else "0") for c in order}
         prod = " * ".join(self.read(a, [var[c] for c in s_], dt) for s_, a in zip(ins, ops))
         oidx = [var[c] for c in outl]
-        d = 1
         if scalar_acc:
             self.alloc(e.out)
             acc = self.fresh("s")
-        else:
-            self.alloc(e.out, "0.0")
+        else:  # stored with the innermost letter last
+            perm = tuple(outl.index(c) for c in rest_out + [inner])  # type: ignore[list-item]
+            self.alloc(e.out, "0.0", perm)
             acc = self.store(e.out, oidx)
+        d = 1
         for k, c in enumerate(order):
-            if scalar_acc and k == first_sum:
+            if scalar_acc and k == len(rest_out):
                 self.emit(d, f"{acc} = {literal(np.array(0.0), dt)}")
             if size[c] != 1:
                 self.emit(d, f"for {var[c]} in range({size[c]}):")
                 d += 1
-        if scalar_acc and first_sum == len(order):
+        if scalar_acc and len(rest_out) == len(order):
             self.emit(d, f"{acc} = {literal(np.array(0.0), dt)}")
         self.emit(d, f"{acc} += {prod}")
         finish = self.finisher(e, outl)
         if scalar_acc:
-            d = 1 + sum(size[c] != 1 for c in order[:first_sum])
+            d = 1 + sum(size[c] != 1 for c in rest_out)
             self.emit(d, f"{self.store(e.out, oidx)} = {finish(acc, oidx)}")
         elif name != "einsum":
-            idx, d = self.nest(out.shape, 1)
+            perm = self.perm.get(e.out, tuple(range(out.ndim)))
+            idx, d = self.nest(out.shape, 1, list(perm))
             ref = self.store(e.out, idx)
             self.emit(d, f"{ref} = {finish(ref, idx)}")
+
+    def innermost(self, ins: list[str], outl: str, ops: list[Atom], size: dict[str, int]
+                  ) -> str | None:
+        """The letter to loop over innermost: the fewest elements read with a stride along
+        it (operands whose memory runs along another axis), then the longest, then an
+        output letter (no reassociation needed)."""
+        lasts = [self.last_axis(a) for a in ops]
+
+        def strided(c: str) -> int:
+            return sum(a.aval.size for s_, a, la in zip(ins, ops, lasts)
+                       if c in s_ and (la is None or s_[la] != c))
+        cands = [c for c in dict.fromkeys("".join(ins)) if size[c] > 1]
+        if not cands:
+            return None
+        return min(cands, key=lambda c: (strided(c), -min(size[c], 64), c not in outl))
 
     def finisher(self, e: Eqn, outl: str) -> Callable[[str, list[str]], str]:
         """What a contraction's accumulated value becomes (sqrt for norm, + c for muladd)."""
@@ -453,12 +503,3 @@ class KernelSource:
 
 def _broadcast_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
     return tuple(np.broadcast_shapes(*shapes))
-
-
-def _loop_order(ins: list[str], outl: str, ops: list[Atom], size: dict[str, int]) -> list[str]:
-    """Loop letters, outermost first: the largest operand's axes in memory order innermost
-    (sequential reads), the letters it lacks outside them."""
-    big = max(range(len(ops)), key=lambda k: ops[k].aval.size)
-    inner = list(dict.fromkeys(ins[big]))
-    rest = [c for c in dict.fromkeys(outl + "".join(ins)) if c not in inner]
-    return rest + inner
