@@ -60,6 +60,7 @@ class _Outer:
         self.borrowed: set[Var] = set(g.inputs)  # may alias an input or a constant
         self.lines: list[str] = []
         self.kernels: list[str] = []  # their sources, for vg.show and tests
+        self.count = 0
 
     def ref(self, a: Any) -> str:
         if isinstance(a, Const):
@@ -68,13 +69,18 @@ class _Outer:
             return n
         return self.names[a]
 
+    def fresh(self) -> str:
+        """A new value name (v0, v1, ...)."""
+        self.count += 1
+        return f"v{self.count}"
+
     def bind(self, obj: Any) -> str:
         n = f"f{len(self.env)}"
         self.env[n] = obj
         return n
 
     def numpy_eqn(self, e: Eqn) -> None:
-        self.names[e.out] = f"v{e.out.uid}"
+        self.names[e.out] = self.fresh()
         args = ", ".join(self.ref(a) for a in e.inputs)
         fn = blas.lowering(e) or lowered(e)
         self.lines.append(f"{self.names[e.out]} = {self.bind(fn)}({args})")
@@ -89,15 +95,15 @@ class _Outer:
         self.kernels.append(cache.DECORATOR + src)
         refs = [f"np.{a.aval.dtype.name}({self.ref(a)})" if a.aval.ndim == 0 else self.ref(a)
                 for a in args]
-        res = [f"r{v.uid}" for v in outs]
+        res = ["r" + self.fresh()[1:] for v in outs]
         self.lines.append(f"{', '.join(res)}{',' if len(res) == 1 else ''} = "
                           f"{fn}({', '.join(refs)})")
         for v, t in zip(outs, res):
-            self.names[v] = f"v{v.uid}"
+            self.names[v] = "v" + t[1:]
             conv = f"np.asarray({t}, np.{v.aval.dtype.name})" if v.aval.ndim == 0 else t
             if v in ks.perm and ks.kind[v] == "arr":  # stored in another axis order
                 conv = f"{t}.transpose({tuple(int(k) for k in np.argsort(ks.perm[v]))})"
-            self.lines.append(f"v{v.uid} = {conv}")
+            self.lines.append(f"{self.names[v]} = {conv}")
 
     def source(self, items: list[Eqn | Region]) -> str:
         reads: list[set[Var]] = []
