@@ -436,7 +436,7 @@ def table(rs: list[dict]) -> str:
         lines.append(f"| {r['eval']} | {r['size']} | {val} | {fmt(r['obj'])} | "
                      f"{fmt(r['grad'])} | {go} | {fmt(r['compile'])} | {fmt(r['jax'])} | "
                      f"{fmt(r['pytorch'])} | {fmt(r['manual'])} | {ratio} | {r['met']} | "
-                     f"{why.replace('|', '/')} |")
+                     f"{' '.join(why.replace('|', '/').split())} |")
     return "\n".join(lines)
 
 
@@ -487,7 +487,7 @@ def write_benchmarks(text: str, path: Path = REPO / "BENCHMARKS.md") -> None:
         doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
     else:
         head, sep, rest = doc.partition("\n## ")
-        doc = f"{head}{block}\n\n{sep.strip()} {rest}" if sep else f"{doc}\n{block}\n"
+        doc = f"{head}\n\n{block}\n\n## {rest}" if sep else f"{doc}\n{block}\n"
     path.write_text(doc)
 
 
@@ -575,9 +575,16 @@ def main(argv: list[str] | None = None) -> int:
     (a.work / "results.json").write_text(json.dumps(
         [{k: v for k, v in r.items() if k != "input"} for r in merged], indent=1))
     minutes = (time.time() - t_start) / 60
-    head = (f"vecgrad commit {commit}; sizes `{a.sizes}`; min_seconds {a.min_seconds}; "
-            f"{a.repeat} session(s) per eval and tool; {minutes:.0f} min wall; "
-            f"load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    span = (f"{time.strftime('%Y-%m-%d, %H:%M', time.gmtime(t_start))} to "
+            f"{time.strftime('%H:%M UTC', time.gmtime())}")
+    cmd = "python bench/gradbench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    head = (f"## GradBench (issue 13) (commit {commit}, {span})\n\n`{cmd}`\n\n"
+            f"Sizes `{a.sizes}`; min_seconds {a.min_seconds}; {a.repeat} session(s) per eval "
+            f"and tool; {minutes:.0f} min wall; load average at the end "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores. Times are medians of the "
+            "runs; JAX and PyTorch are GradBench's own tools, each timed call waiting for its "
+            "result (`block_until_ready`); validity is GradBench's own check against its C++ "
+            "`manual` tool (vg/JAX/PT/C++).")
     text = head + "\n\n" + table(rs)
     print("\n" + text)
     (a.work / "table.md").write_text(text + "\n")
