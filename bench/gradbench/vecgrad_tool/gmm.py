@@ -51,12 +51,13 @@ def gmm_objective(alpha, mu, q, l, x, wishart):
     n, d = x.shape
     K = alpha.shape[0]
     Qs = [precision_factor(q[k], l[k], d) for k in range(K)]
+    sum_qs = [vnp.sum(q[k]) for k in range(K)]  # the reference's sum_qs, before the points
     slse = 0.0
     for i in range(n):
         beta = vnp.empty(K)
         for k in range(K):
             z = Qs[k] @ (x[i] - mu[k])
-            beta[k] = alpha[k] + vnp.sum(q[k]) - 0.5 * vnp.sum(z * z)
+            beta[k] = alpha[k] + sum_qs[k] - 0.5 * vnp.sum(z * z)
         slse = slse + logsumexp(beta)
     constant = -n * d * 0.5 * math.log(2 * math.pi)
     return constant + slse - n * logsumexp(alpha) + log_wishart_prior(q, l, wishart)

@@ -82,12 +82,20 @@ def compiled(inner, outer):
 
 def particle(w0, outer, inner):
     value, deriv = compiled(inner, outer)
+    # Gradient descent asks for the objective at w and then, once it accepts w, the gradient
+    # there: the concrete integration runs once for both (within this call only).
+    steps: dict[float, int] = {}
+
+    def steps_at(w):
+        if w not in steps:
+            steps[w] = crossing_steps(w, inner)
+        return steps[w]
 
     def objective(w):
-        return float(value(w[0], crossing_steps(w[0], inner), inner))
+        return float(value(w[0], steps_at(w[0]), inner))
 
     def gradient(w):
-        return np.atleast_1d(deriv(w[0], crossing_steps(w[0], inner), inner))
+        return np.atleast_1d(deriv(w[0], steps_at(w[0]), inner))
 
     return argmin(objective, gradient, np.array([w0]))[0]
 
