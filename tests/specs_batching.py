@@ -15,6 +15,8 @@ WIN = {"start": (1, 0), "dims": ((4, (1, 0)), (3, (1, 0)), (3, (0, 1)))}
 ANTI = {"start": (0, 3), "dims": ((2, (0, 0)), (4, (1, -1)))}
 # 2x2 patches of a (5, 6) array at a stride of 2 columns (gaps between them) and 1 row
 PATCH = {"start": (0, 1), "dims": ((3, (1, 0)), (2, (0, 2)), (2, (1, 0)), (2, (0, 1)))}
+# windows of no columns (a minor's empty left part, A[1:, :0], stacked): nothing is added
+EMPTY = {"start": (1, 0), "dims": ((4, (1, 0)), (3, (1, 0)), (0, (0, 1)))}
 
 
 def _windows(x: np.ndarray) -> np.ndarray:
@@ -54,6 +56,8 @@ SPECS: list[Spec] = [
     Spec("strided_add", ((4, 4), (2, 4)), _add_ref(_anti, (4, 4)), ANTI, label="antidiagonal"),
     Spec("strided_add", ((5, 6), (3, 2, 2, 2)), _add_ref(_patches, (5, 6)), PATCH,
          label="patches"),
+    Spec("strided_add", ((7, 3), (4, 3, 0)), _add_ref(lambda x: _windows(x)[:, :, :0], (7, 3)),
+         EMPTY, label="empty"),
     Spec("take", ((5, 3),), lambda x: np.take(x, IDS.arr, axis=0), {"ids": IDS, "axis": 0},
          label="repeats"),
     Spec("take", ((3, 4),), lambda x: np.take(x, PERM.arr, axis=1), {"ids": PERM, "axis": 1},

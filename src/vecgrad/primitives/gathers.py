@@ -108,6 +108,8 @@ def _add_into(out: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.n
     """out[positions] += v, accumulating repeated positions: sum broadcast axes first, then
     one strided add per combination of the looped (overlapping) axes."""
     v = np.broadcast_to(v, tuple(n for n, _ in dims))
+    if v.size == 0:  # an empty region adds nothing (and looping over its other axes costs)
+        return out
     flat = [k for k, (n, st) in enumerate(dims) if n > 1 and not any(st)]
     if flat:
         v = v.sum(axis=tuple(flat))
