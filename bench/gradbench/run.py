@@ -376,8 +376,9 @@ def fmt(t: float | None) -> str:
     return f"{t * 1e6:.3g} us"
 
 
-def rows(recs: list[dict]) -> list[dict]:
-    """One row per (eval, size, gradient function): vecgrad's figures beside the others'."""
+def rows(recs: list[dict], stat: str = "min") -> list[dict]:
+    """One row per (eval, size, gradient function): vecgrad's figures beside the others'
+    (`stat`: "min" or "median" of each session's runs, the same for every tool)."""
     idx = {(r["eval"], r["tool"], r["function"], r["size"]): r for r in recs}
     out = []
     for r in recs:
@@ -393,14 +394,14 @@ def rows(recs: list[dict]) -> list[dict]:
         ref = other.get(ref_tool) if ref_tool else None
         row = {"eval": e, "size": size if f not in NESTED else f"{f} ({size})", "function": f,
                "valid": {t: (x or {}).get("valid") for t, x in [("vecgrad", r), *other.items()]},
-               "obj": (prim or {}).get("median"), "grad": r.get("median"),
+               "obj": (prim or {}).get(stat), "grad": r.get(stat),
                "grad_min": r.get("min"),
                "compile": max((r.get("compile") or 0), ((prim or {}).get("compile") or 0)),
-               "jax": (other["jax"] or {}).get("median"), "pytorch": (
-                   other["pytorch"] or {}).get("median"),
-               "manual": (other["manual"] or {}).get("median"), "ref_tool": ref_tool,
+               "jax": (other["jax"] or {}).get(stat), "pytorch": (
+                   other["pytorch"] or {}).get(stat),
+               "manual": (other["manual"] or {}).get(stat), "ref_tool": ref_tool,
                "error": r.get("error"), "input": r.get("input")}
-        refv = ref.get("median") if ref and ref.get("valid") else None
+        refv = ref.get(stat) if ref and ref.get("valid") else None
         row["ratio"] = (row["grad"] / refv) if refv and row["grad"] else None
         misses = []
         if not r.get("valid"):
@@ -509,6 +510,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-explain", action="store_true")
     ap.add_argument("--write-benchmarks", action="store_true",
                     help="put the table into BENCHMARKS.md (between gradbench markers)")
+    ap.add_argument("--stat", choices=["min", "median"], default="min",
+                    help="which of each session's run times the table shows (every tool alike)")
+    ap.add_argument("--from-logs", action="store_true",
+                    help="no sessions: the table from the logs of an earlier run in --work")
     ap.add_argument("--explain-one", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.explain_one:
@@ -525,11 +530,12 @@ def main(argv: list[str] | None = None) -> int:
     py = make_venv(a.work / "venv")
     # vecgrad and this tool as they are now, so that edits during a long run change nothing
     snap = a.work / "vecgrad-src"
-    shutil.rmtree(snap, ignore_errors=True)
-    shutil.copytree(REPO / "src", snap / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(HERE, snap / "gradbench", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "bench" / "patterns", snap / "patterns",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    if not a.from_logs:  # (with --from-logs, explain runs the snapshot that made the logs)
+        shutil.rmtree(snap, ignore_errors=True)
+        shutil.copytree(REPO / "src", snap / "src", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(HERE, snap / "gradbench", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / "bench" / "patterns", snap / "patterns",
+                        ignore=shutil.ignore_patterns("__pycache__"))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(gb / "python/gradbench"), str(snap / "src")]), PYTHONUNBUFFERED="1",
         OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -538,7 +544,11 @@ def main(argv: list[str] | None = None) -> int:
     recs: list[dict] = []
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
                             check=False, capture_output=True, text=True).stdout.strip()
+    cmd = "python bench/gradbench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
     t_start = time.time()
+    run_info = {"commit": commit, "start": t_start, "cmd": cmd}
+    if a.from_logs and (a.work / "run.json").exists():
+        run_info = json.loads((a.work / "run.json").read_text())
     for e in evals:
         args = SIZES[a.sizes][e]
         if e != "hello":
@@ -548,6 +558,12 @@ def main(argv: list[str] | None = None) -> int:
                 if t != "vecgrad" and e not in TOOL_EVALS[t]:
                     continue
                 t0 = time.time()
+                if a.from_logs:
+                    path = logs / f"{e}-{t}-{rep}.jsonl"
+                    if path.exists():
+                        s = Session(e, t, [json.loads(x) for x in path.read_text().splitlines()])
+                        recs += results(s)
+                    continue
                 s = run_session(py, gb, e, args, t, tool_command(py, gb, t, snap / "gradbench"),
                                 a.timeout, env)
                 (logs / f"{e}-{t}-{rep}.jsonl").write_text(
@@ -561,8 +577,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"    {r['function']} {r['size']}: {(r['error'] or '')[-200:]}")
                 if s.outcome != "success" and s.stderr:
                     print("    " + s.stderr[-600:].replace("\n", "\n    "))
+    if not a.from_logs:
+        run_info["end"] = time.time()
+        (a.work / "run.json").write_text(json.dumps(run_info))
     merged = merge_repeats(recs)
-    rs = rows(merged)
+    rs = rows(merged, a.stat)
     done = {r["eval"] for r in rs}
     rs += [{"eval": e, "size": "-", "valid": {}, "obj": None, "grad": None, "compile": 0,
             "jax": None, "pytorch": None, "manual": None, "ratio": None, "ref_tool": None,
@@ -574,17 +593,18 @@ def main(argv: list[str] | None = None) -> int:
                 r["why"] = explain_reason(py, env, r["eval"], r["function"], r["input"])
     (a.work / "results.json").write_text(json.dumps(
         [{k: v for k, v in r.items() if k != "input"} for r in merged], indent=1))
-    minutes = (time.time() - t_start) / 60
-    span = (f"{time.strftime('%Y-%m-%d, %H:%M', time.gmtime(t_start))} to "
-            f"{time.strftime('%H:%M UTC', time.gmtime())}")
-    cmd = "python bench/gradbench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    head = (f"## GradBench (issue 13) (commit {commit}, {span})\n\n`{cmd}`\n\n"
+    t0, t1 = run_info["start"], run_info.get("end", time.time())
+    span = (f"{time.strftime('%Y-%m-%d, %H:%M', time.gmtime(t0))} to "
+            f"{time.strftime('%H:%M UTC', time.gmtime(t1))}")
+    rebuilt = (f" (table rebuilt from that run's logs: `{cmd}`)" if a.from_logs else "")
+    head = (f"## GradBench (issue 13) (commit {run_info['commit']}, {span})\n\n"
+            f"`{run_info['cmd']}`{rebuilt}\n\n"
             f"Sizes `{a.sizes}`; min_seconds {a.min_seconds}; {a.repeat} session(s) per eval "
-            f"and tool; {minutes:.0f} min wall; load average at the end "
-            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores. Times are medians of the "
-            "runs; JAX and PyTorch are GradBench's own tools, each timed call waiting for its "
-            "result (`block_until_ready`); validity is GradBench's own check against its C++ "
-            "`manual` tool (vg/JAX/PT/C++).")
+            f"and tool; {(t1 - t0) / 60:.0f} min wall; load average at the end "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores. Times are the {a.stat} of "
+            "each session's runs, for every tool alike; JAX and PyTorch are GradBench's own "
+            "tools, each timed call waiting for its result (`block_until_ready`); validity is "
+            "GradBench's own check against its C++ `manual` tool (vg/JAX/PT/C++).")
     text = head + "\n\n" + table(rs)
     print("\n" + text)
     (a.work / "table.md").write_text(text + "\n")
