@@ -323,3 +323,43 @@ def test_particle_nested_derivative():
 def test_saddle():
     out = run(saddle, "rr", {"start": [1.0, 1.0]})[0]
     np.testing.assert_allclose(out, [8.246324826140356e-06] * 4, rtol=1e-9)
+
+
+def _session(runner, tool, evals):
+    """A logged session as the intermediary records it: per (function, size, runs in seconds,
+    valid) one evaluate message, the tool's response and the eval's analysis."""
+    s = runner.Session("gmm", tool)
+    for i, (function, size, runs, valid) in enumerate(evals):
+        s.log.append({"message": {"id": i, "kind": "evaluate", "function": function,
+                                  "description": size, "input": {"n": 1}}})
+        s.log.append({"response": {"id": i, "success": True, "timings": [
+            {"name": "compile", "nanoseconds": 3e9}] + [
+            {"name": "evaluate", "nanoseconds": t * 1e9} for t in runs]}})
+        s.log.append({"message": {"id": 100 + i, "kind": "analysis", "of": i, "valid": valid}})
+    return s
+
+
+def test_runner_table_from_logs(tmp_path):
+    """The runner's table: validity from the eval's analysis, min or median of the runs, the
+    ratio to JAX, and the targets missed (gradient slower than JAX's, compile over 2 s)."""
+    import run as runner
+    vg_ = _session(runner, "vecgrad", [("objective", "s", [1e-3, 2e-3, 9e-3], True),
+                                       ("jacobian", "s", [4e-3, 5e-3, 9e-3], True)])
+    jx = _session(runner, "jax", [("jacobian", "s", [2e-3, 2e-3, 2e-3], True)])
+    bad = _session(runner, "pytorch", [("jacobian", "s", [1e-3], False)])
+    recs = runner.merge_repeats([r for s in (vg_, jx, bad) for r in runner.results(s)])
+    (row,) = runner.rows(recs, "min")
+    assert row["valid"] == {"vecgrad": True, "jax": True, "pytorch": False, "manual": None}
+    assert (row["obj"], row["grad"], row["jax"]) == (1e-3, 4e-3, 2e-3)
+    assert row["ratio"] == pytest.approx(2.0) and row["met"] == "no"
+    assert row["misses"] == ["gradient 2x jax", "compile 3.0 s"]
+    (med,) = runner.rows(recs, "median")
+    assert med["grad"] == 5e-3 and med["ratio"] == pytest.approx(2.5)
+    text = runner.table([row])
+    assert "| gmm | s | yes/yes/NO/- |" in text and "2x jax" in text
+    doc = tmp_path / "B.md"
+    doc.write_text("# Benchmarks\n\nintro\n\n## Older\n\nold\n")
+    runner.write_benchmarks("## GradBench\n\nfirst", doc)
+    runner.write_benchmarks("## GradBench\n\nsecond", doc)
+    out = doc.read_text()
+    assert "second" in out and "first" not in out and out.index("second") < out.index("## Older")
