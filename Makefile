@@ -4,7 +4,9 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # Extras to install: `make test` needs only "test"; CI adds the optional engines (jax, torch),
-# whose tests skip cleanly when they are absent.
+# whose tests skip cleanly when they are absent. The "numba" engine installs fast but is not in
+# CI: the spec list's run through it compiles ~1400 kernels (about 10 minutes with a cold numba
+# cache); `make test EXTRAS=test,numba` runs it.
 EXTRAS ?= test
 comma := ,
 
