@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vecgrad.primitives import linalg as L
+from vecgrad.backends.numpy import planner as L
 
 
 @st.composite

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import vecgrad as vg
 from vecgrad import kernels
-from vecgrad.primitives import costs
-from vecgrad.primitives import linalg as L
+from vecgrad.backends.numpy import costs
+from vecgrad.backends.numpy import planner as L
 
 # A machine whose BLAS is nearly free, and one whose BLAS is very slow: the model must choose
 # differently on them (unless deterministic mode ignores the machine).

@@ -23,7 +23,7 @@ most `MAX_CHOICES` choices (the oldest are dropped), and are written atomically:
 processes may share them. If the directory cannot be written, choices stay in memory.
 
 This module knows nothing of what a kernel computes; the estimates are the planners' (see
-`primitives/linalg.py`).
+`backends/numpy/planner.py`).
 """
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ class Machine:
     call: float          # one NumPy call on a tiny array
     copy: float          # per byte of a contiguous copy
     transpose: float     # per byte of a transposing copy (one side strided)
-    tiled: float         # per byte of a tiled transposing copy (structural.transpose_copy)
+    tiled: float         # per byte of a tiled transposing copy (backends/numpy/transpose.py)
     gemm64: float        # per multiply-add of a large float64 matmul
     gemm32: float        # per multiply-add of a large float32 matmul
     matrix: float        # per matrix of a batched matmul (dispatch, small-matrix overhead)
@@ -256,7 +256,7 @@ def _best(fn: Callable[[], Any], n: int = 5, budget: float = 0.03) -> float:
 def calibrate() -> Machine:
     """Measure this machine's constants (about 0.1 s; more on a busy machine, never more than
     a few tenths): min times of small fixed kernels."""
-    from .primitives.structural import transpose_copy
+    from .backends.numpy.transpose import transpose_copy
     tiny = np.ones(4)
     call = _best(lambda: np.add(tiny, tiny), 50)
     a = np.ones((512, 512))

@@ -34,17 +34,7 @@ class Primitive:
     shape_rule: Callable[..., Aval]
     vjp: Callable[..., tuple] | None = None
     batch: Callable[..., Any] | None = None
-    lower: Callable[..., Callable] | None = None  # (in_avals, **params) -> fast callable
     elementwise: bool = False  # out[i] depends on in[i] only (with NumPy broadcasting)
-
-    def lowered(self, params: dict, avals: list[Aval]) -> Callable[..., np.ndarray]:
-        """The callable that generated code invokes, with the static params bound."""
-        if self.lower is not None:
-            return self.lower(avals, **params)
-        if not params:
-            return self.impl
-        impl = self.impl
-        return lambda *xs: impl(*xs, **params)
 
     def __call__(self, *args: Any, **params: Any) -> Any:
         return _bind(self, *args, **params)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -20,7 +19,6 @@ __all__ = [
     "Sl",
     "broadcast_to",
     "concatenate",
-    "contiguous",
     "full",
     "getitem",
     "has_duplicates",
@@ -34,7 +32,6 @@ __all__ = [
     "stack",
     "to_key",
     "transpose",
-    "transpose_copy",
 ]
 
 
@@ -173,7 +170,6 @@ def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
     for d in shape[len(key):]:
         out.append(_whole(d))
     return BasicIndex(out)
-
 
 
 def _norm_int(i: int, dim: int, ax: int) -> int:
@@ -336,98 +332,14 @@ transpose = register(Primitive(
 
 
 # A transpose that copies into the new order: for an operand that several contractions read
-# with their batch axis first (passes.relayout). Rules never look through it.
-
-def _tile(row_bytes: int) -> int:
-    """Rows per tile of about 32 KiB, rounded up to a power of two, 8 to 128."""
-    return min(128, max(8, 1 << max(0, math.ceil(math.log2(32768 / row_bytes)))))
-
-
-def transpose_copy(x: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
-    """`np.ascontiguousarray(x.transpose(perm))`, faster for big arrays whose first axis goes
-    last or last axis first (a batch axis moved across the others). NumPy copies those in
-    one pass striding across the whole output (2 ns per element here for (160, 1024)
-    float32); copying tiles of about 32 KiB keeps the writes in cache (0.45 ns). Measured
-    with tiles of 8 to 128 rows on shapes from (160, 256) to (2560, 64)."""
-    n = x.ndim
-    if x.size < 1 << 15 or n < 2 or not x.flags.c_contiguous:
-        return np.ascontiguousarray(np.transpose(x, perm))
-    shape = tuple(x.shape[p] for p in perm)
-    if perm[-1] == 0:  # tiles along x's first axis, written as the output's last
-        rows = x.shape[0]
-        tile = _tile(x.size // rows * x.itemsize)
-        if tile < rows:
-            out = np.empty(shape, x.dtype)
-            for i in range(0, rows, tile):
-                out[..., i:i + tile] = x[i:i + tile].transpose(perm)
-            return out
-    elif perm == (n - 1,) + tuple(range(n - 1)):  # a 2-D transpose of (rows, last axis)
-        cols = x.shape[-1]
-        rows = x.size // cols
-        x2, tile = x.reshape(rows, cols), _tile(cols * x.itemsize)
-        if tile < rows:
-            out = np.empty((cols, rows), x.dtype)
-            for i in range(0, rows, tile):
-                out[:, i:i + tile] = x2[i:i + tile].T
-            return out.reshape(shape)
-    return np.ascontiguousarray(np.transpose(x, perm))
-
-
-def contiguous(r: np.ndarray) -> np.ndarray:
-    """r as a C-contiguous array; a permuted view of contiguous memory (a batched matmul's
-    result in another axis order) is copied with transpose_copy."""
-    if r.flags.c_contiguous:
-        return r
-    q = tuple(int(i) for i in np.argsort(r.strides, kind="stable")[::-1])
-    buf = r.transpose(q)
-    if not buf.flags.c_contiguous:
-        return np.ascontiguousarray(r)
-    return transpose_copy(buf, tuple(int(i) for i in np.argsort(q)))
-
-
-def _relayout_lower(avals: list[Aval], perm: tuple[int, ...]) -> Callable[..., np.ndarray]:
-    """A plain or a tiled transposing copy, whichever `kernels.choose` picks for the shape."""
-    from .. import kernels
-    from . import costs
-    from .linalg import time_call
-    x = avals[0]
-    cands = {"plain": lambda v: np.ascontiguousarray(np.transpose(v, perm)),
-             "tiled": lambda v: transpose_copy(v, perm)}
-    tiles = _tiles(x.shape, perm, x.dtype.itemsize)
-
-    def estimate(m: kernels.Machine) -> dict[str, float]:
-        return {"plain": costs.transposed(m, x.shape, perm, x.dtype.itemsize),
-                "tiled": costs.transposed(m, x.shape, perm, x.dtype.itemsize, tiled=True)
-                + tiles * m.call}
-
-    def measure() -> dict[str, float]:
-        v = np.ones(x.shape, x.dtype)
-        return {n: time_call(c, [v], 3) for n, c in cands.items()}
-    key = (x.shape, kernels.c_strides(x.shape, x.dtype.itemsize), x.dtype.str, perm)
-    return cands[kernels.choose("transpose_copy", key, estimate, measure)]
-
-
-def _tiles(shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int) -> int:
-    """How many tiles transpose_copy cuts a C-contiguous array into (0: it copies plainly)."""
-    n, size = len(shape), math.prod(shape)
-    if size < 1 << 15 or n < 2:
-        return 0
-    if perm[-1] == 0:
-        rows = shape[0]
-        tile = _tile(size // rows * itemsize)
-    elif tuple(perm) == (n - 1,) + tuple(range(n - 1)):
-        rows = size // shape[-1]
-        tile = _tile(shape[-1] * itemsize)
-    else:
-        return 0
-    return -(-rows // tile) if tile < rows else 0
+# with their batch axis first (backends/numpy/relayout.py). Rules never look through it.
 
 
 relayout = register(Primitive(
-    "relayout", lambda x, perm: transpose_copy(np.asarray(x), perm), _transpose_shape,
+    "relayout", lambda x, perm: np.ascontiguousarray(np.transpose(np.asarray(x), perm)),
+    _transpose_shape,
     lambda g, ans, x, perm: (transpose(g, perm=tuple(np.argsort(perm).tolist())),),
-    lambda n, b, x, perm: relayout(x, perm=(0,) + tuple(p + 1 for p in perm)),
-    lower=_relayout_lower))
+    lambda n, b, x, perm: relayout(x, perm=(0,) + tuple(p + 1 for p in perm))))
 
 
 def _bcast_shape(x: Aval, shape: tuple[int, ...]) -> Aval:

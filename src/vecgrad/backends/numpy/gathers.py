@@ -10,9 +10,9 @@ import numpy as np
 
 from ...ir import Aval
 from ...primitives import gathers as G
-from ...primitives.linalg import fastest, time_call
 from ...primitives.structural import Adv, Sl, to_key
 from .lowering import VIEW, Lowering
+from .timing import fastest, time_call
 
 
 def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,

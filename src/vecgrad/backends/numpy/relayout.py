@@ -16,16 +16,16 @@ import numpy as np
 from ... import kernels
 from ... import primitives as P
 from ...ir import Eqn, Graph, Params, Var
-from ...primitives import costs
-from ...primitives.linalg import (
+from ...primitives.linalg import make_spec, parse_spec
+from . import costs
+from .planner import (
     MAX_TIMED_WORK,
     einsum_cost,
     einsum_work,
-    make_spec,
-    parse_spec,
     plan_einsum,
-    time_call,
 )
+from .table import lower
+from .timing import time_call
 
 Use = tuple[int, int]  # (equation index, operand position)
 
@@ -92,7 +92,7 @@ def _better(e: Eqn, spec: str, shapes: list[tuple[int, ...]]) -> tuple[bool, flo
 
 def _copy_cost(x: Var, perm: tuple[int, ...], m: kernels.Machine | None) -> float:
     if m is None:
-        return time_call(P.relayout.lowered({"perm": perm}, [x.aval]),
+        return time_call(lower(P.relayout, {"perm": perm}, [x.aval]),
                          [np.ones(x.aval.shape, x.aval.dtype)], tries=3)
     return costs.transposed(m, x.aval.shape, perm, x.aval.dtype.itemsize, tiled=True)
 

@@ -6,12 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ...ir import Aval, Eqn
-from . import gathers, reductions, structural
+from . import gathers, planner, reductions, structural, transpose
 from .loop import lower_loop
 from .lowering import PLAIN, Lowering
 
 LOWERINGS: dict[str, Lowering] = {
     **structural.LOWERINGS, **gathers.LOWERINGS, **reductions.LOWERINGS,
+    **planner.LOWERINGS, **transpose.LOWERINGS,
     "loop": Lowering(lower=lower_loop),
 }
 
@@ -29,7 +30,7 @@ def lowered(e: Eqn) -> Callable[..., Any]:
 def lower(prim: Any, params: dict, avals: list[Aval]) -> Callable[..., Any]:
     """The callable the generated code runs for `prim` with these params on operands of
     these avals."""
-    make = entry(prim).lower or prim.lower  # (contractions and relayout: still on the record)
+    make = entry(prim).lower
     if make is not None:
         return make(avals, **params)
     impl = prim.impl

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..kernels import Machine
+from ...kernels import Machine
 
 Shapes = list[tuple[int, ...]]
 
@@ -68,7 +68,7 @@ def _run(shape: tuple[int, ...], perm: list[int] | tuple[int, ...], itemsize: in
 
 def transposed(m: Machine, shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int,
                tiled: bool = False) -> float:
-    """`np.ascontiguousarray(x.transpose(perm))` (or structural.transpose_copy, `tiled`)."""
+    """`np.ascontiguousarray(x.transpose(perm))` (or transpose.transpose_copy, `tiled`)."""
     tiles = tiled and tile_count(shape, perm, itemsize) > 0
     return transposing_copy(m, math.prod(shape) * itemsize, tiles, _run(shape, perm, itemsize))
 
@@ -150,9 +150,9 @@ def matmul_plan(m: Machine, spec: str, shapes: Shapes, itemsize: int,
 
 
 def tile_count(shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int) -> int:
-    """How many tiles structural.transpose_copy cuts a C-contiguous array into (0: it makes
+    """How many tiles transpose.transpose_copy cuts a C-contiguous array into (0: it makes
     a plain copy)."""
-    from .structural import _tiles
+    from .transpose import _tiles
     return _tiles(shape, perm, itemsize)
 
 

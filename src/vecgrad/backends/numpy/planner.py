@@ -1,0 +1,249 @@
+"""The NumPy backend's contraction planner: which kernel runs an einsum of given shapes (a BLAS
+matmul after moving batch axes first, NumPy's einsum loop, its BLAS path, ...), chosen once
+per shape when compiling by `kernels.choose` (the cost model of `costs`, or a measurement
+stored on disk), and the lowerings of einsum, norm and muladd that run the chosen plans."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ... import kernels
+from ...ir import Aval
+from ...primitives.linalg import _add_to_product, _muladd_shape, make_spec, parse_spec
+from . import costs
+from .lowering import Lowering
+from .timing import timings
+from .transpose import contiguous
+
+
+def einsum_work(spec: str, shapes: list[tuple[int, ...]]) -> float:
+    """Multiply-adds of a contraction done as one loop nest: the product of all axis sizes."""
+    dims = {c: d for t, sh in zip(parse_spec(spec)[0], shapes) for c, d in zip(t, sh)}
+    return float(np.prod(list(dims.values()), dtype=np.float64))
+
+
+MAX_TIMED_WORK = 2e6  # multiply-adds; bigger contractions are planned by layout rules
+
+
+def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
+                dtypes: list[np.dtype] | None = None) -> Callable[..., np.ndarray]:
+    """A fast callable for this contraction at these shapes. For two operands the candidates
+    are a BLAS matmul (after moving batch axes first, which can cost a copy), NumPy's einsum
+    loop (no copy, SIMD over contiguous axes) and NumPy's einsum with a BLAS path; which is
+    fastest depends on the layout and the machine, so mid-sized contractions are decided by
+    `kernels.choose` (a cost model, or a measurement stored on disk: see vecgrad.kernels)."""
+    ins, out = parse_spec(spec)
+    if len(ins) == 2 and all(len(set(s)) == len(s) for s in ins + [out]):
+        dts = [np.dtype(d) for d in dtypes] if dtypes else [np.dtype(np.float64)] * 2
+        cands = _candidates(spec, [tuple(s) for s in shapes])
+        work = einsum_work(spec, shapes)
+        if work > MAX_TIMED_WORK:  # too big to time while compiling: decide by layout
+            a, b = ins
+            if _matvec_needing_copy(a, b, out, shapes):
+                return cands["loop"]
+            return cands["lead"] if "lead" in cands and _mm_moves_big(a, b, out, shapes) \
+                else cands["mm"]
+        if work < 4096:
+            return cands["loop"]
+        return cands[choose_einsum(spec, [tuple(s) for s in shapes], dts, cands)]
+    if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
+        return lambda x: _owned(np.einsum(spec, x), x)
+    path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
+    return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _candidates(spec: str, shapes: list[tuple[int, ...]]) -> dict[str, Callable]:
+    """The two-operand plans, by name, in the order ties are broken."""
+    (a, b), out = parse_spec(spec)
+    mm = _plan_matmul(a, b, out, shapes)
+    path = ["einsum_path", (0, 1)]  # NumPy's own BLAS route (tensordot), kept as a view
+    cands = {"mm": mm, "loop": lambda x, y: np.einsum(spec, x, y),
+             "blas": lambda x, y: np.einsum(spec, x, y, optimize=path),
+             "lead": _plan_lead_batch(a, b, out, shapes),
+             "aligned": _plan_loop_aligned(a, b, out, shapes),
+             # the matmul's result in the output's order, copied with a cache-friendly
+             # transpose (its consumers then read contiguous memory)
+             "mm_c": lambda x, y: contiguous(mm(x, y))}
+    return {k: c for k, c in cands.items() if c is not None}
+
+
+def choose_einsum(spec: str, shapes: list[tuple[int, ...]], dtypes: list[np.dtype],
+                  cands: dict[str, Callable] | None = None) -> str:
+    """The name of the plan `plan_einsum` runs for a mid-sized two-operand contraction."""
+    cands = cands if cands is not None else _candidates(spec, shapes)
+    key = (spec, tuple(shapes), tuple(kernels.c_strides(s, d.itemsize)
+                                      for s, d in zip(shapes, dtypes)),
+           tuple(d.str for d in dtypes))
+
+    def measure() -> dict[str, float]:
+        xs = [np.ones(s, d) for s, d in zip(shapes, dtypes)]
+        return dict(zip(cands, timings(list(cands.values()), xs)))
+    return kernels.choose("einsum", key, lambda m: {n: costs.einsum_plan(n, spec, shapes,
+                                                                          dtypes, m)
+                                                     for n in cands}, measure)
+
+
+def einsum_cost(spec: str, shapes: list[tuple[int, ...]], dtypes: list[np.dtype],
+                m: kernels.Machine) -> float:
+    """The modelled seconds of the contraction as `plan_einsum` would run it by the model
+    (for passes that weigh a rewrite by the contractions it changes)."""
+    dts = [np.dtype(d) for d in dtypes]
+    if einsum_work(spec, shapes) < 4096:
+        return costs.einsum_plan("loop", spec, shapes, dts, m)
+    return min(costs.einsum_plan(n, spec, shapes, dts, m) for n in _candidates(spec, shapes))
+
+
+def _mm_moves_big(a: str, b: str, out: str, shapes: list) -> bool:
+    """Whether the matmul form must first copy the larger operand into another axis order."""
+    batch = "".join(c for c in out if c in a and c in b)
+    contr = "".join(c for c in a if c in b and c not in out)
+    big_is_a = np.prod(shapes[0]) >= np.prod(shapes[1])
+    s = a if big_is_a else b
+    own = "".join(c for c in s if c in out or c in contr)
+    free = "".join(c for c in s if c in out and c not in batch)
+    want = batch + (free + contr if big_is_a else contr + free)
+    return own != want
+
+
+def _matvec_needing_copy(a: str, b: str, out: str, shapes: list) -> bool:
+    """A batched matrix-vector product whose matmul form would first copy the big operand
+    into batch-major order: NumPy's einsum loop reads it in place and wins."""
+    batch = [c for c in out if c in a and c in b]
+    fa = [c for c in a if c in out and c not in b]
+    fb = [c for c in b if c in out and c not in a]
+    big = a if np.prod(shapes[0]) >= np.prod(shapes[1]) else b
+    return bool(batch) and not (fa and fb) and big[:len(batch)] != "".join(batch)
+
+
+def _owned(r: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return r.copy() if isinstance(r, np.ndarray) and np.may_share_memory(r, x) else r
+
+
+def _plan_lead_batch(a: str, b: str, out: str, shapes: list) -> Callable | None:
+    """Contracted letters that lead both operands ('aik,ajk->ij'): a batched matmul over them
+    reads both operands in place (no transposing copy), and a sum over the batch follows."""
+    lead = ""
+    for x, y in zip(a, b):
+        if x != y or x in out:
+            break
+        lead += x
+    if not lead or len(lead) == len(a) or len(lead) == len(b) or \
+            not (set(a[len(lead):]) & set(b[len(lead):])) - set(out):
+        return None  # (no contraction left per batch: an outer product per row, then a sum
+        # over a big intermediate: 'ab,ac->bc' is one matmul, 25x faster, measured)
+    mid = lead + "".join(c for c in out if c in a or c in b)
+    if len(set(mid)) != len(mid) or set(mid) != set(out) | set(lead):
+        return None
+    inner = _plan_matmul(a, b, mid, shapes)
+    axes = tuple(range(len(lead)))
+    return lambda x, y: inner(x, y).sum(axes)
+
+
+def _plan_loop_aligned(a: str, b: str, out: str, shapes: list) -> Callable | None:
+    """NumPy's einsum loop after copying the smaller operand into the output's letter order
+    (its contracted letters first): both then stream along the output's innermost axis."""
+    small = 0 if np.prod(shapes[0]) <= np.prod(shapes[1]) else 1
+    s = (a, b)[small]
+    order = sorted(s, key=lambda c: (c in out, out.index(c) if c in out else s.index(c)))
+    perm = tuple(s.index(c) for c in order)
+    if perm == tuple(range(len(s))):
+        return None
+    spec = make_spec([("".join(order) if i == small else t) for i, t in enumerate((a, b))], out)
+
+    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if small == 0:
+            x = np.ascontiguousarray(x.transpose(perm))
+        else:
+            y = np.ascontiguousarray(y.transpose(perm))
+        return np.einsum(spec, x, y)
+    return run
+
+
+def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.ndarray]:
+    dims = {c: d for s, sh in zip((a, b), shapes) for c, d in zip(s, sh)}
+    sum_a = "".join(c for c in a if c not in b and c not in out)  # summed in one operand only
+    sum_b = "".join(c for c in b if c not in a and c not in out)
+    batch = "".join(c for c in out if c in a and c in b)
+    contr = "".join(c for c in a if c in b and c not in out)
+    fa = "".join(c for c in a if c in out and c not in b)
+    fb = "".join(c for c in b if c in out and c not in a)
+    size = lambda s: int(np.prod([dims[c] for c in s], dtype=np.int64))
+    if not contr:
+        return _plan_product(a, b, out, sum_a, sum_b)
+    if out == batch + fb + fa and out != batch + fa + fb:  # swapped, the result is in order
+        swapped = _plan_matmul(b, a, out, shapes[::-1])
+        return lambda x, y: swapped(y, x)
+    pa = [a.index(c) for c in sum_a + batch + fa + contr]
+    pb = [b.index(c) for c in sum_b + batch + contr + fb]
+    res = batch + fa + fb
+    po = [res.index(c) for c in out]
+    sa, sb = tuple(range(len(sum_a))), tuple(range(len(sum_b)))
+    shp_a = (size(batch), size(fa), size(contr))
+    shp_b = (size(batch), size(contr), size(fb))
+    shp_r = tuple(dims[c] for c in res)
+
+    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x = x.transpose(pa)
+        y = y.transpose(pb)
+        if sa:
+            x = x.sum(sa)
+        if sb:
+            y = y.sum(sb)
+        r = np.matmul(x.reshape(shp_a), y.reshape(shp_b)).reshape(shp_r)
+        return r.transpose(po)
+    return run
+
+
+def _plan_product(a: str, b: str, out: str, sum_a: str, sum_b: str) -> Callable:
+    """No contracted letter: a broadcasting multiply (a batched matmul of 1x1 blocks is slow)."""
+    ra = "".join(c for c in a if c not in sum_a)
+    rb = "".join(c for c in b if c not in sum_b)
+    pa = [a.index(c) for c in sorted(ra, key=out.index)]
+    pb = [b.index(c) for c in sorted(rb, key=out.index)]
+    sa = tuple(a.index(c) for c in sum_a)
+    sb = tuple(b.index(c) for c in sum_b)
+    ea = tuple(i for i, c in enumerate(out) if c not in ra)
+    eb = tuple(i for i, c in enumerate(out) if c not in rb)
+    ta = tuple(np.argsort(np.argsort(pa)).tolist())
+    tb = tuple(np.argsort(np.argsort(pb)).tolist())
+
+    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if sa:
+            x = x.sum(sa)
+        if sb:
+            y = y.sum(sb)
+        x = np.expand_dims(x.transpose(ta), ea)
+        y = np.expand_dims(y.transpose(tb), eb)
+        # a small transposed factor, made contiguous, streams without strided reads
+        if x.size * 4 <= y.size:
+            x = np.ascontiguousarray(x)
+        elif y.size * 4 <= x.size:
+            y = np.ascontiguousarray(y)
+        return x * y
+    return run
+
+
+def _norm_lower(avals: list[Aval], spec: str) -> Callable[..., np.ndarray]:
+    s, t = spec.split("->")
+    squares = plan_einsum(f"{s},{s}->{t}", [avals[0].shape] * 2, [avals[0].dtype] * 2)
+
+    def run(x: np.ndarray) -> np.ndarray:
+        r = np.asarray(squares(x, x))  # a fresh array: the root is taken in place
+        return np.sqrt(r, out=r) if r.ndim else np.sqrt(r)
+    return run
+
+
+def _muladd_lower(avals: list[Aval], spec: str) -> Callable[..., np.ndarray]:
+    prod = plan_einsum(spec, [a.shape for a in avals[:2]], [a.dtype for a in avals[:2]])
+    out = _muladd_shape(*avals, spec=spec)
+
+    return lambda x, y, c: _add_to_product(prod(x, y), c, out.dtype)
+
+
+LOWERINGS = {
+    "einsum": Lowering(lower=lambda avals, spec: plan_einsum(spec, [a.shape for a in avals],
+                                                             [a.dtype for a in avals])),
+    "norm": Lowering(lower=_norm_lower),
+    "muladd": Lowering(lower=_muladd_lower),
+}
