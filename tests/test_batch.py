@@ -21,7 +21,7 @@ from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
 from vecgrad.examples import seeds as S
 from vecgrad.ir import Graph, typecheck
-from vecgrad.notes import Batched, Sequential, of
+from vecgrad.notes import Batched, Recorded, Sequential, of
 from vecgrad.pytree import flatten
 
 RTOL = 1e-9
@@ -256,7 +256,7 @@ def test_loop_invariant_norm_computed_once_per_column():
     # the trace is recorded hash-consed: the norm of a[:, j], repeated for every i, is
     # recorded once per column (CSE hoists it out of the i loop as the trace is built)
     assert count(e.stages["traced"], P.sqrt) == 3
-    recorded = next(n["count"] for n in e.notes if n.get("kind") == "recorded")
+    recorded = next(n.count for n in of(e.notes, Recorded))
     assert recorded > len(e.stages["traced"].eqns)
     g = e.stages["simplify"]
     (sq,) = eqns(g, P.norm)  # sqrt(sum(a[:, j] ** 2)), fused

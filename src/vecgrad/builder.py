@@ -17,6 +17,7 @@ import numpy as np
 from . import primitives as P
 from .errors import TraceError, user_src
 from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var, new_eqn
+from .notes import Recorded
 
 if TYPE_CHECKING:
     from .tracing import Tracer
@@ -134,7 +135,7 @@ class Builder:
 
     def build(self, outputs: Sequence[Atom], notes: tuple = ()) -> Graph:
         if self.recorded > len(self.eqns):
-            notes = notes + ({"kind": "recorded", "count": self.recorded},)
+            notes = notes + (Recorded(self.recorded),)
         return Graph(tuple(self.inputs), tuple(self.eqns), tuple(outputs), notes)
 
     def __enter__(self) -> Self:
