@@ -547,8 +547,10 @@ def main(argv: list[str] | None = None) -> int:
     cmd = "python bench/gradbench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
     t_start = time.time()
     run_info = {"commit": commit, "start": t_start, "cmd": cmd}
-    if a.from_logs and (a.work / "run.json").exists():
-        run_info = json.loads((a.work / "run.json").read_text())
+    if a.from_logs:  # the logs' run, not this one (an older run without run.json: unknown)
+        info = a.work / "run.json"
+        run_info = (json.loads(info.read_text()) if info.exists() else
+                    {"commit": "unknown", "start": t_start, "end": t_start, "cmd": "unknown"})
     for e in evals:
         args = SIZES[a.sizes][e]
         if e != "hello":
