@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
+os.environ.setdefault("VECGRAD_TYPECHECK", "1")  # (run as a script: stages kept, as in tests)
 from fuzz_programs import INPUTS, Gen, load, make_inputs
 
 import vecgrad as vg
@@ -233,5 +234,6 @@ def main(n: int, start: int = 0) -> None:
 
 
 if __name__ == "__main__":
+    vg.config(keep_stages=True)  # (as tests/conftest.py: the batched check reads the stages)
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 500,
          int(sys.argv[2]) if len(sys.argv) > 2 else 0)

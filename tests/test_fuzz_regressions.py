@@ -277,3 +277,17 @@ def test_hypot_gradient_at_the_origin_is_finite():
     same_as_numpy(f, X[0])
     g = vg.grad(lambda x: vnp.sum(f(x)))(X[0])
     assert np.all(np.isfinite(g)) and g[0] == 0.0 and g[2] == 0.0
+
+
+def test_contraction_of_an_accumulation_of_another_dtype_is_not_split():
+    """sum(w) after w[::-1] += float64 into a float32 w: simplify split the sum into
+    sum(w_before) + sum(v) and declared the float64 sum float32 (TypeCheckError; without the
+    typecheck, a float32 result computed in float64)."""
+    s = np.random.default_rng(5).standard_normal((3, 2)).astype(np.float32)
+    y = np.random.default_rng(6).standard_normal(2)
+
+    def f(s, y):
+        w = np.cos(s[0])
+        w[::-1] += np.negative(y)
+        return np.mean(w, axis=0) - w, np.sum(w * 2)
+    assert_same(vg.jit(f)(s, y), f(s.copy(), y), rtol=1e-6)

@@ -258,6 +258,8 @@ def contraction_of_scatter_add(e: Eqn, ctx: Any) -> Any:
         if reg is None or ctx.n_uses(x) > 3 or x.aval.dtype.kind != "f":
             continue
         base, v = s.inputs
+        if v.aval.dtype != x.aval.dtype:  # (float64 added into float32: rounded per element)
+            continue
         if ctx.def_of(base, P.setitem_add) is not None:
             # A chain of accumulations (a buffer's `+=` in a loop) would unroll into one
             # contraction per link, each emitted from inside the previous rewrite: the
