@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("VECGRAD_TYPECHECK", "1")  # (run as a script: stages kept, as in tests)
 from fuzz_programs import INPUTS, Gen, load, make_inputs
+from test_batch import assert_same_function, entry
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
@@ -113,7 +114,6 @@ def check_grad(src: str, inputs: dict) -> str:
 
 def check_batched(src: str, inputs: dict) -> str:
     """(d): the batched graph equals the unbatched one (values and VJPs)."""
-    from test_batch import assert_same_function, entry
     keep, ws = _loss_parts(src, inputs)
     if not keep:
         return "skip"

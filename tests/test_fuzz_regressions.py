@@ -291,3 +291,19 @@ def test_contraction_of_an_accumulation_of_another_dtype_is_not_split():
         w[::-1] += np.negative(y)
         return np.mean(w, axis=0) - w, np.sum(w * 2)
     assert_same(vg.jit(f)(s, y), f(s.copy(), y), rtol=1e-6)
+
+
+@pytest.mark.parametrize("n", [1, 50])
+def test_numpy_array_changed_in_place_after_its_first_use_is_captured_again(n):
+    """buf = np.sin(c) (a plain NumPy array: c is not traced); y = buf + x; buf[0] = 2;
+    y *= buf: NumPy uses the changed buf the second time; vecgrad's capture cache (one copy
+    per array per trace) served the first copy again, a silently wrong value and gradient."""
+    c = np.random.default_rng(7).standard_normal((n, 3)).astype(np.float32)
+
+    def f(x):
+        buf = np.sin(c)
+        y = buf + x
+        buf[0, ...] = 2
+        y *= buf
+        return y
+    same_as_numpy(f, np.random.default_rng(8).standard_normal((n, 3)))

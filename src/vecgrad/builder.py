@@ -26,6 +26,20 @@ _current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgr
                                                                             default=None)
 
 
+def _changed(copy: np.ndarray, x: np.ndarray | np.generic) -> bool:
+    """Whether the user changed a captured array in place since it was copied (`buf =
+    np.sin(c); y = buf + x; buf[0] = 2; y * buf` uses both values, as NumPy does). Arrays of
+    up to 2^16 elements are compared whole; larger ones at up to 4096 evenly spaced elements
+    (a change elsewhere is not seen: a known gap, kept so that big captured data is not
+    compared in full at every use)."""
+    if not isinstance(x, np.ndarray) or not x.flags.writeable:
+        return False
+    if x.size <= 1 << 16:
+        return copy.tobytes() != x.tobytes()
+    step = x.size // 4096 + 1
+    return copy.reshape(-1)[::step].tobytes() != x.reshape(-1)[::step].tobytes()
+
+
 class Builder:
     """A graph under construction."""
 
@@ -122,7 +136,7 @@ class Builder:
         trace time (a copy: later changes to the array do not reach compiled code). Copied
         once per trace, however many operations use it."""
         hit = self._captured.get(id(x))
-        if hit is None or hit[0] is not x:
+        if hit is None or hit[0] is not x or _changed(hit[1].value, x):
             hit = self._captured[id(x)] = (x, Const(np.array(x, copy=True)))
         return hit[1]
 
