@@ -1,0 +1,144 @@
+"""Run HIPS autograd's examples against vecgrad, as a user would (see README.md here).
+
+    python bench/autograd_suite/examples.py --autograd PATH [--iters N] [--timeout S] [NAME ...]
+
+Each example runs in a fresh process, from an exported copy of the checkout's examples/
+folder, with `autograd` replaced by shim/autograd, matplotlib on the Agg backend and the
+training loops shortened (below). It prints one line per example: `ran`, `failed` with the
+error class, the message and the first vecgrad frame (or the example's own frame), or
+`by design` with the reason it cannot run here.
+
+Shortening (the examples' code is not edited): `autograd.misc.optimizers` (sgd, rmsprop,
+adam) caps `num_iters` at --iters, and `scipy.optimize.minimize` is called with
+`options["maxiter"]` capped at --iters. Loops written in an example itself run in full.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SHIM = HERE / "shim"
+
+# Examples that cannot run here, and why (checked by the runner: each must exist).
+BY_DESIGN = {
+    "convnet.py": "downloads MNIST (no network here)",
+    "neural_net.py": "downloads MNIST (no network here)",
+    "generative_adversarial_net.py": "downloads MNIST (no network here)",
+    "variational_autoencoder.py": "downloads MNIST (no network here)",
+    "print_trace.py": "prints autograd's tracer graph (autograd.tracer internals)",
+    "dot_graph.py": "draws autograd's tracer graph (autograd.tracer internals)",
+}
+HELPERS = {"data.py", "data_mnist.py", "__init__.py"}  # modules the examples import
+
+# Run inside the example's process: caps the optimizers' iterations, runs the example as
+# __main__ and writes the outcome as JSON.
+BOOT = r'''
+import json, os, runpy, sys, traceback
+import matplotlib
+matplotlib.use("Agg")
+import scipy.optimize as so
+cap = int(os.environ["AUTOGRAD_SHIM_MAX_ITERS"])
+_minimize = so.minimize
+def minimize(*a, **k):
+    opts = dict(k.get("options") or {})
+    opts["maxiter"] = min(opts.get("maxiter", cap), cap)
+    k["options"] = opts
+    return _minimize(*a, **k)
+so.minimize = minimize
+path, out = sys.argv[1], sys.argv[2]
+sys.argv = [path]
+res = {"status": "ran"}
+try:
+    runpy.run_path(path, run_name="__main__")
+except BaseException as e:
+    tb = traceback.extract_tb(e.__traceback__)
+    vg = [f for f in tb if "/vecgrad/" in f.filename]
+    own = [f for f in tb if f.filename.startswith(os.path.dirname(path))]
+    f = (vg or own or tb)[0]
+    res = {"status": "failed", "error": type(e).__name__, "message": str(e).splitlines()[0]
+           if str(e) else "", "frame": f"{f.filename}:{f.lineno} in {f.name}",
+           "example_frame": f"{os.path.basename(own[-1].filename)}:{own[-1].lineno}"
+           if own else ""}
+json.dump(res, open(out, "w"))
+'''
+
+
+def export_examples(src: Path, dest: Path) -> Path:
+    """Copy the checkout's examples/ folder (a work tree, or a git directory without one)."""
+    if (src / "examples").is_dir():
+        shutil.copytree(src / "examples", dest / "examples")
+    else:
+        tar = subprocess.run(["git", "--git-dir", str(src), "archive", "HEAD", "examples"],
+                             check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=tar, check=True)
+    return dest / "examples"
+
+
+def run_one(ex: Path, iters: int, timeout: float) -> dict:
+    out = ex.with_suffix(".result.json")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SHIM), str(ex.parent)]),
+               MPLBACKEND="Agg", AUTOGRAD_SHIM_MAX_ITERS=str(iters), PYTHONWARNINGS="ignore")
+    boot = ex.parent / "_vecgrad_boot.py"
+    boot.write_text(BOOT)
+    try:
+        p = subprocess.run([sys.executable, str(boot), str(ex), str(out)], cwd=ex.parent,
+                           env=env, timeout=timeout, capture_output=True, text=True)
+    except subprocess.TimeoutExpired:
+        return {"status": "failed", "error": "Timeout", "message": f"over {timeout:.0f} s"}
+    if not out.exists():
+        return {"status": "failed", "error": f"exit {p.returncode}",
+                "message": (p.stderr.strip().splitlines() or [""])[-1]}
+    return json.loads(out.read_text())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--autograd", type=Path, required=True,
+                    help="a checkout of github.com/HIPS/autograd (work tree or git directory)")
+    ap.add_argument("--iters", type=int, default=5, help="cap on optimizer iterations")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per example")
+    ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("names", nargs="*", help="examples to run (default: all)")
+    a = ap.parse_args(argv)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = export_examples(a.autograd, Path(tmp))
+        found = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")
+                       if p.name not in HELPERS)
+        missing = set(BY_DESIGN) - set(found)
+        if missing:
+            raise SystemExit(f"BY_DESIGN names examples that do not exist: {sorted(missing)}")
+        for name in found:
+            if a.names and name not in a.names and Path(name).stem not in a.names:
+                continue
+            if name in BY_DESIGN:
+                r = {"status": "by design", "message": BY_DESIGN[name]}
+            else:
+                r = run_one(root / name, a.iters, a.timeout)
+            results[name] = r
+            line = f"{name:38s} {r['status']:9s}"
+            if r["status"] == "failed":
+                line += f" {r['error']}: {r['message'][:100]}"
+                if r.get("frame"):
+                    line += f"\n{'':48s}at {r['frame']} (example: {r.get('example_frame')})"
+            elif r["status"] == "by design":
+                line += f" {r['message']}"
+            print(line, flush=True)
+    counts = {s: sum(r["status"] == s for r in results.values())
+              for s in ("ran", "failed", "by design")}
+    print(f"\n{counts['ran']} ran, {counts['failed']} failed, {counts['by design']} by design "
+          f"(of {len(results)})")
+    if a.json:
+        a.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
