@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -64,6 +65,7 @@ except BaseException as e:
     f = (vg or own or tb)[0]
     res = {"status": "failed", "error": type(e).__name__, "message": str(e).splitlines()[0]
            if str(e) else "", "frame": f"{f.filename}:{f.lineno} in {f.name}",
+           "raised": f"{tb[-1].filename}:{tb[-1].lineno}" if vg else "",
            "example_frame": f"{os.path.basename(own[-1].filename)}:{own[-1].lineno}"
            if own else ""}
 json.dump(res, open(out, "w"))
@@ -81,9 +83,11 @@ def export_examples(src: Path, dest: Path) -> Path:
     return dest / "examples"
 
 
-def run_one(ex: Path, iters: int, timeout: float) -> dict:
-    out = ex.with_suffix(".result.json")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SHIM), str(ex.parent)]),
+def run_one(ex: Path, iters: int, timeout: float, real: bool = False) -> dict:
+    """Run one example (under real autograd when `real`); its outcome and stdout."""
+    out = ex.with_suffix(".real.json" if real else ".result.json")
+    path = [str(ex.parent)] if real else [str(SHIM), str(ex.parent)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path),
                MPLBACKEND="Agg", AUTOGRAD_SHIM_MAX_ITERS=str(iters), PYTHONWARNINGS="ignore")
     boot = ex.parent / "_vecgrad_boot.py"
     boot.write_text(BOOT)
@@ -94,8 +98,33 @@ def run_one(ex: Path, iters: int, timeout: float) -> dict:
         return {"status": "failed", "error": "Timeout", "message": f"over {timeout:.0f} s"}
     if not out.exists():
         return {"status": "failed", "error": f"exit {p.returncode}",
-                "message": (p.stderr.strip().splitlines() or [""])[-1]}
-    return json.loads(out.read_text())
+                "message": (p.stderr.strip().splitlines() or [""])[-1], "stdout": p.stdout}
+    res = json.loads(out.read_text())
+    if res.get("error") == "RandomStateError":
+        res["status"] = "by design"
+        res["message"] = ("draws random numbers from a state outside the differentiated "
+                          "function: vecgrad raises RandomStateError (issue 10 §1) rather than "
+                          "freeze one sample; pass the noise as an argument")
+    res["stdout"] = p.stdout
+    return res
+
+
+NUM = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf")
+
+
+def compare(ours: str, theirs: str, rtol: float) -> str:
+    """'same' if both printed the same numbers (to rtol), else where they first differ."""
+    a, b = NUM.findall(ours), NUM.findall(theirs)
+    if not a and not b:
+        return "nothing printed"
+    for k, (x, y) in enumerate(zip(a, b)):
+        fx, fy = float(x), float(y)
+        if not (fx == fy or abs(fx - fy) <= rtol * max(abs(fx), abs(fy), 1e-300)):
+            line = next(ln for ln in ours.splitlines() if x in ln)
+            return f"number {k} differs: {x} vs autograd's {y} (line: {line.strip()[:60]})"
+    if len(a) != len(b):
+        return f"printed {len(a)} numbers, autograd {len(b)}"
+    return f"same ({len(a)} numbers)"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iters", type=int, default=5, help="cap on optimizer iterations")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per example")
     ap.add_argument("--json", type=Path, help="write the results here")
+    ap.add_argument("--compare", action="store_true",
+                    help="also run each example under the installed real autograd and compare "
+                    "the numbers both print (objective values along the optimization)")
+    ap.add_argument("--rtol", type=float, default=1e-4, help="tolerance of --compare")
     ap.add_argument("names", nargs="*", help="examples to run (default: all)")
     a = ap.parse_args(argv)
     results = {}
@@ -128,8 +161,15 @@ def main(argv: list[str] | None = None) -> int:
                 line += f" {r['error']}: {r['message'][:100]}"
                 if r.get("frame"):
                     line += f"\n{'':48s}at {r['frame']} (example: {r.get('example_frame')})"
+                    if r.get("raised"):
+                        line += f"\n{'':48s}raised at {r['raised']}"
             elif r["status"] == "by design":
                 line += f" {r['message']}"
+            if a.compare and r["status"] == "ran":
+                theirs = run_one(root / name, a.iters, a.timeout, real=True)
+                r["compare"] = compare(r["stdout"], theirs.get("stdout", ""), a.rtol) \
+                    if theirs["status"] == "ran" else f"autograd: {theirs.get('error')}"
+                line += f" vs autograd: {r['compare']}"
             print(line, flush=True)
     counts = {s: sum(r["status"] == s for r in results.values())
               for s in ("ran", "failed", "by design")}
