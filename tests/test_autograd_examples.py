@@ -54,3 +54,106 @@ def test_odeint_args_pytree_of_parameters(container):
         return vnp.sum(vint.odeint(rhs, y0, t, a, rtol=1e-11, atol=1e-11) * w)
     np.testing.assert_allclose(vg.jit(loss)(args, y0), np.sum(want * w), rtol=1e-6)
     vg.check_grads(loss, [args, y0], argnums=(0, 1), eps=1e-5, rtol=1e-4, atol=1e-6)
+
+
+# -- bayesian_neural_net.py: einsum broadcasts an axis of size 1 against the same label ------
+
+@pytest.mark.parametrize("spec,sa,sb", [
+    ("mnd,mdo->mno", (1, 7, 3), (4, 3, 5)),  # the example: one input set, 4 weight samples
+    ("mnd,mdo->mno", (4, 7, 3), (1, 3, 5)),
+    ("ij,jk->ik", (2, 1), (3, 4)),  # a contracted axis of size 1 is broadcast, then summed
+    ("ij,ij->", (2, 1), (2, 3)),
+    ("ij,kj->ik", (1, 1), (2, 3)),
+    ("...ij,...jk->...ik", (1, 2, 3), (4, 3, 2)),
+    ("bi,bi->b", (1, 3), (5, 3)),
+])
+def test_einsum_broadcasts_size_one_axes(spec, sa, sb):
+    a, b = R.standard_normal(sa), R.standard_normal(sb)
+    want = np.einsum(spec, a, b)
+    np.testing.assert_allclose(vnp.einsum(spec, a, b), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(vg.jit(lambda a, b: vnp.einsum(spec, a, b))(a, b), want,
+                               rtol=1e-12, atol=1e-12)
+    vg.check_grads(lambda a, b: vnp.sum(vnp.sin(vnp.einsum(spec, a, b))), [a, b],
+                   argnums=(0, 1))
+
+
+def test_einsum_incompatible_sizes_still_raise():
+    with pytest.raises(vg.ShapeError, match="broadcast"):
+        vnp.einsum("ij,jk->ik", np.ones((2, 2)), np.ones((3, 4)))
+
+
+# -- fluidsim.py / wing.py: f[rows, cols] with several traced integer index arrays ----------
+
+_X = R.standard_normal((4, 5, 3))
+_I, _J, _K = R.integers(-4, 4, (2, 6)), R.integers(-5, 5, (6,)), R.integers(0, 3, (2, 6))
+_GATHERS = {
+    "rows_cols": lambda x, i, j, k: x[i, j],
+    "three": lambda x, i, j, k: x[i, j, k],
+    "slice_first": lambda x, i, j, k: x[:, j, k],
+    "separated": lambda x, i, j, k: x[i, :, k],  # NumPy puts the broadcast axes first
+    "with_int": lambda x, i, j, k: x[i, 0],
+    "ellipsis": lambda x, i, j, k: x[..., j, k],
+    "with_static_array": lambda x, i, j, k: x[i, np.array([0, 1, 2, 3, 4, 0])],
+}
+
+
+@pytest.mark.parametrize("name", sorted(_GATHERS))
+def test_gather_with_several_traced_index_arrays(name):
+    f = _GATHERS[name]
+    want = f(_X, _I, _J, _K)
+    got = vg.jit(f)(_X, _I, _J, _K)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want)
+    w = R.standard_normal(want.shape)
+    vg.check_grads(lambda x: vnp.sum(vnp.sin(f(x, _I, _J, _K)) * w), [_X])
+
+
+def test_bilinear_interpolation_as_in_fluidsim():
+    """The semi-Lagrangian advection step: a weighted sum of the 4 surrounding cells."""
+    def advect(f, vx, vy):
+        rows, cols = f.shape
+        ys, xs = vnp.meshgrid(vnp.arange(rows), vnp.arange(cols))
+        cx, cy = xs - vx, ys - vy
+        left, top = vnp.floor(cx).astype(int), vnp.floor(cy).astype(int)
+        rw, bw = cx - left, cy - top
+        left, top = vnp.mod(left, rows), vnp.mod(top, cols)
+        right, bot = vnp.mod(left + 1, rows), vnp.mod(top + 1, cols)
+        out = (1 - rw) * ((1 - bw) * f[left, top] + bw * f[left, bot]) + \
+            rw * ((1 - bw) * f[right, top] + bw * f[right, bot])
+        return vnp.reshape(out, (rows, cols))
+
+    def advect_np(f, vx, vy):
+        rows, cols = f.shape
+        ys, xs = np.meshgrid(np.arange(rows), np.arange(cols))
+        cx, cy = xs - vx, ys - vy
+        left, top = np.floor(cx).astype(int), np.floor(cy).astype(int)
+        rw, bw = cx - left, cy - top
+        left, top = np.mod(left, rows), np.mod(top, cols)
+        right, bot = np.mod(left + 1, rows), np.mod(top + 1, cols)
+        out = (1 - rw) * ((1 - bw) * f[left, top] + bw * f[left, bot]) + \
+            rw * ((1 - bw) * f[right, top] + bw * f[right, bot])
+        return np.reshape(out, (rows, cols))
+    f, vx, vy = (R.standard_normal((6, 6)), R.uniform(-2, 2, (6, 6)), R.uniform(-2, 2, (6, 6)))
+    np.testing.assert_allclose(vg.jit(advect)(f, vx, vy), advect_np(f, vx, vy), rtol=1e-12)
+    loss = lambda f, vx, vy: vnp.sum(advect(advect(f, vx, vy), vy, vx) ** 2)  # noqa: E731
+    vg.check_grads(loss, [f, vx, vy], argnums=(0, 1, 2))
+
+
+def test_gather_out_of_bounds_raises_index_error():
+    with pytest.raises(IndexError):
+        vg.jit(lambda x, i, j: x[i, j])(_X, np.array([1]), np.array([5]))
+
+
+@pytest.mark.parametrize("shape,nidx", [((4, 5), 2), ((3, 4, 2), 2), ((3, 4, 2), 3)])
+def test_add_at_with_several_traced_index_arrays(shape, nidx):
+    idx = tuple(R.integers(0, n, 12) for n in shape[:nidx])
+    v = R.standard_normal((12,) + shape[nidx:])
+
+    def acc(v, *idx):
+        buf = vnp.zeros(shape)
+        vnp.add.at(buf, idx, v)
+        return buf
+    want = np.zeros(shape)
+    np.add.at(want, idx, v)
+    np.testing.assert_allclose(vg.jit(acc)(v, *idx), want, rtol=1e-12)
+    vg.check_grads(lambda v: vnp.sum(acc(v, *idx) ** 2), [v])

@@ -12,7 +12,7 @@ from .. import primitives as P
 from ..errors import ShapeError
 from ..tracing import Tracer
 from ._base import _shape, asarray
-from ._ops import _axis, _int, _ints, broadcast_to, multiply, ravel
+from ._ops import _axis, _int, _ints, broadcast_to, multiply, ravel, reshape
 
 __all__ = ["dot", "einsum", "inner", "matmul", "outer", "tensordot"]
 
@@ -32,10 +32,43 @@ def einsum(*operands: Any, optimize: Any = None) -> Any:
         _sublist_spec(operands)
     ops = [asarray(o) for o in operands]
     spec = _normalize_spec(subscripts.replace(" ", ""), tuple(len(_shape(o)) for o in ops))
+    ops, spec = _broadcast_labels(ops, spec)
     ins, out = P.parse_spec(spec)
     if len(ins) == 1 and ins[0] == out:
         return ops[0]
     return P.einsum(*ops, spec=spec)
+
+
+def _broadcast_labels(ops: list, spec: str) -> tuple[list, str]:
+    """NumPy broadcasts an axis of size 1 against the same label's size in other operands
+    ('mnd,mdo->mno' with m of sizes 1 and 20). Such an axis is dropped from its operand (a
+    sum or an outer product over the label then comes from the other operands alone, which
+    is the same number); one whose label repeats in its operand (a diagonal) is broadcast."""
+    ins, out = P.parse_spec(spec)
+    size: dict[str, int] = {}
+    for t, o in zip(ins, ops):
+        for c, d in zip(t, _shape(o)):
+            if d != 1:
+                if size.setdefault(c, d) != d:
+                    raise ShapeError(f"einsum '{spec}': operands could not be broadcast "
+                                     f"together: axis '{c}' has sizes {size[c]} and {d} "
+                                     f"(shapes {[_shape(x) for x in ops]})")
+    if builtins.all(size.get(c, 1) == d for t, o in zip(ins, ops)
+                    for c, d in zip(t, _shape(o))):
+        return ops, spec
+    new_ops, new_ins = [], []
+    for t, o in zip(ins, ops):
+        sh = _shape(o)
+        stretch = [k for k, (c, d) in enumerate(zip(t, sh)) if d == 1 and size.get(c, 1) != 1]
+        if stretch and builtins.any(t.count(t[k]) > 1 for k in stretch):
+            o = broadcast_to(o, tuple(size.get(c, 1) for c in t))
+        elif stretch:
+            keep = [k for k in range(len(t)) if k not in stretch]
+            o = reshape(o, tuple(sh[k] for k in keep))
+            t = "".join(t[k] for k in keep)
+        new_ops.append(o)
+        new_ins.append(t)
+    return new_ops, P.make_spec(new_ins, out)
 
 
 def _sublist_spec(args: tuple) -> tuple[str, tuple]:

@@ -79,8 +79,70 @@ def traced_index_axis(key: Any, ndim: int) -> tuple[int, Tracer]:
     return axis, key[t]
 
 
+def _is_advanced(k: Any) -> bool:
+    """An integer array index (traced or NumPy) or a Python/NumPy integer, which NumPy
+    broadcasts with the other array indices of the key."""
+    if isinstance(k, Tracer):
+        return True
+    if isinstance(k, (bool, _np.bool_)):
+        return False
+    return isinstance(k, (int, _np.integer)) or isinstance(k, _np.ndarray) and \
+        k.dtype.kind in "iu"
+
+
+def merge_index_arrays(x: Any, key: Any) -> tuple[Any, Any, Any]:
+    """(x', key', back) with x'[key'] == x[key] and back(x') == x, where a key of several integer array indices, one
+    of them traced, and full slices (`f[rows, cols]`, `x[i, :, j]`, `x[i, 0]`) becomes one
+    traced index into x's indexed axes merged into one. As in NumPy, adjacent array indices
+    put their broadcast shape in their place and separated ones put it first (x' is then x
+    with the indexed axes moved first); negative indices count from the end, and an index
+    out of bounds raises IndexError (it is mapped past the merged axis). Other keys are
+    returned unchanged (back is None)."""
+    if not isinstance(key, tuple):
+        return x, key, None
+    nd = _nd(x)
+    ells = [i for i, k in enumerate(key) if k is Ellipsis]
+    if len(ells) == 1:
+        e = ells[0]
+        key = key[:e] + (slice(None),) * (nd - len(key) + 1) + key[e + 1:]
+    pos = [i for i, k in enumerate(key) if _is_advanced(k)]
+    rest_full = all(isinstance(k, slice) and k == slice(None)
+                    for i, k in enumerate(key) if i not in pos)
+    if len(ells) > 1 or len(pos) < 2 or not rest_full or len(key) > nd or \
+            not any(isinstance(key[i], Tracer) for i in pos):
+        return x, key, None
+    shape = _shape(x)
+    perm = list(range(nd))
+    if pos != list(range(pos[0], pos[0] + len(pos))):  # separated: indexed axes first
+        perm = pos + [i for i in range(nd) if i not in pos]
+        x = _ops.transpose(x, perm)
+        shape = tuple(shape[i] for i in perm)
+        key, pos = tuple(key[i] for i in pos), list(range(len(pos)))
+    first, dims = pos[0], [shape[i] for i in pos]
+    flat: Any = 0
+    ok: Any = True
+    for i, n in zip(pos, dims):
+        k = asarray(key[i])
+        if _dtype(k).kind not in "iu":
+            raise TraceError(f"a traced (data-dependent) index must be an integer array, not "
+                             f"{_dtype(k)}")
+        k = _ops.where(k < 0, k + n, k)
+        ok = (k >= 0) & (k < n) & ok
+        flat = flat * n + k
+    size = int(_np.prod(dims))
+    flat = _ops.where(ok, flat, size)  # out of bounds: the gather raises IndexError
+    x = _ops.reshape(x, shape[:first] + (size,) + shape[first + len(pos):])
+
+    def back(y: Any) -> Any:
+        y = _ops.reshape(y, shape)
+        return y if perm == sorted(perm) else _ops.transpose(y, list(_np.argsort(perm)))
+    return x, (slice(None),) * first + (flat,), back
+
+
+
 def traced_getitem(x: Any, key: Any) -> Any:
-    """`x[key]` for a key holding one traced integer array (a gather; see module doc)."""
+    """`x[key]` for a key holding traced integer arrays (a gather; see module doc)."""
+    x, key, _ = merge_index_arrays(x, key)
     axis, idx = traced_index_axis(key, _nd(x))
     if idx.dtype == bool:
         raise _data_dependent("indexing with a traced boolean mask")
@@ -286,14 +348,15 @@ def index_add(a: Tracer, indices: Any, v: Any) -> None:
     """In-place `a[indices] += v`, accumulating at repeated indices (NumPy's add.at); the
     index may hold one traced integer array with full slices."""
     if _has_tracer(indices):
-        axis, idx = traced_index_axis(indices, a.ndim)
-        s = a.shape
+        merged, indices, back = merge_index_arrays(a, indices)
+        axis, idx = traced_index_axis(indices, merged.ndim)
+        s = merged.shape
         region = s[:axis] + idx.shape + s[axis + 1:]
         vals = _ops.broadcast_to(asarray(v), region)
         vals = _ops.reshape(vals, s[:axis] + (idx.size,) + s[axis + 1:])
         flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
         add = P.scatter_add_along(vals, flat, axis=axis, size=s[axis])
-        new = _ops.add(a, add)
+        new = _ops.add(a, add if back is None else back(add))
         a[...] = new if new.dtype == a.dtype else astype(new, a.dtype)
         return
     a._write(P.normalize_index(indices, a.shape), v, P.setitem_add)
