@@ -39,8 +39,8 @@ __all__ = [
     "character",
     "clongdouble",
     "common_type",
-    "complex64",
     "complex128",
+    "complex64",
     "complexfloating",
     "csingle",
     "datetime64",
@@ -49,11 +49,15 @@ __all__ = [
     "double",
     "dtype",
     "einsum_path",
+    "errstate",
     "finfo",
     "flexible",
     "float16",
     "floating",
     "generic",
+    "get_printoptions",
+    "geterr",
+    "geterrcall",
     "half",
     "hamming",
     "hanning",
@@ -61,10 +65,10 @@ __all__ = [
     "index_exp",
     "indices",
     "inexact",
-    "int8",
     "int16",
     "int32",
     "int64",
+    "int8",
     "int_",
     "intc",
     "integer",
@@ -89,12 +93,16 @@ __all__ = [
     "ndarray",
     "number",
     "object_",
+    "printoptions",
     "promote_types",
     "real_if_close",
     "result_type",
     "s_",
     "sctypeDict",
+    "set_printoptions",
     "setdiff1d",
+    "seterr",
+    "seterrcall",
     "setxor1d",
     "short",
     "signedinteger",
@@ -112,10 +120,10 @@ __all__ = [
     "typename",
     "ubyte",
     "uint",
-    "uint8",
     "uint16",
     "uint32",
     "uint64",
+    "uint8",
     "uintc",
     "uintp",
     "ulong",
@@ -323,6 +331,12 @@ uint16, uint32, uint64, uintp, half, single, double, longdouble = (
     _np.uint16, _np.uint32, _np.uint64, _np.uintp, _np.half, _np.single, _np.double,
     _np.longdouble)
 csingle, cdouble, clongdouble = _np.csingle, _np.cdouble, _np.clongdouble
+# NumPy's floating-point error and printing settings (they govern vecgrad's compiled NumPy
+# code too): autograd.numpy and jax.numpy code calls them through the array namespace.
+seterr, geterr, errstate, seterrcall, geterrcall = (
+    _np.seterr, _np.geterr, _np.errstate, _np.seterrcall, _np.geterrcall)
+set_printoptions, get_printoptions, printoptions = (
+    _np.set_printoptions, _np.get_printoptions, _np.printoptions)
 integer, floating, complexfloating, inexact, signedinteger, unsignedinteger = (
     _np.integer, _np.floating, _np.complexfloating, _np.inexact, _np.signedinteger,
     _np.unsignedinteger)
