@@ -157,3 +157,24 @@ def test_add_at_with_several_traced_index_arrays(shape, nidx):
     np.add.at(want, idx, v)
     np.testing.assert_allclose(vg.jit(acc)(v, *idx), want, rtol=1e-12)
     vg.check_grads(lambda v: vnp.sum(acc(v, *idx) ** 2), [v])
+
+
+def test_constant_array_indexed_by_traced_index_says_what_to_do():
+    """fluidsim.py advects a constant image with traced indices (f[left, top]): NumPy's
+    indexing of a plain array cannot dispatch to vecgrad, so the error names the fix, and the
+    fix it names computes NumPy's values and gradients."""
+    c = R.standard_normal((5, 6))
+    x = R.uniform(0, 4.9, 7)
+
+    def bad(x):
+        i = vnp.floor(x).astype(int)
+        return vnp.sum(c[i, i] * x)
+    with pytest.raises(vg.TracedIntoNumpyError, match="ravel_multi_index"):
+        vg.grad(bad)(x)
+
+    def good(x):
+        i = vnp.floor(x).astype(int)
+        return vnp.sum(vnp.take(c, vnp.ravel_multi_index((i, i), c.shape)) * x)
+    i = np.floor(x).astype(int)
+    np.testing.assert_allclose(vg.jit(good)(x), np.sum(c[i, i] * x))
+    np.testing.assert_allclose(vg.grad(good)(x), c[i, i])

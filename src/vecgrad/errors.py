@@ -145,7 +145,10 @@ class TracedIntoNumpyError(VecgradError, TypeError):
             "into a buffer, create it with vnp.zeros/vnp.empty (import vecgrad.numpy as vnp) "
             "instead of np.zeros/np.empty so that the write can be traced. If you are making "
             "an array from a list of traced values, use vnp.array(...) or vnp.stack(...) "
-            "instead of np.array/np.asarray.")
+            "instead of np.array/np.asarray. If you are indexing a NumPy array with a traced "
+            "index (c[i] with c a constant array: NumPy's indexing cannot hand the work to "
+            "vecgrad), use vnp.take(c, i, axis=k), or for several index arrays "
+            "vnp.take(c, vnp.ravel_multi_index((i, j), c.shape)).")
 
 
 class ShapeError(VecgradError, ValueError):
