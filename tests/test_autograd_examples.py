@@ -38,12 +38,12 @@ def test_odeint_args_pytree_of_parameters(container):
         args, rhs, rhs_np = (layers,), _net, _net_np
     elif container == "dict":
         args = ({"l0": layers[0], "l1": layers[1]},)
-        rhs = lambda y, t, p: _net(y, t, [p["l0"], p["l1"]])  # noqa: E731
-        rhs_np = lambda y, t, p: _net_np(y, t, [p["l0"], p["l1"]])  # noqa: E731
+        rhs = lambda y, t, p: _net(y, t, [p["l0"], p["l1"]])
+        rhs_np = lambda y, t, p: _net_np(y, t, [p["l0"], p["l1"]])
     else:  # a Python number next to the arrays, and a time-dependent system
         args = (layers, 0.3)
-        rhs = lambda y, t, p, k: _net(y, t, p) - k * t * y  # noqa: E731
-        rhs_np = lambda y, t, p, k: _net_np(y, t, p) - k * t * y  # noqa: E731
+        rhs = lambda y, t, p, k: _net(y, t, p) - k * t * y
+        rhs_np = lambda y, t, p, k: _net_np(y, t, p) - k * t * y
     y0, t = np.array([1.0, -0.5]), np.linspace(0.0, 1.0, 5)
     want = si.odeint(rhs_np, y0, t, args=args, rtol=1e-10, atol=1e-10)
     got = vint.odeint(rhs, y0, t, args, rtol=1e-10, atol=1e-10)
@@ -135,7 +135,7 @@ def test_bilinear_interpolation_as_in_fluidsim():
         return np.reshape(out, (rows, cols))
     f, vx, vy = (R.standard_normal((6, 6)), R.uniform(-2, 2, (6, 6)), R.uniform(-2, 2, (6, 6)))
     np.testing.assert_allclose(vg.jit(advect)(f, vx, vy), advect_np(f, vx, vy), rtol=1e-12)
-    loss = lambda f, vx, vy: vnp.sum(advect(advect(f, vx, vy), vy, vx) ** 2)  # noqa: E731
+    loss = lambda f, vx, vy: vnp.sum(advect(advect(f, vx, vy), vy, vx) ** 2)
     vg.check_grads(loss, [f, vx, vy], argnums=(0, 1, 2))
 
 

@@ -48,11 +48,10 @@ def _broadcast_labels(ops: list, spec: str) -> tuple[list, str]:
     size: dict[str, int] = {}
     for t, o in zip(ins, ops):
         for c, d in zip(t, _shape(o)):
-            if d != 1:
-                if size.setdefault(c, d) != d:
-                    raise ShapeError(f"einsum '{spec}': operands could not be broadcast "
-                                     f"together: axis '{c}' has sizes {size[c]} and {d} "
-                                     f"(shapes {[_shape(x) for x in ops]})")
+            if d != 1 and size.setdefault(c, d) != d:
+                raise ShapeError(f"einsum '{spec}': operands could not be broadcast "
+                                 f"together: axis '{c}' has sizes {size[c]} and {d} "
+                                 f"(shapes {[_shape(x) for x in ops]})")
     if builtins.all(size.get(c, 1) == d for t, o in zip(ins, ops)
                     for c, d in zip(t, _shape(o))):
         return ops, spec
