@@ -178,3 +178,47 @@ def test_constant_array_indexed_by_traced_index_says_what_to_do():
     i = np.floor(x).astype(int)
     np.testing.assert_allclose(vg.jit(good)(x), np.sum(c[i, i] * x))
     np.testing.assert_allclose(vg.grad(good)(x), c[i, i])
+
+
+# -- black_box_svi.py, mixture_variational_inference.py, bayesian_neural_net.py: their
+# objectives, with the noise passed as an argument (drawing it inside is a RandomStateError) --
+
+def _svi_objective(params, eps, D):
+    import vecgrad.scipy.stats as vst
+    mean, log_std = params[:D], params[D:]
+    samples = eps * vnp.exp(log_std) + mean
+    mu, log_sigma = samples[:, 0], samples[:, 1]
+    logp = vst.norm.logpdf(log_sigma, 0, 1.35) + vst.norm.logpdf(mu, 0, vnp.exp(log_sigma))
+    entropy = 0.5 * D * (1.0 + vnp.log(2 * vnp.pi)) + vnp.sum(log_std)
+    return -(entropy + vnp.mean(logp))
+
+
+@pytest.mark.parametrize("n", [1, 50])
+def test_black_box_svi_objective_with_noise_argument(n):
+    st = pytest.importorskip("scipy.stats")
+    params, eps = R.standard_normal(4) * 0.3, R.standard_normal((n, 2))
+    s = eps * np.exp(params[2:]) + params[:2]
+    want = -(0.5 * 2 * (1 + np.log(2 * np.pi)) + params[2:].sum() + np.mean(
+        st.norm.logpdf(s[:, 1], 0, 1.35) + st.norm.logpdf(s[:, 0], 0, np.exp(s[:, 1]))))
+    np.testing.assert_allclose(vg.jit(lambda p, e: _svi_objective(p, e, 2))(params, eps), want,
+                               rtol=1e-12)
+    vg.check_grads(lambda p: _svi_objective(p, eps, 2), [params])
+
+
+def test_mixture_elbo_style_logsumexp_of_stacked_components():
+    import vecgrad.scipy.special as vsp
+    sp = pytest.importorskip("scipy.special")
+    k, D, n = 3, 2, 20
+    x = R.standard_normal((n, D))
+
+    def log_density(mix, x, lib, lse):
+        log_w = mix[:k] - lse(mix[:k])
+        var = lib.reshape(mix[k:], (k, -1))
+        comps = lib.vstack([lib.sum(-0.5 * ((x - p[:D]) / lib.exp(p[D:])) ** 2 - p[D:], axis=1)
+                            for p in var]).T
+        return lse(comps + log_w, axis=1)
+    mix = R.standard_normal(k + k * 2 * D) * 0.5
+    want = log_density(mix, x, np, sp.logsumexp)
+    got = vg.jit(lambda m: log_density(m, x, vnp, vsp.logsumexp))(mix)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    vg.check_grads(lambda m: vnp.sum(log_density(m, x, vnp, vsp.logsumexp)), [mix])

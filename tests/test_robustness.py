@@ -390,9 +390,12 @@ def test_reduction_axes_and_keepdims_as_numpy(name, axis, keepdims):
 
 # ------------------------------------------------- found by writing user programs
 
-def test_traced_index_next_to_an_index_array_raises_a_trace_error():
-    with pytest.raises(vg.TraceError, match="traced"):
-        vg.jit(lambda x: x[np.arange(3), vnp.argmax(x, axis=1)])(A)
+def test_traced_index_next_to_an_index_array_gathers():
+    """x[rows, argmax per row] (once a TraceError): NumPy's values, and the gradient flows to
+    the selected elements."""
+    f = lambda x: x[np.arange(3), vnp.argmax(x, axis=1)]
+    np.testing.assert_allclose(vg.jit(f)(A), A[np.arange(3), np.argmax(A, axis=1)])
+    vg.check_grads(lambda x: vnp.sum(f(x) ** 2), [A])
 
 
 def test_array_of_a_list_of_traced_rows():
