@@ -1,23 +1,16 @@
 """autograd.misc.optimizers: sgd, rmsprop and adam over pytrees of parameters.
 
 `grad(x, i)` is called with the parameters in their user structure; the update runs on the
-flattened vector. The environment variable AUTOGRAD_SHIM_MAX_ITERS (used by
-bench/autograd_suite/examples.py to shorten the examples' training loops) caps num_iters.
+flattened vector.
 """
 from __future__ import annotations
 
 import functools
-import os
 from typing import Any
 
 import numpy as np
 
 from .flatten import flatten
-
-
-def _iters(n: int) -> int:
-    cap = os.environ.get("AUTOGRAD_SHIM_MAX_ITERS")
-    return min(n, int(cap)) if cap else n
 
 
 def unflatten_optimizer(optimize: Any) -> Any:
@@ -42,7 +35,7 @@ def sgd(grad: Any, x: Any, callback: Any = None, num_iters: int = 200, step_size
         mass: float = 0.9) -> Any:
     """Stochastic gradient descent with momentum."""
     velocity = np.zeros(len(x))
-    for i in range(_iters(num_iters)):
+    for i in range(num_iters):
         g = grad(x, i)
         if callback:
             callback(x, i, g)
@@ -56,7 +49,7 @@ def rmsprop(grad: Any, x: Any, callback: Any = None, num_iters: int = 100,
             step_size: float = 0.1, gamma: float = 0.9, eps: float = 1e-8) -> Any:
     """Root-mean-square propagation."""
     avg_sq_grad = np.ones(len(x))
-    for i in range(_iters(num_iters)):
+    for i in range(num_iters):
         g = grad(x, i)
         if callback:
             callback(x, i, g)
@@ -71,7 +64,7 @@ def adam(grad: Any, x: Any, callback: Any = None, num_iters: int = 100,
     """Adam (Kingma and Ba, 2014), with bias-corrected moment estimates."""
     m = np.zeros(len(x))
     v = np.zeros(len(x))
-    for i in range(_iters(num_iters)):
+    for i in range(num_iters):
         g = grad(x, i)
         if callback:
             callback(x, i, g)
