@@ -60,10 +60,10 @@ EXPECTED = {
     "mixture_variational_inference.py": ("RandomStateError", _RANDOM),
     "natural_gradient_black_box_svi.py": ("RandomStateError", _RANDOM),
     "fluidsim/fluidsim.py": ("TracedIntoNumpyError", _CONST_INDEX),
-    "hmm_em.py": ("Timeout", "EM iterates until the parameters stop changing, which never "
+    "hmm_em.py": ("Timeout", ("EM iterates until the parameters stop changing, which never "
                   "happens: at iteration 146 zero counts make the log-likelihood NaN, exactly "
                   "as under autograd (same values to 1e-15 for the iterations both ran; the "
-                  "same NaN gradients from the same parameters)"),
+                  "same NaN gradients from the same parameters)")),
     "sinusoid.py": ("ConcretizationError", ("the Taylor series stops at `if np.abs(currterm) "
                     "< 0.2`, a branch on a traced value (as in JAX); its first part runs")),
 }
