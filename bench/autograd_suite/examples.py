@@ -10,7 +10,9 @@ error class, the message and the first vecgrad frame (or the example's own frame
 each example that ran is run again under the installed real autograd (pip install autograd)
 and the numbers both printed (objective values along the optimization, gradients) are
 compared; so are a sum and a max of every array the example plots (Axes.plot is wrapped to
-print them). NumPy's global random state is seeded (0) in both runs.
+print them). NumPy's global random state is seeded (0) in both runs. The outermost calls of
+the functions made by `grad`, `value_and_grad` and `elementwise_grad` are timed in both runs:
+the median call after the first (the first includes vecgrad's compilation) is printed.
 
 Shortening (the examples' code is not edited): `autograd.misc.optimizers` (sgd, rmsprop,
 adam) are called with `num_iters` capped at --iters, and `scipy.optimize.minimize` is called with
@@ -97,6 +99,25 @@ try:  # the optimizers' iterations, capped the same way under the shim and real 
         setattr(opt, name, _capped(getattr(opt, name)))
 except ImportError:
     pass
+import time
+import autograd
+_times, _depth = [], [0]
+def _timed(op):  # the outermost gradient calls are timed (the first includes compiling)
+    def make(fun, *a, **k):
+        g = op(fun, *a, **k)
+        def run(*x, **kw):
+            _depth[0] += 1
+            t = time.perf_counter()
+            try:
+                return g(*x, **kw)
+            finally:
+                _depth[0] -= 1
+                if not _depth[0]:
+                    _times.append(time.perf_counter() - t)
+        return run
+    return make
+for name in ("grad", "value_and_grad", "elementwise_grad"):
+    setattr(autograd, name, _timed(getattr(autograd, name)))
 import matplotlib.axes
 _plot = matplotlib.axes.Axes.plot
 def plot(self, *a, **k):  # what is plotted (predictions, derivatives) is compared too
@@ -124,6 +145,10 @@ except BaseException as e:
            "raised": f"{tb[-1].filename}:{tb[-1].lineno}" if vg else "",
            "example_frame": f"{os.path.basename(own[-1].filename)}:{own[-1].lineno}"
            if own else ""}
+if _times:
+    rest = sorted(_times[1:])
+    res["grad_calls"] = {"n": len(_times), "first": _times[0],
+                         "median": rest[len(rest) // 2] if rest else None}
 json.dump(res, open(out, "w"))
 '''
 
@@ -229,7 +254,15 @@ def main(argv: list[str] | None = None) -> int:
                     if theirs["status"] == "ran" else f"autograd: {theirs.get('error')}"
                 line += f" vs autograd: {r['compare']}"
                 if "seconds" in theirs:
-                    line += f" [{r['seconds']:.1f} s, autograd {theirs['seconds']:.1f} s]"
+                    line += f"\n{'':48s}wall {r['seconds']:.1f} s (autograd " \
+                        f"{theirs['seconds']:.1f} s)"
+                gc, gt = r.get("grad_calls"), theirs.get("grad_calls")
+                if gc and gt and gc["median"] and gt["median"]:
+                    r["grad_ms"] = {"vecgrad": gc["median"] * 1e3,
+                                    "autograd": gt["median"] * 1e3, "first": gc["first"]}
+                    line += f"; gradient call median {gc['median'] * 1e3:.2f} ms vs " \
+                        f"autograd {gt['median'] * 1e3:.2f} ms (ratio " \
+                        f"{gc['median'] / gt['median']:.2f}; first call {gc['first']:.2f} s)"
             print(line, flush=True)
     counts = {s: sum(r["status"] == s for r in results.values())
               for s in ("ran", "failed", "by design")}
