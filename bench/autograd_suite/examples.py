@@ -12,7 +12,9 @@ and the numbers both printed (objective values along the optimization, gradients
 compared; so are a sum and a max of every array the example plots (Axes.plot is wrapped to
 print them). NumPy's global random state is seeded (0) in both runs. The outermost calls of
 the functions made by `grad`, `value_and_grad` and `elementwise_grad` are timed in both runs:
-the median call after the first (the first includes vecgrad's compilation) is printed.
+the median call after the first (the first includes vecgrad's compilation) is printed, and
+the first call's results (the gradient at the examples' seeded starting point, the same in
+both runs) are compared directly: the largest difference relative to the largest entry.
 
 Shortening (the examples' code is not edited): `autograd.misc.optimizers` (sgd, rmsprop,
 adam) are called with `num_iters` capped at --iters, and `scipy.optimize.minimize` is called with
@@ -101,7 +103,16 @@ except ImportError:
     pass
 import time
 import autograd
-_times, _depth = [], [0]
+_times, _depth, _first = [], [0], []
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        return [y for c in x for y in _leaves(c)]
+    if isinstance(x, dict):
+        return [y for k in sorted(x, key=repr) for y in _leaves(x[k])]
+    try:
+        return [numpy.asarray(x, float).ravel().tolist()]
+    except Exception:
+        return []
 def _timed(op):  # the outermost gradient calls are timed (the first includes compiling)
     def make(fun, *a, **k):
         g = op(fun, *a, **k)
@@ -109,11 +120,14 @@ def _timed(op):  # the outermost gradient calls are timed (the first includes co
             _depth[0] += 1
             t = time.perf_counter()
             try:
-                return g(*x, **kw)
+                out = g(*x, **kw)
             finally:
                 _depth[0] -= 1
                 if not _depth[0]:
                     _times.append(time.perf_counter() - t)
+            if not _depth[0] and len(_times) == 1:  # the first gradient, at the same point
+                _first.extend(_leaves(out))           # in both runs: compared directly
+            return out
         return run
     return make
 for name in ("grad", "value_and_grad", "elementwise_grad"):
@@ -148,7 +162,7 @@ except BaseException as e:
 if _times:
     rest = sorted(_times[1:])
     res["grad_calls"] = {"n": len(_times), "first": _times[0],
-                         "median": rest[len(rest) // 2] if rest else None}
+                         "median": rest[len(rest) // 2] if rest else None, "first_out": _first}
 json.dump(res, open(out, "w"))
 '''
 
@@ -210,6 +224,18 @@ def compare(ours: str, theirs: str, rtol: float, atol: float = 1e-9) -> str:
     return f"same ({len(a)} numbers)"
 
 
+def first_grad_error(ours: list, theirs: list) -> str:
+    """The largest difference between the two runs' first gradients (computed at the same
+    point: the examples' seeded initial parameters), relative to the largest entry."""
+    if len(ours) != len(theirs) or any(len(a) != len(b) for a, b in zip(ours, theirs)):
+        return "different structure"
+    worst = 0.0
+    for a, b in zip(ours, theirs):
+        scale = max((abs(v) for v in b), default=0.0) or 1.0
+        worst = max([worst] + [abs(x - y) / scale for x, y in zip(a, b)])
+    return f"max relative difference {worst:.1e} over {sum(map(len, ours))} numbers"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--autograd", type=Path, required=True,
@@ -257,12 +283,16 @@ def main(argv: list[str] | None = None) -> int:
                     line += f"\n{'':48s}wall {r['seconds']:.1f} s (autograd " \
                         f"{theirs['seconds']:.1f} s)"
                 gc, gt = r.get("grad_calls"), theirs.get("grad_calls")
+                if gc and gt:
+                    r["first_grad"] = first_grad_error(gc["first_out"], gt["first_out"])
+                    line += f"\n{'':48s}first gradient call: {r['first_grad']}"
                 if gc and gt and gc["median"] and gt["median"]:
                     r["grad_ms"] = {"vecgrad": gc["median"] * 1e3,
                                     "autograd": gt["median"] * 1e3, "first": gc["first"]}
                     line += f"; gradient call median {gc['median'] * 1e3:.2f} ms vs " \
                         f"autograd {gt['median'] * 1e3:.2f} ms (ratio " \
                         f"{gc['median'] / gt['median']:.2f}; first call {gc['first']:.2f} s)"
+            r.get("grad_calls", {}).pop("first_out", None)
             print(line, flush=True)
     counts = {s: sum(r["status"] == s for r in results.values())
               for s in ("ran", "failed", "by design")}
