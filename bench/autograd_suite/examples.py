@@ -194,15 +194,18 @@ def run_one(ex: Path, iters: int, timeout: float, real: bool = False) -> dict:
                            env=env, timeout=timeout, capture_output=True, text=True,
                            check=False)
     except subprocess.TimeoutExpired:
-        return {"status": "failed", "error": "Timeout", "message": f"over {timeout:.0f} s"}
-    if not out.exists():
+        p = None
+    if p is None:
+        res = {"status": "failed", "error": "Timeout", "message": f"over {timeout:.0f} s"}
+    elif not out.exists():
         return {"status": "failed", "error": f"exit {p.returncode}",
                 "message": (p.stderr.strip().splitlines() or [""])[-1], "stdout": p.stdout}
-    res = json.loads(out.read_text())
+    else:
+        res = json.loads(out.read_text())
     expected = EXPECTED.get(ex.parent.name + "/" + ex.name, EXPECTED.get(ex.name))
     if not real and expected and res.get("error") == expected[0]:
         res.update(status="by design", message=f"{expected[0]}: {expected[1]}")
-    res["stdout"] = p.stdout
+    res["stdout"] = p.stdout if p else ""
     res["seconds"] = time.perf_counter() - t0
     return res
 
