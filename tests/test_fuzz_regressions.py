@@ -307,3 +307,21 @@ def test_numpy_array_changed_in_place_after_its_first_use_is_captured_again(n):
         y *= buf
         return y
     same_as_numpy(f, np.random.default_rng(8).standard_normal((n, 3)))
+
+
+@pytest.mark.parametrize("how", ["np.positive", "unary_plus", "vnp.positive"])
+def test_positive_is_a_new_array_not_an_alias(how):
+    """v = np.positive(b); v[0] = 2 must not change b: vecgrad's positive returned its
+    argument itself, so the write reached b."""
+    pos = {"np.positive": np.positive, "unary_plus": lambda b: +b,
+           "vnp.positive": vnp.positive}[how]
+
+    def f(x):
+        b = x.copy()
+        v = pos(b)
+        v[0] = 2.0
+        w = pos(b[1, 0])  # (a NumPy scalar stays one)
+        return b * 3 + v * w
+    same_as_numpy(f, X)
+    with pytest.raises(TypeError):
+        vg.jit(lambda m: pos(m))(X > 0)

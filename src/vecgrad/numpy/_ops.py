@@ -153,8 +153,14 @@ def angle(z: Any, deg: bool = False) -> Any:
 
 
 def positive(x: Any) -> Any:
-    """Elementwise +x (identity)."""
-    return x
+    """Elementwise +x: the same values in a new array (a ufunc result: writing into it does
+    not reach x), as NumPy's."""
+    if not isinstance(x, Tracer):
+        return _np.positive(x)
+    if x.dtype == _np.bool_:
+        raise TypeError("The numpy boolean positive, the unary `+` operator, is not "
+                        "supported (as in NumPy)")
+    return Tracer(x._b, x.atom)
 
 
 def square(x: Any) -> Any:
