@@ -8,7 +8,8 @@
     of the NumPy program, in random directions;
 (d) the batched graph computes what the unbatched one does (values and VJPs).
 
-CI runs VECGRAD_FUZZ_EXAMPLES examples per check (default 100). Thousands, locally:
+CI runs VECGRAD_FUZZ_EXAMPLES hypothesis examples per check (default 100) and VECGRAD_FUZZ_SEEDS
+seeded programs per check (default 300). Thousands, locally:
 
     VECGRAD_FUZZ_EXAMPLES=3000 .venv/bin/python -m pytest -q tests/test_fuzz_numpy.py
     .venv/bin/python tests/test_fuzz_numpy.py 5000      # seeded loop: every distinct failure,
@@ -160,6 +161,19 @@ def _run(check, prog):
 @given(prog=programs())
 def test_fuzz(check, prog):
     _run(check, prog)
+
+
+SEEDS = int(os.environ.get("VECGRAD_FUZZ_SEEDS", "300"))
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_fuzz_seeded(check):
+    """The same checks on SEEDS programs drawn by a seeded generator (larger and more varied
+    than hypothesis's first examples, which favour the smallest choices)."""
+    for seed in range(SEEDS):
+        src, inputs = seeded(seed)
+        sig = signature(check, src, inputs)
+        assert sig is None, f"seed {seed}: {sig}\n--- program:\n{src}"
 
 
 # ---------------------------------------------------------------- local: thousands of seeds
