@@ -130,6 +130,15 @@ def test_the_machine_is_calibrated_once_and_stored(cache_dir, monkeypatch):
     assert kernels.machine() == m
 
 
+def test_a_stall_in_one_calibration_round_is_not_stored(monkeypatch):
+    # a BLAS thread stall once made float32 GEMM look 1000x slower than float64 and steered
+    # float32 contractions away from BLAS: each constant is the min over the rounds
+    good = dataclasses.asdict(kernels._calibrate_round())
+    rounds = iter([{**good, "gemm32": good["gemm32"] * 1000}, good, {**good, "copy": 1.0}])
+    monkeypatch.setattr(kernels, "_calibrate_round", lambda: kernels.Machine(**next(rounds)))
+    assert dataclasses.asdict(kernels.calibrate(rounds=3)) == good
+
+
 def test_cache_directory(monkeypatch, tmp_path):
     monkeypatch.setenv("VECGRAD_CACHE_DIR", str(tmp_path / "here"))
     assert kernels.cache_dir() == tmp_path / "here"

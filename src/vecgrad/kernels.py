@@ -45,7 +45,7 @@ import numpy as np
 
 from .config import settings
 
-FORMAT = 1  # bump when the meaning of stored choices or constants changes
+FORMAT = 2  # (2: constants are the min over calibration rounds) bump when the meaning of stored choices or constants changes
 MAX_CHOICES = 4096
 
 
@@ -253,9 +253,17 @@ def _best(fn: Callable[[], Any], n: int = 5, budget: float = 0.03) -> float:
     return best
 
 
-def calibrate() -> Machine:
-    """Measure this machine's constants (about 0.1 s; more on a busy machine, never more than
-    a few tenths): min times of small fixed kernels."""
+def calibrate(rounds: int = 3) -> Machine:
+    """Measure this machine's constants (about 0.1 s a round; more on a busy machine): min
+    times of small fixed kernels, each the min over `rounds` rounds taken one after the other.
+    (One round on a loaded machine once measured float32 GEMM 1000x too slow, a BLAS thread
+    stall, and the stored constant then steered every float32 contraction away from BLAS;
+    a stall rarely hits the same kernel in every round.)"""
+    ms = [dataclasses.asdict(_calibrate_round()) for _ in range(rounds)]
+    return Machine(**{k: min(m[k] for m in ms) for k in ms[0]})
+
+
+def _calibrate_round() -> Machine:
     from .backends.numpy.transpose import transpose_copy
     tiny = np.ones(4)
     call = _best(lambda: np.add(tiny, tiny), 50)
