@@ -28,6 +28,7 @@ from ..lowering import (
 )
 from ..lowering import elementwise as _elementwise
 from ..lowering import reduction as _reduction
+from . import contract
 
 
 def cast(x: Any, dtype: np.dtype) -> Any:
@@ -238,7 +239,7 @@ LOWERINGS: Table = {
     P.concatenate: _to_out(lambda *xs, axis: jnp.concatenate(xs, axis)),
     P.stack: _to_out(lambda *xs, axis: jnp.stack(xs, axis)),
     # contractions and fused nn
-    **contractions(jnp.einsum, jnp.sqrt, lambda x, a: jnp.sum(x, a, keepdims=True), cast),
+    **contractions(contract.einsum, jnp.sqrt, lambda x, a: jnp.sum(x, a, keepdims=True), cast),
     P.softmax: plain(jax.nn.softmax), P.logsumexp: plain(jax.nn.logsumexp),
     # linear algebra (the triangle-reading ones read exactly one triangle, as LAPACK does)
     P.solve: _linalg(jnp.linalg.solve), P.inv: _linalg(jnp.linalg.inv),
