@@ -445,3 +445,20 @@ def test_namedtuple_arguments_keep_their_type():
     np.testing.assert_allclose(g.b, want[1])
     j = vg.jacobian(lambda p: p.w[:, 0] * p.b)(p)
     assert type(j) is Layer and j.w.shape == (3, 3, 4) and j.b.shape == (3, 3)
+
+
+def test_core_imports_no_optional_engine():
+    """`import vecgrad`, tracing, compiling and running on the NumPy backend (and explain)
+    import neither jax, torch nor numba: they are optional extras, loaded only by their
+    backend."""
+    import subprocess
+    import sys
+    code = ("import sys, numpy as np, vecgrad as vg, vecgrad.numpy as vnp\n"
+            "f = lambda x: vnp.sum(vnp.tanh(x) ** 2)\n"
+            "vg.grad(f)(np.ones(3)); vg.jit(f)(np.ones(3)); vg.vjp(f, np.ones(3))\n"
+            "vg.backends.available('jax'); vg.backends.available('torch')\n"
+            "print(sorted(m for m in ('jax', 'jaxlib', 'torch', 'numba') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300, check=False)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().splitlines()[-1] == "[]"

@@ -266,3 +266,38 @@ def test_contraction_plans_avoid_copies_of_the_large_operand():
     assert p.cost <= 100 * 256 * 128 + 2 * 256 * 128
     p = plan("ij,ajk->aik", ((32, 64), (256, 64, 128)))
     assert p.bcast == (256, 32, 64) and p.perms[1] == (0, 1, 2) and p.out_perm == (0, 1, 2)
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_no_host_round_trip(name, x64):
+    """On JAX arrays, a compiled gradient moves nothing between host and device: it runs under
+    jax.transfer_guard("disallow") (a NumPy conversion inside the compiled path would have to
+    come back as a transfer to give a jax.Array), and its results are jax.Arrays on the
+    inputs' device. (Host-only primitives, documented in the lowering table, run through
+    jax.pure_callback, which the guard allows; these programs have none.)"""
+    w = WORKLOADS[name]
+    xs = jax.device_put(w.inputs("small"))
+    g = vg.value_and_grad(w.fresh_loss(), argnums=w.argnums, backend="jax")
+    g(*xs)  # compile (constants move once, here)
+    with jax.transfer_guard("disallow"):
+        out = g(*xs)
+    leaves = flatten(out)[0]
+    assert all(isinstance(x, jax.Array) and x.devices() == {jax.devices()[0]} for x in leaves)
+    with jax.transfer_guard("disallow"), pytest.raises(Exception, match="[Dd]isallowed"):
+        g(*w.inputs("small"))  # (the guard does catch a NumPy argument)
+
+
+@pytest.mark.gpu
+def test_gpu_arrays_stay_on_the_gpu(x64):
+    try:
+        dev = jax.devices("gpu")[0]
+    except RuntimeError:
+        pytest.skip("no GPU for jax")
+    w = WORKLOADS["000"]
+    xs = jax.device_put(w.inputs("small"), dev)
+    f = vg.grad(w.fresh_loss(), argnums=w.argnums, backend="jax")
+    f(*xs)
+    with jax.transfer_guard("disallow"):
+        g = f(*xs)
+    assert all(x.devices() == {dev} for x in flatten(g)[0])
+    _close(g, vg.grad(w.fresh_loss(), argnums=w.argnums)(*w.inputs("small")))

@@ -151,13 +151,14 @@ class Program:
 
 def generate(g: Graph, name: str, views: Iterable[Primitive] = ()) -> Program:
     """Straight-line source for `g`. Values die (`del`) after their last use. An output that
-    may share memory with an input or a constant (through the `views` primitives) is returned
-    through `_copy`, so that callers never receive an alias of their own arguments."""
+    may share memory (through the `views` primitives) with an input, a constant or an earlier
+    output is returned through `_copy`, so that callers never receive an alias of their own
+    arguments, and outputs never alias each other (torch's custom ops require it)."""
     name = re.sub(r"\W", "_", name)
     views = frozenset(views)
     names: dict[Var, str] = {v: f"x{i}" for i, v in enumerate(g.inputs)}
     consts: dict[int, tuple[str, np.ndarray]] = {}
-    borrowed: set[Var] = set(g.inputs)  # values that may alias an input or a constant
+    root: dict[Var, Any] = {}  # a view -> the value (or constant) whose memory it shares
 
     def ref(a: Atom) -> str:
         if isinstance(a, Const):
@@ -172,15 +173,21 @@ def generate(g: Graph, name: str, views: Iterable[Primitive] = ()) -> Program:
         args = ", ".join(ref(a) for a in e.inputs)
         body.append(f"v{i} = f{i}({args})")
         steps.append((f"f{i}", e))
-        if e.prim in views and e.inputs and (isinstance(e.inputs[0], Const)
-                                             or e.inputs[0] in borrowed):
-            borrowed.add(e.out)
+        if e.prim in views and e.inputs:
+            src = e.inputs[0]
+            root[e.out] = id(src.value) if isinstance(src, Const) else root.get(src, src)
         dead = [names[a] for a in dict.fromkeys(e.inputs) if isinstance(a, Var)
                 and last.get(a) == i and a not in g.inputs]
         if dead:
             body.append(f"del {', '.join(dead)}")
-    ret = [f"_copy({ref(a)})" if isinstance(a, Const) or a in borrowed else ref(a)
-           for a in g.outputs]
+    owned: set[Any] = set()  # memory already returned
+    ins = set(g.inputs)
+    ret = []
+    for a in g.outputs:
+        r = id(a.value) if isinstance(a, Const) else root.get(a, a)
+        shared = isinstance(a, Const) or not isinstance(r, Var) or r in ins or r in owned
+        ret.append(f"_copy({ref(a)})" if shared else ref(a))
+        owned.add(r)
     src = f"def {name}({', '.join(names[v] for v in g.inputs)}):\n"
     src += "".join(f"    {s}\n" for s in body)
     src += f"    return ({', '.join(ret)}{',' if len(ret) == 1 else ''})\n"
