@@ -247,3 +247,29 @@ def test_explain_errors_exit_2_without_traceback(tmp_path, case, message):
     assert p.returncode == 2, p.stdout + p.stderr
     assert message in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_backends_bench_side_by_side():
+    """bench/backends.py: each installed backend next to its library's vectorized gradient,
+    gradients checked, ratio rows printed; its GPU run skips cleanly without a GPU."""
+    import importlib.util
+    mods = [m for m in ("jax", "torch") if importlib.util.find_spec(m)]
+    if not mods:
+        pytest.skip("neither jax nor torch is installed")
+    script = str(ROOT / "bench" / "backends.py")
+    p = subprocess.run([sys.executable, script, "--sizes", "small", "--only", "002",
+                        "--rounds", "5", "--budget", "0"], capture_output=True, text=True,
+                       timeout=300, cwd=ROOT, check=False)
+    assert p.returncode == 0, p.stderr[-2000:]
+    pairs = {"jax": "vecgrad jax backend / jax jit(grad), vectorized",
+             "torch": "vecgrad torch backend / torch eager, vectorized"}
+    for m in mods:
+        assert pairs[m] in p.stdout
+    errs = [float(c) for line in p.stdout.splitlines() if line.startswith("002 ")
+            for c in re.split(r"\s{2,}", line.strip())[6:7] if c]
+    assert errs and max(errs) < 1e-10  # float64: every engine's gradient equals NumPy's
+    g = subprocess.run([sys.executable, script, "--device", "gpu", "--sizes", "small",
+                        "--only", "002", "--rounds", "5"], capture_output=True, text=True,
+                       timeout=300, cwd=ROOT, check=False)
+    assert g.returncode == 0, g.stderr[-2000:]
+    assert "GPU run skipped" in g.stdout or "Backends against" in g.stdout
