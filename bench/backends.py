@@ -6,9 +6,10 @@ seeds (issue 12 §1-2), in one process.
 
 Engines per seed: `vg.grad(loop-style seed, backend="jax")` against `jax.jit(jax.grad)` of the
 hand-vectorized JAX port, and `backend="torch"` against torch eager of the hand-vectorized torch
-port (and, with --compile, `torch.compile` of it); see bench/baselines.py. Each round
-calls every engine once, in turn, so that the machine's load falls on all of them alike; the
-table gives the wall-clock min and median and the median CPU time of the process (all threads:
+port (and, with --compile, `torch.compile` of it); see bench/baselines.py. One library at a
+time, each round calls its engines once, in turn (reversed every other round), so that the
+machine's load falls on all of them alike; the table gives the wall-clock min and median and
+the median CPU time of the process (all threads:
 the work done, which a loaded machine disturbs less than the wall clock), and each vecgrad
 backend's ratio to its library's reference. Gradients are checked against the NumPy backend.
 `--device gpu` places everything on the first GPU of each library (skipped without one).
@@ -49,17 +50,19 @@ def engines(compile_torch: bool) -> list[BL.Engine]:
 
 
 def measure(preps: dict[str, BL.Prepared], rounds: int, budget: float) -> dict[str, dict]:
-    """Interleaved rounds (at least 5, at most `rounds`, until `budget` seconds have passed):
-    wall min / median and CPU-time median per engine."""
+    """Interleaved rounds (at least 5, at most `rounds`, until `budget` seconds have passed),
+    the order reversed every other round (a call right after another library's pays for
+    waking its thread pool): wall min / median and CPU-time median per engine."""
     wall: dict[str, list[float]] = {k: [] for k in preps}
     cpu: dict[str, list[float]] = {k: [] for k in preps}
+    order = list(preps)
     t_end = time.perf_counter() + budget
     for r in range(rounds):
         if r >= 5 and time.perf_counter() > t_end:
             break
-        for k, p in preps.items():
+        for k in order if r % 2 == 0 else order[::-1]:
             t0, c0 = time.perf_counter(), time.process_time()
-            p.call()
+            preps[k].call()
             wall[k].append(time.perf_counter() - t0)
             cpu[k].append(time.process_time() - c0)
     return {k: {"min": min(wall[k]), "median": statistics.median(wall[k]),
@@ -82,7 +85,11 @@ def run_seed(name: str, sizes: str, es: list[BL.Engine], rounds: int, budget: fl
         first[e.label] = time.perf_counter() - t0
         errs[e.label] = float(np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-300))
         preps[e.label] = p
-    st = measure(preps, rounds, budget)
+    st: dict[str, dict] = {}
+    for lib in ("jax", "torch"):  # one library at a time: their thread pools do not mix
+        group = {e.label: preps[e.label] for e in es if e.module == lib}
+        if group:
+            st.update(measure(group, rounds, budget))
     rows = [[name, k, fmt_time(s["min"]), fmt_time(s["median"]), fmt_time(s["cpu"]),
              str(s["runs"]), f"{errs[k]:.0e}", fmt_time(first[k])] for k, s in st.items()]
     for ours, ref in PAIRS:
