@@ -9,9 +9,8 @@ hand-vectorized JAX port, and `backend="torch"` against torch eager of the hand-
 port (and, with --compile, `torch.compile` of it); see bench/baselines.py. One library at a
 time, each round calls its engines once, in turn (reversed every other round), so that the
 machine's load falls on all of them alike; the table gives the wall-clock min and median and
-the median CPU time of the process (all threads:
-the work done, which a loaded machine disturbs less than the wall clock), and each vecgrad
-backend's ratio to its library's reference. Gradients are checked against the NumPy backend.
+the median CPU time of the process (all threads: the work done, which a loaded machine
+disturbs less than the wall clock), and each vecgrad backend's ratio to its library's reference. Gradients are checked against the NumPy backend.
 `--device gpu` places everything on the first GPU of each library (skipped without one).
 """
 from __future__ import annotations
