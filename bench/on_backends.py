@@ -21,6 +21,7 @@ from vecgrad.pytree import flatten
 from vecgrad.timing import fmt_time, measure, table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/, for `import patterns`
+from baselines import TORCH_THREADS
 from patterns import PATTERNS
 from patterns.harness import fresh
 
@@ -32,6 +33,8 @@ def placer(backend: str, device: Any) -> tuple[Callable, Callable]:
         jax.config.update("jax_enable_x64", True)  # the patterns are float64
         return (lambda x: jax.device_put(x, device)), jax.block_until_ready
     import torch
+    if torch.device(device).type == "cpu":  # (as the seeds' torch engines: see TORCH_THREADS)
+        torch.set_num_threads(TORCH_THREADS)
 
     def done(r: Any) -> Any:
         if torch.device(device).type == "cuda":
