@@ -239,19 +239,27 @@ def test_reshape_of_a_fancy_indexed_copy_copies_where_numpy_copies(take, dtype):
     assert_same(vg.jit(f)(x3), f(x3.copy()))
 
 
-@pytest.mark.xfail(strict=True, reason="known bug (tracing.py, not fixed): a ufunc's result "
-                   "takes its inputs' memory order in NumPy (order='K'), so np.sin(x.T) is "
-                   "F-ordered and its reshape(-1)/ravel() a copy; vecgrad treats every fresh "
-                   "value as C-contiguous, makes the reshape a view, and a later write into "
-                   "the result reaches it")
-def test_reshape_of_a_ufunc_result_of_a_transposed_input_copies_as_numpy():
+UFUNC_LAYOUTS = {  # NumPy gives a ufunc's result its inputs' memory order (order='K')
+    "sin of x.T, reshape": lambda x: (np.sin(x.T), lambda y: y.reshape(-1)),
+    "x.T * 2, ravel": lambda x: (x.T * 2.0, lambda y: y.ravel()),
+    "x.T + x.T, reshape": lambda x: (x.T + x.T, lambda y: y.reshape(2, -1)),
+    "exp of x (C), ravel": lambda x: (np.exp(x), lambda y: y.ravel()),
+    "x.T + row (broadcast), ravel": lambda x: (x.T + x[0, :3], lambda y: y.ravel()),
+    "sin of x.T[::2], ravel": lambda x: (np.sin(x.T[::2]), lambda y: y.ravel()),
+}
+
+
+@pytest.mark.parametrize("name", list(UFUNC_LAYOUTS))
+def test_reshape_of_a_ufunc_result_copies_or_views_as_numpy(name):
+    """np.sin(x.T) is F-ordered in NumPy, so its reshape(-1) is a copy: a later write into
+    the result must not reach it (vecgrad once made every fresh value C-ordered)."""
     x = np.random.default_rng(4).standard_normal((3, 4))
 
     def f(x):
-        y = np.sin(x.T)
-        z = y.reshape(-1)
+        y, view = UFUNC_LAYOUTS[name](x)
+        z = view(y)
         y[0, 1] = 5.0
-        return z
+        return z * 1.0
     assert_same(vg.jit(f)(x), f(x.copy()))
 
 
@@ -325,3 +333,24 @@ def test_positive_is_a_new_array_not_an_alias(how):
     same_as_numpy(f, X)
     with pytest.raises(TypeError):
         vg.jit(lambda m: pos(m))(X > 0)
+
+
+VIEWS = [lambda a: a[..., ::2], lambda a: a[..., :4].transpose(1, 0, 2),
+         lambda a: a[..., 4:].transpose(2, 1, 0), lambda a: a[..., ::2].transpose(0, 2, 1),
+         lambda a: a[:, ::-1, :4], lambda a: a[..., 1::2].transpose(1, 2, 0),
+         lambda a: a[:1, :, :4], lambda a: a[..., ::-2].transpose(2, 0, 1)]
+
+
+@pytest.mark.parametrize("i", range(len(VIEWS)))
+@pytest.mark.parametrize("j", range(len(VIEWS)))
+def test_ufunc_results_of_any_two_layouts_reshape_as_numpy(i, j):
+    """Binary ufuncs of every pair of layouts (transposes, reversed and strided slices,
+    broadcasts): the result's ravel is a view exactly where NumPy's is."""
+    x = np.random.default_rng(5).standard_normal((4, 4, 8))
+
+    def f(x):
+        y = np.multiply(VIEWS[i](x), VIEWS[j](x))
+        z = y.reshape(-1)
+        y[0, 1, 2] = 7.0
+        return z * 1.0
+    assert_same(vg.jit(f)(x), f(x.copy()))
