@@ -354,3 +354,16 @@ def test_ufunc_results_of_any_two_layouts_reshape_as_numpy(i, j):
         y[0, 1, 2] = 7.0
         return z * 1.0
     assert_same(vg.jit(f)(x), f(x.copy()))
+
+
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_ufunc_of_a_complex_part_of_a_transpose_reshapes_as_numpy(part):
+    """z.T.real is strided like z.T (F-ordered), so np.sin of it is F-ordered too."""
+    z = np.random.default_rng(6).standard_normal((3, 4)) * (1 + 2j)
+
+    def f(z):
+        y = np.sin(getattr(z.T, part))
+        r = y.ravel()
+        y[0, 1] = 5.0
+        return r * 1.0
+    assert_same(vg.jit(f)(z), f(z.copy()))

@@ -36,7 +36,13 @@ from .errors import (
 )
 from .ir import Atom, Aval, Const, Var
 from .primitives.structural import BasicIndex, _fast_basic
-from .views import c_contiguous, fancy_layout, reshaped_view, strided  # noqa: F401 (re-exported)
+from .views import (  # noqa: F401 (re-exported)
+    c_contiguous,
+    fancy_layout,
+    reshaped_view,
+    strided,
+    ufunc_layout,
+)
 
 
 def _is_scalar(x: Any) -> bool:
@@ -58,65 +64,17 @@ def bind(prim: P.Primitive, *args: Any, **params: Any) -> Any:
         else:
             simple = False
     if simple and builder is not None:  # the common case, quickly
-        out = Tracer(builder, builder.emit(prim, [a.atom for a in args], params))
-        if prim.elementwise and len(out.shape) > 1:
-            _ufunc_layout(out, args)
-        return out
-    dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
-           isinstance(a, Tracer) and not a._weak]
-    if builder is None:  # eager, with the same weak Python scalars as in a trace
-        return prim.impl(*[to_atom(a, dts).value for a in args], **params)
-    atoms = [to_atom(a, dts, builder) for a in args]
+        atoms = [a.atom for a in args]
+    else:
+        dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
+               isinstance(a, Tracer) and not a._weak]
+        if builder is None:  # eager, with the same weak Python scalars as in a trace
+            return prim.impl(*[to_atom(a, dts).value for a in args], **params)
+        atoms = [to_atom(a, dts, builder) for a in args]
     out = Tracer(builder, builder.emit(prim, atoms, params))
     if prim.elementwise and len(out.shape) > 1:
-        _ufunc_layout(out, args)
+        out._layout = ufunc_layout(out.shape, out.dtype, args)
     return out
-
-
-_LAYOUT_VIEWS = (P.getitem, P.transpose, P.broadcast_to, P.reshape)
-
-
-def _modeled(a: Any) -> bool:
-    """Whether `strided` models a's layout (not the real or imaginary part of a complex
-    array, whose result keeps the C order: a known gap)."""
-    while isinstance(a, Tracer) and a._view is not None:
-        if a._view[1] not in _LAYOUT_VIEWS:
-            return False
-        a = a._view[0]
-    return True
-
-
-def _ufunc_layout(out: Tracer, args: Sequence[Any]) -> None:
-    """NumPy gives a ufunc's result its inputs' memory order (order='K'): np.sin(x.T) is
-    F-ordered, so its ravel() is a copy, not a view. The axes are ordered as NumPy's iterator
-    orders them (nditer's find_best_axis_ordering): an axis moves before a slower one only
-    when every operand that strides along both (broadcast and length-1 axes do not vote)
-    strides further along it."""
-    arrays = [a for a in args if isinstance(a, (Tracer, np.ndarray)) and a.ndim > 0]
-    if not arrays or not all(_modeled(a) for a in arrays) or all(
-            c_contiguous(a) if isinstance(a, Tracer) else a.flags.c_contiguous for a in arrays):
-        return
-    shape = out.shape
-    strides = [np.broadcast_to(strided(a) if isinstance(a, Tracer) else a, shape).strides
-               for a in arrays]
-    votes = [[abs(st[k]) if shape[k] > 1 else 0 for k in range(len(shape))] for st in strides]
-    perm: list[int] = []
-    for k in range(len(shape)):  # insertion, slowest axis first
-        pos = len(perm)
-        while pos > 0:
-            j = perm[pos - 1]
-            voting = [v for v in votes if v[k] and v[j]]
-            if voting and all(v[k] > v[j] for v in voting):
-                pos -= 1
-            else:
-                break
-        perm.insert(pos, k)
-    if perm == sorted(perm):
-        return
-    st, n = [0] * len(shape), out.dtype.itemsize
-    for k in reversed(perm):
-        st[k], n = n, n * shape[k]
-    out._layout = np.lib.stride_tricks.as_strided(np.empty(1, out.dtype), shape, tuple(st))
 
 
 def _inner(a: Builder, b: Builder) -> Builder:

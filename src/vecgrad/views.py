@@ -3,7 +3,8 @@ data-less stand-in with the strides NumPy would give it (to ask NumPy whether a 
 ravel can be a view)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,14 +44,15 @@ def strided(x: Tracer) -> np.ndarray:
     if x._view is None and x._layout is not None:
         return x._layout
     if x._view is None:
-        shape, item = x.shape, x.dtype.itemsize
-        strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) * item
-                        for i in range(len(shape)))
-        return np.lib.stride_tricks.as_strided(np.empty(1, x.dtype), shape, strides)
+        return _standin(x.shape, _in_order(x.shape, range(len(x.shape)), x.dtype), x.dtype)
     base, prim, params = x._view
     d = strided(base)
     if prim is P.getitem:
         return d[P.to_key(params["idx"])]
+    if prim is P.real:
+        return d.real
+    if prim is P.imag:
+        return d.imag
     if prim is P.transpose:
         return d.transpose(params["perm"])
     if prim is P.broadcast_to:
@@ -68,9 +70,48 @@ def fancy_layout(shape: tuple[int, ...], idx: tuple, dtype: np.dtype) -> np.ndar
     r = d[P.to_key(idx)]
     if r.flags.c_contiguous:
         return None
-    item = dtype.itemsize
-    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), r.shape,
-                                           tuple(st * item for st in r.strides))
+    return _standin(r.shape, tuple(st * dtype.itemsize for st in r.strides), dtype)
+
+
+def ufunc_layout(shape: tuple[int, ...], dtype: np.dtype, args: Sequence[Any]
+                 ) -> np.ndarray | None:
+    """The stand-in of a ufunc's result of `args` (None: C-contiguous). NumPy gives it its
+    operands' memory order (order='K'): np.sin(x.T) is F-ordered, so its ravel() is a copy,
+    not a view. The axes are ordered as NumPy's iterator orders them (nditer's
+    find_best_axis_ordering): an axis moves before a slower one only when every operand that
+    strides along both (broadcast and length-1 axes do not vote) strides further along it."""
+    ops = [a for a in args if getattr(a, "ndim", 0) > 0]  # (traced or NumPy arrays)
+    if all(a.flags.c_contiguous if isinstance(a, np.ndarray) else c_contiguous(a)
+           for a in ops):  # (the common case, without building stand-ins)
+        return None
+    arrays = [a if isinstance(a, np.ndarray) else strided(a) for a in ops]
+    votes = [[abs(st) if n > 1 else 0 for st, n in zip(np.broadcast_to(a, shape).strides, shape)]
+             for a in arrays]
+    perm: list[int] = []
+    for k in range(len(shape)):  # insertion, slowest axis first
+        pos = len(perm)
+        while pos > 0:
+            j = perm[pos - 1]
+            voting = [v for v in votes if v[k] and v[j]]
+            if not (voting and all(v[k] > v[j] for v in voting)):
+                break
+            pos -= 1
+        perm.insert(pos, k)
+    if perm == sorted(perm):
+        return None
+    return _standin(shape, _in_order(shape, perm, dtype), dtype)
+
+
+def _in_order(shape: tuple[int, ...], perm: Sequence[int], dtype: np.dtype) -> tuple[int, ...]:
+    """The strides of a contiguous array whose axes run slowest to fastest in `perm` order."""
+    st, n = [0] * len(shape), dtype.itemsize
+    for k in reversed(perm):
+        st[k], n = n, n * shape[k]
+    return tuple(st)
+
+
+def _standin(shape: tuple[int, ...], strides: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    return np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape, strides)
 
 
 def reshaped_view(d: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
