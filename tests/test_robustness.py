@@ -448,3 +448,10 @@ def test_write_into_an_argument_is_a_value_and_a_type_error():
     for exc in (ValueError, TypeError, vg.ReadOnlyError):  # NumPy's, and JAX's/autograd's
         with pytest.raises(exc):
             vg.jit(f)(A)
+
+
+def test_numpy_function_vecgrad_lacks_says_so_and_names_its_public_name():
+    # np.asarray_chkfinite lives in numpy.lib._function_base_impl and never dispatches
+    with pytest.raises(vg.TracedIntoNumpyError,
+                       match=r"numpy\.asarray_chkfinite .*vecgrad\.numpy has no asarray_chkfinite"):
+        vg.jit(lambda x: np.asarray_chkfinite(x).sum())(A)

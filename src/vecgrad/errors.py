@@ -7,11 +7,13 @@ import os
 import sys
 from typing import Any
 
+import numpy as np
+
 from .ir import Src
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _EXAMPLES_DIR = os.path.join(_PKG_DIR, "examples")
-_NUMPY_DIR = os.path.dirname(os.path.abspath(__import__("numpy").__file__))
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -30,6 +32,18 @@ def _is_internal(fname: str) -> bool:
 _INTERNAL_CODE: dict[int, tuple[Any, bool]] = {}
 
 
+def _public_numpy_name(parts: list[str]) -> str:
+    """The name users call a NumPy function by: numpy.lib._function_base_impl's
+    asarray_chkfinite is np.asarray_chkfinite, while linalg's norm stays linalg.norm."""
+    for cand in (parts, parts[-1:]):
+        obj = np
+        for part in cand:
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            return ".".join(cand)
+    return ".".join(parts)
+
+
 def numpy_caller(depth: int = 1) -> str | None:
     """The NumPy function the user's code called, if the stack from the user's frame down
     to `depth` runs inside NumPy's Python code (e.g. np.mean converting its argument)."""
@@ -41,7 +55,7 @@ def numpy_caller(depth: int = 1) -> str | None:
         if os.path.abspath(fname).startswith(_NUMPY_DIR):  # e.g. numpy.linalg._linalg.norm
             mod = f.f_globals.get("__name__", "numpy").split(".")
             public = list(itertools.takewhile(lambda m: not m.startswith("_"), mod[1:]))
-            name = ".".join(public + [f.f_code.co_name])
+            name = _public_numpy_name(public + [f.f_code.co_name])
         f = f.f_back
     return None
 
@@ -128,17 +142,31 @@ class ReadOnlyError(VecgradError, ValueError, TypeError):
             "result in a new buffer made with vnp.zeros/vnp.empty.")
 
 
+def _in_vnp(name: str) -> bool:
+    """Whether vecgrad.numpy has the function `name` (dotted, e.g. "linalg.norm"). Read from
+    sys.modules: it is loaded whenever something is being traced, and errors sit below it."""
+    obj = sys.modules.get("vecgrad.numpy")
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+    return callable(obj)
+
+
 class TracedIntoNumpyError(VecgradError, TypeError):
     """A traced value was converted to a plain NumPy array (e.g. written into np.empty)."""
 
     def __init__(self, src: Src | None = None, numpy_func: str | None = None):
         src = src or user_src(2)
         if numpy_func:
+            instead = (f"call vnp.{numpy_func}(...) instead (import vecgrad.numpy as vnp)"
+                       if _in_vnp(numpy_func) else
+                       f"vecgrad.numpy has no {numpy_func}: compute it outside the traced "
+                       "function, or from the vnp functions it is made of")
             super().__init__(
-                f"numpy.{numpy_func} was given a list or tuple holding traced arrays"
-                f"{_where(src)}: NumPy dispatches to vecgrad only for arrays, so it tried to "
-                f"make a NumPy array of the list. Call vnp.{numpy_func}(...) (import "
-                f"vecgrad.numpy as vnp), or pass vnp.stack(the_list).")
+                f"numpy.{numpy_func} tried to make a plain NumPy array of a traced value"
+                f"{_where(src)}. NumPy hands a call to vecgrad only when the function "
+                "dispatches on its arguments and they are arrays, not lists or tuples of "
+                f"them: {instead}. If you passed a list of traced arrays, vnp.stack(the_list) "
+                "makes it one array.")
             return
         super().__init__(
             f"a traced array cannot become a plain NumPy array{_where(src)}. If you are writing "
