@@ -108,6 +108,25 @@ def test_concrete_value_of_a_tracer(fn):
         vg.grad(lambda x: vnp.sum(fn(x)))(A)
 
 
+def _pymax(x):
+    return sum(max(x[i, 0], 0.0) for i in range(3))  # <- error
+
+
+def _pysorted(x):
+    return sorted(x[:, 0])[1] + min(x[0, 0], x[1, 1])  # <- error
+
+
+@pytest.mark.parametrize("fn,names", [(_pymax, "max()"), (_pysorted, "min()/sorted()")],
+                         ids=["max", "sorted_min"])
+def test_python_max_min_sorted_point_at_the_array_functions(fn, names):
+    msg = raises(vg.ConcretizationError, fn, A)
+    assert f"Python's {names} compare" in msg and "vnp.maximum(a, b)" in msg
+
+
+def test_no_builtin_hint_on_a_plain_if():
+    assert "vnp.maximum" not in raises(vg.ConcretizationError, _if, A)
+
+
 # -------------------------------------------------------------------------- buffer writes
 
 def test_write_traced_rows_into_plain_numpy_array():

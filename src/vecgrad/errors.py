@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import linecache
 import os
+import re
 import sys
 from typing import Any
 
@@ -121,7 +123,23 @@ class ConcretizationError(VecgradError, TypeError):
             f"{what} of a traced array{_where(src)}: values are not known while vecgrad traces "
             "the function, only shapes and dtypes are. Python control flow on array values "
             "cannot be traced. Use vnp.where(cond, x, y) to select values, or pass the value "
-            "as a static (non-array) argument.")
+            "as a static (non-array) argument." + _builtin_hint(src))
+
+
+_BUILTIN_COMPARE = re.compile(r"(?<![\w.])(max|min|sorted)\s*\(")
+
+
+def _builtin_hint(src: Src | None) -> str:
+    """Python's max/min/sorted compare with `<` and call bool() from C, so no frame says so:
+    read the user's line to point at the array function they meant."""
+    line = linecache.getline(src.file, src.line) if src else ""
+    found = sorted(set(_BUILTIN_COMPARE.findall(line)))
+    if not found:
+        return ""
+    verb = "compares" if len(found) == 1 else "compare"
+    return (f" Python's {'/'.join(f + '()' for f in found)} {verb} values with < and >: use "
+            "vnp.maximum(a, b) / vnp.minimum(a, b) for two values, vnp.max(x) / vnp.min(x) "
+            "over an array, vnp.sort(x) to sort.")
 
 
 class ReadOnlyError(VecgradError, ValueError, TypeError):
