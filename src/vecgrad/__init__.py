@@ -41,6 +41,7 @@ from .errors import (
 )
 from .explain import explain
 from .interop import jax_function, torch_function
+from .mapping import vmap
 from .show import show
 
 __version__ = "0.1.0"
@@ -81,4 +82,5 @@ __all__ = [
     "torch_function",
     "value_and_grad",
     "vjp",
+    "vmap",
 ]

@@ -267,6 +267,15 @@ def jit(fun: Callable, backend: str | None = None) -> Transformed:
     return Transformed(fun, "jit", backend=backend)
 
 
+def jit_as(fun: Callable, base: Callable, tag: tuple) -> Transformed:
+    """`jit(fun)` for a wrapper `fun` of `base` that `tag` (hashable) defines, such as vmap's
+    axes: its entries live in base's cache under that tag, so wrapping base again the same
+    way (a `vg.vmap(f)` inside a training loop) compiles nothing new."""
+    t = jit(fun)
+    t._base, t._cache, t._chain = base, fun_cache(base), (tag,) + t._chain
+    return t
+
+
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
          backend: str | None = None) -> Transformed:
     """Gradient of a real scalar-valued `fun` with respect to the arguments `argnums`.
