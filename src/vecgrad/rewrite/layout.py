@@ -4,7 +4,7 @@ to the front; these rules let the arithmetic run in the arrays' own memory order
 strided transposed views, and drop the transposes back at the end."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -253,42 +253,64 @@ def _region(idx: tuple, shape: tuple[int, ...]) -> tuple[int, int, int] | None:
     return (a, k.start, k.stop) if k.step == 1 else None
 
 
-def writes_tiling_zeros(e: Eqn, ctx: Any) -> Any:
-    """zeros.at[r_1].add(v_1)...at[r_n].add(v_n) = concatenate(v_i in order) when the regions
-    r_i tile the array along one axis (the cotangent of reading it in pieces)."""
-    chain, cur = [], e
-    while True:
-        chain.append(cur)
-        base = cur.inputs[0]
-        if isinstance(base, Const):
-            if base.value.size > 1 << 16 or base.value.any():
-                return None
-            break
+class _Tiles(NamedTuple):
+    """What writes_tiling_zeros knows of a chain zeros.at[r_1].add(v_1)...at[r_k].add(v_k):
+    its last write `eqn`, that write's region (axis, start, stop) and value, the chain before
+    it (None at the zeros), and the length its regions cover along the axis in all."""
+
+    eqn: Eqn
+    region: tuple[int, int, int]
+    value: Any
+    prev: _Tiles | None
+    covered: int
+
+
+def _tiles(e: Eqn, ctx: Any) -> _Tiles | None:
+    """e's chain summary, from its base's (kept in ctx.memo when the rule met the base's
+    write): constant work per write, where walking the chain at every write was quadratic."""
+    base, v = e.inputs
+    prev = None
+    if isinstance(base, Const):
+        if base.value.size > 1 << 16 or base.value.any():
+            return None
+    else:
         d = ctx.def_of(base)
         if d is not None and d.prim is P.full:
             if d.params["value"] != 0:
                 return None
-            break
-        if d is None or d.prim is not P.setitem_add or ctx.n_uses(cur.inputs[0]) != 1:
+        elif d is None or d.prim is not P.setitem_add or ctx.n_uses(base) != 1:
             return None
-        cur = d
-    shape, dtype = e.out.aval.shape, e.out.aval.dtype
+        else:
+            key = ("tiles", base)
+            if key not in ctx.memo:
+                ctx.memo[key] = _tiles(d, ctx)
+            prev = ctx.memo[key]
+            if prev is None or prev.eqn is not d:
+                return None
+    r = _region(e.params["idx"], e.out.aval.shape)
+    if r is None or v.aval.dtype != e.out.aval.dtype or (prev and r[0] != prev.region[0]):
+        return None
+    return _Tiles(e, r, v, prev, (prev.covered if prev else 0) + r[2] - r[1])
+
+
+def writes_tiling_zeros(e: Eqn, ctx: Any) -> Any:
+    """zeros.at[r_1].add(v_1)...at[r_n].add(v_n) = concatenate(v_i in order) when the regions
+    r_i tile the array along one axis (the cotangent of reading it in pieces)."""
+    t = ctx.memo[("tiles", e.out)] = _tiles(e, ctx)
+    shape = e.out.aval.shape
+    if t is None or t.covered != shape[t.region[0]]:
+        return None  # (regions that tile the axis cover exactly its length)
     pieces = []
-    for w in chain:
-        r = _region(w.params["idx"], shape)
-        v = w.inputs[1]
-        if r is None or v.aval.dtype != dtype:
-            return None
-        pieces.append((r, v))
+    while t is not None:
+        pieces.append((t.region, t.value))
+        t = t.prev
     axis = pieces[0][0][0]
     pieces.sort(key=lambda p: p[0][1])
     stop = 0
-    for (a, s0, s1), _ in pieces:
-        if a != axis or s0 != stop:
+    for (_, s0, s1), _ in pieces:
+        if s0 != stop:
             return None
         stop = s1
-    if stop != shape[axis]:
-        return None
     parts = []
     for (_, s0, s1), v in pieces:
         want = shape[:axis] + (s1 - s0,) + shape[axis + 1:]
