@@ -22,8 +22,31 @@ from .cse import cse
 from .dce import dce
 from .engine import Ctx
 
-# (operand, letters, operand, letters, output letters as a set) up to renaming -> equation
-Known = dict[tuple, Eqn]
+
+class Known:
+    """The graph's two-operand contractions by `_pair_key` (each key's equations in graph
+    order), seen without the equations in `skip` (the chain being replaced). The table is
+    built once per sweep and shared: built again for each candidate chain, it scanned the
+    whole graph once per contraction (quadratic in the number of contractions)."""
+
+    def __init__(self, table: dict[tuple, list[Eqn]], skip: frozenset[Var] = frozenset()):
+        self.table, self.skip = table, skip
+
+    def without(self, skip: set[Var]) -> Known:
+        return Known(self.table, frozenset(skip))
+
+    def get(self, key: tuple) -> Eqn | None:
+        """The first contraction with this key, outside `skip`."""
+        for e in self.table.get(key, ()):
+            if e.out not in self.skip:
+                return e
+        return None
+
+    def __contains__(self, key: tuple) -> bool:
+        return self.get(key) is not None
+
+    def __bool__(self) -> bool:
+        return bool(self.table)
 
 
 def _pair_key(x: Atom, sx: str, y: Atom, sy: str, res: str) -> tuple:
@@ -36,14 +59,14 @@ def _pair_key(x: Atom, sx: str, y: Atom, sy: str, res: str) -> tuple:
             "".join(sorted(ren[c] for c in res)))
 
 
-def _known(g: Graph, skip: set[Var]) -> Known:
-    known: Known = {}
+def _known(g: Graph) -> Known:
+    table: dict[tuple, list[Eqn]] = {}
     for e in g.eqns:
         spec = _as_spec(e) if e.prim is P.einsum and len(e.inputs) == 2 else None
-        if spec is not None and e.out not in skip:
+        if spec is not None:
             (sa, sb), out = parse_spec(spec)
-            known.setdefault(_pair_key(e.inputs[0], sa, e.inputs[1], sb, out), e)
-    return known
+            table.setdefault(_pair_key(e.inputs[0], sa, e.inputs[1], sb, out), []).append(e)
+    return Known(table)
 
 
 def _cost(subs: list[str], out: str, dims: dict[str, int], ops: list | None = None,
@@ -108,13 +131,15 @@ def _reassociate_once(g: Graph) -> Graph:
                 consumers.setdefault(a, []).append(e)
     outputs = {a for a in g.outputs if isinstance(a, Var)}
     replace: dict[Var, tuple] = {}  # consumer out -> (ops, subs, out)
+    table: Known | None = None
     for z in (e for e in g.eqns if e.prim is P.einsum and _as_spec(e) and e.out not in outputs):
         cs = consumers.get(z.out, [])
         if not cs or len(cs) != n_uses.get(z.out) or any(
                 _as_spec(c) is None or c.out in replace or c.inputs.count(z.out) != 1
                 for c in cs):
             continue
-        known = _known(g, {z.out} | {c.out for c in cs})  # not the chain being replaced
+        table = _known(g) if table is None else table
+        known = table.without({z.out} | {c.out for c in cs})  # not the chain being replaced
         plans = [_merge(c, c.inputs.index(z.out), z) for c in cs]
         now = _spec_cost(z) + sum(_spec_cost(c) for c in cs)
         fused = sum(_cost(subs, out, _dims(ops, subs), ops, known)[0]
