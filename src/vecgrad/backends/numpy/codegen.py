@@ -69,8 +69,12 @@ class _Codegen:
         self.names: dict[Var, str] = {v: f"x{i}" for i, v in enumerate(g.inputs)}
         self.consts: dict[int, str] = {}
         self.last = _last_uses(g)
+        self.inputs = set(g.inputs)
         self.root: dict[Var, Var] = {v: v for v in g.inputs}
         self.aliases: dict[Var, list[Var]] = {v: [v] for v in g.inputs}
+        # the last read of any value living in each buffer (kept as aliases grow, so that
+        # `reusable` is one lookup however many views a buffer has)
+        self.alias_last: dict[Var, int] = {v: self.last.get(v, -1) for v in g.inputs}
         self.fresh: set[Var] = set()
         self.out_arg: dict[int, int] = {}  # equation -> the operand its ufunc writes into
 
@@ -91,7 +95,7 @@ class _Codegen:
     def reusable(self, a: Any, i: int) -> bool:
         """`a` owns its memory, and neither it nor a view of it is read after equation i."""
         return isinstance(a, Var) and a in self.fresh and self.root[a] is a and \
-            all(self.last.get(v, -1) <= i for v in self.aliases[a])
+            self.alias_last[a] <= i
 
     def callable_for(self, i: int, e: Any) -> Callable | None:
         """What runs equation i (None: its inline source), choosing in-place forms where the
@@ -113,6 +117,7 @@ class _Codegen:
         r = owner if owner is not None else e.out
         self.root[e.out] = r
         self.aliases.setdefault(r, []).append(e.out)
+        self.alias_last[r] = max(self.alias_last.get(r, -1), self.last.get(e.out, -1))
         return fn
 
     def line(self, i: int, e: Any) -> list[str]:
@@ -132,7 +137,7 @@ class _Codegen:
                 self.into.add(e.out)
             out = [f"v{i} = f{i}({', '.join(args)}{into})"]
         dead = [self.names[a] for a in dict.fromkeys(e.inputs)
-                if isinstance(a, Var) and self.last.get(a) == i and a not in self.g.inputs]
+                if isinstance(a, Var) and self.last.get(a) == i and a not in self.inputs]
         return out + ([f"del {', '.join(dead)}"] if dead else [])
 
     def output(self, a: Any) -> str:
