@@ -462,3 +462,37 @@ def test_core_imports_no_optional_engine():
                        timeout=300, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip().splitlines()[-1] == "[]"
+
+
+# --------------------------------------------------------------- jit's static arguments
+
+def test_jit_static_argnums_key_numbers_by_value():
+    calls = []
+
+    def f(x, n, scale=1.0):
+        calls.append(n)
+        return vnp.sum(x[:n]) * scale
+
+    x = np.arange(6.0)
+    g = vg.jit(f, static_argnums=1)
+    assert g(x, 2) == 1.0 and g(x, 3) == 3.0 and g(x, 3) == 3.0
+    assert calls.count(3) == 1  # traced once per value, and n was a Python int there
+    assert all(type(n) is int for n in calls)
+    h = vg.jit(f, static_argnames="scale")
+    assert h(x, 2, scale=2.0) == 2.0 and h(x, 2, scale=3.0) == 3.0
+    k = vg.jit(f, static_argnames="n")  # a name that is also a position: static both ways
+    assert k(x, 4) == 6.0 and k(x, n=5) == 10.0
+
+
+@pytest.mark.parametrize("make, call, msg", [
+    (lambda f: vg.jit(f, static_argnums=1), lambda g: g(np.ones(3), np.ones(2)),
+     "marked static .* but is an array"),
+    (lambda f: vg.jit(f, static_argnums=-1), None, "non-negative ints"),
+    (lambda f: vg.jit(f, static_argnames=3), None, "strings"),
+])
+def test_jit_static_argument_errors(make, call, msg):
+    def f(x, n):
+        return vnp.sum(x) * n
+    with pytest.raises(vg.ArgumentError, match=msg):
+        g = make(f)
+        call(g)

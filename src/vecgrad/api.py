@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import inspect
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -180,7 +181,7 @@ class Transformed:
     arguments, pytrees of arrays; keyword arguments are never differentiated."""
 
     def __init__(self, fun: Callable, kind: str, argnums: Any = 0, has_aux: bool = False,
-                 backend: str | None = None):
+                 backend: str | None = None, static: frozenset = frozenset()):
         _check_fun(fun, f"vg.{kind}")
         if backend is not None:
             backends.get(backend)  # a typed error now for an unknown or missing backend
@@ -197,6 +198,7 @@ class Transformed:
         base, chain = _base(fun)
         self._base, self._chain = base, (self._opts,) + chain
         self._cache = fun_cache(base)
+        self._static = static  # jit's static_argnums (ints) and static_argnames (strs)
         self.backend = backend  # None: settings.backend, when called
 
     def __repr__(self) -> str:
@@ -218,6 +220,7 @@ class Transformed:
         """The compiled entry for these arguments (compiling on a miss) and the leaves that
         its generated code takes."""
         head = self._head()
+        self._mark_static(args, kwargs)
         return _build(self._cache, head, args, kwargs, lambda call: compile_staged(
             self._stage(call), f"{self.kind}_{self.__name__}", head[-1]))
 
@@ -242,8 +245,25 @@ class Transformed:
         _used(id(e))
         return e.finish(e.compiled.fn(*leaves))
 
+    def _mark_static(self, args: tuple, kwargs: dict) -> None:
+        """Arguments named static are keyed by value from the first call (a compile: every
+        new signature comes here), as jax.jit's; an array cannot be one."""
+        if not self._static:
+            return
+        for k in self._static:
+            x = kwargs.get(k) if isinstance(k, str) else args[k] if k < len(args) else None
+            if isinstance(x, Tracer) or is_leaf(x):
+                raise ArgumentError(
+                    f"argument {k!r} of {self.__name__} is marked static (static_argnums/"
+                    f"static_argnames) but is an array{_where(user_src())}: static arguments "
+                    "are part of the cache key, compared by value, so they must be hashable "
+                    "Python values (numbers, strings, tuples). Pass the array as a traced "
+                    "argument instead.")
+        self._cache.static = self._cache.static | self._static
+
     def _nested(self, args: tuple, kwargs: dict) -> Any:
         """Called inside a trace: inline the staged graph into it."""
+        self._mark_static(args, kwargs)
         st, leaves = _build(self._cache, ("staged",) + self._chain, args, kwargs, self._stage,
                             lambda st: not st.closure)
         return st.finish(_inline(st, leaves))
@@ -255,7 +275,8 @@ def _inline(st: Staged, leaves: Sequence, extra: Sequence = ()) -> list[Tracer]:
     return [Tracer(b, a) for a in inline(st.graph, atoms)]
 
 
-def jit(fun: Callable, backend: str | None = None) -> Transformed:
+def jit(fun: Callable, backend: str | None = None, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()) -> Transformed:
     """Compile `fun` (traced once per input signature) into straight-line NumPy code.
 
     Arguments are pytrees of NumPy arrays; other values are static (part of the cache key),
@@ -263,8 +284,34 @@ def jit(fun: Callable, backend: str | None = None) -> Transformed:
     `vg.config(trace_scalars=...)`). Called inside another transformation, `fun`'s graph is
     inlined into it. `backend` ("numpy", "jax" or "torch"; default `vg.config().backend`)
     runs the compiled code there: on "jax" and "torch", inputs may be that library's arrays
-    (or NumPy arrays) on any device, and outputs are its arrays, on the inputs' device."""
-    return Transformed(fun, "jit", backend=backend)
+    (or NumPy arrays) on any device, and outputs are its arrays, on the inputs' device.
+    `static_argnums` / `static_argnames` (as jax.jit's) make those arguments static from the
+    first call: a Python number there is keyed by its value instead of traced (vecgrad also
+    finds this by itself when the function needs the value: a `range`, a shape, an `if`)."""
+    return Transformed(fun, "jit", backend=backend,
+                       static=_static_set(fun, static_argnums, static_argnames))
+
+
+def _static_set(fun: Callable, nums: Any, names: Any) -> frozenset:
+    nums = (nums,) if not isinstance(nums, (tuple, list)) else tuple(nums)
+    names = (names,) if not isinstance(names, (tuple, list)) else tuple(names)
+    if not all(type(k) is int and k >= 0 for k in nums) or not all(
+            isinstance(k, str) for k in names):
+        raise ArgumentError(f"static_argnums must be non-negative ints and static_argnames "
+                            f"strings, got {nums!r} and {names!r}{_where(user_src(3))}")
+    params = _positional_names(fun)
+    # a name that is also a position (and the reverse) is static either way, as in jax.jit
+    nums += tuple(params.index(k) for k in names if k in params)
+    names += tuple(params[k] for k in nums if k < len(params))
+    return frozenset(nums) | frozenset(names)
+
+
+def _positional_names(fun: Callable) -> list[str]:
+    try:
+        ps = inspect.signature(fun).parameters.values()
+    except (TypeError, ValueError):  # (builtins and some callables have no signature)
+        return []
+    return [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def jit_as(fun: Callable, base: Callable, tag: tuple) -> Transformed:
