@@ -50,17 +50,31 @@ def schedule(p: Plan) -> Iterator[list[int]]:
     complete: list[int] = []
     heap: list[tuple[int, int, int]] = []
 
+    push = heapq.heappush
+
     def release(i: int) -> None:
+        """Emitted: its successors lose a predecessor (make_ready inlined: once per node)."""
         todo = [i]
         while todo:
             j = todo.pop()
             for s in succ[j]:
-                npred[s] -= 1
-                if npred[s] == 0 and not dead[s]:
+                c = npred[s] - 1
+                npred[s] = c
+                if c == 0 and not dead[s]:
                     if kind[s] == JOIN:
                         todo.append(s)
-                    else:
-                        make_ready(s)
+                        continue
+                    k = keys[s]
+                    lst = ready[k]
+                    if lst is None:
+                        lst = ready[k] = []
+                    lst.append(s)
+                    if len(lst) == remaining[k]:
+                        complete.append(k)
+                    hs = h[s]
+                    if hs > pushed[k]:
+                        pushed[k] = hs
+                        push(heap, (-hs, s, k))
 
     def make_ready(i: int) -> None:
         k = keys[i]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Const, Eqn, Graph, Var
+from ..ir import Atom, Const, Eqn, Graph, Var, uses
 from ..rewrite.cse import cse
 from ..rewrite.dce import dce
 from ..tracing import Builder, Tracer
@@ -376,8 +376,9 @@ def _move_axis1(x: Any, axis: int) -> Any:
 
 def batch(g: Graph) -> Graph:
     """Merge isomorphic, independent equations into batched ones (see module doc)."""
-    g = dce(normalize(g))  # (`x[i] += v` traces a read of x[i] that nothing uses)
-    p = plan(g)
+    n_uses = uses(g)  # (one count serves both when nothing is rewritten or dead)
+    g0, g = g, dce(normalize(g, n_uses))  # (`x[i] += v` traces a read of x[i] nothing uses)
+    p = plan(g, n_uses if g is g0 else None)
     em = _Emitter(p)
     for members in schedule(p):
         em.emit(members)

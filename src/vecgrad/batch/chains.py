@@ -155,10 +155,10 @@ class Sum:
         self.eqns: list[Eqn] = []
 
 
-def sums(g: Graph) -> tuple[dict[Var, Sum], set[Var]]:
+def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]]:
     """Add chains of `g`: the chains of three or more terms by their result var, and the vars
-    of the inner adds they absorbed (no longer computed)."""
-    n_uses = uses(g)
+    of the inner adds they absorbed (no longer computed). `n_uses`: `uses(g)`, if known."""
+    n_uses = uses(g) if n_uses is None else n_uses
     chains: dict[Var, Sum] = {}
     inner: set[Var] = set()
     pos: dict[Var, int] = {}

@@ -199,7 +199,7 @@ def _ids(sub: np.ndarray, counts: bool = False) -> Any:
 class _Builder:
     """Builds a Plan in one pass over the equations (see the module doc)."""
 
-    def __init__(self, g: Graph, record: bool = False):
+    def __init__(self, g: Graph, record: bool = False, n_uses: dict | None = None):
         self.p = Plan(g)
         self.seen: list[Eqn] | None = [] if record else None
         self.buf_of, bases, ndims, self.snap = _scan(g)
@@ -210,7 +210,7 @@ class _Builder:
         self.region: dict[int, tuple] = {}  # write -> its index
         self.order: dict[int, list[int]] = {}  # write -> the nodes it must follow
         self.run_of: dict[int, int] = {}  # add in a closed run -> the run's join
-        self.sums, self.absorbed = sums(g)
+        self.sums, self.absorbed = sums(g, n_uses)
         self.special = {P.add, P.sub, P.setitem, P.setitem_add, P.getitem}
         self.fast_ids: dict[tuple, int] = {}  # see eqn_node
 
@@ -241,7 +241,7 @@ class _Builder:
         # the group key, found by the identities of its parts first (the graph keeps them
         # alive; equal params and avals are mostly one object: tracing interns them), which
         # hash in C, unlike Params and Aval
-        fast = (e.prim, id(e.params), tuple([id(a.aval) for a in ins]))
+        fast = (e.prim, id(e.params), *[id(a.aval) for a in ins])  # (as build's)
         k = self.fast_ids.get(fast)
         if k is None:
             key = (e.prim, e.params, tuple([a.aval for a in ins]))
@@ -466,17 +466,65 @@ class _Builder:
         B.whole_pending.append(s)
 
     def build(self) -> Plan:
-        for e in self.p.g.eqns:
-            self.eqn(e)
-        return self.p
+        """One pass over the equations. The common equation (no buffer, no sum: not in
+        `special`, whose prims include every add chain's) becomes an EQN node right here, as
+        `eqn_node` makes it: this loop runs once per traced operation."""
+        p = self.p
+        eqn, special, seen, fast_ids = self.eqn, self.special, self.seen, self.fast_ids
+        key_ids, key_of = p.key_ids, p.key_of
+        kind, keys, outs, ops, eqns, info = p.kind, p.key, p.out, p.ops, p.eqn, p.info
+        members, succ, dead, npred, prod = p.members, p.succ, p.dead, p.npred, p.prod
+        get, fast_get = prod.get, fast_ids.get
+        for e in p.g.eqns:
+            prim, ins, params, out = e[0], e[1], e[2], e[3]
+            if p.alias or prim in special:
+                eqn(e)
+                continue
+            if seen is not None:
+                seen.append(e)
+            i = len(kind)
+            n_in = len(ins)  # (the key by identities, as in eqn_node, flat)
+            if n_in == 2:
+                fast = (prim, id(params), id(ins[0].aval), id(ins[1].aval))
+            elif n_in == 1:
+                fast = (prim, id(params), id(ins[0].aval))
+            else:
+                fast = (prim, id(params), *[id(a.aval) for a in ins])
+            k = fast_get(fast)
+            if k is None:
+                key = (prim, params, tuple([a.aval for a in ins]))
+                k = key_ids.get(key)
+                if k is None:
+                    k = key_ids[key] = len(key_ids)
+                    key_of.append(key)
+                fast_ids[fast] = k
+            kind.append(EQN)
+            keys.append(k)
+            outs.append(out)
+            ops.append(ins)
+            eqns.append(e)
+            info.append(None)
+            members.append(1)
+            succ.append([])
+            dead.append(False)
+            prod[out] = i
+            n = 0
+            for a in ins:
+                if a.__class__ is Var:
+                    u = get(a)
+                    if u is not None and not dead[u]:
+                        succ[u].append(i)
+                        n += 1
+            npred.append(n)
+        return p
 
 
-def plan(g: Graph) -> Plan:
+def plan(g: Graph, n_uses: dict | None = None) -> Plan:
     """The dependence graph of `g` (normalized by `chains.normalize`). When reads were served
     by the values writes stored, the graph is planned again without them: the writes they kept
     alive may be dead, and chains of adds through a buffer (`c[i] = c[i-1] + x[i]`, only the
-    last read) are then sums."""
-    b = _Builder(g, record=True)
+    last read) are then sums. `n_uses`: `uses(g)`, if known."""
+    b = _Builder(g, record=True, n_uses=n_uses)
     p = b.build()
     if not p.alias:
         return p
