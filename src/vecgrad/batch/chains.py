@@ -159,7 +159,9 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
     """Add chains of `g`: the chains of three or more terms by their result var, and the vars
     of the inner adds they absorbed (no longer computed). `n_uses`: `uses(g)`, if known."""
     n_uses = uses(g) if n_uses is None else n_uses
-    chains: dict[Var, Sum] = {}
+    # (an add of two plain terms, the most common, is kept as the tuple (x, y, sign of y,
+    # eqn) until a longer chain takes it in: most never are, and need no Sum)
+    chains: dict[Var, Sum | tuple] = {}
     inner: set[Var] = set()
     pos: dict[Var, int] = {}
     add, sub = P.add, P.sub
@@ -171,11 +173,24 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
         x, y = e.inputs
         sy = -1 if e.prim is sub else 1
         parts: list[Var] = []
-        if x not in chains and y not in chains and x.__class__ is Var and \
-                y.__class__ is Var:  # (the common case, quickly: a chain of two terms)
-            if x.aval == aval and y.aval == aval:
-                chains[e.out] = Sum([x, y], [1, sy], e, parts)
-            continue
+        cx = chains.get(x)
+        if y.__class__ is Var and y not in chains:
+            if cx is None and x.__class__ is Var:  # (common cases, quickly: two plain terms,
+                if x.aval == aval and y.aval == aval:  # a chain of two terms)
+                    chains[e.out] = (x, y, sy, e)
+                continue
+            if cx.__class__ is tuple:
+                cx = _sum(chains, x)
+            if cx is not None and cx.terms is not None and n_uses.get(x, 0) == 1 and \
+                    x.aval == aval and y.aval == aval:  # (a chain and a term: `s = s + t`,
+                terms, signs = cx.terms, cx.signs  # as _terms and the general case below)
+                cx.terms = cx.signs = None
+                terms.append(y)
+                signs.append(sy)
+                parts.append(x)
+                inner.add(x)
+                chains[e.out] = Sum(terms, signs, e, parts)
+                continue
         # a zero (a boundary: `(u[i-1] if i > 0 else 0.0) + ...`) stays a term, so that the
         # terms of the sums of different iterations line up (emission folds it away)
         if _is_zero(x) and y.aval == aval:
@@ -199,7 +214,7 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
     out: dict[Var, Sum] = {}
     absorbed: set[Var] = set()
     for v, c in chains.items():
-        if v in inner or c.n < 3:
+        if v in inner or c.__class__ is tuple or c.n < 3:
             continue  # absorbed by another chain, or too short to be more than an add
         out[v] = c
         todo = list(c.parts)
@@ -213,8 +228,19 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
     return out, absorbed
 
 
+def _sum(chains: dict, v: Var) -> Sum:
+    """The chain of `v`, as a Sum (a two-term add becomes one: see `sums`)."""
+    c = chains[v]
+    if c.__class__ is tuple:
+        x, y, sy, e = c
+        c = chains[v] = Sum([x, y], [1, sy], e, [])
+    return c
+
+
 def _terms(a: Atom, sign: int, chains: dict, n_uses: dict, parts: list) -> tuple[list, list]:
     c = chains.get(a) if a.__class__ is Var else None
+    if c.__class__ is tuple:
+        c = _sum(chains, a)
     if c is None or c.terms is None or n_uses.get(a, 0) != 1:
         return [a], [sign]
     terms, signs = c.terms, c.signs

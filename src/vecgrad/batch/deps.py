@@ -467,17 +467,19 @@ class _Builder:
 
     def build(self) -> Plan:
         """One pass over the equations. The common equation (no buffer, no sum: not in
-        `special`, whose prims include every add chain's) becomes an EQN node right here, as
-        `eqn_node` makes it: this loop runs once per traced operation."""
+        `special`, or an add that is no chain's) becomes an EQN node right here, as `eqn`
+        would make it: this loop runs once per traced operation."""
         p = self.p
         eqn, special, seen, fast_ids = self.eqn, self.special, self.seen, self.fast_ids
         key_ids, key_of = p.key_ids, p.key_of
         kind, keys, outs, ops, eqns, info = p.kind, p.key, p.out, p.ops, p.eqn, p.info
         members, succ, dead, npred, prod = p.members, p.succ, p.dead, p.npred, p.prod
         get, fast_get = prod.get, fast_ids.get
+        adds, chains, absorbed = (P.add, P.sub), self.sums, self.absorbed
         for e in p.g.eqns:
             prim, ins, params, out = e[0], e[1], e[2], e[3]
-            if p.alias or prim in special:
+            if p.alias or prim in special and (prim not in adds or out in chains
+                                               or out in absorbed):
                 eqn(e)
                 continue
             if seen is not None:
