@@ -62,10 +62,14 @@ class Builder:
         # 2 * MEMO_WINDOW equations recorded (the newer ones in _memo)
         self._memo: dict[tuple, Var] = {}
         self._older: dict[tuple, Var] = {}
-        # per trace, shared by its equations: params_key -> (Params, its id in the keys), and
-        # (prim, params id, operand avals) -> the result's aval (shape rules run once per
-        # distinct operation)
-        self._params: dict[tuple, tuple[Params, Any]] = {}
+        # per trace, shared by its equations: params_key -> (Params, a small int standing for
+        # them in the keys below), for the parameters used in the last MEMO_WINDOW to
+        # 2 * MEMO_WINDOW equations (two generations, as the memo: an id outlives every memo
+        # entry keyed by it), and (prim, params id, operand avals) -> the result's aval (shape
+        # rules run once per distinct operation)
+        self._params: dict[tuple, tuple[Params, int]] = {}
+        self._params_older: dict[tuple, tuple[Params, int]] = {}
+        self._pid = 0  # the next params id
         self._avals: dict[tuple, Aval] = {}
         self._pool: dict[Aval, Aval] = {}
         self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
@@ -86,11 +90,14 @@ class Builder:
         # the parameters' shared Params and a small int standing for them in the keys below
         # (a parameter tuple is hashed once here, not once per table)
         pp = self._params.get(pk)
+        fresh = False  # (parameters new to this trace: no shape rule ran with them)
         if pp is None:
-            n = len(self._params)
-            pp = (Params.of(params), n if n < 4096 else pk)  # (beyond: keyed by pk itself)
-            if n < 4096:
-                self._params[pk] = pp
+            pp = self._params_older.get(pk)
+            if pp is None:
+                pp = (Params.of(params), self._pid)
+                self._pid += 1
+                fresh = True
+            self._params[pk] = pp
         ps, pid = pp
         ins = tuple(atoms)
         ikey = ins
@@ -107,9 +114,10 @@ class Builder:
                 return hit
         if len(self.eqns) >= self._check:
             self._checkpoint()
+            self._params[pk] = pp  # (the memo entry made below is keyed by its id)
         avals = tuple([a.aval for a in ins])
         akey = (prim, pid, avals)
-        aval = self._avals.get(akey)
+        aval = None if fresh else self._avals.get(akey)
         if aval is None:
             aval = prim.shape_rule(*avals, **params)
             aval = self._pool.setdefault(aval, aval)  # (equal avals: one object)
@@ -123,12 +131,14 @@ class Builder:
         return out
 
     def _checkpoint(self) -> None:
-        """Every MEMO_WINDOW equations, forget the hash-consing table's older half; at the
-        operation limit, fail (naming the lines that ran most)."""
+        """Every MEMO_WINDOW equations, forget the older half of the hash-consing table and
+        of the parameters' ids; at the operation limit, fail (naming the lines that ran
+        most)."""
         n = len(self.eqns)
         if n >= self.limit:
             raise _too_large(self)
         self._older, self._memo = self._memo, {}
+        self._params_older, self._params = self._params, {}
         self._check = min(n + MEMO_WINDOW, self.limit)
 
     def capture(self, x: np.ndarray | np.generic) -> Const:

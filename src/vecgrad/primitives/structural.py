@@ -156,6 +156,7 @@ def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
     if len(key) > len(shape):
         return None
     out = []
+    whole = _WHOLE.get
     for k, d in zip(key, shape):
         t = k.__class__
         if t is int:
@@ -163,12 +164,14 @@ def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
                 return None  # let the general path raise the IndexError
             out.append(k + d if k < 0 else k)
         elif t is slice:
-            whole = k.start is None and k.stop is None and k.step is None  # (not k == ...:
-            out.append(_whole(d) if whole else _new_sl(k.indices(d)))  # bounds may be traced)
+            if k.start is None and k.stop is None and k.step is None:  # (not k == ...:
+                out.append(whole(d) or _whole(d))  # bounds may be traced)
+            else:
+                out.append(_new_sl(k.indices(d)))
         else:
             return None
     for d in shape[len(key):]:
-        out.append(_whole(d))
+        out.append(whole(d) or _whole(d))
     return BasicIndex(out)
 
 
