@@ -235,22 +235,12 @@ class _Builder:
         return i
 
     def eqn_node(self, e: Eqn, ins: tuple) -> None:
-        """An EQN node (the common case: Plan.add and node, inlined: once per equation)."""
+        """An EQN node (Plan.add and node, inlined)."""
         p = self.p
         i = len(p.kind)
-        # the group key, found by the identities of its parts first (the graph keeps them
-        # alive; equal params and avals are mostly one object: tracing interns them), which
-        # hash in C, unlike Params and Aval
-        fast = (e.prim, id(e.params), *[id(a.aval) for a in ins])  # (as build's)
-        k = self.fast_ids.get(fast)
+        k = self.fast_ids.get(_fast_key(e.prim, e.params, ins))
         if k is None:
-            key = (e.prim, e.params, tuple([a.aval for a in ins]))
-            ids = p.key_ids
-            k = ids.get(key)
-            if k is None:
-                k = ids[key] = len(ids)
-                p.key_of.append(key)
-            self.fast_ids[fast] = k
+            k = self.key_id(e.prim, e.params, ins)
         out = e.out
         p.kind.append(EQN)
         p.key.append(k)
@@ -466,9 +456,10 @@ class _Builder:
         B.whole_pending.append(s)
 
     def build(self) -> Plan:
-        """One pass over the equations. The common equation (no buffer, no sum: not in
-        `special`, or an add that is no chain's) becomes an EQN node right here, as `eqn`
-        would make it: this loop runs once per traced operation."""
+        """One pass over the equations. The common nodes are made right here, as `eqn`
+        would make them (this loop runs once per traced operation): an EQN node (no buffer,
+        no sum: not in `special`, or an add that is no chain's), a READ of a value that is no
+        buffer's, and nothing for an add a chain absorbed."""
         p = self.p
         eqn, special, seen, fast_ids = self.eqn, self.special, self.seen, self.fast_ids
         key_ids, key_of = p.key_ids, p.key_of
@@ -476,36 +467,47 @@ class _Builder:
         members, succ, dead, npred, prod = p.members, p.succ, p.dead, p.npred, p.prod
         get, fast_get = prod.get, fast_ids.get
         adds, chains, absorbed = (P.add, P.sub), self.sums, self.absorbed
+        getitem, buf_of, is_basic = P.getitem, self.buf_of, P.is_basic
         for e in p.g.eqns:
             prim, ins, params, out = e[0], e[1], e[2], e[3]
-            if p.alias or prim in special and (prim not in adds or out in chains
-                                               or out in absorbed):
+            nk, nfo = EQN, None
+            if p.alias:
                 eqn(e)
                 continue
+            if prim in special:
+                if prim in adds:
+                    if out in absorbed:
+                        if seen is not None:
+                            seen.append(e)
+                        continue
+                    if out in chains:
+                        eqn(e)
+                        continue
+                elif prim is getitem and ins[0] not in buf_of and is_basic(params["idx"]):
+                    nk = READ
+                else:
+                    eqn(e)
+                    continue
             if seen is not None:
                 seen.append(e)
             i = len(kind)
-            n_in = len(ins)  # (the key by identities, as in eqn_node, flat)
-            if n_in == 2:
-                fast = (prim, id(params), id(ins[0].aval), id(ins[1].aval))
-            elif n_in == 1:
-                fast = (prim, id(params), id(ins[0].aval))
-            else:
-                fast = (prim, id(params), *[id(a.aval) for a in ins])
-            k = fast_get(fast)
-            if k is None:
-                key = (prim, params, tuple([a.aval for a in ins]))
+            if nk is READ:
+                nfo = split(params["idx"])
+                key = (READ, nfo[0], ins[0].aval)
                 k = key_ids.get(key)
                 if k is None:
                     k = key_ids[key] = len(key_ids)
                     key_of.append(key)
-                fast_ids[fast] = k
-            kind.append(EQN)
+            else:
+                k = fast_get(_fast_key(prim, params, ins))
+                if k is None:
+                    k = self.key_id(prim, params, ins)
+            kind.append(nk)
             keys.append(k)
             outs.append(out)
             ops.append(ins)
             eqns.append(e)
-            info.append(None)
+            info.append(nfo)
             members.append(1)
             succ.append([])
             dead.append(False)
@@ -519,6 +521,29 @@ class _Builder:
                         n += 1
             npred.append(n)
         return p
+
+    def key_id(self, prim: P.Primitive, params: Params, ins: tuple) -> int:
+        """The interned group key of an EQN node (found by `_fast_key` from now on)."""
+        p = self.p
+        key = (prim, params, tuple([a.aval for a in ins]))
+        k = p.key_ids.get(key)
+        if k is None:
+            k = p.key_ids[key] = len(p.key_ids)
+            p.key_of.append(key)
+        self.fast_ids[_fast_key(prim, params, ins)] = k
+        return k
+
+
+def _fast_key(prim: P.Primitive, params: Params, ins: tuple) -> tuple:
+    """An EQN node's group key by the identities of its parts (the graph keeps them alive;
+    equal params and avals are mostly one object: tracing interns them), which hash in C,
+    unlike Params and Aval."""
+    n = len(ins)
+    if n == 2:
+        return (prim, id(params), id(ins[0].aval), id(ins[1].aval))
+    if n == 1:
+        return (prim, id(params), id(ins[0].aval))
+    return (prim, id(params), *[id(a.aval) for a in ins])
 
 
 def plan(g: Graph, n_uses: dict | None = None) -> Plan:
