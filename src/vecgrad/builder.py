@@ -10,7 +10,7 @@ import contextvars
 import os
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
