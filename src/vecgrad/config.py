@@ -53,6 +53,12 @@ class Config:
     # ms per choice, once per machine and shape), and store the fastest for every later
     # process; off, the cost model decides. Ignored in deterministic mode.
     autotune: bool = False
+    # When the NumPy backend first compiles, fix glibc malloc's mmap and trim thresholds (32
+    # and 128 MiB), so the arrays a compiled call frees stay in the heap for the next call
+    # instead of being unmapped and faulted in again page by page (on a virtual machine a
+    # page fault costs several elementwise passes over the page). Linux/glibc only; the
+    # process may keep up to 128 MiB of freed memory. See vecgrad.backends.numpy.heap.
+    retain_heap: bool = True
 
     def __enter__(self) -> Self:
         return self

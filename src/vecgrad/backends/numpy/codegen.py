@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...ir import Const, Graph, Var
+from .heap import retain_heap
 from .table import entry, lowered
 
 
@@ -166,6 +167,7 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     """Generate, compile and return straight-line NumPy code for `g`. The source holds only
     names this generator made (values, constants and callables are bound in its namespace);
     that every global it reads is bound is checked here, so no call can fail with NameError."""
+    retain_heap()
     name = identifier(name)
     cg, body = generate(g)
     outs = [cg.output(a) for a in g.outputs]
