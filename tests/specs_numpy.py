@@ -180,6 +180,10 @@ SPECS: list[Spec] = [
          {"axis": 1}, gens=(normal, repeated_index(5)), label="broadcast-index"),
     Spec("take_along", ((1, 5), (3, 2)), lambda x, i: np.take_along_axis(x, i, 1),
          {"axis": 1}, gens=(normal, repeated_index(5)), label="broadcast-array"),
+    # x broadcast off the axis in a dimension after it, the index in one before it: the VJP
+    # moves the broadcast dimension into the axis before scattering
+    Spec("take_along", ((4, 1, 3), (1, 5, 6)), lambda x, i: np.take_along_axis(x, i, 2),
+         {"axis": 2}, gens=(normal, repeated_index(3)), label="broadcast-array-moved"),
     Spec("scatter_add_along", ((3, 5), (3, 5)),
          lambda g, i: _scatter_ref(g, i, 1, 5), {"axis": 1, "size": 5},
          gens=(normal, perm_index(5, 1)), label="perm"),

@@ -262,3 +262,22 @@ def test_windows_contracted_once_when_offsets_would_be_outer_products(f, shapes)
     assert len(ein) <= 3, vg.ir.pretty(g)  # not one product per window offset
     assert_size_independent(lambda n: (f, (rng().standard_normal(shapes[0][:-1] + (n + 8,)),
                                            args[1])), sizes=(4, 9))
+
+
+def _edge_rows(x, edges):
+    e = 0.0
+    for s, d in edges:  # an (E, 2) int array argument: traced indices
+        e = e + vnp.sum((x[s] - x[d]) ** 2)
+    return e
+
+
+def test_edges_from_an_int_array_gather_once_and_scatter_into_the_table():
+    """Reads x[s] at traced ints from an (E, 2) array batch into one gather of the unbatched
+    table; its gradient is one segment sum into x's shape, never an (E, n, f) broadcast."""
+    r = rng(3)
+    x, edges = r.standard_normal((6, 3)), r.integers(0, 6, (9, 2))
+    e = check(_edge_rows, (x, edges))
+    g = e.stages["final"]
+    assert count(g, P.take_along) == 1 and count(g, P.scatter_add_along) == 1
+    big = max(np.prod(q.out.aval.shape) for q in g.eqns)
+    assert big <= 2 * 9 * 3, vg.ir.pretty(g)

@@ -124,10 +124,37 @@ def _take_along(x: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     return np.take_along_axis(x, idx, axis)
 
 
+def _take_along_vjp(g: Any, ans: Any, x: Any, idx: Any, axis: int) -> tuple:
+    """The scatter-add of g into x's shape. Where x has length 1 off the axis and the gather
+    broadcast it (a batched gather from one unbatched array: x (1, n, f), idx (B, k, 1)),
+    those dimensions join the axis first, so the scatter writes x's shape, not the broadcast
+    (B, n, f) that a sum would then reduce (8,000 edge reads of a (1000, 16) table made a
+    (8000, 1000, 16) cotangent)."""
+    from .structural import broadcast_to, reshape, transpose
+    size = x.shape[axis]
+    bdims = [d for d in range(x.ndim) if d != axis and x.shape[d] == 1 and g.shape[d] > 1]
+    if not bdims:
+        return scatter_add_along(g, idx, axis=axis, size=size), None
+    rest = [d for d in range(x.ndim) if d != axis and d not in bdims]
+    perm = (*bdims, axis, *rest)
+    merged = math.prod(g.shape[d] for d in (*bdims, axis))
+    ishape = tuple(g.shape[d] if d in bdims or d == axis else idx.shape[d]
+                   for d in range(x.ndim))
+    moved = perm != tuple(range(x.ndim))
+    gt = reshape(transpose(g, perm=perm) if moved else g,
+                 shape=(merged,) + tuple(g.shape[d] for d in rest))
+    it = broadcast_to(idx, shape=ishape) if idx.shape != ishape else idx
+    it = reshape(transpose(it, perm=perm) if moved else it,
+                 shape=(merged,) + tuple(idx.shape[d] for d in rest))
+    out = scatter_add_along(gt, it, axis=0, size=size)
+    out = reshape(out, shape=(1,) * len(bdims) + out.shape)
+    if moved:
+        out = transpose(out, perm=tuple(int(i) for i in np.argsort(perm)))
+    return out, None
+
+
 take_along = register(Primitive(
-    "take_along", _take_along, _gather_shape,
-    lambda g, ans, x, idx, axis: (scatter_add_along(g, idx, axis=axis, size=x.shape[axis]), None),
-    _batch_along("take_along")))
+    "take_along", _take_along, _gather_shape, _take_along_vjp, _batch_along("take_along")))
 
 
 def _scatter_shape(g: Aval, idx: Aval, axis: int, size: int, unique: bool = False) -> Aval:
