@@ -7,10 +7,23 @@
 """
 from __future__ import annotations
 
-from . import buffers, depth, indices, invariants, mixed, pipelines, scans, static, windows
+from . import (
+    buffers,
+    depth,
+    indices,
+    invariants,
+    mixed,
+    pipelines,
+    scans,
+    static,
+    variants_edges,
+    variants_windows,
+    windows,
+)
 from .core import COMPILE_TARGET, ITEMS, TARGETS, Pattern
 
-_MODULES = [buffers, windows, indices, mixed, depth, scans, invariants, static, pipelines]
+_MODULES = [buffers, windows, indices, mixed, depth, scans, invariants, static, pipelines,
+            variants_windows, variants_edges]
 
 PATTERNS: dict[str, Pattern] = {p.name: p for m in _MODULES for p in m.PATTERNS}
 assert len(PATTERNS) == sum(len(m.PATTERNS) for m in _MODULES), "duplicate pattern names"
