@@ -20,7 +20,7 @@ def _prep_pairs(args):
 
 
 def edges_int_arrays(x, W, src, dst):
-    """Variant (item 3): messages along edges given as two int arrays, agg[dst[e]] +=
+    """Item 3 (variant): messages along edges given as two int arrays, agg[dst[e]] +=
     tanh(x[src[e]] @ W) for e in range(len(src))."""
     agg = vnp.zeros((x.shape[0], W.shape[1]))
     for e in range(len(src)):
@@ -43,7 +43,7 @@ def edges_int_arrays_inputs(rng, n, e, f):
 
 
 def edges_e2_array(x, edges):
-    """Variant (item 3): an (E, 2) int array of edges iterated row by row, `for s, d in edges`,
+    """Item 3 (variant): an (E, 2) int array of edges iterated row by row, `for s, d in edges`,
     a spring energy sum(|x_s - x_d|^2) per edge into a scalar."""
     e = 0.0
     for s, d in edges:
@@ -60,7 +60,7 @@ def edges_e2_inputs(rng, n, e, d):
 
 
 def weighted_edge_tuples(x, W, edges):
-    """Variant (item 3): weighted edges as (source, destination, weight) tuples with Python
+    """Item 3 (variant): weighted edges as (source, destination, weight) tuples with Python
     float weights, agg[d] = agg[d] + w * (x[s] @ W), written without `+=`."""
     agg = vnp.zeros((x.shape[0], W.shape[1]))
     for s, d, w in edges:
@@ -84,7 +84,7 @@ def _prep_weighted(args):
 
 
 def undirected_messages(x, W, edges):
-    """Variant (item 3): messages both ways along each undirected edge, m[d] += x[s] @ W and
+    """Item 3 (variant): messages both ways along each undirected edge, m[d] += x[s] @ W and
     m[s] += x[d] @ W in the same iteration."""
     m = vnp.zeros((x.shape[0], W.shape[1]))
     for s, d in edges:
@@ -109,7 +109,7 @@ def undirected_inputs(rng, n, e, f):
 
 
 def degree_normalized_gcn(x, W, edges):
-    """Variant (items 3, 4): a GCN propagation with symmetric degree normalisation; degrees
+    """Items 3, 4 (variant): a GCN propagation with symmetric degree normalisation; degrees
     counted in Python from the edge list, out[d] += x[s] @ W / sqrt(deg[s] * deg[d])."""
     n = x.shape[0]
     deg = [1] * n
@@ -135,7 +135,7 @@ def _prep_gcn(args):
 
 
 def weighted_dirichlet(x, w, edges):
-    """Variant (item 3): a graph energy weighted by a learned per-edge weight, summed with a
+    """Item 3 (variant): a graph energy weighted by a learned per-edge weight, summed with a
     generator over enumerate(edges): sum(w[e] * sum((x[i] - x[j])**2) ...)."""
     return sum(w[e] * vnp.sum((x[i] - x[j]) ** 2) for e, (i, j) in enumerate(edges))
 
@@ -149,7 +149,7 @@ def weighted_dirichlet_inputs(rng, n, e, d):
 
 
 def spring_network(x, rest, edges):
-    """Variant (item 3): a spring network, (|x_i - x_j| - L_e)^2 for each edge with its rest
+    """Item 3 (variant): a spring network, (|x_i - x_j| - L_e)^2 for each edge with its rest
     length, the edge lengths written into a buffer first, then the energy."""
     lengths = vnp.zeros(len(edges))
     for e, (i, j) in enumerate(edges):
@@ -167,7 +167,7 @@ def spring_inputs(rng, n, e):
 
 
 def rmw_repeated(v, idx, n):
-    """Variant (item 1/3): read-modify-write at repeated Python-int positions without `+=`,
+    """Items 1, 3 (variant): read-modify-write at repeated Python-int positions without `+=`,
     buf[i] = buf[i] + v[k] * v[k] for k, i in enumerate(idx), then a log-sum."""
     buf = vnp.ones((n, v.shape[1]))
     for k, i in enumerate(idx):
@@ -189,7 +189,7 @@ def _prep_rmw(args):
 
 
 def scatter_mean(x, groups, n_groups):
-    """Variant (item 3): a per-group mean by counting in Python and accumulating rows with
+    """Item 3 (variant): a per-group mean by counting in Python and accumulating rows with
     `+=`, then dividing by the counts, and a within-group variance of the rows."""
     sums = vnp.zeros((n_groups, x.shape[1]))
     counts = [0] * n_groups
@@ -216,7 +216,7 @@ def _prep_groups(args):
 
 
 def write_then_read_rows(X, W, g):
-    """Variant (item 1): each iteration writes a row, h[i] = tanh(X[i] @ W), then reads it back
+    """Item 1 (variant): each iteration writes a row, h[i] = tanh(X[i] @ W), then reads it back
     to write a second buffer, out[i] = h[i] * g + h[i] ** 2."""
     n = X.shape[0]
     h = vnp.zeros((n, W.shape[1]))
@@ -237,7 +237,7 @@ def write_read_inputs(rng, n, d, h):
 
 
 def center_rows_inplace(x, s):
-    """Variant (item 1): per row, y[i] = x[i] * s then y[i] -= y[i].mean() and y[i] /=
+    """Item 1 (variant): per row, y[i] = x[i] * s then y[i] -= y[i].mean() and y[i] /=
     sqrt(mean(y[i]**2) + eps): three read-modify-writes of one row, by enumerate."""
     y = vnp.empty_like(x)
     for i, row in enumerate(x):
@@ -259,7 +259,7 @@ def center_inputs(rng, n, d):
 
 
 def stacked_layer_rows(W, b, X):
-    """Variant (item 7): a layer over the rows of X by `for x in X` in a comprehension,
+    """Item 7 (variant): a layer over the rows of X by `for x in X` in a comprehension,
     np.stack-ed, shared W and b, then a squared error."""
     H = vnp.stack([vnp.tanh(W @ x + b) for x in X])
     return vnp.sum((H - 0.5) ** 2)
@@ -278,7 +278,7 @@ def cauchy(a, b, s):
 
 
 def map_kernel_arg(X, Y, s, kernel):
-    """Variant (item 7): a kernel function passed as an argument and applied with map over
+    """Item 7 (variant): a kernel function passed as an argument and applied with map over
     two row sequences and a repeated scale, sum(map(kernel, X, Y, [s] * n))."""
     return sum(map(kernel, X, Y, [s] * len(X)))
 
@@ -292,7 +292,7 @@ def map_kernel_inputs(rng, n, d):
 
 
 def weighted_coeff_sum(X, coeffs):
-    """Variant (item 4): Python float coefficients zipped with rows, sum(c * sum(x**2) + c**2
+    """Item 4 (variant): Python float coefficients zipped with rows, sum(c * sum(x**2) + c**2
     for c, x in zip(coeffs, X)), a scalar mixed from a data term and a constant term."""
     return sum(c * vnp.sum(vnp.sin(x) ** 2) + c ** 2 for c, x in zip(coeffs, X))
 

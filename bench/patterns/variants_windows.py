@@ -14,7 +14,7 @@ from .core import Pattern, normal
 
 
 def dilated_conv1d(x, w, dil):
-    """Variant (item 2): a dilated convolution, windows x[t : t+(k-1)*dil+1 : dil] with a
+    """Item 2 (variant): a dilated convolution, windows x[t : t+(k-1)*dil+1 : dil] with a
     stride inside the slice, written into a buffer row by row."""
     k = w.shape[0]
     span = (k - 1) * dil + 1
@@ -36,7 +36,7 @@ def dilated_inputs(rng, T, c, k, f, dil):
 
 
 def framed_energy(x, win, hop):
-    """Variant (item 2): STFT-style framing, np.stack of windowed frames x[t:t+n] * win for t in
+    """Item 2 (variant): STFT-style framing, np.stack of windowed frames x[t:t+n] * win for t in
     range(0, T-n+1, hop) with an odd hop, then a log-energy per frame."""
     n = win.shape[0]
     frames = vnp.stack([x[t:t + n] * win for t in range(0, len(x) - n + 1, hop)])
@@ -53,7 +53,7 @@ def framed_inputs(rng, T, n, hop):
 
 
 def shifted_sum_blur(img, K):
-    """Variant (item 2): a 2-D filter written as a loop over the kernel's offsets, each adding a
+    """Item 2 (variant): a 2-D filter written as a loop over the kernel's offsets, each adding a
     shifted slice of the image: out += K[di, dj] * img[di:di+H, dj:dj+W]."""
     p = K.shape[0]
     H, W = img.shape[0] - p + 1, img.shape[1] - p + 1
@@ -75,7 +75,7 @@ def blur_inputs(rng, n, p):
 
 
 def avgpool_map(img, s):
-    """Variant (item 2): 2-D average pooling with `map` over the patch corners and a patch
+    """Item 2 (variant): 2-D average pooling with `map` over the patch corners and a patch
     function, results summed with Python's sum after a nonlinearity."""
     n = img.shape[0] // s
 
@@ -96,7 +96,7 @@ def avgpool_inputs(rng, n, s):
 
 
 def causal_filter_reversed(x, w):
-    """Variant (item 2): a causal filter over range(T-1, k-2, -1) (a negative step), each output
+    """Item 2 (variant): a causal filter over range(T-1, k-2, -1) (a negative step), each output
     the window x[t-k+1 : t+1] against taps w, collected in a list and reversed."""
     k = w.shape[0]
     outs = []
@@ -117,7 +117,7 @@ def causal_filter_inputs(rng, T, c, k):
 
 
 def total_variation_zip(x, eps):
-    """Variant (item 2): a smoothed total variation over consecutive rows with zip(x[:-1],
+    """Item 2 (variant): a smoothed total variation over consecutive rows with zip(x[:-1],
     x[1:]), summed with Python's sum over a generator."""
     return sum(vnp.sum(vnp.sqrt((b - a) ** 2 + eps)) for a, b in zip(x[:-1], x[1:]))  # noqa: RUF007
 
@@ -131,7 +131,7 @@ def tv_inputs(rng, n, d):
 
 
 def odd_step_diffs(x, w):
-    """Variant (item 2): second differences at every third position, range(2, n, 3), with
+    """Item 2 (variant): second differences at every third position, range(2, n, 3), with
     buf[i] = buf[i] + ... accumulating into a scalar-per-row buffer."""
     n = x.shape[0]
     idx = list(range(2, n, 3))
@@ -152,7 +152,7 @@ def odd_step_inputs(rng, n, d):
 
 
 def boundary_if_stencil(u, kappa):
-    """Variant (item 4): a 1-D diffusion residual, one point at a time, with `if` on the Python
+    """Item 4 (variant): a 1-D diffusion residual, one point at a time, with `if` on the Python
     int i for the two boundary points (one-sided there)."""
     n = u.shape[0]
     r = 0.0
@@ -180,7 +180,7 @@ def stencil_inputs(rng, n, d):
 
 
 def three_term_loss(w, X, y, lam, mu):
-    """Variant (item 4): a scalar loss mixed from three kinds of terms per sample: a logistic
+    """Item 4 (variant): a scalar loss mixed from three kinds of terms per sample: a logistic
     data term, an L2 term on w and a constant offset, the last only on even i (`if`)."""
     loss = 0.0
     for i in range(len(y)):
@@ -203,7 +203,7 @@ def three_term_inputs(rng, n, d):
 
 
 def elastic_net_coeffs(w, X, y, l1, l2):
-    """Variant (item 4): a least-squares fit plus a penalty accumulated coefficient by
+    """Item 4 (variant): a least-squares fit plus a penalty accumulated coefficient by
     coefficient, pen += l1 * abs(w[j]) + l2 * w[j] ** 2 for j in range(d)."""
     pen = 0.0
     for j in range(w.shape[0]):
@@ -220,7 +220,7 @@ def elastic_inputs(rng, n, d):
 
 
 def softplus_pairs_triangular(x, a):
-    """Variant (item 4): a triangular double loop, for j in range(i+1, n), of a soft pair
+    """Item 4 (variant): a triangular double loop, for j in range(i+1, n), of a soft pair
     repulsion a * softplus(1 - |x_i - x_j|^2) plus a constant-weight attraction term."""
     n = x.shape[0]
     e = 0.0
@@ -242,7 +242,7 @@ def triangular_inputs(rng, n, d):
 
 
 def symmetric_gram_fill(x, ell):
-    """Variant (items 1, 4): a symmetric kernel matrix filled over the upper triangle with both
+    """Items 1, 4 (variant): a symmetric kernel matrix filled over the upper triangle with both
     K[i, j] and K[j, i] written, the diagonal set apart, then a quadratic form."""
     n = x.shape[0]
     K = vnp.zeros((n, n))
@@ -266,7 +266,7 @@ def gram_inputs(rng, n, d):
 
 
 def row_chain_index(X, Y):
-    """Variant (item 1): a distance table written with chained indexing D[i][j] = ... (a write
+    """Item 1 (variant): a distance table written with chained indexing D[i][j] = ... (a write
     through a row view), then a soft-min per row."""
     n, m = X.shape[0], Y.shape[0]
     D = vnp.zeros((n, m))

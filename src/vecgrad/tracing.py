@@ -260,7 +260,8 @@ class Tracer:
         try:
             idx = P.normalize_index(key, self.shape)
         except TraceError:
-            if self._write_masked(key, value):
+            if self._write_masked(key, value) or \
+                    _vnp()._indexing.wrote_at_read(self, key, value):
                 return
             raise TraceError(
                 "writing at a traced (data-dependent) index is not supported: to accumulate "
@@ -334,6 +335,10 @@ class Tracer:
     def _inplace(self, other: Any, fn: Callable) -> Tracer:
         if self._readonly:
             raise _read_only(self)
+        if (fn is _add or fn is _sub) and "_traced_reads" in self._b.__dict__:
+            acc = _vnp()._indexing.accumulate_at_read(self, other, fn is _sub)
+            if acc is not None:  # x[i] += v at a traced int i: np.add.at(x, i, v)
+                return acc
         if self._is_scalar():
             return self._scalar_update(other, fn)
         self._check_same_kind(other, fn)

@@ -142,11 +142,53 @@ def merge_index_arrays(x: Any, key: Any) -> tuple[Any, Any, Any]:
 
 def traced_getitem(x: Any, key: Any) -> Any:
     """`x[key]` for a key holding traced integer arrays (a gather; see module doc)."""
+    base, whole = x, key
     x, key, _ = merge_index_arrays(x, key)
     axis, idx = traced_index_axis(key, _nd(x))
     if idx.dtype == bool:
         raise _data_dependent("indexing with a traced boolean mask")
-    return _take_traced(x, idx, axis)
+    out = _take_traced(x, idx, axis)
+    if isinstance(whole, Tracer) and not whole.shape:  # x[i] at one traced int: see below
+        base._b.__dict__.setdefault("_traced_reads", {})[out] = (base, whole, base.atom)
+    return out
+
+
+# `x[i] += v` at one traced integer i (i = dst[e] in an edge loop) is, in NumPy, a read of
+# x[i], an add and a write of the sum at i. For one index that is exactly np.add.at(x, i, v),
+# the scatter-add that batching turns into one segment sum over the loop. The read above is
+# noted on the builder. When x[i] is a row, NumPy's read is a view and the add writes into x
+# at once, as here; when it is an element (a copy), the accumulation waits for the write back
+# at the same i, and happens only if x has not changed since the read.
+
+def accumulate_at_read(t: Any, other: Any, negate: bool) -> Any:
+    """For `t += v` (or `-=`) where t is x[i] read at one traced int and x has not changed
+    since: t + v, with v accumulated into x at i now (a row) or at the write back (an
+    element). None when t is not such a read."""
+    rec = t._b.__dict__.get("_traced_reads", {}).pop(t, None)
+    if rec is None:
+        return None
+    base, key, version = rec
+    if base.atom is not version or base._readonly:
+        return None
+    new = _ops.subtract(t, other) if negate else _ops.add(t, other)
+    if _dtype(new) != _dtype(t):
+        return None  # (a cast back would happen: the general path checks and casts)
+    v = _ops.negative(other) if negate else other
+    if t.shape:
+        index_add(base, key, v)
+        v = None
+    t._b.__dict__.setdefault("_traced_writes", {})[new] = (base, key, base.atom, v)
+    return new
+
+
+def wrote_at_read(x: Any, key: Any, value: Any) -> bool:
+    """Whether `x[key] = value` writes back a `t += v` of `accumulate_at_read` (then done)."""
+    rec = x._b.__dict__.get("_traced_writes", {}).pop(value, None)
+    if rec is None or rec[0] is not x or rec[1] is not key or rec[2] is not x.atom:
+        return False
+    if rec[3] is not None:
+        index_add(x, key, rec[3])
+    return True
 
 
 def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
@@ -357,7 +399,9 @@ def index_add(a: Tracer, indices: Any, v: Any) -> None:
         flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
         add = P.scatter_add_along(vals, flat, axis=axis, size=s[axis])
         new = _ops.add(a, add if back is None else back(add))
-        a[...] = new if new.dtype == a.dtype else astype(new, a.dtype)
+        # (the buffer's new value, not a write of the whole region: a chain of these is the
+        # sum a + s_1 + s_2 + ... that batching folds, not a recurrence through a[...])
+        a._replace((new if new.dtype == a.dtype else astype(new, a.dtype)).atom)
         return
     a._write(P.normalize_index(indices, a.shape), v, P.setitem_add)
 

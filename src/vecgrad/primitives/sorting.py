@@ -20,7 +20,7 @@ from .core import Primitive, register
 from .elementwise import _lift
 
 __all__ = ["argmax", "argmin", "argpartition", "argsort", "partition", "scatter_add_along",
-           "searchsorted", "sort", "take_along"]
+           "scatter_summed", "searchsorted", "sort", "take_along"]
 
 _INTP = np.dtype(np.intp)
 
@@ -124,33 +124,48 @@ def _take_along(x: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
     return np.take_along_axis(x, idx, axis)
 
 
+def scatter_summed(op: Callable, g: Any, gshape: tuple, idx: Any, ishape: tuple, axis: int,
+                   size: int, dims: list[int]) -> Any:
+    """scatter_add_along(g, idx, axis, size) summed over the dimensions `dims` (off the axis,
+    kept with length 1), computed as one scatter with those dimensions joined to the axis, so
+    the unsummed array is never made. `op(prim, *inputs, **params)` emits an operation (a
+    primitive call while tracing a VJP, an equation of a rewrite)."""
+    from .structural import broadcast_to, reshape, transpose
+    n = len(gshape)
+    joined = (*dims, axis)
+    full = {d: max(gshape[d], ishape[d]) for d in joined}
+    rest = [d for d in range(n) if d not in joined]
+    perm = (*dims, axis, *rest)
+    moved = perm != tuple(range(n))
+    merged = math.prod(full.values())
+
+    def flat(x: Any, shape: tuple) -> Any:
+        want = tuple(full.get(d, shape[d]) for d in range(n))
+        x = op(broadcast_to, x, shape=want) if want != shape else x
+        x = op(transpose, x, perm=perm) if moved else x
+        return op(reshape, x, shape=(merged,) + tuple(shape[d] for d in rest))
+
+    out = op(scatter_add_along, flat(g, gshape), flat(idx, ishape), axis=0, size=size)
+    kept = np.broadcast_shapes(*[tuple(s[d] for d in rest) for s in (gshape, ishape)])
+    out = op(reshape, out, shape=(1,) * len(dims) + (size,) + kept)
+    return op(transpose, out, perm=tuple(int(i) for i in np.argsort(perm))) if moved else out
+
+
+def _call(prim: Primitive, *ins: Any, **params: Any) -> Any:
+    return prim(*ins, **params)
+
+
 def _take_along_vjp(g: Any, ans: Any, x: Any, idx: Any, axis: int) -> tuple:
     """The scatter-add of g into x's shape. Where x has length 1 off the axis and the gather
     broadcast it (a batched gather from one unbatched array: x (1, n, f), idx (B, k, 1)),
     those dimensions join the axis first, so the scatter writes x's shape, not the broadcast
     (B, n, f) that a sum would then reduce (8,000 edge reads of a (1000, 16) table made a
     (8000, 1000, 16) cotangent)."""
-    from .structural import broadcast_to, reshape, transpose
     size = x.shape[axis]
     bdims = [d for d in range(x.ndim) if d != axis and x.shape[d] == 1 and g.shape[d] > 1]
     if not bdims:
         return scatter_add_along(g, idx, axis=axis, size=size), None
-    rest = [d for d in range(x.ndim) if d != axis and d not in bdims]
-    perm = (*bdims, axis, *rest)
-    merged = math.prod(g.shape[d] for d in (*bdims, axis))
-    ishape = tuple(g.shape[d] if d in bdims or d == axis else idx.shape[d]
-                   for d in range(x.ndim))
-    moved = perm != tuple(range(x.ndim))
-    gt = reshape(transpose(g, perm=perm) if moved else g,
-                 shape=(merged,) + tuple(g.shape[d] for d in rest))
-    it = broadcast_to(idx, shape=ishape) if idx.shape != ishape else idx
-    it = reshape(transpose(it, perm=perm) if moved else it,
-                 shape=(merged,) + tuple(idx.shape[d] for d in rest))
-    out = scatter_add_along(gt, it, axis=0, size=size)
-    out = reshape(out, shape=(1,) * len(bdims) + out.shape)
-    if moved:
-        out = transpose(out, perm=tuple(int(i) for i in np.argsort(perm)))
-    return out, None
+    return scatter_summed(_call, g, g.shape, idx, idx.shape, axis, size, bdims), None
 
 
 take_along = register(Primitive(

@@ -74,4 +74,42 @@ def row_into_segment_sum(e: Eqn, ctx: Any) -> Any:
     return _joined(vals + [v], np.concatenate([ids, [r]]), axis, num, e, ctx)
 
 
-__all__ = ["row_into_segment_sum", "sum_of_segment_sums"]
+def sum_of_scatter(e: Eqn, ctx: Any) -> Any:
+    """sum(scatter_add_along(g, i, axis), dims) = one scatter with `dims` joined to the axis:
+    a batched accumulation at traced indices (np.add.at(agg, dst[e], m) in a loop) scatters
+    each iteration into its own (n, f) slab of a (B, n, f) array that the sum then reduces."""
+    s = ctx.def_of(e.inputs[0], P.scatter_add_along)
+    dims = sorted(e.params["axes"])
+    if s is None or ctx.n_uses(e.inputs[0]) != 1 or not dims or s.params["axis"] in dims \
+            or s.params.get("unique"):
+        return None
+    g, idx = s.inputs
+
+    def op(prim: Any, *ins: Any, **params: Any) -> Any:
+        return ctx.emit(prim, ins, params, e.src)
+
+    out = P.scatter_summed(op, g, g.aval.shape, idx, idx.aval.shape, s.params["axis"],
+                           s.params["size"], dims)
+    return P.reshape, (out,), {"shape": e.out.aval.shape}
+
+
+def gather_of_broadcast(e: Eqn, ctx: Any) -> Any:
+    """take_along(broadcast_to(x), i) = take_along(x, i) when the gather's own broadcasting
+    off the axis gives the same shape (the cotangent of a summed scatter, read back)."""
+    b = ctx.def_of(e.inputs[0], P.broadcast_to)
+    if b is None:
+        return None
+    x, idx, axis = b.inputs[0], e.inputs[1], e.params["axis"]
+    xs, bs = x.aval.shape, b.out.aval.shape
+    if len(xs) != len(bs) or xs[axis] != bs[axis]:
+        return None
+    try:
+        if P.take_along.shape_rule(x.aval, idx.aval, axis=axis).shape != e.out.aval.shape:
+            return None
+    except Exception:  # noqa: BLE001 - shapes that do not broadcast: leave it
+        return None
+    return P.take_along, (x, idx), {"axis": axis}
+
+
+__all__ = ["gather_of_broadcast", "row_into_segment_sum", "sum_of_scatter",
+           "sum_of_segment_sums"]

@@ -30,7 +30,12 @@ from .layout import (
     reduction_of_transpose,
     writes_tiling_zeros,
 )
-from .segments import row_into_segment_sum, sum_of_segment_sums
+from .segments import (
+    gather_of_broadcast,
+    row_into_segment_sum,
+    sum_of_scatter,
+    sum_of_segment_sums,
+)
 from .softmax import logsumexp_pattern, softmax_pattern
 
 
@@ -298,6 +303,9 @@ RULES: list[Rule] = [
     Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
     Rule(P.add, sum_of_segment_sums,
          "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))"),
+    Rule(P.reduce_sum, sum_of_scatter,
+         "sum(scatter_add_along(g, i, a), dims) = scatter_add_along(g, i) with dims joined to a"),
+    Rule(P.take_along, gather_of_broadcast, "take_along(broadcast_to(x), i) = take_along(x, i)"),
     Rule(P.setitem_add, row_into_segment_sum,
          "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))"),
     Rule(P.getitem, read_of_write,
