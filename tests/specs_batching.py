@@ -15,12 +15,19 @@ WIN = {"start": (1, 0), "dims": ((4, (1, 0)), (3, (1, 0)), (3, (0, 1)))}
 ANTI = {"start": (0, 3), "dims": ((2, (0, 0)), (4, (1, -1)))}
 # 2x2 patches of a (5, 6) array at a stride of 2 columns (gaps between them) and 1 row
 PATCH = {"start": (0, 1), "dims": ((3, (1, 0)), (2, (0, 2)), (2, (1, 0)), (2, (0, 1)))}
+# windows x[2t:2t+5] for t = 0..4 of a (13, 2) array: width 5 at a hop of 2, added as 3
+# residue classes of windows (t = 0, 3 | 1, 4 | 2) that do not overlap, not 5 offsets
+HOP = {"start": (0, 0), "dims": ((5, (2, 0)), (5, (1, 0)), (2, (0, 1)))}
 # windows of no columns (a minor's empty left part, A[1:, :0], stacked): nothing is added
 EMPTY = {"start": (1, 0), "dims": ((4, (1, 0)), (3, (1, 0)), (0, (0, 1)))}
 
 
 def _windows(x: np.ndarray) -> np.ndarray:
     return sliding_window_view(x, 3, axis=0)[1:5].transpose(0, 2, 1)
+
+
+def _hop_windows(x: np.ndarray) -> np.ndarray:
+    return sliding_window_view(x, 5, axis=0)[::2].transpose(0, 2, 1)
 
 
 def _anti(x: np.ndarray) -> np.ndarray:
@@ -54,6 +61,9 @@ SPECS: list[Spec] = [
     Spec("strided_add", ((7, 3), (4, 3, 3)), _add_ref(_windows, (7, 3)), WIN,
          bcast=(((7, 3), (4, 1, 3)),), label="windows"),
     Spec("strided_add", ((4, 4), (2, 4)), _add_ref(_anti, (4, 4)), ANTI, label="antidiagonal"),
+    Spec("strided", ((13, 2),), _hop_windows, HOP, label="hop-windows"),
+    Spec("strided_add", ((13, 2), (5, 5, 2)), _add_ref(_hop_windows, (13, 2)), HOP,
+         bcast=(((13, 2), (5, 1, 2)),), label="hop-windows"),
     Spec("strided_add", ((5, 6), (3, 2, 2, 2)), _add_ref(_patches, (5, 6)), PATCH,
          label="patches"),
     Spec("strided_add", ((7, 3), (4, 3, 0)), _add_ref(lambda x: _windows(x)[:, :, :0], (7, 3)),
