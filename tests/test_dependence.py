@@ -364,3 +364,33 @@ def test_out_of_range_traced_destination_raises():
     f = vg.jit(_scalar_rmw_int_array)
     with pytest.raises(IndexError):
         f(np.ones(3), np.array([0, 7, 1]), 4)
+
+
+def _messages_no_plus_equals(x, w, src, dst):
+    agg = vnp.zeros_like(x)
+    for e in range(len(src)):
+        agg[dst[e]] = agg[dst[e]] + w[e] * vnp.tanh(x[src[e]])
+        agg[src[e]] = agg[src[e]] - 0.5 * x[dst[e]]
+    return vnp.sum(agg ** 2)
+
+
+def test_read_modify_write_without_plus_equals_at_traced_ints():
+    """agg[d] = agg[d] + m and agg[s] = agg[s] - m at traced ints: NumPy's value (repeated
+    destinations), one segment sum per direction, no loop."""
+    r = rng(6)
+    args = (r.standard_normal((5, 3)), r.standard_normal(12), r.integers(0, 5, 12),
+            r.integers(0, 5, 12))
+    assert np.isclose(vg.jit(_messages_no_plus_equals)(*args), _messages_no_plus_equals(*args),
+                      rtol=1e-12)
+    e = check(_messages_no_plus_equals, args, argnums=(0, 1))
+    g = e.stages["final"]
+    assert count(g, P.loop) == 0 and count(g, P.scatter_add_along) <= 4, vg.ir.pretty(g)
+
+
+def test_write_of_another_value_at_a_traced_int_still_raises():
+    def f(x, d):
+        agg = vnp.zeros(3)
+        agg[d[0]] = 2.0 * agg[d[0]] + x[0]  # not a read plus a value: no accumulation
+        return vnp.sum(agg)
+    with pytest.raises(vg.TraceError, match="traced"):
+        vg.jit(f)(np.ones(2), np.array([1]))

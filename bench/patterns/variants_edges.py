@@ -42,6 +42,29 @@ def edges_int_arrays_inputs(rng, n, e, f):
     return normal(rng, n, f), normal(rng, f, f, scale=f ** -0.5), s, d
 
 
+def edge_arrays_zip_rmw(x, W, w, src, dst):
+    """Item 3 (variant): weighted messages over two int arrays zipped, written without `+=`:
+    agg[d] = agg[d] + w[e] * (x[s] @ W) for e, (s, d) in enumerate(zip(src, dst))."""
+    agg = vnp.zeros((x.shape[0], W.shape[1]))
+    for e, (s, d) in enumerate(zip(src, dst)):
+        agg[d] = agg[d] + w[e] * (x[s] @ W)
+    return vnp.sum(vnp.tanh(agg))
+
+
+def edge_arrays_zip_rmw_ref(x, W, w, src, plan):
+    return np.sum(np.tanh(segment_sum(w[:, None] * (x @ W)[src], plan)))
+
+
+def edge_arrays_zip_inputs(rng, n, e, f):
+    s, d = rng.integers(0, n, (2, e))
+    return normal(rng, n, f), normal(rng, f, f, scale=f ** -0.5), normal(rng, e), s, d
+
+
+def _prep_zip_rmw(args):
+    x, W, w, src, dst = args
+    return x, W, w, src, segments(dst, len(x))
+
+
 def edges_e2_array(x, edges):
     """Item 3 (variant): an (E, 2) int array of edges iterated row by row, `for s, d in edges`,
     a spring energy sum(|x_s - x_d|^2) per edge into a scalar."""
@@ -314,6 +337,10 @@ PATTERNS = [
             edges_int_arrays_inputs,
             {"small": {"n": 5, "e": 9, "f": 3}, "default": {"n": 500, "e": 3000, "f": 16}},
             (0, 1), prepare=_prep_int_arrays, tags=("variant",)),
+    Pattern("edge_arrays_zip_rmw", 3, edge_arrays_zip_rmw, edge_arrays_zip_rmw_ref,
+            edge_arrays_zip_inputs,
+            {"small": {"n": 5, "e": 9, "f": 3}, "default": {"n": 500, "e": 3000, "f": 16}},
+            (0, 1, 2), prepare=_prep_zip_rmw, tags=("variant",)),
     Pattern("edges_e2_array", 3, edges_e2_array, edges_e2_array_ref, edges_e2_inputs,
             {"small": {"n": 5, "e": 9, "d": 2}, "default": {"n": 1000, "e": 4000, "d": 16}},
             (0,), tags=("variant",)),

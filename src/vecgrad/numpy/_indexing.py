@@ -149,7 +149,9 @@ def traced_getitem(x: Any, key: Any) -> Any:
         raise _data_dependent("indexing with a traced boolean mask")
     out = _take_traced(x, idx, axis)
     if isinstance(whole, Tracer) and not whole.shape:  # x[i] at one traced int: see below
-        base._b.__dict__.setdefault("_traced_reads", {})[out] = (base, whole, base.atom)
+        d = base._b.__dict__
+        d.setdefault("_traced_reads", {})[out] = d.setdefault("_traced_read_atoms", {})[
+            out.atom] = (base, whole, base.atom)
     return out
 
 
@@ -182,13 +184,44 @@ def accumulate_at_read(t: Any, other: Any, negate: bool) -> Any:
 
 
 def wrote_at_read(x: Any, key: Any, value: Any) -> bool:
-    """Whether `x[key] = value` writes back a `t += v` of `accumulate_at_read` (then done)."""
-    rec = x._b.__dict__.get("_traced_writes", {}).pop(value, None)
-    if rec is None or rec[0] is not x or rec[1] is not key or rec[2] is not x.atom:
+    """Whether `x[key] = value` writes back a `t += v` of `accumulate_at_read` (then done), or
+    writes `x[key] + v` (or `- v`) just computed from x as it is: then v is accumulated."""
+    d = x._b.__dict__
+    rec = d.get("_traced_writes", {}).pop(value, None)
+    if rec is None:
+        return _write_of_sum(x, key, value, d.get("_traced_read_atoms"))
+    if rec[0] is not x or not _same(rec[1], key) or rec[2] is not x.atom:
         return False
     if rec[3] is not None:
         index_add(x, key, rec[3])
     return True
+
+
+def _same(k: Any, key: Any) -> bool:
+    """The same traced index: one object, or one value (`dst[e]` evaluated twice)."""
+    return k is key or isinstance(key, Tracer) and k.atom is key.atom
+
+
+def _write_of_sum(x: Any, key: Any, value: Any, reads: dict | None) -> bool:
+    """`x[i] = x[i] + v` / `x[i] = x[i] - v` at one traced int i: the sum is one of the last
+    operations recorded, with the read of x[i] (x unchanged since) as an operand."""
+    if not reads or not isinstance(value, Tracer) or value.dtype != x.dtype:
+        return False
+    for e in reversed(x._b.eqns[-4:]):
+        if e.out is not value.atom:
+            continue
+        if e.prim not in (P.add, P.sub):
+            return False
+        for j, a in enumerate(e.inputs):
+            rec = reads.get(a)
+            if rec is None or rec[0] is not x or not _same(rec[1], key) or rec[2] is not x.atom \
+                    or a.aval.shape != value.shape or (e.prim is P.sub and j == 1):
+                continue
+            v = Tracer(x._b, e.inputs[1 - j])
+            index_add(x, key, _ops.negative(v) if e.prim is P.sub else v)
+            return True
+        return False
+    return False
 
 
 def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
