@@ -17,13 +17,14 @@ from . import (
     scans,
     static,
     variants_edges,
+    variants_more,
     variants_windows,
     windows,
 )
 from .core import COMPILE_TARGET, ITEMS, TARGETS, Pattern
 
 _MODULES = [buffers, windows, indices, mixed, depth, scans, invariants, static, pipelines,
-            variants_windows, variants_edges]
+            variants_windows, variants_edges, variants_more]
 
 PATTERNS: dict[str, Pattern] = {p.name: p for m in _MODULES for p in m.PATTERNS}
 assert len(PATTERNS) == sum(len(m.PATTERNS) for m in _MODULES), "duplicate pattern names"

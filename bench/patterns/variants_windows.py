@@ -298,7 +298,7 @@ PATTERNS = [
             {"small": {"n": 7, "p": 3}, "default": {"n": 200, "p": 5}}, (0, 1),
             tags=("variant",)),
     Pattern("avgpool_map", 2, avgpool_map, avgpool_map_ref, avgpool_inputs,
-            {"small": {"n": 6, "s": 2}, "default": {"n": 96, "s": 3}}, (0,),
+            {"small": {"n": 6, "s": 2}, "default": {"n": 192, "s": 3}}, (0,),
             tags=("variant",)),
     Pattern("causal_filter_reversed", 2, causal_filter_reversed, causal_filter_reversed_ref,
             causal_filter_inputs, {"small": {"T": 9, "c": 2, "k": 3},
