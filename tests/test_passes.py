@@ -423,6 +423,30 @@ def _check_sum_of_segment_sums(g0, g1):
     assert prims(g1).count("concatenate") == 1  # one join, not nested ones
 
 
+def _rule_sum_of_scatter(x):
+    # a batched scatter at traced rows (B=2 iterations, a repeated row), summed over the batch
+    idx = vnp.asarray(np.array([[[3]], [[3]]]))
+    s = P.scatter_add_along(vnp.reshape(vnp.tanh(x), (2, 1, 3)), idx, axis=1, size=4)
+    t = P.scatter_add_along(vnp.exp(x)[None], vnp.asarray(np.array([[[0, 1, 2], [3, 3, 0]]])),
+                            axis=1, size=4)  # (summed over an axis of length 1 and one after)
+    return P.reduce_sum(s, axes=(0,)), P.reduce_sum(t, axes=(0, 2))
+
+
+def _check_sum_of_scatter(g0, g1):
+    assert "reduce_sum" not in prims(g1) and prims(g1).count("scatter_add_along") == 2, \
+        pretty(g1)
+    assert all(max(e.out.aval.shape, default=1) <= 6 for e in g1.eqns), pretty(g1)
+
+
+def _rule_gather_of_broadcast(x):
+    b = P.broadcast_to(vnp.reshape(x, (1, 2, 3)), shape=(4, 2, 3))
+    return P.take_along(b, vnp.asarray(np.array([[[1]], [[0]], [[1]], [[1]]])), axis=1)
+
+
+def _check_gather_of_broadcast(g0, g1):
+    assert "broadcast_to" not in prims(g1) and prims(g1).count("take_along") == 1, pretty(g1)
+
+
 def _rule_row_into_segment_sum(x):
     a = P.segment_sum(vnp.tanh(x), ids=_IDS[1], axis=0, num=4)
     a = P.setitem_add(a, vnp.exp(x[0]), idx=P.BasicIndex((3, P.Sl(0, 3, 1))))
@@ -811,6 +835,10 @@ RULE_TESTS = {
                                                               _check_sum_of_einsum),
     "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))": (
         _rule_sum_of_segment_sums, _check_sum_of_segment_sums),
+    "sum(scatter_add_along(g, i, a), dims) = scatter_add_along(g, i) with dims joined to a": (
+        _rule_sum_of_scatter, _check_sum_of_scatter),
+    "take_along(broadcast_to(x), i) = take_along(x, i)": (_rule_gather_of_broadcast,
+                                                          _check_gather_of_broadcast),
     "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))": (
         _rule_row_into_segment_sum, _check_row_into_segment_sum),
     "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w": (
