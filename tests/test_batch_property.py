@@ -45,7 +45,8 @@ def loops(draw):
 
 
 STATEMENTS = ["window", "set_col", "add_row", "rmw", "iadd_repeat", "hang", "linear",
-              "read_back", "sub_rmw", "block", "stencil", "empty", "two_terms"]
+              "read_back", "sub_rmw", "block", "stencil", "empty", "two_terms",
+              "traced_iadd", "traced_sum", "traced_read"]
 
 
 @st.composite
@@ -58,14 +59,17 @@ def programs(draw):
         "col": draw(st.integers(0, D - 1)),
         "scale": draw(st.sampled_from([0.5, -1.5, 2.0])),
         "fd": draw(st.booleans()),
+        # an int-array argument (an edge list's destinations): traced positions, repeats
+        "ix": draw(st.lists(st.integers(-N, N - 1), min_size=N, max_size=N)),
     }
 
 
 def build(p):
     its, pos, k, col, c = p["its"], p["pos"], p["k"], p["col"], p["scale"]
 
-    def f(x, y, w):
+    def f(x, y, w, ix):
         buf = vnp.zeros((N + 3, D))
+        s1 = vnp.ones(N)
         acc = vnp.zeros((N, D))
         h = vnp.zeros(D)
         s = vnp.zeros(D)
@@ -107,9 +111,15 @@ def build(p):
                 elif kind == "two_terms":  # a sum of two kinds of terms, one invariant
                     total = total + vnp.sum(x[i] * y[q])
                     total = total + c * vnp.sum(w ** 2)
+                elif kind == "traced_iadd":  # acc[dst[e]] += m at a traced int (a row)
+                    acc[ix[i]] += vnp.sin(x[i]) * c
+                elif kind == "traced_sum":  # s1[d] = s1[d] - m at a traced int (an element)
+                    s1[ix[q]] = s1[ix[q]] - x[i, col] * c
+                elif kind == "traced_read":  # rows of an unbatched table at traced ints
+                    total = total + vnp.sum(y[ix[i]] * w)
         wt = np.cos(np.arange(buf.size, dtype=np.float64)).reshape(buf.shape)
         return (total + vnp.sum(vnp.sin(buf) * wt) + vnp.sum(acc * acc[::-1])
-                + vnp.sum(h * s) + vnp.sum(s ** 2))
+                + vnp.sum(h * s) + vnp.sum(s ** 2) + vnp.sum(s1 * vnp.cos(s1)))
     return f
 
 
@@ -122,7 +132,7 @@ def inputs(seed=0):
 @given(programs())
 def test_random_dependence_programs(p):
     f = build(p)
-    args = inputs()
+    args = (*inputs(), np.array(p["ix"]))
     want = f(*[np.array(a) for a in args])  # the same code, eagerly in NumPy
     np.testing.assert_allclose(vg.jit(f)(*args), want, rtol=1e-9, atol=1e-12)
     e, leaves = entry(f, args, argnums=(0, 1, 2))
