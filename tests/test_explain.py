@@ -134,3 +134,24 @@ def test_recurrence_is_reported_as_a_rolled_loop_with_reason():
     # The input projections U @ xs[t] do not depend on h: they still batch.
     assert group(r.batched, rnn, "h = np.tanh(").count == T
     assert r.inplace_writes == {}
+
+
+def _two_negs_on_a_line(X):
+    D = vnp.sum(X ** 2, axis=1)[:, None] * X
+    return -vnp.sum(vg.nn.logsumexp(-D, axis=1))
+
+
+def _shrinking(x):
+    e = 0.0
+    for i in range(len(x) - 1):
+        e = e + vnp.sum(vnp.exp(-vnp.sum((x[i + 1:] - x[i]) ** 2, axis=1)))
+    return e
+
+
+def test_shape_claims_name_loops_not_two_expressions_on_a_line():
+    """`-D` and `-sum(...)` on one line are two expressions (ranks 2 and 0), not an operation
+    whose loop iterations differ in shape; x[i+1:] - x[i] in a loop is."""
+    X = np.random.default_rng(1).standard_normal((5, 3))
+    assert not vg.explain(_two_negs_on_a_line, X, budget=BUDGET).unbatched
+    r = vg.explain(_shrinking, X, budget=BUDGET)
+    assert any("differ in operand shapes" in f.reason and f.count == 4 for f in r.unbatched)

@@ -83,7 +83,7 @@ class Notes:
             if len(groups) == 1:
                 k = self.p.key_of[key[0]]
                 if len(groups[0]) == 1 and k[0] is not None:  # the same operation, other shapes
-                    singles[(src, what, k[:-1])] += 1
+                    singles[(src, what, k[:-1], _ranks(k[-1]))] += 1
                 continue
             n = sum(len(g) for g in groups)
             path = self._path(groups)
@@ -103,7 +103,7 @@ class Notes:
                           "they do not depend on each other, but not all were ready at once "
                           "(some wait on other work)")
             out.append(Sequential(src, what, n, reason, len(groups), path))
-        for (src, what, _), k in singles.items():
+        for (src, what, _, _), k in singles.items():
             if k > 1:
                 out.append(Unbatched(src, what, k, f"{k} `{what}` operations at {src} differ "
                                                    "in operand shapes, so each runs alone"))
@@ -135,6 +135,14 @@ class Notes:
                     preds[s].append(u)
             self._pred_lists = preds
         return self._pred_lists
+
+
+def _ranks(avals: Any) -> tuple:
+    """The operands' ranks: operations of one line that differ in rank (`-D` and `-sum(..)`
+    on one line) are two expressions, not one operation at several shapes of a loop."""
+    if not isinstance(avals, tuple):
+        return ()
+    return tuple(len(a.shape) if hasattr(a, "shape") else -1 for a in avals)
 
 
 def _describe(e: Eqn | None) -> str:
