@@ -1,6 +1,6 @@
 """Compile-time scaling (issue 11): each stage's time per traced operation at sizes n, 2n, 4n.
 
-    python bench/compile/scaling.py [--only gmm,particle,rbf,gmm_loglik,triplet]
+    python bench/compile/scaling.py [--only gmm,lstm,particle,rbf,gmm_loglik,triplet]
                                     [--scale S] [--repeat N] [--clock cpu|wall]
                                     [--against REV] [--json out.json]
 
@@ -16,6 +16,8 @@ batch are shown for reference.
 Workloads (`--scale` multiplies every base size):
 - gmm: GradBench's gmm in loop style (bench/gradbench/vecgrad_tool/gmm.py), d=2, K=5,
   n = 250, 500, 1000 points: wide `stack`/`concatenate` nodes of n operands after batching.
+- lstm: GradBench's lstm, l=2 layers, c = 256, 512, 1024 characters: a recurrence that the
+  scans stage rolls into a loop.
 - particle: GradBench's particle, the gradient of `final_x_squared` (outer reverse, inner
   reverse: a grad of a grad) through 50, 100, 200 Euler steps: an unbatched chain.
 - rbf, gmm_loglik, triplet: the patterns suite's rbf_kernel_quadratic (n = 32, 45, 64: n^2
@@ -74,6 +76,15 @@ def _gmm(n: int) -> tuple[Callable, tuple, Any]:
     return gmm.gmm_objective, args, (0, 1, 2, 3)
 
 
+def _lstm(c: int) -> tuple[Callable, tuple, Any]:
+    from vecgrad_tool import lstm
+    layers, b = 2, 14
+    r = np.random.default_rng(0)
+    args = (r.normal(size=(2 * layers, 4 * b)), r.normal(size=(3, b)),
+            r.normal(size=(2 * layers, b)), r.normal(size=(c, b)))
+    return lstm.lstm_objective, args, (0, 1)
+
+
 def _particle(steps: int) -> tuple[Callable, tuple, Any]:
     from vecgrad_tool import particle
     return particle.final_x_squared, (0.0, steps, "r"), 0
@@ -92,6 +103,8 @@ def _pattern(name: str, size_key: str) -> Callable[[int], tuple[Callable, tuple,
 # the first compile of a process pays for imports and the kernel cost model's calibration)
 WORKLOADS: dict[str, tuple[str, str, tuple[int, ...], Callable, int]] = {
     "gmm": ("GradBench gmm, loop style, d=2 K=5", "n", (250, 500, 1000), _gmm, 10),
+    "lstm": ("GradBench lstm, l=2 (a recurrence rolled by scans)", "c", (256, 512, 1024),
+             _lstm, 8),
     "particle": ("GradBench particle rr, grad of grad through the Euler steps", "steps",
                  (50, 100, 200), _particle, 5),
     "rbf": ("patterns rbf_kernel_quadratic, d=16", "n", (32, 45, 64),
