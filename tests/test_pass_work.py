@@ -74,3 +74,105 @@ def test_writes_tiling_zeros_chain_matches_the_walk():
     assert "concatenate" not in chain([2, 0, 3])
     assert "concatenate" not in chain([2, 0, 1, 1, 3])
     assert "concatenate" not in chain([2, 0, 0, 3])
+
+
+def emitted_operands(g: Graph, monkeypatch: pytest.MonkeyPatch) -> tuple[int, Graph]:
+    """Operands of the equations the rules emitted (Ctx.emit) while simplifying g."""
+    seen = [0]
+    emit = engine.Ctx.emit
+
+    def counted(self, prim, ins, params, src):
+        seen[0] += len(ins)
+        return emit(self, prim, ins, params, src)
+    monkeypatch.setattr(engine.Ctx, "emit", counted)
+    out = simplify(g)
+    monkeypatch.setattr(engine.Ctx, "emit", emit)
+    return seen[0], out
+
+
+def rows_into_segment_sum(n: int) -> Graph:
+    """A segment sum (the cotangent of a gather) then one row added per unbatched read."""
+    ids = P.Adv(np.arange(2 * n) % n)
+
+    def f(x, u):
+        s = P.segment_sum(P.tanh(u), ids=ids, axis=0, num=n)
+        for i in range(n):
+            s = P.setitem_add(s, P.sin(x[i]), idx=P.normalize_index(i, (n, 3)))
+        return P.mul(s, 2.0)
+    return graph(f, (n, 3), (2 * n, 3))
+
+
+def sum_of_segment_sums(n: int) -> Graph:
+    """n segment sums added up one by one (folded from the left and from the right)."""
+    ids = P.Adv(np.arange(2 * n) % n)
+
+    def f(u):
+        a = P.segment_sum(P.tanh(u), ids=ids, axis=0, num=n)
+        b = P.segment_sum(P.sin(u), ids=ids, axis=0, num=n)
+        for k in range(n):
+            a = P.add(a, P.segment_sum(P.mul(u, float(k)), ids=ids, axis=0, num=n))
+            b = P.add(P.segment_sum(P.mul(u, float(-k)), ids=ids, axis=0, num=n), b)
+        return a, b
+    return graph(f, (2 * n, 3))
+
+
+@pytest.mark.parametrize("make", [rows_into_segment_sum, sum_of_segment_sums])
+def test_joins_of_segment_sums_are_linear_in_the_chain(make, monkeypatch):
+    """A chain of joins builds its concatenation once, at its end (was: once per link, each
+    one longer: n^2 / 2 operands emitted)."""
+    counts = {}
+    for n in (100, 200):
+        counts[n], g1 = emitted_operands(make(n), monkeypatch)
+        joins = [e for e in g1.eqns if e.prim is P.concatenate]
+        assert joins and max(len(e.inputs) for e in joins) > n  # the rules fired
+        assert not {"setitem_add", "add"} & {e.prim.name for e in g1.eqns}
+    assert counts[200] <= 2.2 * counts[100], counts
+
+
+def _chain_cases(n: int = 6) -> dict[str, Callable]:
+    ids = P.Adv(np.arange(2 * n) % n)
+
+    def seg(u):
+        return P.segment_sum(P.tanh(u), ids=ids, axis=0, num=n)
+
+    def row(s, x, i, f=P.sin):
+        return P.setitem_add(s, f(x[i]), idx=P.normalize_index(i, (n, 3)))
+
+    def read_midway(x, u):  # a link read by another equation too: its join is built there
+        s = row(seg(u), x, 0)
+        t = row(row(s, x, 1), x, 2, P.cos)
+        return P.mul(t, 2.0), P.exp(s)
+
+    def ends_in_part_of_a_row(x, u):  # the last link cannot join
+        s = row(row(seg(u), x, 0), x, 1)
+        return P.setitem_add(s, P.sin(x[2, :2]), idx=P.normalize_index((2, slice(0, 2)),
+                                                                         (n, 3)))
+
+    def output_link(x, u):  # a link that is an output, another read after it
+        s = row(row(seg(u), x, 0), x, 1)
+        return s, P.exp(row(s, x, 3))
+
+    def reader_rewritten_first(x, u):  # the next link's add is `x + 0`, rewritten by another rule
+        return P.mul(P.add(row(seg(u), x, 0), 0.0), 3.0)
+
+    def added_to_no_segment_sum(x, u):  # an add that is no link
+        return P.add(row(row(seg(u), x, 0), x, 1), P.exp(x))
+    return {f.__name__: f for f in (read_midway, ends_in_part_of_a_row, output_link,
+                                    reader_rewritten_first, added_to_no_segment_sum)}
+
+
+@pytest.mark.parametrize("name", sorted(_chain_cases()))
+def test_deferred_joins_are_built_where_read(name):
+    """A join deferred along a chain is built as soon as anything but the next link reads
+    it: the simplified graph computes the same values, and every write of a whole row is
+    joined but those onto a value read twice (which the rules leave, as before)."""
+    from vecgrad.ir import eval_graph
+    g0 = graph(_chain_cases()[name], (6, 3), (12, 3))
+    g1 = typecheck(simplify(g0))
+    r = np.random.default_rng(0)
+    xs = [r.standard_normal(v.aval.shape) for v in g0.inputs]
+    for a, b in zip(eval_graph(g0, *xs), eval_graph(g1, *xs), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-13, atol=1e-13)
+    whole_rows = [e for e in g1.eqns if e.prim is P.setitem_add and
+                  e.inputs[1].aval.shape == (3,)]
+    assert len(whole_rows) == {"read_midway": 2, "output_link": 1}.get(name, 0), name

@@ -3,6 +3,12 @@ replacement, and a one-line algebra comment. A replacement is None (no match), a
 atom, or a new equation `(prim, inputs, params)`; a rule may also emit helper equations
 through `ctx.emit`. Every new equation is itself rewritten before it is kept, so one forward
 sweep reaches a fixpoint for rules that only look backwards (at their operands' definitions).
+
+A rule that grows a value link by link along a chain (joining one more piece per link) would
+rebuild the whole join at every link: quadratic. Such a rule may instead keep a link as it is
+and `defer` its rewritten form while the link's only reader is the chain's next link; the
+next link's rule `take`s it and extends it. The deferred form is built (`settle`) as soon as
+anything else reads the value, so the result is the one the eager rewrite would give.
 """
 from __future__ import annotations
 
@@ -38,6 +44,37 @@ class Ctx:
         self.eqns: list[Eqn] = []
         self.env: dict[Var, Atom] = {}
         self.memo: dict[Any, Any] = {}
+        self.readers: dict[Var, Eqn] = {}  # the input graph's equation reading a var (the last)
+        self.pending: dict[Var, tuple[Eqn, Any, Callable[[], Atom]]] = {}
+
+    def reader(self, v: Var) -> Eqn | None:
+        """The input graph's equation that reads `v`, if `v` has one read in all."""
+        return self.readers.get(v) if self._uses.get(v) == 1 else None
+
+    def defer(self, v: Var, reader: Eqn, payload: Any, build: Callable[[], Atom]) -> None:
+        """`v` is kept as it is for `reader`, whose rules may `take` `payload` (what a rule
+        knows of v's better form); any other reader of v gets the atom `build()` makes."""
+        self.pending[v] = (reader, payload, build)
+
+    def deferred(self, v: Any) -> Any:
+        """The payload deferred for `v` (None: none)."""
+        p = self.pending.get(v) if isinstance(v, Var) else None
+        return p[1] if p is not None else None
+
+    def take(self, v: Any) -> None:
+        """A rule has used v's deferred form (nobody needs it built)."""
+        if isinstance(v, Var):
+            self.pending.pop(v, None)
+
+    def build(self, v: Var) -> Atom:
+        """Build v's deferred form now; later reads of v read it."""
+        self.env[v] = self.pending.pop(v)[2]()
+        return self.env[v]
+
+    def settle(self, ins: tuple, reader: Eqn | None) -> tuple:
+        """`ins` with every deferred value built, but those deferred for `reader`."""
+        return tuple([self.build(a) if isinstance(a, Var) and a in self.pending and
+                      self.pending[a][0] is not reader else a for a in ins])
 
     def n_uses(self, v: Var) -> int:
         """Reads of `v` in the input graph (values made while rewriting count as one)."""
@@ -81,9 +118,32 @@ def rewrite(g: Graph, rules: list[Rule]) -> Graph:
         by_prim.setdefault(r.prim, []).append(r)
     ctx = Ctx(by_prim, uses(g))
     for e in g.eqns:
-        ins = tuple(ctx.env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
-        new = ctx.add(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
+        for a in e.inputs:
+            ctx.readers[a] = e
+    for e in g.eqns:
+        ins = tuple([ctx.env.get(a, a) if isinstance(a, Var) else a for a in e.inputs])
+        if ctx.pending:
+            ins = ctx.settle(ins, e)
+        new = _add(ctx, e, ins)
         if new is not e.out:
             ctx.env[e.out] = new
     outs = tuple(ctx.env.get(a, a) if isinstance(a, Var) else a for a in g.outputs)
+    if ctx.pending:
+        outs = ctx.settle(outs, None)
     return dce(g.replace(eqns=tuple(ctx.eqns), outputs=outs))
+
+
+def _add(ctx: Ctx, e: Eqn, ins: tuple) -> Atom:
+    """Rewrite and keep e (its inputs now `ins`). Where a value deferred for e was not taken
+    by e's rules, e is rewritten again with that value built: what the eager rewrite gives."""
+    n0 = len(ctx.eqns)
+    new = ctx.add(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
+    left = [a for a in ins if isinstance(a, Var) and ctx.pending.get(a, (None,))[0] is e]
+    if not left:
+        return new
+    for q in ctx.eqns[n0:]:  # (what e's rules kept, reading the chain as it was)
+        ctx.defs.pop(q.out, None)
+    del ctx.eqns[n0:]
+    ctx.pending.pop(e.out, None)
+    ins = tuple([ctx.build(a) if a in left and a in ctx.pending else a for a in ins])
+    return ctx.add(Eqn(e.prim, ins, e.params, e.out, e.src))

@@ -12,18 +12,50 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Eqn
 
+# The values a chain of joins has gathered, as a tree of pieces (joined in O(1), read in order
+# once, when the join is built): ("leaf", values, ids, dtype) or ("join", left, right, dtype),
+# dtype the values' common dtype (None: they differ).
+Pieces = tuple
 
-def _parts(a: Any, ctx: Any) -> tuple[list, np.ndarray, int, int] | None:
-    """(values, ids, axis, num) of a segment sum read only here, its values split back into
-    the pieces a concatenation joined (so that joins do not nest)."""
+
+def _leaf(vals: tuple, ids: Any) -> Pieces:
+    dts = {v.aval.dtype for v in vals}
+    return ("leaf", vals, ids, dts.pop() if len(dts) == 1 else None)
+
+
+def _join(a: Pieces, b: Pieces) -> Pieces:
+    return ("join", a, b, a[3] if a[3] == b[3] else None)
+
+
+def _flatten(p: Pieces) -> tuple[list, np.ndarray]:
+    vals: list = []
+    ids: list = []
+    todo = [p]
+    while todo:
+        q = todo.pop()
+        if q[0] == "leaf":
+            vals.extend(q[1])
+            ids.append(q[2])
+        else:
+            todo += [q[2], q[1]]
+    return vals, np.concatenate(ids)
+
+
+def _parts(a: Any, ctx: Any) -> tuple[Pieces, int, int] | None:
+    """(values, axis, num) of a segment sum read only here, its values split back into the
+    pieces a concatenation joined (so that joins do not nest); or of a chain's link whose
+    join was deferred."""
+    d = ctx.deferred(a)
+    if d is not None:
+        return d
     s = ctx.def_of(a, P.segment_sum)
     if s is None or ctx.n_uses(a) != 1:
         return None
     axis, v = s.params["axis"], s.inputs[0]
     c = ctx.def_of(v, P.concatenate)
-    vals = list(c.inputs) if c is not None and c.params["axis"] == axis and \
-        ctx.n_uses(v) == 1 else [v]
-    return vals, s.params["ids"].arr, axis, s.params["num"]
+    vals = tuple(c.inputs) if c is not None and c.params["axis"] == axis and \
+        ctx.n_uses(v) == 1 else (v,)
+    return _leaf(vals, s.params["ids"].arr), axis, s.params["num"]
 
 
 def _row(e: Eqn, axis: int, num: int) -> int | None:
@@ -38,21 +70,46 @@ def _row(e: Eqn, axis: int, num: int) -> int | None:
     return idx[axis]
 
 
-def _joined(vals: list, ids: np.ndarray, axis: int, num: int, e: Eqn, ctx: Any) -> Any:
-    v = vals[0] if len(vals) == 1 else ctx.emit(P.concatenate, tuple(vals), {"axis": axis},
-                                                e.src)
+def _joined(vals: list, ids: np.ndarray, axis: int, num: int, src: Any, ctx: Any) -> tuple:
+    v = vals[0] if len(vals) == 1 else ctx.emit(P.concatenate, tuple(vals), {"axis": axis}, src)
     return P.segment_sum, (v,), {"ids": P.Adv(ids), "axis": axis, "num": num}
+
+
+def _continues(rd: Eqn, v: Any, axis: int, num: int) -> bool:
+    """Whether rd, the one reader of v, looks like the next link of its chain: a write of a
+    whole row into v, or v added to something (which may or may not turn out to be a
+    segment sum: the join is then built there, a little later than at v)."""
+    if rd.prim is P.setitem_add:
+        return rd.inputs[0] is v and rd.inputs[1].aval.dtype == rd.out.aval.dtype and \
+            _row(rd, axis, num) is not None
+    return rd.prim is P.add and v in rd.inputs
+
+
+def _commit(e: Eqn, ctx: Any, parts: Pieces, axis: int, num: int) -> Any:
+    """e's joined segment sum: built now at a chain's end; while the chain goes on, deferred
+    (e kept as it is for its reader, the next link, which extends `parts`): each link costs
+    O(1), where building every link's join was quadratic in the chain's length."""
+    for x in e.inputs:
+        ctx.take(x)
+    rd = ctx.reader(e.out)
+    if rd is not None and _continues(rd, e.out, axis, num):
+        def build() -> Any:
+            prim, ins, params = _joined(*_flatten(parts), axis, num, e.src, ctx)
+            return ctx.emit(prim, ins, params, e.src)
+        ctx.defer(e.out, rd, (parts, axis, num), build)
+        return None
+    return _joined(*_flatten(parts), axis, num, e.src, ctx)
 
 
 def sum_of_segment_sums(e: Eqn, ctx: Any) -> Any:
     """segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))."""
     a, b = (_parts(x, ctx) for x in e.inputs)
-    if a is None or b is None or a[2:] != b[2:] or e.inputs[0] is e.inputs[1]:
+    if a is None or b is None or a[1:] != b[1:] or e.inputs[0] is e.inputs[1]:
         return None
-    vals = a[0] + b[0]
-    if any(v.aval.dtype != e.out.aval.dtype for v in vals):
+    parts = _join(a[0], b[0])
+    if parts[3] != e.out.aval.dtype:
         return None
-    return _joined(vals, np.concatenate([a[1], b[1]]), a[2], a[3], e, ctx)
+    return _commit(e, ctx, parts, a[1], a[2])
 
 
 def row_into_segment_sum(e: Eqn, ctx: Any) -> Any:
@@ -62,7 +119,7 @@ def row_into_segment_sum(e: Eqn, ctx: Any) -> Any:
     v = e.inputs[1]
     if a is None or v.aval.dtype != e.out.aval.dtype:
         return None
-    vals, ids, axis, num = a
+    parts, axis, num = a
     r = _row(e, axis, num)
     if r is None:
         return None
@@ -71,7 +128,7 @@ def row_into_segment_sum(e: Eqn, ctx: Any) -> Any:
     if v.aval.shape != shape[:axis] + shape[axis + 1:]:
         v = ctx.emit(P.broadcast_to, (v,), {"shape": shape[:axis] + shape[axis + 1:]}, e.src)
     v = ctx.emit(P.reshape, (v,), {"shape": piece}, e.src)
-    return _joined(vals + [v], np.concatenate([ids, [r]]), axis, num, e, ctx)
+    return _commit(e, ctx, _join(parts, _leaf((v,), [r])), axis, num)
 
 
 def sum_of_scatter(e: Eqn, ctx: Any) -> Any:
