@@ -1,6 +1,6 @@
 """Compile-time scaling (issue 11): each stage's time per traced operation at sizes n, 2n, 4n.
 
-    python bench/compile/scaling.py [--only gmm,lstm,particle,rbf,gmm_loglik,triplet]
+    python bench/compile/scaling.py [--only gmm,lstm,particle,rbf,gmm_loglik,triplet,...]
                                     [--scale S] [--repeat N] [--clock cpu|wall]
                                     [--against REV] [--json out.json]
 
@@ -20,6 +20,9 @@ Workloads (`--scale` multiplies every base size):
   scans stage rolls into a loop.
 - particle: GradBench's particle, the gradient of `final_x_squared` (outer reverse, inner
   reverse: a grad of a grad) through 50, 100, 200 Euler steps: an unbatched chain.
+- zeros_rows, segment_rows: the simplify pass alone, on a graph of primitives that a rule
+  follows link by link (rows added into zeros, as gmm's gradient; rows added into a segment
+  sum), 1000, 2000, 4000 rows; us per equation of that graph.
 - rbf, gmm_loglik, triplet: the patterns suite's rbf_kernel_quadratic (n = 32, 45, 64: n^2
   kernel entries), gmm_loglik (n = 250, 500, 1000) and triplet_margin (m = 750, 1500, 3000).
 
@@ -116,8 +119,64 @@ WORKLOADS: dict[str, tuple[str, str, tuple[int, ...], Callable, int]] = {
 }
 
 
+# ----------------------------------------------------------------------- rule chains
+
+def _traced(fn: Callable, *shapes: tuple[int, ...]) -> Any:
+    from vecgrad.ir import Aval
+    from vecgrad.tracing import trace
+    b, out = trace(fn, [Aval(s, np.dtype(np.float64)) for s in shapes], hash_cons=False)
+    return b.build([out.atom])
+
+
+def _rows_into_zeros(n: int) -> Any:
+    """zeros.at[i].add(g_i) for every row of an (n, 3) array, last row first: the cotangent
+    of reading it row by row (gmm's points)."""
+    from vecgrad import primitives as P
+
+    def f(x: Any) -> Any:
+        z = P.full(shape=(n, 3), dtype=np.dtype(np.float64), value=0.0)
+        for i in reversed(range(n)):
+            z = P.setitem_add(z, P.sin(x[i]), idx=P.normalize_index(i, (n, 3)))
+        return P.mul(z, 3.0)
+    return _traced(f, (n, 3))
+
+
+def _rows_into_segment_sum(n: int) -> Any:
+    """A segment sum (a gather's cotangent), then one whole row added per unbatched read."""
+    from vecgrad import primitives as P
+    ids = P.Adv(np.arange(2 * n) % n)
+
+    def f(x: Any, u: Any) -> Any:
+        s = P.segment_sum(P.tanh(u), ids=ids, axis=0, num=n)
+        for i in range(n):
+            s = P.setitem_add(s, P.sin(x[i]), idx=P.normalize_index(i, (n, 3)))
+        return P.mul(s, 2.0)
+    return _traced(f, (n, 3), (2 * n, 3))
+
+
+# name -> (what, size parameter, base sizes, graph builder, warm-up size): the simplify pass
+# alone on a graph made of primitives, a chain that some rule follows link by link
+CHAINS: dict[str, tuple[str, str, tuple[int, ...], Callable, int]] = {
+    "zeros_rows": ("simplify on zeros.at[i].add(g_i) for every row", "rows",
+                   (1000, 2000, 4000), _rows_into_zeros, 10),
+    "segment_rows": ("simplify on segment_sum(u).at[i].add(g_i) for every row", "rows",
+                     (1000, 2000, 4000), _rows_into_segment_sum, 10),
+}
+
+
+def chain_once(name: str, size: int) -> dict[str, Any]:
+    from vecgrad.rewrite.simplify import simplify
+    g = CHAINS[name][3](size)
+    clock = CLOCK[0]
+    t0 = clock()
+    g1 = simplify(g)
+    t = clock() - t0
+    return {"times": {"simplify": t}, "total": t, "ops": len(g.eqns), "batched": len(g.eqns),
+            "grad": len(g1.eqns)}
+
+
 def sizes(name: str, scale: float) -> list[int]:
-    base = WORKLOADS[name][2]
+    base = (WORKLOADS.get(name) or CHAINS[name])[2]
     if name == "rbf":  # traced operations grow as n^2
         return [max(2, round(b * scale ** 0.5)) for b in base]
     return [max(1, round(b * scale)) for b in base]
@@ -137,6 +196,8 @@ def set_clock(clock: str) -> None:
 
 def compile_once(name: str, size: int) -> dict[str, Any]:
     """One compile of vg.grad on a fresh function: stage seconds, traced operations."""
+    if name in CHAINS:
+        return chain_once(name, size)
     fun, args, argnums = WORKLOADS[name][3](size)
 
     def fresh(*a: Any) -> Any:
@@ -157,7 +218,7 @@ WORKER = "--worker"
 
 
 def warm_up(name: str) -> None:
-    compile_once(name, WORKLOADS[name][4])
+    compile_once(name, (WORKLOADS.get(name) or CHAINS[name])[4])
 
 
 def measure_here(name: str, size: int, repeat: int) -> dict[str, Any]:
@@ -218,12 +279,14 @@ def stage_rows(recs: list[dict[str, Any]], label: str) -> list[list[str]]:
 
 
 def print_workload(name: str, szs: list[int], results: dict[str, list[dict[str, Any]]]) -> None:
-    what, key = WORKLOADS[name][:2]
+    what, key = (WORKLOADS.get(name) or CHAINS[name])[:2]
     first = next(iter(results.values()))
-    print(f"\n{name}: {what}; {key} = {', '.join(map(str, szs))}; traced ops "
-          + ", ".join(f"{r['ops']:,}" for r in first)
-          + "; eqns after batching " + ", ".join(f"{r['batched']:,}" for r in first)
-          + "; gradient graph " + ", ".join(f"{r['grad']:,}" for r in first))
+    counts = ("; traced ops " + ", ".join(f"{r['ops']:,}" for r in first)
+              + "; eqns after batching " + ", ".join(f"{r['batched']:,}" for r in first)
+              + "; gradient graph " + ", ".join(f"{r['grad']:,}" for r in first)) \
+        if name in WORKLOADS else ("; eqns " + ", ".join(f"{r['ops']:,}" for r in first)
+                                   + " (us per eqn below)")
+    print(f"\n{name}: {what}; {key} = {', '.join(map(str, szs))}{counts}")
     head = ["tree", "stage", *[f"us/op {key}={s}" for s in szs], f"at {key}={szs[-1]}",
             "growth"]
     rows = [row for label, recs in results.items() for row in stage_rows(recs, label)]
@@ -236,8 +299,8 @@ def print_workload(name: str, szs: list[int], results: dict[str, list[dict[str, 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench/compile/scaling.py",
                                 description=__doc__.split("\n\n")[0])
-    p.add_argument("--only", default=",".join(WORKLOADS),
-                   help=f"comma-separated workloads: {', '.join(WORKLOADS)}")
+    p.add_argument("--only", default=",".join([*WORKLOADS, *CHAINS]),
+                   help=f"comma-separated workloads: {', '.join([*WORKLOADS, *CHAINS])}")
     p.add_argument("--scale", type=float, default=1.0, help="multiply every base size")
     p.add_argument("--repeat", type=int, default=3, help="compiles per size (min is kept)")
     p.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
@@ -246,9 +309,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", metavar="PATH", help="also write the records as JSON")
     a = p.parse_args(argv)
     a.only = [s.strip() for s in a.only.split(",") if s.strip()]
-    bad = [s for s in a.only if s not in WORKLOADS]
+    bad = [s for s in a.only if s not in WORKLOADS and s not in CHAINS]
     if bad:
-        p.error(f"unknown workloads {bad}; known: {', '.join(WORKLOADS)}")
+        p.error(f"unknown workloads {bad}; known: {', '.join([*WORKLOADS, *CHAINS])}")
     return a
 
 
