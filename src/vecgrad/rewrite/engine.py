@@ -138,6 +138,8 @@ def _add(ctx: Ctx, e: Eqn, ins: tuple) -> Atom:
     by e's rules, e is rewritten again with that value built: what the eager rewrite gives."""
     n0 = len(ctx.eqns)
     new = ctx.add(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
+    if not ctx.pending:
+        return new
     left = [a for a in ins if isinstance(a, Var) and ctx.pending.get(a, (None,))[0] is e]
     if not left:
         return new
