@@ -121,6 +121,10 @@ def _take_along(x: np.ndarray, idx: np.ndarray, axis: int) -> np.ndarray:
         # one index vector for every fiber (x[:, i]): np.take, several times faster than
         # take_along_axis's broadcast fancy index
         return np.take(x, idx.reshape(-1), axis)
+    if all(d == 1 for d in x.shape[:axis]) and all(d == 1 for d in idx.shape[axis + 1:]):
+        # an index per leading position into one array (x[s] batched over edges s: x of
+        # shape (1, n, f), idx (E, 1, 1)): np.take of whole trailing blocks
+        return np.take(x.reshape(x.shape[axis:]), idx.reshape(idx.shape[:axis + 1]), 0)
     return np.take_along_axis(x, idx, axis)
 
 
