@@ -394,3 +394,35 @@ def test_write_of_another_value_at_a_traced_int_still_raises():
         return vnp.sum(agg)
     with pytest.raises(vg.TraceError, match="traced"):
         vg.jit(f)(np.ones(2), np.array([1]))
+
+
+def _forced_euler(theta, x0):
+    x, cost = x0, 0.0
+    for k in range(12):
+        x = x + 0.05 * (vnp.tanh(theta @ x) + np.sin(3.0 * k * 0.05))  # a per-step number
+        cost = cost + vnp.sum(x ** 2)
+    return cost
+
+
+def _decay_by_step(x):
+    c, out = 0.0, []
+    for t in range(len(x)):
+        c = (1.0 - 1.0 / (t + 2)) * c + x[t]  # a coefficient that changes every step
+        out.append(c)
+    return vnp.sum(vnp.stack(out) ** 2)
+
+
+@pytest.mark.parametrize("f, make, prim", [
+    (_forced_euler, lambda r: (0.3 * r.standard_normal((4, 4)), r.standard_normal((4, 2))),
+     P.loop),
+    (_decay_by_step, lambda r: (r.standard_normal((9, 3)),), P.affine_scan),
+])
+def test_steps_differing_in_python_numbers_roll(f, make, prim):
+    """A recurrence whose steps differ only in a Python number (a forcing term at t * dt, a
+    coefficient 1 / (t + 2)) is one rolled loop (or scan) with the numbers as a per-step
+    input: the graph does not grow with the trip count; values and gradients are NumPy's."""
+    args = make(rng(8))
+    assert np.isclose(vg.jit(f)(*args), f(*args), rtol=1e-12)
+    e = check(f, args, argnums=tuple(range(len(args))))
+    g = e.stages["final"]
+    assert count(g, prim) >= 1 and len(g.eqns) < 30, vg.ir.pretty(g)

@@ -57,6 +57,13 @@ def _coarse(e: Any) -> tuple:
     return (e.prim, ps, tuple([a.aval for a in e.inputs]), e.src)
 
 
+def _const_label(a: Const) -> tuple:
+    """A constant operand's label: a scalar by its type only, so steps that differ in a
+    Python number (a time t * dt, a coefficient 1 / (t + 1)) are one step, rolled with the
+    numbers as a per-step input; an array by its value."""
+    return ("c", a.aval) if not a.aval.shape else ("c", a.key())
+
+
 class _Labels:
     """Equation labels: what an equation computes, refined by its operands' labels (or
     which graph input or constant they are). An operand made by a read whose position
@@ -80,7 +87,7 @@ class _Labels:
                     fx.append(None)
                 else:
                     ps.append(-1)
-                    fx.append(("c", a.key()) if isinstance(a, Const) else ("in", a) if d is None
+                    fx.append(_const_label(a) if isinstance(a, Const) else ("in", a) if d is None
                               else ("k", coarse.setdefault(_coarse(g.eqns[d]), len(coarse))))
             self.prods.append(ps)
             self.fixed.append(tuple(fx))
