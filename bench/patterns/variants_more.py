@@ -141,6 +141,46 @@ def shrinking_inputs(rng, n, d):
     return normal(rng, n, d), np.array(0.5)
 
 
+def forced_ode(theta, x0, dt, steps):
+    """Item 5 (variant): an Euler integrator with a time-dependent forcing sin(3 t) computed
+    from the Python float t = k * dt, so every step adds a different number; running cost."""
+    x, cost = x0, 0.0
+    for k in range(steps):
+        x = x + dt * (np.tanh(theta @ x) + np.sin(3.0 * k * dt))
+        cost = cost + dt * vnp.sum(x ** 2)
+    return cost
+
+
+def forced_ode_ref(theta, x0, dt, steps):
+    x, xs = x0, np.empty((steps,) + x0.shape)
+    for k in range(steps):
+        x = xs[k] = x + dt * (np.tanh(theta @ x) + np.sin(3.0 * k * dt))
+    return dt * np.sum(xs ** 2)
+
+
+def forced_ode_inputs(rng, d, b, steps):
+    return normal(rng, d, d, scale=d ** -0.5), normal(rng, d, b), 0.05, steps
+
+
+def harmonic_average(x):
+    """Item 6 (variant): a running average with a coefficient that changes every step,
+    c = (1 - 1/(t+2)) * c + x[t] / (t+2) written with Python numbers, collected in a list."""
+    c, out = 0.0, []
+    for t in range(len(x)):
+        c = (1.0 - 1.0 / (t + 2)) * c + x[t] / (t + 2)
+        out.append(c)
+    return vnp.sum(vnp.stack(out) ** 2)
+
+
+def harmonic_average_ref(x):
+    # prod of (s+1)/(s+2) from s+1 to t is (s+2)/(t+2): c_t = cumsum(x_s) / (t+2)
+    return np.sum((np.cumsum(x, axis=0) / np.arange(2, len(x) + 2)[:, None]) ** 2)
+
+
+def harmonic_inputs(rng, T, d):
+    return (normal(rng, T, d),)
+
+
 PATTERNS = [
     Pattern("ar_windows", 2, ar_windows, ar_windows_ref, ar_inputs,
             {"small": {"T": 12, "k": 3}, "default": {"T": 5000, "k": 64}}, (0, 1),
@@ -160,6 +200,12 @@ PATTERNS = [
             two_comprehensions_inputs,
             {"small": {"n": 5, "m": 4, "d": 3}, "default": {"n": 3000, "m": 2000, "d": 256}},
             (0, 1, 2), tags=("variant",)),
+    Pattern("forced_ode", 5, forced_ode, forced_ode_ref, forced_ode_inputs,
+            {"small": {"d": 3, "b": 2, "steps": 5}, "default": {"d": 32, "b": 64, "steps": 100}},
+            (0, 1), target="rolled", tags=("variant",)),
+    Pattern("harmonic_average", 6, harmonic_average, harmonic_average_ref, harmonic_inputs,
+            {"small": {"T": 6, "d": 2}, "default": {"T": 1000, "d": 64}}, (0,), target="scan",
+            tags=("variant",)),
     Pattern("shrinking_slices", 4, shrinking_slices, shrinking_slices_ref, shrinking_inputs,
             {"small": {"n": 6, "d": 2}, "default": {"n": 300, "d": 3}}, (0, 1),
             tags=("variant",)),
