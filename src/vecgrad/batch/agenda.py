@@ -52,9 +52,10 @@ def schedule(p: Plan) -> Iterator[list[int]]:
 
     push = heapq.heappush
 
-    def release(i: int) -> None:
-        """Emitted: its successors lose a predecessor (make_ready inlined: once per node)."""
-        todo = [i]
+    def release(todo: list[int]) -> None:
+        """Emitted, the last first (a stack: each node's successors, joins passed through
+        included, are released before the next node's): their successors lose a predecessor
+        (make_ready inlined: this runs once per node)."""
         while todo:
             j = todo.pop()
             for s in succ[j]:
@@ -90,7 +91,7 @@ def schedule(p: Plan) -> Iterator[list[int]]:
 
     for i in [i for i in range(n) if npred[i] == 0 and not dead[i]]:
         if kind[i] == JOIN:
-            release(i)
+            release([i])
         else:
             make_ready(i)
     while True:
@@ -112,8 +113,7 @@ def schedule(p: Plan) -> Iterator[list[int]]:
         members.sort()
         remaining[k] -= len(members)
         yield members
-        for m in members:
-            release(m)
+        release(members[::-1])
 
 
 __all__ = ["heights", "schedule"]

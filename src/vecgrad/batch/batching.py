@@ -16,7 +16,9 @@ with it.
 """
 from __future__ import annotations
 
+import itertools
 import math
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,8 @@ from .chains import normalize
 from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
 from .notes import Notes
 from .regions import INT, SlPat, join
+
+_FIRST, _SECOND, _POS = itemgetter(0), itemgetter(1), itemgetter(3)
 
 # A group whose members' operands come from more combinations of sources than this (or that
 # has a combination only one member uses) runs as one operation on concatenated operands;
@@ -94,25 +98,27 @@ class _Emitter:
         """Whether all `atoms` have one `_source`, quickly for the common cases (one atom,
         rows of one group, reads of one array with one pattern); False may be wrong."""
         a0 = atoms[0]
-        if all(a is a0 for a in atoms):
+        if atoms.count(a0) == len(atoms):  # (atoms compare by identity)
             return True
         rows = self.rows
         h0 = rows.get(a0)
         if h0 is not None:
-            g0 = h0[0]
-            for a in atoms:
-                h = rows.get(a)
-                if h is None or h[0] is not g0:
-                    return False
-            return True
+            try:  # (each atom's group, by identity: Tracers compare by value)
+                return set(map(id, map(_FIRST, map(rows.get, atoms)))) == {id(h0[0])}
+            except TypeError:  # (an atom that is no group's row)
+                return False
         reads = self.reads
         r0 = reads.get(a0)
         if r0 is None:
             return False
-        src, pat, axes = r0[0].atom, r0[1], r0[2]
+        t0 = r0[0]
+        src, pat, axes = t0.atom, r0[1], r0[2]
         for a in atoms:
             r = reads.get(a)
-            if r is None or r[0].atom is not src or r[1] != pat or r[2] != axes or a in rows:
+            if r is None or a in rows:
+                return False
+            t = r[0]  # (t0's atom is read once: the others' only when they are not t0)
+            if t is not t0 and t.atom is not src or r[1] != pat or r[2] != axes:
                 return False
         return True
 
@@ -131,17 +137,21 @@ class _Emitter:
 
     def _group_rows(self, atoms: list[Atom]) -> tuple[Tracer, np.ndarray]:
         """The group all `atoms` are rows of, and their rows."""
-        g = self.rows[atoms[0]][0]
-        return g, np.fromiter((self.rows[a][1] for a in atoms), np.int64, len(atoms))
+        return self.rows[atoms[0]][0], self._rows_of(atoms)
+
+    def _rows_of(self, atoms: list[Atom]) -> np.ndarray:
+        """The rows of `atoms` in their groups."""
+        return np.fromiter(map(_SECOND, map(self.rows.__getitem__, atoms)), np.int64,
+                           len(atoms))
 
     def _part(self, atoms: list[Atom]) -> Tracer:
         """Stack operands that all come from one source (see `_source`)."""
         h0 = self.rows.get(atoms[0])
         if h0 is not None:
-            return gather.rows(h0[0], np.fromiter((self.rows[a][1] for a in atoms), np.int64,
-                                                  len(atoms)))
+            return gather.rows(h0[0], self._rows_of(atoms))
         src, pat, axes, _ = self.reads[atoms[0]]
-        pos = np.array([self.reads[a][3] for a in atoms], np.int64).reshape(len(atoms), -1)
+        pos = np.array(list(map(_POS, map(self.reads.__getitem__, atoms))),
+                       np.int64).reshape(len(atoms), -1)
         return gather.read(src, pat, axes, pos)
 
     def _mixed(self, atoms: list[Atom], srcs: list) -> Tracer:
@@ -211,8 +221,7 @@ class _Emitter:
         once), with no concatenation. Values only one member uses count as one source."""
         p = self.p
         ops = p.ops
-        if all(self._one_source([ops[m][j] for m in members])
-               for j in range(len(ops[members[0]]))):
+        if all(self._one_source(list(col)) for col in zip(*map(ops.__getitem__, members))):
             return [members]  # (the common case, quickly: each operand from one source)
         cols = []
         for j in range(len(p.ops[members[0]])):
@@ -241,8 +250,8 @@ class _Emitter:
         if len(members) == 1:
             self.env[p.out[members[0]]] = out.atom
         else:
-            for r, m in enumerate(members):
-                self.rows[p.out[m]] = (out, r)
+            self.rows.update(zip(map(p.out.__getitem__, members),
+                                 zip(itertools.repeat(out), range(len(members)))))
         self.notes.batched(members, out, self.b.eqns[-1] if self.b.eqns else None)
 
     def _batched(self, members: list[int]) -> None:
@@ -251,7 +260,7 @@ class _Emitter:
         n = len(members)
         if e.prim.batch is None:
             return self._unbatched(members, f"`{e.prim.name}` has no batching rule")
-        ops = [self.operand([p.ops[m][j] for m in members]) for j in range(len(e.inputs))]
+        ops = [self.operand(list(col)) for col in zip(*map(p.ops.__getitem__, members))]
         if not any(b for _, b in ops):  # the same operation on the same values: run it once
             out = e.prim(*[x for x, _ in ops], **e.params)
             for m in members:
@@ -271,14 +280,18 @@ class _Emitter:
 
     def _plain_read(self, members: list[int]) -> None:
         p = self.p
+        shifted: dict[tuple, tuple] = {}  # (pattern, axes) -> the same behind a row axis
         for m in members:
             pat, axes, pos = p.info[m]
             base = p.ops[m][0]
             h = self.rows.get(base)
             if h is not None:  # a read of a group member: a read of the group at its row
                 src = h[0]
-                pat, axes, pos = (INT,) + pat, (0,) + tuple(a + 1 for a in axes), \
-                    (h[1],) + pos
+                pa = shifted.get((pat, axes))
+                if pa is None:
+                    pa = shifted[(pat, axes)] = ((INT,) + pat,
+                                                 (0,) + tuple(a + 1 for a in axes))
+                pat, axes, pos = pa[0], pa[1], (h[1],) + pos
             else:
                 src = self.ref(base)
             self.reads[p.out[m]] = (src, pat, axes, pos)

@@ -4,6 +4,7 @@ Notes never list per-member details, so no line grows with a trip count."""
 from __future__ import annotations
 
 from collections import defaultdict
+from operator import attrgetter
 from typing import Any
 
 from ..ir import Eqn
@@ -20,6 +21,8 @@ NESTED = 3
 def _nested(groups: list[list[int]]) -> bool:
     return len(groups) <= 2 or (len(groups) <= NESTED
                                  and max(map(len, groups)) > len(groups))
+
+_SRC = attrgetter("src")
 
 # Nodes visited per split key when looking for a dependence path between its groups.
 PATH_BUDGET = 20_000
@@ -50,6 +53,13 @@ class Notes:
         if k is None:
             return
         eqn = p.eqn
+        try:  # (the common case, quickly: one line, no join)
+            srcs = list(map(_SRC, map(eqn.__getitem__, members)))
+        except AttributeError:
+            srcs = None
+        if srcs is not None and srcs.count(srcs[0]) == len(srcs):
+            self.groups[(k, srcs[0])].append(list(members))
+            return
         by_src: dict[Any, list[int]] = {}
         for m in members:
             e = eqn[m]
@@ -60,7 +70,7 @@ class Notes:
     def batched(self, members: list[int], out: Any, made: Eqn | None) -> None:
         """Members merged into one operation `made` (or views: `made` None)."""
         p = self.p
-        count = sum(p.members[m] for m in members)
+        count = sum(map(p.members.__getitem__, members))
         if count > 1:
             self.items.append(Batched(self._src(members[0]), self._what(members[0]), count,
                                       _describe(made),
