@@ -36,6 +36,7 @@ from .notes import Notes
 from .regions import INT, SlPat, join
 
 _FIRST, _SECOND, _POS = itemgetter(0), itemgetter(1), itemgetter(3)
+_OUT = itemgetter(3)  # an equation's result
 
 # A group whose members' operands come from more combinations of sources than this (or that
 # has a combination only one member uses) runs as one operation on concatenated operands;
@@ -390,7 +391,9 @@ def _move_axis1(x: Any, axis: int) -> Any:
 def batch(g: Graph) -> Graph:
     """Merge isomorphic, independent equations into batched ones (see module doc)."""
     n_uses = uses(g)  # (one count serves both when nothing is rewritten or dead)
-    g0, g = g, dce(normalize(g, n_uses))  # (`x[i] += v` traces a read of x[i] nothing uses)
+    g0, g = g, normalize(g, n_uses)
+    if g is not g0 or not n_uses.keys() >= set(map(_OUT, g.eqns)):  # (something unused: the
+        g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
     p = plan(g, n_uses if g is g0 else None)
     em = _Emitter(p)
     for members in schedule(p):

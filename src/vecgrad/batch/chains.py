@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from .. import primitives as P
@@ -17,6 +18,7 @@ from ..ir import Atom, Const, Eqn, Graph, Var, uses
 from .regions import compose
 
 WRITES = (P.setitem, P.setitem_add)
+_PRIM = itemgetter(0)  # an equation's primitive
 
 
 def _eqn(prim: P.Primitive, ins: tuple, params: dict, src: Any) -> Eqn:
@@ -33,8 +35,7 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
     """Compose view reads and write-backs, and turn additive read-modify-writes into
     accumulating writes (see the module doc). Values are unchanged."""
     eqns = g.eqns
-    if not any(e.prim is P.getitem and e.inputs[0].__class__ is Var or e.prim in WRITES
-               for e in eqns):
+    if _unchanged(eqns):
         return g
     n_uses = uses(g) if n_uses is None else n_uses
     defs: dict[Var, Eqn] = {}
@@ -81,6 +82,17 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
         return g
     outs = tuple(env.get(a, a) if a.__class__ is Var else a for a in g.outputs)
     return g.replace(eqns=tuple(out), outputs=outs)
+
+
+def _unchanged(eqns: tuple[Eqn, ...]) -> bool:
+    """Whether `normalize` would leave these equations as they are, quickly: with no write,
+    only a read of a read's result can change (a composed view)."""
+    prims = list(map(_PRIM, eqns))
+    if P.setitem in prims or P.setitem_add in prims:
+        return False
+    getitem = P.getitem
+    reads = {e.out for e in eqns if e.prim is getitem}
+    return not reads or not any(e.inputs[0] in reads for e in eqns if e.prim is getitem)
 
 
 def _write_back(e: Eqn, defs: dict, n_uses: dict) -> list[Eqn] | None:
