@@ -174,7 +174,6 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
     # (an add of two plain terms, the most common, is kept as the tuple (x, y, sign of y,
     # eqn) until a longer chain takes it in: most never are, and need no Sum)
     chains: dict[Var, Sum | tuple] = {}
-    inner: set[Var] = set()
     pos: dict[Var, int] = {}
     add, sub = P.add, P.sub
     for i, e in enumerate(g.eqns):
@@ -200,7 +199,6 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
                 terms.append(y)
                 signs.append(sy)
                 parts.append(x)
-                inner.add(x)
                 chains[e.out] = Sum(terms, signs, e, parts)
                 continue
         # a zero (a boundary: `(u[i-1] if i > 0 else 0.0) + ...`) stays a term, so that the
@@ -221,13 +219,13 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
             signs += s2
         else:
             continue
-        inner.update(parts)
         chains[e.out] = Sum(terms, signs, e, parts)
     out: dict[Var, Sum] = {}
     absorbed: set[Var] = set()
     for v, c in chains.items():
-        if v in inner or c.__class__ is tuple or c.n < 3:
-            continue  # absorbed by another chain, or too short to be more than an add
+        if c.__class__ is tuple or c.terms is None or c.n < 3:
+            continue  # too short to be more than an add, or absorbed by another chain (its
+            # terms moved there)
         out[v] = c
         todo = list(c.parts)
         mine = [v]

@@ -25,6 +25,7 @@ part of the key; operand sources are not either.
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ from .chains import WRITES, Sum, sums
 from .regions import relative, restricted_ndim, split, track_key
 
 EQN, READ, BREAD, WRITE, SUM, SNAP, JOIN = "eqn", "read", "bread", "write", "sum", "snap", "join"
+_PRIM = itemgetter(0)  # an equation's primitive
 
 
 class Buffer:
@@ -148,7 +150,9 @@ def _scan(g: Graph) -> tuple[dict[Var, int], list[Atom], list[int], set[Var]]:
     bases: list[Atom] = []
     ndim: list[int] = []
     snap: set[Var] = set()
-    for e in g.eqns:
+    prims = list(map(_PRIM, g.eqns))  # (before the first write, no equation is a buffer's)
+    first = min([prims.index(w) for w in WRITES if w in prims], default=len(prims))
+    for e in g.eqns[first:]:
         ins = e.inputs
         if e.prim in WRITES:
             b = ins[0]
