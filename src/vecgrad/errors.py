@@ -7,7 +7,6 @@ import linecache
 import os
 import re
 import sys
-from typing import Any
 
 import numpy as np
 
@@ -26,12 +25,6 @@ def _is_internal(fname: str) -> bool:
     if fname.startswith(_PKG_DIR) and not fname.startswith(_EXAMPLES_DIR):
         return True
     return fname.startswith(_NUMPY_DIR)
-
-
-# id(code object) -> (the code object, is it vecgrad's or NumPy's): keyed by id, because
-# hashing a code object hashes its bytecode and constants (the object is kept, so its id
-# is never reused while it is a key)
-_INTERNAL_CODE: dict[int, tuple[Any, bool]] = {}
 
 
 def _public_numpy_name(parts: list[str]) -> str:
@@ -62,30 +55,33 @@ def numpy_caller(depth: int = 1) -> str | None:
     return None
 
 
-_SRCS: dict[tuple, tuple] = {}  # (id(code), line) -> (code, its Src), one Src per line
+_SRCS: dict[tuple, Src] = {}  # (file, line, function) -> its Src: one Src per line
+_INTERNAL_FILES: dict[str, bool] = {}  # a code object's file name -> _is_internal(it)
 
 
 def user_src(depth: int = 1) -> Src | None:
     """The innermost stack frame that belongs to user code (not vecgrad or numpy), as a Src
-    shared by every call from that line (tracing asks once per operation: only the user's
-    frame gives a line, and one Src per line keeps a long trace small)."""
+    shared by every call from that line (tracing asks once per operation: a frame is told
+    internal by its file name, whose hash a string keeps, and one Src per line keeps a long
+    trace small)."""
     f = sys._getframe(depth)
-    memo = _INTERNAL_CODE
+    internal = _INTERNAL_FILES
     while f is not None:
         code = f.f_code
-        hit = memo.get(id(code))
-        if hit is None or hit[0] is not code:
-            if len(memo) >= 100_000:
-                memo.clear()
-            hit = memo[id(code)] = (code, _is_internal(code.co_filename))
-        if not hit[1]:
-            key = (id(code), f.f_lineno)
+        fname = code.co_filename
+        inside = internal.get(fname)
+        if inside is None:
+            if len(internal) >= 100_000:
+                internal.clear()
+            inside = internal[fname] = _is_internal(fname)
+        if not inside:
+            key = (fname, f.f_lineno, code.co_name)
             src = _SRCS.get(key)
-            if src is None or src[0] is not code:
-                if len(_SRCS) >= 100_000:  # (bounded: code objects stay alive while cached)
+            if src is None:
+                if len(_SRCS) >= 100_000:  # (bounded)
                     _SRCS.clear()
-                src = _SRCS[key] = (code, Src(code.co_filename, key[1], code.co_name))
-            return src[1]
+                src = _SRCS[key] = Src(*key)
+            return src
         f = f.f_back
     return None
 
