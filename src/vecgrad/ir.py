@@ -10,13 +10,11 @@ import functools
 import itertools
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from .primitives import Primitive
 
 
 class Aval(NamedTuple):
@@ -120,6 +118,33 @@ def params_key(params: dict) -> tuple:
         return ()
     items = tuple(params.items())
     return items[0] if len(items) == 1 else tuple(sorted(items))
+
+
+@dataclass(frozen=True, eq=False)
+class Primitive:
+    """One record per primitive: impl, shape rule, VJP and batching rule side by side (the
+    conventions are in primitives/core.py's docstring). How a backend runs it is that backend's
+    lowering table (backends/numpy/table.py, backends/jax, backends/torch)."""
+
+    name: str
+    impl: Callable[..., np.ndarray]
+    shape_rule: Callable[..., Aval]
+    vjp: Callable[..., tuple] | None = None
+    batch: Callable[..., Any] | None = None
+    elementwise: bool = False  # out[i] depends on in[i] only (with NumPy broadcasting)
+
+    def __call__(self, *args: Any, **params: Any) -> Any:
+        return _bind(self, *args, **params)
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _bind(prim: Primitive, *args: Any, **params: Any) -> Any:
+    global _bind
+    from .tracing import bind  # tracing imports this module: resolve on first use
+    _bind = bind
+    return bind(prim, *args, **params)
 
 
 class Src(NamedTuple):

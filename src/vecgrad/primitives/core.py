@@ -12,42 +12,11 @@ Rule conventions (the AD driver and the batching pass rely on them):
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import numpy as np
-
-from ..ir import Aval
+from ..ir import Primitive
 
 REGISTRY: dict[str, Primitive] = {}
-
-
-@dataclass(frozen=True, eq=False)
-class Primitive:
-    """One record per primitive: impl, shape rule, VJP and batching rule side by side (the
-    conventions are in this module's docstring). How a backend runs it is that backend's
-    lowering table (backends/numpy/table.py, backends/jax, backends/torch)."""
-
-    name: str
-    impl: Callable[..., np.ndarray]
-    shape_rule: Callable[..., Aval]
-    vjp: Callable[..., tuple] | None = None
-    batch: Callable[..., Any] | None = None
-    elementwise: bool = False  # out[i] depends on in[i] only (with NumPy broadcasting)
-
-    def __call__(self, *args: Any, **params: Any) -> Any:
-        return _bind(self, *args, **params)
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-def _bind(prim: Primitive, *args: Any, **params: Any) -> Any:
-    global _bind
-    from ..tracing import bind  # tracing imports this package: resolve on first use
-    _bind = bind
-    return bind(prim, *args, **params)
 
 
 def register(p: Primitive) -> Primitive:
