@@ -1,13 +1,23 @@
 """Shape, indexing and write primitives. Index parameters are static and hashable."""
 from __future__ import annotations
 
-import functools
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError, TraceError, _where, user_src
+from ..errors import ShapeError, _where, user_src
+from ..index import (  # noqa: F401 (the index model, re-exported)
+    Adv,
+    BasicIndex,
+    Sl,
+    _fast_basic,
+    has_duplicates,
+    index_shape,
+    is_basic,
+    normalize_index,
+    to_key,
+)
 from ..ir import Aval
 from .core import Primitive, Sparse, register
 from .elementwise import _lift
@@ -37,182 +47,6 @@ __all__ = [
 
 class NotBatchable(Exception):
     """A batching rule cannot express this instance; the pass keeps it unbatched."""
-
-
-class Sl(NamedTuple):
-    """A normalized slice: `range(start, stop, step)` over one axis (stop may be -1)."""
-
-    start: int
-    stop: int
-    step: int
-
-    def __len__(self) -> int:  # type: ignore[override]
-        return len(range(self.start, self.stop, self.step))
-
-    def to_slice(self) -> slice:
-        return slice(self.start, None if self.stop < 0 else self.stop, self.step)
-
-    def __repr__(self) -> str:
-        return f"{self.start}:{self.stop}" + (f":{self.step}" if self.step != 1 else "")
-
-
-class Adv:
-    """A static integer-array index (hashable by contents)."""
-
-    __slots__ = ("_h", "arr")
-
-    def __init__(self, arr: np.ndarray):
-        self.arr = np.array(arr, dtype=np.int64)
-        self.arr.flags.writeable = False
-        self._h = hash((self.arr.shape, self.arr.tobytes()))
-
-    def __hash__(self) -> int:
-        return self._h
-
-    def __eq__(self, o: object) -> bool:
-        return isinstance(o, Adv) and o.arr.shape == self.arr.shape and \
-            bool(np.array_equal(o.arr, self.arr))
-
-    def __repr__(self) -> str:
-        return f"int{list(self.arr.shape)}"
-
-
-def _consumed(k: Any) -> int:
-    if k is None or k is Ellipsis:
-        return 0
-    if isinstance(k, np.ndarray) and k.dtype == bool:
-        return k.ndim
-    return 1
-
-
-def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
-    """NumPy index -> tuple of int | Sl | None | Adv covering every axis; raises IndexError."""
-    key = key if isinstance(key, tuple) else (key,)
-    fast = _fast_basic(key, shape)
-    if fast is not None:
-        return fast
-    from ..tracing import Tracer
-    if any(isinstance(k, Tracer) for k in key):
-        for k in key:  # (noted: a Python-scalar argument used as an index is made static)
-            if isinstance(k, Tracer):
-                k._concrete()
-        raise TraceError("indexing with a traced (data-dependent) index is not supported: "
-                         "index values must be known while tracing. Use static Python ints, "
-                         "slices or NumPy index arrays, or vnp.where for data-dependent selection")
-    key = tuple(np.asarray(k) if isinstance(k, (list, tuple)) else k for k in key)  # (as NumPy)
-    if sum(k is Ellipsis for k in key) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(_consumed(k) for k in key)
-    if used > len(shape):
-        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
-                         f"{used} were indexed")
-    out: list = []
-    ax = 0
-    for k in key:
-        if k is Ellipsis:
-            n = len(shape) - used
-            out += [Sl(*slice(None).indices(shape[ax + i])) for i in range(n)]
-            ax += n
-        elif k is None:
-            out.append(None)
-        elif isinstance(k, slice):
-            out.append(Sl(*k.indices(shape[ax])))
-            ax += 1
-        elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-            out.append(_norm_int(int(k), shape[ax], ax))
-            ax += 1
-        elif isinstance(k, np.ndarray) and k.dtype == bool:
-            if k.shape != shape[ax:ax + k.ndim]:
-                raise IndexError(f"boolean index of shape {k.shape} does not match the indexed "
-                                 f"axes of shape {shape[ax:ax + k.ndim]}")
-            out += [Adv(i) for i in np.nonzero(k)]
-            ax += k.ndim
-        elif isinstance(k, np.ndarray) and k.dtype.kind in "iu":
-            if k.size and (k.min() < -shape[ax] or k.max() >= shape[ax]):
-                raise IndexError(f"index out of bounds for axis {ax} with size {shape[ax]}")
-            out.append(Adv(np.where(k < 0, k + shape[ax], k)))
-            ax += 1
-        else:
-            raise IndexError(f"unsupported index {k!r}: use ints, slices, None, ..., or "
-                             "integer/boolean NumPy arrays")
-    out += [Sl(0, d, 1) for d in shape[ax:]]
-    return tuple(out) if any(isinstance(k, Adv) for k in out) else BasicIndex(out)
-
-
-_new_sl = functools.partial(tuple.__new__, Sl)  # Sl((start, stop, step)), without keywords
-_WHOLE: dict[int, Sl] = {}  # axis length -> the Sl of the whole axis
-
-
-def _whole(d: int) -> Sl:
-    sl = _WHOLE.get(d)
-    if sl is None:
-        sl = _WHOLE[d] = _new_sl((0, d, 1))
-    return sl
-
-
-def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
-    """The common case (Python ints and slices only, one per axis at most), quickly: this
-    runs for every `x[i]` of a traced loop."""
-    if len(key) > len(shape):
-        return None
-    out = []
-    whole = _WHOLE.get
-    for k, d in zip(key, shape):
-        t = k.__class__
-        if t is int:
-            if not -d <= k < d:
-                return None  # let the general path raise the IndexError
-            out.append(k + d if k < 0 else k)
-        elif t is slice:
-            if k.start is None and k.stop is None and k.step is None:  # (not k == ...:
-                out.append(whole(d) or _whole(d))  # bounds may be traced)
-            else:
-                out.append(_new_sl(k.indices(d)))
-        else:
-            return None
-    for d in shape[len(key):]:
-        out.append(whole(d) or _whole(d))
-    return BasicIndex(out)
-
-
-def _norm_int(i: int, dim: int, ax: int) -> int:
-    if not -dim <= i < dim:
-        raise IndexError(f"index {i} is out of bounds for axis {ax} with size {dim}")
-    return i + dim if i < 0 else i
-
-
-class BasicIndex(tuple):
-    """A normalized index known to hold no integer arrays (so `is_basic` need not look)."""
-
-    __slots__ = ()
-
-
-def is_basic(idx: tuple) -> bool:
-    """Whether a normalized index has no integer-array part (NumPy basic indexing)."""
-    return type(idx) is BasicIndex or not any(isinstance(k, Adv) for k in idx)
-
-
-def to_key(idx: tuple) -> tuple:
-    """A normalized index as a NumPy index."""
-    return tuple(k.to_slice() if isinstance(k, Sl) else k.arr if isinstance(k, Adv) else k
-                 for k in idx)
-
-
-def has_duplicates(idx: tuple, shape: tuple[int, ...]) -> bool:
-    """Whether an advanced index names some position twice (a write there is ambiguous)."""
-    advs = [k.arr for k in idx if isinstance(k, Adv)]
-    flat = np.ravel_multi_index(np.broadcast_arrays(*advs), [max(a.max(initial=0) + 1, 1)
-                                                             for a in advs]).ravel()
-    return len(np.unique(flat)) != flat.size
-
-
-def index_shape(shape: tuple[int, ...], idx: tuple) -> tuple[int, ...]:
-    """The shape of `x[idx]` for `x` of this shape."""
-    if is_basic(idx):
-        return tuple([len(range(*k)) if k.__class__ is Sl else 1 for k in idx
-                      if k.__class__ is not int])
-    dummy = np.lib.stride_tricks.as_strided(np.zeros(1), shape, (0,) * len(shape))
-    return dummy[to_key(idx)].shape
 
 
 def _getitem_batch(n: int, batched: tuple[bool, ...], x: Any, idx: tuple) -> Any:
