@@ -10,6 +10,17 @@ import numpy as np
 from .errors import TraceError
 
 
+class Traced:
+    """A value known while tracing only by its shape and dtype: the base of tracing's `Tracer`
+    (tracing sits above this module), so that an index can be told to hold one."""
+
+    __slots__ = ()
+
+    def _concrete(self) -> None:
+        """Note that the function needed this value concretely."""
+        raise NotImplementedError
+
+
 class Sl(NamedTuple):
     """A normalized slice: `range(start, stop, step)` over one axis (stop may be -1)."""
 
@@ -62,10 +73,9 @@ def normalize_index(key: Any, shape: tuple[int, ...]) -> tuple:
     fast = _fast_basic(key, shape)
     if fast is not None:
         return fast
-    from .tracing import Tracer
-    if any(isinstance(k, Tracer) for k in key):
+    if any(isinstance(k, Traced) for k in key):
         for k in key:  # (noted: a Python-scalar argument used as an index is made static)
-            if isinstance(k, Tracer):
+            if isinstance(k, Traced):
                 k._concrete()
         raise TraceError("indexing with a traced (data-dependent) index is not supported: "
                          "index values must be known while tracing. Use static Python ints, "

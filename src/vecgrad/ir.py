@@ -141,10 +141,15 @@ class Primitive:
 
 
 def _bind(prim: Primitive, *args: Any, **params: Any) -> Any:
+    raise RuntimeError("vecgrad.tracing is not imported: it installs how primitives apply")
+
+
+def set_bind(bind: Callable[..., Any]) -> None:
+    """Install how a primitive applies to its arguments: tracing's `bind` (record an equation
+    when an argument is traced, else compute). Tracing sits above ir and registers it when
+    imported."""
     global _bind
-    from .tracing import bind  # tracing imports this module: resolve on first use
     _bind = bind
-    return bind(prim, *args, **params)
 
 
 class Src(NamedTuple):

@@ -34,8 +34,8 @@ from .errors import (
     numpy_caller,
     user_src,
 )
-from .ir import Atom, Aval, Const, Var
-from .primitives.structural import BasicIndex, _fast_basic
+from .index import BasicIndex, Traced, _fast_basic
+from .ir import Atom, Aval, Const, Var, set_bind
 from .views import (  # noqa: F401 (re-exported)
     c_contiguous,
     fancy_layout,
@@ -77,6 +77,9 @@ def bind(prim: P.Primitive, *args: Any, **params: Any) -> Any:
     return out
 
 
+set_bind(bind)
+
+
 def _inner(a: Builder, b: Builder) -> Builder:
     """Of two traces, the one nested in the other (values of the outer one are lifted)."""
     if a.inside(b):
@@ -115,7 +118,7 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
     raise TypeError(f"vecgrad cannot use a value of type {type(x).__name__} as an array")
 
 
-class Tracer:
+class Tracer(Traced):
     """An array whose value is not known while tracing; only its shape and dtype are."""
 
     __slots__ = ("_atom", "_b", "_base_seen", "_layout", "_ndarray", "_origin", "_readonly",
