@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
-from . import primitives as P
 from .errors import TraceError, user_src
-from .ir import Atom, Aval, Const, Eqn, Graph, Params, Src, Var, new_eqn
+from .ir import Atom, Aval, Const, Eqn, Graph, Params, Primitive, Src, Var, new_eqn
 from .notes import Recorded
 
 if TYPE_CHECKING:
@@ -74,7 +73,7 @@ class Builder:
         self._pool: dict[Aval, Aval] = {}
         self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
 
-    def emit(self, prim: P.Primitive, atoms: Sequence[Atom], params: dict) -> Var:
+    def emit(self, prim: Primitive, atoms: Sequence[Atom], params: dict) -> Var:
         """Record `prim(*atoms)`, or return the value of an identical earlier operation: the
         trace is built hash-consed, which is common-subexpression elimination as it goes (a
         loop-invariant computation repeated in every iteration is recorded once).

@@ -23,7 +23,6 @@ from typing import Any, Self
 
 import numpy as np
 
-from . import primitives as P
 from .builder import Builder, _current, current_builder
 from .errors import (
     ConcretizationError,
@@ -34,8 +33,20 @@ from .errors import (
     numpy_caller,
     user_src,
 )
-from .index import BasicIndex, Traced, _fast_basic
-from .ir import Atom, Aval, Const, Var, set_bind
+from .hooks import NUMPY
+from .hooks import PRIMITIVES as P
+from .index import (
+    Adv,
+    BasicIndex,
+    Sl,
+    Traced,
+    _fast_basic,
+    has_duplicates,
+    index_shape,
+    is_basic,
+    normalize_index,
+)
+from .ir import Atom, Aval, Const, Primitive, Var, set_bind
 from .views import (  # noqa: F401 (re-exported)
     c_contiguous,
     fancy_layout,
@@ -49,7 +60,7 @@ def _is_scalar(x: Any) -> bool:
     return isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic)
 
 
-def bind(prim: P.Primitive, *args: Any, **params: Any) -> Any:
+def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
     """Apply `prim`: record an equation if any argument is traced, else compute it eagerly."""
     builder = None
     simple = True  # all arguments are (strongly typed) tracers of one trace
@@ -113,8 +124,7 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
         b = _current.get()
         return b.capture(x) if b is not None else Const(x)
     if isinstance(x, (list, tuple)):
-        from . import numpy as vnp
-        return to_atom(vnp.asarray(x), dtypes)
+        return to_atom(NUMPY.asarray(x), dtypes)
     raise TypeError(f"vecgrad cannot use a value of type {type(x).__name__} as an array")
 
 
@@ -169,9 +179,9 @@ class Tracer(Traced):
         return self.shape[0]
 
     def __iter__(self):
-        rest = tuple(P.Sl(0, d, 1) for d in self.shape[1:])
+        rest = tuple(Sl(0, d, 1) for d in self.shape[1:])
         for i in range(len(self)):  # self[i], without re-normalizing the index each time
-            idx = P.BasicIndex((i,) + rest)
+            idx = BasicIndex((i,) + rest)
             version = self.atom
             out = self._b.emit(P.getitem, [version], {"idx": idx})
             yield Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly) \
@@ -214,10 +224,10 @@ class Tracer(Traced):
 
     # -- NumPy protocols --------------------------------------------------------------
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        return _vnp().dispatch_ufunc(ufunc, method, inputs, kwargs)
+        return NUMPY.dispatch_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
-        return _vnp().dispatch_function(func, args, kwargs)
+        return NUMPY.dispatch_function(func, args, kwargs)
 
     # -- indexing -------------------------------------------------------------------
     def _is_scalar(self) -> bool:
@@ -230,17 +240,17 @@ class Tracer(Traced):
         idx = _fast_basic(key if key.__class__ is tuple else (key,), shape)
         if idx is None:
             try:
-                idx = P.normalize_index(key, shape)
+                idx = normalize_index(key, shape)
             except TraceError:  # a traced integer index: a gather (see numpy/_indexing.py)
-                return _vnp()._indexing.traced_getitem(self, key)
+                return NUMPY.traced_getitem(self, key)
         version = self._atom if self._view is None else self.atom
         out = self._b.emit(P.getitem, [version], {"idx": idx})
         if 0 in out.aval.shape:  # an empty selection holds no values: a constant (writes
             empty = Const(np.zeros(out.aval.shape, self.dtype))  # into it are no-ops)
             return Tracer(self._b, empty, ndarray=True)
-        if idx.__class__ is not BasicIndex and not P.is_basic(idx):
+        if idx.__class__ is not BasicIndex and not is_basic(idx):
             t = Tracer(self._b, out, ndarray=True)  # fancy indexing copies (writable)
-            if len(out.aval.shape) > 1 and not isinstance(idx[0], P.Adv):
+            if len(out.aval.shape) > 1 and not isinstance(idx[0], Adv):
                 t._layout = fancy_layout(self.shape, idx, self.dtype)
             return t
         if not out.aval.shape and not _keeps_array(key):
@@ -261,7 +271,7 @@ class Tracer(Traced):
                             "a 0-d result of an operation is a NumPy scalar, not an array"
                             f"{_where(user_src(2))}")
         try:
-            idx = P.normalize_index(key, self.shape)
+            idx = normalize_index(key, self.shape)
         except TraceError:
             if self._write_masked(key, value) or \
                     _vnp()._indexing.wrote_at_read(self, key, value):
@@ -295,20 +305,20 @@ class Tracer(Traced):
             ok = False
         if not ok:
             return False
-        m = _vnp().reshape(mask, mask.shape + (1,) * len(rest))
-        new = _vnp().astype(_vnp().where(m, value, self), self.dtype)
+        m = NUMPY.reshape(mask, mask.shape + (1,) * len(rest))
+        new = NUMPY.astype(NUMPY.where(m, value, self), self.dtype)
         self._replace(new.atom)
         return True
 
-    def _write(self, idx: tuple, value: Any, prim: P.Primitive) -> None:
+    def _write(self, idx: tuple, value: Any, prim: Primitive) -> None:
         if self._readonly:
             raise _read_only(self)
-        if prim is P.setitem and not P.is_basic(idx) and P.has_duplicates(idx, self.shape):
+        if prim is P.setitem and not is_basic(idx) and has_duplicates(idx, self.shape):
             raise TraceError("an in-place write with repeated integer-array indices is "
                              "ambiguous (x[idx] += v adds once per position, as in NumPy); "
                              "to accumulate at repeated indices use np.add.at(x, idx, v)")
         val = to_atom(value, [self.dtype], self._b)
-        if 0 in P.index_shape(self.shape, idx):  # (an empty region: NumPy checks v's shape)
+        if 0 in index_shape(self.shape, idx):  # (an empty region: NumPy checks v's shape)
             prim.shape_rule(self.aval, val.aval, idx=idx)
             return
         self._replace(self._b.emit(prim, [self.atom, val], {"idx": idx}))
@@ -354,8 +364,7 @@ class Tracer(Traced):
         if new.shape != self.shape:
             from .errors import ShapeError
             raise ShapeError(f"in-place operation would change shape {self.shape} to {new.shape}")
-        from . import numpy as vnp
-        new = vnp.astype(new, self.dtype)
+        new = NUMPY.astype(new, self.dtype)
         self._replace(new.atom)
         return self
 
@@ -447,7 +456,7 @@ def _concretization(what: str) -> Exception:
     return ConcretizationError(what, user_src(2))
 
 
-def as_view(out: Any, base: Any, prim: P.Primitive, params: dict, readonly: bool | str = False
+def as_view(out: Any, base: Any, prim: Primitive, params: dict, readonly: bool | str = False
             ) -> Any:
     """Mark `out = prim(base)` as a view of `base` (writes through it reach the base, unless
     it is `readonly`, as NumPy's broadcast_to)."""
@@ -506,94 +515,6 @@ def const_tracer(value: np.ndarray) -> Any:
     return value if b is None else Tracer(b, Const(value), ndarray=True)
 
 
-_VNP: list = []  # vecgrad.numpy, imported on first use (it imports this module)
-
-
-def _vnp() -> Any:
-    if not _VNP:
-        from . import numpy as vnp
-        _VNP.append(vnp)
-    return _VNP[0]
-
-
-def _binop(name: str, swap: bool = False) -> Callable:
-    if swap:
-        return lambda self, other: getattr(_vnp(), name)(other, self)
-    return lambda self, other: getattr(_vnp(), name)(self, other)
-
-
-def _method(name: str) -> Callable:
-    def m(self: Tracer, *args: Any, **kwargs: Any) -> Any:
-        return getattr(_vnp(), name)(self, *args, **kwargs)
-    m.__name__ = name
-    m.__doc__ = f"Same as vecgrad.numpy.{name}(self, ...)."
-    return m
-
-
-def _prim_op(prim: P.Primitive, swap: bool = False) -> Callable:
-    """An operator that binds its primitive directly (the hottest path of tracing)."""
-    if swap:
-        return lambda self, other: bind(prim, other, self)
-    return lambda self, other: bind(prim, self, other)
-
-
-for _n, _p in [("add", P.add), ("sub", P.sub), ("mul", P.mul), ("truediv", P.div)]:
-    setattr(Tracer, f"__{_n}__", _prim_op(_p))
-    setattr(Tracer, f"__r{_n}__", _prim_op(_p, swap=True))
-for _n, _f in [("pow", "power"), ("matmul", "matmul")]:
-    setattr(Tracer, f"__{_n}__", _binop(_f))
-    setattr(Tracer, f"__r{_n}__", _binop(_f, swap=True))
-for _n, _p in [("lt", P.lt), ("le", P.le), ("gt", P.gt), ("ge", P.ge), ("eq", P.eq),
-               ("ne", P.ne)]:
-    setattr(Tracer, f"__{_n}__", _prim_op(_p))
-for _n, _f in [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]:
-    setattr(Tracer, f"__{_n}__", _method(_f))
-for _n, _p in [("floordiv", P.floor_divide), ("mod", P.remainder), ("and", P.bitwise_and),
-               ("or", P.bitwise_or), ("xor", P.bitwise_xor), ("lshift", P.left_shift),
-               ("rshift", P.right_shift)]:
-    setattr(Tracer, f"__{_n}__", _prim_op(_p))
-    setattr(Tracer, f"__r{_n}__", _prim_op(_p, swap=True))
-    setattr(Tracer, f"__i{_n}__", lambda self, o, p=_p: self._inplace(o, p))
-for _n, _f in [("pow", "power"), ("matmul", "matmul")]:
-    setattr(Tracer, f"__i{_n}__", lambda self, o, f=_f: self._inplace(o, getattr(_vnp(), f)))
-Tracer.__invert__ = lambda self: bind(P.invert, self)
-Tracer.__divmod__ = lambda self, o: (bind(P.floor_divide, self, o), bind(P.remainder, self, o))
-Tracer.__rdivmod__ = lambda self, o: (bind(P.floor_divide, o, self), bind(P.remainder, o, self))
-
-# ndarray methods and attributes (each name of dir(numpy.ndarray) is decided in
-# numpy/_ndarray.py): x.f(...) is vecgrad.numpy.f(x, ...) for these
-for _n in ["sum", "mean", "max", "min", "prod", "reshape", "transpose", "ravel", "flatten",
-           "squeeze", "dot", "clip", "swapaxes", "all", "any", "argmax", "argmin",
-           "argpartition", "argsort", "choose", "conj", "conjugate", "cumprod", "cumsum",
-           "diagonal", "nonzero", "repeat", "round", "searchsorted", "std", "take", "trace",
-           "var"]:
-    setattr(Tracer, _n, _method(_n))
-
-
-def _nd_method(name: str) -> Callable:
-    def m(self: Tracer, *args: Any, **kwargs: Any) -> Any:
-        return getattr(_vnp()._ndarray, name)(self, *args, **kwargs)
-    m.__name__ = name
-    return m
-
-
-for _n in ["fill", "item", "partition", "put", "sort", "tolist", "view", "setflags",
-           "to_device", "compress", "tobytes", "tofile", "dump", "dumps", "byteswap",
-           "getfield", "setfield", "resize", "__copy__", "__deepcopy__", "__array_namespace__",
-           "__contains__", "__format__", "__round__", "__setstate__", "__reduce__", "__reduce_ex__",
-           "__dlpack__", "__dlpack_device__"]:
-    setattr(Tracer, _n, _nd_method(_n))
-Tracer.astype = _nd_method("astype_")
-for _n in ["strides", "data", "itemsize", "nbytes", "mT", "base", "device", "flags", "flat",
-           "real", "imag"]:
-    setattr(Tracer, _n, property(_nd_method("get_" + _n)))
-Tracer.ctypes = Tracer.data
-Tracer.T = property(lambda self: _vnp().transpose(self))
-Tracer.real = property(lambda self: _vnp().real(self))
-Tracer.imag = property(lambda self: _vnp().imag(self))
-Tracer.conj = Tracer.conjugate = _method("conj")
-
-
 def _copy(self: Tracer, order: str = "C") -> Tracer:
     """A copy (free: SSA values are immutable). A copy of a scalar is a scalar."""
     return Tracer(self._b, self.atom, ndarray=not self._is_scalar())
@@ -609,15 +530,3 @@ def _delitem(self: Tracer, key: Any) -> None:
 
 
 Tracer.__delitem__ = _delitem
-
-
-def _shape_args(args: tuple) -> Any:
-    """`x.reshape(2, 3)`, `x.reshape((2, 3))` and `x.transpose(np.argsort(p))` alike."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list, np.ndarray, type(None))):
-        return args[0]
-    return args if args else None
-
-
-Tracer.reshape = lambda self, *shape, order="C", copy=None: _vnp().reshape(
-    self, _shape_args(shape), order, copy=copy)
-Tracer.transpose = lambda self, *axes: _vnp().transpose(self, _shape_args(axes))

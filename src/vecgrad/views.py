@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import primitives as P
+from .hooks import PRIMITIVES as P
+from .index import to_key
 
 if TYPE_CHECKING:
     from .tracing import Tracer
@@ -48,7 +49,7 @@ def strided(x: Tracer) -> np.ndarray:
     base, prim, params = x._view
     d = strided(base)
     if prim is P.getitem:
-        return d[P.to_key(params["idx"])]
+        return d[to_key(params["idx"])]
     if prim is P.real:
         return d.real
     if prim is P.imag:
@@ -67,7 +68,7 @@ def fancy_layout(shape: tuple[int, ...], idx: tuple, dtype: np.dtype) -> np.ndar
     lead: NumPy lays the indexed axes out outermost, then moves them into place (so
     x[:, [0, 3]] is not C-contiguous). None where the result is C-contiguous after all."""
     d = np.lib.stride_tricks.as_strided(np.empty(1, np.int8), shape, (0,) * len(shape))
-    r = d[P.to_key(idx)]
+    r = d[to_key(idx)]
     if r.flags.c_contiguous:
         return None
     return _standin(r.shape, tuple(st * dtype.itemsize for st in r.strides), dtype)

@@ -6,6 +6,7 @@ eagerly with NumPy. Plain `np.*` calls on traced arrays dispatch here through
 """
 from __future__ import annotations
 
+import sys as _sys
 from typing import Any
 
 import numpy as _np
@@ -121,10 +122,19 @@ from ._indexing import *
 from ._polynomial import *
 from ._meta import *
 from ._misc import *
-from . import _ndarray  # noqa: F401  (the ndarray methods of traced arrays)
-from ._ops import dispatch_function  # noqa: F401
-from ._ufuncs import dispatch_ufunc  # noqa: F401
+from . import _ndarray
+from ._indexing import traced_getitem as _traced_getitem
+from ._ops import dispatch_function
+from ._ufuncs import dispatch_ufunc
+from ..hooks import NUMPY as _NUMPY
 # isort: on
+
+# Tracing sits below this package: it calls these functions through hooks.NUMPY, and the
+# ndarray methods of traced arrays are set on Tracer by _ndarray.install.
+_NUMPY.fill(asarray=asarray, astype=astype, dispatch_function=dispatch_function,
+            dispatch_ufunc=dispatch_ufunc, reshape=reshape, traced_getitem=_traced_getitem,
+            where=where)
+_ndarray.install(_sys.modules[__name__])
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "builtins", "annotations", "Any", "P", "Tracer", "const_tracer", "ArrayLike")]

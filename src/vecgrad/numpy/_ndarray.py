@@ -1,5 +1,6 @@
 """The ndarray methods and attributes of traced arrays that are more than a call of the
-`vecgrad.numpy` function of the same name (tracing.py's method table binds them to Tracer).
+`vecgrad.numpy` function of the same name, and the table that sets them all on Tracer
+(`install`).
 
 Every name of `dir(numpy.ndarray)` is decided in `NDARRAY_API` below: a method or attribute
 that works as in NumPy, or one that raises a typed error saying why it cannot (values that
@@ -8,6 +9,7 @@ are not known while tracing, memory layout that a traced array does not have).
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as _np
@@ -19,8 +21,8 @@ from . import _ops
 from ._base import astype
 
 # how each name of dir(numpy.ndarray) is provided: "function" (the vecgrad.numpy function
-# of the same name, self first), "method" (defined here), "operator" (tracing.py binds a
-# primitive), "attribute", "error" (raises a typed error: see the function here), or "absent"
+# of the same name, self first), "method" (defined here), "operator" (primitives/operators.py
+# binds a primitive), "attribute", "error" (raises a typed error: see the function here), or "absent"
 # (NumPy-internal hooks that a traced array must not have)
 NDARRAY_API: dict[str, str] = {}
 
@@ -141,16 +143,6 @@ def get_device(self: Tracer) -> str:
 def get_flags(self: Tracer) -> Any:
     return types.SimpleNamespace(writeable=not self._readonly, owndata=self._view is None,
                                  writebackifcopy=False, aligned=True)
-
-
-def get_real(self: Tracer) -> Any:
-    from .. import numpy as vnp
-    return vnp.real(self)
-
-
-def get_imag(self: Tracer) -> Any:
-    from .. import numpy as vnp
-    return vnp.imag(self)
 
 
 class _Flat:
@@ -278,3 +270,68 @@ def __format__(self: Tracer, spec: str) -> str:
     if spec:
         raise _value_needed(f"formatting with {spec!r}")
     return repr(self)
+
+
+# -- setting them on Tracer (tracing sits below vecgrad.numpy: the package's __init__ calls
+# `install` once all its functions are defined; the operators that are one primitive each
+# are set by primitives/operators.py)
+
+# x.f(...) is vecgrad.numpy.f(x, ...) for these
+_FUNCTIONS = ["sum", "mean", "max", "min", "prod", "reshape", "transpose", "ravel", "flatten",
+              "squeeze", "dot", "clip", "swapaxes", "all", "any", "argmax", "argmin",
+              "argpartition", "argsort", "choose", "conj", "conjugate", "cumprod", "cumsum",
+              "diagonal", "nonzero", "repeat", "round", "searchsorted", "std", "take",
+              "trace", "var"]
+# the methods defined in this module
+_METHODS = ["fill", "item", "partition", "put", "sort", "tolist", "view", "setflags",
+            "to_device", "compress", "tobytes", "tofile", "dump", "dumps", "byteswap",
+            "getfield", "setfield", "resize", "__copy__", "__deepcopy__", "__array_namespace__",
+            "__contains__", "__format__", "__round__", "__setstate__", "__reduce__",
+            "__reduce_ex__", "__dlpack__", "__dlpack_device__"]
+_ATTRIBUTES = ["strides", "data", "itemsize", "nbytes", "mT", "base", "device", "flags", "flat"]
+
+
+def install(vnp: types.ModuleType) -> None:
+    """Set the ndarray methods, attributes and array-valued operators on `Tracer`; `vnp` is
+    the `vecgrad.numpy` package."""
+    def binop(name: str, swap: bool = False) -> Callable:
+        if swap:
+            return lambda self, other: getattr(vnp, name)(other, self)
+        return lambda self, other: getattr(vnp, name)(self, other)
+
+    def method(name: str) -> Callable:
+        def m(self: Tracer, *args: Any, **kwargs: Any) -> Any:
+            return getattr(vnp, name)(self, *args, **kwargs)
+        m.__name__ = name
+        m.__doc__ = f"Same as vecgrad.numpy.{name}(self, ...)."
+        return m
+
+    here = globals()
+    for n, f in [("pow", "power"), ("matmul", "matmul")]:
+        setattr(Tracer, f"__{n}__", binop(f))
+        setattr(Tracer, f"__r{n}__", binop(f, swap=True))
+        setattr(Tracer, f"__i{n}__", lambda self, o, f=f: self._inplace(o, getattr(vnp, f)))
+    for n, f in [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]:
+        setattr(Tracer, f"__{n}__", method(f))
+    for n in _FUNCTIONS:
+        setattr(Tracer, n, method(n))
+    for n in _METHODS:
+        setattr(Tracer, n, here[n])
+    Tracer.astype = astype_
+    for n in _ATTRIBUTES:
+        setattr(Tracer, n, property(here["get_" + n]))
+    Tracer.ctypes = Tracer.data
+    Tracer.T = property(lambda self: vnp.transpose(self))
+    Tracer.real = property(lambda self: vnp.real(self))
+    Tracer.imag = property(lambda self: vnp.imag(self))
+    Tracer.conj = Tracer.conjugate = method("conj")
+    Tracer.reshape = lambda self, *shape, order="C", copy=None: vnp.reshape(
+        self, _shape_args(shape), order, copy=copy)
+    Tracer.transpose = lambda self, *axes: vnp.transpose(self, _shape_args(axes))
+
+
+def _shape_args(args: tuple) -> Any:
+    """`x.reshape(2, 3)`, `x.reshape((2, 3))` and `x.transpose(np.argsort(p))` alike."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, _np.ndarray, type(None))):
+        return args[0]
+    return args if args else None

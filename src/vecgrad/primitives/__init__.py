@@ -20,3 +20,14 @@ from .special import *
 from .spectral import *
 from .structural import *
 from .ufuncs import *
+
+# Tracing sits below the primitives: it names the ones it applies through hooks.PRIMITIVES,
+# filled in here, and Python's operators on tracers are set by .operators.
+# isort: off
+from ..hooks import PRIMITIVES as _TRACED
+from . import operators as _operators
+# isort: on
+
+_TRACED.fill(broadcast_to=broadcast_to, cast=cast, getitem=getitem, imag=imag, real=real,
+             reshape=reshape, setitem=setitem, setitem_add=setitem_add, transpose=transpose)
+_operators.install()
