@@ -7,6 +7,7 @@ and calls). To add a setting, add a field here with its docstring comment and a 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Self
 
@@ -71,6 +72,10 @@ class Config:
 
 settings = Config()
 
+# Checks of a setting's value that a layer above owns, by setting: `backends` registers the
+# one of "backend" (is that backend known and installed?) when imported.
+CHECKS: dict[str, Callable[[Any], object]] = {}
+
 
 def _check(name: str, value: Any) -> None:
     known = {f.name: f for f in fields(Config)}
@@ -78,9 +83,8 @@ def _check(name: str, value: Any) -> None:
         raise ArgumentError(f"vg.config has no setting {name!r}; the settings are "
                             f"{', '.join(sorted(known))}{_where(user_src())}")
     want = {"int": int, "bool": bool, "str": str}[known[name].type]
-    if name == "backend":
-        from .backends import get
-        get(value)  # BackendError (an ArgumentError) for an unknown or missing backend
+    if name in CHECKS:
+        CHECKS[name](value)  # e.g. BackendError (an ArgumentError) for an unknown backend
     if type(value) is not want or (want is int and value < 1):
         raise ArgumentError(f"vg.config: {name} must be a {'positive ' if want is int else ''}"
                             f"{want.__name__}, got {value!r}{_where(user_src())}")

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..config import CHECKS
 from ..errors import ArgumentError
 from ..ir import Graph
 from .numpy import Compiled, compile_graph
@@ -63,5 +64,7 @@ def get(name: str) -> Backend:
     b = _LOADED[name] = importlib.import_module(f"{__name__}.{name}").BACKEND
     return b
 
+
+CHECKS["backend"] = get  # vg.config(backend=...) checks the name here (config sits below)
 
 __all__ = ["NAMES", "Backend", "BackendError", "Compiled", "available", "compile_graph", "get"]
