@@ -25,7 +25,8 @@ from .api import (
 )
 from .checks import GradCheckError, check_grads
 from .config import Config, config
-from .custom import custom_jvp, custom_vjp
+from .custom import custom_vjp
+from .custom_jvp import custom_jvp
 from .errors import (
     ArgumentError,
     CastingError,

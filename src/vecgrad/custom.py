@@ -1,4 +1,4 @@
-"""User-defined derivative rules: `custom_vjp` (JAX's API) and `custom_jvp`.
+"""User-defined derivative rules: `custom_vjp` (JAX's API).
 
 Called inside a trace, a custom_vjp function records
 - the user's `fwd`, traced inline: its operations are batched and simplified like any other
@@ -13,8 +13,7 @@ Outside any trace the function is simply called.
 Several output leaves are packed into one vector for the equation (its value is one array).
 In a loop the equations batch: a batched call's VJP traces bwd once, for one instance, and
 batches that graph (interpret.vmap), summing the cotangents of operands shared by all
-instances. A `custom_jvp` function is a custom_vjp one whose bwd is the VJP (the transpose)
-of the user's JVP rule with respect to its tangents.
+instances. (`custom_jvp`, built on custom_vjp and vg.vjp, is in custom_jvp.py.)
 """
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ from .ir import Aval, Graph, Var
 from .pytree import describe, flatten, unflatten
 from .tracing import Builder, Tracer, current_builder, new_input, to_atom
 
-__all__ = ["custom_jvp", "custom_vjp", "custom_vjp_call"]
+__all__ = ["custom_vjp", "custom_vjp_call"]
 
 
 class Rule:
@@ -324,58 +323,3 @@ def _pack(floats: list[Tracer]) -> Tracer:
     parts = [P.reshape(t if t.dtype == dt else P.cast(t, dtype=dt), shape=(t.size,))
              for t in floats]
     return P.concatenate(*parts, axis=0)
-
-
-class custom_jvp:
-    """A function with a user-defined JVP, as `jax.custom_jvp`:
-
-        @vg.custom_jvp
-        def f(x): ...
-        @f.defjvp
-        def f_jvp(primals, tangents):
-            (x,), (t,) = primals, tangents
-            return f(x), <linear in t>
-
-    Reverse mode uses the transpose of the rule's tangent map (its VJP with respect to the
-    tangents), so grad, vjp, jacrev and hessian all follow the rule; `nondiff_argnums` as in
-    custom_vjp (passed to the rule first)."""
-
-    def __init__(self, fun: Callable, nondiff_argnums: Sequence[int] = ()):
-        self._vjp = custom_vjp(fun, nondiff_argnums)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
-        self.jvp: Callable | None = None
-        functools.update_wrapper(self, fun)
-
-    def defjvp(self, jvp: Callable) -> Callable:
-        """Set the JVP rule `jvp(*nondiff, primals, tangents) -> (out, tangent_out)`."""
-        from .api import vjp as _vjp_api
-        self.jvp = jvp
-        nd = self.nondiff_argnums
-
-        def fwd(*args: Any) -> Any:
-            return self.fun(*args), tuple(a for i, a in enumerate(args) if i not in nd)
-
-        def bwd(*rest: Any) -> tuple:
-            *static, primals, ct = rest
-
-            def tangent_map(*ts: Any) -> Any:
-                return jvp(*static, primals, ts)[1]
-            zeros = [_zeros_like(x) for x in primals]
-            _, pull = _vjp_api(tangent_map, *zeros)
-            return pull(ct)
-        self._vjp.defvjp(fwd, bwd)
-        return jvp
-
-    def __call__(self, *args: Any) -> Any:
-        if self.jvp is None and current_builder() is not None:
-            raise ArgumentError(f"custom_jvp function {self.__name__} was called without a "
-                                f"rule: decorate one with @{self.__name__}.defjvp"
-                                f"{_where(user_src())}")
-        return self._vjp(*args)
-
-
-def _zeros_like(x: Any) -> Any:
-    leaves, td = flatten(x)
-    from . import numpy as vnp
-    return unflatten(td, [vnp.zeros_like(v) for v in leaves])
