@@ -11,9 +11,8 @@ import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 from vecgrad.backends import compile_graph
 from vecgrad.backends.numpy import LOWERINGS
-from vecgrad.ir import Aval, Const, Eqn, Graph, Params, TypeCheckError, Var, pretty, typecheck
+from vecgrad.ir import Aval, Const, Eqn, Graph, Params, TypeCheckError, Var, dce, pretty, typecheck
 from vecgrad.rewrite.cse import cse
-from vecgrad.rewrite.dce import dce
 from vecgrad.tracing import Builder, Tracer, trace
 
 F64 = np.dtype(np.float64)

@@ -20,11 +20,10 @@ from vecgrad.backends import compile_graph
 from vecgrad.backends.numpy.muladd import fuse_muladd
 from vecgrad.backends.numpy.relayout import candidates, relayout, with_copies
 from vecgrad.batch.batching import batch
-from vecgrad.ir import Aval, Const, Graph, pretty, typecheck
+from vecgrad.ir import Aval, Const, Graph, dce, pretty, typecheck
 from vecgrad.primitives import Sl
 from vecgrad.primitives.linalg import make_spec
 from vecgrad.rewrite.cse import cse
-from vecgrad.rewrite.dce import dce
 from vecgrad.rewrite.simplify import RULES, simplify
 from vecgrad.tracing import Tracer, trace
 

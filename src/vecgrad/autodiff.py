@@ -28,8 +28,7 @@ import numpy as np
 from . import primitives as P
 from .errors import NoGradientError
 from .interpret import inline
-from .ir import Atom, Aval, Const, Graph, Var
-from .rewrite.dce import dce
+from .ir import Atom, Aval, Const, Graph, Var, dce
 from .tracing import Builder, Tracer
 
 

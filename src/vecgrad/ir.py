@@ -244,6 +244,19 @@ def uses(g: Graph) -> dict[Var, int]:
     return n
 
 
+def dce(g: Graph) -> Graph:
+    """Dead-code elimination: keep only the equations that an output depends on."""
+    live = {a for a in g.outputs if isinstance(a, Var)}
+    keep = []
+    for e in reversed(g.eqns):
+        if e.out in live:
+            keep.append(e)
+            live.update(e.inputs)  # (constants too: they are never an equation's output)
+    if len(keep) == len(g.eqns):
+        return g
+    return g.replace(eqns=tuple(reversed(keep)))
+
+
 def eval_graph(g: Graph, *args: Any) -> list[Any]:
     """Evaluate `g` on arrays, one primitive `impl` per equation (the reference interpreter;
     generated code is what runs in practice)."""

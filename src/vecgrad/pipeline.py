@@ -22,9 +22,8 @@ from .backends.numpy.muladd import fuse_muladd
 from .backends.numpy.relayout import relayout
 from .batch.batching import batch
 from .batch.scans import loops, scans
-from .ir import Graph, typecheck
+from .ir import Graph, dce, typecheck
 from .rewrite.cse import cse
-from .rewrite.dce import dce
 from .rewrite.markers import strip_ad_markers
 from .rewrite.reassociate import reassociate
 from .rewrite.simplify import simplify

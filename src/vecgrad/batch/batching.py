@@ -24,9 +24,8 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Const, Eqn, Graph, Var, uses
+from ..ir import Atom, Const, Eqn, Graph, Var, dce, uses
 from ..rewrite.cse import cse
-from ..rewrite.dce import dce
 from ..tracing import Builder, Tracer
 from . import gather
 from .agenda import schedule

@@ -31,8 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Eqn, Graph, Params, Var
-from ..rewrite.dce import dce
+from ..ir import Atom, Eqn, Graph, Params, Var, dce
 from .chains import WRITES, Sum, sums
 from .regions import relative, restricted_ndim, split, track_key
 

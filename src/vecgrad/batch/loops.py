@@ -23,10 +23,9 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Const, Eqn, Graph, Params, Var, uses
+from ..ir import Atom, Const, Eqn, Graph, Params, Var, dce, uses
 from ..notes import Augments
 from ..rewrite.cse import cse
-from ..rewrite.dce import dce
 from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer

@@ -18,9 +18,8 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Const, Eqn, Graph, Var
+from ..ir import Atom, Const, Eqn, Graph, Var, dce
 from ..notes import Recurrence
-from ..rewrite.dce import dce
 from ..tracing import Builder, Tracer
 from .recur import Region, find_regions
 

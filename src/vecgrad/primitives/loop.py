@@ -254,7 +254,7 @@ def _zero(a: Atom) -> bool:
 
 def _augmented(body: Graph, fwd: list[Eqn], stored: list[Var], dt: np.dtype) -> Graph:
     """The forward step, also returning `stored` (cast to dt where they differ)."""
-    from ..rewrite.dce import dce
+    from ..ir import dce
     from ..tracing import Builder
     b = Builder(body.inputs, hash_cons=False)
     b.eqns = list(fwd)
@@ -270,7 +270,7 @@ def _backward_body(lam: list[Var], accs: list[Var], x_in: list[Var], consts: lis
     """(carry cotangent, accumulators, per-step values, invariants) -> (cotangent of the
     carry in, accumulators plus this step's invariant cotangents, this step's xs
     cotangents)."""
-    from ..rewrite.dce import dce
+    from ..ir import dce
     from ..tracing import Builder, Tracer
     b = Builder(lam + accs + x_in + consts, hash_cons=False)
     b.eqns = list(bwd)

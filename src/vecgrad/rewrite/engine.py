@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import primitives as P
-from ..ir import Atom, Eqn, Graph, Params, Src, Var, uses
-from .dce import dce
+from ..ir import Atom, Eqn, Graph, Params, Src, Var, dce, uses
 
 
 @dataclass(frozen=True)

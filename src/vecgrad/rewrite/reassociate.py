@@ -14,12 +14,11 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Eqn, Graph, Var
+from ..ir import Atom, Eqn, Graph, Var, dce
 from ..ir import uses as count_uses
 from ..primitives.linalg import make_spec, parse_spec
 from .contract import _as_spec, inline_subscripts
 from .cse import cse
-from .dce import dce
 from .engine import Ctx
 
 
