@@ -25,6 +25,7 @@ from . import backends, compile_cache
 from .config import settings
 from .custom import _bwd_graph
 from .errors import ArgumentError, _where, user_src
+from .hooks import API
 from .interpret import inline
 from .ir import Aval, Graph
 from .pytree import describe, flatten, is_leaf, leaf_signature, unflatten
@@ -582,3 +583,5 @@ def trace_graph(fun: Callable, args: tuple, hash_cons: bool = True) -> Graph:
         atoms = [to_atom(x) for x in flatten(res)[0]]
     return b.build(atoms)
 
+
+API.fill(jit=jit, vjp=vjp)  # for the odeint primitive (primitives sit below)

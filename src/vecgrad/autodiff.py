@@ -27,6 +27,7 @@ import numpy as np
 
 from . import primitives as P
 from .errors import NoGradientError
+from .hooks import AUTODIFF
 from .interpret import inline
 from .ir import Atom, Aval, Const, Graph, Var, dce
 from .tracing import Builder, Tracer
@@ -164,3 +165,6 @@ def split_graph(g: Graph, n_first: int, n_fwd_outputs: int) -> tuple[Graph, Grap
     bwd = Graph(tuple(res) + g.inputs[n_first:], tuple(e for e in g.eqns if e.out in late),
                 tuple(back_outs))
     return fwd, bwd
+
+
+AUTODIFF.fill(vjp_graph=vjp_graph)  # for the loop primitive's VJP (primitives sit below)

@@ -1,11 +1,14 @@
-"""What the tracing layer applies from the layers above it, named here and filled in by them.
+"""Upward references, inverted: what a lower layer calls in a higher one, named here and filled
+in by the higher layer when it is imported (importing any part of vecgrad imports them all,
+through the package's `__init__`), so that imports point down only (tests/test_layers.py).
 
-Tracing sits below the primitives (their VJP rules are traced) and below `vecgrad.numpy`
-(written with tracers), yet a tracer applies a few of them itself: `x[i]` is a getitem, a
-write through a view is a setitem of its base, `x += v` casts back, a traced index is a
-gather. Rather than import upward, tracing reads them from these records, which
-`vecgrad.primitives` and `vecgrad.numpy` fill in when they are imported (importing any part
-of vecgrad imports both, through the package's `__init__`).
+- Tracing sits below the primitives (their VJP rules are traced) and below `vecgrad.numpy`
+  (written with tracers), yet a tracer applies a few of them itself: `x[i]` is a getitem, a
+  write through a view is a setitem of its base, `x += v` casts back, a traced index is a
+  gather (`PRIMITIVES`, `NUMPY`).
+- The loop primitive's VJP differentiates its step with the AD driver (`AUTODIFF`).
+- The odeint primitive compiles the user's right-hand side with `vg.jit`, and its adjoint
+  system calls `vg.vjp` (`API`) and vecgrad.numpy (`NUMPY`).
 """
 from __future__ import annotations
 
@@ -38,13 +41,27 @@ class Primitives(Filled):
 
 
 class Numpy(Filled):
-    """The `vecgrad.numpy` functions a tracer calls: NumPy's dispatch protocols, building an
-    array from a list, the casts of in-place results, a masked write and a traced index
-    (filled in by `vecgrad.numpy`)."""
+    """The `vecgrad.numpy` functions called below it: by a tracer (NumPy's dispatch
+    protocols, an array from a list, the cast of an in-place result, a masked write, a
+    traced index) and by odeint's VJP (filled in by `vecgrad.numpy`)."""
 
-    __slots__ = ("asarray", "astype", "dispatch_function", "dispatch_ufunc", "reshape",
-                 "traced_getitem", "where")
+    __slots__ = ("asarray", "astype", "concatenate", "dispatch_function", "dispatch_ufunc",
+                 "ravel", "reshape", "stack", "sum", "traced_getitem", "where", "zeros")
+
+
+class Autodiff(Filled):
+    """The AD driver's `vjp_graph` (filled in by `vecgrad.autodiff`)."""
+
+    __slots__ = ("vjp_graph",)
+
+
+class Api(Filled):
+    """`vg.jit` and `vg.vjp` (filled in by `vecgrad.api`)."""
+
+    __slots__ = ("jit", "vjp")
 
 
 PRIMITIVES = Primitives()
 NUMPY = Numpy()
+AUTODIFF = Autodiff()
+API = Api()

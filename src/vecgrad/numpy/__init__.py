@@ -129,11 +129,13 @@ from ._ufuncs import dispatch_ufunc
 from ..hooks import NUMPY as _NUMPY
 # isort: on
 
-# Tracing sits below this package: it calls these functions through hooks.NUMPY, and the
-# ndarray methods of traced arrays are set on Tracer by _ndarray.install.
-_NUMPY.fill(asarray=asarray, astype=astype, dispatch_function=dispatch_function,
-            dispatch_ufunc=dispatch_ufunc, reshape=reshape, traced_getitem=_traced_getitem,
-            where=where)
+# Tracing sits below this package: it calls these functions through hooks.NUMPY (as does
+# odeint's VJP), and the ndarray methods of traced arrays are set on Tracer by
+# _ndarray.install.
+_NUMPY.fill(asarray=asarray, astype=astype, concatenate=concatenate,
+            dispatch_function=dispatch_function, dispatch_ufunc=dispatch_ufunc, ravel=ravel,
+            reshape=reshape, stack=stack, sum=sum, traced_getitem=_traced_getitem, where=where,
+            zeros=zeros)
 _ndarray.install(_sys.modules[__name__])
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (

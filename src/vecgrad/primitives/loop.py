@@ -21,8 +21,8 @@ the backward loop accumulates the cotangents of the invariants in its carry (the
 hoists those accumulations out of the loop). The batching rule runs one loop over the
 batched step (a batch of independent recurrences is one recurrence on a batched state).
 
-This module sits above the others in `primitives`: its rules trace (tracing) and
-differentiate (autodiff) step graphs, imported when first used.
+This module sits above the others in `primitives`: its rules trace step graphs (tracing,
+below) and differentiate them with the AD driver, a layer above, through hooks.AUTODIFF.
 """
 from __future__ import annotations
 
@@ -32,8 +32,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import ComplexError, ShapeError
-from ..ir import Atom, Aval, Const, Eqn, Graph, Var, eval_graph
+from ..hooks import AUTODIFF
+from ..ir import Atom, Aval, Const, Eqn, Graph, Var, dce, eval_graph
 from ..notes import Augments
+from ..tracing import Builder, Tracer
 from .core import Primitive, register
 from .elementwise import cast
 from .spectral import unpack
@@ -129,7 +131,6 @@ def partial_eval(g: Graph, unknown: set[Var]) -> tuple[list[Eqn], list[Eqn]]:
 def vmap_graph(g: Graph, n: int, batched: list[bool]) -> Graph:
     """The graph computing `n` instances of g at once: inputs flagged in `batched` carry a
     leading axis of n, the others are shared; every output is batched."""
-    from ..tracing import Builder, Tracer
     ins = [Var(Aval((n,) + v.aval.shape if b else v.aval.shape, v.aval.dtype))
            for v, b in zip(g.inputs, batched)]
     b = Builder(ins)
@@ -165,12 +166,11 @@ def _float(v: Atom) -> bool:
 
 def _vjp(g: Any, ans: Any, *ins: Any, body: Graph, length: int, n_carry: int,
          n_xs: int, reverse: bool = False) -> tuple:
-    from ..autodiff import vjp_graph
     nc, nx, nin = n_carry, n_xs, len(body.inputs)
     if not all(_float(v) for v in body.inputs[:nc]):
         raise ShapeError("loop: differentiating a loop needs a floating-point carry")
     wrt = [i for i, v in enumerate(body.inputs) if _float(v)]
-    lin = vjp_graph(body, wrt)  # inputs: the step's, then one seed per output
+    lin = AUTODIFF.vjp_graph(body, wrt)  # inputs: the step's, then one seed per output
     seeds = list(lin.inputs[nin:])
     fwd, bwd = partial_eval(lin, set(seeds))
     cts = dict(zip(wrt, lin.outputs[len(body.outputs):]))
@@ -254,8 +254,6 @@ def _zero(a: Atom) -> bool:
 
 def _augmented(body: Graph, fwd: list[Eqn], stored: list[Var], dt: np.dtype) -> Graph:
     """The forward step, also returning `stored` (cast to dt where they differ)."""
-    from ..ir import dce
-    from ..tracing import Builder
     b = Builder(body.inputs, hash_cons=False)
     b.eqns = list(fwd)
     b.src = body.eqns[-1].src if body.eqns else None
@@ -270,8 +268,6 @@ def _backward_body(lam: list[Var], accs: list[Var], x_in: list[Var], consts: lis
     """(carry cotangent, accumulators, per-step values, invariants) -> (cotangent of the
     carry in, accumulators plus this step's invariant cotangents, this step's xs
     cotangents)."""
-    from ..ir import dce
-    from ..tracing import Builder, Tracer
     b = Builder(lam + accs + x_in + consts, hash_cons=False)
     b.eqns = list(bwd)
     b.src = bwd[-1].src if bwd else None

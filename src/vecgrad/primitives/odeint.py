@@ -7,8 +7,8 @@ backward `odeint` per interval between output times, of the system augmented wit
 adjoint state (Pontryagin's method, as autograd's grad_odeint), whose right-hand side calls
 `vg.vjp(func)`. So the VJP is differentiable in turn (grad of grad).
 
-The vecgrad API is imported when a solve runs or a VJP is built, not at import: this module
-sits below it in the layout.
+The vecgrad API and vecgrad.numpy sit above the primitives: this module calls them through
+hooks.API and hooks.NUMPY, which they fill in when imported.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ShapeError
+from ..hooks import API, NUMPY
 from ..ir import Aval
 from .core import Primitive, register
 from .elementwise import real_only
@@ -36,8 +37,7 @@ def _solve(rhs: Any, y0: np.ndarray, t: np.ndarray, kw: tuple) -> np.ndarray:
 
 def _odeint_impl(y0: np.ndarray, t: np.ndarray, *args: np.ndarray, func: Any,
                  kw: tuple) -> np.ndarray:
-    from .. import api
-    f = api.jit(func)  # (compiled once per signature; later solves reuse it)
+    f = API.jit(func)  # (compiled once per signature; later solves reuse it)
     dt = np.result_type(y0, t, *args, np.float64)
 
     def rhs(y: np.ndarray, tt: float) -> np.ndarray:
@@ -62,40 +62,37 @@ def augmented(func: Any) -> Any:
     aug = _AUGMENTED.get(func)
     if aug is None:
         def aug(state: Any, tt: Any, *args: Any) -> Any:
-            from .. import api
-            from .. import numpy as vnp
             d = (state.shape[0] - 1 - sum(math.prod(np.shape(a)) for a in args)) // 2
             y, adj = state[:d], state[d:2 * d]
-            dy, vjp_fn = api.vjp(func, y, tt, *args)
+            dy, vjp_fn = API.vjp(func, y, tt, *args)
             cts = vjp_fn(-adj)
-            parts = [dy, cts[0], vnp.reshape(cts[1], (1,))]
-            parts += [vnp.ravel(c) if c is not None else np.zeros(math.prod(np.shape(a)))
+            parts = [dy, cts[0], NUMPY.reshape(cts[1], (1,))]
+            parts += [NUMPY.ravel(c) if c is not None else np.zeros(math.prod(np.shape(a)))
                       for c, a in zip(cts[2:], args)]
-            return vnp.concatenate(parts)
+            return NUMPY.concatenate(parts)
         _AUGMENTED[func] = aug
     return aug
 
 
 def _odeint_vjp(g: Any, ans: Any, y0: Any, t: Any, *args: Any, func: Any, kw: tuple) -> tuple:
-    from .. import numpy as vnp
     n_t, d = ans.shape
     sizes = [math.prod(a.shape) for a in args]
     aug = augmented(func)
-    adj_y, adj_t0 = g[-1], vnp.zeros((1,))
-    adj_args = vnp.zeros((sum(sizes),))
+    adj_y, adj_t0 = g[-1], NUMPY.zeros((1,))
+    adj_args = NUMPY.zeros((sum(sizes),))
     adj_times = []
     for i in range(n_t - 1, 0, -1):
-        cur = vnp.sum(func(ans[i], t[i], *args) * g[i])  # moving t_i moves y(t_i) along y'
+        cur = NUMPY.sum(func(ans[i], t[i], *args) * g[i])  # moving t_i moves y(t_i) along y'
         adj_times.append(cur)
         adj_t0 = adj_t0 - cur
-        state = vnp.concatenate([ans[i], adj_y, adj_t0, adj_args])
-        back = odeint(state, vnp.stack([t[i], t[i - 1]]), *args, func=aug, kw=kw)[1]
+        state = NUMPY.concatenate([ans[i], adj_y, adj_t0, adj_args])
+        back = odeint(state, NUMPY.stack([t[i], t[i - 1]]), *args, func=aug, kw=kw)[1]
         adj_y, adj_t0, adj_args = back[d:2 * d] + g[i - 1], back[2 * d:2 * d + 1], \
             back[2 * d + 1:]
-    times = vnp.concatenate([adj_t0, vnp.stack(adj_times[::-1])]) if adj_times else adj_t0
+    times = NUMPY.concatenate([adj_t0, NUMPY.stack(adj_times[::-1])]) if adj_times else adj_t0
     out, start = [], 0
     for a, n in zip(args, sizes):
-        out.append(vnp.reshape(adj_args[start:start + n], a.shape))
+        out.append(NUMPY.reshape(adj_args[start:start + n], a.shape))
         start += n
     return (adj_y, times, *out)
 
