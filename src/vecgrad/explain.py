@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -18,67 +17,10 @@ from . import primitives as P
 from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
 from .backends.numpy import is_view, profile_graph
-from .explain_text import _where, render
-from .ir import Eqn, Graph, Src, Var
+from .explain_text import Found, Hot, Report, _where
+from .ir import Eqn, Graph, Var
 from .notes import Note
-from .timing import Stats, measure, peak_memory
-
-
-@dataclass
-class Hot:
-    """One operation of the compiled gradient and its measured time."""
-
-    seconds: float
-    share: float
-    what: str
-    shapes: str
-    src: Src | None
-    backward: bool
-
-
-@dataclass
-class Found:
-    """Batched (or unbatchable) work at one source line."""
-
-    src: Src
-    count: int
-    became: list[str]
-    reason: str = ""
-    kind: str = "batched"  # or "sequential" (a recurrence left unrolled), "unbatched" (no
-    # batching rule), "recurrence" (rolled into a loop or a scan)
-    what: list[str] = field(default_factory=list)  # the kinds of operation merged
-
-
-@dataclass
-class Report:
-    """The result of `vg.explain`; print it for the text report."""
-
-    name: str
-    forward: Stats
-    gradient: Stats
-    ratio: float
-    compile_seconds: float
-    compile_stages: dict[str, float]
-    eqns: dict[str, int]
-    batched: list[Found]
-    unbatched: list[Found]
-    hot: list[Hot]
-    eager_ops: dict[str, int]
-    op_floor: float
-    view_zero_arrays: int
-    view_zero_bytes: int
-    inplace_writes: dict[str, int]
-    memory: dict[str, int]
-    notes: list[str] = field(default_factory=list)
-    recurrences: list[Found] = field(default_factory=list)  # rolled into loops and scans
-
-    @property
-    def eager_estimate(self) -> float:
-        """Seconds an eager tape would spend on per-operation dispatch alone (a lower bound)."""
-        return (self.eager_ops["forward"] + self.eager_ops["backward"]) * self.op_floor
-
-    def __str__(self) -> str:
-        return render(self)
+from .timing import measure, peak_memory
 
 
 def _found(notes: tuple, *kinds: str) -> list[Found]:

@@ -1,15 +1,70 @@
-"""The text form of an `explain` report."""
+"""An `explain` report: its records and their text form (explain.py computes them)."""
 from __future__ import annotations
 
 import linecache
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
+from .ir import Src
 from .pipeline import timing_keys
-from .timing import fmt_time
+from .timing import Stats, fmt_time
 
-if TYPE_CHECKING:
-    from .explain import Found, Report
-    from .ir import Src
+
+@dataclass
+class Hot:
+    """One operation of the compiled gradient and its measured time."""
+
+    seconds: float
+    share: float
+    what: str
+    shapes: str
+    src: Src | None
+    backward: bool
+
+
+@dataclass
+class Found:
+    """Batched (or unbatchable) work at one source line."""
+
+    src: Src
+    count: int
+    became: list[str]
+    reason: str = ""
+    kind: str = "batched"  # or "sequential" (a recurrence left unrolled), "unbatched" (no
+    # batching rule), "recurrence" (rolled into a loop or a scan)
+    what: list[str] = field(default_factory=list)  # the kinds of operation merged
+
+
+@dataclass
+class Report:
+    """The result of `vg.explain`; print it for the text report."""
+
+    name: str
+    forward: Stats
+    gradient: Stats
+    ratio: float
+    compile_seconds: float
+    compile_stages: dict[str, float]
+    eqns: dict[str, int]
+    batched: list[Found]
+    unbatched: list[Found]
+    hot: list[Hot]
+    eager_ops: dict[str, int]
+    op_floor: float
+    view_zero_arrays: int
+    view_zero_bytes: int
+    inplace_writes: dict[str, int]
+    memory: dict[str, int]
+    notes: list[str] = field(default_factory=list)
+    recurrences: list[Found] = field(default_factory=list)  # rolled into loops and scans
+
+    @property
+    def eager_estimate(self) -> float:
+        """Seconds an eager tape would spend on per-operation dispatch alone (a lower bound)."""
+        return (self.eager_ops["forward"] + self.eager_ops["backward"]) * self.op_floor
+
+    def __str__(self) -> str:
+        return render(self)
+
 
 def _mb(n: int) -> str:
     return f"{n / 1e6:.2f} MB" if n >= 1e5 else f"{n / 1e3:.1f} kB"
