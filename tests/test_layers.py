@@ -1,14 +1,23 @@
-"""The package's modules import each other without cycles: the import graph of src/vecgrad (the
-top-level imports of each module, read with ast; imports under TYPE_CHECKING are annotations
-only) is acyclic, so the layers read bottom-up."""
+"""The package's layers read bottom-up.
+
+- Every import, at top level, inside a function or under TYPE_CHECKING, points down the layers
+  that pyproject.toml declares ([tool.vecgrad] layers): ir, tracing, primitives, numpy, the
+  transforms, the backends, the API, then the tools (explain, cli). No exceptions.
+- Within a layer, the top-level imports (those a module runs when imported) have no cycle.
+"""
 from __future__ import annotations
 
 import ast
 import pathlib
+import tomllib
+from typing import NamedTuple
 
 import pytest
 
-SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+LAYERS = [(d["name"], d["modules"]) for d in
+          tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["vecgrad"]["layers"]]
 
 
 def modules(root: pathlib.Path = SRC) -> dict[str, tuple[pathlib.Path, bool]]:
@@ -46,22 +55,88 @@ def _top_level(body: list[ast.stmt]) -> list[ast.Import | ast.ImportFrom]:
     return out
 
 
+def _imported(mods: dict[str, tuple[pathlib.Path, bool]], m: str, n: ast.Import | ast.ImportFrom
+              ) -> set[str]:
+    """The package modules an import statement of module `m` imports (`from pkg import sub`
+    counts as importing pkg.sub where that is a module, else pkg)."""
+    if isinstance(n, ast.Import):
+        return {a.name for a in n.names if a.name in mods}
+    pkg = mods[m][1]
+    t = _target(m, pkg, n.level, n.module)
+    deps = set()
+    for a in n.names:
+        sub = f"{t}.{a.name}"
+        deps |= {sub} if sub in mods else {t} if t in mods else set()
+    return deps
+
+
 def import_graph(mods: dict[str, tuple[pathlib.Path, bool]]) -> dict[str, set[str]]:
-    """Module -> the package modules it imports at top level (`from pkg import sub` counts as
-    importing pkg.sub where that is a module, else pkg)."""
+    """Module -> the package modules it imports at top level."""
     graph = {}
-    for m, (path, pkg) in mods.items():
-        deps = set()
+    for m, (path, _) in mods.items():
+        deps: set[str] = set()
         for n in _top_level(ast.parse(path.read_text()).body):
-            if isinstance(n, ast.Import):
-                deps |= {a.name for a in n.names if a.name in mods}
-                continue
-            t = _target(m, pkg, n.level, n.module)
-            for a in n.names:
-                sub = f"{t}.{a.name}"
-                deps |= {sub} if sub in mods else {t} if t in mods else set()
+            deps |= _imported(mods, m, n)
         graph[m] = deps - {m}
     return graph
+
+
+class Edge(NamedTuple):
+    """`src` imports `dst` at line `line` of its file: at top level, in a function (run when
+    the function is called) or under TYPE_CHECKING (for annotations)."""
+
+    src: str
+    dst: str
+    line: int
+    where: str  # "top", "function" or "type-checking"
+
+
+def _where(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> str:
+    while node in parents:
+        node = parents[node]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return "function"
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return "type-checking"
+    return "top"
+
+
+def all_imports(mods: dict[str, tuple[pathlib.Path, bool]]) -> list[Edge]:
+    """Every import of a package module by another, wherever the statement is."""
+    edges = []
+    for m, (path, _) in sorted(mods.items()):
+        tree = ast.parse(path.read_text())
+        parents = {c: p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                edges += [Edge(m, d, n.lineno, _where(n, parents))
+                          for d in sorted(_imported(mods, m, n) - {m})]
+    return edges
+
+
+def layer_of(module: str, layers: list[tuple[str, list[str]]] = LAYERS) -> int | None:
+    """The index of the module's layer: the layer of the longest name listed that is the
+    module or a package holding it (names relative to the package; "vecgrad" is its own
+    __init__). None if no layer lists it."""
+    best: tuple[int, int] | None = None  # (length of the name, layer)
+    for i, (_, names) in enumerate(layers):
+        for name in names:
+            full = "vecgrad" if name == "vecgrad" else f"vecgrad.{name}"
+            if (module == full or module.startswith(full + ".") and name != "vecgrad") and \
+                    (best is None or len(full) > best[0]):
+                best = (len(full), i)
+    return None if best is None else best[1]
+
+
+def upward(edges: list[Edge], layers: list[tuple[str, list[str]]] = LAYERS) -> list[str]:
+    """The imports that point up the layers, one line each."""
+    out = []
+    for e in edges:
+        lo, hi = layer_of(e.src, layers), layer_of(e.dst, layers)
+        if lo is not None and hi is not None and hi > lo:
+            out.append(f"{e.src}:{e.line} ({layers[lo][0]}) imports {e.dst} ({layers[hi][0]})"
+                       f" [{e.where}]")
+    return out
 
 
 def cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -86,6 +161,16 @@ def cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def test_every_module_has_a_layer():
+    missing = [m for m in modules() if layer_of(m) is None]
+    assert not missing, f"modules in no layer of pyproject.toml [tool.vecgrad]: {missing}"
+
+
+def test_no_import_points_up_the_layers():
+    up = upward(all_imports(modules()))
+    assert not up, "imports pointing up the layers:\n" + "\n".join(up)
+
+
 def test_no_import_cycle_in_the_package():
     c = cycle(import_graph(modules()))
     assert c is None, "import cycle: " + " -> ".join(c)
@@ -106,3 +191,34 @@ def test_the_check_finds_cycles(tmp_path, src, expect):
         (pkg / f"{name}.py").write_text(text)
     c = cycle(import_graph(modules(tmp_path)))
     assert c == (None if expect is None else [f"vecgrad.{m}" for m in expect])
+
+
+_SYNTHETIC_LAYERS = [("low", ["a", "b"]), ("high", ["c"])]
+
+
+@pytest.mark.parametrize("src, expect", [
+    ({"a": "from . import b\n", "c": "from . import a\n"}, []),  # down and sideways
+    ({"a": "from .c import x\n"}, ["vecgrad.a:1 (low) imports vecgrad.c (high) [top]"]),
+    ({"a": "def f():\n    import vecgrad.c\n"},
+     ["vecgrad.a:2 (low) imports vecgrad.c (high) [function]"]),
+    ({"b": "x = 1\n\n\nclass K:\n    def m(self):\n        from . import c\n"},
+     ["vecgrad.b:6 (low) imports vecgrad.c (high) [function]"]),
+    ({"a": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .c import T\n"},
+     ["vecgrad.a:3 (low) imports vecgrad.c (high) [type-checking]"]),
+])
+def test_the_check_finds_upward_imports(tmp_path, src, expect):
+    pkg = tmp_path / "vecgrad"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for name in ("a", "b", "c"):
+        (pkg / f"{name}.py").write_text(src.get(name, ""))
+    assert upward(all_imports(modules(tmp_path)), _SYNTHETIC_LAYERS) == expect
+
+
+def test_a_module_is_in_the_layer_of_its_longest_listed_name():
+    layers = [("low", ["pkg.core"]), ("high", ["pkg", "vecgrad"])]
+    assert layer_of("vecgrad.pkg.core", layers) == 0
+    assert layer_of("vecgrad.pkg.core.sub", layers) == 0
+    assert layer_of("vecgrad.pkg.other", layers) == 1
+    assert layer_of("vecgrad", layers) == 1
+    assert layer_of("vecgrad.other", layers) is None  # ("vecgrad" names the __init__ only)
