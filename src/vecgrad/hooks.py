@@ -43,10 +43,11 @@ class Primitives(Filled):
 class Numpy(Filled):
     """The `vecgrad.numpy` functions called below it: by a tracer (NumPy's dispatch
     protocols, an array from a list, the cast of an in-place result, a masked write, a
-    traced index) and by odeint's VJP (filled in by `vecgrad.numpy`)."""
+    read, write or accumulation at a traced index) and by odeint's VJP (filled in by `vecgrad.numpy`)."""
 
-    __slots__ = ("asarray", "astype", "concatenate", "dispatch_function", "dispatch_ufunc",
-                 "ravel", "reshape", "stack", "sum", "traced_getitem", "where", "zeros")
+    __slots__ = ("accumulate_at_read", "asarray", "astype", "concatenate", "dispatch_function",
+                 "dispatch_ufunc", "ravel", "reshape", "stack", "sum", "traced_getitem", "where",
+                 "wrote_at_read", "zeros")
 
 
 class Autodiff(Filled):

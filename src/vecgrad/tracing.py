@@ -274,7 +274,7 @@ class Tracer(Traced):
             idx = normalize_index(key, self.shape)
         except TraceError:
             if self._write_masked(key, value) or \
-                    _vnp()._indexing.wrote_at_read(self, key, value):
+                    NUMPY.wrote_at_read(self, key, value):
                 return
             raise TraceError(
                 "writing at a traced (data-dependent) index is not supported: to accumulate "
@@ -349,7 +349,7 @@ class Tracer(Traced):
         if self._readonly:
             raise _read_only(self)
         if (fn is _add or fn is _sub) and "_traced_reads" in self._b.__dict__:
-            acc = _vnp()._indexing.accumulate_at_read(self, other, fn is _sub)
+            acc = NUMPY.accumulate_at_read(self, other, fn is _sub)
             if acc is not None:  # x[i] += v at a traced int i: np.add.at(x, i, v)
                 return acc
         if self._is_scalar():

@@ -123,7 +123,9 @@ from ._polynomial import *
 from ._meta import *
 from ._misc import *
 from . import _ndarray
+from ._indexing import accumulate_at_read as _accumulate_at_read
 from ._indexing import traced_getitem as _traced_getitem
+from ._indexing import wrote_at_read as _wrote_at_read
 from ._ops import dispatch_function
 from ._ufuncs import dispatch_ufunc
 from ..hooks import NUMPY as _NUMPY
@@ -132,9 +134,10 @@ from ..hooks import NUMPY as _NUMPY
 # Tracing sits below this package: it calls these functions through hooks.NUMPY (as does
 # odeint's VJP), and the ndarray methods of traced arrays are set on Tracer by
 # _ndarray.install.
-_NUMPY.fill(asarray=asarray, astype=astype, concatenate=concatenate,
-            dispatch_function=dispatch_function, dispatch_ufunc=dispatch_ufunc, ravel=ravel,
-            reshape=reshape, stack=stack, sum=sum, traced_getitem=_traced_getitem, where=where,
+_NUMPY.fill(accumulate_at_read=_accumulate_at_read, asarray=asarray, astype=astype,
+            concatenate=concatenate, dispatch_function=dispatch_function,
+            dispatch_ufunc=dispatch_ufunc, ravel=ravel, reshape=reshape, stack=stack, sum=sum,
+            traced_getitem=_traced_getitem, where=where, wrote_at_read=_wrote_at_read,
             zeros=zeros)
 _ndarray.install(_sys.modules[__name__])
 
