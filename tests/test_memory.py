@@ -184,3 +184,27 @@ def test_the_memo_window_keeps_the_table_bounded(monkeypatch):
     del b
     gc.collect()
     assert ref() is None
+
+
+def test_parameter_ids_outlive_the_memo_entries_keyed_by_them(monkeypatch):
+    """Parameters keep their id (and one shared Params) across the memo's window, so an
+    operation with parameters repeated every few equations is found again across many
+    windows, and the parameter table stays bounded like the memo."""
+    from vecgrad import builder
+    from vecgrad import primitives as P
+    from vecgrad.ir import Aval, Var
+    monkeypatch.setattr(builder, "MEMO_WINDOW", 64)
+    b = builder.Builder(inputs=())
+    b._check = 64
+    x = Var(Aval((2000,), np.dtype(np.float64)))
+    idx = {"idx": P.BasicIndex((P.Sl(0, 3, 1),))}
+    for i in range(1000):
+        # a new operation each time (a fresh parameter set), then the repeated read
+        v = b.emit(P.getitem, (x,), {"idx": P.BasicIndex((P.Sl(i + 3, i + 6, 1),))})
+        b.emit(P.mul, (v, b.emit(P.getitem, (x,), dict(idx))), {})
+        assert len(b._params) + len(b._params_older) <= 2 * 64 + 2
+    reads = [e for e in b.eqns if e.prim is P.getitem and e.params == idx]
+    # an entry lives two windows (it is recorded again when both forgot it), and only if
+    # the read's parameters kept their id across them: once per window otherwise
+    assert 1 < len(reads) <= len(b.eqns) // 128 + 2
+    assert len({id(e.params) for e in reads}) == 1  # one Params object shared
