@@ -3,10 +3,10 @@ PY ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
-# Extras to install: `make test` needs only "test"; CI adds the optional engines (jax, torch),
-# whose tests skip cleanly when they are absent. The "numba" engine installs fast but is not in
-# CI: the spec list's run through it compiles ~1400 kernels (about 10 minutes with a cold numba
-# cache); `make test EXTRAS=test,numba` runs it.
+# Extras to install: `make test` needs only "test"; CI adds the optional engines (jax, torch,
+# numba), whose tests skip cleanly when they are absent. On numba the suite runs a slice of the
+# spec list (about a minute of numba compiles with a cold cache); VECGRAD_NUMBA_FULL=1 runs all
+# of it (minutes more), e.g. `VECGRAD_NUMBA_FULL=1 make test EXTRAS=test,numba`.
 EXTRAS ?= test
 comma := ,
 

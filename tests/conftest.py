@@ -77,3 +77,14 @@ def autograd_np():
     pytest.importorskip("autograd")
     import autograd.numpy as anp
     return anp
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Tests marked `numba_full` (the numba backend's slow cold compiles beyond its default
+    slice, see tests/test_primitives.py) run only with VECGRAD_NUMBA_FULL=1."""
+    if os.environ.get("VECGRAD_NUMBA_FULL", "") not in ("", "0"):
+        return
+    skip = pytest.mark.skip(reason="numba full set: VECGRAD_NUMBA_FULL=1 runs it")
+    for item in items:
+        if "numba_full" in item.keywords:
+            item.add_marker(skip)
