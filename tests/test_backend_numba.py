@@ -230,3 +230,54 @@ def test_large_products_go_to_blas(spec, shapes):
     if spec != "ji,jk->ik":  # (its gradient has matmuls as laid out)
         assert any(v is np.matmul or getattr(v, "__module__", "").endswith("numba.blas")
                    for v in fns)
+
+
+@pytest.mark.parametrize("spec,shapes", [
+    ("wnk,wrk->rnk", ((64, 16, 16), (64, 4, 16))),   # seeds/000's similarity: batch innermost
+    ("krn,wrk->wkn", ((16, 4, 16), (64, 4, 16))),    # its cotangent: a broadcast operand
+    ("wnk,wrk->rnk", ((40, 9, 13), (40, 3, 13))),    # odd sizes (not a vector width)
+])
+@pytest.mark.parametrize("dt", [np.float64, np.float32])
+def test_unrolled_accumulations_equal_numpy_backend(spec, shapes, dt):
+    # an accumulation along a short output letter is written out for the SLP vectorizer
+    r = np.random.default_rng(4)
+    x, y = (r.standard_normal(s).astype(dt) for s in shapes)
+
+    def loss(x, y):
+        return vnp.sum(vnp.tanh(vnp.einsum(spec, x, y)) ** 2)
+    want = vg.value_and_grad(loss, argnums=(0, 1))(x, y)
+    f = vg.value_and_grad(loss, argnums=(0, 1), backend="numba")
+    got = f(x, y)
+    tol = {"rtol": 1e-10, "atol": 1e-12} if dt is np.float64 else {"rtol": 2e-4, "atol": 1e-5}
+    _same(got, want, **tol)
+    assert "# unrolled" in _fused(f, x, y)
+
+
+def test_innermost_trip_counts():
+    from vecgrad.backends.numba.kernel import _innermost_trips
+    body = ["    for i in range(16):", "        for j in range(64):", "            x = 1",
+            "        for k in range(8):", "            y = 1", "    t = 0",
+            "    for m in range(100):", "        for n in range(4):", "            # unrolled",
+            "            z = 1"]
+    assert _innermost_trips(body) == 64
+    assert _innermost_trips(body[:3] + body[5:]) == 64
+    assert _innermost_trips(body[3:5] + body[6:]) == 8   # (the unrolled loop counts 0)
+    assert _innermost_trips(["    t = 0"]) == 0
+
+
+def test_first_call_compiles_with_slp_and_restores_numba_config():
+    from numba.core import config
+
+    from vecgrad.backends.numba import cache
+    seen = []
+
+    def disp(*args):
+        seen.append((config.SLP_VECTORIZE, config.LOOP_VECTORIZE))
+        return sum(args)
+    before = (config.SLP_VECTORIZE, config.LOOP_VECTORIZE)
+    for short, loopvec in ((True, 0), (False, before[1])):
+        env: dict = {}
+        env["k"] = cache.FirstCall(disp, env, "k", short)
+        assert env["k"](1, 2) == 3
+        assert seen[-1] == (1, loopvec) and env["k"] is disp
+        assert (config.SLP_VECTORIZE, config.LOOP_VECTORIZE) == before

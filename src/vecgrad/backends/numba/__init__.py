@@ -91,7 +91,8 @@ class _Outer:
     def region(self, r: Region, live: set[Var], k: int) -> None:
         ks = KernelSource(r, live, f"{self.name}_k{k}")
         src, args, outs = ks.make()
-        fn = self.bind(cache.kernel(src, ks.name))
+        fn = self.bind(None)
+        self.env[fn] = cache.FirstCall(cache.kernel(src, ks.name), self.env, fn, ks.short)
         self.kernels.append(cache.DECORATOR + src)
         refs = [f"np.{a.aval.dtype.name}({self.ref(a)})" if a.aval.ndim == 0 else self.ref(a)
                 for a in args]

@@ -24,6 +24,12 @@ import numpy as np
 from ...ir import Atom, Const, Eqn, Var
 from .regions import CONTRACTIONS, REDUCTIONS, SLICES, VIEWS, Region, letters
 
+# A contraction accumulating into its output along an output letter of at most UNROLL
+# elements, with at least UNROLL_MACS multiply-adds, has that loop written out (`unrolled`).
+UNROLL = 16
+UNROLL_MACS = 1 << 13
+UNROLLED = "# unrolled"  # (marks the loop body holding one, for _innermost_trips)
+
 
 def _call(fn: str, *args: str) -> str:
     return f"np.{fn}({', '.join(args)})"
@@ -241,8 +247,9 @@ class KernelSource:
         if a.ndim == 0:
             return name
         shape = tuple(a.shape[p] for p in perm) if perm is not None else a.shape
-        make = "np.empty" if fill is None else "np.full"
-        extra = "" if fill is None else f", {fill}"
+        # (np.zeros is a memset; numba's np.full fills element by element: 16K cost 20 us)
+        make = "np.empty" if fill is None else "np.zeros" if fill == "0.0" else "np.full"
+        extra = "" if fill in (None, "0.0") else f", {fill}"
         self.emit(1, f"{name} = {make}({shape}{extra}, np.{a.dtype.name})")
         return name
 
@@ -395,7 +402,14 @@ class KernelSource:
         order = rest_out + summed + ([inner] if inner else [])
         scalar_acc = inner is None or inner not in outl
         var = {c: (self.fresh("i") if size[c] != 1 else "0") for c in order}
-        prod = " * ".join(self.read(a, [var[c] for c in s_], dt) for s_, a in zip(ins, ops))
+        unroll = not scalar_acc and size[inner] <= UNROLL and \
+            math.prod(size.values()) >= UNROLL_MACS  # type: ignore[index]
+        if unroll:  # the inner letter's loop is written out below, not opened
+            order = order[:-1]
+
+        def product() -> str:
+            return " * ".join(self.read(a, [var[c] for c in s_], dt) for s_, a in zip(ins, ops))
+        prod = product()
         oidx = [var[c] for c in outl]
         if scalar_acc:
             self.alloc(e.out)
@@ -413,7 +427,10 @@ class KernelSource:
                 d += 1
         if scalar_acc and len(rest_out) == len(order):
             self.emit(d, f"{acc} = {literal(np.array(0.0), dt)}")
-        self.emit(d, f"{acc} += {prod}")
+        if unroll:
+            self.unrolled(e.out, outl, inner, size[inner], var, product, d)  # type: ignore[arg-type]
+        else:
+            self.emit(d, f"{acc} += {prod}")
         finish = self.finisher(e, outl)
         if scalar_acc:
             d = 1 + sum(size[c] != 1 for c in rest_out)
@@ -423,6 +440,23 @@ class KernelSource:
             idx, d = self.nest(out.shape, 1, list(perm))
             ref = self.store(e.out, idx)
             self.emit(d, f"{ref} = {finish(ref, idx)}")
+
+    def unrolled(self, out: Var, outl: str, inner: str, n: int, var: dict[str, str],
+                 product: Callable[[], str], d: int) -> None:
+        """The accumulation along output letter `inner` written out: every product first,
+        then the n adds into the output. LLVM's SLP vectorizer (cache.py turns it on) makes
+        them vector loads, multiplies and one vector add and store: a loop of n (16, say) is
+        fully unrolled before the loop vectorizer runs, and stores to the output interleaved
+        with the loads of the operands would keep it scalar (numba's arrays may alias)."""
+        self.emit(d, f"{UNROLLED} (SLP-vectorized)")
+        names = []
+        for j in range(n):
+            var[inner] = str(j)
+            names.append(self.fresh("p"))
+            self.emit(d, f"{names[-1]} = {product()}")
+        for j, nm in enumerate(names):
+            var[inner] = str(j)
+            self.emit(d, f"{self.store(out, [var[c] for c in outl])} += {nm}")
 
     def innermost(self, ins: list[str], outl: str, ops: list[Atom], size: dict[str, int]
                   ) -> str | None:
@@ -495,10 +529,34 @@ class KernelSource:
         outs = [e.out for e in self.region.eqns if e.out in self.live_out]
         rets = [self.names[v] if self.kind[v] == "arr" else self.copy_out(v) for v in outs]
         params = ", ".join(f"a{k}" for k in range(len(self.args)))
+        self.short = _innermost_trips(self.lines) <= UNROLL
         body = "\n".join(self.lines)
         src = (f"def {self.name}({params}):\n{body}\n"
                f"    return ({', '.join(rets)}{',' if len(rets) == 1 else ''})\n")
         return src, self.args, outs
+
+
+def _innermost_trips(lines: list[str]) -> int:
+    """The longest trip count of an innermost loop in the kernel body `lines` (0: none; a loop
+    around an unrolled accumulation counts 0: the SLP vectorizer handles it)."""
+    longest = 0
+    open_: list[tuple[int, int]] = []  # (indent, trips) of the loops entered
+    inner = False
+    for ln in lines:
+        ind = len(ln) - len(ln.lstrip())
+        while open_ and ind <= open_[-1][0]:
+            n = open_.pop()[1]
+            if inner:
+                longest = max(longest, n)
+            inner = False
+        if ln.lstrip().startswith("for "):
+            open_.append((ind, int(ln[ln.rindex("range(") + 6:ln.rindex(")")])))
+            inner = True
+        elif ln.lstrip().startswith(UNROLLED) and open_:  # its loop needs no loop vectorizer
+            open_[-1] = (open_[-1][0], 0)
+    if open_ and inner:
+        longest = max(longest, open_[-1][1])
+    return longest
 
 
 def _broadcast_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
