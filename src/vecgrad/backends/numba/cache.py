@@ -46,7 +46,9 @@ class FirstCall:
     of such loops only, the loop vectorizer instead vectorizes an enclosing loop with gathers
     (seeds/000's gradient: 85 us, 41 us without it). Both switches are numba's global
     configuration, read when a compiled module is optimized: they are set only while this
-    thread holds numba's compiler lock, so no other compile sees them.
+    thread holds numba's compiler lock, so no other compile sees them. (A later call with
+    arguments of another layout, a non-contiguous view say, compiles with numba's defaults:
+    slower code, the same values.)
     """
 
     def __init__(self, disp: Callable[..., Any], env: dict[str, Any], name: str, short: bool):

@@ -133,6 +133,7 @@ class KernelSource:
         self.counter = 0
         self.const_names: dict[int, str] = {}
         self.perm: dict[Var, tuple[int, ...]] = {}  # storage order of materialized values
+        self.short = False  # (set by make: every innermost loop at most UNROLL long)
         uses: dict[Var, int] = {}
         for e in region.eqns:
             for a in e.inputs:
