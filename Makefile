@@ -2,13 +2,14 @@
 PY ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 # Extras to install: `make test` needs only "test"; CI adds the optional engines (jax, torch,
 # numba), whose tests skip cleanly when they are absent. On numba the suite runs a slice of the
 # spec list (about a minute of numba compiles with a cold cache); VECGRAD_NUMBA_FULL=1 runs all
 # of it (minutes more), e.g. `VECGRAD_NUMBA_FULL=1 make test EXTRAS=test,numba`.
 EXTRAS ?= test
 comma := ,
+# (after EXTRAS: one stamp per set of extras, so that adding one installs it)
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: test demo bench lint clean
 
