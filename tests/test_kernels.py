@@ -216,3 +216,48 @@ def test_the_model_avoids_the_known_traps():
         # seeds/000's forward contraction: a batched matmul on views, no copy of b
         assert L.choose_einsum("bcd,bid->icb", [(16, 4, 16), (16, 64, 16)], f32) in (
             "mm", "mm_c")
+
+
+# ------------------------------------------- segment sums and scatter-adds (gathers.py)
+
+def _gather_loss(x, idx):
+    return vg.numpy.sum(vg.numpy.sin(x[idx]) * 2.0)  # gradient: a segment sum over idx
+
+
+def _no_timing(*_a, **_k):
+    raise AssertionError("a kernel was timed")
+
+
+def test_segment_sum_plans_are_not_timed_in_deterministic_mode(cache_dir, monkeypatch):
+    from vecgrad.backends.numpy import gathers
+    monkeypatch.setattr(gathers, "timings", _no_timing)
+    rng = np.random.default_rng(0)
+    x, idx = rng.normal(size=(50, 8)), rng.integers(0, 50, size=400)
+    with vg.config(deterministic=True):
+        vg.clear_cache()
+        g = vg.grad(_gather_loss)(x, idx)
+        plan = gathers.scatter_add_plan((gathers.Adv(idx[:30]),), (60,), np.dtype("f8"))
+    ref = np.zeros_like(x)
+    np.add.at(ref, idx, 2 * np.cos(x[idx]))
+    np.testing.assert_allclose(g, ref, rtol=1e-12)
+    assert {h[3] for h in kernels.history if h[0] in ("segment_sum", "scatter_add")} == {
+        "reference model"}
+    base = np.zeros(60)
+    ref = np.zeros(60)
+    np.add.at(ref, idx[:30], 1.0)
+    np.testing.assert_allclose(plan(base, np.ones(30)), ref)
+
+
+def test_segment_sum_plans_are_measured_once_then_read_from_the_cache(cache_dir, monkeypatch):
+    from vecgrad.backends.numpy import gathers
+    ids = np.random.default_rng(1).integers(0, 30, size=500)
+    gathers._choose_segment(ids, 30, (500, 4), 0, np.dtype("f8"))
+    assert kernels.history[-1][:1] == ("segment_sum",) and kernels.history[-1][3] == "measured"
+    kernels.forget()  # a fresh process: the choice is read back, nothing is timed
+    monkeypatch.setattr(gathers, "timings", _no_timing)
+    run = gathers._choose_segment(ids, 30, (500, 4), 0, np.dtype("f8"))
+    assert kernels.history[-1][3] == "stored"
+    v = np.random.default_rng(2).normal(size=(500, 4))
+    ref = np.zeros((30, 4))
+    np.add.at(ref, ids, v)
+    np.testing.assert_allclose(run(v), ref, rtol=1e-12)

@@ -12,7 +12,9 @@ candidates and how to estimate and measure them; `choose` picks one:
 2. Otherwise a choice measured before on this machine is taken from the on-disk cache. A
    choice is keyed by (kernel family, shapes, strides, dtypes, parameters).
 3. Otherwise, with `vg.config(autotune=True)`, the candidates are timed now and the fastest is
-   stored in the cache for every later process.
+   stored in the cache for every later process. Families whose costs depend on more than a
+   model can see (the segment sums and scatter-adds of `backends/numpy/gathers.py`, whose
+   speed depends on how the positions repeat) are always measured here, once per machine.
 4. Otherwise the cost model decides, with this machine's constants (`Machine`, measured once
    per machine in about 0.1 s and stored next to the cache).
 
@@ -81,11 +83,13 @@ def deterministic() -> bool:
 
 
 def choose(family: str, key: tuple, estimate: Callable[[Machine], dict[str, float]],
-           measure: Callable[[], dict[str, float]] | None = None) -> str:
+           measure: Callable[[], dict[str, float]] | None = None, tune: bool = False) -> str:
     """The name of the candidate to run, for an operation of `family` identified by `key`
     (shapes, strides, dtypes and parameters: whatever its candidates' speed depends on).
     `estimate(machine)` gives each candidate's modelled seconds, `measure()` its measured
-    seconds (only called when autotuning). Ties go to the first candidate listed."""
+    seconds (only called when autotuning, or when `tune`: a family whose model is too rough
+    to trust, measured once per machine and key, then read from the cache). Ties go to the
+    first candidate listed."""
     if deterministic():
         return _decided(family, key, _fastest(estimate(REFERENCE)), "reference model")
     k = _key(family, key)
@@ -93,7 +97,7 @@ def choose(family: str, key: tuple, estimate: Callable[[Machine], dict[str, floa
     hit = store.get(k)
     if hit is not None:
         return _decided(family, key, hit, "stored")
-    if settings.autotune and measure is not None:
+    if (settings.autotune or tune) and measure is not None:
         name = _fastest(measure())
         store.put(k, name)
         return _decided(family, key, name, "measured")

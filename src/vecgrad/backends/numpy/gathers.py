@@ -1,18 +1,22 @@
 """NumPy kernels of the gathers and scatter-adds: a segment sum or a scatter-add through
-integer arrays runs as whichever plan measures fastest for its positions and shapes (chosen
-once, when compiling); `strided` is a view; `strided_add` adds into a dead buffer in place."""
+integer arrays runs as whichever plan `kernels.choose` picks for its positions and shapes, once,
+when compiling: measured on this machine the first time and read from the choice cache after,
+or by a rough cost model in deterministic mode (no timing: the same code in every process);
+`strided` is a view; `strided_add` adds into a dead buffer in place."""
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable
 
 import numpy as np
 
+from ... import kernels
 from ...ir import Aval
 from ...primitives import gathers as G
 from ...primitives.structural import Adv, Sl, to_key
 from .lowering import VIEW, Lowering
-from .timing import fastest, time_call
+from .timing import timings
 
 
 def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
@@ -66,10 +70,49 @@ def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
     return cands
 
 
+def _pick(family: str, cands: list[Callable], key: tuple, xs: Callable[[], list[np.ndarray]],
+          model: Callable[[kernels.Machine], dict[str, float]]) -> Callable:
+    """The candidate `kernels.choose` picks (by name): measured the first time on this
+    machine (these plans' costs depend on the positions more than a model can say), the
+    model's choice in deterministic mode."""
+    if len(cands) == 1:
+        return cands[0]
+    by = {c.__name__: c for c in cands}
+    name = kernels.choose(family, key, lambda m: {n: model(m)[n] for n in by},
+                          lambda: dict(zip(by, timings(cands, xs()))), tune=True)
+    return by[name]
+
+
+def _digest(a: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(a).tobytes(), digest_size=12).hexdigest()
+
+
+def _segment_model(E: int, R: int, num: int, itemsize: int) -> Callable:
+    """Rough seconds of each segment-sum plan: passes over the E*R values and the num*R
+    result, a sort's gather, bincount's int64 positions, the one-hot product's multiply-adds."""
+    n, out = E * R, num * R
+
+    def model(m: kernels.Machine) -> dict[str, float]:
+        gemm = m.gemm64 if itemsize == 8 else m.gemm32
+        return {"scatter": 2 * m.call + m.copy * 2 * (n + out) * itemsize,
+                "reduceat": 4 * m.call + m.copy * (3 * n + out) * itemsize + m.loop * n,
+                "bincount": 3 * m.call + 4 * m.loop * n + m.copy * (16 * n + 8 * out),
+                "product": 2 * m.call + gemm * num * n + m.copy * num * E * itemsize}
+    return model
+
+
+def _choose_segment(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
+                    dtype: np.dtype) -> Callable:
+    cands = _segment_plans(ids, num, shape, axis, dtype)
+    E = len(ids)
+    R = int(np.prod(shape, dtype=np.int64)) // max(E, 1)
+    return _pick("segment_sum", cands, (shape, axis, num, dtype.str, _digest(ids)),
+                 lambda: [np.ones(shape, dtype)], _segment_model(E, R, num, dtype.itemsize))
+
+
 def _segment_sum(avals: list[Aval], ids: Adv, axis: int, num: int) -> Callable:
     v = avals[0]
-    cands = _segment_plans(ids.arr, num, v.shape, axis, v.dtype)
-    return cands[0] if len(cands) == 1 else fastest(cands, [v.shape], [v.dtype])
+    return _choose_segment(ids.arr, num, v.shape, axis, v.dtype)
 
 
 # ------------------------------------------------------- scatter-add through integer arrays
@@ -108,10 +151,13 @@ def scatter_add_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype) -> Cal
     rows = _row_plan(idx, shape, dtype, flat)
     if rows is not None:
         cands.append(rows)
-    if len(cands) == 1:
-        return by_element
-    return min(cands, key=lambda c: time_call(c, [np.zeros(shape, dtype),
-                                                   np.ones(flat.shape, dtype)]))
+    n, b = flat.size, dtype.itemsize
+
+    def model(m: kernels.Machine) -> dict[str, float]:  # (rows: a segment sum and one add)
+        return {"by_element": 3 * m.call + 4 * m.loop * n + m.copy * (16 + 2 * b) * n,
+                "rows": 4 * m.call + m.loop * n + m.copy * 4 * b * n}
+    return _pick("scatter_add", cands, (shape, dtype.str, _digest(flat)),
+                 lambda: [np.zeros(shape, dtype), np.ones(flat.shape, dtype)], model)
 
 
 def _row_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype, flat: np.ndarray
@@ -124,8 +170,7 @@ def _row_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype, flat: np.ndar
         return None
     ids = idx[0].arr
     uniq, inv = np.unique(ids, return_inverse=True)
-    seg = _segment_plans(inv.reshape(-1), len(uniq), (len(ids),) + shape[1:], 0, dtype)
-    run = seg[0] if len(seg) == 1 else fastest(seg, [(len(ids),) + shape[1:]], [dtype])
+    run = _choose_segment(inv.reshape(-1), len(uniq), (len(ids),) + shape[1:], 0, dtype)
 
     def rows(base: np.ndarray, v: np.ndarray) -> np.ndarray:
         base[uniq] += run(np.broadcast_to(v, flat.shape))
