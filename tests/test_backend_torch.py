@@ -163,6 +163,42 @@ def test_torch_function_under_torch_compile_fullgraph(compile_backend):
     np.testing.assert_allclose(got, want, rtol=1e-5)
 
 
+def _rnn(W, U, xs):
+    h = vnp.zeros(W.shape[0])
+    for t in range(xs.shape[0]):  # a recurrence: rolled into a loop
+        h = vnp.tanh(W @ h + U @ xs[t])
+    return vnp.sum(h ** 2)
+
+
+def test_torch_compile_setting_compiles_the_program():
+    """vg.config(torch_compile=True): the programs compiled meanwhile run through
+    torch.compile (their rolled loops eagerly), with the values and gradients of the NumPy
+    backend; a program compiled without it runs op by op."""
+    from torch._dynamo.utils import counters
+    rng = np.random.default_rng(0)
+    args = (0.5 * rng.standard_normal((3, 3)), rng.standard_normal((3, 2)),
+            rng.standard_normal((6, 2)))
+    want = vg.value_and_grad(_rnn, argnums=(0, 1, 2))(*args)
+    f = vg.value_and_grad(_rnn, argnums=(0, 1, 2), backend="torch")
+    targs = [torch.from_numpy(a) for a in args]
+    torch._dynamo.reset()
+    frames = counters["frames"]["ok"]
+    try:
+        with vg.config(torch_compile=True):
+            got = f(*targs)
+    except Exception as e:
+        if "BackendCompilerFailed" in type(e).__name__:
+            pytest.skip(f"torch.compile's inductor does not work on this machine: {e}")
+        raise
+    assert counters["frames"]["ok"] > frames
+    _close(got, want, rtol=1e-10, atol=1e-12)
+    _close(f(*targs), want, rtol=1e-10, atol=1e-12)  # (compiled: the setting is off now)
+    frames = counters["frames"]["ok"]
+    eager = vg.value_and_grad(lambda *a: _rnn(*a), argnums=(0, 1, 2), backend="torch")
+    _close(eager(*targs), want, rtol=1e-10, atol=1e-12)
+    assert counters["frames"]["ok"] == frames
+
+
 def test_torch_function_pytrees_unused_outputs_and_integer_inputs():
     def f(params, x, k):
         y = params["w"] * x + params["c"]

@@ -43,6 +43,12 @@ class Config:
     # NumPy source), "jax" (lowered to jax.numpy/lax, compiled by jax.jit) or "torch" (torch
     # operations). See vecgrad.backends.
     backend: str = "numpy"
+    # The torch backend runs the programs it compiles from now on through `torch.compile`
+    # (TorchInductor: fused C++ kernels on CPU, Triton on GPU) instead of op by op: the first
+    # call per device then compiles for seconds, later calls cost less. Rolled loops stay
+    # eager (torch.compile would unroll them). Signatures compiled before keep running as
+    # they were (vg.clear_cache() compiles them again). Off: eager torch operations.
+    torch_compile: bool = False
     # Kernel choices (a contraction as a BLAS matmul or as NumPy's einsum loop, ...) are made
     # by a cost model with fixed constants, never by timing or by the on-disk cache of earlier
     # choices: every process on every machine generates the same code, so results are

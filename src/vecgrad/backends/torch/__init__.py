@@ -1,5 +1,6 @@
 """The torch backend: the final graph lowered to torch operations (lowering.LOWERINGS) by the
-shared code generator, run eagerly on the device of its inputs (CUDA tensors stay on the GPU).
+shared code generator, run eagerly on the device of its inputs (CUDA tensors stay on the GPU),
+or through `torch.compile` with `vg.config(torch_compile=True)`.
 
 Inputs may be torch tensors or NumPy arrays (NumPy arrays become CPU tensors, sharing memory);
 results are torch tensors. The generated function is linked once per device: its constants and
@@ -13,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ...config import settings
 from ...ir import Graph
 from ...pytree import register_leaf
 from .. import Backend, Compiled
@@ -48,28 +50,34 @@ def to_numpy(x: Any) -> np.ndarray:
     return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
 
 
-def linker(prog: Program) -> Callable[[torch.device], Callable[..., tuple]]:
-    """The program linked for a device (cached per device)."""
-    cache: dict[torch.device, Callable] = {}
+def linker(prog: Program) -> Callable[[torch.device, bool], Callable[..., tuple]]:
+    """The program linked for a device, run op by op or through `torch.compile` (cached per
+    device and choice)."""
+    cache: dict[tuple[torch.device, bool], Callable] = {}
 
-    def get(dev: torch.device) -> Callable[..., tuple]:
-        fn = cache.get(dev)
+    def get(dev: torch.device, compiled: bool = False) -> Callable[..., tuple]:
+        fn = cache.get((dev, compiled))
         if fn is None:
-            fn = cache[dev] = link_for(prog, dev)
+            fn = link_for(prog, dev)
+            if compiled:  # (one program per signature: its shapes are static)
+                fn = torch.compile(fn, dynamic=False)
+            cache[dev, compiled] = fn
         return fn
     return get
 
 
 def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
-    """The lowered graph as a Python function of tensors, run on its inputs' device."""
+    """The lowered graph as a Python function of tensors, run on its inputs' device (through
+    `torch.compile` if `vg.config().torch_compile` is on now, when vecgrad compiles it)."""
     prog = generate(g, name, views=VIEWS)
     for_device = linker(prog)
     dtypes = [v.aval.dtype for v in g.inputs]
     cpu = torch.device("cpu")
+    compiled = settings.torch_compile
 
     def call(*xs: Any) -> tuple:
         ts = [to_tensor(x, dt) for x, dt in zip(xs, dtypes)]
-        return for_device(ts[0].device if ts else cpu)(*ts)
+        return for_device(ts[0].device if ts else cpu, compiled)(*ts)
     return Compiled(call, prog.source, g)
 
 

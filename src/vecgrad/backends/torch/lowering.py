@@ -236,7 +236,9 @@ def _loop(site: Site, body: Graph, length: int, n_carry: int, n_xs: int,
         stacked = [torch.stack(y) if y else torch.empty((0,) + s, device=site.device)
                    for y, s in zip(ys, y_shapes)]
         return torch.cat([v.reshape(-1).to(dt) for v in carry + stacked])
-    return run
+    # under torch.compile (vg.config(torch_compile=True)) the loop runs eagerly between
+    # compiled graphs: tracing it would unroll it, compiling `length` copies of the step
+    return torch.compiler.disable(run)
 
 
 def _affine_scan(site: Site) -> Any:
