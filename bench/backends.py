@@ -6,7 +6,8 @@ seeds (issue 12 §1-2), in one process.
 
 Engines per seed: `vg.grad(loop-style seed, backend="jax")` against `jax.jit(jax.grad)` of the
 hand-vectorized JAX port, and `backend="torch"` against torch eager of the hand-vectorized torch
-port (and, with --compile, `torch.compile` of it); see bench/baselines.py. One library at a
+port (and, with --compile, `torch.compile` of it, and the torch backend with
+`vg.config(torch_compile=True)`); see bench/baselines.py. One library at a
 time, each round calls its engines once, in turn (reversed every other round), so that the
 machine's load falls on all of them alike; the table gives the wall-clock min and median and
 the median CPU time of the process (all threads: the work done, which a loaded machine
@@ -32,19 +33,29 @@ from vecgrad.pytree import flatten
 # (vecgrad's backend, the library's reference) pairs, by engine label
 PAIRS = [("vecgrad jax backend, loop", "jax jit(grad), vectorized"),
          ("vecgrad torch backend, loop", "torch eager, vectorized"),
-         ("vecgrad torch backend, loop", "torch.compile, vectorized")]
+         ("vecgrad torch backend, loop", "torch.compile, vectorized"),
+         ("vecgrad torch backend + torch.compile, loop", "torch eager, vectorized"),
+         ("vecgrad torch backend + torch.compile, loop", "torch.compile, vectorized")]
 
 
 def engines(compile_torch: bool) -> list[BL.Engine]:
-    """The engines to time: the two backends and their references (installed ones only)."""
+    """The engines to time: the two backends and their references (installed ones only);
+    with `compile_torch`, also torch.compile of the vectorized port and the torch backend
+    with vg.config(torch_compile=True)."""
     by = {e.label: e for e in BL.ENGINES}
     out = [by[label] for pair in PAIRS[:2] for label in pair if BL.available(by[label])]
     if compile_torch and BL.available(by["torch eager, vectorized"]):
-        ref = by["torch eager, vectorized"]
+        ref, ours = by["torch eager, vectorized"], by["vecgrad torch backend, loop"]
 
         def prep(loss: Callable, *a: Any) -> BL.Prepared:
             return BL._torch_prepare(BL.torch.compile(loss), *a)
+
+        def prep_ours(loss: Callable, *a: Any) -> BL.Prepared:
+            with vg.config(torch_compile=True):  # (compiled at the first call, made here)
+                return ours.prepare(lambda *xs: loss(*xs), *a)  # (not the eager entry)
         out.append(BL.Engine("torch.compile", "vectorized", "torch", ref.programs, prep))
+        out.append(BL.Engine("vecgrad torch backend + torch.compile", "loop", "torch",
+                             ours.programs, prep_ours))
     return out
 
 
