@@ -6,6 +6,7 @@ NumPy by the spec list: tests/test_primitives.py.)"""
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 import pytest
@@ -170,7 +171,15 @@ def _rnn(W, U, xs):
     return vnp.sum(h ** 2)
 
 
-def test_torch_compile_setting_compiles_the_program():
+# Inductor compiles for a minute or more on the 2-core CI machine: the suite checks the
+# program through torch.compile with the "aot_eager" backend (the same Dynamo capture and AOT
+# graphs, no kernel generation); VECGRAD_TORCH_INDUCTOR=1 also runs it with inductor.
+_COMPILE_BACKENDS = ["aot_eager"] + (["inductor"] if os.environ.get("VECGRAD_TORCH_INDUCTOR")
+                                     else [])
+
+
+@pytest.mark.parametrize("backend", _COMPILE_BACKENDS)
+def test_torch_compile_setting_compiles_the_program(backend):
     """vg.config(torch_compile=True): the programs compiled meanwhile run through
     torch.compile (their rolled loops eagerly), with the values and gradients of the NumPy
     backend; a program compiled without it runs op by op."""
@@ -184,7 +193,7 @@ def test_torch_compile_setting_compiles_the_program():
     torch._dynamo.reset()
     frames = counters["frames"]["ok"]
     try:
-        with vg.config(torch_compile=True):
+        with vg.config(torch_compile=True, torch_compile_backend=backend):
             got = f(*targs)
     except Exception as e:
         if "BackendCompilerFailed" in type(e).__name__:

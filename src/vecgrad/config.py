@@ -49,6 +49,10 @@ class Config:
     # eager (torch.compile would unroll them). Signatures compiled before keep running as
     # they were (vg.clear_cache() compiles them again). Off: eager torch operations.
     torch_compile: bool = False
+    # The `torch.compile` backend that `torch_compile` uses: "inductor" (fused kernels), or
+    # any other name torch.compile takes ("aot_eager" traces and runs the same graph without
+    # generating kernels: seconds faster to compile, for checking a program).
+    torch_compile_backend: str = "inductor"
     # Kernel choices (a contraction as a BLAS matmul or as NumPy's einsum loop, ...) are made
     # by a cost model with fixed constants, never by timing or by the on-disk cache of earlier
     # choices: every process on every machine generates the same code, so results are

@@ -60,7 +60,7 @@ def linker(prog: Program) -> Callable[[torch.device, bool], Callable[..., tuple]
         if fn is None:
             fn = link_for(prog, dev)
             if compiled:  # (one program per signature: its shapes are static)
-                fn = torch.compile(fn, dynamic=False)
+                fn = torch.compile(fn, dynamic=False, backend=compiled)
             cache[dev, compiled] = fn
         return fn
     return get
@@ -73,7 +73,7 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     for_device = linker(prog)
     dtypes = [v.aval.dtype for v in g.inputs]
     cpu = torch.device("cpu")
-    compiled = settings.torch_compile
+    compiled = settings.torch_compile and settings.torch_compile_backend  # (or False)
 
     def call(*xs: Any) -> tuple:
         ts = [to_tensor(x, dt) for x, dt in zip(xs, dtypes)]
