@@ -54,6 +54,9 @@ class _Emitter:
         # their operands straight from the array, in their own member order
         self.reads: dict[Var, tuple[Tracer, tuple, tuple, tuple]] = {}
         self.cur: dict[int, Tracer] = {}  # buffer -> its version at this point
+        # a value that is rows q of a group (a per-iteration buffer filled from one group's
+        # rows): members' operands that are such slabs of one group are read from the group
+        self.slabs: dict[Atom, tuple[Tracer, np.ndarray]] = {}
         self.notes = Notes(p)
 
     # -- operands -------------------------------------------------------------------------
@@ -90,7 +93,7 @@ class _Emitter:
         if self._one_source(atoms):  # (not one atom: rows of one group, or reads alike)
             return self._part(atoms), True
         srcs = [self._source(a) for a in atoms]
-        if srcs[0][0] in "gr" and all(s == srcs[0] for s in srcs):
+        if srcs[0][0] in "grs" and all(s == srcs[0] for s in srcs):
             return self._part(atoms), True
         return self._mixed(atoms, srcs), True
 
@@ -124,8 +127,9 @@ class _Emitter:
 
     def _source(self, a: Atom) -> tuple:
         """Where a member operand comes from: a group's rows ("g"), reads of one array with one
-        pattern ("r": gathered together as one view), or one value ("a": a loop invariant
-        when several members use it)."""
+        pattern ("r": gathered together as one view), equal-sized runs of a group's rows
+        ("s", a slab each), or one value ("a": a loop invariant when several members use
+        it)."""
         if a.__class__ is Var:
             h = self.rows.get(a)
             if h is not None:
@@ -133,6 +137,9 @@ class _Emitter:
             rd = self.reads.get(a)
             if rd is not None:
                 return ("r", rd[0].atom, rd[1], rd[2])
+            sl = self.slabs.get(self.env.get(a))
+            if sl is not None:
+                return ("s", id(sl[0]), len(sl[1]))
         return ("a", a)
 
     def _group_rows(self, atoms: list[Atom]) -> tuple[Tracer, np.ndarray]:
@@ -148,7 +155,16 @@ class _Emitter:
         """Stack operands that all come from one source (see `_source`)."""
         h0 = self.rows.get(atoms[0])
         if h0 is not None:
-            return gather.rows(h0[0], self._rows_of(atoms))
+            q = self._rows_of(atoms)
+            x = gather.rows(h0[0], q)
+            if x.atom.__class__ is Var and x.atom not in self.slabs:
+                self.slabs[x.atom] = (h0[0], q)
+            return x
+        if atoms[0] not in self.reads:  # slabs of one group: its rows, one slab per member
+            slabs = [self.slabs[self.env[a]] for a in atoms]
+            g, k = slabs[0][0], len(slabs[0][1])
+            x = gather.rows(g, np.concatenate([q for _, q in slabs]))
+            return P.reshape(x, shape=(len(atoms), k) + g.shape[1:])
         src, pat, axes, _ = self.reads[atoms[0]]
         pos = np.array(list(map(_POS, map(self.reads.__getitem__, atoms))),
                        np.int64).reshape(len(atoms), -1)
@@ -156,25 +172,30 @@ class _Emitter:
 
     def _mixed(self, atoms: list[Atom], srcs: list) -> Tracer:
         """Operands from several sources: one gather per source, one concatenation, and one
-        permutation back to member order (never one stack per run)."""
-        pieces, order = [], []
-        for s, ms in partition(srcs).items():
-            sub = [atoms[m] for m in ms]
-            if s[0] in "gr":
-                pieces.append(self._part(sub))
-            elif s[0] == "a":  # one value for several members: a broadcast view
-                x = self.ref(sub[0])
-                pieces.append(P.broadcast_to(P.reshape(x, shape=(1,) + x.shape),
-                                             shape=(len(sub),) + x.shape))
-            else:
-                pieces.append(P.stack(*[self.ref(a) for a in sub], axis=0))
-            order += ms
-        if len(pieces) == 1:
-            return pieces[0]
-        x = P.concatenate(*pieces, axis=0)
-        inv = np.empty(len(order), np.int64)
-        inv[np.array(order)] = np.arange(len(order))
-        return gather.rows(x, inv)
+        read of its rows in member order (never one stack per run). The distinct single
+        values are stacked once, so a value several members use (a loop invariant of an inner
+        loop, `Qs[k]` for every point i) is one row, read as a broadcast view where the
+        members' rows are affine."""
+        pieces, row = [], np.empty(len(atoms), np.int64)
+        start = 0
+        values: dict[Atom, int] = {}
+        for m, s in enumerate(srcs):
+            if s[0] == "a":
+                row[m] = values.setdefault(atoms[m], len(values))
+        for s, ms in partition([s if s[0] != "a" else ("a",) for s in srcs]).items():
+            if s[0] == "a":
+                xs = [self.ref(a) for a in values]
+                pieces.append(P.stack(*xs, axis=0) if len(xs) > 1 else
+                              P.reshape(xs[0], shape=(1,) + xs[0].shape))
+                row[ms] += start
+                start += len(values)
+                continue
+            part = self._part([atoms[m] for m in ms])
+            pieces.append(part)
+            row[ms] = start + np.arange(len(ms))
+            start += part.shape[0]
+        x = pieces[0] if len(pieces) == 1 else P.concatenate(*pieces, axis=0)
+        return gather.rows(x, row)
 
     def buffer(self, bid: int) -> Tracer:
         t = self.cur.get(bid)
@@ -320,6 +341,12 @@ class _Emitter:
             self.cur[bid] = base
             self.notes.batched(members, base, None)
             return
+        filled = self._filled(members, base, p.eqn[i0].params["idx"]) \
+            if prim is P.setitem else None
+        if filled is not None:
+            self.cur[bid] = filled
+            self.notes.batched(members, filled, None)
+            return
         parts = partition([self._source(p.ops[m][0]) for m in members])
         for ks in parts.values():  # one write per source of the values
             ms = [members[k] for k in ks]
@@ -331,6 +358,33 @@ class _Emitter:
             base = gather.write(prim, base, vals, pat, axes, pos)
         self.cur[bid] = base
         self.notes.batched(members, base, None)
+
+    def _filled(self, members: list[int], base: Tracer, idx0: Any) -> Tracer | None:
+        """A buffer whose rows the members write, each once, from rows of one group (a
+        per-iteration buffer filled by index, `beta[k] = ...` in a loop over k): its value is
+        those rows in position order, read from the group, and remembered as a slab of it
+        so that the iterations' buffers are read from the group together."""
+        p = self.p
+        n = base.shape[0] if base.ndim else 0
+        h0 = self.rows.get(p.ops[members[0]][0])
+        if len(members) != n or h0 is None or h0[0].shape[1:] != base.shape[1:] \
+                or h0[0].dtype != base.dtype or len(idx0) != base.ndim:
+            return None
+        rest = tuple(P.Sl(0, d, 1) for d in base.shape[1:])
+        at = np.empty(n, np.int64)
+        seen = np.zeros(n, bool)
+        for m in members:
+            h = self.rows.get(p.ops[m][0])
+            idx = join(*p.info[m][1:])
+            if h is None or h[0] is not h0[0] or not isinstance(idx[0], int) \
+                    or tuple(idx[1:]) != rest or not 0 <= idx[0] < n or seen[idx[0]]:
+                return None
+            seen[idx[0]] = True
+            at[idx[0]] = h[1]
+        x = gather.rows(h0[0], at)
+        if x.atom.__class__ is Var:
+            self.slabs.setdefault(x.atom, (h0[0], at))
+        return x
 
     def _collect(self, members: list[int], finish: Any) -> Tracer:
         """Stack the n x k operands of n collective nodes as (n, k, ...) and finish them."""
