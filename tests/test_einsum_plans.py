@@ -44,3 +44,11 @@ def test_a_summed_leading_axis_alone_is_one_matmul_not_a_batch_of_outer_products
     shapes = [(1000, 64), (1000, 32)]
     assert L._plan_lead_batch("ab", "ac", "bc", shapes) is None
     assert L._plan_lead_batch("abd", "acd", "bc", [(10, 4, 3), (10, 5, 3)]) is not None
+
+
+def test_an_axis_summed_in_the_big_operand_alone_is_summed_before_the_matmul():
+    # sum_b g[b,c,i] Q[c,i,j] (a gradient through a broadcast): the big operand is reduced
+    # over b first, in place, not run through NumPy's einsum loop over all of (b, c, i, j)
+    shapes = [(1000, 25, 10), (25, 10, 10)]
+    assert not L._matvec_needing_copy("bci", "cij", "cj", shapes)
+    assert L._matvec_needing_copy("bci", "ci", "cb", [(1000, 25, 10), (25, 10)])  # unchanged

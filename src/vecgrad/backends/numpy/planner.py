@@ -112,7 +112,9 @@ def _matvec_needing_copy(a: str, b: str, out: str, shapes: list) -> bool:
     batch = [c for c in out if c in a and c in b]
     fa = [c for c in a if c in out and c not in b]
     fb = [c for c in b if c in out and c not in a]
-    big = a if np.prod(shapes[0]) >= np.prod(shapes[1]) else b
+    big, small = (a, b) if np.prod(shapes[0]) >= np.prod(shapes[1]) else (b, a)
+    if any(c not in out and c not in small for c in big):
+        return False  # the matmul plan first sums the big operand's own axes, in place
     return bool(batch) and not (fa and fb) and big[:len(batch)] != "".join(batch)
 
 
