@@ -167,6 +167,7 @@ def generate(g: Graph, name: str, views: Iterable[Primitive] = ()) -> Program:
         return names[a]
 
     last = _last_uses(g)  # (outputs: past the last equation, so never deleted)
+    ins = set(g.inputs)  # (a tuple scan per freed value was quadratic in the inputs)
     body, steps = [], []
     for i, e in enumerate(g.eqns):
         names[e.out] = f"v{i}"
@@ -177,11 +178,10 @@ def generate(g: Graph, name: str, views: Iterable[Primitive] = ()) -> Program:
             src = e.inputs[0]
             root[e.out] = id(src.value) if isinstance(src, Const) else root.get(src, src)
         dead = [names[a] for a in dict.fromkeys(e.inputs) if isinstance(a, Var)
-                and last.get(a) == i and a not in g.inputs]
+                and last.get(a) == i and a not in ins]
         if dead:
             body.append(f"del {', '.join(dead)}")
     owned: set[Any] = set()  # memory already returned
-    ins = set(g.inputs)
     ret = []
     for a in g.outputs:
         r = id(a.value) if isinstance(a, Const) else root.get(a, a)
