@@ -496,3 +496,18 @@ def test_jit_static_argument_errors(make, call, msg):
     with pytest.raises(vg.ArgumentError, match=msg):
         g = make(f)
         call(g)
+
+
+def test_public_namespaces_hold_only_the_api():
+    """`from __future__ import annotations` must not leak an `annotations` name, and every
+    non-module public name of `vecgrad` is listed in `__all__`."""
+    import types
+
+    import vecgrad.nn
+    import vecgrad.scipy
+
+    for mod in (vg, vnp, vecgrad.nn, vecgrad.scipy):
+        assert "annotations" not in dir(mod), mod.__name__
+    loose = [n for n in dir(vg) if not n.startswith("_")
+             and not isinstance(getattr(vg, n), types.ModuleType) and n not in vg.__all__]
+    assert loose == []

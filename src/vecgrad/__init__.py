@@ -5,8 +5,6 @@ samples, plain NumPy), get gradients at the cost of hand-vectorized code.
     import vecgrad.numpy as vnp
     grads = vg.grad(loss, argnums=(0, 1))(a, b)
 """
-from __future__ import annotations
-
 from . import nn, numpy
 from .api import (
     Transformed,

@@ -65,3 +65,6 @@ def softplus(x: Any) -> Any:
 
 
 __all__ = ["log_softmax", "logsumexp", "relu", "sigmoid", "softmax", "softplus"]
+
+# `from __future__ import annotations` binds this name; it is not part of the API.
+del annotations

@@ -143,3 +143,6 @@ _ndarray.install(_sys.modules[__name__])
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (
     "builtins", "annotations", "Any", "P", "Tracer", "const_tracer", "ArrayLike")]
+
+# `from __future__ import annotations` binds this name; it is not part of the API.
+del annotations
