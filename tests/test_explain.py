@@ -155,3 +155,22 @@ def test_shape_claims_name_loops_not_two_expressions_on_a_line():
     assert not vg.explain(_two_negs_on_a_line, X, budget=BUDGET).unbatched
     r = vg.explain(_shrinking, X, budget=BUDGET)
     assert any("differ in operand shapes" in f.reason and f.count == 4 for f in r.unbatched)
+
+
+def test_explain_accepts_the_transformed_loss_as_jax_users_write_it():
+    """`vg.explain(vg.grad(loss, argnums=1), ...)` explains loss's gradient in argument 1, as
+    `vg.explain(loss, ..., argnums=1)` does; a non-loss transform gets a typed error naming
+    the caller's line."""
+    x, y = np.arange(3.0), np.arange(1.0, 4.0)
+
+    def loss(a, b):
+        return vnp.sum(a * b ** 2)
+
+    direct = vg.explain(loss, x, y, argnums=1, budget=0.01)
+    assert direct.eqns != vg.explain(loss, x, y, budget=0.01).eqns  # the argnums show
+    for f, kw in ((vg.grad(loss, argnums=1), {}), (vg.value_and_grad(loss, argnums=1), {}),
+                  (vg.jit(loss), {"argnums": 1})):
+        r = vg.explain(f, x, y, budget=0.01, **kw)
+        assert (r.name, r.eqns) == ("loss", direct.eqns)
+    with pytest.raises(vg.ArgumentError, match=r"pass the loss function itself \(at .*test_explain"):
+        vg.explain(vg.jacobian(loss), x, y, budget=0.01)

@@ -14,9 +14,11 @@ from typing import Any
 import numpy as np
 
 from . import primitives as P
-from .api import grad, jit, trace_graph
+from .api import Transformed, grad, jit, trace_graph
 from .autodiff import vjp_graph
 from .backends.numpy import is_view, profile_graph
+from .errors import ArgumentError, user_src
+from .errors import _where as _at
 from .explain_text import Found, Hot, Report, _where
 from .ir import Eqn, Graph, Var
 from .notes import Note
@@ -144,9 +146,13 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
             top: int = 8) -> Report:
     """Compile `grad(fun, argnums)` for `args`, measure it, and explain its cost.
 
+    `fun` is the scalar loss; `vg.grad(loss, argnums=k)`, `vg.value_and_grad(...)` and
+    `vg.jit(loss)` are accepted for it and stand for `loss` (with their argnums).
+
     `budget` is the time in seconds spent timing each of the forward and the gradient. Returns
     a `Report` (print it for the text form); its fields are documented on the class.
     """
+    fun, argnums = _loss_of(fun, argnums)
     g_fn, j_fn = grad(fun, argnums=argnums), jit(fun)
     t0 = time.perf_counter()
     entry, leaves = g_fn.entry(*args)
@@ -169,6 +175,22 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
                 "forward_arrays": _fresh(jentry.stages.get("final")),
                 "gradient_arrays": _fresh(entry.stages.get("final"))},
         recurrences=_found(notes, "recurrence"))
+
+
+def _loss_of(fun: Callable, argnums: Any) -> tuple[Callable, Any]:
+    """explain differentiates the loss itself. `vg.grad(loss, argnums=k)` (or `vg.jit(loss)`)
+    stands for `loss`, as users who follow JAX write it; any other transformed function is not a
+    scalar loss, so it gets a typed error rather than the confusing one of grad(grad(loss))."""
+    if not isinstance(fun, Transformed):
+        return fun, argnums
+    plain = not fun.has_aux and not fun._static and not isinstance(fun.fun, Transformed)
+    if plain and fun.kind in ("grad", "value_and_grad"):
+        return fun.fun, fun.argnums
+    if plain and fun.kind == "jit":
+        return fun.fun, argnums
+    raise ArgumentError(
+        f"vg.explain(f, *args) explains the gradient of a scalar loss f, but got {fun!r}: pass "
+        f"the loss function itself{_at(user_src())}")
 
 
 def _fresh(g: Graph | None) -> int:
