@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import inspect
+import io
 import math
 import os
 
@@ -174,3 +175,5 @@ def test_explain_accepts_the_transformed_loss_as_jax_users_write_it():
         assert (r.name, r.eqns) == ("loss", direct.eqns)
     with pytest.raises(vg.ArgumentError, match=r"pass the loss function itself \(at .*test_explain"):
         vg.explain(vg.jacobian(loss), x, y, budget=0.01)
+    assert vg.show(vg.grad(loss, argnums=1), x, y, file=io.StringIO()) == vg.show(
+        loss, x, y, argnums=1, file=io.StringIO())

@@ -14,11 +14,9 @@ from typing import Any
 import numpy as np
 
 from . import primitives as P
-from .api import Transformed, grad, jit, trace_graph
+from .api import grad, jit, loss_of, trace_graph
 from .autodiff import vjp_graph
 from .backends.numpy import is_view, profile_graph
-from .errors import ArgumentError, user_src
-from .errors import _where as _at
 from .explain_text import Found, Hot, Report, _where
 from .ir import Eqn, Graph, Var
 from .notes import Note
@@ -152,7 +150,7 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
     `budget` is the time in seconds spent timing each of the forward and the gradient. Returns
     a `Report` (print it for the text form); its fields are documented on the class.
     """
-    fun, argnums = _loss_of(fun, argnums)
+    fun, argnums = loss_of(fun, argnums, "vg.explain")
     g_fn, j_fn = grad(fun, argnums=argnums), jit(fun)
     t0 = time.perf_counter()
     entry, leaves = g_fn.entry(*args)
@@ -175,22 +173,6 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
                 "forward_arrays": _fresh(jentry.stages.get("final")),
                 "gradient_arrays": _fresh(entry.stages.get("final"))},
         recurrences=_found(notes, "recurrence"))
-
-
-def _loss_of(fun: Callable, argnums: Any) -> tuple[Callable, Any]:
-    """explain differentiates the loss itself. `vg.grad(loss, argnums=k)` (or `vg.jit(loss)`)
-    stands for `loss`, as users who follow JAX write it; any other transformed function is not a
-    scalar loss, so it gets a typed error rather than the confusing one of grad(grad(loss))."""
-    if not isinstance(fun, Transformed):
-        return fun, argnums
-    plain = not fun.has_aux and not fun._static and not isinstance(fun.fun, Transformed)
-    if plain and fun.kind in ("grad", "value_and_grad"):
-        return fun.fun, fun.argnums
-    if plain and fun.kind == "jit":
-        return fun.fun, argnums
-    raise ArgumentError(
-        f"vg.explain(f, *args) explains the gradient of a scalar loss f, but got {fun!r}: pass "
-        f"the loss function itself{_at(user_src())}")
 
 
 def _fresh(g: Graph | None) -> int:
