@@ -177,3 +177,16 @@ def test_explain_accepts_the_transformed_loss_as_jax_users_write_it():
         vg.explain(vg.jacobian(loss), x, y, budget=0.01)
     assert vg.show(vg.grad(loss, argnums=1), x, y, file=io.StringIO()) == vg.show(
         loss, x, y, argnums=1, file=io.StringIO())
+
+
+def test_hot_operations_fold_runs_of_equal_operands():
+    """A stack of 400 scalars reads `f64[] x400`, not 400 repeated types on one line; short
+    runs stay spelled out."""
+    from vecgrad import primitives as P
+    from vecgrad.explain import _shapes
+    from vecgrad.ir import Aval, Eqn, Params, Var
+
+    f64 = np.dtype("float64")
+    ins = tuple(Var(Aval((), f64)) for _ in range(400)) + (Var(Aval((2,), f64)),) * 2
+    e = Eqn(P.stack, ins, Params(axis=0), Var(Aval((402,), f64)), None)
+    assert _shapes(e) == "f64[] x400, f64[2], f64[2] -> f64[402]"

@@ -88,7 +88,16 @@ def _what(e: Eqn) -> str:
 
 
 def _shapes(e: Eqn) -> str:
-    return ", ".join(str(a.aval) for a in e.inputs) + f" -> {e.out.aval}"
+    """Operand types, runs of equal ones folded (`f64[] x400`: a stack of 400 scalars)."""
+    runs: list[list] = []
+    for a in e.inputs:
+        t = str(a.aval)
+        if runs and runs[-1][0] == t:
+            runs[-1][1] += 1
+        else:
+            runs.append([t, 1])
+    ins = ", ".join(", ".join([t] * k) if k < 3 else f"{t} x{k}" for t, k in runs)
+    return f"{ins} -> {e.out.aval}"
 
 
 def _op_floor() -> float:
