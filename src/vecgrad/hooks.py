@@ -37,7 +37,7 @@ class Primitives(Filled):
     by `vecgrad.primitives`)."""
 
     __slots__ = ("broadcast_to", "cast", "getitem", "imag", "real", "reshape", "setitem",
-                 "setitem_add", "transpose")
+                 "setitem_add", "strided", "transpose")
 
 
 class Numpy(Filled):

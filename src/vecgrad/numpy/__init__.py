@@ -110,7 +110,7 @@ def identity(n: int, dtype: Any = float) -> _np.ndarray:
 # The order matters: later modules extend names of earlier ones (e.g. the elementwise
 # functions of _ops become ufuncs with methods in _ufuncs).
 # isort: off
-from . import fft, linalg  # noqa: F401
+from . import fft, lib, linalg  # noqa: F401
 from ._ops import *
 from ._contract import *
 from ._ufuncs import *

@@ -535,7 +535,8 @@ def dispatch_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     if fn is None:
         from .. import numpy as vnp
         mod = func.__module__ or "numpy"
-        ns = {"numpy": vnp, "numpy.linalg": vnp.linalg, "numpy.fft": vnp.fft}.get(mod)
+        ns = {"numpy": vnp, "numpy.linalg": vnp.linalg, "numpy.fft": vnp.fft,
+              "numpy.lib.stride_tricks": vnp.lib.stride_tricks}.get(mod)
         fn = getattr(ns, func.__name__, None) if ns is not None else None
         if fn is None or not callable(fn):
             raise unsupported(f"{mod}.{func.__name__}")

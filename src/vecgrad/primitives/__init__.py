@@ -29,5 +29,6 @@ from . import operators as _operators
 # isort: on
 
 _TRACED.fill(broadcast_to=broadcast_to, cast=cast, getitem=getitem, imag=imag, real=real,
-             reshape=reshape, setitem=setitem, setitem_add=setitem_add, transpose=transpose)
+             reshape=reshape, setitem=setitem, setitem_add=setitem_add, strided=strided,
+             transpose=transpose)
 _operators.install()
