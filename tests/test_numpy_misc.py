@@ -26,6 +26,33 @@ def test_convolve_correlate(mode, name, swap):
     check(lambda xp, a, b: getattr(xp, name)(a, b, mode), a, b, argnums=(0, 1))
 
 
+@pytest.mark.parametrize("n, m", [(1, 1), (7, 1), (8, 8), (9, 4), (3, 10), (16, 5)])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_sizes(n, m, mode):
+    a, b = R.standard_normal(n), R.standard_normal(m)
+    check(lambda xp, a, b: xp.convolve(a, b, mode), a, b, argnums=(0, 1))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.complex128, np.bool_])
+def test_convolve_dtypes(dtype):
+    a, b = (R.standard_normal(9) * 3).astype(dtype), (R.standard_normal(4) * 3).astype(dtype)
+    check(lambda xp, a, b: xp.convolve(a, b), a, b, grad=False, rtol=1e-6)
+
+
+def test_convolve_per_channel_loop_batches():
+    """One convolution per channel in a loop batches into one contraction (no per-channel
+    or per-tap operation left), and equals the unbatched program with its gradient."""
+    from test_batch import check as check_batched
+
+    k = R.standard_normal(5)
+
+    def f(x):
+        return sum(vnp.sum(vnp.convolve(x[c], k, "same") ** 2) for c in range(x.shape[0]))
+
+    e = check_batched(f, (R.standard_normal((6, 40)),))
+    assert len(e.stages["batch"].eqns) < 20
+
+
 @pytest.mark.parametrize("fn", [
     lambda xp, p, x: xp.polyval(p, x), lambda xp, p, x: xp.polyval(p[:1], x[0]),
     lambda xp, p, x: xp.vander(x[0]), lambda xp, p, x: xp.vander(x[0], 3, increasing=True),

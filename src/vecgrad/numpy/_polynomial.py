@@ -10,6 +10,7 @@ from .. import primitives as P
 from ..errors import unsupported
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype
+from ._contract import einsum
 
 __all__ = ["convolve", "correlate", "interp", "poly", "polyadd", "polyder", "polyfit",
            "polyint", "polymul", "polysub", "polyval", "trapezoid", "vander"]
@@ -25,29 +26,26 @@ def _1d(a: Any, name: str) -> Any:
 
 
 def convolve(a: Any, v: Any, mode: str = "full") -> Any:
-    """Discrete linear convolution of two 1-d arrays (modes full, same, valid): a sum of
-    shifted copies of the longer array scaled by the entries of the shorter one."""
+    """Discrete linear convolution of two 1-d arrays (modes full, same, valid), as NumPy's:
+    out[i] = sum_k p[i + k] v[m - 1 - k] over the windows of the (zero-padded) longer array
+    p. The windows are one strided view and the sum one contraction, so a loop of
+    convolutions batches into one contraction and the gradient is a strided add per tap."""
     a, v = _1d(a, "convolve"), _1d(v, "convolve")
     n, m = _shape(a)[0], _shape(v)[0]
     if n == 0 or m == 0:
         raise ValueError("v cannot be empty" if m == 0 else "a cannot be empty")
     if m > n:
         a, v, n, m = v, a, m, n
-    length = n + m - 1
-    zeros = _np.zeros(m - 1, _np.result_type(_dtype(a), _dtype(v)))
-    padded = _ops.concatenate([zeros, a, zeros], 0) if m > 1 else a
-    out = None
-    for j in range(m):  # out[i] = sum_j v[j] a[i - j]
-        term = _ops.multiply(padded[m - 1 - j:m - 1 - j + length], v[j])
-        out = term if out is None else _ops.add(out, term)
-    if mode == "full":
-        return out
-    if mode == "same":
-        start = (m - 1) // 2
-        return out[start:start + n]
-    if mode == "valid":
-        return out[m - 1:n]
-    raise ValueError(f"mode must be one of 'full', 'same' or 'valid' (got {mode!r})")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"mode must be one of 'full', 'same' or 'valid' (got {mode!r})")
+    if mode == "valid" or m == 1:
+        src, lo, count = a, 0, n - m + 1
+    else:
+        zeros = _np.zeros(m - 1, _np.result_type(_dtype(a), _dtype(v)))
+        src = _ops.concatenate([zeros, a, zeros], 0)
+        lo, count = (0, n + m - 1) if mode == "full" else ((m - 1) // 2, n)
+    windows = P.strided(src, start=(lo,), dims=((count, (1,)), (m, (1,))))
+    return einsum("tk,k->t", windows, v[::-1])
 
 
 def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
