@@ -586,20 +586,3 @@ def trace_graph(fun: Callable, args: tuple, hash_cons: bool = True) -> Graph:
 
 API.fill(jit=jit, vjp=vjp)  # for the odeint primitive (primitives sit below)
 
-
-def loss_of(fun: Callable, argnums: Any, who: str) -> tuple[Callable, Any]:
-    """The loss that a tool (`who`: vg.explain, vg.show) differentiates, and its argnums.
-
-    `vg.grad(loss, argnums=k)`, `vg.value_and_grad(...)` or `vg.jit(loss)` stand for `loss`,
-    as users who follow JAX write them; any other transformed function is not a scalar loss,
-    so it gets a typed error rather than the confusing one of grad(grad(loss))."""
-    if not isinstance(fun, Transformed):
-        return fun, argnums
-    plain = not fun.has_aux and not fun._static and not isinstance(fun.fun, Transformed)
-    if plain and fun.kind in ("grad", "value_and_grad"):
-        return fun.fun, fun.argnums
-    if plain and fun.kind == "jit":
-        return fun.fun, argnums
-    raise ArgumentError(
-        f"{who}(f, *args) works on the gradient of a scalar loss f, but got {fun!r}: pass "
-        f"the loss function itself{_where(user_src())}")

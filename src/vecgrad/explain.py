@@ -14,12 +14,13 @@ from typing import Any
 import numpy as np
 
 from . import primitives as P
-from .api import grad, jit, loss_of, trace_graph
+from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
 from .backends.numpy import is_view, profile_graph
 from .explain_text import Found, Hot, Report, _where
 from .ir import Eqn, Graph, Var
 from .notes import Note
+from .show import loss_of
 from .timing import measure, peak_memory
 
 
