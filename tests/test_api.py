@@ -508,6 +508,7 @@ def test_public_namespaces_hold_only_the_api():
 
     for mod in (vg, vnp, vecgrad.nn, vecgrad.scipy):
         assert "annotations" not in dir(mod), mod.__name__
+    assert {"dispatch_function", "dispatch_ufunc", "unsupported"}.isdisjoint(vnp.__all__)
     loose = [n for n in dir(vg) if not n.startswith("_")
              and not isinstance(getattr(vg, n), types.ModuleType) and n not in vg.__all__]
     assert loose == []

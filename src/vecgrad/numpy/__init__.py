@@ -141,8 +141,9 @@ _NUMPY.fill(accumulate_at_read=_accumulate_at_read, asarray=asarray, astype=asty
             zeros=zeros)
 _ndarray.install(_sys.modules[__name__])
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in (
-    "builtins", "annotations", "Any", "P", "Tracer", "const_tracer", "ArrayLike")]
+__all__ = [n for n in dir() if not n.startswith("_") and n not in (  # (the API, not its helpers)
+    "builtins", "annotations", "Any", "P", "Tracer", "const_tracer", "ArrayLike",
+    "dispatch_function", "dispatch_ufunc", "unsupported")]
 
 # `from __future__ import annotations` binds this name; it is not part of the API.
 del annotations
