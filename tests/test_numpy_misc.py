@@ -242,3 +242,19 @@ def test_gradients_keep_the_argument_dtype(dt):
     assert g.dtype == dt
     np.testing.assert_allclose(g.astype(np.complex128), 2 * y.astype(np.complex128),
                                rtol=1e-2 if dt == np.float16 else 1e-6)
+
+
+@pytest.mark.parametrize("x", [V, V.astype(np.float32), np.arange(4), 1.5])
+def test_i0_as_numpy(x):
+    check(lambda xp, x: xp.i0(x), x, grad=np.asarray(x).dtype == np.float64,
+          rtol=1e-6 if np.asarray(x).dtype == np.float32 else 1e-10)
+    with pytest.raises(TypeError, match="complex"):
+        vg.jit(vnp.i0)(V + 1j)
+
+
+def test_linalg_cross_as_numpy():
+    a, b = R.standard_normal((4, 3)), R.standard_normal((4, 3))
+    check(lambda xp, a, b: xp.linalg.cross(a, b), a, b, argnums=(0, 1))
+    check(lambda xp, a, b: xp.linalg.cross(a.T, b.T, axis=0), a, b, argnums=(0, 1))
+    with pytest.raises(ValueError, match="3-dimensional vectors"):
+        vg.jit(vnp.linalg.cross)(a[:, :2], b[:, :2])

@@ -31,6 +31,7 @@ __all__ = [
     "digitize",
     "fill_diagonal",
     "geomspace",
+    "i0",
     "isin",
     "ix_",
     "lexsort",
@@ -53,6 +54,17 @@ __all__ = [
 
 def _nd(a: Any) -> int:
     return len(_shape(a))
+
+
+def i0(x: Any) -> Any:
+    """The modified Bessel function of the first kind of order 0, as np.i0 (integers
+    promote to float64, float32 stays float32, complex raises TypeError)."""
+    x = asarray(x)
+    if _dtype(x).kind == "c":
+        raise TypeError("i0 not supported for complex values")
+    from ..scipy.special import i0 as special_i0  # (the same layer; scipy imports numpy)
+
+    return special_i0(x if _dtype(x).kind == "f" else astype(x, _np.float64))
 
 
 # ----------------------------------------------------------------------- vector products

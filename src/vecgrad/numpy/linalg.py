@@ -20,6 +20,7 @@ from ..primitives.matrix import lin_dtype
 from ..primitives.spectral import eigh_shapes, qr_shapes, svd_shapes, unpack
 from . import _contract, _ops
 from ._base import _shape, asarray, astype
+from ._shape_ops import cross as _cross
 
 __all__ = [
     "EigResult",
@@ -30,6 +31,7 @@ __all__ = [
     "SlogdetResult",
     "cholesky",
     "cond",
+    "cross",
     "det",
     "diagonal",
     "eig",
@@ -518,6 +520,16 @@ def matrix_transpose(x: Any, /) -> Any:
     if len(_shape(x)) < 2:
         raise ValueError("Input array must be at least 2-dimensional")
     return _mT(x)
+
+
+def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
+    """Cross product of 3-vectors along `axis` (NumPy 2's array-API form of np.cross)."""
+    x1, x2 = asarray(x1), asarray(x2)
+    n1, n2 = _shape(x1)[axis], _shape(x2)[axis]
+    if n1 != 3 or n2 != 3:
+        raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but "
+                         f"they are {n1} and {n2} dimensional instead.")
+    return _cross(x1, x2, axis=axis)
 
 
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
