@@ -339,6 +339,29 @@ def _check_sum_of_product(g0, g1):
     assert e.out.aval.shape == (2,)
 
 
+def _rule_einsum_of_broadcast_sum(x):
+    # a cotangent contracted with pairwise differences x_i - exp(x)_j; the squared distance
+    # (the difference contracted with itself) is left alone: expanding it is inaccurate
+    d = x[:, None, :] - vnp.exp(x)[None]
+    m = vnp.tanh(x[:, :2])
+    return P.einsum(m, d, spec="ij,ijk->jk"), P.einsum(d, d, spec="ijk,ijk->ij")
+
+
+BROADCAST_SUM_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,1,3] = reshape[shape=(2, 1, 3)] a
+  c:f64[2,3] = exp a
+  d:f64[1,2,3] = reshape[shape=(1, 2, 3)] c
+  e:f64[2,2,3] = sub b d
+  f:f64[2,2] = getitem[idx=(0:2, 0:2)] a
+  g:f64[2,2] = tanh f
+  h:f64[2,3] = einsum[spec=ij,ik->jk] g a
+  i:f64[2,3] = einsum[spec=ij,jk->jk] g c
+  j:f64[2,3] = sub h i
+  k:f64[2,2] = einsum[spec=ijk,ijk->ij] e e
+  in (j, k) }"""
+
+
 def _rule_einsum_of_broadcast(x):
     # the batched kernel over pairs (k, i, j): einsum('ai,ai->a') of two broadcast copies
     b = P.reshape(x, shape=(1, 2, 1, 3))          # (k=1, i=2, -, w=3)
@@ -866,6 +889,8 @@ RULE_TESTS = {
                                                           _check_sum_of_product),
     "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy": (
         _rule_einsum_of_broadcast, _check_einsum_of_broadcast),
+    "einsum(.., a - b, ..) = einsum(.., a, ..) - einsum(.., b, ..), a and b broadcast": (
+        _rule_einsum_of_broadcast_sum, _golden(BROADCAST_SUM_GOLDEN)),
     **{k: (f, _golden(listing)) for k, (f, listing) in COMPLEX_RULES.items()},
 }
 

@@ -16,8 +16,9 @@ import numpy as np
 from ... import kernels
 from ... import primitives as P
 from ...ir import Eqn, Graph, Params, Var
-from ...primitives.linalg import make_spec, parse_spec
+from ...primitives.linalg import parse_spec
 from . import costs
+from .broadcast_layout import broadcast_layout, permuted_spec
 from .planner import (
     MAX_TIMED_WORK,
     einsum_cost,
@@ -53,14 +54,6 @@ def candidates(g: Graph) -> dict[Var, tuple[tuple[int, ...], list[Use]]]:
                 if perm is not None:
                     wants.setdefault(a, {}).setdefault(perm, []).append((i, k))
     return {x: max(ps.items(), key=lambda pu: len(pu[1])) for x, ps in wants.items()}
-
-
-def _permuted(spec: str, k: int, perm: tuple[int, ...]) -> str:
-    """The spec reading operand k through its copy in `perm` order."""
-    ins, out = parse_spec(spec)
-    ins = list(ins)
-    ins[k] = "".join(ins[k][p] for p in perm)
-    return make_spec(ins, out)
 
 
 def _measured(e: Eqn, spec: str, shapes: list[tuple[int, ...]]) -> float:
@@ -108,7 +101,7 @@ def _kept(g: Graph, cands: dict) -> dict:
             spec, shapes = new.get(i, (e.params["spec"], [a.aval.shape for a in e.inputs]))
             shapes = list(shapes)
             shapes[k] = tuple(shapes[k][p] for p in perm)
-            new[i] = (_permuted(spec, k, perm), shapes)
+            new[i] = (permuted_spec(spec, k, perm), shapes)
     saved = 0.0
     for i, (spec, shapes) in list(new.items()):
         better, gain = _better(g.eqns[i], spec, shapes)
@@ -133,7 +126,9 @@ def _kept(g: Graph, cands: dict) -> dict:
 
 
 def relayout(g: Graph) -> Graph:
-    """Give contractions batch-first copies of their operands where that is measured faster."""
+    """Give contractions batch-first copies of their operands where that is measured faster
+    (after making broadcast results einsums read in a better axis order: broadcast_layout)."""
+    g = broadcast_layout(g)
     cands = candidates(g)
     if not cands or any(einsum_work(g.eqns[i].params["spec"],
                                     [a.aval.shape for a in g.eqns[i].inputs]) > MAX_TIMED_WORK
@@ -160,7 +155,7 @@ def with_copies(g: Graph, cands: dict[Var, tuple[tuple[int, ...], list[Use]]]) -
                 xr, perm = swap[(i, k)]
                 ins = list(e.inputs)
                 ins[k] = xr
-                e = Eqn(e.prim, tuple(ins), Params({"spec": _permuted(e.params["spec"], k, perm)}),
+                e = Eqn(e.prim, tuple(ins), Params({"spec": permuted_spec(e.params["spec"], k, perm)}),
                         e.out, e.src)
         eqns.append(e)
         if e.out in copies:

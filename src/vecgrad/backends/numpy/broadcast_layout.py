@@ -1,0 +1,155 @@
+"""Broadcast results laid out with a long axis innermost.
+
+A pairwise kernel batched over (i, j) computes `x[:, None, :] - y[None, :, :]`: an (n, m, d)
+array whose innermost axis is the short feature axis (d = 4 in a 4-D density estimate).
+NumPy's ufunc loop then runs n * m inner loops of d elements, and the einsum that reads it
+('ijd,ijd->ij') as many again; each inner loop costs several nanoseconds to set up, more
+than its few multiply-adds. Computed as (d, n, m) instead, from transposed copies of the
+small operands, the same work is d * n inner loops of m elements: measured 3-4x faster for
+the difference and for the contraction. An einsum reads any axis order at no cost (its
+letters are permuted), so the result is made in the better order when einsums are its only
+readers, when `kernels.choose` finds that it pays (the model: inner-loop setups saved
+against the operands' copies and the readers' contractions before and after).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import kernels
+from ... import primitives as P
+from ...ir import Const, Eqn, Graph, Params, Var
+from . import costs
+from ...primitives.linalg import make_spec, parse_spec
+from .planner import einsum_cost
+
+SHORT = 32  # an innermost axis of fewer elements than this is worth moving
+
+
+def permuted_spec(spec: str, k: int, perm: tuple[int, ...]) -> str:
+    """The spec reading operand k through its copy in `perm` order."""
+    ins, out = parse_spec(spec)
+    ins = list(ins)
+    ins[k] = "".join(ins[k][p] for p in perm)
+    return make_spec(ins, out)
+
+
+def _operands_small(e: Eqn) -> bool:
+    return all(a.aval.size * 4 <= e.out.aval.size for a in e.inputs)
+
+
+def _perm(shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The short trailing axis first, the others in order (None: nothing to gain)."""
+    n = len(shape)
+    if n < 2 or shape[-1] >= SHORT or shape[-2] < 2 * shape[-1]:
+        return None
+    return (n - 1, *range(n - 1))
+
+
+def _loops(m: kernels.Machine, size: int, inner: int) -> float:
+    """An elementwise ufunc loop over `size` elements in inner loops of `inner`."""
+    return m.call + size * m.loop + size / max(inner, 1) * m.inner
+
+
+def _reader_cost(spec: str, shapes: list, dtypes: list, m: kernels.Machine) -> float:
+    ins, out = parse_spec(spec)
+    if len(ins) == 2 and all(len(set(t)) == len(t) for t in ins + [out]):
+        return einsum_cost(spec, shapes, dtypes, m)
+    return costs.einsum_loop(m, spec, shapes, max(d.itemsize for d in dtypes))
+
+
+def _pays(g: Graph, e: Eqn, perm: tuple[int, ...], reads: list[tuple[int, int]]) -> bool:
+    shape = e.out.aval.shape
+    new = tuple(shape[p] for p in perm)
+    item = e.out.aval.dtype.itemsize
+    readers = sorted({i for i, _ in reads})
+    olds, news = [], []
+    for i in readers:
+        r = g.eqns[i]
+        spec = r.params["spec"]
+        shapes = [a.aval.shape for a in r.inputs]
+        for k, a in enumerate(r.inputs):
+            if a is e.out:
+                spec = permuted_spec(spec, k, perm)
+                shapes[k] = new
+        olds.append((r.params["spec"], [a.aval.shape for a in r.inputs],
+                     [a.aval.dtype for a in r.inputs]))
+        news.append((spec, shapes, [a.aval.dtype for a in r.inputs]))
+
+    def estimate(m: kernels.Machine) -> dict[str, float]:
+        size = e.out.aval.size
+        keep = _loops(m, size, shape[-1]) + sum(_reader_cost(*o, m) for o in olds)
+        copies = sum(costs.transposed(m, _padded(a, len(shape)), perm, item)
+                     for a in e.inputs if a.aval.size > 1)
+        move = _loops(m, size, new[-1]) + copies + sum(_reader_cost(*o, m) for o in news)
+        return {"keep": keep, "move": move}
+    key = (e.prim.name, tuple(a.aval.shape for a in e.inputs), shape, perm,
+           tuple(o[0] for o in olds), tuple(tuple(map(tuple, o[1])) for o in olds),
+           e.out.aval.dtype.str)
+    return kernels.choose("broadcast_layout", key, estimate) == "move"
+
+
+def _padded(a: object, n: int) -> tuple[int, ...]:
+    return (1,) * (n - a.aval.ndim) + a.aval.shape
+
+
+def _moved_operand(a: object, n: int, perm: tuple[int, ...], e: Eqn) -> tuple[object, list]:
+    """Operand `a` of e in the permuted axis order: (the new atom, equations making it)."""
+    pad = _padded(a, n)
+    if isinstance(a, Const):
+        v = np.ascontiguousarray(np.transpose(np.reshape(a.value, pad), perm))
+        return (a if a.value.ndim == 0 else Const(v)), []
+    eqns = []
+    if a.aval.shape != pad:
+        r = Var(P.reshape.shape_rule(a.aval, shape=pad))
+        eqns.append(Eqn(P.reshape, (a,), Params({"shape": pad}), r, e.src))
+        a = r
+    new = tuple(pad[p] for p in perm)
+    if [p for p in perm if pad[p] != 1] == sorted(p for p in perm if pad[p] != 1):
+        out = Var(P.reshape.shape_rule(a.aval, shape=new))  # (only unit axes move: a view)
+        eqns.append(Eqn(P.reshape, (a,), Params({"shape": new}), out, e.src))
+    else:
+        out = Var(P.relayout.shape_rule(a.aval, perm=perm))
+        eqns.append(Eqn(P.relayout, (a,), Params({"perm": perm}), out, e.src))
+    return out, eqns
+
+
+def broadcast_layout(g: Graph) -> Graph:
+    """Make elementwise results of broadcast operands, read only by einsums, with their
+    short innermost axis moved first where that is modelled to pay."""
+    reads: dict[Var, list[tuple[int, int]]] = {}
+    for i, e in enumerate(g.eqns):
+        for k, a in enumerate(e.inputs):
+            if isinstance(a, Var):
+                reads.setdefault(a, []).append((i, k))
+    outs = set(g.outputs)
+    moved: dict[Var, tuple[Var, tuple[int, ...]]] = {}
+    eqns: list[Eqn] = []
+    for i, e in enumerate(g.eqns):
+        if e.prim is P.einsum and any(a in moved for a in e.inputs):
+            ins, spec = list(e.inputs), e.params["spec"]
+            for k, a in enumerate(e.inputs):
+                if a in moved:
+                    ins[k], perm = moved[a]
+                    spec = permuted_spec(spec, k, perm)
+            eqns.append(Eqn(e.prim, tuple(ins), Params({"spec": spec}), e.out, e.src))
+            continue
+        perm = _perm(e.out.aval.shape) if e.prim.elementwise and e.inputs else None
+        rs = reads.get(e.out, [])
+        if perm is None or e.out in outs or not rs or not _operands_small(e) or \
+                e.out.aval.dtype.kind not in "fc" or \
+                any(g.eqns[j].prim is not P.einsum for j, _ in rs) or \
+                math.prod(e.out.aval.shape) < 4096 or not _pays(g, e, perm, rs):
+            eqns.append(e)
+            continue
+        n = e.out.aval.ndim
+        ins = []
+        for a in e.inputs:
+            x, made = _moved_operand(a, n, perm, e)
+            eqns += made
+            ins.append(x)
+        out = Var(e.prim.shape_rule(*[a.aval for a in ins], **e.params))
+        eqns.append(Eqn(e.prim, tuple(ins), e.params, out, e.src))
+        moved[e.out] = (out, perm)
+    return g.replace(eqns=tuple(eqns)) if moved else g

@@ -1,0 +1,81 @@
+"""Distributing a contraction over a sum of broadcasts.
+
+A pairwise kernel batched over (i, j) reads the differences `x[:, None, :] - y[None, :, :]`,
+an (n, m, d) array, and its gradient contracts a cotangent with them:
+`einsum('ij,ijd->jd', g, x_i - y_j)`. The contraction is linear in the difference, so it
+equals `einsum('ij,id->jd', g, x) - einsum('ij,jd->jd', g, y)`: a matmul and a scaled row
+sum, neither of which reads the (n, m, d) array (issue 13's kmeans, issue 14's kernels).
+
+Accuracy: the terms are rounded before they are subtracted, so the absolute error is about
+eps * |g| * (|x| + |y|) where the original's is eps * |g| * |x - y|. That is the size of
+the change an eps-relative perturbation of x and y makes to the original (the difference
+itself moves by eps * (|x| + |y|)), so the rewrite stays backward stable. It is not applied
+when another operand is as large as the difference (`einsum(d, d)`, the squared distance):
+expanding |x - y|^2 into x^2 + y^2 - 2xy is not backward stable (its error is
+eps * |x|^2, against eps * |x| * |x - y| for a perturbation) and is never done.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .. import primitives as P
+from ..ir import Eqn
+from ..primitives.linalg import make_spec, parse_spec
+
+
+def _squeezed(ctx: Any, a: Any, shape: tuple[int, ...], letters: str, e: Eqn
+              ) -> tuple[Any, str] | None:
+    """Operand `a` of an elementwise sum of shape `shape` (letters `letters`), without the
+    axes along which the sum broadcasts it: (the reshaped operand, its letters)."""
+    if a.aval.dtype != e.out.aval.dtype or a.aval.ndim > len(shape):
+        return None
+    padded = (1,) * (len(shape) - a.aval.ndim) + a.aval.shape
+    keep = [i for i, (p, s) in enumerate(zip(padded, shape)) if p == s]
+    if len(keep) + sum(p == 1 for p, s in zip(padded, shape) if p != s) != len(shape):
+        return None
+    new = tuple(shape[i] for i in keep)
+    x = a if a.aval.shape == new else ctx.emit(P.reshape, (a,), {"shape": new}, e.src)
+    return x, "".join(letters[i] for i in keep)
+
+
+def einsum_of_broadcast_sum(e: Eqn, ctx: Any) -> Any:
+    """einsum(.., a - b, ..) = einsum(.., a, ..) - einsum(.., b, ..) (and for a + b), where
+    a and b are broadcast along axes of the difference and the result and every other
+    operand are smaller than it: each term contracts an operand without the broadcast axes."""
+    ins, out = parse_spec(e.params["spec"])
+    if len(ins) < 2 or any(len(set(s)) != len(s) for s in ins + [out]):
+        return None
+    for k, x in enumerate(e.inputs):
+        if e.out.aval.size * 2 > x.aval.size:
+            continue  # (a result as big as the difference: nothing to save)
+        s = ctx.def_of(x, P.sub) or ctx.def_of(x, P.add)
+        if s is None or x.aval.dtype.kind != "f" or sum(o is x for o in e.inputs) != 1 or \
+                any(o.aval.size >= x.aval.size for j, o in enumerate(e.inputs) if j != k) or \
+                any(a.aval.size * 2 > x.aval.size for a in s.inputs):
+            continue
+        terms = [_term(ctx, e, ins, out, k, a) for a in s.inputs]
+        if None not in terms:
+            return s.prim, tuple(terms), {}
+    return None
+
+
+def _term(ctx: Any, e: Eqn, ins: list[str], out: str, k: int, a: Any) -> Any:
+    """e with operand k replaced by a (an operand of the sum, without its broadcast axes);
+    a letter only those axes had is an axis of the result it is constant along (broadcast
+    back), or None where it was summed (a sum multiplying by its length: not this rule's)."""
+    sq = _squeezed(ctx, a, e.inputs[k].aval.shape, ins[k], e)
+    if sq is None:
+        return None
+    new_ins = ins[:k] + [sq[1]] + ins[k + 1:]
+    have = set("".join(new_ins))
+    lost = set(ins[k]) - have
+    if lost - set(out):
+        return None
+    ops = tuple(sq[0] if j == k else o for j, o in enumerate(e.inputs))
+    sub = "".join(c for c in out if c not in lost)
+    t = ctx.emit(P.einsum, ops, {"spec": make_spec(new_ins, sub)}, e.src)
+    if not lost:
+        return t
+    kd = tuple(1 if c in lost else d for c, d in zip(out, e.out.aval.shape))
+    t = ctx.emit(P.reshape, (t,), {"shape": kd}, e.src)
+    return ctx.emit(P.broadcast_to, (t,), {"shape": e.out.aval.shape}, e.src)

@@ -1,0 +1,193 @@
+"""Pairwise kernels' final graphs: contractions distributed over broadcast differences
+(rewrite/distribute.py) and broadcast results laid out with a long axis innermost
+(backends/numpy/broadcast_layout.py). Values and gradients against NumPy and central
+differences, on several variants of each; graphs inspected for the passes over the
+(n, m, d) differences they were meant to remove."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_passes import assert_equivalent, graph, prims, strip
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+from vecgrad.backends.numpy.broadcast_layout import broadcast_layout
+from vecgrad.ir import pretty
+from vecgrad.rewrite.simplify import simplify
+
+
+def _readers_of_big(g, n_big):
+    """The equations reading an array of at least n_big elements that is a sub/add result."""
+    big = {e.out for e in g.eqns if e.prim in (P.sub, P.add) and e.out.aval.size >= n_big}
+    return [e for e in g.eqns if any(a in big for a in e.inputs)]
+
+
+# ----------------------------------------------------------------- distributing einsums
+
+VARIANTS = [  # (operand letters, difference letters, output, how the difference is made)
+    ("ij", "ijk", "jk", lambda x, y: x[:, None, :] - y[None]),
+    ("ij", "ijk", "ik", lambda x, y: x[:, None, :] + y[None]),
+    ("ij", "ijk", "k", lambda x, y: y[None] - x[:, None, :]),
+    ("ji", "ijk", "kj", lambda x, y: x[:, None, :] - y),        # implicit leading broadcast
+    ("i", "ikj", "jk", lambda x, y: x[:, :, None] - y.T[None]),
+    ("ijl", "ijk", "lk", lambda x, y: x[:, None, :] - y[None]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(VARIANTS)))
+def test_contraction_over_broadcast_difference_is_distributed(case):
+    sm, sd, out, diff = VARIANTS[case]
+    sizes = {"i": 4, "j": 5, "k": 3, "l": 2}
+
+    def f(x, y, w):
+        d = diff(vnp.tanh(x), y)
+        return P.einsum(w, d, spec=f"{sm},{sd}->{out}")
+    shapes = ((4, 3), (5, 3), tuple(sizes[c] for c in sm))
+    g0 = graph(f, *shapes)
+    g1 = simplify(g0)
+    assert not _readers_of_big(g1, 60), strip(pretty(g1))
+    assert_equivalent(g0, g1)
+
+
+def test_squared_distance_and_same_size_operands_are_not_expanded():
+    """einsum(d, d) (|x - y|^2) and a contraction with another (n, m, d) array keep reading
+    the difference: their expansion would not be backward stable."""
+    def f(x, y):
+        d = x[:, None, :] - y[None]
+        return P.einsum(d, d, spec="ijk,ijk->ij"), P.einsum(vnp.exp(d), d, spec="ijk,ijk->k")
+    g1 = simplify(graph(f, (4, 3), (5, 3)))
+    assert [e.prim.name for e in _readers_of_big(g1, 60)] == ["einsum", "exp", "einsum"]
+
+
+def test_squared_distances_stay_exact_far_from_the_origin():
+    """Points 1e8 from the origin, 1 apart: the kernel and its gradient keep full accuracy
+    (x^2 + y^2 - 2xy would lose all digits of the distance)."""
+    r = np.random.default_rng(0)
+    x = 1e8 + r.standard_normal((6, 2))
+    y = 1e8 + r.standard_normal((5, 2))
+
+    def f(x, y):
+        return vnp.sum(vnp.exp(-vnp.sum((x[:, None, :] - y[None]) ** 2, axis=2)))
+    d = x[:, None, :] - y[None]
+    k = np.exp(-np.sum(d ** 2, axis=2))
+    np.testing.assert_allclose(vg.jit(f)(x, y), k.sum(), rtol=1e-13)
+    gx, gy = vg.grad(f, argnums=(0, 1))(x, y)
+    want = -2 * np.einsum("ij,ijk->ik", k, d)
+    # the distributed sums round at the size of x (1e8 * eps ~ 1e-8): within what a rounding
+    # of the inputs themselves changes the gradient by
+    np.testing.assert_allclose(gx, want, atol=1e-6 * np.abs(want).max() + 1e-7)
+    np.testing.assert_allclose(gy, 2 * np.einsum("ij,ijk->jk", k, d),
+                               atol=1e-6 * np.abs(want).max() + 1e-7)
+
+
+def kde(x, data, log_h):
+    h = vnp.exp(log_h)
+    nll = 0.0
+    for i in range(len(x)):
+        k = vnp.exp(-vnp.sum((x[i] - data) ** 2, axis=1) / (2 * h ** 2))
+        nll = nll - vnp.log(vnp.sum(k) + 1e-12)
+    return nll
+
+
+def kmeans_cost(points, centroids):
+    total = 0.0
+    for i in range(points.shape[0]):
+        total = total + vnp.min(vnp.sum((centroids - points[i]) ** 2, axis=1))
+    return total
+
+
+def rbf_quadratic(x, alpha):
+    n = len(x)
+    K = vnp.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            K[i, j] = vnp.exp(-vnp.sum((x[i] - x[j]) ** 2))
+    return alpha @ K @ alpha
+
+
+PROGRAMS = {
+    "kde": (kde, lambda r: (r.standard_normal((40, 3)), r.standard_normal((30, 3)),
+                            np.array(0.2)), (0, 1, 2)),
+    "kmeans": (kmeans_cost, lambda r: (r.standard_normal((50, 4)),
+                                       r.standard_normal((7, 4))), (1,)),
+    "rbf": (rbf_quadratic, lambda r: (r.standard_normal((12, 5)), r.standard_normal(12)),
+            (0, 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_pairwise_programs_read_the_differences_once(name):
+    """The gradient's final graph reads the (n, m, d) differences in the forward's squared
+    distance only; the gradient is right (central differences)."""
+    f, make, argnums = PROGRAMS[name]
+    args = make(np.random.default_rng(1))
+    entry, _ = vg.grad(f, argnums=argnums).entry(*args)
+    final = entry.stages["final"]
+    big = max(e.out.aval.size for e in final.eqns)
+    readers = _readers_of_big(final, big)
+    assert [e.prim.name for e in readers] == ["einsum"], strip(pretty(final))
+    vg.check_grads(f, args, argnums=argnums)
+
+
+# ----------------------------------------------------------------- broadcast layout
+
+LAYOUT_GOLDEN = """\
+{ lambda a:f64[300,4] b:f64[200,4] .
+  c:f64[300,1,4] = reshape[shape=(300, 1, 4)] a
+  d:f64[4,300,1] = relayout[perm=(2, 0, 1)] c
+  e:f64[1,200,4] = reshape[shape=(1, 200, 4)] b
+  f:f64[4,1,200] = relayout[perm=(2, 0, 1)] e
+  g:f64[4,300,200] = sub d f
+  h:f64[300,200] = einsum[spec=cab,cab->ab] g g
+  i:f64[300,200] = neg h
+  j:f64[300,200] = exp i
+  k:f64[] = reduce_sum[axes=(0, 1)] j
+  in (k) }"""
+
+
+def test_broadcast_layout_golden_and_equivalent():
+    def f(x, y):
+        d = x[:, None, :] - y
+        return vnp.sum(vnp.exp(-P.einsum(d, d, spec="abc,abc->ab")))
+    g0 = simplify(graph(f, (300, 4), (200, 4)))
+    with vg.config(deterministic=True):
+        g1 = broadcast_layout(g0)
+    assert strip(pretty(g1)) == LAYOUT_GOLDEN
+    assert_equivalent(g0, g1)
+
+
+@pytest.mark.parametrize("shape,moves", [
+    (((60, 1, 3), (1, 50, 3)), True), (((60, 3), (40, 1, 3)), True),
+    (((2, 30, 1, 2), (1, 1, 40, 2)), True), (((70, 1, 5), ()), False),
+    (((70, 90, 1), (70, 1, 5)), True), (((70, 90, 5), (1, 1, 5)), False)])
+def test_broadcast_layout_variants(shape, moves):
+    """Operands of several ranks and broadcasts, a scalar, two readers: same values and VJPs
+    whichever layout the model picks, and the moved layout when deterministic (not for an
+    operand as large as the result, nor a small result)."""
+    sa, sb = shape
+
+    def f(x, y):
+        d = x * y if not sb else x - y
+        n = d.ndim
+        letters = "abcd"[:n]
+        s = P.einsum(d, d, spec=f"{letters},{letters}->{letters[:-1]}")
+        w = P.einsum(d, spec=f"{letters}->{letters[-1]}")
+        return vnp.sum(vnp.exp(-s)), w
+    g0 = simplify(graph(f, sa, sb) if sb else graph(lambda x: f(x, np.float64(1.5)), sa))
+    with vg.config(deterministic=True):
+        g1 = broadcast_layout(g0)
+    assert ("relayout" in prims(g1)) == moves
+    assert_equivalent(g0, g1)
+    assert_equivalent(g0, broadcast_layout(g0))
+
+
+def test_broadcast_layout_leaves_results_other_readers_need():
+    """A difference read by an elementwise operation (or returned) keeps its layout."""
+    def f(x, y):
+        d = x[:, None, :] - y
+        return vnp.sum(P.einsum(d, d, spec="abc,abc->ab")) + vnp.sum(vnp.exp(d))
+    g0 = simplify(graph(f, (300, 4), (200, 4)))
+    with vg.config(deterministic=True):
+        g1 = broadcast_layout(g0)
+    assert "relayout" not in prims(g1)
