@@ -20,8 +20,8 @@ import numpy as np
 from ... import kernels
 from ... import primitives as P
 from ...ir import Const, Eqn, Graph, Params, Var
-from . import costs
 from ...primitives.linalg import make_spec, parse_spec
+from . import costs
 from .planner import einsum_cost
 
 SHORT = 32  # an innermost axis of fewer elements than this is worth moving
