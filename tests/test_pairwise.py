@@ -191,3 +191,61 @@ def test_broadcast_layout_leaves_results_other_readers_need():
     with vg.config(deterministic=True):
         g1 = broadcast_layout(g0)
     assert "relayout" not in prims(g1)
+
+
+# ----------------------------------------------------------------- interleaved cotangents
+
+@pytest.mark.parametrize("step,n", [(2, 6), (3, 9), (2, 4)])
+def test_strided_pieces_that_tile_become_one_interleave(step, n):
+    """The cotangent of reading x[0::s], ..., x[s-1::s] (an (E, 2) edge array's columns read
+    as rows of its flattening) is the pieces interleaved: one concatenate and a reshape, no
+    zeros and no strided adds."""
+    def f(x):
+        return sum(vnp.sum(vnp.tanh(x[j::step] * (j + 1)) ** 2) for j in range(step))
+    g0 = simplify(graph(f, (n, 3)))
+    e, _ = vg.grad(f).entry(np.ones((n, 3)))
+    final = e.stages["final"]
+    assert "setitem_add" not in prims(final) and "full" not in prims(final), \
+        strip(pretty(final))
+    vg.check_grads(f, (np.random.default_rng(2).standard_normal((n, 3)),))
+    assert_equivalent(g0, simplify(g0))
+
+
+def test_interleaving_writes_into_zeros():
+    def f(x):
+        z = P.setitem_add(np.zeros((6, 3)), vnp.exp(x[3:]), idx=(P.Sl(1, 6, 2), P.Sl(0, 3, 1)))
+        z = P.setitem_add(z, vnp.tanh(x[:3]), idx=(P.Sl(0, 6, 2), P.Sl(0, 3, 1)))
+        return z * x
+    g0 = graph(f, (6, 3))
+    g1 = simplify(g0)
+    assert prims(g1).count("concatenate") == 1 and "setitem_add" not in prims(g1)
+    assert_equivalent(g0, g1)
+
+
+def test_strided_pieces_that_do_not_tile_keep_their_writes():
+    """x[0::2] and x[1::2] of an odd length, or x[0::3] and x[1::3] only: no interleave."""
+    for n, step, js in ((5, 2, (0, 1)), (9, 3, (0, 1))):
+        def f(x, step=step, js=js):
+            return sum(vnp.sum(vnp.tanh(x[j::step]) ** 2) for j in js)
+        e, _ = vg.grad(f).entry(np.ones((n, 3)))
+        assert "concatenate" not in prims(e.stages["final"])
+        vg.check_grads(f, (np.random.default_rng(3).standard_normal((n, 3)),))
+
+
+def test_edge_array_gradient():
+    """for s, d in edges over an (E, 2) int array: the gradient is right and its cotangent
+    interleaves the sources' and destinations' parts."""
+    def f(x, edges):
+        e = 0.0
+        for s, d in edges:
+            e = e + vnp.sum((x[s] - x[d]) ** 2)
+        return e
+    r = np.random.default_rng(4)
+    x, edges = r.standard_normal((7, 3)), r.integers(0, 7, (12, 2))
+    e, _ = vg.grad(f).entry(x, edges)
+    assert "setitem_add" not in prims(e.stages["final"])
+    d = x[edges[:, 0]] - x[edges[:, 1]]
+    want = np.zeros_like(x)
+    np.add.at(want, edges[:, 0], 2 * d)
+    np.add.at(want, edges[:, 1], -2 * d)
+    np.testing.assert_allclose(vg.grad(f)(x, edges), want, rtol=1e-12)

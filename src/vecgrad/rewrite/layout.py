@@ -237,29 +237,29 @@ def concatenate_of_slices(e: Eqn, ctx: Any) -> Any:
     return P.getitem, (base,), {"idx": P.BasicIndex(new)}
 
 
-def _region(idx: tuple, shape: tuple[int, ...]) -> tuple[int, int, int] | None:
-    """(axis, start, stop) when idx selects base[start:stop] along one axis (an int is a
-    one-wide range) and the whole of every other axis."""
+def _region(idx: tuple, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
+    """(axis, start, stop, step) when idx selects base[start:stop:step] along one axis (an
+    int is a one-wide range) and the whole of every other axis."""
     if not P.is_basic(idx) or None in idx or len(idx) != len(shape):
         return None
     part = [i for i, (k, d) in enumerate(zip(idx, shape))
             if not (isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d)]
     if len(part) != 1:
-        return (0, 0, shape[0]) if not part and shape else None
+        return (0, 0, shape[0], 1) if not part and shape else None
     a = part[0]
     k = idx[a]
     if isinstance(k, int):
-        return a, k, k + 1
-    return (a, k.start, k.stop) if k.step == 1 else None
+        return a, k, k + 1, 1
+    return (a, k.start, k.stop, k.step) if k.step >= 1 else None
 
 
 class _Tiles(NamedTuple):
     """What writes_tiling_zeros knows of a chain zeros.at[r_1].add(v_1)...at[r_k].add(v_k):
-    its last write `eqn`, that write's region (axis, start, stop) and value, the chain before
-    it (None at the zeros), and the length its regions cover along the axis in all."""
+    its last write `eqn`, that write's region (axis, start, stop, step) and value, the chain
+    before it (None at the zeros), and the length its regions cover along the axis in all."""
 
     eqn: Eqn
-    region: tuple[int, int, int]
+    region: tuple[int, int, int, int]
     value: Any
     prev: _Tiles | None
     covered: int
@@ -290,7 +290,7 @@ def _tiles(e: Eqn, ctx: Any) -> _Tiles | None:
     r = _region(e.params["idx"], e.out.aval.shape)
     if r is None or v.aval.dtype != e.out.aval.dtype or (prev and r[0] != prev.region[0]):
         return None
-    return _Tiles(e, r, v, prev, (prev.covered if prev else 0) + r[2] - r[1])
+    return _Tiles(e, r, v, prev, (prev.covered if prev else 0) + len(range(*r[1:])))
 
 
 def writes_tiling_zeros(e: Eqn, ctx: Any) -> Any:
@@ -306,22 +306,51 @@ def writes_tiling_zeros(e: Eqn, ctx: Any) -> Any:
         t = t.prev
     axis = pieces[0][0][0]
     pieces.sort(key=lambda p: p[0][1])
+    if any(r[3] != 1 for r, _ in pieces):
+        return _interleaved(e, ctx, pieces, axis)
     stop = 0
-    for (_, s0, s1), _ in pieces:
+    for (_, s0, s1, _), _ in pieces:
         if s0 != stop:
             return None
         stop = s1
     parts = []
-    for (_, s0, s1), v in pieces:
+    for (_, s0, s1, _), v in pieces:
         want = shape[:axis] + (s1 - s0,) + shape[axis + 1:]
-        if v.aval.shape != want:
-            if int(np.prod(v.aval.shape)) != int(np.prod(want)):
-                return None  # (a broadcast value: leave it)
-            v = ctx.emit(P.reshape, (v,), {"shape": want}, e.src)
+        v = _shaped(ctx, v, want, e)
+        if v is None:
+            return None
         parts.append(v)
     if len(parts) == 1:
         return parts[0]
     return P.concatenate, tuple(parts), {"axis": axis}
+
+
+def _shaped(ctx: Any, v: Any, want: tuple[int, ...], e: Eqn) -> Any:
+    """v reshaped to `want` (None: a broadcast value, of another size)."""
+    if v.aval.shape == want:
+        return v
+    if int(np.prod(v.aval.shape)) != int(np.prod(want)):
+        return None
+    return ctx.emit(P.reshape, (v,), {"shape": want}, e.src)
+
+
+def _interleaved(e: Eqn, ctx: Any, pieces: list, axis: int) -> Any:
+    """Pieces x[j::s] for j = 0..s-1 (each of the same length) interleave along the axis:
+    stacked along a new axis after it, then merged (the cotangent of reading x[0::2] and
+    x[1::2], as an (E, 2) edge array's sources and destinations are)."""
+    shape = e.out.aval.shape
+    n = shape[axis]
+    step = pieces[0][0][3]
+    if n % step or len(pieces) != step or any(
+            r[1] != j or r[3] != step or len(range(*r[1:])) != n // step
+            for j, (r, _) in enumerate(pieces)):
+        return None
+    want = shape[:axis] + (n // step, 1) + shape[axis + 1:]
+    parts = [_shaped(ctx, v, want, e) for _, v in pieces]
+    if any(p is None for p in parts):
+        return None
+    stacked = ctx.emit(P.concatenate, tuple(parts), {"axis": axis + 1}, e.src)
+    return P.reshape, (stacked,), {"shape": shape}
 
 
 def _zero(a: Any, ctx: Any) -> bool:
