@@ -249,3 +249,47 @@ def test_edge_array_gradient():
     np.add.at(want, edges[:, 0], 2 * d)
     np.add.at(want, edges[:, 1], -2 * d)
     np.testing.assert_allclose(vg.grad(f)(x, edges), want, rtol=1e-12)
+
+
+# ----------------------------------------------------------------- segment sums
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape,axis,num", [((50, 4), 0, 7), ((3, 40), 1, 5), ((1200,), 0, 30),
+                                            ((6, 300, 2), 1, 300)])
+def test_every_segment_sum_plan_equals_add_at(shape, axis, num, dtype):
+    """Each candidate plan of a static segment sum (backends/numpy/gathers.py) gives np.add.at's
+    sums: to rounding, and exactly for float64's add_at and bincount (the same additions in
+    the same order)."""
+    from vecgrad.backends.numpy.gathers import _segment_plans
+    r = np.random.default_rng(5)
+    ids = r.integers(0, num, shape[axis])
+    v = r.standard_normal(shape).astype(dtype)
+    want = np.zeros(shape[:axis] + (num,) + shape[axis + 1:], np.float64)
+    np.add.at(np.moveaxis(want, axis, 0), ids, np.moveaxis(v.astype(np.float64), axis, 0))
+    plans = _segment_plans(ids, num, shape, axis, np.dtype(dtype))
+    names = [p.__name__ for p in plans]
+    assert ("add_at" in names) == (dtype == np.float64) and "bincount" in names
+    for p in plans:
+        got = p(v)
+        assert got.dtype == dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                                   atol=1e-5 if dtype == np.float32 else 1e-12)
+        if dtype == np.float64 and p.__name__ in ("add_at", "bincount"):
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+def test_dynamic_scatter_add_along_matches_add_at(dtype):
+    """scatter_add_along through a runtime index (an (E, 2) edge array's rows): np.add.at's
+    result, for every dtype (float64 takes np.add.at's flat fast path, float32 and complex
+    np.bincount, integers np.add.at)."""
+    from vecgrad.primitives.sorting import _scatter_add_along
+    r = np.random.default_rng(6)
+    g = (r.standard_normal((3000, 5)) * 10).astype(dtype)
+    idx = r.integers(-40, 40, (3000, 1))
+    want = np.zeros((40, 5), np.complex128 if dtype == np.complex128 else np.float64)
+    np.add.at(want, idx[:, 0], g)  # (in float64: the float32 sums are compared with it)
+    got = _scatter_add_along(g, idx, 0, 40)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                               atol=1e-3 if dtype == np.float32 else 0)

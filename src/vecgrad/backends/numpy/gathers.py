@@ -58,8 +58,15 @@ def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
         def bincount(v: np.ndarray) -> np.ndarray:
             o = np.bincount(flat_ids, weights=rows(v).ravel(), minlength=num * R)
             return finish(o.astype(dtype, copy=False).reshape(num, R))
+
+        def add_at(v: np.ndarray) -> np.ndarray:  # (NumPy's 1-d fast path, float64 only:
+            o = np.zeros(num * R, dtype)          # bincount sums float32 in float64)
+            np.add.at(o, flat_ids, rows(v).ravel())
+            return finish(o.reshape(num, R))
         if dtype.kind == "f":
             cands.append(bincount)
+        if dtype == np.float64:
+            cands.append(add_at)
     if num * E <= 1 << 20:
         onehot = np.zeros((num, E), dtype)
         onehot[ids, np.arange(E)] = 1
@@ -97,6 +104,7 @@ def _segment_model(E: int, R: int, num: int, itemsize: int) -> Callable:
         return {"scatter": 2 * m.call + m.copy * 2 * (n + out) * itemsize,
                 "reduceat": 4 * m.call + m.copy * (3 * n + out) * itemsize + m.loop * n,
                 "bincount": 3 * m.call + 4 * m.loop * n + m.copy * (16 * n + 8 * out),
+                "add_at": 3 * m.call + 3 * m.loop * n + m.copy * (10 * n + 8 * out),
                 "product": 2 * m.call + gemm * num * n + m.copy * num * E * itemsize}
     return model
 
