@@ -85,6 +85,7 @@ def _pick(family: str, cands: list[Callable], key: tuple, xs: Callable[[], list[
     if len(cands) == 1:
         return cands[0]
     by = {c.__name__: c for c in cands}
+    key = key + (tuple(by),)  # (a choice stored before a new candidate existed is not taken)
     name = kernels.choose(family, key, lambda m: {n: model(m)[n] for n in by},
                           lambda: dict(zip(by, timings(cands, xs()))), tune=True)
     return by[name]
