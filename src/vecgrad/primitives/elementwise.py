@@ -255,7 +255,9 @@ def _keep(x: Any, g: Any, axes: tuple[int, ...]) -> Any:
 
 def _extreme_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
     mask = cast(eq(x, _keep(x, ans, axes)), dtype=g.dtype)  # ties share the cotangent
-    return (_keep(x, g, axes) * mask / _keep(x, reduce_sum(mask, axes=axes), axes),)
+    # (the share g / count on the reduced shape: one pass over x's shape, not two; the same
+    # values, the mask being 0 or 1)
+    return (mask * _keep(x, g / reduce_sum(mask, axes=axes), axes),)
 
 
 def _kd(x: Any, v: Any, axes: tuple[int, ...]) -> Any:

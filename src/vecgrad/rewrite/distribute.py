@@ -79,3 +79,25 @@ def _term(ctx: Any, e: Eqn, ins: list[str], out: str, k: int, a: Any) -> Any:
     kd = tuple(1 if c in lost else d for c, d in zip(out, e.out.aval.shape))
     t = ctx.emit(P.reshape, (t,), {"shape": kd}, e.src)
     return ctx.emit(P.broadcast_to, (t,), {"shape": e.out.aval.shape}, e.src)
+
+
+def einsum_of_own_sums(e: Eqn, ctx: Any) -> Any:
+    """einsum('ab,bc->bc', p, y) = einsum('b,bc->bc', einsum('ab->b', p), y) where the graph
+    already sums p so: letters that one operand alone has and the result lacks are summed out
+    of it by that sum, not again (the column sums of a one-hot assignment a gradient takes
+    twice). (Elsewhere the planner sums them first anyway: no new equation.)"""
+    ins, out = parse_spec(e.params["spec"])
+    if len(ins) < 2 or any(len(set(s)) != len(s) for s in ins + [out]):
+        return None
+    for k, a in enumerate(ins):
+        others = set(out).union(*[s for j, s in enumerate(ins) if j != k])
+        own = [c for c in a if c not in others]
+        if not own or len(own) == len(a):
+            continue
+        kept = "".join(c for c in a if c not in own)
+        x = ctx.kept_as(P.einsum, (e.inputs[k],), {"spec": f"{a}->{kept}"})
+        if x is None:
+            continue
+        ops = tuple(x if j == k else o for j, o in enumerate(e.inputs))
+        return P.einsum, ops, {"spec": make_spec(ins[:k] + [kept] + ins[k + 1:], out)}
+    return None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import primitives as P
-from ..ir import Atom, Eqn, Graph, Params, Src, Var, dce, uses
+from ..ir import Atom, Const, Eqn, Graph, Params, Src, Var, dce, uses
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,7 @@ class Ctx:
         self.memo: dict[Any, Any] = {}
         self.readers: dict[Var, Eqn] = {}  # the input graph's equation reading a var (the last)
         self.pending: dict[Var, tuple[Eqn, Any, Callable[[], Atom]]] = {}
+        self.kept: dict[tuple, Var] = {}  # (prim, params, inputs) of the equations kept
 
     def reader(self, v: Var) -> Eqn | None:
         """The input graph's equation that reads `v`, if `v` has one read in all."""
@@ -88,6 +89,10 @@ class Ctx:
         e = self.defs.get(a) if isinstance(a, Var) else None
         return e if e is not None and (prim is None or e.prim is prim) else None
 
+    def kept_as(self, prim: P.Primitive, ins: tuple, params: dict) -> Var | None:
+        """The value of an equal equation kept so far, if there is one."""
+        return self.kept.get(_key(prim, Params(params), tuple(ins)))
+
     def emit(self, prim: P.Primitive, ins: tuple, params: dict, src: Src | None) -> Atom:
         aval = prim.shape_rule(*[a.aval for a in ins], **params)
         return self.add(Eqn(prim, tuple(ins), Params(params), Var(aval), src))
@@ -101,6 +106,13 @@ class Ctx:
                 if r is not None:
                     break
             if r is None:
+                # a rule's helper equal to one kept before (a row sum a gradient already
+                # takes) is that one: shared, as CSE would
+                key = _key(e.prim, e.params, e.inputs)
+                same = self.kept.get(key)
+                if same is not None and same.aval == e.out.aval:
+                    return same
+                self.kept[key] = e.out
                 self.defs[e.out] = e
                 self.eqns.append(e)
                 return e.out
@@ -108,6 +120,11 @@ class Ctx:
                 return r
             prim, ins, params = r
             e = Eqn(prim, tuple(ins), Params(params), e.out, e.src)
+
+
+def _key(prim: P.Primitive, params: Params, inputs: tuple) -> tuple:
+    """What makes two equations compute the same value (constants by contents, as in CSE)."""
+    return (prim, params, tuple([a.key() if a.__class__ is Const else a for a in inputs]))
 
 
 def rewrite(g: Graph, rules: list[Rule]) -> Graph:
@@ -144,6 +161,7 @@ def _add(ctx: Ctx, e: Eqn, ins: tuple) -> Atom:
         return new
     for q in ctx.eqns[n0:]:  # (what e's rules kept, reading the chain as it was)
         ctx.defs.pop(q.out, None)
+        ctx.kept.pop(_key(q.prim, q.params, q.inputs), None)
     del ctx.eqns[n0:]
     ctx.pending.pop(e.out, None)
     ins = tuple([ctx.build(a) if a in left and a in ctx.pending else a for a in ins])

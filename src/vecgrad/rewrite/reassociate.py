@@ -157,7 +157,9 @@ def _reassociate_once(g: Graph) -> Graph:
             ops = [env.get(a, a) if isinstance(a, Var) else a for a in ops]
             env[e.out] = _emit_order(ctx, ops, subs, out, e, known)
         else:
-            ctx.add(Eqn(e.prim, ins, e.params, e.out, e.src))
+            new = ctx.add(Eqn(e.prim, ins, e.params, e.out, e.src))
+            if new is not e.out:  # (an equal equation kept before: Ctx.add shares it)
+                env[e.out] = new
     outs = tuple(env.get(a, a) if isinstance(a, Var) else a for a in g.outputs)
     return dce(g.replace(eqns=tuple(ctx.eqns), outputs=outs))
 

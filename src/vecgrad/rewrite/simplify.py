@@ -17,7 +17,7 @@ from .contract import (
     sum_of_neg,
     sum_of_product,
 )
-from .distribute import einsum_of_broadcast_sum
+from .distribute import einsum_of_broadcast_sum, einsum_of_own_sums
 from .engine import Ctx, Rule, rewrite
 from .layout import (
     concatenate_of_slices,
@@ -346,6 +346,8 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_product, "sum(a * b, axes) = einsum(a, b): no product array"),
     Rule(P.einsum, einsum_of_broadcast,
          "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy"),
+    Rule(P.einsum, einsum_of_own_sums,
+         "einsum('ab,bc->bc', p, y) = einsum('b,bc->bc', einsum('ab->b', p), y)"),
     Rule(P.einsum, einsum_of_broadcast_sum,
          "einsum(.., a - b, ..) = einsum(.., a, ..) - einsum(.., b, ..), a and b broadcast"),
     Rule(P.strided, strided_is_basic, "strided(x) with axes that tile x = x[slices] reshaped"),
