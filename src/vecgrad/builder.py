@@ -99,12 +99,18 @@ class Builder:
             self._params[pk] = pp
         ps, pid = pp
         ins = tuple(atoms)
-        ikey = ins
-        for a in ins:
-            if a.__class__ is not Var:  # constants are keyed by their contents
-                ikey = tuple([x if x.__class__ is Var else x.key() for x in ins])
-                break
-        key = (prim, pid, ikey)
+        n = len(ins)  # (one and two operands, the most common, without a loop)
+        if n == 2:
+            a0, a1 = ins
+            plain = a0.__class__ is Var and a1.__class__ is Var
+        elif n == 1:
+            a0 = ins[0]
+            plain = a0.__class__ is Var
+        else:
+            plain = all(a.__class__ is Var for a in ins)
+        # (constants are keyed by their contents)
+        key = (prim, pid, ins if plain else
+               tuple([x if x.__class__ is Var else x.key() for x in ins]))
         if self.hash_cons:
             hit = self._memo.get(key)
             if hit is None and self._older:
@@ -114,7 +120,8 @@ class Builder:
         if len(self.eqns) >= self._check:
             self._checkpoint()
             self._params[pk] = pp  # (the memo entry made below is keyed by its id)
-        avals = tuple([a.aval for a in ins])
+        avals = (a0.aval, a1.aval) if n == 2 else (a0.aval,) if n == 1 else \
+            tuple([a.aval for a in ins])
         akey = (prim, pid, avals)
         aval = None if fresh else self._avals.get(akey)
         if aval is None:

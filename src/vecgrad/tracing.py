@@ -62,29 +62,36 @@ def _is_scalar(x: Any) -> bool:
 
 def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
     """Apply `prim`: record an equation if any argument is traced, else compute it eagerly."""
-    builder = None
-    simple = True  # all arguments are (strongly typed) tracers of one trace
-    for a in args:
-        if isinstance(a, Tracer):
-            if builder is None:
-                builder = a._b
-            elif a._b is not builder:
-                builder = _inner(builder, a._b)
-                simple = False
-            simple = simple and not a._weak
-        else:
-            simple = False
-    if simple and builder is not None:  # the common case, quickly
-        atoms = [a.atom for a in args]
+    if len(args) == 2 and args[0].__class__ is Tracer and args[1].__class__ is Tracer and \
+            args[0]._b is args[1]._b:  # (two plain tracers of one trace, the most common)
+        a, b = args
+        builder = a._b
+        atoms = [a._atom if a._view is None else a.atom, b._atom if b._view is None else b.atom]
     else:
-        dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
-               isinstance(a, Tracer) and not a._weak]
-        if builder is None:  # eager, with the same weak Python scalars as in a trace
-            return prim.impl(*[to_atom(a, dts).value for a in args], **params)
-        atoms = [to_atom(a, dts, builder) for a in args]
-    out = Tracer(builder, builder.emit(prim, atoms, params))
-    if prim.elementwise and len(out.shape) > 1:
-        out._layout = ufunc_layout(out.shape, out.dtype, args)
+        builder = None
+        simple = True  # all arguments are (strongly typed) tracers of one trace
+        for a in args:
+            if isinstance(a, Tracer):
+                if builder is None:
+                    builder = a._b
+                elif a._b is not builder:
+                    builder = _inner(builder, a._b)
+                    simple = False
+                simple = simple and not a._weak
+            else:
+                simple = False
+        if simple and builder is not None:  # all tracers: no dtypes to weigh
+            atoms = [a.atom for a in args]
+        else:
+            dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
+                   isinstance(a, Tracer) and not a._weak]
+            if builder is None:  # eager, with the same weak Python scalars as in a trace
+                return prim.impl(*[to_atom(a, dts).value for a in args], **params)
+            atoms = [to_atom(a, dts, builder) for a in args]
+    v = builder.emit(prim, atoms, params)
+    out = Tracer(builder, v)
+    if prim.elementwise and len(v.aval.shape) > 1:
+        out._layout = ufunc_layout(v.aval.shape, v.aval.dtype, args)
     return out
 
 

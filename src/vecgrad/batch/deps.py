@@ -471,10 +471,11 @@ class _Builder:
         get, fast_get = prod.get, fast_ids.get
         adds, chains, absorbed = (P.add, P.sub), self.sums, self.absorbed
         getitem, buf_of, is_basic = P.getitem, self.buf_of, P.is_basic
+        alias = p.alias
         for e in p.g.eqns:
-            prim, ins, params, out = e[0], e[1], e[2], e[3]
+            prim, ins, params, out, _ = e
             nk, nfo = EQN, None
-            if p.alias:
+            if alias:
                 eqn(e)
                 continue
             if prim in special:
@@ -501,8 +502,14 @@ class _Builder:
                 if k is None:
                     k = key_ids[key] = len(key_ids)
                     key_of.append(key)
-            else:
-                k = fast_get(_fast_key(prim, params, ins))
+            else:  # (_fast_key, inlined)
+                n = len(ins)
+                if n == 2:
+                    k = fast_get((prim, id(params), id(ins[0].aval), id(ins[1].aval)))
+                elif n == 1:
+                    k = fast_get((prim, id(params), id(ins[0].aval)))
+                else:
+                    k = fast_get(_fast_key(prim, params, ins))
                 if k is None:
                     k = self.key_id(prim, params, ins)
             kind.append(nk)

@@ -84,10 +84,26 @@ def relative(w: tuple, r: tuple) -> tuple | None:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=65536)
 def split(idx: tuple) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
     """(pattern, position axes, positions): ints become INT, slices SlPat(len, step), and the
-    positions are the ints and slice starts, in axis order."""
+    positions are the ints and slice starts, in axis order. (Batching splits every read's
+    index; in a loop most indices are new, so a miss must be cheap: a dict, emptied when
+    full, rather than an LRU's bookkeeping; and `x[i]` of a vector needs no table.)"""
+    if len(idx) == 1 and idx[0].__class__ is int:
+        return _INT1, _AXIS0, (idx[0],)
+    s = _SPLITS.get(idx)
+    if s is None:
+        if len(_SPLITS) >= 65536:
+            _SPLITS.clear()
+        s = _SPLITS[idx] = _split(idx)
+    return s
+
+
+_INT1, _AXIS0 = (INT,), (0,)
+_SPLITS: dict[tuple, tuple] = {}
+
+
+def _split(idx: tuple) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
     pat, axes, vals = [], [], []
     for i, k in enumerate(idx):
         if isinstance(k, int):
