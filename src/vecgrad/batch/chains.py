@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -155,15 +156,17 @@ def _is_zero(a: Atom) -> bool:
 
 
 class Sum:
-    """A chain of adds: `out = sum(sign_i * term_i)`, ending at equation `last`. `parts` are
-    the chains it absorbed; `terms`/`signs` are kept by the chain that absorbs none other, and
-    `eqns` (the adds it stands for, in program order) by the chains `sums` returns."""
+    """A chain of adds: `out = sum(sign_i * term_i)`. `parts` are the vars of the chains it
+    absorbed whole (each a Sum of its own), `inplace` the vars of the adds it grew by one term
+    (`s = s + t`: one Sum for the whole run, which those vars map to as well); `terms`/`signs`
+    are kept by the chain that no other absorbed, and `eqns` (the adds it stands for, in
+    program order) by the chains `sums` returns."""
 
-    __slots__ = ("eqns", "last", "n", "parts", "signs", "terms")
+    __slots__ = ("eqns", "inplace", "last", "parts", "signs", "terms")
 
-    def __init__(self, terms: list[Atom], signs: list[int], last: Eqn, parts: list[Var]):
+    def __init__(self, terms: list[Atom], signs: list[int], last: Var, parts: list[Var]):
         self.terms, self.signs, self.last, self.parts = terms, signs, last, parts
-        self.n = len(terms)
+        self.inplace: list[Var] = []
         self.eqns: list[Eqn] = []
 
 
@@ -171,16 +174,17 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
     """Add chains of `g`: the chains of three or more terms by their result var, and the vars
     of the inner adds they absorbed (no longer computed). `n_uses`: `uses(g)`, if known."""
     n_uses = uses(g) if n_uses is None else n_uses
-    # (an add of two plain terms, the most common, is kept as the tuple (x, y, sign of y,
-    # eqn) until a longer chain takes it in: most never are, and need no Sum)
+    # (an add of two plain terms, the most common, is kept as the tuple (x, y, sign of y)
+    # until a longer chain takes it in: most never are, and need no Sum)
     chains: dict[Var, Sum | tuple] = {}
     pos: dict[Var, int] = {}
-    add, sub = P.add, P.sub
-    for i, e in enumerate(g.eqns):
-        if e.prim is not add and e.prim is not sub:
-            continue
-        pos[e.out] = i
-        aval = e.out.aval
+    sub = P.sub
+    eqns = g.eqns
+    for i in compress(range(len(eqns)), map(_ADDS.__contains__, map(_PRIM, eqns))):
+        e = eqns[i]
+        out = e.out
+        pos[out] = i
+        aval = out.aval
         x, y = e.inputs
         sy = -1 if e.prim is sub else 1
         parts: list[Var] = []
@@ -188,18 +192,17 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
         if y.__class__ is Var and y not in chains:
             if cx is None and x.__class__ is Var:  # (common cases, quickly: two plain terms,
                 if x.aval == aval and y.aval == aval:  # a chain of two terms)
-                    chains[e.out] = (x, y, sy, e)
+                    chains[out] = (x, y, sy)
                 continue
             if cx.__class__ is tuple:
                 cx = _sum(chains, x)
             if cx is not None and cx.terms is not None and n_uses.get(x, 0) == 1 and \
                     x.aval == aval and y.aval == aval:  # (a chain and a term: `s = s + t`,
-                terms, signs = cx.terms, cx.signs  # as _terms and the general case below)
-                cx.terms = cx.signs = None
-                terms.append(y)
-                signs.append(sy)
-                parts.append(x)
-                chains[e.out] = Sum(terms, signs, e, parts)
+                cx.terms.append(y)  # as _terms and the general case below: the chain grows)
+                cx.signs.append(sy)
+                cx.inplace.append(x)
+                cx.last = out
+                chains[out] = cx
                 continue
         # a zero (a boundary: `(u[i-1] if i > 0 else 0.0) + ...`) stays a term, so that the
         # terms of the sums of different iterations line up (emission folds it away)
@@ -219,31 +222,35 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
             signs += s2
         else:
             continue
-        chains[e.out] = Sum(terms, signs, e, parts)
-    out: dict[Var, Sum] = {}
+        chains[out] = Sum(terms, signs, out, parts)
+    out_: dict[Var, Sum] = {}
     absorbed: set[Var] = set()
     for v, c in chains.items():
-        if c.__class__ is tuple or c.terms is None or c.n < 3:
-            continue  # too short to be more than an add, or absorbed by another chain (its
-            # terms moved there)
-        out[v] = c
-        todo = list(c.parts)
+        if c.__class__ is tuple or c.terms is None or c.last is not v or len(c.terms) < 3:
+            continue  # too short to be more than an add, absorbed by another chain (its
+            # terms moved there), or an inner add of a chain grown in place
+        out_[v] = c
         mine = [v]
+        todo = [c]
         while todo:
-            p = todo.pop()
-            absorbed.add(p)
-            mine.append(p)
-            todo += chains[p].parts
-        c.eqns = [chains[u].last for u in sorted(mine, key=pos.__getitem__)]
-    return out, absorbed
+            cp = todo.pop()
+            mine += cp.inplace
+            mine += cp.parts
+            todo += map(chains.__getitem__, cp.parts)
+        absorbed.update(mine[1:])
+        c.eqns = list(map(eqns.__getitem__, sorted(map(pos.__getitem__, mine))))
+    return out_, absorbed
+
+
+_ADDS = frozenset((P.add, P.sub))
 
 
 def _sum(chains: dict, v: Var) -> Sum:
     """The chain of `v`, as a Sum (a two-term add becomes one: see `sums`)."""
     c = chains[v]
     if c.__class__ is tuple:
-        x, y, sy, e = c
-        c = chains[v] = Sum([x, y], [1, sy], e, [])
+        x, y, sy = c
+        c = chains[v] = Sum([x, y], [1, sy], v, [])
     return c
 
 
