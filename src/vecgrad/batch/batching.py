@@ -34,7 +34,7 @@ from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
 from .notes import Notes
 from .regions import INT, SlPat, join
 
-_FIRST, _SECOND, _POS = itemgetter(0), itemgetter(1), itemgetter(3)
+_FIRST, _SECOND, _THIRD, _POS = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
 _OUT = itemgetter(3)  # an equation's result
 
 # A group whose members' operands come from more combinations of sources than this (or that
@@ -79,12 +79,15 @@ class _Emitter:
         self.cache[a] = t
         return t
 
-    def operand(self, atoms: list[Atom]) -> tuple[Tracer, bool]:
+    def operand(self, atoms: list[Atom], one: bool = False) -> tuple[Tracer, bool]:
         """The operands of a group's members stacked along a new axis 0 (a loop invariant,
-        the same atom for every member, is passed once: not stacked)."""
+        the same atom for every member, is passed once: not stacked). `one`: `atoms` are
+        known to have one `_source`."""
         a0 = atoms[0]
-        if all(a is a0 for a in atoms):
+        if atoms.count(a0) == len(atoms):  # (atoms compare by identity)
             return self.ref(a0), False
+        if one:
+            return self._part(atoms), True
         if all(isinstance(a, Const) for a in atoms):
             k0 = a0.key()
             if all(a.key() == k0 for a in atoms):  # one constant, by contents: shared
@@ -114,16 +117,17 @@ class _Emitter:
         r0 = reads.get(a0)
         if r0 is None:
             return False
-        t0 = r0[0]
-        src, pat, axes = t0.atom, r0[1], r0[2]
-        for a in atoms:
-            r = reads.get(a)
-            if r is None or a in rows:
-                return False
-            t = r[0]  # (t0's atom is read once: the others' only when they are not t0)
-            if t is not t0 and t.atom is not src or r[1] != pat or r[2] != axes:
-                return False
-        return True
+        rs = list(map(reads.get, atoms))  # (in C: list.count compares by identity first)
+        n = len(rs)
+        if None in rs or not rows.keys().isdisjoint(atoms) or \
+                list(map(_SECOND, rs)).count(r0[1]) != n or \
+                list(map(_THIRD, rs)).count(r0[2]) != n:
+            return False
+        ts = list(map(_FIRST, rs))  # (Tracers compare by value: by id here)
+        if list(map(id, ts)).count(id(r0[0])) == n:
+            return True
+        src = r0[0].atom  # (several Tracers: each read once)
+        return all(t.atom is src for t in dict(zip(map(id, ts), ts)).values())
 
     def _source(self, a: Atom) -> tuple:
         """Where a member operand comes from: a group's rows ("g"), reads of one array with one
@@ -230,20 +234,25 @@ class _Emitter:
         elif len(members) == 1:
             self._single(i0)
         else:
-            for part in self._by_source(members):
+            parts = self._by_source(members)
+            if parts is None:  # (each operand from one source: not checked again)
+                self._batched(members, one=True)
+                return
+            for part in parts:
                 if len(part) == 1:
                     self._single(part[0])
                 else:
                     self._batched(part)
 
-    def _by_source(self, members: list[int]) -> list[list[int]]:
+    def _by_source(self, members: list[int]) -> list[list[int]] | None:
         """Members split by where their operands come from, when there are few such
         combinations: each part then reads its operands as views (a loop invariant passed
-        once), with no concatenation. Values only one member uses count as one source."""
+        once), with no concatenation. Values only one member uses count as one source.
+        None (the common case) when each operand comes from one source."""
         p = self.p
         ops = p.ops
         if all(self._one_source(list(col)) for col in zip(*map(ops.__getitem__, members))):
-            return [members]  # (the common case, quickly: each operand from one source)
+            return None
         cols = []
         for j in range(len(p.ops[members[0]])):
             col = [self._source(p.ops[m][j]) for m in members]
@@ -275,13 +284,13 @@ class _Emitter:
                                  zip(itertools.repeat(out), range(len(members)))))
         self.notes.batched(members, out, self.b.eqns[-1] if self.b.eqns else None)
 
-    def _batched(self, members: list[int]) -> None:
+    def _batched(self, members: list[int], one: bool = False) -> None:
         p = self.p
         e = p.eqn[members[0]]
         n = len(members)
         if e.prim.batch is None:
             return self._unbatched(members, f"`{e.prim.name}` has no batching rule")
-        ops = [self.operand(list(col)) for col in zip(*map(p.ops.__getitem__, members))]
+        ops = [self.operand(list(col), one) for col in zip(*map(p.ops.__getitem__, members))]
         if not any(b for _, b in ops):  # the same operation on the same values: run it once
             out = e.prim(*[x for x, _ in ops], **e.params)
             for m in members:
@@ -445,7 +454,7 @@ def batch(g: Graph) -> Graph:
     """Merge isomorphic, independent equations into batched ones (see module doc)."""
     n_uses = uses(g)  # (one count serves both when nothing is rewritten or dead)
     g0, g = g, normalize(g, n_uses)
-    if g is not g0 or not n_uses.keys() >= set(map(_OUT, g.eqns)):  # (something unused: the
+    if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
     p = plan(g, n_uses if g is g0 else None)
     em = _Emitter(p)
