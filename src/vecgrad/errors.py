@@ -56,14 +56,16 @@ def numpy_caller(depth: int = 1) -> str | None:
 
 
 _SRCS: dict[tuple, Src] = {}  # (file, line, function) -> its Src: one Src per line
+_AT: dict[tuple, tuple] = {}  # (id(code), instruction offset) -> (code, its Src)
 _INTERNAL_FILES: dict[str, bool] = {}  # a code object's file name -> _is_internal(it)
 
 
 def user_src(depth: int = 1) -> Src | None:
     """The innermost stack frame that belongs to user code (not vecgrad or numpy), as a Src
     shared by every call from that line (tracing asks once per operation: a frame is told
-    internal by its file name, whose hash a string keeps, and one Src per line keeps a long
-    trace small)."""
+    internal by its file name, whose hash a string keeps; the user's frame is looked up by
+    its code object and instruction offset, cheaper than its line number, which is computed
+    once per instruction; one Src per line keeps a long trace small)."""
     f = sys._getframe(depth)
     internal = _INTERNAL_FILES
     while f is not None:
@@ -75,12 +77,19 @@ def user_src(depth: int = 1) -> Src | None:
                 internal.clear()
             inside = internal[fname] = _is_internal(fname)
         if not inside:
+            at = (id(code), f.f_lasti)
+            hit = _AT.get(at)
+            if hit is not None and hit[0] is code:  # (the entry keeps its code alive: an id
+                return hit[1]  # is not reused while it is cached)
             key = (fname, f.f_lineno, code.co_name)
             src = _SRCS.get(key)
             if src is None:
                 if len(_SRCS) >= 100_000:  # (bounded)
                     _SRCS.clear()
                 src = _SRCS[key] = Src(*key)
+            if len(_AT) >= 100_000:
+                _AT.clear()
+            _AT[at] = (code, src)
             return src
         f = f.f_back
     return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -150,6 +151,8 @@ def set_bind(bind: Callable[..., Any]) -> None:
     imported."""
     global _bind
     _bind = bind
+    # (and a primitive's call is `bind` itself: one Python frame less per traced operation)
+    Primitive.__call__ = bind  # type: ignore[method-assign]
 
 
 class Src(NamedTuple):
@@ -236,10 +239,13 @@ def _define(defined: set[Var], v: Var) -> None:
     defined.add(v)
 
 
+_INPUTS = operator.itemgetter(1)  # an equation's inputs
+
+
 def uses(g: Graph) -> dict[Var, int]:
     """How many times each var is read (by equations and outputs). (Constants are counted
     too, as keys of their own: counting every atom runs in C, once per trace in batching.)"""
-    n: Counter = Counter(itertools.chain.from_iterable([e.inputs for e in g.eqns]))
+    n: Counter = Counter(itertools.chain.from_iterable(map(_INPUTS, g.eqns)))
     n.update(g.outputs)
     return n
 

@@ -10,8 +10,8 @@
 """
 from __future__ import annotations
 
-from itertools import compress
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import is_, itemgetter
 from typing import Any
 
 from .. import primitives as P
@@ -20,6 +20,7 @@ from .regions import compose
 
 WRITES = (P.setitem, P.setitem_add)
 _PRIM = itemgetter(0)  # an equation's primitive
+_INS, _OUT, _FIRST = itemgetter(1), itemgetter(3), itemgetter(0)  # its inputs, its result
 
 
 def _eqn(prim: P.Primitive, ins: tuple, params: dict, src: Any) -> Eqn:
@@ -91,9 +92,9 @@ def _unchanged(eqns: tuple[Eqn, ...]) -> bool:
     prims = list(map(_PRIM, eqns))
     if P.setitem in prims or P.setitem_add in prims:
         return False
-    getitem = P.getitem
-    reads = {e.out for e in eqns if e.prim is getitem}
-    return not reads or not any(e.inputs[0] in reads for e in eqns if e.prim is getitem)
+    is_read = list(map(is_, prims, repeat(P.getitem)))  # (in C: this runs on every trace)
+    reads = set(map(_OUT, compress(eqns, is_read)))
+    return not reads or reads.isdisjoint(map(_FIRST, map(_INS, compress(eqns, is_read))))
 
 
 def _write_back(e: Eqn, defs: dict, n_uses: dict) -> list[Eqn] | None:
