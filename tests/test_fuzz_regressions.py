@@ -367,3 +367,47 @@ def test_ufunc_of_a_complex_part_of_a_transpose_reshapes_as_numpy(part):
         y[0, 1] = 5.0
         return r * 1.0
     assert_same(vg.jit(f)(z), f(z.copy()))
+
+
+# ------------------------------------------------ found by tests/test_fuzz_loops.py (loops)
+
+TRACED_WRITES = {
+    "row": lambda b, t, v: b.__setitem__(t, np.sin(v)),
+    "element": lambda b, t, v: b.__setitem__((t, 1), v[0] * b[t, 2]),
+    "column": lambda b, t, v: b.__setitem__((slice(None), t % 3), v[:1] * 2.0),
+    "ellipsis": lambda b, t, v: b.__setitem__((Ellipsis, t % 3), b[..., (t + 1) % 3] * v[0]),
+    "strided": lambda b, t, v: b.__setitem__((slice(1, None), t % 3), np.tanh(v[:1])),
+    "max": lambda b, t, v: b.__setitem__(t, np.maximum(b[t], v)),
+    "newaxis": lambda b, t, v: b.__setitem__((None, t, slice(None, None, -1)), v),
+    "view": lambda b, t, v: b[1:].__setitem__(t % 3, v * 3.0),
+}
+
+
+def _traced_writes(form, xp):
+    def f(x, ix):
+        b = xp.zeros((4, 3)) + 0.5
+        for e in range(len(ix)):
+            TRACED_WRITES[form](b, ix[e], x[e % 4])
+        return b
+    return f
+
+
+@pytest.mark.parametrize("form", sorted(TRACED_WRITES))
+def test_write_at_one_traced_int_sets_that_region(form):
+    """buf[dst[e]] = v in an edge loop (a set, not +=, at one traced integer; negative
+    positions, repeats: the last write wins) was refused ('writing at a traced index is not
+    supported'); now where(arange(n) == t, v, region): NumPy's result, its gradient, and the
+    batched graph equal to the unbatched one. Out of bounds raises IndexError, as NumPy."""
+    ix = np.array([2, -1, 0, 2, -4])
+    x = np.random.default_rng(1).standard_normal((4, 3))
+    assert_same(vg.jit(_traced_writes(form, vnp))(x, ix), _traced_writes(form, np)(x, ix))
+    w = np.cos(np.arange(12.0)).reshape(4, 3)
+
+    def loss(x, ix):
+        return vnp.sum(_traced_writes(form, vnp)(x, ix) * w)
+    central_diff_check(loss, [x, ix])
+    e, leaves = entry(loss, (x, ix))
+    assert_same_function(e.stages["cse"], e.stages["batch"], leaves)
+    if form in ("row", "max", "element"):
+        with pytest.raises(IndexError):
+            vg.jit(_traced_writes(form, vnp))(x, np.array([1, 4]))

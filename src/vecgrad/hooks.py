@@ -47,7 +47,7 @@ class Numpy(Filled):
 
     __slots__ = ("accumulate_at_read", "asarray", "astype", "concatenate", "dispatch_function",
                  "dispatch_ufunc", "ravel", "reshape", "stack", "sum", "traced_getitem", "where",
-                 "wrote_at_read", "zeros")
+                 "write_at_traced", "wrote_at_read", "zeros")
 
 
 class Autodiff(Filled):

@@ -197,6 +197,41 @@ def wrote_at_read(x: Any, key: Any, value: Any) -> bool:
     return True
 
 
+def write_at_traced(x: Any, key: Any, value: Any) -> bool:
+    """`x[key] = value` where key holds one traced integer *scalar* t (`buf[dst[e]] = v`,
+    `buf[b, 0] = v`, `buf[:, b] = v`) and otherwise ints, slices, None and Ellipsis: NumPy
+    writes the one region at t. Here the region R = x[key with t -> :] is rewritten as
+    where(arange(n) == t, v, R), exactly that write (and its gradient), with NumPy's
+    negative positions and its IndexError out of bounds (t is read through a gather). False
+    for other keys (several traced indices, or traced arrays: repeated positions would
+    make the result depend on the write order)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    traced = [i for i, k in enumerate(parts) if isinstance(k, Tracer)]
+    if len(traced) != 1 or parts[traced[0]].shape or \
+            parts[traced[0]].dtype.kind not in "iu" or \
+            any(isinstance(k, (list, _np.ndarray)) for k in parts):
+        return False
+    p, shape = traced[0], _shape(x)
+    full = parts[:p] + (slice(None),) + parts[p + 1:]
+    used = sum(k is not None and k is not Ellipsis for k in parts)
+    ax = sum(len(shape) - used if k is Ellipsis else k is not None for k in parts[:p])
+    if ax >= len(shape):
+        return False
+    n, mark = shape[ax], max(shape) + 7  # (the axis t indexes, made a unique size in R)
+    try:
+        one = _np.empty(shape, dtype=bool)[parts[:p] + (0,) + parts[p + 1:]].shape
+        q = _np.empty(shape[:ax] + (mark,) + shape[ax + 1:], dtype=bool)[full].shape.index(mark)
+    except (IndexError, TypeError, ValueError):
+        return False
+    region = one[:q] + (n,) + one[q:]
+    t = parts[p]
+    pos = _take_traced(_np.arange(n), _ops.where(t < 0, t + n, t), 0)  # (raises out of range)
+    hit = _ops.reshape(_ops.equal(_np.arange(n), pos), (n,) + (1,) * (len(region) - q - 1))
+    v = _ops.expand_dims(_ops.broadcast_to(asarray(value), one), q)
+    x[full] = astype(_ops.where(hit, v, x[full]), _dtype(x))
+    return True
+
+
 def _same(k: Any, key: Any) -> bool:
     """The same traced index: one object, or one value (`dst[e]` evaluated twice)."""
     return k is key or isinstance(key, Tracer) and k.atom is key.atom
