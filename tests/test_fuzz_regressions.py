@@ -411,3 +411,27 @@ def test_write_at_one_traced_int_sets_that_region(form):
     if form in ("row", "max", "element"):
         with pytest.raises(IndexError):
             vg.jit(_traced_writes(form, vnp))(x, np.array([1, 4]))
+
+
+@pytest.mark.parametrize("d", [1, 3])
+def test_gradient_with_a_rolled_loops_result_as_aux_output(d):
+    """vg.grad(has_aux=True) where the aux is a recurrence's final state (a rolled loop whose
+    whole result is a graph output): the backward pass's sharing of the forward loop with its
+    residual-storing copy asserted that no output was the loop's result (AssertionError in
+    batch/loops.share_forward)."""
+    r = np.random.default_rng(0)
+    x, W = r.standard_normal((7, d)), r.standard_normal((d, d)) * 0.5
+
+    def f(xp, x, W):
+        o1 = np.stack([np.sin(x[i:i + 2, 0]) for i in range(2, 6)])
+        h = xp.zeros(d)
+        for i in range(7):
+            h = np.tanh(W @ h + x[i])
+        return xp.sum(o1) + xp.sum(h * np.arange(1.0, d + 1)), (o1, h)
+    g, aux = vg.grad(lambda x, W: f(vnp, x, W), argnums=(0, 1), has_aux=True)(x, W)
+    want = f(np, x, W)[1]
+    assert_same(aux[0], want[0])
+    assert_same(aux[1], want[1])
+    central_diff_check(lambda x, W: f(vnp, x, W)[0], [x, W], argnums=(0, 1))
+    _, v = vg.value_and_grad(lambda x: f(vnp, x, W)[1][1].sum())(x)
+    np.testing.assert_allclose(v.sum(), vg.grad(lambda x: f(vnp, x, W)[1][1].sum())(x).sum())

@@ -543,17 +543,22 @@ def share_forward(g: Graph) -> Graph:
         for k, a in enumerate(ins):
             if not isinstance(a, Var) or a not in to:
                 continue
-            c = to[a]
             if e.prim is P.getitem and len(e.params["idx"]) == 1:
-                ins[k] = c.out  # reads one of the original's outputs: same offsets in the copy
+                ins[k] = to[a].out  # reads one of the original's outputs: same offsets
             else:
-                if a not in prefix:
-                    prefix[a] = Var(a.aval)
-                    eqns.append(Eqn(P.getitem, (c.out,), Params(
-                        idx=P.BasicIndex((P.Sl(0, a.aval.shape[0], 1),))), prefix[a], e.src))
-                ins[k] = prefix[a]
+                ins[k] = _prefix(a, to[a], prefix, eqns, e.src)
         eqns.append(e if tuple(ins) == e.inputs else Eqn(e.prim, tuple(ins), e.params, e.out,
                                                          e.src))
-    outs = [to[a].out if isinstance(a, Var) and a in to else a for a in g.outputs]
-    assert not any(isinstance(a, Var) and a in to for a in g.outputs)
+    # (a graph output that is the original's whole result is the copy's prefix too)
+    outs = [_prefix(a, to[a], prefix, eqns, None) if isinstance(a, Var) and a in to else a
+            for a in g.outputs]
     return g.replace(eqns=tuple(eqns), outputs=tuple(outs))
+
+
+def _prefix(a: Var, c: Eqn, prefix: dict[Var, Var], eqns: list[Eqn], src) -> Var:
+    """The original loop's result `a` read from the front of its copy's result (once)."""
+    if a not in prefix:
+        prefix[a] = Var(a.aval)
+        eqns.append(Eqn(P.getitem, (c.out,), Params(
+            idx=P.BasicIndex((P.Sl(0, a.aval.shape[0], 1),))), prefix[a], src))
+    return prefix[a]
