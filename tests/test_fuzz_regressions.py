@@ -436,3 +436,23 @@ def test_gradient_with_a_rolled_loops_result_as_aux_output(d):
     plain = vg.grad(lambda x, W: f(vnp, x, W)[0], argnums=(0, 1))(x, W)
     for a, b in zip(g, plain):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("const", [0.0, 2, True])
+def test_vmap_of_a_python_number_output_is_stacked(const):
+    """vg.vmap(f)(xs) is stack([f(x) for x in xs]): an output that is a Python number the
+    function returned untouched (an accumulator `acc = 0.0` of an empty loop) has the mapped
+    size, NumPy's dtype (as jax.vmap); it came back as the bare number. out_axes=None
+    keeps it."""
+    xs = np.random.default_rng(2).standard_normal((3, 2))
+
+    def f(x):
+        acc = const
+        for i in range(0):
+            acc = acc + x[i]
+        return x.sum(), acc
+    got = vg.vmap(f)(xs)
+    want = [np.stack([np.asarray(f(x)[i]) for x in xs]) for i in range(2)]
+    assert_same(got[0], want[0])
+    assert_same(got[1], want[1])
+    assert vg.vmap(f, out_axes=(0, None))(xs)[1] is const

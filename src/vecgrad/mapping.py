@@ -178,4 +178,8 @@ def _move_out(x: Any, spec: Any, n: int, fun: Callable) -> Any:
     if isinstance(x, dict):
         return {k: _move_out(v, spec[k] if isinstance(spec, dict) else spec, n, fun)
                 for k, v in x.items()}
+    if type(x) in (bool, int, float, complex) and spec is not None:
+        # a Python number returned as it is: stack([f(x) for x in xs]) has it n times (as
+        # in JAX, where it is an array of the mapped size)
+        return _move_out(_Out(vnp.asarray(x), False), spec, n, fun)
     return x
