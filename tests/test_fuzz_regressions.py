@@ -456,3 +456,23 @@ def test_vmap_of_a_python_number_output_is_stacked(const):
     assert_same(got[0], want[0])
     assert_same(got[1], want[1])
     assert vg.vmap(f, out_axes=(0, None))(xs)[1] is const
+
+
+@pytest.mark.parametrize("c", [1.5, 2, -1.0])
+def test_vmap_keeps_a_python_number_argument_weak(c):
+    """vg.vmap(f, in_axes=(0, None))(xs32, 1.5): the Python number is weak in f, as in
+    stack([f(x, 1.5) for x in xs32]) (float32 * 1.5 is float32); it was traced as a float64
+    array, so results that mixed it with float32 values came back float64. A number that
+    f needs concretely (a slice bound, a branch) still works."""
+    xs = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+
+    def f(x, c):
+        acc = 0.0
+        for i in range(1, 3):
+            acc = acc + np.prod(np.tanh(x[i:i + 2]) + 2.0) * c
+        return acc, x * c, x[:2].sum() * c
+    got = vg.vmap(f, in_axes=(0, None))(xs, c)
+    for i in range(3):
+        assert_same(got[i], np.stack([np.asarray(f(x, c)[i]) for x in xs]))
+    got = vg.vmap(lambda x, n: x[:n].sum(), in_axes=(0, None))(xs, 2)
+    assert_same(got, xs[:, :2].sum(axis=1))

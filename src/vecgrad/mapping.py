@@ -18,7 +18,7 @@ from .api import _check_fun, jit_as
 from .errors import ArgumentError, _where, user_src
 from .interpret import vmap as vmap_graph
 from .pytree import flat, unflatten
-from .signature import Call
+from .signature import Call, flatten_call
 from .staging import fun_src, trace_call
 from .tracing import Tracer, current_builder, to_atom
 
@@ -105,10 +105,9 @@ def _mapped_call(fun: Callable, in_axes: Any, out_axes: Any, axis_size: int | No
     else:
         specs = [in_axes] * len(args)
     keys = sorted(kwargs)
-    leaves: list = []
-    td = (tuple([flat(a, leaves) for a in args]),
-          ("dict", tuple(keys), tuple([flat(kwargs[k], leaves) for k in keys])) if kwargs
-          else None)
+    # (a Python number passed to the jitted mapped function is a weak tracer: it stays weak
+    # in the function, as the number itself would: x32 * lr is float32)
+    leaves, td, _ = flatten_call(args, kwargs, trace_scalars=False)
     axes = [a for s, x in zip(specs, args) for a in _leaf_axes(s, x, "in_axes")]
     axes += [a for k in keys for a in _leaf_axes(0, kwargs[k], "in_axes")]
     b = current_builder()
