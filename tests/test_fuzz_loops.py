@@ -1,0 +1,335 @@
+"""Differential fuzzing of natural loop programs (no silent wrong answers): random programs
+in the styles users write (tests/fuzz_loops.py: sliding windows and 2-D patches, buffers
+written in place and through views, edge lists as tuples / two int arrays / an (E, 2) array,
+comprehensions, `map` with kernels, Python-int branches, mixed accumulators, recurrences,
+dtype mixes, NumPy calls in loops), each wrapped in one transform (`vg.jit`,
+`vg.jit(static_argnums=...)`, `vg.value_and_grad`, `has_aux`, `vg.vmap`), are run
+
+(a) by NumPy (the same source on NumPy arrays: the oracle) and by vecgrad: equal values,
+    dtypes and shapes;
+(b) `vg.grad` of a random weighting of the float64 outputs equals float64 central
+    differences of the NumPy program in random directions;
+(c) the batched graph computes what the unbatched one does (values and VJPs).
+
+Or vecgrad raises a typed `VecgradError` naming the program's own line ('<fuzz>:N'). Any
+other exception, an error that names no line, or a different number is a bug.
+
+CI runs VECGRAD_FUZZ_LOOPS seeded programs (default 120: a few seconds). Thousands, locally
+(every distinct failure, minimized, with its seed; per-style counts):
+
+    VECGRAD_FUZZ_LOOPS=3000 .venv/bin/python -m pytest -q tests/test_fuzz_loops.py
+    nice .venv/bin/python tests/test_fuzz_loops.py 5000 [start] [style]
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+import warnings
+from collections import Counter
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+os.environ.setdefault("VECGRAD_TYPECHECK", "1")  # (run as a script: stages kept, as in tests)
+from fuzz_loops import ARGS, FLOAT_ARGS, Program, draw, load
+from test_batch import assert_same_function, entry
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad.errors import VecgradError
+
+STATIC = (ARGS.index("k"),)
+VMAP_AXES = (0,) + (None,) * (len(ARGS) - 1)
+NDIFF = len(FLOAT_ARGS)
+
+
+class Refused(Exception):
+    """vecgrad raised a typed error that names the program's line: an honest refusal."""
+
+
+def _args(p: Program) -> list:
+    return [p.inputs[n] for n in ARGS]
+
+
+def _numpy(src: str, args: list):
+    f = load(src, np)
+    args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    for a in args:
+        if isinstance(a, np.ndarray):
+            a.setflags(write=False)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return f(*args)
+
+
+def _batch_of(p: Program) -> np.ndarray:
+    x = p.inputs["x"]
+    return np.stack([x, np.cos(x) * 1.3, x[::-1] * 0.7])
+
+
+def eager(p: Program) -> tuple:
+    """NumPy's result: the program's outputs (for vmap: each stacked over the batch)."""
+    if p.transform != "vmap":
+        return tuple(o if type(o) in (float, int, bool) else np.asarray(o)
+                     for o in _numpy(p.src, _args(p)))
+    rest = _args(p)[1:]
+    outs = [_numpy(p.src, [xb] + rest) for xb in _batch_of(p)]
+    return tuple(np.stack([np.asarray(o[i]) for o in outs]) for i in range(len(outs[0])))
+
+
+def _call(fn, *a):
+    """Runs vecgrad; a typed error naming the program's line becomes Refused."""
+    try:
+        return fn(*a)
+    except VecgradError as e:
+        if "<fuzz>:" in str(e):
+            raise Refused(str(e).splitlines()[0][:100]) from None
+        raise AssertionError(f"{type(e).__name__} names no line of the program: "
+                             f"{str(e).splitlines()[0][:120]}") from None
+
+
+def traced(p: Program) -> tuple:
+    f = load(p.src, vnp)
+    if p.transform == "vmap":
+        return _call(vg.vmap(f, in_axes=VMAP_AXES), _batch_of(p), *_args(p)[1:])
+    jf = vg.jit(f, static_argnums=STATIC) if p.transform == "static" else vg.jit(f)
+    return _call(jf, *_args(p))
+
+
+def _tol(p: Program, dtype) -> float:
+    return 1e-4 if dtype == np.float32 or re.search(r"float32|\bs\[", p.src) else 1e-8
+
+
+def assert_outputs(p: Program, got, want) -> None:
+    assert isinstance(got, tuple) and len(got) == len(want), f"{type(got)} of {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        if type(w) in (float, int, bool):  # a Python scalar the program returned untouched
+            assert type(g) is type(w) or isinstance(g, (np.ndarray, np.generic)), \
+                f"output {i}: {type(g).__name__} for a {type(w).__name__}"
+        else:
+            assert isinstance(g, (np.ndarray, np.generic)), f"output {i}: {type(g).__name__}"
+        g, w = np.asarray(g), np.asarray(w)
+        assert (g.shape, g.dtype) == (w.shape, w.dtype), \
+            f"output {i}: {g.shape} {g.dtype} != NumPy's {w.shape} {w.dtype}"
+        tol = _tol(p, w.dtype)
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"output {i}")
+
+
+def check_jit(p: Program) -> str:
+    """(a) values, dtypes and shapes."""
+    want = eager(p)
+    args = _args(p)
+    before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got = traced(p)
+    for a, b, n in zip(args, before, ARGS):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b, err_msg=f"vecgrad changed argument {n}")
+    assert_outputs(p, got, want)
+    return "ok"
+
+
+def _weights(p: Program):
+    out = eager(p)
+    keep = [i for i, o in enumerate(out) if np.asarray(o).dtype == np.float64]
+    return keep, [np.random.default_rng(i + 3).standard_normal(np.shape(out[i])) for i in keep]
+
+
+def _loss(p: Program, xp, keep, ws):
+    """sum_i <out_i, w_i> over the float64 outputs, of (x, v, W) (x batched under vmap)."""
+    f = load(p.src, xp)
+    rest = _args(p)[NDIFF:]
+    if p.transform == "vmap":
+        fv = vg.vmap(f, in_axes=VMAP_AXES) if xp is vnp else \
+            (lambda X, *a: tuple(np.stack([np.asarray(o[i]) for o in
+                                           [f(xb, *a) for xb in X]])
+                                 for i in range(len(f(X[0], *a)))))
+
+    def loss(x, v, W, aux=False):
+        out = fv(x, v, W, *rest) if p.transform == "vmap" else f(x, v, W, *rest)
+        val = sum((xp.sum(out[i] * w) for i, w in zip(keep, ws)), 0.0)
+        return (val, out) if aux else val
+    return loss
+
+
+def check_grad(p: Program) -> str:
+    """(b) the gradient wrt (x, v, W) against central differences."""
+    keep, ws = _weights(p)
+    if not keep:
+        return "skip"
+    prim = [(_batch_of(p) if p.transform == "vmap" else p.inputs["x"]),
+            p.inputs["v"], p.inputs["W"]]
+    lv, ln = _loss(p, vnp, keep, ws), _loss(p, np, keep, ws)
+    nums = (0, 1, 2)
+    if p.transform == "vag":
+        val, g = _call(vg.value_and_grad(lv, argnums=nums), *prim)
+        want = ln(*prim)
+        np.testing.assert_allclose(val, want, rtol=1e-8, atol=1e-8, err_msg="value")
+    elif p.transform == "aux":
+        g, aux = _call(vg.grad(lambda *a: lv(*a, aux=True), argnums=nums, has_aux=True), *prim)
+        assert_outputs(p, tuple(aux), eager(p))
+    else:
+        g = _call(vg.grad(lv, argnums=nums), *prim)
+    r = np.random.default_rng(11)
+    with np.errstate(all="ignore"):
+        for _ in range(2):
+            d = [r.standard_normal(np.shape(a)) for a in prim]
+            an = sum(float(np.sum(gi * di)) for gi, di in zip(g, d))
+            fds = []
+            for eps, tol in [(1e-6, 1e-5), (1e-4, 1e-3), (1e-7, 1e-4)]:
+                fd = (ln(*[a + eps * di for a, di in zip(prim, d)])
+                      - ln(*[a - eps * di for a, di in zip(prim, d)])) / (2 * eps)
+                fds.append(float(fd))
+                if abs(an - fd) <= tol * (1 + abs(fd)):
+                    break
+            else:
+                raise AssertionError(f"gradient {an} != central differences {fds}")
+    return "ok"
+
+
+def check_batched(p: Program) -> str:
+    """(c) batched graph == unbatched graph (values and VJPs)."""
+    if p.transform == "vmap":
+        return "skip"  # (vmap's graph is batched by interpretation, not by the pass)
+    keep, ws = _weights(p)
+    if not keep:
+        return "skip"
+    lv = _loss(p, vnp, keep, ws)
+    args = tuple(_args(p)[:NDIFF])
+    e, leaves = _call(entry, lv, args, (0, 1, 2))
+    assert_same_function(e.stages["cse"], e.stages["batch"], leaves)
+    return "ok"
+
+
+CHECKS = {"jit": check_jit, "grad": check_grad, "batched": check_batched}
+
+
+def run_one(check: str, p: Program) -> tuple[str | None, str]:
+    """(signature of the failure or None, status: ok / skip / refused / fail)."""
+    try:
+        return None, CHECKS[check](p)
+    except Refused as e:
+        REFUSALS[re.sub(r"<fuzz>:\d+", "<fuzz>:N", str(e))[:90]] += 1
+        return None, "refused"
+    except AssertionError as e:
+        if _inside_vecgrad(e):  # an internal assertion: a crash, not a check that failed
+            return _crash(check, e), "fail"
+        first = next((ln for ln in str(e).splitlines() if ln.strip()), "")
+        first = re.sub(r"[-\d.e]+", "#", first.strip())[:60]
+        return f"{check}: wrong {first}", "fail"
+    except Exception as e:  # noqa: BLE001 - a bare exception from vecgrad is a bug too
+        return _crash(check, e), "fail"
+
+
+def _last_frame(e: BaseException):
+    tb = e.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb
+
+
+def _inside_vecgrad(e: BaseException) -> bool:
+    return f"{os.sep}vecgrad{os.sep}" in _last_frame(e).tb_frame.f_code.co_filename
+
+
+def _crash(check: str, e: BaseException) -> str:
+    tb = _last_frame(e)
+    where = f"{tb.tb_frame.f_code.co_filename.split('/')[-1]}:{tb.tb_lineno}"
+    return f"{check}: crash {type(e).__name__} at {where}"
+
+
+REFUSALS: Counter = Counter()  # the typed errors seen, by message (main prints them)
+SEEDS = int(os.environ.get("VECGRAD_FUZZ_LOOPS", "120"))
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_fuzz_loops_seeded(check):
+    """SEEDS seeded programs per check: none may fail."""
+    fails = []
+    for seed in range(SEEDS):
+        p = draw(seed)
+        if p is None:
+            continue
+        sig, _ = run_one(check, p)
+        if sig is not None:
+            fails.append(f"seed {seed} ({p.style}, {p.transform}): {sig}\n{p.src}")
+    assert not fails, f"{len(fails)} failures; first:\n" + fails[0]
+
+
+def test_every_style_is_drawn():
+    """The generator reaches every style and transform (a style that always fails to draw
+    would be silently missing from the fuzzing)."""
+    from fuzz_loops import TRANSFORMS, Gen
+    for style in Gen.STYLES:
+        got = [draw(seed, style) for seed in range(30)]
+        assert sum(p is not None and p.style.startswith(style) for p in got) >= 20, style
+    assert {draw(s).transform for s in range(60)} == set(TRANSFORMS)
+
+
+# ---------------------------------------------------------------- local: thousands of seeds
+
+
+def minimize(check: str, p: Program, sig: str) -> str:
+    """Delete body statements (with their blocks) while the failure keeps its signature."""
+    lines = p.src.splitlines()
+    changed = True
+    while changed:
+        changed = False
+        start = next(i for i, ln in enumerate(lines) if ln.startswith("def f("))
+        for i in range(start + 1, len(lines)):
+            ln = lines[i]
+            if not ln.startswith("    ") or ln.startswith("     ") or "return" in ln:
+                continue
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("        "):
+                j += 1
+            cand = Program(p.style, p.transform, "\n".join(lines[:i] + lines[j:]), p.inputs)
+            try:
+                eager(cand)
+                same = run_one(check, cand)[0] == sig
+            except Exception:  # noqa: BLE001 - NumPy itself fails: the line was needed
+                same = False
+            if same:
+                lines, changed = cand.src.splitlines(), True
+                break
+    return "\n".join(ln for ln in lines)
+
+
+def main(n: int, start: int = 0, style: str | None = None) -> None:
+    found: dict[str, tuple] = {}
+    counts: dict[str, Counter] = {c: Counter() for c in CHECKS}
+    styles, transforms = Counter(), Counter()
+    for seed in range(start, start + n):
+        p = draw(seed, style)
+        if p is None:
+            continue
+        for st in p.style.split("+"):
+            styles[st] += 1
+        transforms[p.transform] += 1
+        for check in CHECKS:
+            sig, status = run_one(check, p)
+            counts[check][status] += 1
+            if sig:
+                sig = f"{sig} [{p.transform}]"
+                if sig not in found or len(p.src) < len(found[sig][1].src):
+                    found[sig] = (seed, p)
+        if (seed - start) % 200 == 199:
+            print(f"... {seed - start + 1} programs, {len(found)} distinct failures", flush=True)
+    print("styles (blocks):", dict(styles))
+    print("transforms:", dict(transforms))
+    for c, k in counts.items():
+        print(c, dict(k))
+    for msg, cnt in REFUSALS.most_common(25):
+        print(f"refused {cnt}x: {msg}")
+    for sig, (seed, p) in sorted(found.items()):
+        check = sig.split(":")[0]
+        print(f"=== {sig}  (seed {seed}; {p.style}; x{p.inputs['x'].shape})")
+        print(minimize(check, p, sig.rsplit(" [", 1)[0]).split("def f(", 1)[-1])
+
+
+if __name__ == "__main__":
+    vg.config(keep_stages=True)  # (as tests/conftest.py: the batched check reads the stages)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 500,
+         int(sys.argv[2]) if len(sys.argv) > 2 else 0,
+         sys.argv[3] if len(sys.argv) > 3 else None)
