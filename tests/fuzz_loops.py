@@ -57,16 +57,24 @@ RED = ["np.sum({})", "{}.sum()", "np.mean({})", "np.max({})", "{}.min()", "sq({}
 TRANSFORMS = ["jit"] * 6 + ["static", "vag", "aux", "vmap"]
 
 
-def make_inputs(r: np.random.Generator) -> dict[str, Any]:
-    n, d, e = int(r.integers(2, 8)), int(r.integers(1, 5)), int(r.integers(1, 7))
+def make_inputs(r: np.random.Generator, like: dict | None = None) -> dict[str, Any]:
+    """Random inputs; `like`: of the same shapes, dtypes and kinds of Python values (a
+    second call of a compiled function)."""
+    if like is None:
+        n, d, e = int(r.integers(2, [8, 13][int(r.integers(2))])), int(r.integers(1, 5)), \
+            int(r.integers(1, 10))
+    else:
+        (n, d), e = like["x"].shape, len(like["ix"])
     src, dst = r.integers(0, n, e), r.integers(-n, n, e)  # negative positions too
     return {"x": r.standard_normal((n, d)), "v": r.standard_normal(n),
             "W": r.standard_normal((d, d)) * 0.5, "s": r.standard_normal(n).astype(np.float32),
             "ix": src, "jx": dst, "E2": np.stack([src, dst], axis=1),
             "m": r.standard_normal(n) > 0,
             "edges": [(int(a), int(b)) for a, b in zip(src, dst)],
-            "c": [0.5, -1.5, 2, 3, True, -1][int(r.integers(6))],
-            "k": int(r.integers(1, 4))}
+            "c": [0.5, -1.5, 2, 3, True, -1][int(r.integers(6))] if like is None else
+            type(like["c"])(r.integers(-3, 4) if type(like["c"]) is not float else
+                            r.standard_normal()),
+            "k": int(r.integers(1, 4)) if like is None else like["k"]}
 
 
 @dataclass
