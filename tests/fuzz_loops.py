@@ -543,10 +543,54 @@ class Gen:
             f"{o} = xp.zeros((), dtype=np.float32)\nfor i in range({n}):\n    {o} += v[i]",
         ])
 
+    def loopmix(self) -> str:
+        """One loop whose body mixes 2-5 random statements: writes (=, +=, -=, *=, max) into
+        a buffer at affine, modular and traced positions, reads of the buffer (this
+        iteration's writes or earlier ones), a recurrence, an accumulator, Python branches."""
+        n, d = self.n, self.d
+        L = n + 4
+        o = self.fresh()
+        b, acc, h = f"{o}", f"acc{o}", f"h{o}"
+        step = self.pick([1, 1, 2, -1, 3])
+        lo, hi = (self.i(0, 2), n) if step > 0 else (n - 1, self.i(-1, 1))
+        A, B = self.pick([1, 1, 2, -1]), self.i(0, 3)
+
+        def idx():
+            return self.pick([f"{A} * i + {B}" if A > 0 else f"{L - 1} - i", "i", "i + 1",
+                              f"(i * {self.i(2, 3)} + 1) % {L}", "ix[i % len(ix)]",
+                              "jx[i % len(jx)]", str(self.i(0, L - 1)), "-i - 1"])
+
+        def expr():
+            return self.pick([f"x[i % {n}]", f"np.sin({b}[{idx()}])", h, f"x[i % {n}] * {acc}",
+                              f"v[i % {n}] * {b}[{idx()}]", f"np.tanh({b}[{idx()}] + {h})",
+                              "c * x[0]", f"{b}[{idx()}] * 0.5"])
+
+        def stmt():
+            k = self.i(1, 2)
+            return self.pick([
+                f"{b}[{idx()}] = {expr()}", f"{b}[{idx()}] += {expr()}",
+                f"{b}[{idx()}] -= {expr()}", f"{b}[{idx()}] *= 0.5",
+                f"{b}[{B} + i:{B} + i + {k}] += {expr()}",
+                f"{b}[{idx()}] = np.maximum({b}[{idx()}], {expr()})",
+                f"{acc} = {acc} + np.sum({expr()})", f"{acc} += {b}[{idx()}, 0]",
+                f"{h} = {h} * 0.5 + {expr()}", f"{h} = np.tanh({h} @ W) + x[i % {n}]",
+                f"if i % 2 == 0:\n    {b}[{idx()}] *= 0.5\nelse:\n    {acc} -= v[i % {n}]",
+                f"w{o} = {b}[{idx()}]\nw{o} *= 0.9\nw{o} += {expr()}",
+                f"t{o} = {b}[{idx()}] * 2.0\n{b}[{idx()}] = t{o} + {h}",
+                f"np.add.at({b}, ix[i % len(ix)], {expr()})",
+            ])
+        body = "\n".join(stmt() for _ in range(self.i(2, 5)))
+        init = self.pick([f"xp.zeros(({L}, {d}))", f"np.concatenate([x, np.ones((4, {d}))])",
+                          f"xp.ones(({L}, {d})) * 0.5"])
+        out = self.pick([b, f"{b} + {acc}", f"{b} * {h}", f"{b}.sum(0) + {h} + {acc}"])
+        return (f"{b} = {init}\n{acc} = 0.0\n{h} = xp.zeros({d})\n"
+                f"for i in range({lo}, {hi}, {step}):\n" + textwrap.indent(body, "    ")
+                + f"\n{o} = {out}")
+
     STYLES: ClassVar[dict[str, int]] = {"window": 3, "patch2d": 2, "rmw": 4, "edge": 3, "comprehension": 2,
               "mapping": 2, "branch": 1, "mixed": 2, "recurrence": 2, "dtypes": 2,
               "numpy_calls": 1, "propagate": 2, "lists": 2, "nested": 2, "iterate": 2,
-              "decay": 2, "stencil": 3, "scalars": 2}
+              "decay": 2, "stencil": 3, "scalars": 2, "loopmix": 6}
 
     # ------------------------------------------------------------------ assembly
     def block(self, style: str) -> bool:

@@ -175,7 +175,8 @@ def check_grad(p: Program) -> str:
     lv, ln = _loss(p, vnp, keep, ws), _loss(p, np, keep, ws)
     if p.transform == "vag":
         val, g = _call(vg.value_and_grad(lv, argnums=NUMS), *prim)
-        np.testing.assert_allclose(val, ln(*prim), rtol=1e-8, atol=1e-8, err_msg="value")
+        tol = _tol(p, np.float64)
+        np.testing.assert_allclose(val, ln(*prim), rtol=tol, atol=tol, err_msg="value")
     elif p.transform == "aux":
         g, aux = _call(vg.grad(lambda *a: lv(*a, aux=True), argnums=NUMS, has_aux=True),
                        *prim)
