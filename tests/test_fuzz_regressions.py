@@ -476,3 +476,55 @@ def test_vmap_keeps_a_python_number_argument_weak(c):
         assert_same(got[i], np.stack([np.asarray(f(x, c)[i]) for x in xs]))
     got = vg.vmap(lambda x, n: x[:n].sum(), in_axes=(0, None))(xs, 2)
     assert_same(got, xs[:, :2].sum(axis=1))
+
+
+ROW_VIEWS = {  # the body of an edge loop over e; o is (6, 3), ix / jx traced int arrays
+    "mul": "w = o[ix[e]]\nw *= 0.9\nw += x[e]",
+    "add_then_mul": "w = o[ix[e]]\nw += x[e]\nw *= 0.9",
+    "sees_later_write": "r = o[ix[e]]\no[ix[e]] = x[e] * 2\no[3] = r * 0.5",
+    "slice_of_row": "w = o[ix[e]]\nw[1:] = x[e, :2] * w[0]",
+    "row_of_a_view": "w = o[1:][jx[e] % 5]\nw -= x[e]",
+    "two_rows": "a = o[ix[e]]\nb = o[jx[e]]\na += b\nb *= 0.5",
+    "div": "o[ix[e]] /= 1.0 + o[jx[e]] ** 2",
+    "iadd": "o[ix[e]] += x[e] * o[jx[e]]",
+}
+
+
+@pytest.mark.parametrize("form", sorted(ROW_VIEWS))
+def test_a_row_read_at_a_traced_int_is_a_view(form):
+    """w = o[ix[e]] (o of rank 2, one traced int) is, in NumPy, basic indexing: a view of
+    row ix[e]. `w *= 0.9` wrote into a copy, and w did not see later writes to o: silent
+    wrong values (found by the loop fuzzer). Now such a row is a view whose writes go back
+    at the traced position and which is re-read after o changes."""
+    body = "\n".join("        " + ln for ln in ROW_VIEWS[form].splitlines())
+    src = (f"def f(x, ix, jx):\n    o = xp.ones((6, 3)) * 0.5 + x * 0.1\n"
+           f"    for e in range(5):\n{body}\n    return o\n")
+    fs = {}
+    for xp in (np, vnp):
+        ns = {"np": np, "xp": xp}
+        exec(src, ns)  # noqa: S102 - the program is the test's subject
+        fs[xp] = ns["f"]
+    x = np.random.default_rng(4).standard_normal((6, 3))
+    ix, jx = np.array([2, -1, 0, 2, 4]), np.array([1, 1, 3, -2, 0])
+    assert_same(vg.jit(fs[vnp])(x, ix, jx), fs[np](x.copy(), ix, jx))
+    w = np.cos(np.arange(18.0)).reshape(6, 3)
+
+    def loss(x, ix, jx):
+        return vnp.sum(fs[vnp](x, ix, jx) * w)
+    central_diff_check(loss, [x, ix, jx])
+    e, leaves = entry(loss, (x, ix, jx))
+    assert_same_function(e.stages["cse"], e.stages["batch"], leaves)
+
+
+def test_a_row_of_a_read_only_argument_at_a_traced_int_is_read_only():
+    """As NumPy's view of a read-only array: writing into it raises."""
+    def f(x, ix):
+        w = x[ix[0]]
+        w *= 2.0
+        return w
+    x = np.ones((3, 2))
+    x.setflags(write=False)
+    with pytest.raises(ValueError):
+        f(x, np.array([1]))
+    with pytest.raises(vg.VecgradError, match="test_fuzz_regressions.py"):
+        vg.jit(f)(np.ones((3, 2)), np.array([1]))

@@ -46,8 +46,8 @@ class Numpy(Filled):
     read, write or accumulation at a traced index) and by odeint's VJP (filled in by `vecgrad.numpy`)."""
 
     __slots__ = ("accumulate_at_read", "asarray", "astype", "concatenate", "dispatch_function",
-                 "dispatch_ufunc", "ravel", "reshape", "stack", "sum", "traced_getitem", "where",
-                 "write_at_traced", "wrote_at_read", "zeros")
+                 "dispatch_ufunc", "ravel", "reshape", "stack", "sum", "traced_getitem", "traced_row",
+                 "where", "write_at_traced", "wrote_at_read", "zeros")
 
 
 class Autodiff(Filled):

@@ -48,6 +48,7 @@ from .index import (
 )
 from .ir import Atom, Aval, Const, Primitive, Var, set_bind
 from .views import (  # noqa: F401 (re-exported)
+    TRACED_ROW,
     c_contiguous,
     fancy_layout,
     reshaped_view,
@@ -168,7 +169,8 @@ class Tracer(Traced):
         base, prim, params = self._view
         if base.atom is not self._base_seen:  # the base was written: re-derive the view
             self._base_seen = base.atom
-            self._atom = self._b.emit(prim, [base.atom], params)
+            self._atom = NUMPY.traced_row(base, params["key"]).atom if prim is TRACED_ROW \
+                else self._b.emit(prim, [base.atom], params)
         return self._atom
 
     @property
@@ -343,6 +345,8 @@ class Tracer(Traced):
             base._write(params["idx"], Tracer(self._b, new), P.setitem)
         elif prim is P.reshape:
             base._replace(self._b.emit(P.reshape, [new], {"shape": base.shape}))
+        elif prim is TRACED_ROW:
+            NUMPY.write_at_traced(base, params["key"], Tracer(self._b, new))
         elif prim is P.real or prim is P.imag:  # z.real[...] = v: z - Re z + v (exact)
             unit = 1.0 if prim is P.real else 1j
             z = Tracer(self._b, base.atom)

@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from .tracing import Tracer
 
 
+# The view record of `x[i]` at one traced integer i of an array of rank >= 2 (a row: NumPy's
+# basic indexing makes it a view): re-derived by a gather, written back at i (see
+# numpy/_indexing.py's traced_getitem and write_at_traced).
+TRACED_ROW = "row at a traced index"
+
+
 def c_contiguous(x: Tracer) -> bool:
     """Whether NumPy would make `x` C-contiguous, for the common views quickly: a fresh
     value, or a basic index of one that keeps a single run of memory (leading integers,
@@ -50,6 +56,8 @@ def strided(x: Tracer) -> np.ndarray:
     d = strided(base)
     if prim is P.getitem:
         return d[to_key(params["idx"])]
+    if prim is TRACED_ROW:
+        return d[0]
     if prim is P.real:
         return d.real
     if prim is P.imag:

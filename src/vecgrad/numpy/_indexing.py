@@ -15,7 +15,7 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import ShapeError, TraceError, unsupported
-from ..tracing import Tracer
+from ..tracing import TRACED_ROW, Tracer, as_view
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype
 from ._shape_ops import fresh
@@ -149,6 +149,8 @@ def traced_getitem(x: Any, key: Any) -> Any:
         raise _data_dependent("indexing with a traced boolean mask")
     out = _take_traced(x, idx, axis)
     if isinstance(whole, Tracer) and not whole.shape:  # x[i] at one traced int: see below
+        if out.ndim:  # a row: in NumPy a view of x (basic indexing), which sees x's later
+            as_view(out, base, TRACED_ROW, {"key": whole})  # writes and writes into it
         d = base._b.__dict__
         d.setdefault("_traced_reads", {})[out] = d.setdefault("_traced_read_atoms", {})[
             out.atom] = (base, whole, base.atom)
@@ -161,6 +163,11 @@ def traced_getitem(x: Any, key: Any) -> Any:
 # noted on the builder. When x[i] is a row, NumPy's read is a view and the add writes into x
 # at once, as here; when it is an element (a copy), the accumulation waits for the write back
 # at the same i, and happens only if x has not changed since the read.
+
+def traced_row(x: Any, key: Tracer) -> Any:
+    """x[key] at one traced integer, as a value (the view record's re-derivation)."""
+    return _take_traced(x, key, 0)
+
 
 def accumulate_at_read(t: Any, other: Any, negate: bool) -> Any:
     """For `t += v` (or `-=`) where t is x[i] read at one traced int and x has not changed
@@ -176,9 +183,9 @@ def accumulate_at_read(t: Any, other: Any, negate: bool) -> Any:
     if _dtype(new) != _dtype(t):
         return None  # (a cast back would happen: the general path checks and casts)
     v = _ops.negative(other) if negate else other
-    if t.shape:
+    if t.shape:  # a row, a view of x: it reads x after the accumulation (as NumPy's `t`)
         index_add(base, key, v)
-        v = None
+        v, new = None, t
     t._b.__dict__.setdefault("_traced_writes", {})[new] = (base, key, base.atom, v)
     return new
 
