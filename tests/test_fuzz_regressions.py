@@ -487,6 +487,10 @@ ROW_VIEWS = {  # the body of an edge loop over e; o is (6, 3), ix / jx traced in
     "two_rows": "a = o[ix[e]]\nb = o[jx[e]]\na += b\nb *= 0.5",
     "div": "o[ix[e]] /= 1.0 + o[jx[e]] ** 2",
     "iadd": "o[ix[e]] += x[e] * o[jx[e]]",
+    "column": "w = o[:, jx[e] % 3]\nw *= 0.5\nw += x[:, e % 3]",
+    "row_tail": "w = o[ix[e], 1:]\nw -= x[e, :2]\no[0] += w[0]",
+    "ellipsis": "w = o[..., ix[e] % 3]\nw[::2] = x[::2, 0] * w[1::2]",
+    "read_tail": "o[jx[e]] = o[ix[e], ::-1] * 0.5 + x[e]",
 }
 
 
@@ -494,8 +498,9 @@ ROW_VIEWS = {  # the body of an edge loop over e; o is (6, 3), ix / jx traced in
 def test_a_row_read_at_a_traced_int_is_a_view(form):
     """w = o[ix[e]] (o of rank 2, one traced int) is, in NumPy, basic indexing: a view of
     row ix[e]. `w *= 0.9` wrote into a copy, and w did not see later writes to o: silent
-    wrong values (found by the loop fuzzer). Now such a row is a view whose writes go back
-    at the traced position and which is re-read after o changes."""
+    wrong values (found by the loop fuzzer). Now such a row (or column, or region: one
+    traced int among basic indices, o[:, j], o[i, 1:], which were refused) is a view whose
+    writes go back at the traced position and which is re-read after o changes."""
     body = "\n".join("        " + ln for ln in ROW_VIEWS[form].splitlines())
     src = (f"def f(x, ix, jx):\n    o = xp.ones((6, 3)) * 0.5 + x * 0.1\n"
            f"    for e in range(5):\n{body}\n    return o\n")

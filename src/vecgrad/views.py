@@ -57,7 +57,7 @@ def strided(x: Tracer) -> np.ndarray:
     if prim is P.getitem:
         return d[to_key(params["idx"])]
     if prim is TRACED_ROW:
-        return d[0]
+        return d[params["probe"]]
     if prim is P.real:
         return d.real
     if prim is P.imag:

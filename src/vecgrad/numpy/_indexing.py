@@ -141,20 +141,71 @@ def merge_index_arrays(x: Any, key: Any) -> tuple[Any, Any, Any]:
 
 
 def traced_getitem(x: Any, key: Any) -> Any:
-    """`x[key]` for a key holding traced integer arrays (a gather; see module doc)."""
-    base, whole = x, key
-    x, key, _ = merge_index_arrays(x, key)
-    axis, idx = traced_index_axis(key, _nd(x))
+    """`x[key]` for a key holding traced integer arrays (a gather; see module doc). With one
+    traced integer scalar and otherwise basic indices (x[i], x[:, i], x[i, 1:]) NumPy's
+    result is a view of x (basic indexing): so is this one, re-read after x changes and
+    written back at i."""
+    out = traced_row(x, key)
+    r = _int_region(x, key)
+    if r is not None and out.ndim:
+        as_view(out, x, TRACED_ROW, {"key": key, "probe": r[4]})
+    if isinstance(key, Tracer) and not key.shape:  # x[i] at one traced int: see below
+        d = x._b.__dict__
+        d.setdefault("_traced_reads", {})[out] = d.setdefault("_traced_read_atoms", {})[
+            out.atom] = (x, key, x.atom)
+    return out
+
+
+def traced_row(x: Any, key: Any) -> Any:
+    """The value of `x[key]` (a traced index): a gather along one axis (several integer
+    indices merged into one), or one traced integer among basic indices (x[i, 1:]) read
+    from the region it selects in."""
+    try:
+        xm, km, _ = merge_index_arrays(x, key)
+        axis, idx = traced_index_axis(km, _nd(xm))
+    except TraceError:
+        r = _int_region(x, key)
+        if r is None:
+            raise
+        t, full, q, n, _ = r
+        return _take_traced(x[full], _ops.where(t < 0, t + n, t), q)
     if idx.dtype == bool:
         raise _data_dependent("indexing with a traced boolean mask")
-    out = _take_traced(x, idx, axis)
-    if isinstance(whole, Tracer) and not whole.shape:  # x[i] at one traced int: see below
-        if out.ndim:  # a row: in NumPy a view of x (basic indexing), which sees x's later
-            as_view(out, base, TRACED_ROW, {"key": whole})  # writes and writes into it
-        d = base._b.__dict__
-        d.setdefault("_traced_reads", {})[out] = d.setdefault("_traced_read_atoms", {})[
-            out.atom] = (base, whole, base.atom)
-    return out
+    return _take_traced(xm, idx, axis)
+
+
+def _int_region(x: Any, key: Any) -> tuple | None:
+    """For a key of one traced integer scalar t among basic indices (ints, slices, None,
+    Ellipsis): (t, the key with t -> `:`, the axis q of that region where t indexes, its
+    length n, the key with t -> 0); else None."""
+    if isinstance(key, Tracer):  # (x[i], the common case, quickly)
+        ok = not key.shape and key.dtype.kind in "iu" and _nd(x) > 0
+        return (key, (slice(None),), 0, _shape(x)[0], (0,)) if ok else None
+    if not isinstance(key, tuple):
+        return None
+    traced = [i for i, k in enumerate(key) if isinstance(k, Tracer)]
+    if len(traced) != 1 or key[traced[0]].shape or key[traced[0]].dtype.kind not in "iu" \
+            or any(isinstance(k, (list, _np.ndarray, bool, _np.bool_)) for k in key):
+        return None
+    p, shape = traced[0], _shape(x)
+    full = key[:p] + (slice(None),) + key[p + 1:]
+    probe = key[:p] + (0,) + key[p + 1:]
+    used = sum(k is not None and k is not Ellipsis for k in key)
+    ax = sum(len(shape) - used if k is Ellipsis else k is not None for k in key[:p])
+    if ax >= len(shape):
+        return None
+    mark = max(shape) + 7  # (the axis t indexes, made of a unique size in the region)
+    try:
+        q = _standin(shape[:ax] + (mark,) + shape[ax + 1:])[full].shape.index(mark)
+        _standin(shape)[probe]
+    except (IndexError, TypeError, ValueError):
+        return None
+    return key[p], full, q, shape[ax], probe
+
+
+def _standin(shape: tuple) -> _np.ndarray:
+    """A data-less array of this shape (to ask NumPy for an index's result shape)."""
+    return _np.lib.stride_tricks.as_strided(_np.empty(1, bool), shape, (0,) * len(shape))
 
 
 # `x[i] += v` at one traced integer i (i = dst[e] in an edge loop) is, in NumPy, a read of
@@ -163,11 +214,6 @@ def traced_getitem(x: Any, key: Any) -> Any:
 # noted on the builder. When x[i] is a row, NumPy's read is a view and the add writes into x
 # at once, as here; when it is an element (a copy), the accumulation waits for the write back
 # at the same i, and happens only if x has not changed since the read.
-
-def traced_row(x: Any, key: Tracer) -> Any:
-    """x[key] at one traced integer, as a value (the view record's re-derivation)."""
-    return _take_traced(x, key, 0)
-
 
 def accumulate_at_read(t: Any, other: Any, negate: bool) -> Any:
     """For `t += v` (or `-=`) where t is x[i] read at one traced int and x has not changed
@@ -212,28 +258,13 @@ def write_at_traced(x: Any, key: Any, value: Any) -> bool:
     negative positions and its IndexError out of bounds (t is read through a gather). False
     for other keys (several traced indices, or traced arrays: repeated positions would
     make the result depend on the write order)."""
-    parts = key if isinstance(key, tuple) else (key,)
-    traced = [i for i, k in enumerate(parts) if isinstance(k, Tracer)]
-    if len(traced) != 1 or parts[traced[0]].shape or \
-            parts[traced[0]].dtype.kind not in "iu" or \
-            any(isinstance(k, (list, _np.ndarray)) for k in parts):
+    r = _int_region(x, key)
+    if r is None:
         return False
-    p, shape = traced[0], _shape(x)
-    full = parts[:p] + (slice(None),) + parts[p + 1:]
-    used = sum(k is not None and k is not Ellipsis for k in parts)
-    ax = sum(len(shape) - used if k is Ellipsis else k is not None for k in parts[:p])
-    if ax >= len(shape):
-        return False
-    n, mark = shape[ax], max(shape) + 7  # (the axis t indexes, made a unique size in R)
-    try:
-        one = _np.empty(shape, dtype=bool)[parts[:p] + (0,) + parts[p + 1:]].shape
-        q = _np.empty(shape[:ax] + (mark,) + shape[ax + 1:], dtype=bool)[full].shape.index(mark)
-    except (IndexError, TypeError, ValueError):
-        return False
-    region = one[:q] + (n,) + one[q:]
-    t = parts[p]
+    t, full, q, n, probe = r
+    one = _standin(_shape(x))[probe].shape
     pos = _take_traced(_np.arange(n), _ops.where(t < 0, t + n, t), 0)  # (raises out of range)
-    hit = _ops.reshape(_ops.equal(_np.arange(n), pos), (n,) + (1,) * (len(region) - q - 1))
+    hit = _ops.reshape(_ops.equal(_np.arange(n), pos), (n,) + (1,) * (len(one) - q))
     v = _ops.expand_dims(_ops.broadcast_to(asarray(value), one), q)
     x[full] = astype(_ops.where(hit, v, x[full]), _dtype(x))
     return True
