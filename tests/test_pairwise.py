@@ -293,3 +293,42 @@ def test_dynamic_scatter_add_along_matches_add_at(dtype):
     assert got.dtype == dtype
     np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
                                atol=1e-3 if dtype == np.float32 else 0)
+
+
+# ----------------------------------------------------------------- gathers read in slices
+
+EDGE_PROGRAMS = {
+    "spring": lambda x, edges: sum(vnp.sum((x[s] - x[d]) ** 2) for s, d in edges),
+    "dot": lambda x, edges: sum(vnp.tanh(x[s] @ x[d]) for s, d in edges),
+    "triangle": lambda x, tri: sum(vnp.sum(x[a] * (x[b] - x[c])) for a, b, c in tri),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGE_PROGRAMS))
+def test_edge_rows_gathered_apart(name):
+    """`for s, d in edges` over an int array: one gather per column of the array (not one
+    interleaved gather read in strided slices), one scatter per gather in the gradient, no
+    concatenation; values and gradients right."""
+    f = EDGE_PROGRAMS[name]
+    r = np.random.default_rng(8)
+    k = 3 if name == "triangle" else 2
+    x, edges = r.standard_normal((9, 4)), r.integers(0, 9, (15, k))
+    e, _ = vg.grad(f).entry(x, edges)
+    final = e.stages["final"]
+    assert prims(final).count("take_along") == k and "concatenate" not in prims(final), \
+        strip(pretty(final))
+    assert prims(final).count("scatter_add_along") == k
+    np.testing.assert_allclose(vg.jit(f)(x, edges), f(x, edges), rtol=1e-12)
+    vg.check_grads(f, (x, edges))
+
+
+def test_gather_read_whole_and_in_slices_stays_one_gather():
+    def f(x):
+        idx = np.array([1, 0, 1, 1]).reshape(4, 1, 1)
+        g = P.reshape(P.take_along(P.reshape(vnp.exp(x), shape=(1, 2, 3)), idx, axis=1),
+                      shape=(4, 3))
+        return vnp.sum(g[0::2] * 2.0) + vnp.sum(vnp.tanh(g))
+    g0 = graph(f, (2, 3))
+    g1 = simplify(g0)
+    assert prims(g1).count("take_along") == 1
+    assert_equivalent(g0, g1)

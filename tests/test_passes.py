@@ -379,6 +379,46 @@ OWN_SUMS_GOLDEN = """\
   in (f, c) }"""
 
 
+def _rule_slice_of_gather(x):
+    # rows gathered as one interleaved array, read only as its even and odd rows
+    idx = np.array([1, 0, 1, 1]).reshape(4, 1, 1)
+    f = P.reshape(P.take_along(P.reshape(vnp.exp(x), shape=(1, 2, 3)), idx, axis=1),
+                  shape=(4, 3))
+    return vnp.tanh(f[0::2]) * f[1::2]
+
+
+SLICE_OF_GATHER_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[1,2,3] = reshape[shape=(1, 2, 3)] b
+  d:f64[2,1,3] = take_along[axis=1] c consti64[2,1,1]
+  e:f64[2,3] = reshape[shape=(2, 3)] d
+  f:f64[2,3] = tanh e
+  g:f64[2,1,3] = take_along[axis=1] c consti64[2,1,1]
+  h:f64[2,3] = reshape[shape=(2, 3)] g
+  i:f64[2,3] = mul f h
+  in (i) }"""
+
+
+def _rule_scatter_of_scaled(x):
+    idx = np.array([1, 0, 1, 1, 2, 0]).reshape(6, 1)
+    g = vnp.tanh(P.reshape(vnp.concatenate([x, x * x]), shape=(6, 2)))
+    return (P.scatter_add_along(-g, idx, axis=0, size=3),
+            P.scatter_add_along(g * 3.0, idx, axis=0, size=3))
+
+
+SCATTER_OF_SCALED_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = mul a a
+  c:f64[4,3] = concatenate[axis=0] a b
+  d:f64[6,2] = reshape[shape=(6, 2)] c
+  e:f64[6,2] = tanh d
+  f:f64[3,2] = scatter_add_along[axis=0, size=3] e consti64[6,1]
+  g:f64[3,2] = neg f
+  h:f64[3,2] = mul f 3.0
+  in (g, h) }"""
+
+
 def _rule_einsum_of_broadcast(x):
     # the batched kernel over pairs (k, i, j): einsum('ai,ai->a') of two broadcast copies
     b = P.reshape(x, shape=(1, 2, 1, 3))          # (k=1, i=2, -, w=3)
@@ -903,6 +943,10 @@ RULE_TESTS = {
                                                           _check_sum_of_product),
     "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy": (
         _rule_einsum_of_broadcast, _check_einsum_of_broadcast),
+    "take_along(x, i)[s] = take_along(x[s], i[s]), slices its only readers": (
+        _rule_slice_of_gather, _golden(SLICE_OF_GATHER_GOLDEN)),
+    "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar": (
+        _rule_scatter_of_scaled, _golden(SCATTER_OF_SCALED_GOLDEN)),
     "einsum('ab,bc->bc', p, y) = einsum('b,bc->bc', einsum('ab->b', p), y)": (
         _rule_einsum_of_own_sums, _golden(OWN_SUMS_GOLDEN)),
     "einsum(.., a - b, ..) = einsum(.., a, ..) - einsum(.., b, ..), a and b broadcast": (

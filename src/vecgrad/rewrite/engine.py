@@ -44,6 +44,7 @@ class Ctx:
         self.env: dict[Var, Atom] = {}
         self.memo: dict[Any, Any] = {}
         self.readers: dict[Var, Eqn] = {}  # the input graph's equation reading a var (the last)
+        self.all_readers: dict[Var, list[Eqn]] = {}  # (all of them, in order)
         self.pending: dict[Var, tuple[Eqn, Any, Callable[[], Atom]]] = {}
         self.kept: dict[tuple, Var] = {}  # (prim, params, inputs) of the equations kept
 
@@ -136,6 +137,8 @@ def rewrite(g: Graph, rules: list[Rule]) -> Graph:
     for e in g.eqns:
         for a in e.inputs:
             ctx.readers[a] = e
+            if a.__class__ is Var:
+                ctx.all_readers.setdefault(a, []).append(e)
     for e in g.eqns:
         ins = tuple([ctx.env.get(a, a) if isinstance(a, Var) else a for a in e.inputs])
         if ctx.pending:

@@ -168,5 +168,82 @@ def gather_of_broadcast(e: Eqn, ctx: Any) -> Any:
     return P.take_along, (x, idx), {"axis": axis}
 
 
-__all__ = ["gather_of_broadcast", "row_into_segment_sum", "sum_of_scatter",
-           "sum_of_segment_sums"]
+def _squeezed_axes(big: tuple[int, ...], small: tuple[int, ...]) -> list[int] | None:
+    """The axes of `big` that `small` keeps, when small is big without some length-1 axes."""
+    kept, j = [], 0
+    for i, d in enumerate(big):
+        if j < len(small) and small[j] == d:
+            kept.append(i)
+            j += 1
+        elif d != 1:
+            return None
+    return kept if j == len(small) else None
+
+
+def slice_of_gather(e: Eqn, ctx: Any) -> Any:
+    """take_along(x, i)[s] = take_along(x[s'], i[s]) (through a reshape that drops length-1
+    axes) when slices are all that read the gather: each slice gathers only its own rows,
+    and its cotangent scatters from where it is, not through an interleaved concatenation
+    (an (E, 2) edge array read as x[s] - x[d]: two gathers, two scatters)."""
+    idx, f = e.params["idx"], e.inputs[0]
+    r = ctx.def_of(f, P.reshape)
+    src = r.inputs[0] if r is not None and ctx.n_uses(r.inputs[0]) == 1 else f
+    t = ctx.def_of(src, P.take_along)
+    readers = ctx.all_readers.get(f, [])
+    if t is None or not readers or any(q.prim is not P.getitem for q in readers) or \
+            not all(isinstance(k, P.Sl) for k in idx) or len(idx) != f.aval.ndim or \
+            e.out.aval.size >= f.aval.size:
+        return None
+    kept = _squeezed_axes(src.aval.shape, f.aval.shape)
+    if kept is None:
+        return None
+    full = [P.Sl(0, d, 1) for d in src.aval.shape]
+    for a, k in zip(kept, idx):
+        full[a] = k
+    x, i = t.inputs
+    axis = t.params["axis"]
+
+    def cut(v: Any, skip: int | None) -> Any:
+        ks = tuple(k if v.aval.shape[a] > 1 and a != skip else P.Sl(0, v.aval.shape[a], 1)
+                   for a, k in enumerate(full))
+        if all(k.start == 0 and k.step == 1 and len(k) == d
+               for k, d in zip(ks, v.aval.shape)):
+            return v
+        return ctx.emit(P.getitem, (v,), {"idx": ks}, e.src)
+    g = ctx.emit(P.take_along, (cut(x, axis), cut(i, None)), {"axis": axis}, e.src)
+    if g.aval.shape == e.out.aval.shape:
+        return g
+    return P.reshape, (g,), {"shape": e.out.aval.shape}
+
+
+def scatter_of_scaled(e: Eqn, ctx: Any) -> Any:
+    """scatter_add_along(-g, i) = -scatter_add_along(g, i), and c * g with a scalar c alike
+    (through a reshape of the scaled g): the sign or the factor goes on the result, much
+    smaller than g (the sources' and destinations' cotangents of |x[s] - x[d]|^2). Where
+    other readers keep -g, the result's negation costs little next to it."""
+    g = e.inputs[0]
+    r = ctx.def_of(g, P.reshape)
+    v = r.inputs[0] if r is not None else g
+    n = ctx.def_of(v, P.neg) or ctx.def_of(v, P.mul)
+    if n is None or e.out.aval.size * 2 > g.aval.size:
+        return None
+    if n.prim is P.neg:
+        y, c = n.inputs[0], None
+    else:
+        small = [k for k, a in enumerate(n.inputs) if a.aval.size == 1]
+        if not small or n.inputs[1 - small[0]].aval.shape != v.aval.shape or \
+                n.inputs[small[0]].aval.dtype != g.aval.dtype:
+            return None
+        y, c = n.inputs[1 - small[0]], n.inputs[small[0]]
+    if y.aval.shape != g.aval.shape:
+        y = ctx.emit(P.reshape, (y,), {"shape": g.aval.shape}, e.src)
+    s = ctx.emit(P.scatter_add_along, (y, e.inputs[1]), dict(e.params), e.src)
+    if c is None:
+        return P.neg, (s,), {}
+    if c.aval.ndim:
+        c = ctx.emit(P.reshape, (c,), {"shape": ()}, e.src)
+    return P.mul, (s, c), {}
+
+
+__all__ = ["gather_of_broadcast", "row_into_segment_sum", "scatter_of_scaled", "slice_of_gather",
+           "sum_of_scatter", "sum_of_segment_sums"]

@@ -34,6 +34,8 @@ from .layout import (
 from .segments import (
     gather_of_broadcast,
     row_into_segment_sum,
+    scatter_of_scaled,
+    slice_of_gather,
     sum_of_scatter,
     sum_of_segment_sums,
 )
@@ -307,6 +309,10 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_scatter,
          "sum(scatter_add_along(g, i, a), dims) = scatter_add_along(g, i) with dims joined to a"),
     Rule(P.take_along, gather_of_broadcast, "take_along(broadcast_to(x), i) = take_along(x, i)"),
+    Rule(P.scatter_add_along, scatter_of_scaled,
+         "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar"),
+    Rule(P.getitem, slice_of_gather, "take_along(x, i)[s] = take_along(x[s], i[s]), slices its "
+         "only readers"),
     Rule(P.setitem_add, row_into_segment_sum,
          "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))"),
     Rule(P.getitem, read_of_write,
