@@ -169,10 +169,11 @@ class _Emitter:
             g, k = slabs[0][0], len(slabs[0][1])
             x = gather.rows(g, np.concatenate([q for _, q in slabs]))
             return P.reshape(x, shape=(len(atoms), k) + g.shape[1:])
-        src, pat, axes, _ = self.reads[atoms[0]]
-        pos = np.array(list(map(_POS, map(self.reads.__getitem__, atoms))),
-                       np.int64).reshape(len(atoms), -1)
-        return gather.read(src, pat, axes, pos)
+        src, pat, axes, pos0 = self.reads[atoms[0]]
+        k = len(pos0)  # (one pattern: as many positions each; read in C, not as a list of tuples)
+        pos = np.fromiter(itertools.chain.from_iterable(
+            map(_POS, map(self.reads.__getitem__, atoms))), np.int64, k * len(atoms))
+        return gather.read(src, pat, axes, pos.reshape(len(atoms), k))
 
     def _mixed(self, atoms: list[Atom], srcs: list) -> Tracer:
         """Operands from several sources: one gather per source, one concatenation, and one
