@@ -204,8 +204,10 @@ class _Builder:
 
     def __init__(self, g: Graph, record: bool = False, n_uses: dict | None = None):
         self.p = Plan(g)
-        self.seen: list[Eqn] | None = [] if record else None
         self.buf_of, bases, ndims, self.snap = _scan(g)
+        # (kept for `plan`'s second pass, which only reads served by a buffer's write need:
+        # none without buffers)
+        self.seen: list[Eqn] | None = [] if record and bases else None
         self.p.buffers = [Buffer(b, n) for b, n in zip(bases, ndims)]
         self.cur: list[Atom | None] = [None] * len(bases)  # each buffer's newest version
         self.was_read: set[int] = set()  # writes some read depends on
