@@ -176,3 +176,42 @@ def test_deferred_joins_are_built_where_read(name):
     whole_rows = [e for e in g1.eqns if e.prim is P.setitem_add and
                   e.inputs[1].aval.shape == (3,)]
     assert len(whole_rows) == {"read_midway": 2, "output_link": 1}.get(name, 0), name
+
+
+def accumulation(n: int) -> Graph:
+    """`s = s + x[i]` (and `- x[i]` every third i) over n rows, then `s + (2 x[0] + 3 x[1])`."""
+    def f(x):
+        s = P.add(x[0], x[1])
+        for i in range(2, n):
+            s = P.sub(s, x[i]) if i % 3 == 0 else P.add(s, x[i])
+        return P.add(s, P.add(P.mul(x[0], 2.0), P.mul(x[1], 3.0)))
+    return graph(f, (n, 3))
+
+
+def test_add_chains_grow_in_place(monkeypatch):
+    """An accumulation is one chain grown in place (was: one Sum per add, each taking the
+    last one's terms): the Sums made do not grow with n, and the chain holds the loop's terms
+    and signs in order, and its adds in program order."""
+    from vecgrad.batch import chains
+    made = [0]
+    init = chains.Sum.__init__
+
+    def counted(self, *a):
+        made[0] += 1
+        init(self, *a)
+    monkeypatch.setattr(chains.Sum, "__init__", counted)
+    counts = {}
+    for n in (50, 100):
+        g = accumulation(n)
+        made[0] = 0
+        found, absorbed = chains.sums(g)
+        counts[n] = made[0]
+        adds = [e for e in g.eqns if e.prim in (P.add, P.sub)]
+        rows = [e.out for e in g.eqns if e.prim is P.getitem][:n]  # (then x[0], x[1] again)
+        muls = [e.out for e in g.eqns if e.prim is P.mul]
+        (v, c), = found.items()
+        assert v is g.outputs[0] and c.eqns == adds
+        assert absorbed == {e.out for e in adds[:-1]}
+        assert c.terms == rows + muls
+        assert c.signs == [1, 1] + [-1 if i % 3 == 0 else 1 for i in range(2, n)] + [1, 1]
+    assert counts[100] == counts[50], counts
