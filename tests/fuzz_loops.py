@@ -46,6 +46,18 @@ def sq(u):
 
 def apply(fn, u):
     return fn(u)
+
+def rows(fn, a):
+    return np.stack([fn(r) for r in a])
+
+def pairwise(fn, a, b):
+    return xp.array([[fn(p, q) for q in b] for p in a])
+
+def smooth(fn, a, k=2):
+    out = xp.zeros(len(a) - k + 1)
+    for i in range(len(out)):
+        out[i] = fn(a[i:i + k])
+    return out
 '''
 
 # elementwise bodies applied to an expression (all smooth, so central differences hold)
@@ -587,10 +599,38 @@ class Gen:
                 f"for i in range({lo}, {hi}, {step}):\n" + textwrap.indent(body, "    ")
                 + f"\n{o} = {out}")
 
+    def higher(self) -> str:
+        """User functions that take a kernel function (and loop inside)."""
+        X, a = self.mat(), self.vec()
+        o = self.fresh()
+        return f"{o} = " + self.pick([
+            f"rows(kern, {X})", f"rows(sq, {X})", f"rows(lambda r: r * r.sum(), {X})",
+            f"pairwise(lambda p, q: np.exp(-np.sum((p - q) ** 2)), {X}, {X})",
+            f"pairwise(np.dot, {X}, {X}[::2])", f"pairwise(kern2, {a}, {a}[:3])",
+            f"smooth(np.sum, {a})", f"smooth(sq, {a}, k=k)", f"smooth(np.max, {a}, 3)",
+            f"smooth(lambda w: w @ np.arange(1.0, 3.0), {a})",
+        ])
+
+    def post(self) -> str:
+        """Whole-array operations on an earlier value (softmax, normalization, ...)."""
+        X = self.pick([o for o in self.outs if np.ndim(self.ns.get(o)) >= 1
+                       and np.asarray(self.ns[o]).dtype == np.float64] or ["x"])
+        o = self.fresh()
+        return f"{o} = " + self.pick([
+            f"np.exp({X} - {X}.max()) / np.sum(np.exp({X} - {X}.max()))",
+            f"({X} - {X}.mean(axis=0)) / ({X}.std(axis=0) + 1.0)",
+            f"np.log(np.sum(np.exp({X}), axis=-1))", f"np.cumsum({X}, axis=0)",
+            f"np.sort({X}, axis=-1)", f"{X} / np.linalg.norm({X})",
+            f"np.tanh({X}) @ np.tanh({X}).T" if np.ndim(self.ns.get(X, self.inputs['x'])) == 2
+            else f"np.outer({X}, {X})",
+            f"np.where({X} > 0, {X}, 0.1 * {X})", f"np.clip({X}, -1.0, 1.0) ** 2",
+        ])
+
     STYLES: ClassVar[dict[str, int]] = {"window": 3, "patch2d": 2, "rmw": 4, "edge": 3, "comprehension": 2,
               "mapping": 2, "branch": 1, "mixed": 2, "recurrence": 2, "dtypes": 2,
               "numpy_calls": 1, "propagate": 2, "lists": 2, "nested": 2, "iterate": 2,
-              "decay": 2, "stencil": 3, "scalars": 2, "loopmix": 6}
+              "decay": 2, "stencil": 3, "scalars": 2, "loopmix": 6,
+              "higher": 2, "post": 2}
 
     # ------------------------------------------------------------------ assembly
     def block(self, style: str) -> bool:
