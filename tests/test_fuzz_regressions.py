@@ -533,3 +533,36 @@ def test_a_row_of_a_read_only_argument_at_a_traced_int_is_read_only():
         f(x, np.array([1]))
     with pytest.raises(vg.VecgradError, match="test_fuzz_regressions.py"):
         vg.jit(f)(np.ones((3, 2)), np.array([1]))
+
+
+SEVERAL_TRACED = {  # o is (4, 3, 5); i, j, k traced ints (negative ones too)
+    "set_element": "o[i, j, k] = x[0, 0]",
+    "iadd_element": "o[i, j, k] += x[0, 1] * o[j, i % 3, k]",
+    "set_row": "o[i, j] = np.sin(x[1])",
+    "set_strided": "o[i, ::2, k] = x[2, :2]",
+    "first_and_last": "o[i, :, k] *= 2.0",
+    "row_view": "w = o[i, j]\nw *= x[3]",
+    "read_middle": "o[0, 0] = o[i, :, k] @ x[0, :3] + o[i, j, 1:].sum()",
+    "newaxis": "o[None, i, j, ::-1] -= x[1]",
+}
+
+
+@pytest.mark.parametrize("form", sorted(SEVERAL_TRACED))
+def test_several_traced_ints_among_basic_indices(form):
+    """o[i, j, k] = v and o[i, ::2, k] += v with several traced integer scalars: NumPy's
+    basic indexing of one region; were refused. Reads and writes (views included) now equal
+    NumPy's, with gradients."""
+    body = "\n".join("        " + ln for ln in SEVERAL_TRACED[form].splitlines())
+    src = (f"def f(x, ix):\n    o = xp.zeros((4, 3, 5)) + x[:, :3, None] * 0.5\n"
+           f"    for e in range(3):\n        i, j, k = ix[e], ix[e + 1] % 3, ix[e + 2]\n"
+           f"{body}\n    return o\n")
+    fs = {}
+    for xp in (np, vnp):
+        ns = {"np": np, "xp": xp}
+        exec(src, ns)  # noqa: S102 - the program is the test's subject
+        fs[xp] = ns["f"]
+    x = np.random.default_rng(6).standard_normal((4, 5))
+    ix = np.array([1, -1, 3, 0, -4])
+    assert_same(vg.jit(fs[vnp])(x, ix), fs[np](x.copy(), ix))
+    w = np.cos(np.arange(60.0)).reshape(4, 3, 5)
+    central_diff_check(lambda x, ix: vnp.sum(fs[vnp](x, ix) * w), [x, ix])

@@ -148,7 +148,7 @@ def traced_getitem(x: Any, key: Any) -> Any:
     out = traced_row(x, key)
     r = _int_region(x, key)
     if r is not None and out.ndim:
-        as_view(out, x, TRACED_ROW, {"key": key, "probe": r[4]})
+        as_view(out, x, TRACED_ROW, {"key": key, "probe": r[2]})
     if isinstance(key, Tracer) and not key.shape:  # x[i] at one traced int: see below
         d = x._b.__dict__
         d.setdefault("_traced_reads", {})[out] = d.setdefault("_traced_read_atoms", {})[
@@ -158,8 +158,8 @@ def traced_getitem(x: Any, key: Any) -> Any:
 
 def traced_row(x: Any, key: Any) -> Any:
     """The value of `x[key]` (a traced index): a gather along one axis (several integer
-    indices merged into one), or one traced integer among basic indices (x[i, 1:]) read
-    from the region it selects in."""
+    indices merged into one), or traced integers among basic indices (x[i, 1:], x[i, j, :])
+    read from the region they select in, one axis at a time."""
     try:
         xm, km, _ = merge_index_arrays(x, key)
         axis, idx = traced_index_axis(km, _nd(xm))
@@ -167,40 +167,48 @@ def traced_row(x: Any, key: Any) -> Any:
         r = _int_region(x, key)
         if r is None:
             raise
-        t, full, q, n, _ = r
-        return _take_traced(x[full], _ops.where(t < 0, t + n, t), q)
+        ts, full, _ = r
+        out = x[full]
+        for t, q, n in reversed(ts):  # (the last axis first: the others keep their place)
+            out = _take_traced(out, _ops.where(t < 0, t + n, t), q)
+        return out
     if idx.dtype == bool:
         raise _data_dependent("indexing with a traced boolean mask")
     return _take_traced(xm, idx, axis)
 
 
 def _int_region(x: Any, key: Any) -> tuple | None:
-    """For a key of one traced integer scalar t among basic indices (ints, slices, None,
-    Ellipsis): (t, the key with t -> `:`, the axis q of that region where t indexes, its
-    length n, the key with t -> 0); else None."""
+    """For a key of traced integer scalars among basic indices (ints, slices, None,
+    Ellipsis): ([(t, the axis q where t indexes the region, its length n)] by q, the key
+    with each t -> `:` (the region), the key with each t -> 0); else None."""
     if isinstance(key, Tracer):  # (x[i], the common case, quickly)
         ok = not key.shape and key.dtype.kind in "iu" and _nd(x) > 0
-        return (key, (slice(None),), 0, _shape(x)[0], (0,)) if ok else None
+        return ([(key, 0, _shape(x)[0])], (slice(None),), (0,)) if ok else None
     if not isinstance(key, tuple):
         return None
     traced = [i for i, k in enumerate(key) if isinstance(k, Tracer)]
-    if len(traced) != 1 or key[traced[0]].shape or key[traced[0]].dtype.kind not in "iu" \
+    if not traced or any(key[i].shape or key[i].dtype.kind not in "iu" for i in traced) \
             or any(isinstance(k, (list, _np.ndarray, bool, _np.bool_)) for k in key):
         return None
-    p, shape = traced[0], _shape(x)
-    full = key[:p] + (slice(None),) + key[p + 1:]
-    probe = key[:p] + (0,) + key[p + 1:]
+    shape = _shape(x)
+    full = tuple(slice(None) if i in traced else k for i, k in enumerate(key))
+    probe = tuple(0 if i in traced else k for i, k in enumerate(key))
     used = sum(k is not None and k is not Ellipsis for k in key)
-    ax = sum(len(shape) - used if k is Ellipsis else k is not None for k in key[:p])
-    if ax >= len(shape):
+    axes = [sum(len(shape) - used if k is Ellipsis else k is not None for k in key[:p])
+            for p in traced]
+    if max(axes) >= len(shape):
         return None
-    mark = max(shape) + 7  # (the axis t indexes, made of a unique size in the region)
+    marked = list(shape)  # (each axis a t indexes, made of a unique size in the region)
+    for j, ax in enumerate(axes):
+        marked[ax] = max(shape) + 7 + j
     try:
-        q = _standin(shape[:ax] + (mark,) + shape[ax + 1:])[full].shape.index(mark)
+        region = _standin(tuple(marked))[full].shape
         _standin(shape)[probe]
     except (IndexError, TypeError, ValueError):
         return None
-    return key[p], full, q, shape[ax], probe
+    ts = sorted([(key[p], region.index(marked[ax]), shape[ax]) for p, ax in zip(traced, axes)],
+                key=lambda r: r[1])
+    return ts, full, probe
 
 
 def _standin(shape: tuple) -> _np.ndarray:
@@ -251,21 +259,25 @@ def wrote_at_read(x: Any, key: Any, value: Any) -> bool:
 
 
 def write_at_traced(x: Any, key: Any, value: Any) -> bool:
-    """`x[key] = value` where key holds one traced integer *scalar* t (`buf[dst[e]] = v`,
-    `buf[b, 0] = v`, `buf[:, b] = v`) and otherwise ints, slices, None and Ellipsis: NumPy
-    writes the one region at t. Here the region R = x[key with t -> :] is rewritten as
-    where(arange(n) == t, v, R), exactly that write (and its gradient), with NumPy's
-    negative positions and its IndexError out of bounds (t is read through a gather). False
-    for other keys (several traced indices, or traced arrays: repeated positions would
-    make the result depend on the write order)."""
+    """`x[key] = value` where key holds traced integer *scalars* (`buf[dst[e]] = v`,
+    `buf[b, 0] = v`, `buf[:, b] = v`, `buf[i, j] = v`) and otherwise ints, slices, None and
+    Ellipsis: NumPy writes the one region they select. Here the region R = x[key with each
+    t -> :] is rewritten as where(arange(n) == t (for each t), v, R): exactly that write
+    (and its gradient), with NumPy's negative positions and its IndexError out of bounds
+    (t is read through a gather). False for other keys (traced arrays: repeated positions
+    would make the result depend on the write order)."""
     r = _int_region(x, key)
     if r is None:
         return False
-    t, full, q, n, probe = r
+    ts, full, probe = r
     one = _standin(_shape(x))[probe].shape
-    pos = _take_traced(_np.arange(n), _ops.where(t < 0, t + n, t), 0)  # (raises out of range)
-    hit = _ops.reshape(_ops.equal(_np.arange(n), pos), (n,) + (1,) * (len(one) - q))
-    v = _ops.expand_dims(_ops.broadcast_to(asarray(value), one), q)
+    rank = len(one) + len(ts)
+    hit: Any = True
+    for t, q, n in ts:
+        pos = _take_traced(_np.arange(n), _ops.where(t < 0, t + n, t), 0)  # (raises out of
+        at = _ops.equal(_np.arange(n), pos)  # range, as NumPy)
+        hit = _ops.logical_and(hit, _ops.reshape(at, (n,) + (1,) * (rank - q - 1)))
+    v = _ops.expand_dims(_ops.broadcast_to(asarray(value), one), tuple(q for _, q, _ in ts))
     x[full] = astype(_ops.where(hit, v, x[full]), _dtype(x))
     return True
 
