@@ -590,6 +590,9 @@ class Gen:
                 f"w{o} = {b}[{idx()}]\nw{o} *= 0.9\nw{o} += {expr()}",
                 f"t{o} = {b}[{idx()}] * 2.0\n{b}[{idx()}] = t{o} + {h}",
                 f"np.add.at({b}, ix[i % len(ix)], {expr()})",
+                f"{b}[{idx()}, ix[i % len(ix)] % {d}] = np.sum({expr()})",
+                f"{b}[{idx()}, jx[i % len(jx)] % {d}] += {b}[{idx()}, {d - 1}] * 0.5",
+                f"c{o} = {b}[:, jx[i % len(jx)] % {d}]\nc{o} *= 0.5\nc{o}[{idx()}] += v[i % {n}]",
             ])
         body = "\n".join(stmt() for _ in range(self.i(2, 5)))
         init = self.pick([f"xp.zeros(({L}, {d}))", f"np.concatenate([x, np.ones((4, {d}))])",
