@@ -286,10 +286,11 @@ class Tracer(Traced):
                     or NUMPY.write_at_traced(self, key, value):
                 return
             raise TraceError(
-                "writing at a traced (data-dependent) index is supported for one traced "
-                "integer (x[i] = v, x[i, 0] = v); at an array of them the result would depend "
-                "on the order of repeated positions: to accumulate at them (repeated indices "
-                "adding up) use np.add.at(x, idx, v); to select values use vnp.where") from None
+                "writing at a traced (data-dependent) index is supported for traced integer "
+                "scalars among basic indices (x[i] = v, x[i, 1:] = v, x[i, j] = v); at an "
+                "array of them the result would depend on the order of repeated positions: to "
+                "accumulate at them (repeated indices adding up) use np.add.at(x, idx, v); to "
+                "select values use vnp.where") from None
         if isinstance(value, Tracer):
             o = value._origin
             if o is not None and o[0] is self and o[3] is self.atom and o[1] == idx:
