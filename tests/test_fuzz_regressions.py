@@ -566,3 +566,20 @@ def test_several_traced_ints_among_basic_indices(form):
     assert_same(vg.jit(fs[vnp])(x, ix), fs[np](x.copy(), ix))
     w = np.cos(np.arange(60.0)).reshape(4, 3, 5)
     central_diff_check(lambda x, ix: vnp.sum(fs[vnp](x, ix) * w), [x, ix])
+
+
+def test_an_element_read_at_a_traced_int_is_a_numpy_scalar():
+    """o[ix[e]] of a 1-D int array is a NumPy scalar: `t += 0.7 * t` makes a float (no
+    in-place cast), and writing it back casts to int, as NumPy; vecgrad raised CastingError
+    (it treated the element as a 0-d ndarray)."""
+    def f(xp, v, ix):
+        o = xp.ones(5, dtype=int) * 3
+        for e in range(5):
+            o[ix[e]] += 0.7 * o[ix[e]] + v[e]
+            t = o[ix[(e + 1) % 5]]
+            t += 0.5
+        return o, t
+    v, ix = np.linspace(-1, 2, 5), np.array([0, 2, 2, 4, -1])
+    got, want = vg.jit(lambda v, ix: f(vnp, v, ix))(v, ix), f(np, v, ix)
+    assert_same(got[0], want[0])
+    assert_same(got[1], want[1])

@@ -149,6 +149,8 @@ def traced_getitem(x: Any, key: Any) -> Any:
     r = _int_region(x, key)
     if r is not None and out.ndim:
         as_view(out, x, TRACED_ROW, {"key": key, "probe": r[2]})
+    elif r is not None:  # one element: a NumPy scalar (`t += 0.5` on an int one is t + 0.5)
+        out = Tracer(x._b, out.atom)
     if isinstance(key, Tracer) and not key.shape:  # x[i] at one traced int: see below
         d = x._b.__dict__
         d.setdefault("_traced_reads", {})[out] = d.setdefault("_traced_read_atoms", {})[
