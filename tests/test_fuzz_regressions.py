@@ -583,3 +583,10 @@ def test_an_element_read_at_a_traced_int_is_a_numpy_scalar():
     got, want = vg.jit(lambda v, ix: f(vnp, v, ix))(v, ix), f(np, v, ix)
     assert_same(got[0], want[0])
     assert_same(got[1], want[1])
+
+
+def test_numpy_vectorize_of_a_traced_array_names_vectorize():
+    """np.vectorize(f)(traced) is refused by NumPy's own conversion; the error named
+    'numpy.lib.__call__' (the method's name), now 'numpy.vectorize' and vnp.vectorize."""
+    with pytest.raises(vg.TracedIntoNumpyError, match=r"numpy\.vectorize .*vnp\.vectorize"):
+        vg.jit(lambda w: np.vectorize(lambda t: t * 2)(w))(np.ones(3))

@@ -50,7 +50,9 @@ def numpy_caller(depth: int = 1) -> str | None:
         if os.path.abspath(fname).startswith(_NUMPY_DIR):  # e.g. numpy.linalg._linalg.norm
             mod = f.f_globals.get("__name__", "numpy").split(".")
             public = list(itertools.takewhile(lambda m: not m.startswith("_"), mod[1:]))
-            name = _public_numpy_name(public + [f.f_code.co_name])
+            qual = f.f_code.co_qualname.split(".")  # (a method: np.vectorize's __call__
+            qual = [q for q in qual if not q.startswith("_")] or qual[-1:]  # is vectorize)
+            name = _public_numpy_name(public + qual)
         f = f.f_back
     return None
 
