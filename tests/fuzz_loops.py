@@ -73,8 +73,8 @@ def make_inputs(r: np.random.Generator, like: dict | None = None) -> dict[str, A
     """Random inputs; `like`: of the same shapes, dtypes and kinds of Python values (a
     second call of a compiled function)."""
     if like is None:
-        n, d, e = int(r.integers(2, [8, 13][int(r.integers(2))])), int(r.integers(1, 5)), \
-            int(r.integers(1, 10))
+        n = int(r.integers(2, [8, 8, 13, 13, 13, 31][int(r.integers(6))]))  # (long loops
+        d, e = int(r.integers(1, 5)), int(r.integers(1, [10, 40][n > 12]))  # roll)
     else:
         (n, d), e = like["x"].shape, len(like["ix"])
     src, dst = r.integers(0, n, e), r.integers(-n, n, e)  # negative positions too
