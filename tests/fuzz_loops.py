@@ -416,7 +416,7 @@ class Gen:
         X = self.mat()
         n, dd = self.shape_of(X)
         o = self.fresh()
-        f = self.pick([f"np.cumsum({X}[i])", f"np.linalg.norm({X}[i])", f"np.outer({X}[i], {X}[i]).sum(0)",
+        f = self.pick([f"np.cumsum({X}[i])", f"np.linalg.norm(np.append({X}[i], 1.0))", f"np.outer({X}[i], {X}[i]).sum(0)",
                        f"np.clip({X}[i], -0.5, 0.5)", f"np.sort({X}[i])", f"np.diff({X}[i], prepend=0.0)",
                        f"np.roll({X}[i], 1)", f"np.flip({X}[i])", f"np.concatenate([{X}[i], {X}[i][:1]])[1:]",
                        f"np.convolve({X}[i], [0.5, 1.0, 0.5], mode='same')",
