@@ -590,3 +590,35 @@ def test_numpy_vectorize_of_a_traced_array_names_vectorize():
     'numpy.lib.__call__' (the method's name), now 'numpy.vectorize' and vnp.vectorize."""
     with pytest.raises(vg.TracedIntoNumpyError, match=r"numpy\.vectorize .*vnp\.vectorize"):
         vg.jit(lambda w: np.vectorize(lambda t: t * 2)(w))(np.ones(3))
+
+
+POW_EXPONENTS = [2, 2.0, 0.5, 3, 1, 0, -2.0, np.int64(2), np.float64(2.0), np.float32(0.5)]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "float32", "float64"])
+def test_power_with_a_number_exponent_has_numpys_dtype(dtype):
+    """x ** 2.0 of ints was int (int8 ** 2.0 wrapped around), bool ** 2.0 int8, bool ** 1
+    bool, x32 ** np.float64(2) float32, np.power(bool, 2) int8: NumPy 2 gives float64,
+    float64, int64, float64, int64 (only an array's `** 2`, NumPy's square fast path, is int8
+    for bools). Checked for arrays, 0-d arrays, NumPy scalars, np.power and the reflected
+    power; found by hypothesis in test_fuzz_numpy."""
+    a = np.array([True, False]) if dtype == "bool" else np.array([3, 12], dtype=dtype)
+    forms = [lambda a, e: a ** e, lambda a, e: a[0] ** e, lambda a, e: np.power(a, e),
+             lambda a, e: a[0, ...] ** e, lambda a, e: e ** a]
+    for e in POW_EXPONENTS:
+        for fn in forms:
+            with np.errstate(all="ignore"):
+                want = fn(a, e)
+            got = vg.jit(lambda a: fn(a, e))(a)
+            assert np.asarray(got).dtype == np.asarray(want).dtype, (e, fn)
+            np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float))
+
+
+def test_power_one_is_a_new_array():
+    """y = x ** 1 returned x itself: a write into y reached x."""
+    def f(x):
+        b = x.copy()
+        y = b ** 1
+        y[0] = 7.0
+        return b + y
+    same_as_numpy(f, np.arange(3.0))

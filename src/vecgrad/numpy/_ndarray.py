@@ -307,8 +307,10 @@ def install(vnp: types.ModuleType) -> None:
         return m
 
     here = globals()
+    Tracer.__pow__ = lambda self, other: _ops.array_power(self, other)  # (NumPy's fast path)
     for n, f in [("pow", "power"), ("matmul", "matmul")]:
-        setattr(Tracer, f"__{n}__", binop(f))
+        if n != "pow":
+            setattr(Tracer, f"__{n}__", binop(f))
         setattr(Tracer, f"__r{n}__", binop(f, swap=True))
         setattr(Tracer, f"__i{n}__", lambda self, o, f=f: self._inplace(o, getattr(vnp, f)))
     for n, f in [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]:

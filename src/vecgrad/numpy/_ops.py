@@ -169,10 +169,29 @@ def square(x: Any) -> Any:
 
 
 def power(x: Any, y: Any) -> Any:
-    """Elementwise x**y. A Python-number exponent keeps x's dtype (NumPy 2 rules)."""
-    if isinstance(y, (int, float)) and not isinstance(y, bool):
-        return P.powc(x, p=y) if y != 1 else x
+    """Elementwise x**y. A number exponent gives NumPy 2's dtype: a Python number is weak
+    (x's dtype, unless it cannot hold the result: ints or bools to a float power are
+    float64, bools to an int power int64), a NumPy scalar is not (float32 ** np.float64(2)
+    is float64). Always a new value (x ** 1 is not x)."""
+    if isinstance(y, (int, float, _np.integer, _np.floating)) and \
+            not isinstance(y, (bool, _np.bool_)):
+        dt = _np.result_type(_dtype(x), y)
+        p = float(y) if isinstance(y, (float, _np.floating)) else int(y)
+        if dt != _dtype(x):
+            x = astype(x, dt)
+        elif p == 1 and isinstance(x, Tracer):
+            return Tracer(x._b, x.atom)
+        return P.powc(x, p=p) if p != 1 else x
     return P.pow_(x, y)
+
+
+def array_power(x: Any, y: Any) -> Any:
+    """`x ** y` of an array: np.power, except NumPy's fast path for the exponent 2 (a Python
+    int), which squares an array (a bool one is then int8; a NumPy scalar is not squared)."""
+    if type(y) is int and y == 2 and isinstance(x, Tracer) and x.dtype == _np.bool_ \
+            and not x._is_scalar():
+        return square(x)
+    return power(x, y)
 
 
 def where(condition: Any, x: Any, y: Any) -> Any:
