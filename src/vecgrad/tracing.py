@@ -521,11 +521,24 @@ def trace(fun: Callable, avals: Sequence[Aval], hash_cons: bool = True) -> tuple
     return b, out
 
 
-def const_tracer(value: np.ndarray) -> Any:
+def const_tracer(value: np.ndarray, uniform: bool = False) -> Any:
     """A traced handle on a fresh constant buffer (so it can be written into), or the array
-    itself outside of a trace."""
+    itself outside of a trace. A `uniform` buffer (every element equal: zeros, ones, full)
+    shares one constant with the trace's other buffers of its shape, dtype and value: SSA
+    values are immutable, so they are one value, and the buffers a loop makes afresh each
+    iteration (`z = vnp.empty_like(x)` in a step function) are then recorded once (and
+    recurrences over them look alike step to step)."""
     b = current_builder()
-    return value if b is None else Tracer(b, Const(value), ndarray=True)
+    if b is None:
+        return value
+    if not uniform or not b.hash_cons or not value.size:
+        return Tracer(b, Const(value), ndarray=True)
+    fresh = b.__dict__.setdefault("_uniform_consts", {})
+    key = (value.dtype.str, value.shape, value.reshape(-1)[:1].tobytes())
+    c = fresh.get(key)
+    if c is None:
+        c = fresh[key] = Const(value)
+    return Tracer(b, c, ndarray=True)
 
 
 def _copy(self: Tracer, order: str = "C") -> Tracer:

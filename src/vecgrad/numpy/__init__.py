@@ -31,7 +31,7 @@ from ._base import (  # noqa: F401  (the package's own names)
 
 def ones(shape: Any, dtype: Any = None) -> Any:
     """A new buffer of ones (writable inside traced functions)."""
-    return const_tracer(_np.ones(shape, _float_default(dtype)))
+    return const_tracer(_np.ones(shape, _float_default(dtype)), uniform=True)
 
 
 def empty(shape: Any, dtype: Any = None) -> Any:
@@ -43,7 +43,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     """A new buffer filled with `fill_value` (a constant, or a traced scalar)."""
     if isinstance(fill_value, Tracer):
         return broadcast_to(astype(fill_value, dtype or fill_value.dtype), shape).copy()
-    return const_tracer(_np.full(shape, fill_value, dtype))
+    return const_tracer(_np.full(shape, fill_value, dtype), uniform=_np.ndim(fill_value) == 0)
 
 
 def zeros_like(a: ArrayLike, dtype: Any = None) -> Any:

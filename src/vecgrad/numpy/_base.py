@@ -94,7 +94,7 @@ def _float_default(dtype: Any) -> _np.dtype:
 
 def zeros(shape: Any, dtype: Any = None) -> Any:
     """A new buffer of zeros. Inside a traced function it can be written into."""
-    return const_tracer(_np.zeros(shape, _float_default(dtype)))
+    return const_tracer(_np.zeros(shape, _float_default(dtype)), uniform=True)
 
 
 __all__ = ["ArrayLike", "array", "asarray", "astype", "copy", "zeros"]
