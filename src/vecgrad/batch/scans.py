@@ -9,10 +9,11 @@ with its residual-storing copy).
 """
 from __future__ import annotations
 
-from ..ir import Graph
+from ..ir import Graph, dce
 from ..notes import Sequential, Unbatched
 from .batching import batch
 from .loops import emit_loop, optimize_loops, share_forward
+from .prune import prune_loop_outputs
 from .roll import roll
 
 
@@ -33,8 +34,9 @@ def scans(g: Graph) -> Graph:
 
 
 def loops(g: Graph) -> Graph:
-    """On a gradient graph: run the forward loops once, and optimize every loop."""
-    return optimize_loops(share_forward(g))
+    """On a gradient graph: run the forward loops once, optimize every loop, and drop the
+    stacked outputs nothing reads (residuals the optimized backward no longer needs)."""
+    return prune_loop_outputs(dce(optimize_loops(share_forward(g))))
 
 
 __all__ = ["loops", "scans"]

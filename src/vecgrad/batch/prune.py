@@ -1,0 +1,90 @@
+"""Dead loop outputs: a stacked output (y) of a loop that nothing reads leaves its step.
+
+A loop returns one flat array (its final carry, then each stacked y: `primitives.loop`), and
+its readers take slices of it. The VJP of a loop stacks, per step, every forward value its
+backward step reads; once `loops` has hoisted the backward's carry-free work out of the
+backward loop, or the backward step turns out not to read a value at all (a step linear in
+its carry), some of those stacks are read by nobody, yet the forward loop still writes a row
+of each per step. This pass drops them (and the work only they needed) from the step, and
+moves each reader's slice to the output's new offset. The carry always stays.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import primitives as P
+from ..ir import Eqn, Graph, Params, Var, dce
+
+
+def prune_loop_outputs(g: Graph) -> Graph:
+    """g with each loop's unread stacked outputs removed from its step (see module doc)."""
+    if not any(e.prim is P.loop for e in g.eqns):
+        return g
+    readers: dict[Var, list[int]] = {}
+    for i, e in enumerate(g.eqns):
+        for a in e.inputs:
+            if isinstance(a, Var):
+                readers.setdefault(a, []).append(i)
+    returned = {a for a in g.outputs if isinstance(a, Var)}
+    eqns = list(g.eqns)
+    changed = False
+    for i, e in enumerate(g.eqns):
+        if e.prim is not P.loop or e.out in returned:
+            continue
+        made = _pruned(e, [eqns[j] for j in readers.get(e.out, [])])
+        if made is None:
+            continue
+        loop, moved = made
+        eqns[i] = loop
+        for j in readers.get(e.out, []):
+            eqns[j] = moved[id(g.eqns[j])]
+        changed = True
+    return dce(g.replace(eqns=tuple(eqns))) if changed else g
+
+
+def _span(r: Eqn) -> tuple[int, int] | None:
+    """The flat positions [lo, hi) a reader of a loop's result reads (None: not a plain
+    one-axis read)."""
+    idx = r.params.get("idx") if r.prim is P.getitem else None
+    if not idx or len(idx) != 1:
+        return None
+    k = idx[0]
+    if isinstance(k, int):
+        return k, k + 1
+    if isinstance(k, P.Sl) and k.step > 0:
+        return (k.start, k.stop) if len(k) else (k.start, k.start)
+    return None
+
+
+def _pruned(e: Eqn, readers: list[Eqn]) -> tuple[Eqn, dict[int, Eqn]] | None:
+    """The loop without its unread ys, and each reader moved to the new offsets."""
+    p = e.params
+    body, nc = p["body"], p["n_carry"]
+    lay = P.layout(body, p["length"], nc)
+    ends = [o + math.prod(s) for o, s in lay]
+    owner: dict[int, int] = {}  # reader -> the output it reads
+    for r in readers:
+        sp = _span(r)
+        if sp is None:
+            return None
+        ks = [k for k, (o, _) in enumerate(lay) if o <= sp[0] and sp[1] <= ends[k]]
+        if not ks:
+            return None
+        owner[id(r)] = ks[-1] if sp[0] == sp[1] else ks[0]
+    used = set(owner.values())
+    keep = [k for k in range(len(body.outputs)) if k < nc or k in used]
+    if len(keep) == len(body.outputs):
+        return None
+    step = dce(body.replace(outputs=tuple(body.outputs[k] for k in keep)))
+    new_lay = P.layout(step, p["length"], nc)
+    shift = {k: new_lay[n][0] - lay[k][0] for n, k in enumerate(keep)}
+    out = Var(P.loop.shape_rule(*[a.aval for a in e.inputs], **{**p, "body": step}))
+    loop = Eqn(e.prim, e.inputs, Params({**p, "body": step}), out, e.src)
+    moved = {}
+    for r in readers:
+        d = shift[owner[id(r)]]
+        k = r.params["idx"][0]
+        k = k + d if isinstance(k, int) else P.Sl(k.start + d, k.stop + d, k.step)
+        idx = type(r.params["idx"])((k,))
+        moved[id(r)] = Eqn(r.prim, (out,), Params({**r.params, "idx": idx}), r.out, r.src)
+    return loop, moved
