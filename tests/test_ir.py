@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+import itertools
+import re
 
 import numpy as np
 import pytest
@@ -229,9 +231,34 @@ def _graph(fn, *avals):
 
 
 def _inplace_calls(c) -> int:
-    return sum(isinstance(v, functools.partial) and v.func in (LOWERINGS["setitem"].inplace,
-                                                                LOWERINGS["setitem_add"].inplace)
-               for k, v in c.fn.__globals__.items() if k.startswith("f"))
+    """Writes done into their operand's own buffer: calls of the in-place kernels, and the
+    statements `vN = buffer` then `vN[key] = v` (or `+=`) the generated code writes for a
+    basic index (a copy is `vN = _copy(buffer)`)."""
+    calls = sum(isinstance(v, functools.partial) and v.func in (LOWERINGS["setitem"].inplace,
+                                                                 LOWERINGS["setitem_add"].inplace)
+                for k, v in c.fn.__globals__.items() if k.startswith("f"))
+    lines = [ln.strip() for ln in c.source.splitlines()]
+    stmts = sum(bool(re.fullmatch(r"(v\d+) = [vx]\d+", a)) and
+                re.match(re.escape(a.split(" = ")[0]) + r"\[k\d+\] \+?= ", b) is not None
+                for a, b in itertools.pairwise(lines))
+    return calls + stmts
+
+
+def test_basic_writes_are_statements_without_a_call():
+    def fn(x):
+        buf = P.mul(x, 1.0)
+        buf = P.setitem(buf, 5.0, idx=P.normalize_index(0, (2, 3)))
+        live = P.setitem_add(buf, x[1], idx=P.normalize_index(1, (2, 3)))  # buf read later
+        return live, P.mul(buf, 2.0)
+    c = compile_graph(_graph(fn, Aval((2, 3), F64)))
+    assert "_copy(" in c.source and "] += " in c.source and "] = " in c.source
+    assert not any(isinstance(v, functools.partial) for v in c.fn.__globals__.values())
+    want = X.copy()
+    want[0] = 5.0
+    live, twice = c.fn(X)
+    np.testing.assert_array_equal(twice, 2 * want)
+    want[1] += X[1]
+    np.testing.assert_array_equal(live, want)
 
 
 def test_inplace_write_when_safe():

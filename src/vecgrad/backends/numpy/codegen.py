@@ -78,6 +78,7 @@ class _Codegen:
         self.alias_last: dict[Var, int] = {v: self.last.get(v, -1) for v in g.inputs}
         self.fresh: set[Var] = set()
         self.out_arg: dict[int, int] = {}  # equation -> the operand its ufunc writes into
+        self.in_place: set[int] = set()  # equations writing into operand 0's dead buffer
 
     def ref(self, a: Any) -> str:
         if isinstance(a, Const):
@@ -108,6 +109,7 @@ class _Codegen:
         owner = e.out
         if low.inplace is not None and self.reusable(base, i):
             fn = functools.partial(low.inplace, **e.params)  # base is dead: reuse it
+            self.in_place.add(i)
         elif k is not None:  # elementwise into a dead operand's buffer (NumPy's out=)
             fn = e.prim.impl
             self.out_arg[i] = k
@@ -125,7 +127,12 @@ class _Codegen:
         fn = self.callable_for(i, e)
         self.names[e.out] = f"v{i}"
         args = [self.ref(a) for a in e.inputs]
-        if fn is None:
+        write = entry(e.prim).write
+        stmts = write(f"v{i}", args, e.params, [a.aval for a in e.inputs], self.bind,
+                      i in self.in_place) if write is not None else None
+        if stmts is not None:
+            out = stmts
+        elif fn is None:
             out = [f"v{i} = {entry(e.prim).inline(args, e.params, self.bind)}"]
         else:
             self.env[f"f{i}"] = fn

@@ -17,12 +17,16 @@ class Lowering:
     is the source of an expression computing it instead (saves a Python call per op;
     parameters are never formatted into the source: every value goes through `bind`);
     `inplace(*operands, **params)` may overwrite operand 0 (used when its buffer is dead);
-    `view`: the result may share operand 0's memory (no fresh buffer)."""
+    `view`: the result may share operand 0's memory (no fresh buffer);
+    `write(out, arg names, params, avals, bind, inplace)` is the source of statements
+    computing a write (`out[key] = v`: no Python call, the key converted once) where it
+    applies (else None), in place into operand 0 when `inplace`."""
 
     lower: Callable[..., Callable] | None = None
     inline: Callable[..., str] | None = None
     inplace: Callable[..., np.ndarray] | None = None
     view: bool = False
+    write: Callable[..., list[str] | None] | None = None
 
 
 PLAIN = Lowering()  # the impl, with its params bound

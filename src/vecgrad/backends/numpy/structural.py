@@ -2,6 +2,7 @@
 done in place into a dead buffer, scatter-adds through a plan built when compiling."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,11 +35,25 @@ def _add(avals: list, idx: tuple) -> Any:
     return lambda base, v: plan(np.array(base), v)
 
 
+def _statements(op: str) -> Callable[..., list[str] | None]:
+    """`out[key] op v` on operand 0's buffer (in place) or a copy of it, for a basic index
+    into an array (not a 0-d value, which generated code may hold as a NumPy scalar): what
+    write_into and _add_inplace do, without their per-call index conversion."""
+    def write(out: str, xs: list[str], p: dict, avals: list, bind: Callable,
+              inplace: bool) -> list[str] | None:
+        idx = p["idx"]
+        if not idx or not avals[0].shape or not is_basic(idx):
+            return None
+        return [f"{out} = {xs[0]}" if inplace else f"{out} = _copy({xs[0]})",
+                f"{out}[{bind(to_key(idx))}] {op} {xs[1]}"]
+    return write
+
+
 LOWERINGS = {
     "getitem": Lowering(lower=_getitem, view=True,
                         inline=lambda xs, p, bind: f"{xs[0]}[{bind(to_key(p['idx']))}]"),
-    "setitem": Lowering(inplace=write_into),
-    "setitem_add": Lowering(lower=_add, inplace=_add_inplace),
+    "setitem": Lowering(inplace=write_into, write=_statements("=")),
+    "setitem_add": Lowering(lower=_add, inplace=_add_inplace, write=_statements("+=")),
     "reshape": Lowering(view=True,
                         inline=lambda xs, p, bind: f"{xs[0]}.reshape({bind(p['shape'])})"),
     "transpose": Lowering(view=True,
