@@ -18,7 +18,7 @@ from vecgrad import primitives as P
 from vecgrad.api import trace_graph
 from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
-from vecgrad.ir import Graph, Params, typecheck
+from vecgrad.ir import Const, Graph, Params, typecheck
 from vecgrad.notes import Recurrence, of
 from vecgrad.pytree import flatten
 
@@ -266,6 +266,36 @@ def independent_rnns(W, xs):
     return total
 
 
+def shift_field_rk(x, y0):
+    """RK steps of y' = f(y) where f fills a fresh buffer per call (GradBench's ode):
+    z[0] = x[0], z[1:] = x[1:] * g(y[:-1])."""
+    def f(y):
+        z = vnp.empty_like(x)
+        z[0] = x[0]
+        z[1:] = x[1:] * vnp.sin(y[:-1])
+        return z
+    y, h = y0, 0.1
+    for _ in range(9):
+        k1 = f(y)
+        k2 = f(y + h * k1 / 2)
+        y = y + h * (k1 + 2 * k2) / 3
+    return vnp.sum(y ** 2)
+
+
+def fresh_buffers_per_step(w, xs):
+    """A step that builds its state from new zeros/ones/full buffers each iteration."""
+    h = vnp.zeros(w.shape)
+    for t in range(xs.shape[0]):
+        a = vnp.zeros_like(h)
+        a[1:] = vnp.tanh(w[1:] * h[:-1] + xs[t, 1:])
+        b = vnp.ones(h.shape)
+        b[0] = vnp.cos(h[0]) + xs[t, 0]
+        c = vnp.full(h.shape, 0.5)
+        c[-1] = h[-1] * w[0]
+        h = a * b + c
+    return vnp.sum(h * h)
+
+
 def tanh_rnn_ref(W, U, b, xs):
     h, total = np.zeros(W.shape[0]), 0.0
     for t in range(xs.shape[0]):
@@ -284,6 +314,9 @@ NONLINEAR = [
                          rng(8).standard_normal((8, 3))), None),
     (independent_rnns, lambda: (0.5 * rng(9).standard_normal((3, 3)),
                                 rng(10).standard_normal((5, 7, 3))), None),
+    (shift_field_rk, lambda: (rng(11).uniform(0.5, 1.5, 80), rng(12).standard_normal(80)), None),
+    (fresh_buffers_per_step, lambda: (rng(14).uniform(0.5, 1.5, 70),
+                                      rng(15).standard_normal((8, 70))), None),
 ]
 
 
@@ -297,6 +330,47 @@ def test_nonlinear_recurrence_becomes_a_rolled_loop(f, make, ref):
     # the backward step is linear in the cotangent: rk4 of an elementwise field)
     n_loops = sum(x.prim is P.loop for x in e.stages["final"].eqns)
     assert len(loops) <= n_loops <= 2 * len(loops)
+
+
+@pytest.mark.parametrize("f,make,ref", NONLINEAR, ids=[c[0].__name__ for c in NONLINEAR])
+def test_gradient_loops_stack_only_what_is_read(f, make, ref):
+    """Every stacked output of a loop in the compiled gradient is read (the residuals the
+    optimized backward step no longer needs are not written per step)."""
+    args = make()
+    e, _ = vg.grad(f, argnums=tuple(range(len(args)))).entry(*args)
+    g = e.stages["final"]
+    for lp in (x for x in g.eqns if x.prim is P.loop):
+        p = lp.params
+        lay = P.layout(p["body"], p["length"], p["n_carry"])
+        starts = set()
+        for r in g.eqns:
+            if lp.out in r.inputs:
+                assert r.prim is P.getitem and len(r.params["idx"]) == 1
+                k = r.params["idx"][0]
+                starts.add(k if isinstance(k, int) else k.start)
+        ends = [o + int(np.prod(sh)) for o, sh in lay]
+        for k, (o, _) in enumerate(lay[p["n_carry"]:], p["n_carry"]):
+            assert any(o <= s < ends[k] for s in starts), (f.__name__, k)
+
+
+def test_fresh_buffers_are_one_constant_and_stay_independent():
+    """zeros/ones/full of one shape and value are one constant in a trace (recorded once,
+    so steps that make them look alike), yet each buffer is written on its own."""
+    def f(x):
+        a, b, c = vnp.zeros(3), vnp.zeros(3), vnp.zeros_like(x)
+        a[0] = x[0]
+        b[1] = 2 * x[1]
+        o1, o2 = vnp.ones(3), vnp.full(3, 1.0)
+        o1[2] = x[2]
+        return a + b * 10 + c + o1 * o2 + vnp.full(3, [1.0, 2.0, 3.0])
+    x = np.array([1.0, 2.0, 3.0])
+    want = np.array([1.0, 40.0, 0.0]) + np.array([1.0, 1.0, 3.0]) + [1.0, 2.0, 3.0]
+    np.testing.assert_allclose(vg.jit(f)(x), want)
+    g = trace_graph(f, (x,))
+    consts = {id(a) for e in g.eqns for a in e.inputs
+              if isinstance(a, Const) and a.aval.shape == (3,)}
+    assert len(consts) == 3  # zeros, ones (twice the same), the array fill
+    vg.check_grads(lambda x: vnp.sum(f(x) ** 2), (x,))
 
 
 def test_independent_recurrences_share_one_loop_over_a_batched_state():
