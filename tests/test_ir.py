@@ -327,3 +327,25 @@ def test_show_prints_each_stage(capsys):
     assert capsys.readouterr().out.strip() == text.strip()
     assert "=== traced:" in text and "=== grad:" in text and "=== generated code" in text
     assert "exp a" in text and "def grad_" in text
+
+
+@pytest.mark.parametrize("name,ref", [("reduce_sum", np.sum), ("reduce_max", np.max),
+                                      ("reduce_min", np.min), ("reduce_prod", np.prod)])
+def test_reduction_kernels_match_numpy(name, ref):
+    """The NumPy backend's reduction kernels (the ufunc's reduce bound once, a transposed
+    copy for many short rows) give NumPy's values and dtypes; a whole reduction is a 0-d
+    array, as the impl's."""
+    from vecgrad.backends.numpy.table import lower
+    prim = getattr(P, name)
+    r = np.random.default_rng(3)
+    cases = [((7,), (0,)), ((4, 5), (1,)), ((4, 5), (0,)), ((4, 5), (0, 1)), ((3,), ()),
+             ((200, 8), (1,)), ((2, 3, 4), (0, 2)), ((6, 3), (1,))]
+    for dtype in (np.float64, np.float32, np.int8, np.bool_):
+        for shape, axes in cases:
+            x = (r.standard_normal(shape) * 3).astype(dtype)
+            got = lower(prim, {"axes": axes}, [Aval(shape, np.dtype(dtype))])(x)
+            want = ref(x, axis=axes)
+            assert isinstance(got, np.ndarray) or got.shape != ()
+            assert got.dtype == want.dtype and got.shape == want.shape, (name, dtype, shape)
+            tol = 1e-5 if dtype == np.float32 else 1e-12
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(x).sum())
