@@ -349,3 +349,57 @@ def test_reduction_kernels_match_numpy(name, ref):
             assert got.dtype == want.dtype and got.shape == want.shape, (name, dtype, shape)
             tol = 1e-5 if dtype == np.float32 else 1e-12
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(x).sum())
+
+
+def _writes_progs(m):
+    """Writes of an elementwise result into a buffer's region, each way codegen can meet
+    them: into a fresh copy, in place (the region's ufunc reading the same buffer), a
+    strided region, a block of a 2-D buffer, a scalar position, a value read again."""
+    def fresh(x):
+        z = m.zeros_like(x)
+        z[0] = x[0]
+        z[1:] = x[1:] * m.sin(x[:-1])
+        return z
+
+    def aliasing(x):
+        buf = x * 1.0
+        buf[1:] = buf[:-1] * 2.0
+        return buf
+
+    def strided_kept(x):
+        buf = x * 1.0
+        keep = buf * 3.0
+        buf[::2] = m.exp(x[::2])
+        return buf + keep
+
+    def block(x):
+        b = m.zeros((x.shape[0] + 2, 3))
+        b[1:-1, :] = m.tanh(m.outer(x, x[:3])) + 1.0
+        return b
+
+    def scalar_and_range(x):
+        z = m.ones(x.shape)
+        z[2] = x[1] * x[2]
+        z[3:5] = x[3:5] - x[0]
+        return z
+
+    def value_read_again(x):
+        buf = x * 1.0
+        v = buf[2:] + 1.0
+        buf[:-2] = v
+        return buf * v[0], v
+    return [fresh, aliasing, strided_kept, block, scalar_and_range, value_read_again]
+
+
+def test_elementwise_results_are_computed_into_the_region_they_are_written_to():
+    x = np.random.default_rng(0).standard_normal(9)
+    into = 0
+    for f, ref in zip(_writes_progs(vnp), _writes_progs(np)):
+        got, want = vg.jit(f)(x.copy()), ref(x.copy())
+        for a, b in zip(*(o if isinstance(o, tuple) else (o,) for o in (got, want))):
+            np.testing.assert_array_equal(a, b, err_msg=f.__name__)
+        src = vg.jit(f).entry(x)[0].compiled.source
+        into += bool(re.search(r"^\s+f\d+\(.*, out=v\d+\[k\d+\]\)$", src, re.MULTILINE))
+        vg.check_grads(lambda x, f=f: sum(vnp.sum(o * o) for o in (
+            f(x) if isinstance(f(x), tuple) else (f(x),))), (x,))
+    assert into >= 4

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ...index import index_shape, is_basic, to_key
 from ...ir import Const, Graph, Var
 from .heap import retain_heap
 from .table import entry, lowered
@@ -58,6 +59,26 @@ def _ufunc_target(e: Any, reusable: Callable[[Any], bool]) -> int | None:
     return None
 
 
+def _into_writes(g: Graph, last: dict[Var, int]) -> set[int]:
+    """Equations j whose elementwise result only the write right after them reads, as the
+    whole region `buf[key] = v` sets (basic index, same dtype): the ufunc is computed into
+    the region (`out=`), with no temporary and no copy of it."""
+    out = set()
+    for j, (e, w) in enumerate(zip(g.eqns, g.eqns[1:])):
+        if w.prim.name != "setitem" or len(w.inputs) != 2 or w.inputs[1] is not e.out or \
+                w.inputs[0] is e.out or last.get(e.out) != j + 1 or e.out in g.outputs:
+            continue
+        idx = w.params["idx"]
+        if not isinstance(e.prim.impl, np.ufunc) or e.prim.impl.nout != 1 or e.params or \
+                entry(e.prim).lower is not None or entry(e.prim).inline is not None or \
+                not idx or not is_basic(idx) or not e.out.aval.shape:
+            continue
+        if e.out.aval.dtype == w.out.aval.dtype and \
+                e.out.aval.shape == index_shape(w.inputs[0].aval.shape, idx):
+            out.add(j)
+    return out
+
+
 class _Codegen:
     """Memory bookkeeping for one graph: which buffer each value lives in (`root`), all the
     values living in a buffer (`aliases`), and which buffers this code allocated (`fresh`)."""
@@ -79,6 +100,7 @@ class _Codegen:
         self.fresh: set[Var] = set()
         self.out_arg: dict[int, int] = {}  # equation -> the operand its ufunc writes into
         self.in_place: set[int] = set()  # equations writing into operand 0's dead buffer
+        self.into_write = _into_writes(g, self.last)  # ufuncs computed into the next write
 
     def ref(self, a: Any) -> str:
         if isinstance(a, Const):
@@ -127,6 +149,17 @@ class _Codegen:
         fn = self.callable_for(i, e)
         self.names[e.out] = f"v{i}"
         args = [self.ref(a) for a in e.inputs]
+        if i - 1 in self.into_write:  # the write its value was computed into (line i - 1)
+            return self._dels(i, e, skip=e.inputs[1])
+        if i in self.into_write and e.out not in self.targets:
+            w = self.g.eqns[i + 1]
+            base = self.ref(w.inputs[0])
+            self.env[f"f{i}"] = fn
+            key = self.bind(to_key(w.params["idx"]))
+            first = f"v{i + 1} = {base}" if self.reusable(w.inputs[0], i + 1) else \
+                f"v{i + 1} = _copy({base})"
+            return [first, f"f{i}({', '.join(args)}, out=v{i + 1}[{key}])"] + \
+                self._dels(i, e)
         write = entry(e.prim).write
         stmts = write(f"v{i}", args, e.params, [a.aval for a in e.inputs], self.bind,
                       i in self.in_place) if write is not None else None
@@ -144,9 +177,12 @@ class _Codegen:
                 self.fresh.discard(e.out)
                 self.into.add(e.out)
             out = [f"v{i} = f{i}({', '.join(args)}{into})"]
-        dead = [self.names[a] for a in dict.fromkeys(e.inputs)
-                if isinstance(a, Var) and self.last.get(a) == i and a not in self.inputs]
-        return out + ([f"del {', '.join(dead)}"] if dead else [])
+        return out + self._dels(i, e)
+
+    def _dels(self, i: int, e: Any, skip: Any = None) -> list[str]:
+        dead = [self.names[a] for a in dict.fromkeys(e.inputs) if isinstance(a, Var) and
+                self.last.get(a) == i and a not in self.inputs and a is not skip]
+        return [f"del {', '.join(dead)}"] if dead else []
 
     def output(self, a: Any) -> str:
         """Never hand the caller a view of its own input or of a constant."""
