@@ -19,7 +19,7 @@ from vecgrad.api import trace_graph
 from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
 from vecgrad.ir import Const, Graph, Params, typecheck
-from vecgrad.notes import Recurrence, of
+from vecgrad.notes import Recurrence, Unbatched, of
 from vecgrad.pytree import flatten
 
 RTOL = 1e-9
@@ -495,3 +495,13 @@ def test_a_path_out_of_the_recurrence_and_back_keeps_it_correct():
             hs.append(h)
         return vnp.sum(vnp.stack(hs))
     check(f, (rng(15).standard_normal((9, 2)),))
+
+
+@pytest.mark.parametrize("f,make,ref", NONLINEAR, ids=[c[0].__name__ for c in NONLINEAR])
+def test_no_unbatched_note_at_a_rolled_line(f, make, ref):
+    """What the first batching left unmerged at a line the scans pass then rolled went into
+    the loop: explain does not report it as unbatched (the second batching says what is)."""
+    args = make()
+    e, _ = vg.grad(f, argnums=0).entry(*args)
+    lines = {s for n in recurrences(e) for s in n.lines}
+    assert lines and not [n for n in of(e.notes, Unbatched) if n.src in lines]

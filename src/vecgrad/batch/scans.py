@@ -28,7 +28,10 @@ def scans(g: Graph) -> Graph:
     # merged now); nothing is said to be sequential at a line that was rolled.
     def stale(n: object) -> bool:  # (a split group is not stale: it is no recurrence)
         return type(n) is Unbatched or (isinstance(n, Sequential) and n.depends is True)
-    kept = tuple(n for n in rolled.notes if not stale(n))
+    # (what the first batching said was left unmerged at a rolled line, the second one
+    # says again where it still is: the rest went into the loop)
+    kept = tuple(n for n in rolled.notes if not stale(n) and not (
+        isinstance(n, Unbatched) and n.src in lines))
     kept += tuple(n for n in out.notes if not (stale(n) and n.src in lines))
     return out.replace(notes=kept + tuple(notes))
 
