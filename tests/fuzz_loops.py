@@ -629,11 +629,34 @@ class Gen:
             f"np.where({X} > 0, {X}, 0.1 * {X})", f"np.clip({X}, -1.0, 1.0) ** 2",
         ])
 
+    def intmix(self) -> str:
+        """Integer and bool arithmetic in loops: //, %, **, bitwise ops, bool + bool (logical
+        in NumPy), counts, casts, int buffers written with floats, NumPy scalar types."""
+        n = self.n
+        o = self.fresh()
+        e = self.pick(["m[i] + m[i - 1]", "m[i] * 3", "m[i] ** 2", "m[i] ** 2.0", "~m[i]",
+                       "m[i] & (v[i] > 0)", "m[i] ^ m[i - 1]", "ix[i % len(ix)] // 2",
+                       "ix[i % len(ix)] % 3", "ix[i % len(ix)] ** 2", "-ix[i % len(ix)] // 3",
+                       "abs(ix[i % len(ix)])", "ix[i % len(ix)] / 2", "np.sign(ix[i % len(ix)])",
+                       "ix[i % len(ix)] >> 1", "ix[i % len(ix)] | 1", "np.int8(ix[i % len(ix)])",
+                       "v[i] // 0.5", "v[i] % 0.7", "np.float32(v[i]) * 2", "s[i] + 1",
+                       "s[i] * np.float64(0.5)", "s[i] ** 2", "np.maximum(ix[i % len(ix)], v[i])",
+                       "np.where(m[i], ix[i % len(ix)], v[i])", "(v[i] > 0) + (v[i] > 1)",
+                       "int(i) * v[i]", "True + m[i]", "m[i].astype(np.float32) + s[i]"])
+        dt = self.pick(["", ", dtype=int", ", dtype=np.float32", ", dtype=bool", ", dtype=np.int8"])
+        return self.pick([
+            f"{o} = xp.zeros({n}{dt})\nfor i in range(1, {n}):\n    {o}[i] = {e}",
+            f"{o} = xp.zeros({n}{dt})\nfor i in range(1, {n}):\n    {o}[i] += {e}",
+            f"{o} = np.stack([{e} for i in range(1, {n})])",
+            f"{o} = 0\nfor i in range(1, {n}):\n    {o} = {o} + {e}",
+            f"{o} = sum({e} for i in range(1, {n}))",
+        ])
+
     STYLES: ClassVar[dict[str, int]] = {"window": 3, "patch2d": 2, "rmw": 4, "edge": 3, "comprehension": 2,
               "mapping": 2, "branch": 1, "mixed": 2, "recurrence": 2, "dtypes": 2,
               "numpy_calls": 1, "propagate": 2, "lists": 2, "nested": 2, "iterate": 2,
               "decay": 2, "stencil": 3, "scalars": 2, "loopmix": 6,
-              "higher": 2, "post": 2}
+              "higher": 2, "post": 2, "intmix": 3}
 
     # ------------------------------------------------------------------ assembly
     def block(self, style: str) -> bool:

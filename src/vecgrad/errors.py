@@ -198,7 +198,8 @@ class TracedIntoNumpyError(VecgradError, TypeError):
             "into a buffer, create it with vnp.zeros/vnp.empty (import vecgrad.numpy as vnp) "
             "instead of np.zeros/np.empty so that the write can be traced. If you are making "
             "an array from a list of traced values, use vnp.array(...) or vnp.stack(...) "
-            "instead of np.array/np.asarray. If you are indexing a NumPy array with a traced "
+            "instead of np.array/np.asarray. If you are converting a traced value with a "
+            "NumPy type (np.float32(x), np.int64(x)), use x.astype(np.float32). If you are indexing a NumPy array with a traced "
             "index (c[i] with c a constant array: NumPy's indexing cannot hand the work to "
             "vecgrad), use vnp.take(c, i, axis=k), or for several index arrays "
             "vnp.take(c, vnp.ravel_multi_index((i, j), c.shape)).")
