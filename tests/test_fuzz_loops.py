@@ -1,15 +1,19 @@
 """Differential fuzzing of natural loop programs (no silent wrong answers): random programs
-in the styles users write (tests/fuzz_loops.py: sliding windows and 2-D patches, buffers
-written in place and through views, edge lists as tuples / two int arrays / an (E, 2) array,
-comprehensions, `map` with kernels, Python-int branches, mixed accumulators, recurrences,
-dtype mixes, NumPy calls in loops), each wrapped in one transform (`vg.jit`,
-`vg.jit(static_argnums=...)`, `vg.value_and_grad`, `has_aux`, `vg.vmap`), are run
+in the styles users write (tests/fuzz_loops.py: sliding windows, stencils and 2-D patches,
+buffers written in place and through views, edge lists as tuples / two int arrays / an (E, 2)
+array and reads after writes along them, comprehensions and lists, `map` and user functions
+taking kernels, Python-int branches, mixed accumulators, recurrences (long ones rolled),
+int / bool / float32 arithmetic, NumPy calls in loops, and 'loopmix': one loop mixing random
+writes and reads at affine, modular and traced positions), each wrapped in one transform
+(`vg.jit`, `vg.jit(static_argnums=...)`, `vg.value_and_grad`, `has_aux`, `vg.vmap`), are run
 
 (a) by NumPy (the same source on NumPy arrays: the oracle) and by vecgrad: equal values,
     dtypes and shapes;
 (b) `vg.grad` of a random weighting of the float64 outputs equals float64 central
     differences of the NumPy program in random directions;
-(c) the batched graph computes what the unbatched one does (values and VJPs).
+(c) the batched graph computes what the unbatched one does (values and VJPs);
+(d) the compiled function called again on new values of the same signature (new data, edge
+    lists, positions and Python numbers) still equals NumPy, and its gradient a fresh one's.
 
 Or vecgrad raises a typed `VecgradError` naming the program's own line ('<fuzz>:N'). Any
 other exception, an error that names no line, or a different number is a bug.
