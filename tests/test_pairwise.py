@@ -332,3 +332,17 @@ def test_gather_read_whole_and_in_slices_stays_one_gather():
     g1 = simplify(g0)
     assert prims(g1).count("take_along") == 1
     assert_equivalent(g0, g1)
+
+
+def test_log_sigmoid_is_exact_where_the_sigmoid_rounds():
+    """log(sigmoid(x)) at x = -800 (sigmoid underflows to 0: log gave -inf) and x = 40
+    (sigmoid rounds to 1: log gave 0), and its gradient 1 - sigmoid(x)."""
+    x = np.array([-800.0, -30.0, 0.0, 3.0, 40.0])
+
+    def f(x):
+        return vnp.log(vg.nn.sigmoid(x))
+    want = -np.logaddexp(0.0, -x)
+    np.testing.assert_allclose(vg.jit(f)(x), want, rtol=1e-15)
+    assert vg.jit(f)(x)[-1] < 0 and vg.jit(f)(x)[0] == -800.0
+    g = vg.grad(lambda x: vnp.sum(f(x)))(x)
+    np.testing.assert_allclose(g, 1 / (1 + np.exp(x)), rtol=1e-14)

@@ -419,6 +419,29 @@ SCATTER_OF_SCALED_GOLDEN = """\
   in (g, h) }"""
 
 
+def _rule_log_of_logistic(x):
+    return vnp.log(vg.nn.sigmoid(x * 2.0))
+
+
+LOG_OF_LOGISTIC_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = mul -2.0 a
+  c:f64[2,3] = logaddexp 0.0 b
+  d:f64[2,3] = neg c
+  in (d) }"""
+
+
+def _rule_neg_neg(x):
+    return vnp.tanh(vnp.negative(-vnp.exp(x)))
+
+
+NEG_NEG_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[2,3] = tanh b
+  in (c) }"""
+
+
 def _rule_einsum_of_broadcast(x):
     # the batched kernel over pairs (k, i, j): einsum('ai,ai->a') of two broadcast copies
     b = P.reshape(x, shape=(1, 2, 1, 3))          # (k=1, i=2, -, w=3)
@@ -943,6 +966,9 @@ RULE_TESTS = {
                                                           _check_sum_of_product),
     "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy": (
         _rule_einsum_of_broadcast, _check_einsum_of_broadcast),
+    "log(logistic(x)) = -logaddexp(0, -x)": (_rule_log_of_logistic,
+                                             _golden(LOG_OF_LOGISTIC_GOLDEN)),
+    "-(-x) = x": (_rule_neg_neg, _golden(NEG_NEG_GOLDEN)),
     "take_along(x, i)[s] = take_along(x[s], i[s]), slices its only readers": (
         _rule_slice_of_gather, _golden(SLICE_OF_GATHER_GOLDEN)),
     "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar": (

@@ -213,6 +213,23 @@ def _neg_onto_small_factor(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _neg_neg(e: Eqn, c: Ctx) -> object:
+    n = c.def_of(e.inputs[0], P.neg)
+    return _same(e, n.inputs[0]) if n is not None else None
+
+
+def _log_of_logistic(e: Eqn, c: Ctx) -> object:
+    """log(logistic(x)) = -logaddexp(0, -x): one pass instead of two, and exact where the
+    logistic rounds to 0 (x < -745: log gave -inf) or to 1 (x > 37: log gave 0)."""
+    s = c.def_of(e.inputs[0], P.logistic)
+    if s is None or c.n_uses(e.inputs[0]) != 1 or e.out.aval.dtype.kind != "f":
+        return None
+    x = s.inputs[0]
+    zero = Const(np.asarray(0, e.out.aval.dtype))
+    y = c.emit(P.logaddexp, (zero, c.emit(P.neg, (x,), {}, e.src)), {}, e.src)
+    return (P.neg, (y,), {}) if y.aval == e.out.aval else None
+
+
 def _double(e: Eqn, c: Ctx) -> object:
     x, y = e.inputs
     if x is y and x.aval.dtype.kind == "f":
@@ -293,6 +310,8 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_einsum, "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
+    Rule(P.neg, _neg_neg, "-(-x) = x"),
+    Rule(P.log, _log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
     Rule(P.einsum, _einsum_by_one, "einsum(1, x) = x"),
     Rule(P.einsum, _einsum_by_ones, "einsum(ones, x) = x, broadcast over the ones' own axes"),
     Rule(P.einsum, lambda e, c: _einsum_of_einsum(e, c) if len(e.inputs) == 1 else None,
