@@ -132,6 +132,7 @@ def test_pairwise_programs_read_the_differences_once(name):
 
 # ----------------------------------------------------------------- broadcast layout
 
+# (the result moved to (d, n, m): einsum then writes its (n, m) output in C order)
 LAYOUT_GOLDEN = """\
 { lambda a:f64[300,4] b:f64[200,4] .
   c:f64[300,1,4] = reshape[shape=(300, 1, 4)] a
@@ -180,6 +181,20 @@ def test_broadcast_layout_variants(shape, moves):
     assert ("relayout" in prims(g1)) == moves
     assert_equivalent(g0, g1)
     assert_equivalent(g0, broadcast_layout(g0))
+
+
+def test_broadcast_layout_moves_the_longest_axis_last_for_few_pairs():
+    """(1000, 10, 8) differences (k-means with 10 centroids): the 1000 points innermost,
+    since (8, 1000, 10) would still run inner loops of 10; values and VJPs unchanged."""
+    def f(x, c):
+        d = c - x[:, None, :]
+        return vnp.sum(vnp.min(P.einsum(d, d, spec="abc,abc->ab"), axis=1))
+    g0 = simplify(graph(f, (1000, 8), (10, 8)))
+    with vg.config(deterministic=True):
+        g1 = broadcast_layout(g0)
+    (sub,) = [e for e in g1.eqns if e.prim is P.sub]
+    assert sub.out.aval.shape == (10, 8, 1000)
+    assert_equivalent(g0, g1)
 
 
 def test_broadcast_layout_leaves_results_other_readers_need():

@@ -39,12 +39,21 @@ def _operands_small(e: Eqn) -> bool:
     return all(a.aval.size * 4 <= e.out.aval.size for a in e.inputs)
 
 
-def _perm(shape: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The short trailing axis first, the others in order (None: nothing to gain)."""
+def _perms(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The axis orders worth trying for a result whose innermost axis is short: that axis
+    first (the others in order), or the longest axis last (the others in order)."""
     n = len(shape)
-    if n < 2 or shape[-1] >= SHORT or shape[-2] < 2 * shape[-1]:
-        return None
-    return (n - 1, *range(n - 1))
+    if n < 2 or shape[-1] >= SHORT:
+        return []
+    out = []
+    if shape[-2] >= 2 * shape[-1]:
+        out.append((n - 1, *range(n - 1)))
+    big = max(range(n - 1), key=lambda a: shape[a])
+    if shape[big] >= 2 * shape[-1]:
+        p = (*[a for a in range(n) if a != big], big)
+        if p not in out:
+            out.append(p)
+    return out
 
 
 def _loops(m: kernels.Machine, size: int, inner: int) -> float:
@@ -52,42 +61,64 @@ def _loops(m: kernels.Machine, size: int, inner: int) -> float:
     return m.call + size * m.loop + size / max(inner, 1) * m.inner
 
 
-def _reader_cost(spec: str, shapes: list, dtypes: list, m: kernels.Machine) -> float:
+def _reader_cost(spec: str, shapes: list, dtypes: list, m: kernels.Machine,
+                 moved: int | None = None) -> float:
+    """A reading contraction, by the planner's model; where it reads the moved result
+    (operand `moved`) with another letter innermost than its output's, NumPy's einsum
+    writes the output in that order (not C-contiguous): charged the copy that makes it so,
+    which its readers pay at least in strided reads."""
     ins, out = parse_spec(spec)
+    item = max(d.itemsize for d in dtypes)
     if len(ins) == 2 and all(len(set(t)) == len(t) for t in ins + [out]):
-        return einsum_cost(spec, shapes, dtypes, m)
-    return costs.einsum_loop(m, spec, shapes, max(d.itemsize for d in dtypes))
+        cost = einsum_cost(spec, shapes, dtypes, m)
+    else:
+        cost = costs.einsum_loop(m, spec, shapes, item)
+    if moved is not None and out and ins[moved][-1] in out and ins[moved][-1] != out[-1]:
+        dims = {c: d for t, sh in zip(ins, shapes) for c, d in zip(t, sh)}
+        o = tuple(dims[c] for c in out)
+        cost += costs.transposed(m, o, tuple(range(1, len(o))) + (0,), item)
+    return cost
 
 
-def _pays(g: Graph, e: Eqn, perm: tuple[int, ...], reads: list[tuple[int, int]]) -> bool:
-    shape = e.out.aval.shape
-    new = tuple(shape[p] for p in perm)
-    item = e.out.aval.dtype.itemsize
-    readers = sorted({i for i, _ in reads})
-    olds, news = [], []
-    for i in readers:
+def _readers(g: Graph, e: Eqn, reads: list[tuple[int, int]], perm: tuple[int, ...] | None
+             ) -> list[tuple]:
+    """The (spec, shapes, dtypes, operand reading e) of e's readers, reading e's result in
+    `perm` order (the operand None: in its own order)."""
+    out = []
+    for i in sorted({i for i, _ in reads}):
         r = g.eqns[i]
-        spec = r.params["spec"]
-        shapes = [a.aval.shape for a in r.inputs]
+        spec, shapes, moved = r.params["spec"], [a.aval.shape for a in r.inputs], None
         for k, a in enumerate(r.inputs):
-            if a is e.out:
+            if a is e.out and perm is not None:
                 spec = permuted_spec(spec, k, perm)
-                shapes[k] = new
-        olds.append((r.params["spec"], [a.aval.shape for a in r.inputs],
-                     [a.aval.dtype for a in r.inputs]))
-        news.append((spec, shapes, [a.aval.dtype for a in r.inputs]))
+                shapes[k] = tuple(a.aval.shape[p] for p in perm)
+                moved = k
+        out.append((spec, shapes, [a.aval.dtype for a in r.inputs], moved))
+    return out
+
+
+def _best(g: Graph, e: Eqn, perms: list[tuple[int, ...]], reads: list[tuple[int, int]]
+          ) -> tuple[int, ...] | None:
+    """The axis order to make e's result in (None: its own), by the model."""
+    shape = e.out.aval.shape
+    item = e.out.aval.dtype.itemsize
+    orders: dict[str, tuple[int, ...] | None] = {"keep": None}
+    orders.update((f"move{j}", p) for j, p in enumerate(perms))
 
     def estimate(m: kernels.Machine) -> dict[str, float]:
-        size = e.out.aval.size
-        keep = _loops(m, size, shape[-1]) + sum(_reader_cost(*o, m) for o in olds)
-        copies = sum(costs.transposed(m, _padded(a, len(shape)), perm, item)
-                     for a in e.inputs if a.aval.size > 1)
-        move = _loops(m, size, new[-1]) + copies + sum(_reader_cost(*o, m) for o in news)
-        return {"keep": keep, "move": move}
-    key = (e.prim.name, tuple(a.aval.shape for a in e.inputs), shape, perm,
+        est = {}
+        for name, perm in orders.items():
+            p = perm or tuple(range(len(shape)))
+            copies = sum(costs.transposed(m, _padded(a, len(shape)), p, item)
+                         for a in e.inputs if a.aval.size > 1) if perm else 0.0
+            est[name] = _loops(m, e.out.aval.size, shape[p[-1]]) + copies + \
+                sum(_reader_cost(*o[:3], m, o[3]) for o in _readers(g, e, reads, perm))
+        return est
+    olds = _readers(g, e, reads, None)
+    key = (e.prim.name, tuple(a.aval.shape for a in e.inputs), shape, tuple(perms),
            tuple(o[0] for o in olds), tuple(tuple(map(tuple, o[1])) for o in olds),
            e.out.aval.dtype.str)
-    return kernels.choose("broadcast_layout", key, estimate) == "move"
+    return orders[kernels.choose("broadcast_layout", key, estimate)]
 
 
 def _padded(a: object, n: int) -> tuple[int, ...]:
@@ -117,7 +148,8 @@ def _moved_operand(a: object, n: int, perm: tuple[int, ...], e: Eqn) -> tuple[ob
 
 def broadcast_layout(g: Graph) -> Graph:
     """Make elementwise results of broadcast operands, read only by einsums, with their
-    short innermost axis moved first where that is modelled to pay."""
+    short innermost axis moved first, or their longest axis moved last, where that is
+    modelled to pay."""
     reads: dict[Var, list[tuple[int, int]]] = {}
     for i, e in enumerate(g.eqns):
         for k, a in enumerate(e.inputs):
@@ -135,12 +167,15 @@ def broadcast_layout(g: Graph) -> Graph:
                     spec = permuted_spec(spec, k, perm)
             eqns.append(Eqn(e.prim, tuple(ins), Params({"spec": spec}), e.out, e.src))
             continue
-        perm = _perm(e.out.aval.shape) if e.prim.elementwise and e.inputs else None
+        perms = _perms(e.out.aval.shape) if e.prim.elementwise and e.inputs else []
         rs = reads.get(e.out, [])
-        if perm is None or e.out in outs or not rs or not _operands_small(e) or \
-                e.out.aval.dtype.kind not in "fc" or \
-                any(g.eqns[j].prim is not P.einsum for j, _ in rs) or \
-                math.prod(e.out.aval.shape) < 4096 or not _pays(g, e, perm, rs):
+        perm = None
+        if perms and e.out not in outs and rs and _operands_small(e) and \
+                e.out.aval.dtype.kind in "fc" and \
+                all(g.eqns[j].prim is P.einsum for j, _ in rs) and \
+                math.prod(e.out.aval.shape) >= 4096:
+            perm = _best(g, e, perms, rs)
+        if perm is None:
             eqns.append(e)
             continue
         n = e.out.aval.ndim
