@@ -1,6 +1,6 @@
 """Specs of the primitives that batching emits for moving positions: affine views (`strided`)
-and their adjoint (`strided_add`), and gathers by static ids (`take`) and their adjoint
-(`segment_sum`)."""
+and their adjoint (`strided_add`), gathers by static ids (`take`) and their adjoint (`segment_sum`), and the
+one-channel window contraction (`correlate`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -68,6 +68,14 @@ SPECS: list[Spec] = [
          label="patches"),
     Spec("strided_add", ((7, 3), (4, 3, 0)), _add_ref(lambda x: _windows(x)[:, :, :0], (7, 3)),
          EMPTY, label="empty"),
+    Spec("correlate", ((7,), (3,)), lambda x, w: np.correlate(x, w, "valid"),
+         {"mode": "valid"}, label="valid"),
+    Spec("correlate", ((5,), (3,)), lambda x, w: np.correlate(x, w, "full"),
+         {"mode": "full"}, label="full"),
+    Spec("correlate", ((2,), (4,)), lambda x, w: np.correlate(x, w, "full"),
+         {"mode": "full"}, label="full, kernel longer"),
+    Spec("correlate", ((4,), (4,)), lambda x, w: np.correlate(x, w, "valid"),
+         {"mode": "valid"}, label="valid, one output"),
     Spec("take", ((5, 3),), lambda x: np.take(x, IDS.arr, axis=0), {"ids": IDS, "axis": 0},
          label="repeats"),
     Spec("take", ((3, 4),), lambda x: np.take(x, PERM.arr, axis=1), {"ids": PERM, "axis": 1},

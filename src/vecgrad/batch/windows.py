@@ -5,6 +5,10 @@ overlaps the window-position axis. NumPy has no fast kernel for contracting such
 contraction first copies it, k times the data). Split over the window offset instead: the view
 at one offset is a plain slice, so `sum_a einsum(x[a:a+T], w[a])` runs k BLAS products on
 slices, as one would write by hand, and its gradient is k strided adds into one buffer.
+
+Windows of a 1-D array contracted with a vector (`w @ x[t:t+k]` for every t, a moving sum, and
+the gradient of either) are one `correlate` instead: NumPy runs it as one call, where the split
+makes k passes over the output.
 """
 from __future__ import annotations
 
@@ -77,7 +81,55 @@ def _copy_cheaper(s: Eqn, e: Eqn, terms: list[str], out: str, n: int) -> bool:
     return view + res < n * res
 
 
+def _flip(c: Ctx, x: object, src: object) -> object:
+    return c.emit(P.getitem, (x,), {"idx": P.BasicIndex((P.Sl(x.aval.shape[0] - 1, -1, -1),))},
+                  src)
+
+
+def _one_channel(s: Eqn) -> tuple[int, tuple[int, int], tuple[int, int]] | None:
+    """(first position, sizes, steps) of a view `x[lo + p*a + q*i]` of a 1-D array with steps
+    p, q of +-1: windows of one channel, read forwards or backwards."""
+    dims = s.params["dims"]
+    if s.inputs[0].aval.ndim != 1 or len(dims) != 2 or \
+            any(abs(st[0]) != 1 or n < 1 for n, st in dims):
+        return None
+    (n, (p,)), (k, (q,)) = dims
+    lo = s.params["start"][0] + min(0, p * (n - 1)) + min(0, q * (k - 1))
+    return lo, (n, k), (p, q)
+
+
+def correlate_of_windows(e: Eqn, c: Ctx) -> object:
+    """einsum('ai,i->a', windows(x), v) (or 'ai,a->i', either order, or one operand: v = 1)
+    of a 1-D real x = correlate(x[lo:lo+n+k-1], v), flipped where the view runs backwards."""
+    ins, out = parse_spec(e.params["spec"])
+    if len(out) != 1 or len(e.inputs) > 2 or e.out.aval.dtype.kind != "f":
+        return None
+    j = 0 if len(e.inputs) == 1 or c.def_of(e.inputs[0], P.strided) else 1
+    s = c.def_of(e.inputs[j], P.strided)
+    one = _one_channel(s) if s is not None else None
+    if one is None or len(set(ins[j])) != 2 or out not in ins[j]:
+        return None
+    lo, sizes, steps = one
+    kept = ins[j].index(out)  # the view's axis in the output; the other one is contracted
+    if len(e.inputs) == 2:
+        v = e.inputs[1 - j]
+        if ins[1 - j] != ins[j][1 - kept] or v.aval.dtype.kind != "f":
+            return None
+    else:
+        v = c.emit(P.full, (), {"shape": (sizes[1 - kept],), "dtype": e.out.aval.dtype,
+                                "value": 1.0}, e.src)
+    x = c.emit(P.getitem, (s.inputs[0],),
+               {"idx": P.BasicIndex((P.Sl(lo, lo + sum(sizes) - 1, 1),))}, e.src)
+    if steps[1 - kept] < 0:
+        v = _flip(c, v, e.src)
+    r = c.emit(P.correlate, (x, v), {"mode": "valid"}, e.src)
+    return _flip(c, r, e.src) if steps[kept] < 0 else r
+
+
 def einsum_of_windows(e: Eqn, c: Ctx) -> object:
+    r = correlate_of_windows(e, c)
+    if r is not None:
+        return r
     ins, out = parse_spec(e.params["spec"])
     for j, x in enumerate(e.inputs):
         s = c.def_of(x, P.strided)
@@ -114,4 +166,4 @@ def sum_of_windows(e: Eqn, c: Ctx) -> object:
                                  e.src), c)
 
 
-__all__ = ["einsum_of_windows", "strided_is_basic", "sum_of_windows"]
+__all__ = ["correlate_of_windows", "einsum_of_windows", "strided_is_basic", "sum_of_windows"]

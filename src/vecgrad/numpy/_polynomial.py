@@ -51,10 +51,19 @@ def convolve(a: Any, v: Any, mode: str = "full") -> Any:
 def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
     """Cross-correlation of two 1-d arrays: convolve(a, conj(v)[::-1]) as NumPy."""
     a, v = _1d(a, "correlate"), _1d(v, "correlate")
-    if _dtype(v).kind == "c":
-        from .. import numpy as vnp
-        v = vnp.conj(v)
-    return convolve(a, v[::-1], mode)  # c[k] = sum_n a[n + k] v[n]
+    if mode == "same" and _shape(v)[0] > _shape(a)[0]:
+        # NumPy correlates the longer v against a and reverses that (conjugated): its 'same'
+        # window then sits where the swapped call puts it
+        out = correlate(v, a, mode)[::-1]
+        return _conj(out) if _np.result_type(_dtype(a), _dtype(v)).kind == "c" else out
+    return convolve(a, _conj(v)[::-1], mode)  # c[k] = sum_n a[n + k] v[n]
+
+
+def _conj(v: Any) -> Any:
+    if _dtype(v).kind != "c":
+        return v
+    from .. import numpy as vnp
+    return vnp.conj(v)
 
 
 def polyval(p: Any, x: Any) -> Any:

@@ -15,6 +15,7 @@ from .matrix import *
 from .nn import *
 from .odeint import *
 from .scans import *
+from .signal import *
 from .sorting import *
 from .special import *
 from .spectral import *

@@ -315,6 +315,8 @@ LOWERINGS: Table = {
     P.strided: _strided, P.strided_add: _strided_add,
     P.take: lambda site, ids, axis: lambda x: jnp.take(x, ids.arr, axis=axis),
     P.segment_sum: _segment_sum, P.sqrtm: host(P.sqrtm), P.odeint: host(P.odeint),
+    P.correlate: lambda site, mode: lambda x, w: jnp.correlate(
+        cast(x, site.out.dtype), cast(w, site.out.dtype), mode, precision="highest"),
 }
 
 __all__ = ["LOWERINGS", "cast", "compute_dtype"]

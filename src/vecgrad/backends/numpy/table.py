@@ -6,13 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ...ir import Aval, Eqn
-from . import gathers, planner, reductions, structural, transpose
+from . import gathers, planner, reductions, signal, structural, transpose
 from .loop import lower_loop
 from .lowering import PLAIN, Lowering
 
 LOWERINGS: dict[str, Lowering] = {
     **structural.LOWERINGS, **gathers.LOWERINGS, **reductions.LOWERINGS,
-    **planner.LOWERINGS, **transpose.LOWERINGS,
+    **planner.LOWERINGS, **transpose.LOWERINGS, **signal.LOWERINGS,
     "loop": Lowering(lower=lower_loop),
 }
 

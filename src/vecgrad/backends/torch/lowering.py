@@ -192,6 +192,13 @@ def _take(site: Site, ids: Any, axis: int) -> Any:
     return lambda x: torch.index_select(x, axis, ids)
 
 
+def _correlate(site: Site, mode: str) -> Any:
+    # conv1d is a cross-correlation; "full" pads the signal by k - 1 on both sides
+    pad, dt = site.ins[1].shape[0] - 1 if mode == "full" else 0, torch_dtype(site.out.dtype)
+    return lambda x, w: torch.nn.functional.conv1d(
+        x.to(dt).reshape(1, 1, -1), w.to(dt).reshape(1, 1, -1), padding=pad).reshape(-1)
+
+
 def _segment_sum(site: Site, ids: Any, axis: int, num: int) -> Any:
     ids, out = torch.as_tensor(np.array(ids.arr), device=site.device), site.out.shape
     dt = torch_dtype(site.out.dtype)
@@ -368,6 +375,7 @@ LOWERINGS: Table = {
     # gathers and their adjoints at static positions; what only SciPy computes
     P.strided: _strided, P.strided_add: _strided_add, P.take: _take,
     P.segment_sum: _segment_sum, P.sqrtm: host(P.sqrtm), P.odeint: host(P.odeint),
+    P.correlate: _correlate,
 }
 
 # Ops whose result may share memory with their first operand: an output of the generated code

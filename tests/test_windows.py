@@ -1,0 +1,101 @@
+"""Windows of one channel (a 1-D signal) contracted with a vector become one `correlate`, in the
+forward and in the gradient: batched equals unbatched, gradients equal central differences
+(float64, random directions), and no per-offset product is left."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_batch import check, count, rng
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+
+
+def ar_fit(x, w):
+    k = w.shape[0]
+    loss = 0.0
+    for t in range(k, len(x)):
+        loss = loss + (x[t] - w @ x[t - k:t]) ** 2
+    return loss
+
+
+def reversed_taps(x, w):
+    # causal taps read backwards: y[t] = sum_i w[i] x[t - i]
+    k = w.shape[0]
+    ys = [vnp.sum(w * x[t - k + 1:t + 1][::-1]) for t in range(k - 1, len(x))]
+    return vnp.sum(vnp.tanh(vnp.stack(ys)))
+
+
+def backwards_positions(x, w):
+    # windows visited from the end (a negative range step), collected in that order
+    k = w.shape[0]
+    ys = [x[t:t + k] @ w for t in range(len(x) - k, -1, -1)]
+    return vnp.sum(vnp.stack(ys) * vnp.arange(len(ys)))
+
+
+def moving_sum(x, k):
+    out = vnp.zeros(len(x) - k + 1)
+    for t in range(len(x) - k + 1):
+        out[t] = vnp.sum(x[t:t + k])
+    return vnp.sum(vnp.sin(out))
+
+
+def weighted_windows(x, p):
+    # the windows summed with one weight per position: a contraction over the positions
+    k = len(x) - len(p) + 1
+    acc = vnp.zeros(k)
+    for t in range(len(p)):
+        acc = acc + p[t] * x[t:t + k]
+    return vnp.sum(acc ** 2)
+
+
+CASES = [
+    ("ar_fit", ar_fit, lambda r: (r.standard_normal(40), r.standard_normal(5)), (0, 1)),
+    ("reversed_taps", reversed_taps, lambda r: (r.standard_normal(30), r.standard_normal(4)),
+     (0, 1)),
+    ("backwards_positions", backwards_positions,
+     lambda r: (r.standard_normal(25), r.standard_normal(6)), (0, 1)),
+    ("moving_sum", moving_sum, lambda r: (r.standard_normal(33), 7), 0),
+    ("weighted_windows", weighted_windows,
+     lambda r: (r.standard_normal(30), r.standard_normal(22)), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("name,f,make,argnums", CASES, ids=[c[0] for c in CASES])
+def test_one_channel_windows_become_one_correlation(name, f, make, argnums):
+    e = check(f, make(rng()), argnums)
+    g = e.stages["final"]
+    assert count(g, P.correlate) >= 1, vg.ir.pretty(g)
+    # no per-offset products or strided views are left, in the forward or the gradient
+    assert count(g, P.strided) == count(g, P.strided_add) == 0, vg.ir.pretty(g)
+    assert len(g.eqns) < 25, vg.ir.pretty(g)
+
+
+@pytest.mark.parametrize("mode", ["valid", "full", "same"])
+@pytest.mark.parametrize("n,m", [(9, 4), (4, 9), (5, 5), (6, 1)])
+def test_numpy_convolve_and_correlate(mode, n, m):
+    r = rng(3)
+    a, v = r.standard_normal(n), r.standard_normal(m)
+    for np_f, vg_f in ((np.convolve, vnp.convolve), (np.correlate, vnp.correlate)):
+        def f(a, v, vg_f=vg_f):
+            return vnp.sum(vnp.sin(vg_f(a, v, mode)))
+        np.testing.assert_allclose(vg.jit(f)(a, v), np.sum(np.sin(np_f(a, v, mode))),
+                                   rtol=1e-12)
+        vg.check_grads(f, (a, v), argnums=(0, 1), rtol=1e-6, atol=1e-8)
+
+
+def test_convolve_of_rows_in_a_loop_batches():
+    # np.convolve per row of a matrix with one kernel: one contraction of windows
+    def f(X, w):
+        return sum(vnp.sum(vnp.convolve(X[r], w, "valid") ** 2) for r in range(X.shape[0]))
+    r = rng(4)
+    e = check(f, (r.standard_normal((6, 20)), r.standard_normal(3)), (0, 1))
+    assert count(e.stages["batch"], P.correlate) == 0  # (batched: windows of all rows)
+
+
+def test_correlate_float32_keeps_its_dtype():
+    x, w = rng(5).standard_normal(50).astype(np.float32), np.ones(4, np.float32)
+    out = vg.jit(lambda x, w: vnp.correlate(x, w))(x, w)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, np.correlate(x, w), rtol=1e-5)
