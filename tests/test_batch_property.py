@@ -1,6 +1,7 @@
 """Property tests of batching by dependence (issue 14): random loop programs over windows with
 moving bounds, buffers written with several index patterns (distinct and repeated positions,
-read-modify-write, `+=`), work hanging off recurrences and linear recurrences.
+read-modify-write, `+=`), work hanging off recurrences and linear recurrences, growing and
+shrinking slices summed, and one-channel windows.
 
 Every program is run eagerly by NumPy (the same code on NumPy arrays), traced and compiled:
 values equal NumPy's, the batched graph equals the unbatched one (values and VJPs, float64,
@@ -46,7 +47,8 @@ def loops(draw):
 
 STATEMENTS = ["window", "set_col", "add_row", "rmw", "iadd_repeat", "hang", "linear",
               "read_back", "sub_rmw", "block", "stencil", "empty", "two_terms",
-              "traced_iadd", "traced_sum", "traced_read"]
+              "traced_iadd", "traced_sum", "traced_read", "prefix", "suffix", "prefix_buf",
+              "window1d"]
 
 
 @st.composite
@@ -117,6 +119,15 @@ def build(p):
                     s1[ix[q]] = s1[ix[q]] - x[i, col] * c
                 elif kind == "traced_read":  # rows of an unbatched table at traced ints
                     total = total + vnp.sum(y[ix[i]] * w)
+                elif kind == "prefix":  # a growing slice summed (a cumulative sum)
+                    total = total + vnp.sum(vnp.sin(vnp.sum(x[:i + 1] * y[:i + 1], axis=0)) * w)
+                elif kind == "suffix":  # a shrinking slice of one column, summed
+                    total = total + vnp.tanh(vnp.sum((x[i:, col] - c) * y[i:, col]))
+                elif kind == "prefix_buf":  # a prefix of a buffer the loop writes
+                    total = total + vnp.sum(buf[:q + 1, col] ** 2)
+                elif kind == "window1d":  # one-channel windows against one vector
+                    lo = min(i, D - k)
+                    total = total + vnp.sum(w[lo:lo + k] * x[0, :k]) ** 2
         wt = np.cos(np.arange(buf.size, dtype=np.float64)).reshape(buf.shape)
         return (total + vnp.sum(vnp.sin(buf) * wt) + vnp.sum(acc * acc[::-1])
                 + vnp.sum(h * s) + vnp.sum(s ** 2) + vnp.sum(s1 * vnp.cos(s1)))

@@ -190,19 +190,19 @@ def prefix_inputs(rng, n, d):
 
 def suffix_weighted_energy(x, w):
     """Items 2, 4 (variant): a shrinking suffix per iteration, the weighted tail sum
-    x[i:] @ w[i:] squared, for every start i."""
+    (x[i:] * w[i:]).sum(0) squared, for every start i."""
     e = 0.0
-    for i in range(len(x)):
-        e = e + (x[i:] @ w[i:]) ** 2
+    for i in range(x.shape[0]):
+        e = e + vnp.sum(vnp.sum(x[i:] * w[i:], axis=0) ** 2)
     return e
 
 
 def suffix_weighted_energy_ref(x, w):
-    return np.sum(np.cumsum((x * w)[::-1]) ** 2)
+    return np.sum(np.cumsum((x * w)[::-1], axis=0) ** 2)
 
 
-def suffix_inputs(rng, n):
-    return normal(rng, n), normal(rng, n)
+def suffix_inputs(rng, n, d):
+    return normal(rng, n, d), normal(rng, n, d)
 
 
 def running_sum_average(x, k):
@@ -409,7 +409,8 @@ PATTERNS = [
             prefix_inputs, {"small": {"n": 6, "d": 2}, "default": {"n": 300, "d": 16}},
             (0,), tags=_V),
     Pattern("suffix_weighted_energy", 2, suffix_weighted_energy, suffix_weighted_energy_ref,
-            suffix_inputs, {"small": {"n": 7}, "default": {"n": 400}}, (0, 1), tags=_V),
+            suffix_inputs, {"small": {"n": 7, "d": 2}, "default": {"n": 400, "d": 64}},
+            (0, 1), tags=_V),
     Pattern("running_sum_average", 6, running_sum_average, running_sum_average_ref,
             running_inputs, {"small": {"T": 10, "d": 2, "k": 3},
                              "default": {"T": 1000, "d": 32, "k": 16}},

@@ -1,0 +1,94 @@
+"""Growing prefixes and shrinking suffixes (`x[:i+1]`, `x[i:]`) summed in a loop read one
+cumulative sum (batch/ragged.py): batched equals unbatched, gradients equal central differences
+(float64, random directions), and the graph no longer grows with the trip count."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_batch import assert_size_independent, check, count, rng
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+
+
+def prefix_means(x):
+    loss = 0.0
+    for i in range(x.shape[0]):
+        loss = loss + vnp.sum((x[i] - vnp.mean(x[:i + 1], axis=0)) ** 2)
+    return loss
+
+
+def suffix_dots(x, w):
+    return sum((x[i:] @ w[i:]) ** 2 for i in range(len(x)))
+
+
+def suffix_products(x, w):
+    e = 0.0
+    for i in range(x.shape[0]):
+        e = e + vnp.sum(vnp.sum(x[i:] * w[i:], axis=0) ** 2)
+    return e
+
+
+def column_prefixes(X):
+    # prefixes along axis 1, skipping the empty one, summed over both axes
+    return sum(vnp.sin(vnp.sum(X[:, :j])) for j in range(1, X.shape[1] + 1))
+
+
+def reversed_prefixes_shifted(x):
+    # visited backwards, a scalar inside the summed term
+    return sum(vnp.sum((x[:i] - 1.0) ** 2) ** 0.5 for i in reversed(range(1, len(x))))
+
+
+CASES = [
+    ("prefix_means", prefix_means, lambda r: (r.standard_normal((9, 3)),), 0),
+    ("suffix_dots", suffix_dots, lambda r: (r.standard_normal(8), r.standard_normal(8)), (0, 1)),
+    ("suffix_products", suffix_products,
+     lambda r: (r.standard_normal((7, 2)), r.standard_normal((7, 2))), (0, 1)),
+    ("column_prefixes", column_prefixes, lambda r: (r.standard_normal((3, 8)),), 0),
+    ("reversed_prefixes_shifted", reversed_prefixes_shifted,
+     lambda r: (r.standard_normal(9),), 0),
+]
+
+
+@pytest.mark.parametrize("name,f,make,argnums", CASES, ids=[c[0] for c in CASES])
+def test_prefix_and_suffix_sums_read_one_cumulative_sum(name, f, make, argnums):
+    e = check(f, make(rng()), argnums)
+    g = e.stages["batch"]
+    assert count(g, P.cumsum) == 1, vg.ir.pretty(g)
+    assert count(g, P.reduce_sum) + count(g, P.einsum) < 6, vg.ir.pretty(g)
+
+
+def test_graph_does_not_grow_with_the_trip_count():
+    def make(n):
+        return prefix_means, (rng(n).standard_normal((n, 2)),)
+    assert_size_independent(make)
+
+
+def test_a_lone_prefix_sum_stays_a_sum():
+    def f(x):
+        return vnp.sum(x[:3]) + vnp.sum(x[5:] ** 2)
+    e = check(f, (rng().standard_normal(40),))
+    assert count(e.stages["batch"], P.cumsum) == 0
+
+
+def test_prefixes_of_a_buffer_written_in_the_loop_stay_ordered():
+    # each prefix reads a different version of the buffer: no cumulative sum of one array
+    def f(x):
+        buf = vnp.zeros_like(x)
+        out = 0.0
+        for i in range(len(x)):
+            buf[i] = 2.0 * x[i]
+            out = out + vnp.sum(buf[:i + 1]) ** 2
+        return out
+    x = rng(2).standard_normal(7)
+    check(f, (x,))
+    want = sum(np.sum(2.0 * x[:i + 1]) ** 2 for i in range(len(x)))
+    np.testing.assert_allclose(vg.jit(f)(x), want, rtol=1e-12)
+
+
+def test_float32_prefix_sums_keep_their_dtype():
+    x = rng(3).standard_normal((50, 4)).astype(np.float32)
+    out = vg.jit(lambda x: vnp.stack([vnp.sum(x[:i + 1], axis=0) for i in range(len(x))]))(x)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, np.cumsum(x, axis=0), rtol=1e-5)
