@@ -92,3 +92,11 @@ def test_float32_prefix_sums_keep_their_dtype():
     out = vg.jit(lambda x: vnp.stack([vnp.sum(x[:i + 1], axis=0) for i in range(len(x))]))(x)
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, np.cumsum(x, axis=0), rtol=1e-5)
+
+
+def test_prefix_contracted_with_a_computed_term_stays_correct():
+    # an einsum whose prefix operand is computed (sin of the read): left as it is, correct
+    def f(x, w):
+        return sum(vnp.sin(x[:i + 1]) @ w[:i + 1] for i in range(len(x)))
+    r = rng(6)
+    check(f, (r.standard_normal(8), r.standard_normal(8)), (0, 1))

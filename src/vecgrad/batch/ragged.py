@@ -67,7 +67,7 @@ def _candidate(e: Eqn, defs: dict[Var, Eqn]) -> tuple[tuple, int, int] | None:
         return None
     ins, out = parse_spec(e.params["spec"])
     reads = [defs.get(a) for a in e.inputs]
-    if any(r is None for r in reads):
+    if any(r is None or r.prim is not P.getitem for r in reads):
         return None
     for ax, o, kind in _ragged_axis(reads[0]):
         L = ins[0][o]
