@@ -48,7 +48,7 @@ def loops(draw):
 STATEMENTS = ["window", "set_col", "add_row", "rmw", "iadd_repeat", "hang", "linear",
               "read_back", "sub_rmw", "block", "stencil", "empty", "two_terms",
               "traced_iadd", "traced_sum", "traced_read", "prefix", "suffix", "prefix_buf",
-              "window1d"]
+              "window1d", "shrink"]
 
 
 @st.composite
@@ -125,6 +125,8 @@ def build(p):
                     total = total + vnp.tanh(vnp.sum((x[i:, col] - c) * y[i:, col]))
                 elif kind == "prefix_buf":  # a prefix of a buffer the loop writes
                     total = total + vnp.sum(buf[:q + 1, col] ** 2)
+                elif kind == "shrink":  # a shrinking slice against a row of its own
+                    total = total + vnp.sum(vnp.exp(-vnp.sum((x[i:] - y[q]) ** 2, axis=1)))
                 elif kind == "window1d":  # one-channel windows against one vector
                     lo = min(i, D - k)
                     total = total + vnp.sum(w[lo:lo + k] * x[0, :k]) ** 2

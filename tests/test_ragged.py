@@ -100,3 +100,65 @@ def test_prefix_contracted_with_a_computed_term_stays_correct():
         return sum(vnp.sin(x[:i + 1]) @ w[:i + 1] for i in range(len(x)))
     r = rng(6)
     check(f, (r.standard_normal(8), r.standard_normal(8)), (0, 1))
+
+
+# -- shrinking slices with work of their own: one packed computation over all rows ---------
+
+
+def shrinking_pairs(x, a):
+    e = 0.0
+    for i in range(len(x) - 1):
+        d = x[i + 1:] - x[i]
+        e = e + vnp.sum(vnp.exp(-a * vnp.sum(d ** 2, axis=1)))
+    return e
+
+
+def growing_variances(x):
+    # the variance of every prefix: the prefix minus its own mean, squared
+    return sum(vnp.sum((x[:i + 1] - vnp.mean(x[:i + 1], axis=0)) ** 2) for i in range(len(x)))
+
+
+def shrinking_weighted(x, w):
+    # per-iteration weights broadcast over the rows, and a vector result per iteration
+    out = vnp.zeros((len(x) - 1, x.shape[1]))
+    for i in range(len(x) - 1):
+        out[i] = vnp.sum(vnp.tanh(x[i + 1:] * w[i]), axis=0)
+    return vnp.sum(out ** 2)
+
+
+PACKED = [
+    ("shrinking_pairs", shrinking_pairs,
+     lambda r: (r.standard_normal((7, 2)), np.array(0.5)), (0, 1)),
+    ("growing_variances", growing_variances, lambda r: (r.standard_normal((6, 3)),), 0),
+    ("shrinking_weighted", shrinking_weighted,
+     lambda r: (r.standard_normal((6, 3)), r.standard_normal((5, 3))), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("name,f,make,argnums", PACKED, ids=[c[0] for c in PACKED])
+def test_shrinking_slices_run_as_one_packed_computation(name, f, make, argnums):
+    e = check(f, make(rng()), argnums)
+    g = e.stages["batch"]
+    assert count(g, P.segment_sum) >= 1, vg.ir.pretty(g)
+    assert len(g.eqns) < 30, vg.ir.pretty(g)
+
+
+def test_packed_graph_does_not_grow_with_the_trip_count():
+    assert_size_independent(lambda n: (shrinking_pairs, (rng(n).standard_normal((n, 2)),
+                                                         np.array(0.3))), sizes=(5, 9))
+
+
+def test_an_iteration_reading_an_earlier_result_stays_ordered():
+    # each slice is scaled by the previous iteration's sum: a recurrence, nothing packed
+    def f(x):
+        s = 1.0
+        for i in range(len(x) - 1):
+            s = vnp.sum(vnp.tanh(x[i + 1:] * s))
+        return s
+    x = rng(7).standard_normal(8)
+    e = check(f, (x,))
+    assert count(e.stages["batch"], P.segment_sum) == 0
+    s = 1.0
+    for i in range(len(x) - 1):
+        s = np.sum(np.tanh(x[i + 1:] * s))
+    np.testing.assert_allclose(vg.jit(f)(x), s, rtol=1e-12)

@@ -32,6 +32,7 @@ from .agenda import schedule
 from .chains import normalize
 from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
 from .notes import Notes
+from .packed import packed_rows
 from .ragged import cumulative_sums
 from .regions import INT, SlPat, join
 
@@ -458,7 +459,7 @@ def batch(g: Graph) -> Graph:
     g0, g = g, normalize(g, n_uses)
     if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
-    g1 = cumulative_sums(g)  # (growing and shrinking slices summed: reads of one cumsum)
+    g1 = packed_rows(cumulative_sums(g))  # (growing and shrinking slices: see ragged, packed)
     if g1 is not g:
         g = dce(g1)
     p = plan(g, n_uses if g is g0 else None)

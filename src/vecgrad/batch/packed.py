@@ -1,0 +1,253 @@
+"""Before batching: loops over slices that shrink or grow (`x[i+1:] - x[i]` for every i, a
+triangle of pairs) run as one packed computation over all their rows.
+
+Iteration i reads `x[lo_i:hi_i]` (rows along axis 0), computes elementwise on those rows (with
+values of its own that have no row axis, like `x[i]`, or shared ones, like a scale), may reduce
+other axes, and ends in sums over the rows. The members have as many shapes as lengths, so
+they cannot batch as they are. Packed, the rows of all members are one array, gathered once
+(`take` at the concatenated ranges: the pairs of a triangle), each member's own values are
+repeated to its rows (`take` at the segment ids), the elementwise work runs once over all
+rows, and each sum over the rows is one `segment_sum` (by measured kernel) with one row per
+member; the members' results are the rows of that, which batch downstream as one group.
+
+Only chains of elementwise operations and sums qualify; anything else that reads a member's
+rows leaves that member as it was. The packed work is placed after the last member's chain,
+so a member whose result is used before then (a dependence between the iterations) leaves its
+group alone.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import primitives as P
+from ..ir import Atom, Const, Eqn, Graph, Params, Var
+
+_MIN_MEMBERS = 3
+
+
+def _ragged_read(e: Eqn) -> tuple | None:
+    """(pattern, row range) of a basic read whose first output axis is a unit-step slice of
+    axis `ax` of its base (the other index entries, the pattern, must match in a group)."""
+    idx = e.params["idx"]
+    if not P.is_basic(idx) or len(idx) != e.inputs[0].aval.ndim or not idx \
+            or not all(isinstance(k, (int, P.Sl)) for k in idx):
+        return None
+    ax = next((a for a, k in enumerate(idx) if isinstance(k, P.Sl)), None)
+    if ax is None or idx[ax].step != 1:
+        return None
+    k = idx[ax]
+    pat = tuple(None if a == ax else v for a, v in enumerate(idx))
+    return (e.inputs[0], pat, ax), (k.start, k.stop)
+
+
+class _Chain:
+    """One member: its read, the equations that carry its rows (in order), its sums."""
+
+    def __init__(self, read: Eqn, rng: tuple[int, int]):
+        self.read, self.rng = read, rng
+        self.eqns: list[tuple[int, Eqn]] = []
+        self.sig: list[tuple] = []
+        self.ends: list[int] = []  # positions in eqns of the sums over the rows
+        self.regular: list[list[Atom]] = []  # per equation, its operands without rows
+
+
+def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]]) -> _Chain | None:
+    """The member's chain, or None when something else reads its rows."""
+    ch = _Chain(read, rng)
+    slot = {read.out: -1}  # a row-carrying value -> its equation's place in the chain
+    todo = sorted(users.get(read.out, []), key=lambda t: t[0])
+    seen: set[int] = set()
+    while todo:
+        todo.sort(key=lambda t: t[0])
+        i, e = todo.pop(0)
+        if i in seen:
+            continue
+        seen.add(i)
+        ops, regs = [], []
+        for a in e.inputs:
+            if isinstance(a, Var) and a in slot:
+                if a.aval.ndim != e.out.aval.ndim and e.prim.elementwise:
+                    return None  # (rows broadcast onto another axis)
+                ops.append(("r", slot[a]))
+            elif a.aval.ndim >= e.out.aval.ndim and e.prim.elementwise:
+                return None  # (an operand with a row axis of its own)
+            else:
+                ops.append(("g", a.aval.shape, str(a.aval.dtype)))
+                regs.append(a)
+        if e.prim.elementwise:
+            if e.out.aval.ndim == 0:
+                return None
+        elif e.prim is P.reduce_sum and len(e.inputs) == 1:
+            pass
+        else:
+            return None
+        k = len(ch.eqns)
+        ch.eqns.append((i, e))
+        ch.regular.append(regs)
+        ch.sig.append((e.prim.name, _params_key(e), tuple(ops)))
+        if e.prim is P.reduce_sum and 0 in e.params["axes"]:
+            ch.ends.append(k)  # a sum over the rows: its result has none
+            continue
+        slot[e.out] = k
+        todo += users.get(e.out, [])
+    if not ch.ends:
+        return None
+    carried = {e.out for k, (_, e) in enumerate(ch.eqns) if k not in ch.ends}
+    for v in carried:  # every reader of a row-carrying value is in the chain
+        if any(j not in seen for j, _ in users.get(v, [])):
+            return None
+    return ch
+
+
+def _params_key(e: Eqn) -> tuple:
+    return tuple(sorted((k, v) for k, v in e.params.items()))
+
+
+def packed_rows(g: Graph) -> Graph:
+    """Pack groups of shrinking or growing slices (see the module doc)."""
+    users: dict[Var, list[tuple[int, Eqn]]] = {}
+    reads: list[tuple[int, Eqn, tuple, tuple]] = []
+    for i, e in enumerate(g.eqns):
+        for a in e.inputs:
+            if isinstance(a, Var):
+                users.setdefault(a, []).append((i, e))
+        if e.prim is P.getitem:
+            r = _ragged_read(e)
+            if r is not None:
+                reads.append((i, e, r[0], r[1]))
+    if not reads:
+        return g
+    by_pat: dict[tuple, list] = {}
+    for i, e, pat, rng in reads:
+        by_pat.setdefault(pat, []).append((i, e, rng))
+    groups = []
+    for pat, ms in by_pat.items():
+        if len(ms) < _MIN_MEMBERS or len({r[1] - r[0] for _, _, r in ms}) < 2:
+            continue
+        chains: dict[tuple, list[_Chain]] = {}
+        for i, e, rng in ms:
+            ch = _follow(e, rng, users)
+            if ch is not None:
+                chains.setdefault(tuple(ch.sig), []).append(ch)
+        for chs in chains.values():
+            if len(chs) >= _MIN_MEMBERS and len({c.rng[1] - c.rng[0] for c in chs}) > 1:
+                groups.append((pat, chs))
+    if not groups:
+        return g
+    eqns = _toposort(_rebuild(g, groups), g.inputs)
+    return g if eqns is None else g.replace(eqns=tuple(eqns))
+
+
+def _toposort(eqns: list[Eqn], inputs: tuple) -> list[Eqn] | None:
+    """The equations in their order where it is a valid one, each moved after what it reads
+    otherwise (a member's sum read by a running total before the packed work); None when they
+    depend on each other in a cycle (an iteration reads an earlier one's sum)."""
+    at = {e.out: k for k, e in enumerate(eqns)}
+    state = [0] * len(eqns)  # 0 new, 1 on the stack, 2 placed
+    out: list[Eqn] = []
+    for k0 in range(len(eqns)):
+        if state[k0]:
+            continue
+        stack = [(k0, 0)]
+        state[k0] = 1
+        while stack:
+            k, j = stack[-1]
+            ins = eqns[k].inputs
+            while j < len(ins) and not (isinstance(ins[j], Var) and ins[j] in at
+                                        and state[at[ins[j]]] != 2):
+                j += 1
+            if j == len(ins):
+                stack.pop()
+                state[k] = 2
+                out.append(eqns[k])
+                continue
+            stack[-1] = (k, j + 1)
+            d = at[ins[j]]
+            if state[d] == 1:
+                return None
+            state[d] = 1
+            stack.append((d, 0))
+    return out
+
+
+def _rebuild(g: Graph, groups: list) -> list[Eqn]:
+    skip: set[int] = set()
+    at: dict[int, list] = {}
+    for pat, chs in groups:
+        skip |= {i for c in chs for i, _ in c.eqns}
+        at.setdefault(max(i for c in chs for i, _ in c.eqns), []).append((pat, chs))
+    out: list[Eqn] = []
+    for i, e in enumerate(g.eqns):
+        if i not in skip:
+            out.append(e)
+        for pat, chs in at.get(i, []):
+            out += _pack(pat, chs)
+    return out
+
+
+def _emit(out: list[Eqn], prim: P.Primitive, ins: tuple, params: dict, src: Any,
+          var: Var | None = None) -> Var:
+    ps = Params(params)
+    aval = prim.shape_rule(*[a.aval for a in ins], **ps)
+    v = Var(aval) if var is None else var
+    out.append(Eqn(prim, tuple(ins), ps, v, src))
+    return v
+
+
+def _pack(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
+    out: list[Eqn] = []
+    base, idx, ax = pat
+    src = chs[0].read.src
+    lens = [c.rng[1] - c.rng[0] for c in chs]
+    rows = np.concatenate([np.arange(*c.rng) for c in chs]).astype(np.int64)
+    seg = np.repeat(np.arange(len(chs)), lens)
+    whole = tuple(P.Sl(0, base.aval.shape[ax], 1) if k is None else k for k in idx)
+    w = _emit(out, P.getitem, (base,), {"idx": P.BasicIndex(whole)}, src)
+    x = _emit(out, P.take, (w,), {"ids": P.Adv(rows), "axis": 0}, src)
+    vals: list[Atom] = []
+    for k, (_, e) in enumerate(chs[0].eqns):
+        ins, r = [], 0
+        for j, a in enumerate(e.inputs):
+            if isinstance(a, Var) and chs[0].sig[k][2][j][0] == "r":
+                s = chs[0].sig[k][2][j][1]
+                ins.append(x if s == -1 else vals[s])
+            else:
+                ins.append(_per_row([c.regular[k][r] for c in chs], seg, e.out.aval.ndim,
+                                    out, e.src))
+                r += 1
+        if k in chs[0].ends:
+            axes = e.params["axes"]
+            v = _emit(out, P.segment_sum, (ins[0],), {"ids": P.Adv(seg), "axis": 0,
+                                                        "num": len(chs)}, e.src)
+            rest = tuple(a for a in axes if a != 0)
+            if rest:
+                v = _emit(out, P.reduce_sum, (v,), {"axes": rest}, e.src)
+            for m, c in enumerate(chs):  # each member's sum: its row
+                res = c.eqns[k][1].out
+                ix = (m,) + tuple(P.Sl(0, d, 1) for d in v.aval.shape[1:])
+                _emit(out, P.getitem, (v,), {"idx": P.BasicIndex(ix)}, e.src, var=res)
+            vals.append(v)
+            continue
+        vals.append(_emit(out, e.prim, tuple(ins), e.params, e.src))
+    return out
+
+
+def _per_row(atoms: list[Atom], seg: np.ndarray, ndim: int, out: list[Eqn], src: Any
+             ) -> Atom:
+    """The members' own operands, one per row of the packed array (a shared one as is)."""
+    a0 = atoms[0]
+    if all(a is a0 for a in atoms) or (isinstance(a0, Const) and all(
+            isinstance(a, Const) and a.key() == a0.key() for a in atoms)):
+        return a0
+    s = _emit(out, P.stack, tuple(atoms), {"axis": 0}, src)
+    t = _emit(out, P.take, (s,), {"ids": P.Adv(seg), "axis": 0}, src)
+    pad = ndim - t.aval.ndim
+    if pad > 0:  # the rows first, then the operand's own axes right-aligned
+        t = _emit(out, P.reshape, (t,), {"shape": t.aval.shape[:1] + (1,) * pad +
+                                         t.aval.shape[1:]}, src)
+    return t
+
+
+__all__ = ["packed_rows"]
