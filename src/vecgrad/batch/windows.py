@@ -126,6 +126,26 @@ def correlate_of_windows(e: Eqn, c: Ctx) -> object:
     return _flip(c, r, e.src) if steps[kept] < 0 else r
 
 
+def _rest_copied(s: Eqn, e: Eqn, k: int, letters: str, terms: list[str], out: str) -> bool:
+    """Whether the view left by splitting axis k still overlaps and would end up copied (its
+    own split refused: outer products): one copy of the whole view then beats a copy per
+    offset (a 2-D filter bank: `tensordot(F, img[i:i+p, j:j+p])` at every (i, j))."""
+    dims = s.params["dims"]
+    rest = dims[:k] + dims[k + 1:]
+    if view_steps(s.inputs[0].aval.shape, list(s.params["start"]), list(rest)) is not None:
+        return False
+    r = Eqn(P.strided, s.inputs, {"start": s.params["start"], "dims": rest}, s.out, s.src)
+    sub = letters[:k] + letters[k + 1:]
+    k2 = _split_axis(r, sub, out)
+    if k2 is None:
+        return True
+    L2 = sub[k2]
+    terms2 = [t.replace(L2, "") for t in terms]
+    if any(ch not in out for t in terms2 for ch in t):
+        return _rest_copied(r, e, k2, sub, terms2, out)
+    return s.out.aval.size // dims[k][0] + e.out.aval.size < rest[k2][0] * e.out.aval.size
+
+
 def einsum_of_windows(e: Eqn, c: Ctx) -> object:
     r = correlate_of_windows(e, c)
     if r is not None:
@@ -143,6 +163,11 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
         terms = [t.replace(L, "") for t in ins]
         if _copy_cheaper(s, e, terms, out, s.params["dims"][k][0]):
             continue
+        if _rest_copied(s, e, k, ins[j], terms, out):
+            # the windows copied once, contiguous, and contracted by one product
+            cols = c.emit(P.relayout, (x,), {"perm": tuple(range(x.aval.ndim))}, e.src)
+            return c.emit(P.einsum, tuple(cols if i == j else y for i, y in
+                                          enumerate(e.inputs)), e.params, e.src)
         spec = make_spec(terms, out)
         total = None
         for a in range(s.params["dims"][k][0]):
