@@ -99,3 +99,21 @@ def test_correlate_float32_keeps_its_dtype():
     out = vg.jit(lambda x, w: vnp.correlate(x, w))(x, w)
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, np.correlate(x, w), rtol=1e-5)
+
+
+def filter_bank(img, F):
+    p = F.shape[1]
+    H, W = img.shape[0] - p + 1, img.shape[1] - p + 1
+    feats = vnp.stack([vnp.tensordot(F, img[i:i + p, j:j + p], axes=2)
+                       for i in range(H) for j in range(W)])
+    return vnp.sum(vnp.maximum(feats, 0.0) ** 2)
+
+
+def test_patches_against_a_filter_bank_are_copied_once():
+    # per-offset terms would be outer products over overlapping views: one contiguous copy
+    # of the patches and one product instead (im2col), in the forward and for F's gradient
+    r = rng(8)
+    e = check(filter_bank, (r.standard_normal((7, 8)), r.standard_normal((4, 3, 3))), (0, 1))
+    g = e.stages["final"]
+    assert count(g, P.relayout) == 1, vg.ir.pretty(g)
+    assert count(g, P.einsum) + count(g, P.muladd) <= 4, vg.ir.pretty(g)
