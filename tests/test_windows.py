@@ -117,3 +117,19 @@ def test_patches_against_a_filter_bank_are_copied_once():
     g = e.stages["final"]
     assert count(g, P.relayout) == 1, vg.ir.pretty(g)
     assert count(g, P.einsum) + count(g, P.muladd) <= 4, vg.ir.pretty(g)
+
+
+def multi_lag(x, c):
+    acc = 0.0
+    for m, L in enumerate((1, 2, 4)):
+        for t in range(L, x.shape[0]):
+            acc = acc + c[m] * vnp.sum((x[t] - x[t - L]) ** 2)
+    return acc
+
+
+def test_positions_affine_in_a_few_runs_read_views_not_gathers():
+    # the (t, t - L) pairs of three lags: one run of views per lag, no gather or segment sum
+    r = rng(9)
+    e = check(multi_lag, (r.standard_normal((20, 3)), np.abs(r.standard_normal(3))), (0, 1))
+    g = e.stages["final"]
+    assert count(g, P.take) == count(g, P.segment_sum) == 0, vg.ir.pretty(g)

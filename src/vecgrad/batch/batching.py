@@ -43,6 +43,9 @@ _OUT = itemgetter(3)  # an equation's result
 # has a combination only one member uses) runs as one operation on concatenated operands;
 # otherwise as one operation per combination, each reading its operands as views.
 MAX_SPLIT = 4
+# A group whose read positions are affine in at most MAX_RUNS runs of at least MIN_RUN members
+# each runs as one operation per run, on views (see `_Emitter._affine_runs`).
+MAX_RUNS, MIN_RUN = 8, 8
 
 
 class _Emitter:
@@ -239,9 +242,14 @@ class _Emitter:
         else:
             parts = self._by_source(members)
             if parts is None:  # (each operand from one source: not checked again)
-                self._batched(members, one=True)
+                runs = self._affine_runs(members)
+                if len(runs) == 1:
+                    self._batched(members, one=True)
+                    return
+                for run in runs:
+                    self._batched(run, one=True) if len(run) > 1 else self._single(run[0])
                 return
-            for part in parts:
+            for part in (q for ms in parts for q in self._affine_runs(ms)):
                 if len(part) == 1:
                     self._single(part[0])
                 else:
@@ -271,6 +279,41 @@ class _Emitter:
         # a few members whose operands are unrelated values: stacking them costs more than
         # it saves (one stack per operand against one call per member)
         return [q for ms in out for q in _few_loose(ms, cols, members)]
+
+    def _affine_runs(self, ms: list[int]) -> list[list[int]]:
+        """Members whose reads sit at positions that are affine only piecewise (the pairs
+        (t, t-L) of a loop over t inside a loop over a few lags L), split into those few long
+        runs: each reads its operands as views, and their gradients are slice additions, where
+        one gather of all positions would copy them and sum its gradient by segment."""
+        if len(ms) < 2 * MIN_RUN:
+            return [ms]
+        p, reads = self.p, self.reads
+        cols = []
+        for col in zip(*map(p.ops.__getitem__, ms)):
+            r0 = reads.get(col[0])
+            if r0 is None or not r0[3] or col[-1] not in reads:
+                continue  # (the common case, quickly: no read, or not all reads)
+            rd = [reads.get(a) for a in col]
+            if any(r is None for r in rd) or len({(id(r[0].atom), r[1], r[2]) for r in rd}) > 1:
+                continue  # (only reads of one array with one pattern: one position each)
+            pos = np.array(list(map(_POS, rd)), np.int64).reshape(len(ms), -1)
+            d = np.diff(pos, axis=0)
+            if (d == d[0]).all() or gather.digits(pos) is not None:
+                continue  # (affine: one view already)
+            cols.append(pos)
+        if not cols:
+            return [ms]
+        d = np.diff(np.concatenate(cols, axis=1), axis=0)
+        runs, start, M = [], 0, len(ms)
+        while start < M:
+            if len(runs) == MAX_RUNS:
+                return [ms]
+            bad = np.flatnonzero(np.any(d[start:] != d[start], axis=1)) if start < M - 1 \
+                else np.zeros(0, np.int64)
+            end = start + int(bad[0]) + 1 if len(bad) else M
+            runs.append(ms[start:end])
+            start = end
+        return runs if min(map(len, runs)) >= MIN_RUN else [ms]
 
     def _single(self, i: int) -> None:
         e = self.p.eqn[i]
