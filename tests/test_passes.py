@@ -805,6 +805,19 @@ def _check_sum_of_windows(g0, g1):
     assert "strided" not in prims(g1) and "add" in prims(g1)
 
 
+_ADDED = {"start": (0, 0), "dims": ((2, (1, 0)), (3, (1, 0)), (3, (0, 1)))}
+
+
+def _rule_windows_added_product(x):  # out[t:t+3] += x[t] * w for t = 0, 1
+    w = vnp.tanh(vnp.concatenate([x, x[:1]]))
+    return P.strided_add(vnp.zeros((4, 3)), vnp.reshape(x, (2, 1, 3)) * w, **_ADDED)
+
+
+def _check_windows_added_product(g0, g1):
+    assert all(e.out.aval.ndim <= 2 for e in g1.eqns if e.prim is P.mul)  # no (T, k, C)
+    assert prims(g1).count("strided_add") == 2  # one multiply-add per t (fewer than offsets)
+
+
 def _rule_einsum_by_ones(x):  # x weighted by a vector of ones: a sum over rows, broadcast
     ones = np.ones(2)
     return P.einsum(ones, vnp.exp(x), spec="a,ab->ab"), P.einsum(ones, vnp.tanh(x[0]),
@@ -901,6 +914,8 @@ RULE_TESTS = {
         _rule_einsum_of_windows, _check_einsum_of_windows),
     "sum(windows(x), window axis) = sum_a x[a:a+T]": (_rule_sum_of_windows,
                                                       _check_sum_of_windows),
+    "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product": (
+        _rule_windows_added_product, _check_windows_added_product),
     "x[:, None] = reshape(x)": (_rule_index_is_reshape, _check_index_is_reshape),
     "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed": (
         _rule_einsum_of_einsum, _check_einsum_of_einsum),

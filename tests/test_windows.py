@@ -133,3 +133,32 @@ def test_positions_affine_in_a_few_runs_read_views_not_gathers():
     e = check(multi_lag, (r.standard_normal((20, 3)), np.abs(r.standard_normal(3))), (0, 1))
     g = e.stages["final"]
     assert count(g, P.take) == count(g, P.segment_sum) == 0, vg.ir.pretty(g)
+
+
+def overlap_add_rows(x, w):
+    k = w.shape[0]
+    out = vnp.zeros((len(x) + k - 1, x.shape[1]))
+    for t in range(len(x)):
+        out[t:t + k] += x[t] * w
+    return vnp.sum(vnp.tanh(out))
+
+
+def overlap_add_1d(x, w):
+    k = w.shape[0]
+    out = vnp.ones(len(x) + k + 1)
+    for t in range(len(x)):
+        out[t + 1:t + 1 + k] += x[t] * w
+    return vnp.sum(vnp.sin(out) * vnp.arange(len(out)))
+
+
+@pytest.mark.parametrize("f,shapes,prim", [(overlap_add_rows, ((9, 3), (4, 3)), P.strided_add),
+                                           (overlap_add_1d, ((12,), (5,)), P.correlate)])
+def test_overlapping_additions_of_a_product_never_form_it(f, shapes, prim):
+    # out[t:t+k] += x[t] * w: one multiply-add per offset (or one full correlation in 1-D),
+    # no (T, k, ...) product
+    r = rng(10)
+    e = check(f, tuple(r.standard_normal(s) for s in shapes), (0, 1))
+    g = e.stages["final"]
+    assert count(g, prim) >= 1, vg.ir.pretty(g)
+    # (the product would have one axis more than x: positions, offsets, channels)
+    assert all(q.out.aval.ndim <= len(shapes[0]) for q in g.eqns), vg.ir.pretty(g)

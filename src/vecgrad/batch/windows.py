@@ -180,6 +180,72 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _fixed(c: Ctx, a: object, k: int, i: int, nd: int, src: object) -> object:
+    """Operand `a` of a product of rank nd with axis k fixed at i (kept where it broadcasts)."""
+    ka = k - (nd - a.aval.ndim)
+    if ka < 0:
+        return a
+    if a.aval.shape[ka] == 1:  # (a broadcast axis: dropped, which undoes a reshape)
+        shape = a.aval.shape[:ka] + a.aval.shape[ka + 1:]
+        return c.emit(P.reshape, (a,), {"shape": shape}, src)
+    idx = tuple(i if j == ka else P.Sl(0, d, 1) for j, d in enumerate(a.aval.shape))
+    return c.emit(P.getitem, (a,), {"idx": P.BasicIndex(idx)}, src)
+
+
+def windows_added_product(e: Eqn, c: Ctx) -> object:
+    """strided_add(base, a * b) over overlapping windows where a or b is the same for every
+    window offset (`out[t:t+k] += x[t] * w`): one multiply-add into a slice per offset, never
+    the (T, k, ...) product; for a 1-D base, one full correlation of the two factors."""
+    base, v = e.inputs
+    m = c.def_of(v, P.mul)
+    start, dims = e.params["start"], e.params["dims"]
+    shape = base.aval.shape
+    if m is None or view_steps(shape, list(start), list(dims)) is not None or \
+            v.aval.shape != tuple(n for n, _ in dims):
+        return None
+    nd = v.aval.ndim
+    moves = [{a for a, st in enumerate(d[1]) if st} for d in dims]
+    for k in sorted(range(nd), key=lambda k: dims[k][0]):
+        rest = dims[:k] + dims[k + 1:]
+        if not 1 < dims[k][0] <= MAX_OFFSETS or \
+                not any(moves[k] & moves[j] for j in range(nd) if j != k) or \
+                view_steps(shape, list(start), list(rest)) is None:
+            continue
+        if all(0 <= k - (nd - a.aval.ndim) and a.aval.shape[k - (nd - a.aval.ndim)] > 1
+               for a in m.inputs):
+            continue  # (both factors vary with the offset: nothing to save)
+        out = _correlated(c, e, m, k)
+        if out is not None:
+            return out
+        for i in range(dims[k][0]):
+            vi = c.emit(P.mul, tuple(_fixed(c, a, k, i, nd, e.src) for a in m.inputs), {},
+                        e.src)
+            st = tuple(s0 + i * d for s0, d in zip(start, dims[k][1]))
+            base = c.emit(P.strided_add, (base, vi), {"start": st, "dims": rest}, e.src)
+        return base
+    return None
+
+
+def _correlated(c: Ctx, e: Eqn, m: Eqn, k: int) -> object:
+    """out[t + i] += x[t] w[i] on a 1-D real base: one full correlation of x with w reversed,
+    added into the slice it covers."""
+    base, dims = e.inputs[0], e.params["dims"]
+    if base.aval.ndim != 1 or len(dims) != 2 or len(m.inputs) != 2 or \
+            e.out.aval.dtype.kind != "f" or any(st != (1,) for _, st in dims):
+        return None
+    (n, _), (kk, _) = dims
+    x = next((a for a in m.inputs if a.aval.shape == (n, 1)), None)
+    w = next((a for a in m.inputs if a is not x and a.aval.shape in ((kk,), (1, kk))), None)
+    if x is None or w is None or x.aval.dtype.kind != "f" or w.aval.dtype.kind != "f":
+        return None
+    x = c.emit(P.reshape, (x,), {"shape": (n,)}, e.src)
+    if w.aval.ndim == 2:
+        w = c.emit(P.reshape, (w,), {"shape": (kk,)}, e.src)
+    full = c.emit(P.correlate, (x, _flip(c, w, e.src)), {"mode": "full"}, e.src)
+    return c.emit(P.strided_add, (base, full),
+                  {"start": e.params["start"], "dims": ((n + kk - 1, (1,)),)}, e.src)
+
+
 def sum_of_windows(e: Eqn, c: Ctx) -> object:
     s = c.def_of(e.inputs[0], P.strided)
     if s is None:
@@ -191,4 +257,5 @@ def sum_of_windows(e: Eqn, c: Ctx) -> object:
                                  e.src), c)
 
 
-__all__ = ["correlate_of_windows", "einsum_of_windows", "strided_is_basic", "sum_of_windows"]
+__all__ = ["correlate_of_windows", "einsum_of_windows", "strided_is_basic", "sum_of_windows",
+           "windows_added_product"]

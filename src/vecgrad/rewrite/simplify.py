@@ -4,7 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as P
-from ..batch.windows import einsum_of_windows, strided_is_basic, sum_of_windows
+from ..batch.windows import (
+    einsum_of_windows,
+    strided_is_basic,
+    sum_of_windows,
+    windows_added_product,
+)
 from ..ir import Const, Eqn, Graph
 from ..primitives.linalg import make_spec, parse_spec
 from .contract import (
@@ -379,6 +384,8 @@ RULES: list[Rule] = [
     Rule(P.einsum, einsum_of_windows,
          "einsum(windows(x), w) = sum_a einsum(x[a:a+T], w[a]): one product per offset"),
     Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
+    Rule(P.strided_add, windows_added_product,
+         "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product"),
 ]
 
 
