@@ -19,6 +19,7 @@ from ..errors import ShapeError
 from ..index import BasicIndex, Sl
 from ..ir import Aval
 from .core import Primitive, register
+from .elementwise import real_only
 from .gathers import strided
 from .linalg import einsum
 from .structural import concatenate, full, getitem
@@ -43,6 +44,8 @@ def _correlate_shape(x: Aval, w: Aval, mode: str) -> Aval:
     if x.ndim != 1 or w.ndim != 1:
         raise ShapeError(f"correlate: 1-D operands expected (got shapes {x.shape} and "
                          f"{w.shape})")
+    real_only("the correlate primitive", x, w, why="it is the real kernel that windows of "
+              "real arrays become (vecgrad.numpy.correlate itself accepts complex input)")
     dt = np.result_type(x.dtype, w.dtype)
     if dt.kind != "f":
         raise ShapeError(f"correlate: real floating operands expected (got {dt})")
