@@ -818,6 +818,17 @@ def _check_windows_added_product(g0, g1):
     assert prims(g1).count("strided_add") == 2  # one multiply-add per t (fewer than offsets)
 
 
+def _rule_elementwise_of_windows(x):  # exp of overlapping windows, and their product
+    v = {"start": (0, 0), "dims": ((2, (0, 1)), (2, (0, 1)), (2, (1, 0)))}
+    return vnp.exp(P.strided(x, **v) * 0.5) * P.strided(vnp.sin(x), **v)
+
+
+def _check_elementwise_of_windows(g0, g1):
+    # exp, the scale and the product run on (2, 3) arrays, then one view of the result
+    assert all(e.out.aval.shape == (2, 3) for e in g1.eqns if e.prim in (P.exp, P.mul))
+    assert prims(g1).count("strided") == 1
+
+
 def _rule_einsum_by_ones(x):  # x weighted by a vector of ones: a sum over rows, broadcast
     ones = np.ones(2)
     return P.einsum(ones, vnp.exp(x), spec="a,ab->ab"), P.einsum(ones, vnp.tanh(x[0]),
@@ -916,6 +927,8 @@ RULE_TESTS = {
                                                       _check_sum_of_windows),
     "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product": (
         _rule_windows_added_product, _check_windows_added_product),
+    "f(windows(x), c) = windows(f(x, c)): once per element": (
+        _rule_elementwise_of_windows, _check_elementwise_of_windows),
     "x[:, None] = reshape(x)": (_rule_index_is_reshape, _check_index_is_reshape),
     "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed": (
         _rule_einsum_of_einsum, _check_einsum_of_einsum),

@@ -162,3 +162,15 @@ def test_an_iteration_reading_an_earlier_result_stays_ordered():
     for i in range(len(x) - 1):
         s = np.sum(np.tanh(x[i + 1:] * s))
     np.testing.assert_allclose(vg.jit(f)(x), s, rtol=1e-12)
+
+
+def test_windows_of_one_width_with_partial_edges_are_not_packed():
+    # a causal moving average: all windows of width k but the first k - 1 (partial, growing):
+    # they batch as windows (a view), cheaper than gathering every window's rows
+    def f(x, k=4):
+        out = vnp.empty(x.shape)
+        for t in range(len(x)):
+            out[t] = x[max(0, t - k + 1):t + 1].mean(axis=0)
+        return vnp.sum((out - x) ** 2)
+    e = check(f, (rng(11).standard_normal((20, 2)),))
+    assert count(e.stages["batch"], P.segment_sum) == 0, vg.ir.pretty(e.stages["batch"])

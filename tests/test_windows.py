@@ -162,3 +162,16 @@ def test_overlapping_additions_of_a_product_never_form_it(f, shapes, prim):
     assert count(g, prim) >= 1, vg.ir.pretty(g)
     # (the product would have one axis more than x: positions, offsets, channels)
     assert all(q.out.aval.ndim <= len(shapes[0]) for q in g.eqns), vg.ir.pretty(g)
+
+
+def exp_windows(x, w):
+    k = w.shape[0]
+    return sum(vnp.sum(vnp.exp(0.1 * x[t:t + k]) * w) for t in range(len(x) - k + 1))
+
+
+def test_elementwise_work_on_overlapping_windows_runs_once_per_element():
+    # exp(0.1 * x[t:t+k]) for every t: exp over x once (not k times), then the windows
+    e = check(exp_windows, (rng(12).standard_normal(30), rng(13).standard_normal(5)), (0, 1))
+    g = e.stages["final"]
+    assert all(q.out.aval.ndim == 1 for q in g.eqns if q.prim in (P.exp, P.mul)), \
+        vg.ir.pretty(g)

@@ -132,12 +132,21 @@ def packed_rows(g: Graph) -> Graph:
             if ch is not None:
                 chains.setdefault(tuple(ch.sig), []).append(ch)
         for chs in chains.values():
-            if len(chs) >= _MIN_MEMBERS and len({c.rng[1] - c.rng[0] for c in chs}) > 1:
+            if len(chs) >= _MIN_MEMBERS and _ragged([c.rng[1] - c.rng[0] for c in chs]):
                 groups.append((pat, chs))
     if not groups:
         return g
     eqns = _toposort(_rebuild(g, groups), g.inputs)
     return g if eqns is None else g.replace(eqns=tuple(eqns))
+
+
+def _ragged(lens: list[int]) -> bool:
+    """Lengths that vary for real: no one length is shared by half the members (windows of
+    one width with a few partial ones at an edge batch as windows, which is cheaper)."""
+    counts: dict[int, int] = {}
+    for n in lens:
+        counts[n] = counts.get(n, 0) + 1
+    return len(counts) > 1 and 2 * max(counts.values()) <= len(lens)
 
 
 def _toposort(eqns: list[Eqn], inputs: tuple) -> list[Eqn] | None:

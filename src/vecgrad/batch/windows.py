@@ -211,9 +211,10 @@ def windows_added_product(e: Eqn, c: Ctx) -> object:
                 not any(moves[k] & moves[j] for j in range(nd) if j != k) or \
                 view_steps(shape, list(start), list(rest)) is None:
             continue
-        if all(0 <= k - (nd - a.aval.ndim) and a.aval.shape[k - (nd - a.aval.ndim)] > 1
-               for a in m.inputs):
-            continue  # (both factors vary with the offset: nothing to save)
+        big = max(m.inputs, key=lambda a: a.aval.size)
+        kb = k - (nd - big.aval.ndim)
+        if v.aval.size < 2 * big.aval.size or (kb >= 0 and big.aval.shape[kb] > 1):
+            continue  # (no outer product to avoid, or its big factor varies along axis k)
         out = _correlated(c, e, m, k)
         if out is not None:
             return out
@@ -246,6 +247,25 @@ def _correlated(c: Ctx, e: Eqn, m: Eqn, k: int) -> object:
                   {"start": e.params["start"], "dims": ((n + kk - 1, (1,)),)}, e.src)
 
 
+def elementwise_of_windows(e: Eqn, c: Ctx) -> object:
+    """f(windows(x), scalars) = windows(f(x, scalars)) where the windows overlap (so read each
+    element more than once): f then runs once per element of x, not once per window entry
+    (`exp(x[t:t+k])` for every t). Several operands that are the same windows of arrays of one
+    shape go together (`x[t:t+k] * y[t:t+k]`)."""
+    views = [c.def_of(a, P.strided) if a.aval.ndim else None for a in e.inputs]
+    s = next((v for v in views if v is not None), None)
+    if s is None or any(v is None and a.aval.ndim for v, a in zip(views, e.inputs)):
+        return None
+    base = s.inputs[0].aval
+    if any(v is not None and (v.params != s.params or v.inputs[0].aval.shape != base.shape)
+           for v in views) or s.out.aval.size <= base.size or \
+            e.out.aval.shape != s.out.aval.shape:
+        return None
+    ins = tuple(v.inputs[0] if v is not None else a for v, a in zip(views, e.inputs))
+    y = c.emit(e.prim, ins, e.params, e.src)
+    return c.emit(P.strided, (y,), s.params, e.src)
+
+
 def sum_of_windows(e: Eqn, c: Ctx) -> object:
     s = c.def_of(e.inputs[0], P.strided)
     if s is None:
@@ -257,5 +277,5 @@ def sum_of_windows(e: Eqn, c: Ctx) -> object:
                                  e.src), c)
 
 
-__all__ = ["correlate_of_windows", "einsum_of_windows", "strided_is_basic", "sum_of_windows",
-           "windows_added_product"]
+__all__ = ["correlate_of_windows", "einsum_of_windows", "elementwise_of_windows",
+           "strided_is_basic", "sum_of_windows", "windows_added_product"]

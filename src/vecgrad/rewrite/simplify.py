@@ -6,6 +6,7 @@ import numpy as np
 from .. import primitives as P
 from ..batch.windows import (
     einsum_of_windows,
+    elementwise_of_windows,
     strided_is_basic,
     sum_of_windows,
     windows_added_product,
@@ -386,6 +387,8 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
     Rule(P.strided_add, windows_added_product,
          "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product"),
+    *[Rule(p, elementwise_of_windows, "f(windows(x), c) = windows(f(x, c)): once per element")
+      for p in P.REGISTRY.values() if p.elementwise],
 ]
 
 
