@@ -143,15 +143,17 @@ def _two_negs_on_a_line(X):
 
 
 def _shrinking(x):
+    # (a product of the shrinking rows with a vector: elementwise work and sums over shrinking
+    # slices batch packed (batch/packed.py); a contraction does not)
     e = 0.0
     for i in range(len(x) - 1):
-        e = e + vnp.sum(vnp.exp(-vnp.sum((x[i + 1:] - x[i]) ** 2, axis=1)))
+        e = e + vnp.sum(vnp.exp(-(x[i + 1:] @ x[i]) ** 2))
     return e
 
 
 def test_shape_claims_name_loops_not_two_expressions_on_a_line():
     """`-D` and `-sum(...)` on one line are two expressions (ranks 2 and 0), not an operation
-    whose loop iterations differ in shape; x[i+1:] - x[i] in a loop is."""
+    whose loop iterations differ in shape; x[i+1:] @ x[i] in a loop is."""
     X = np.random.default_rng(1).standard_normal((5, 3))
     assert not vg.explain(_two_negs_on_a_line, X, budget=BUDGET).unbatched
     r = vg.explain(_shrinking, X, budget=BUDGET)

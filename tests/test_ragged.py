@@ -174,3 +174,48 @@ def test_windows_of_one_width_with_partial_edges_are_not_packed():
         return vnp.sum((out - x) ** 2)
     e = check(f, (rng(11).standard_normal((20, 2)),))
     assert count(e.stages["batch"], P.segment_sum) == 0, vg.ir.pretty(e.stages["batch"])
+
+
+# -- dot products at many shifts: entries of one full correlation --------------------------
+
+
+def autocorrelation(x):
+    n = len(x)
+    return sum((x[:n - L] @ x[L:]) ** 2 for L in range(n // 2))
+
+
+def growing_causal_filter(x, h):
+    n = len(x)
+    return vnp.sum(vnp.stack([x[:t + 1] @ h[n - 1 - t:] for t in range(n)]) ** 2)
+
+
+def cross_shifts(x, y):
+    # y shorter than x, slid along it (positive shifts only, both ends reached)
+    m = len(y)
+    return sum(vnp.sin(x[s:s + m] @ y) for s in range(len(x) - m + 1)) + \
+        sum(vnp.cos(x[:j] @ y[m - j:]) for j in range(1, m))
+
+
+LAGS = [
+    ("autocorrelation", autocorrelation, lambda r: (r.standard_normal(24),), 0),
+    ("growing_causal_filter", growing_causal_filter,
+     lambda r: (r.standard_normal(12), r.standard_normal(12)), (0, 1)),
+    ("cross_shifts", cross_shifts, lambda r: (r.standard_normal(20), r.standard_normal(9)),
+     (0, 1)),
+]
+
+
+@pytest.mark.parametrize("name,f,make,argnums", LAGS, ids=[c[0] for c in LAGS])
+def test_dots_at_many_shifts_read_one_full_correlation(name, f, make, argnums):
+    e = check(f, make(rng()), argnums)
+    g = e.stages["batch"]
+    assert count(g, P.correlate) == 1, vg.ir.pretty(g)
+    # (cross_shifts: its full windows x[s:s+m] @ y batch as windows, one contraction)
+    assert count(g, P.einsum) <= (name == "cross_shifts"), vg.ir.pretty(g)
+
+
+def test_a_few_shifts_stay_dot_products():
+    def f(x):
+        return sum((x[:len(x) - L] @ x[L:]) ** 2 for L in (1, 2, 3))
+    e = check(f, (rng(14).standard_normal(50),))
+    assert count(e.stages["batch"], P.correlate) == 0

@@ -2,7 +2,8 @@
 loops (items 2, 4 and 6), in the styles users mix: 2-D patches with stride and dilation, causal
 windows over a zero-padded signal, reversed windows, windows over a batch axis, `np.stack` of
 comprehensions, `map` of a kernel over windows, pairwise triangular loops, growing prefixes and
-shrinking suffixes, moving averages kept as running sums, differences at several lags."""
+shrinking suffixes, moving averages kept as running sums, differences at several lags, dot
+products at every lag (an autocorrelation) and over growing prefixes (a causal filter)."""
 from __future__ import annotations
 
 import numpy as np
@@ -375,6 +376,38 @@ def row_smoothing_inputs(rng, n, d, k):
     return normal(rng, n, d), normal(rng, k, scale=k ** -0.5)
 
 
+def autocorrelation_lags(x):
+    """Item 2 (variant): an autocorrelation at every lag up to n/2, x[:n-L] @ x[L:], each
+    squared and summed (a spectral-flatness style loss)."""
+    n = len(x)
+    return sum((x[:n - L] @ x[L:]) ** 2 for L in range(n // 2))
+
+
+def autocorrelation_lags_ref(x):
+    n = len(x)
+    return np.sum(np.correlate(x, x, "full")[n - 1:n - 1 + n // 2] ** 2)
+
+
+def autocorr_inputs(rng, n):
+    return (normal(rng, n),)
+
+
+def growing_causal_filter(x, h):
+    """Item 2 (variant): a causal filter as dot products over growing prefixes,
+    y[t] = x[:t+1] @ h[n-1-t:] (the kernel's tail against the signal so far)."""
+    n = len(x)
+    y = vnp.stack([x[:t + 1] @ h[n - 1 - t:] for t in range(n)])
+    return vnp.sum(vnp.tanh(y))
+
+
+def growing_causal_filter_ref(x, h):
+    return np.sum(np.tanh(np.convolve(x, h[::-1])[:len(x)]))
+
+
+def growing_filter_inputs(rng, n):
+    return normal(rng, n), normal(rng, n, scale=n ** -0.5)
+
+
 _V = ("variant",)
 
 PATTERNS = [
@@ -439,6 +472,11 @@ PATTERNS = [
             row_smoothing_inputs, {"small": {"n": 8, "d": 3, "k": 3},
                                    "default": {"n": 2000, "d": 32, "k": 5}},
             (0, 1), tags=_V),
+    Pattern("autocorrelation_lags", 2, autocorrelation_lags, autocorrelation_lags_ref,
+            autocorr_inputs, {"small": {"n": 10}, "default": {"n": 1000}}, (0,), tags=_V),
+    Pattern("growing_causal_filter", 2, growing_causal_filter, growing_causal_filter_ref,
+            growing_filter_inputs, {"small": {"n": 8}, "default": {"n": 1000}}, (0, 1),
+            tags=_V),
 ]
 
 __all__ = ["PATTERNS"]

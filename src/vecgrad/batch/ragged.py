@@ -13,6 +13,11 @@ would, so no cancellation enters (as a difference of two prefix sums would for `
 
 Only groups pay: one array's prefixes (or suffixes) along one axis, summed the same way, at
 least two lengths, touching in all at least twice the axis (a lone `x[:5].sum()` stays).
+
+Dot products of two 1-D arrays over their whole overlap at many shifts (an autocorrelation,
+`x[:n-L] @ x[L:]` for every lag L; a causal filter over growing prefixes, `x[:t+1] @
+h[n-1-t:]`) are entries of their one full correlation (`correlate`), when the dots add up to
+an eighth of its work or more.
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ from ..ir import Atom, Const, Eqn, Graph, Params, Var
 from ..primitives.linalg import make_spec, parse_spec
 
 _MIN_TOUCHED = 2  # the members must touch this many times the axis's length in all
+_MIN_LAGS = 8  # dot products at this many shifts make one full correlation
 
 
 def _ragged_axis(r: Eqn) -> list[tuple[int, int, str]]:
@@ -167,6 +173,9 @@ class _Out:
 
 def _replace(e: Eqn, key: tuple, pos: int, o: _Out) -> Atom:
     src = e.src
+    if key[0] == "lag":
+        c = o.emit(P.correlate, (key[1], key[2]), {"mode": "full"}, src)
+        return o.emit(P.getitem, (c,), {"idx": P.BasicIndex((pos,))}, src)
     if key[0] == "sum":
         _, kind, term, a, axes = key
         y = _whole_term(term, o, src)
@@ -194,7 +203,7 @@ def cumulative_sums(g: Graph) -> Graph:
         if e.prim is P.getitem or e.prim.elementwise:
             defs[e.out] = e
         elif e.prim is P.reduce_sum or e.prim is P.einsum:
-            c = _candidate(e, defs)
+            c = _lag_dot(e, defs) or _candidate(e, defs)
             if c is not None:
                 found[e.out] = c
                 groups.setdefault(c[0], []).append(c[1:])
@@ -210,7 +219,8 @@ def cumulative_sums(g: Graph) -> Graph:
                     groups[k2].append(found[v][1:])
                     break
     keep = {k for k, ms in groups.items() if len({n for _, n in ms}) > 1
-            and sum(n for _, n in ms) >= _MIN_TOUCHED * _extent(k)}
+            and (sum(n for _, n in ms) >= _MIN_TOUCHED * _extent(k) if k[0] != "lag" else
+                 len(ms) >= _MIN_LAGS and 8 * sum(n for _, n in ms) >= _extent(k))}
     if not keep:
         return g
     o, env = _Out(), {}
@@ -227,8 +237,34 @@ def cumulative_sums(g: Graph) -> Graph:
     return g.replace(eqns=tuple(o.eqns), outputs=outs)
 
 
+def _lag_dot(e: Eqn, defs: dict[Var, Eqn]) -> tuple | None:
+    """(("lag", x, y), entry, length) for `x[a:a+m] @ y[b:b+m]` of real 1-D arrays over the whole
+    overlap of x and y at the shift a - b (one of a, b is 0, one slice reaches its array's
+    end): entry a - b + len(y) - 1 of the full correlation of x and y."""
+    if e.prim is not P.einsum or len(e.inputs) != 2:
+        return None
+    ins, out = parse_spec(e.params["spec"])
+    if out or len(ins[0]) != 1 or ins[0] != ins[1]:
+        return None
+    rs = [defs.get(a) for a in e.inputs]
+    if any(r is None or r.prim is not P.getitem or r.inputs[0].aval.ndim != 1 or
+           r.inputs[0].aval.dtype.kind != "f" or len(r.params["idx"]) != 1 or
+           not isinstance(r.params["idx"][0], P.Sl) or r.params["idx"][0].step != 1
+           for r in rs):
+        return None
+    (kx,), (ky,) = (r.params["idx"] for r in rs)
+    nx, ny = (r.inputs[0].aval.shape[0] for r in rs)
+    m = len(kx)
+    if m != len(ky) or m == 0 or min(kx.start, ky.start) or \
+            min(nx - kx.start - m, ny - ky.start - m):
+        return None
+    return ("lag", rs[0].inputs[0], rs[1].inputs[0]), kx.start - ky.start + ny - 1, m
+
+
 def _reads(key: tuple) -> list[tuple]:
     """The (base, axis, whole index) of every read in a group's key."""
+    if key[0] == "lag":
+        return [(key[1], 0, None), (key[2], 0, None)]
     if key[0] == "einsum":
         return list(key[2])
     out, todo = [], [key[2]]
@@ -246,6 +282,8 @@ def _bases(key: tuple) -> list[Atom]:
 
 
 def _extent(key: tuple) -> int:
+    if key[0] == "lag":  # (the full correlation's multiply-adds)
+        return key[1].aval.shape[0] * key[2].aval.shape[0]
     base, ax, _ = _reads(key)[0]
     return base.aval.shape[ax]
 
