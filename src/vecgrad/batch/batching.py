@@ -33,7 +33,7 @@ from .chains import normalize
 from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
 from .notes import Notes
 from .packed import packed_rows
-from .ragged import cumulative_sums
+from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
 
 _FIRST, _SECOND, _THIRD, _POS = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
@@ -289,10 +289,14 @@ class _Emitter:
             return [ms]
         p, reads = self.p, self.reads
         cols = []
+        M = len(ms)
         for col in zip(*map(p.ops.__getitem__, ms)):
-            r0 = reads.get(col[0])
-            if r0 is None or not r0[3] or col[-1] not in reads:
+            r0, r1, rm, rl = map(reads.get, (col[0], col[1], col[M // 2], col[-1]))
+            if r0 is None or not r0[3] or r1 is None or rm is None or rl is None:
                 continue  # (the common case, quickly: no read, or not all reads)
+            if all(a + (M // 2) * (b - a) == c and a + (M - 1) * (b - a) == z
+                   for a, b, c, z in zip(r0[3], r1[3], rm[3], rl[3])):
+                continue  # (one ramp at four samples: affine, as the view will find)
             rd = [reads.get(a) for a in col]
             if any(r is None for r in rd) or len({(id(r[0].atom), r[1], r[2]) for r in rd}) > 1:
                 continue  # (only reads of one array with one pattern: one position each)
@@ -304,7 +308,7 @@ class _Emitter:
         if not cols:
             return [ms]
         d = np.diff(np.concatenate(cols, axis=1), axis=0)
-        runs, start, M = [], 0, len(ms)
+        runs, start = [], 0
         while start < M:
             if len(runs) == MAX_RUNS:
                 return [ms]
@@ -502,9 +506,10 @@ def batch(g: Graph) -> Graph:
     g0, g = g, normalize(g, n_uses)
     if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
-    g1 = packed_rows(cumulative_sums(g))  # (growing and shrinking slices: see ragged, packed)
-    if g1 is not g:
-        g = dce(g1)
+    if partial_slices(g):  # (growing and shrinking slices: see ragged and packed)
+        g1 = packed_rows(cumulative_sums(g))
+        if g1 is not g:
+            g = dce(g1)
     p = plan(g, n_uses if g is g0 else None)
     em = _Emitter(p)
     for members in schedule(p):

@@ -193,6 +193,25 @@ def _replace(e: Eqn, key: tuple, pos: int, o: _Out) -> Atom:
     return o.emit(P.getitem, (c,), {"idx": P.BasicIndex(idx)}, src)
 
 
+def partial_slices(g: Graph) -> bool:
+    """Whether some basic read takes a strict part of an axis by a unit-step slice: the only
+    reads the ragged passes (here and `packed`) act on. A quick test (one dictionary look-up
+    per distinct index) that spares graphs with none any further look."""
+    getitem, Sl = P.getitem, P.Sl
+    seen: dict[tuple, bool] = {}
+    for e in g.eqns:
+        if e.prim is not getitem:
+            continue
+        key = (e.params["idx"], e.inputs[0].aval.shape)
+        hit = seen.get(key)
+        if hit is None:
+            hit = seen[key] = any(type(k) is Sl and k.step == 1 and 0 < len(k) < d
+                                  for k, d in zip(*key))
+        if hit:
+            return True
+    return False
+
+
 def cumulative_sums(g: Graph) -> Graph:
     """Sums over many prefixes (or suffixes) of one array become reads of its cumulative sum
     (see the module doc). Values are unchanged up to the order of the additions."""
@@ -288,4 +307,4 @@ def _extent(key: tuple) -> int:
     return base.aval.shape[ax]
 
 
-__all__ = ["cumulative_sums"]
+__all__ = ["cumulative_sums", "partial_slices"]
