@@ -62,9 +62,7 @@ def i0(x: Any) -> Any:
     x = asarray(x)
     if _dtype(x).kind == "c":
         raise TypeError("i0 not supported for complex values")
-    from ..scipy.special import i0 as special_i0  # (the same layer; scipy imports numpy)
-
-    return special_i0(x if _dtype(x).kind == "f" else astype(x, _np.float64))
+    return P.i0(x if _dtype(x).kind == "f" else astype(x, _np.float64))
 
 
 # ----------------------------------------------------------------------- vector products
