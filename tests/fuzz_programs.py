@@ -474,3 +474,30 @@ def load(src: str, xp) -> Callable:
     ns: dict[str, Any] = {"np": np, "xp": xp}
     exec(compile(src, "<fuzz>", "exec"), ns)  # noqa: S102
     return ns["f"]
+
+
+def shrink(src: str, keeps_failing: Callable[[str], bool], first: int = 0) -> str:
+    """Delete body statements of `src` (a line at the body's indent, with the block under it)
+    from line `first` on, one at a time, while `keeps_failing(candidate)` holds; a candidate
+    whose check raises (NumPy itself fails: the line was needed) is kept out. The fuzzers'
+    minimizer of a failing program."""
+    lines = src.splitlines()
+    changed = True
+    while changed:
+        changed = False
+        for i in range(first, len(lines)):
+            ln = lines[i]
+            if not ln.startswith("    ") or ln.startswith("     ") or "return" in ln:
+                continue
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("        "):
+                j += 1
+            cand = "\n".join(lines[:i] + lines[j:])
+            try:
+                same = keeps_failing(cand)
+            except Exception:  # noqa: BLE001 - NumPy itself fails: the line was needed
+                same = False
+            if same:
+                lines, changed = cand.splitlines(), True
+                break
+    return "\n".join(lines)

@@ -39,6 +39,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("VECGRAD_TYPECHECK", "1")  # (run as a script: stages kept, as in tests)
 import test_batch
 from fuzz_loops import ARGS, FLOAT_ARGS, Program, draw, load, make_inputs
+from fuzz_programs import shrink
 from test_batch import assert_same_function, entry
 
 import vecgrad as vg
@@ -326,28 +327,14 @@ def test_every_style_is_drawn():
 
 def minimize(check: str, p: Program, sig: str) -> str:
     """Delete body statements (with their blocks) while the failure keeps its signature."""
+    def keeps_failing(src: str) -> bool:
+        cand = Program(p.style, p.transform, src, p.inputs)
+        eager(cand)
+        return run_one(check, cand)[0] == sig
+
     lines = p.src.splitlines()
-    changed = True
-    while changed:
-        changed = False
-        start = next(i for i, ln in enumerate(lines) if ln.startswith("def f("))
-        for i in range(start + 1, len(lines)):
-            ln = lines[i]
-            if not ln.startswith("    ") or ln.startswith("     ") or "return" in ln:
-                continue
-            j = i + 1
-            while j < len(lines) and lines[j].startswith("        "):
-                j += 1
-            cand = Program(p.style, p.transform, "\n".join(lines[:i] + lines[j:]), p.inputs)
-            try:
-                eager(cand)
-                same = run_one(check, cand)[0] == sig
-            except Exception:  # noqa: BLE001 - NumPy itself fails: the line was needed
-                same = False
-            if same:
-                lines, changed = cand.src.splitlines(), True
-                break
-    return "\n".join(ln for ln in lines)
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("def f("))
+    return shrink(p.src, keeps_failing, start + 1)
 
 
 def main(n: int, start: int = 0, style: str | None = None) -> None:

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("VECGRAD_TYPECHECK", "1")  # (run as a script: stages kept, as in tests)
-from fuzz_programs import INPUTS, Gen, load, make_inputs
+from fuzz_programs import INPUTS, Gen, load, make_inputs, shrink
 from test_batch import assert_same_function, entry
 
 import vecgrad as vg
@@ -208,26 +208,7 @@ def run_one(check: str, src: str, inputs: dict) -> tuple[str | None, str]:
 
 def minimize(check: str, src: str, inputs: dict, sig: str) -> str:
     """Delete statement lines (and whole loop blocks) while the failure stays the same."""
-    lines = src.splitlines()
-    changed = True
-    while changed:
-        changed = False
-        for i in range(len(lines)):
-            ln = lines[i]
-            if not ln.startswith("    ") or ln.startswith("     ") or "return" in ln:
-                continue
-            j = i + 1
-            while j < len(lines) and lines[j].startswith("        "):
-                j += 1
-            cand = lines[:i] + lines[j:]
-            try:
-                same = signature(check, "\n".join(cand), inputs) == sig
-            except Exception:  # noqa: BLE001 - NumPy itself fails: the line was needed
-                same = False
-            if same:
-                lines, changed = cand, True
-                break
-    return "\n".join(lines)
+    return shrink(src, lambda cand: signature(check, cand, inputs) == sig)
 
 
 def main(n: int, start: int = 0) -> None:
@@ -251,3 +232,13 @@ if __name__ == "__main__":
     vg.config(keep_stages=True)  # (as tests/conftest.py: the batched check reads the stages)
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 500,
          int(sys.argv[2]) if len(sys.argv) > 2 else 0)
+
+
+def test_shrink_deletes_statements_and_blocks_while_the_failure_stays():
+    """The fuzzers' shared minimizer: whole loop blocks go at once, lines before `first` stay,
+    and a candidate whose check raises is kept out."""
+    src = ("def k(y):\n    z = 1\n    return z\ndef f(x):\n    a = 1\n    for i in range(3):\n"
+           "        a += i\n    bad = a\n    return bad")
+    assert shrink(src, lambda s: "bad = a" in s, 4) == \
+        "def k(y):\n    z = 1\n    return z\ndef f(x):\n    bad = a\n    return bad"
+    assert shrink(src, lambda s: "a += i" in s and 1 / 0, 4) == src
