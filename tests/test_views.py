@@ -264,6 +264,19 @@ VIEWS = {
     "reshape-F-of-T": lambda xp, a: a.T.reshape((8, 2), order="F"),  # a view
     "flatten-F": lambda xp, a: a.flatten("F"),  # a copy
     "reshape-copy": lambda xp, a: xp.reshape(a, (16,), copy=True),  # a copy
+    "stack-one": lambda xp, a: xp.stack([a]),  # a copy
+    "stack-one-axis": lambda xp, a: xp.stack([a], axis=-1),  # a copy
+    "stack-comprehension-one": lambda xp, a: xp.stack([r for r in a[:1]]),  # a copy
+    "concatenate-one": lambda xp, a: xp.concatenate([a]),  # a copy
+    "hstack-one": lambda xp, a: xp.hstack([a]),  # a copy
+    "conjugate-method": lambda xp, a: a.conjugate(),  # a itself (real dtype)
+    "conj-method": lambda xp, a: a.conj(),  # a itself (real dtype)
+    "conj-function": lambda xp, a: xp.conj(a),  # a copy (a ufunc)
+    "einsum-identity": lambda xp, a: xp.einsum("ij->ij", a),  # a view
+    "einsum-transpose": lambda xp, a: xp.einsum("ij->ji", a),  # a view
+    "einsum-implicit-transpose": lambda xp, a: xp.einsum("ji", a),  # a view
+    "einsum-ellipsis-transpose": lambda xp, a: xp.einsum("...ij->...ji", a),  # a view
+    "einsum-reduction-copy": lambda xp, a: xp.einsum("ij->i", a),  # a copy
 }
 
 
@@ -279,6 +292,42 @@ def test_view_or_copy_as_numpy(name):
         a[1, 1] = x[2, 3]
         return a * 1.0, v * 1.0
     check(f, M)
+
+
+# views NumPy makes read-only (or that vecgrad cannot write through): a later write into the
+# base shows through them
+READ_VIEWS = {
+    "diagonal": lambda xp, a: xp.diagonal(a),
+    "diagonal-offset": lambda xp, a: xp.diagonal(a, -1),
+    "diag": lambda xp, a: xp.diag(a),
+    "diagonal-method": lambda xp, a: a.diagonal(1),
+    "einsum-diagonal": lambda xp, a: xp.einsum("ii->i", a),
+    "einsum-diagonal-ellipsis": lambda xp, a: xp.einsum("...ii->...i", a[None]),
+    "broadcast_to": lambda xp, a: xp.broadcast_to(a, (2, 4, 4)),
+    "sliding_window_view": lambda xp, a: xp.lib.stride_tricks.sliding_window_view(a, 2, 0),
+}
+
+
+@pytest.mark.parametrize("name", list(READ_VIEWS))
+def test_read_only_view_sees_later_writes_into_its_base(name):
+    def f(xp, x):
+        a = x.copy()
+        v = READ_VIEWS[name](xp, a)
+        a[0, 0] = -2.0
+        a[1, 1] = x[2, 3]
+        a[2:, 1:] *= 3.0
+        return v * 1.0
+    check(f, M)
+
+
+def test_write_through_einsum_diagonal_view_names_the_limit():
+    def write(x):
+        a = x.copy()
+        d = vnp.einsum("ii->i", a)
+        d[0] = 1.0
+        return a
+    with pytest.raises(ReadOnlyError, match="vecgrad cannot write through it"):
+        vg.jit(write)(M)
 
 
 def test_writes_and_reads_through_views_gradient():

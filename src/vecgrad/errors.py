@@ -149,6 +149,11 @@ def _builtin_hint(src: Src | None) -> str:
             "over an array, vnp.sort(x) to sort.")
 
 
+class NotWritable(str):
+    """Names a view that NumPy can write through but vecgrad cannot (a ReadOnlyError then
+    says so rather than "as in NumPy")."""
+
+
 class ReadOnlyError(VecgradError, ValueError, TypeError):
     """An in-place write into a function argument (or a view of one), or into a read-only
     view such as `broadcast_to`'s (`what` names it). A ValueError as NumPy's read-only
@@ -157,9 +162,10 @@ class ReadOnlyError(VecgradError, ValueError, TypeError):
     def __init__(self, src: Src | None = None, what: str | None = None):
         src = src or user_src(2)
         if what:
-            super().__init__(
-                f"in-place write into {what}{_where(src)}: it is read-only, as in NumPy. "
-                "Make a copy first (y = y.copy()).")
+            why = "vecgrad cannot write through it (NumPy can)" if \
+                isinstance(what, NotWritable) else "it is read-only, as in NumPy"
+            super().__init__(f"in-place write into {what}{_where(src)}: {why}. Make a copy "
+                             "first (y = y.copy()), or write into the array it views.")
             return
         super().__init__(
             f"in-place write into a function argument{_where(src)}: arguments are read-only "

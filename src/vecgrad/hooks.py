@@ -36,8 +36,8 @@ class Primitives(Filled):
     """The primitives tracing applies itself: indexing, writes, views and casts (filled in
     by `vecgrad.primitives`)."""
 
-    __slots__ = ("broadcast_to", "cast", "getitem", "imag", "real", "reshape", "setitem",
-                 "setitem_add", "strided", "transpose")
+    __slots__ = ("broadcast_to", "cast", "einsum", "getitem", "imag", "real", "reshape",
+                 "setitem", "setitem_add", "strided", "transpose")
 
 
 class Numpy(Filled):

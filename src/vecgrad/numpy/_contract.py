@@ -9,10 +9,10 @@ from typing import Any
 import numpy as _np
 
 from .. import primitives as P
-from ..errors import ShapeError
-from ..tracing import Tracer
+from ..errors import NotWritable, ShapeError
+from ..tracing import Tracer, as_view
 from ._base import _shape, asarray
-from ._ops import _axis, _int, _ints, broadcast_to, multiply, ravel, reshape
+from ._ops import _axis, _int, _ints, broadcast_to, multiply, ravel, reshape, transpose
 
 __all__ = ["dot", "einsum", "inner", "matmul", "outer", "tensordot"]
 
@@ -34,9 +34,21 @@ def einsum(*operands: Any, optimize: Any = None) -> Any:
     spec = _normalize_spec(subscripts.replace(" ", ""), tuple(len(_shape(o)) for o in ops))
     ops, spec = _broadcast_labels(ops, spec)
     ins, out = P.parse_spec(spec)
-    if len(ins) == 1 and ins[0] == out:
-        return ops[0]
+    if len(ins) == 1 and set(ins[0]) == set(out):
+        return _single_view(ops[0], ins[0], out, spec)
     return P.einsum(*ops, spec=spec)
+
+
+def _single_view(x: Any, sub: str, out: str, spec: str) -> Any:
+    """One operand and no summed label: NumPy returns a view (a transpose, or a diagonal
+    where a label repeats), so later writes into `x` show through it."""
+    if sub == out:
+        return x
+    if len(set(sub)) == len(sub):
+        return transpose(x, tuple(sub.index(c) for c in out))
+    y = P.einsum(x, spec=spec)
+    return as_view(y, x, P.einsum, {"spec": spec}, readonly=NotWritable(
+        "the diagonal view returned by einsum with a repeated subscript"))
 
 
 def _broadcast_labels(ops: list, spec: str) -> tuple[list, str]:

@@ -326,7 +326,10 @@ def install(vnp: types.ModuleType) -> None:
     Tracer.T = property(lambda self: vnp.transpose(self))
     Tracer.real = property(lambda self: vnp.real(self))
     Tracer.imag = property(lambda self: vnp.imag(self))
-    Tracer.conj = Tracer.conjugate = method("conj")
+    # (NumPy's method returns the array itself unless it is complex: a write into the result
+    # is a write into the array; the function np.conj makes a new array)
+    Tracer.conj = Tracer.conjugate = lambda self: vnp.conj(self) if self.dtype.kind == "c" \
+        else self
     Tracer.reshape = lambda self, *shape, order="C", copy=None: vnp.reshape(
         self, _shape_args(shape), order, copy=copy)
     Tracer.transpose = lambda self, *axes: vnp.transpose(self, _shape_args(axes))

@@ -511,8 +511,8 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
     if nd == 0:
         raise ShapeError("zero-dimensional arrays cannot be concatenated")
     axis = _axis(axis, nd)
-    if len(arrays) == 1:
-        return arrays[0]
+    if len(arrays) == 1:  # (a new array, as NumPy's: writes into it leave the input alone)
+        return copy(arrays[0])
     return P.concatenate(*arrays, axis=axis)
 
 
@@ -525,8 +525,8 @@ def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
     if len(shapes) != 1:
         raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
     axis = _axis(axis, len(_shape(arrays[0])) + 1)
-    if len(arrays) == 1:
-        return expand_dims(arrays[0], axis)
+    if len(arrays) == 1:  # (a new array, not a view: see concatenate)
+        return copy(expand_dims(arrays[0], axis))
     return P.stack(*arrays, axis=axis)
 
 

@@ -29,7 +29,7 @@ from ..hooks import PRIMITIVES as _TRACED
 from . import operators as _operators
 # isort: on
 
-_TRACED.fill(broadcast_to=broadcast_to, cast=cast, getitem=getitem, imag=imag, real=real,
-             reshape=reshape, setitem=setitem, setitem_add=setitem_add, strided=strided,
-             transpose=transpose)
+_TRACED.fill(broadcast_to=broadcast_to, cast=cast, einsum=einsum, getitem=getitem, imag=imag,
+             real=real, reshape=reshape, setitem=setitem, setitem_add=setitem_add,
+             strided=strided, transpose=transpose)
 _operators.install()
