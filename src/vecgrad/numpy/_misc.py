@@ -62,7 +62,9 @@ def i0(x: Any) -> Any:
     x = asarray(x)
     if _dtype(x).kind == "c":
         raise TypeError("i0 not supported for complex values")
-    return P.i0(x if _dtype(x).kind == "f" else astype(x, _np.float64))
+    if _dtype(x).kind != "f":
+        return P.i0(astype(x, _np.float64))
+    return astype(P.i0(x), _dtype(x))  # (float16 stays float16, as NumPy's)
 
 
 # ----------------------------------------------------------------------- vector products
@@ -85,7 +87,9 @@ def vecdot(x1: Any, x2: Any, /, *, axis: int = -1, keepdims: bool = False, **kw:
         raise unsupported(f"numpy.vecdot with {sorted(kw) or ['out']}")
     x1 = _ops.moveaxis(asarray(x1), axis, -1)  # the axis of each operand, as a gufunc's
     x2 = _ops.moveaxis(asarray(x2), axis, -1)
-    out = _ops.sum(_ops.multiply(_conj(x1), x2), axis=-1)
+    # (a gufunc: integers are summed in their own dtype, booleans with `or`, as NumPy's)
+    out = _ops.sum(_ops.multiply(_conj(x1), x2), axis=-1,
+                   dtype=_np.result_type(_dtype(x1), _dtype(x2)))
     return _ops.expand_dims(out, axis % (_nd(out) + 1)) if keepdims else out
 
 

@@ -304,7 +304,14 @@ def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: 
     """Sum over `axis` (all axes by default), with NumPy's `initial` and `where`."""
     a = asarray(a) if isinstance(a, (list, tuple)) else a
     a = a if dtype is None else astype(a, dtype)
-    return _reduce(P.reduce_sum, a, axis, keepdims, out, initial, where)
+    return _in(dtype, _reduce(P.reduce_sum, a, axis, keepdims, out, initial, where))
+
+
+def _in(dtype: Any, r: Any) -> Any:
+    """A sum or product asked for in a narrow integer or boolean `dtype`: the primitive
+    accumulates small integers in int64, whose cast back is exact (integer arithmetic
+    wraps the same modulo 2**bits; a boolean sum is `or`, a product `and`)."""
+    return r if dtype is None or _dtype(r) == dtype else astype(r, dtype)
 
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
@@ -315,13 +322,21 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
     if _dtype(a).kind in "biu":
         a = astype(a, dtype or _np.float64)
     total = sum(a, axis, dtype, out, keepdims, where=where)
+    if dtype is not None and _np.dtype(dtype).kind in "biu":
+        # NumPy sums in the integer dtype, divides, and casts the quotient back (truncating)
+        return astype(_mean_of(a, axis, keepdims, where, astype(total, _np.float64)), dtype)
+    return _mean_of(a, axis, keepdims, where, total)
+
+
+def _mean_of(a: Any, axis: Any, keepdims: bool, where: Any, total: Any) -> Any:
+    """`total` divided by the count of entries that `where` selects along `axis`."""
     if where is not True:  # the count of selected entries (traced if the mask is)
         ones = broadcast_to(_np.ones((), _dtype(total)), _np.broadcast_shapes(
             _shape(a), _np.shape(where)))
         return divide(total, sum(ones, axis, keepdims=keepdims, where=where))
     n = math.prod(_shape(a)[i] for i in _axes(axis, len(_shape(a))))
     if n == 0:
-        src = user_src(2)
+        src = user_src(3)
         warnings.warn_explicit("Mean of empty slice", RuntimeWarning,
                                src.file if src else "<vecgrad>", src.line if src else 0)
     return multiply(total, 1.0 / n if n else _np.nan)
@@ -348,7 +363,7 @@ def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
     `initial` and `where`."""
     a = asarray(a) if isinstance(a, (list, tuple)) else a
     a = a if dtype is None else astype(a, dtype)
-    return _reduce(P.reduce_prod, a, axis, keepdims, out, initial, where)
+    return _in(dtype, _reduce(P.reduce_prod, a, axis, keepdims, out, initial, where))
 
 
 # ---------------------------------------------------------------------------------- shapes

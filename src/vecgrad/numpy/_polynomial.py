@@ -206,8 +206,8 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     x = asarray(x)
     if _dtype(fp).kind == "c":
         raise unsupported("numpy.interp of complex values")
-    fp = astype(fp, _np.float64) if _dtype(fp).kind != "f" else fp
-    x = astype(x, _np.float64) if _dtype(x).kind != "f" else x
+    # (NumPy interpolates in float64, whatever the inputs' dtypes)
+    x, xp, fp = (astype(v, _np.float64) for v in (x, xp, fp))
     if n == 1:
         j = _np.zeros((), _np.intp)
     else:

@@ -144,6 +144,9 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     """Covariance matrix of the variables in the rows (rowvar) or columns of m (and y)."""
     if fweights is not None or aweights is not None:
         raise unsupported("numpy.cov with fweights/aweights")
+    if dtype is None:  # (NumPy computes in float64 at least: float32 data give float64)
+        dtype = _np.result_type(_dtype(m), _np.float64,
+                                *(() if y is None else (_dtype(y),)))
     x = _float(asarray(m))
     if _nd(x) > 2:
         raise ValueError("m has more than 2 dimensions")
@@ -223,7 +226,7 @@ def _scan(prim: P.Primitive, a: Any, axis: Any, dtype: Any, **params: Any) -> An
     a, ax = _flat_or(a, axis)
     if dtype is not None:
         a = astype(a, dtype)
-    return prim(a, axis=ax, **params)
+    return _ops._in(dtype, prim(a, axis=ax, **params))
 
 
 def cumsum(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
@@ -344,7 +347,8 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
         raise unsupported("numpy.gradient with coordinate arrays (non-uniform spacing)")
     if edge_order not in (1, 2):
         raise ValueError("'edge_order' greater than 2 not supported")
-    outs = [_gradient_1(f, ax, h, edge_order) for ax, h in zip(axes, dx)]
+    # (NumPy divides in place: the result keeps f's float dtype whatever the spacing's)
+    outs = [astype(_gradient_1(f, ax, h, edge_order), _dtype(f)) for ax, h in zip(axes, dx)]
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
@@ -377,16 +381,15 @@ def _isnan(a: Any) -> Any:
 
 
 def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-           keepdims: bool = False) -> Any:
+           keepdims: bool = False, initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Sum treating NaNs as zero."""
-    return _ops.sum(_nan0(a), axis, dtype, keepdims=keepdims)
+    return _ops.sum(_nan0(a), axis, dtype, out, keepdims, initial, where)
 
 
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-            keepdims: bool = False) -> Any:
+            keepdims: bool = False, initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Product treating NaNs as one."""
-    a = _nan_to(a, 1.0)
-    return _ops.prod(a if dtype is None else astype(a, dtype), axis, keepdims=keepdims)
+    return _ops.prod(_nan_to(a, 1.0), axis, dtype, out, keepdims, initial, where)
 
 
 def _nan0(a: Any) -> Any:
@@ -406,11 +409,16 @@ def _nan_count(a: Any, axis: Any, keepdims: bool) -> Any:
 
 
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-            keepdims: bool = False) -> Any:
+            keepdims: bool = False, *, where: Any = True) -> Any:
     """Mean of the non-NaN entries (NaN for an all-NaN slice)."""
-    a = _float(asarray(a))
-    s = nansum(a, axis, dtype, keepdims=keepdims)
-    return _ops.divide(s, astype(_nan_count(a, axis, keepdims), _dtype(s)))
+    a = asarray(a)
+    if _dtype(a).kind not in "fc":  # (no NaNs: NumPy's mean, in `dtype` if given)
+        return _ops.mean(a, axis, dtype, out, keepdims, where=where)
+    s = nansum(a, axis, dtype, out, keepdims, where=where)
+    kept = _ops.logical_not(_isnan(a))
+    n = _ops.sum(astype(kept if where is True else _ops.logical_and(kept, where), _np.intp),
+                 axis, keepdims=keepdims)
+    return _ops.divide(s, astype(n, _dtype(s)))
 
 
 def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,

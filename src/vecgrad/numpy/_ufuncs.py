@@ -322,9 +322,12 @@ deg2rad = radians = _u("deg2rad", P.deg2rad, "Degrees to radians.")
 rad2deg = degrees = _u("rad2deg", P.rad2deg, "Radians to degrees.")
 
 
-def _float(x: Any) -> Any:
-    """x, as a float array when it holds integers or booleans."""
-    return astype(x, _np.float64) if _dtype(x).kind in "biu" else x
+def _float(x: Any, ufunc: str) -> Any:
+    """x, as the float array that NumPy's two-output `ufunc` computes in (its loop for x's
+    dtype: an int8 or a bool computes in float16, an int16 in float32, wider ints float64)."""
+    if _dtype(x).kind not in "biu":
+        return x
+    return astype(x, getattr(_np, ufunc)(_np.zeros(0, _dtype(x)))[0].dtype)
 
 
 # --- new binary ufuncs ----------------------------------------------------------------------
@@ -362,7 +365,7 @@ def _float_power(x: Any, y: Any) -> Any:
 
 def _ldexp(x: Any, e: Any) -> Any:
     """x * 2**e (exact: a power of two)."""
-    x = _float(x)
+    x = _float(x, "frexp")
     return _ops.multiply(x, astype(P.exp2(astype(asarray(e), _np.float64)), _dtype(x)))
 
 
@@ -373,11 +376,13 @@ def _divmod(x: Any, y: Any) -> tuple:
 
 def _modf(x: Any) -> tuple:
     """The fractional and integral parts of x (both with x's sign)."""
+    x = _float(asarray(x), "modf")
     return P.fmod(x, 1.0), P.trunc(x)
 
 
 def _frexp(x: Any) -> tuple:
     """Mantissa and exponent, x = m * 2**e with 0.5 <= |m| < 1 (the gradient of m is 2**-e)."""
+    x = _float(asarray(x), "frexp")
     e = P.frexp_exponent(x)
     return _ldexp(x, _ops.negative(e)), e
 
