@@ -35,6 +35,7 @@ from .notes import Notes
 from .packed import packed_rows
 from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
+from .sums import emit_sums, partition
 
 _FIRST, _SECOND, _THIRD, _POS = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
 _OUT = itemgetter(3)  # an equation's result
@@ -457,7 +458,6 @@ class _Emitter:
         return P.reshape(out, shape=out.shape[1:]) if len(members) == 1 else out
 
     def _sum(self, members: list[int]) -> None:
-        from .sums import emit_sums
         self._set_rows(members, emit_sums(self, members))
 
 
@@ -465,19 +465,6 @@ def _few_loose(ms: list[int], cols: list[list[tuple]], members: list[int]) -> li
     at = {m: k for k, m in enumerate(members)}
     loose = sum(1 for c in cols if any(c[at[m]][0] == "loose" for m in ms))
     return [[m] for m in ms] if loose and len(ms) <= 2 * loose else [ms]
-
-
-def partition(srcs: list[tuple]) -> dict[tuple, list[int]]:
-    """Members (indices) by source; values that only one member uses are one part ("loose":
-    stacked together), so a list of distinct inputs is one stack, not one part each."""
-    parts: dict[tuple, list[int]] = {}
-    for m, s in enumerate(srcs):
-        parts.setdefault(s, []).append(m)
-    loose = [k for k in parts if k[0] == "a" and len(parts[k]) == 1]
-    if len(loose) > 1:
-        ms = sorted(m for k in loose for m in parts.pop(k))
-        parts[("loose",)] = ms
-    return parts
 
 
 def _uniform(e: Eqn) -> bool:

@@ -23,6 +23,19 @@ from ..primitives import Adv
 from . import gather
 
 
+def partition(srcs: list[tuple]) -> dict[tuple, list[int]]:
+    """Members (indices) by source; values that only one member uses are one part ("loose":
+    stacked together), so a list of distinct inputs is one stack, not one part each."""
+    parts: dict[tuple, list[int]] = {}
+    for m, s in enumerate(srcs):
+        parts.setdefault(s, []).append(m)
+    loose = [k for k in parts if k[0] == "a" and len(parts[k]) == 1]
+    if len(loose) > 1:
+        ms = sorted(m for k in loose for m in parts.pop(k))
+        parts[("loose",)] = ms
+    return parts
+
+
 def emit_sums(em: Any, members: list[int]) -> Any:
     """The values of the sum nodes `members` (one group): (M, *shape), or *shape if M == 1."""
     p = em.p
@@ -44,7 +57,6 @@ def emit_sums(em: Any, members: list[int]) -> Any:
                 has_const = True
             else:
                 pairs_all.append((r, a, s))
-    from .batching import partition
     srcs = [(em._source(a), s) for _, a, s in pairs_all]
     acc = None
     for key, ks in partition([(s + (sign,)) if s[0] != "a" else ("a", (s[1], sign))

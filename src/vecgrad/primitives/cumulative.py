@@ -16,6 +16,8 @@ from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
 from .elementwise import eq, where
+from .scans import moveaxis0, rev_linear, shift_down
+from .sorting import scatter_add_along
 from .structural import full
 
 __all__ = ["cummax", "cummin", "cumprod", "cumsum"]
@@ -51,7 +53,6 @@ def _cumprod_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
     # d out_j / d x_i = prod_{k < i} x_k * prod_{i < k <= j} x_k: the cotangent is the
     # exclusive product before i times lam_i = g_i + x_{i+1} lam_{i+1} (a reverse linear
     # recurrence). No division, so exact where x has zeros, and so is its own VJP.
-    from .scans import moveaxis0, rev_linear, shift_down
     if x.shape[axis] == 0:
         return (g,)
     g0, x0, c0 = (moveaxis0(v, axis) for v in (g, x, ans))
@@ -68,7 +69,6 @@ def running_arg(x: Any, ans: Any, axis: int) -> Any:
 
 
 def _extreme_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
-    from .sorting import scatter_add_along
     return (scatter_add_along(g, running_arg(x, ans, axis), axis=axis, size=x.shape[axis]),)
 
 

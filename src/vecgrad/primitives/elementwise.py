@@ -9,7 +9,8 @@ import numpy as np
 
 from ..errors import ComplexError, ShapeError
 from ..ir import Aval
-from .core import Primitive, register
+from .core import REGISTRY, Primitive, register
+from .shapes import _lift, broadcast_to, reshape
 
 __all__ = [
     "abs_",
@@ -74,19 +75,10 @@ def _broadcast(*shapes: tuple[int, ...]) -> tuple[int, ...]:
                          + " ".join(str(s) for s in shapes)) from None
 
 
-def _lift(x: Any, rank: int) -> Any:
-    """Give a batched operand (n, *s) the rank rank+1 by inserting unit axes after n."""
-    from .structural import reshape
-    if x.ndim - 1 >= rank:
-        return x
-    return reshape(x, shape=(x.shape[0],) + (1,) * (rank + 1 - x.ndim) + x.shape[1:])
-
-
 def batch_elementwise(prim_name: str) -> Callable:
     """The batching rule of a broadcasting op: batched operands get unit axes after the batch
     axis up to the common rank, shared operands broadcast as they are."""
     def rule(n: int, batched: tuple[bool, ...], *ins: Any, **params: Any) -> Any:
-        from .core import REGISTRY
         rank = max(np.ndim(x) - b for x, b in zip(ins, batched))
         return REGISTRY[prim_name](*[_lift(x, rank) if b else x for x, b in zip(ins, batched)],
                                    **params)
@@ -248,7 +240,6 @@ cast = elementwise("cast", _cast, _cast_vjp)
 
 def _keep(x: Any, g: Any, axes: tuple[int, ...]) -> Any:
     """Reshape a reduced value back to keepdims form and broadcast it to x's shape."""
-    from .structural import broadcast_to, reshape
     kd = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
     return broadcast_to(reshape(g, shape=kd), shape=x.shape)
 
@@ -262,7 +253,6 @@ def _extreme_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
 
 def _kd(x: Any, v: Any, axes: tuple[int, ...]) -> Any:
     """A reduced value in keepdims form (broadcasting where it meets x, not before)."""
-    from .structural import reshape
     return reshape(v, shape=tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
 
 
@@ -285,7 +275,6 @@ def _prod_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
 
 def _batch_reduce(name: str) -> Callable:
     def rule(n: int, batched: tuple[bool, ...], x: Any, axes: tuple[int, ...]) -> Any:
-        from .core import REGISTRY
         return REGISTRY[name](x, axes=tuple(a + 1 for a in axes))
     return rule
 

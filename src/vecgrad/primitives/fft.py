@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
+from .elementwise import conj
 from .structural import BasicIndex, Sl, getitem
 
 __all__ = ["fft", "irfft", "rfft"]
@@ -110,7 +111,6 @@ def _rfft_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...], norm: Any) -> tup
     # real result Re(F pad(g)) = Re(F+ conj(pad(g))) with F+ the inverse transform without
     # its scaling: an irfft of conj(g) (which counts the frequencies it was not given twice,
     # hence the weights 1/w), at the cost of the forward transform.
-    from .elementwise import conj
     last = axes[-1]
     n = x.shape[last]
     w = _weights(n, g.ndim, last, real_dtype(g.dtype))
@@ -146,7 +146,6 @@ def _irfft_impl(x: np.ndarray, axes: tuple[int, ...], n: int, norm: Any) -> np.n
 def _irfft_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...], n: int, norm: Any) -> tuple:
     # w * (the inverse c2c transform of the real g)[..., :h]: for real g that is
     # w * conj(rfft(g)) with the dual scaling
-    from .elementwise import conj
     last = axes[-1]
     w = _weights(n, x.ndim, last, real_dtype(x.dtype))
     return (conj(rfft(g, axes=axes, norm=_DUAL[norm])) * w,)

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
+from .shapes import _lift
 from .structural import Adv, broadcast_to, full
 
 __all__ = ["segment_sum", "strided", "strided_add", "take"]
@@ -184,7 +185,6 @@ def _strided_add_shape(base: Aval, v: Aval, start: tuple, dims: tuple) -> Aval:
 
 def _strided_add_batch(n: int, batched: tuple[bool, ...], base: Any, v: Any, start: tuple,
                        dims: tuple) -> Any:
-    from .elementwise import _lift
     if not batched[0]:
         base = broadcast_to(base, shape=(n,) + base.shape)
     if batched[1]:

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
+from .elementwise import add, div
 from .structural import broadcast_to, reshape, transpose
 
 __all__ = ["einsum", "make_spec", "muladd", "norm", "parse_spec"]
@@ -109,7 +110,6 @@ def _norm_shape(x: Aval, spec: str) -> Aval:
 
 
 def _norm_vjp(g: Any, ans: Any, x: Any, spec: str) -> tuple:
-    from .elementwise import div
     s, t = spec.split("->")
     return (einsum(x, div(g, ans), spec=f"{s},{t}->{s}"),)  # d|x| = x / |x|
 
@@ -145,7 +145,6 @@ def _muladd_impl(x: np.ndarray, y: np.ndarray, c: np.ndarray, spec: str) -> np.n
 
 
 def _muladd_shape(x: Aval, y: Aval, c: Aval, spec: str) -> Aval:
-    from .elementwise import add
     prod = _einsum_shape(x, y, spec=spec)
     out = add.shape_rule(prod, c)
     if out.shape != prod.shape:
@@ -155,7 +154,6 @@ def _muladd_shape(x: Aval, y: Aval, c: Aval, spec: str) -> Aval:
 
 
 def _muladd_batch(n: int, batched: tuple[bool, ...], x: Any, y: Any, c: Any, spec: str) -> Any:
-    from .elementwise import add
     prod = _einsum_batch(n, batched[:2], x, y, spec=spec) if any(batched[:2]) \
         else einsum(x, y, spec=spec)
     return add.batch(n, (any(batched[:2]), batched[2]), prod, c)

@@ -20,9 +20,10 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from .core import NoGrad, Primitive, register
+from .core import REGISTRY, NoGrad, Primitive, register
+from .elementwise import conj, eq, imag, real, where
 from .linalg import einsum
-from .structural import broadcast_to, transpose
+from .structural import Sl, broadcast_to, getitem, reshape, transpose
 
 __all__ = [
     "cholesky",
@@ -66,7 +67,6 @@ def mT(x: Any) -> Any:
 
 def cj(x: Any) -> Any:
     """The complex conjugate (no operation for real values)."""
-    from .elementwise import conj
     return conj(x) if x.dtype.kind == "c" else x
 
 
@@ -89,14 +89,12 @@ def diag_part(x: Any) -> Any:
 
 def diag_mat(v: Any) -> Any:
     """Diagonal matrices with the last axis of v on their diagonals."""
-    from .structural import reshape
     n = v.shape[-1]
     return reshape(v, shape=v.shape + (1,)) * np.eye(n, dtype=v.dtype)
 
 
 def expand2(v: Any) -> Any:
     """v with two unit axes appended (a per-matrix scalar that broadcasts over matrices)."""
-    from .structural import reshape
     return reshape(v, shape=v.shape + (1, 1))
 
 
@@ -120,7 +118,6 @@ def safe_recip(d: Any) -> Any:
     """1/d, and 0 where d == 0 (degenerate eigen- or singular values: the terms whose
     derivative does not exist are dropped, which is exact when the function is invariant
     under rotations within the degenerate space, e.g. when it uses the values only)."""
-    from .elementwise import eq, where
     zero = eq(d, 0)
     return where(zero, 0.0, 1.0 / where(zero, 1.0, d))
 
@@ -129,7 +126,6 @@ def stacked(name: str) -> Callable:
     """The batching rule of a linalg primitive: NumPy's linalg maps over leading axes, so
     shared operands are broadcast along the batch axis and the primitive is called again."""
     def rule(n: int, batched: tuple[bool, ...], *xs: Any, **params: Any) -> Any:
-        from .core import REGISTRY
         xs = tuple(x if b else broadcast_to(x, shape=(n,) + x.shape) for x, b in zip(xs, batched))
         return REGISTRY[name](*xs, **params)
     return rule
@@ -195,8 +191,6 @@ def _slogdet(a: np.ndarray) -> np.ndarray:
 def _slogdet_vjp(g: Any, ans: Any, a: Any) -> tuple:
     # d log|det| = Re tr(a^-1 da) and d sign = i sign Im tr(a^-1 da): the cotangent of
     # tr(a^-1 da) is Re(g_log) + i Im(g_sign sign) (for real a, g_log), and of da that times a^-T
-    from .elementwise import imag, real
-    from .structural import Sl, getitem
     whole = tuple(Sl(0, d, 1) for d in g.shape[:-1])
     glog = getitem(g, idx=whole + (1,))
     if a.dtype.kind == "c":

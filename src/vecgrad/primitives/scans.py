@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
-from .elementwise import mul
+from .elementwise import mul, reduce_sum
 from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
 
 __all__ = ["affine_scan", "flip", "moveaxis0", "rev_linear", "shift_down"]
@@ -134,7 +134,6 @@ def _sum_to(ct: Any, x: Any) -> Any:
     """The cotangent ct (steps, *row) of a step-indexed operand x, summed to x's shape."""
     padded = x.shape[:1] + (1,) * (ct.ndim - x.ndim) + x.shape[1:]
     axes = tuple(i for i, (d, e) in enumerate(zip(padded, ct.shape)) if d == 1 and e != 1)
-    from .elementwise import reduce_sum
     ct = reduce_sum(ct, axes=axes) if axes else ct
     return reshape(ct, shape=x.shape) if ct.shape != x.shape else ct
 

@@ -16,8 +16,10 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..ir import Aval
-from .core import Primitive, register
-from .elementwise import _lift
+from .core import REGISTRY, Primitive, register
+from .elementwise import cast, le, lt, reduce_sum
+from .shapes import _lift
+from .structural import broadcast_to, reshape, transpose
 
 __all__ = ["argmax", "argmin", "argpartition", "argsort", "partition", "scatter_add_along",
            "scatter_summed", "searchsorted", "sort", "take_along"]
@@ -107,8 +109,6 @@ def _gather_shape(x: Aval, idx: Aval, axis: int) -> Aval:
 
 def _batch_along(prim_name: str) -> Callable:
     def rule(n: int, batched: tuple[bool, ...], a: Any, idx: Any, axis: int, **p: Any) -> Any:
-        from .core import REGISTRY
-        from .structural import reshape
         rank = max(a.ndim - batched[0], idx.ndim - batched[1])
         a, idx = [_lift(v, rank) if b else reshape(v, shape=(1,) * (rank + 1 - v.ndim) + v.shape)
                   for v, b in zip((a, idx), batched)]
@@ -134,7 +134,6 @@ def scatter_summed(op: Callable, g: Any, gshape: tuple, idx: Any, ishape: tuple,
     kept with length 1), computed as one scatter with those dimensions joined to the axis, so
     the unsummed array is never made. `op(prim, *inputs, **params)` emits an operation (a
     primitive call while tracing a VJP, an equation of a rewrite)."""
-    from .structural import broadcast_to, reshape, transpose
     n = len(gshape)
     joined = (*dims, axis)
     full = {d: max(gshape[d], ishape[d]) for d in joined}
@@ -247,8 +246,6 @@ def _searchsorted_shape(a: Aval, v: Aval, side: str) -> Aval:
 def _searchsorted_batch(n: int, batched: tuple[bool, ...], a: Any, v: Any, side: str) -> Any:
     """With a sorted row per instance, the position is the number of entries below v (or at
     most v for side='right'): one comparison per pair, exact for non-NaN values."""
-    from .elementwise import cast, le, lt, reduce_sum
-    from .structural import reshape
     if not batched[0]:
         return searchsorted(a, v, side=side)
     vs = v.shape[1:] if batched[1] else v.shape

@@ -22,16 +22,19 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import NoGrad
+from .elementwise import imag, real
 from .matrix import (
     check_square,
     cj,
     diag_mat,
+    diag_part,
     lin_dtype,
     linalg_prim,
     mH,
     mm,
     mT,
     safe_recip,
+    solve,
     sym_from_triangle,
     tri_mask,
     triangular_solve,
@@ -101,7 +104,6 @@ def _eigh_shape(a: Aval, UPLO: str) -> Aval:
 def _eigh_vjp(g: Any, ans: Any, a: Any, UPLO: str) -> tuple:
     # dw = Re diag(M), dV = V (F o M) with M = V^H dA V: M's cotangent is
     # diag(Re gw) + F o (V^T gV), and dA's is conj(V) (that) V^T
-    from .elementwise import real
     n = a.shape[-1]
     gw, gv = unpack(g, eigh_shapes(n))
     w, v = unpack(ans, eigh_shapes(n))
@@ -163,7 +165,6 @@ def _svd_vjp(g: Any, ans: Any, a: Any, full_matrices: bool) -> tuple:
     # dV = V (F o (S dS + dS^H S)), D = i Im(diag(dS)) / s, plus the parts outside U's (or
     # V's) span for tall (wide) matrices. Transposed: dS's cotangent is C below, dA's is
     # conj(U) C conj(Vh).
-    from .elementwise import imag, real
     m, n = a.shape[-2:]
     if full_matrices and m != n:
         return (NoGrad("numpy.linalg.svd with full_matrices=True of a non-square matrix (the "
@@ -227,7 +228,6 @@ def _qr_square_vjp(q: Any, r: Any, gq: Any, gr: Any) -> Any:
     """The cotangent of A = QR for m >= n (R square), transposing JAX's JVP (Walter &
     Lehmann): with D = Q^T gQ - gR R^T, it is (gQ + conj(Q) K) R^-T where
     K = -D + tril(D - D^H, -1) + i Im(diag(D)) (for real input, Q copyltu(-D^T))."""
-    from .elementwise import imag
     k = r.shape[-1]
     d = mm(mT(q), gq) - mm(gr, mT(r))
     kk = (d - mH(d)) * tri_mask(k, k, True, -1, r.real.dtype) - d
@@ -238,7 +238,6 @@ def _qr_square_vjp(q: Any, r: Any, gq: Any, gr: Any) -> Any:
 
 
 def _diag(x: Any) -> Any:
-    from .matrix import diag_part
     return diag_part(x)
 
 
@@ -281,14 +280,12 @@ def _eig_vjp(g: Any, ans: Any, a: Any) -> tuple:
     # dU = V (F o M), and dV = dU - V diag(Re(sum(conj(V) dU))) keeping columns of norm 1.
     # Transposed: gU = gV - conj(V) Re(diag(V^T gV)), M's cotangent diag(gw) + F o (V^T gU),
     # and dA's V^-T (that) V^T.
-    from .elementwise import real
     n = a.shape[-1]
     gw, gv = unpack(g, eigh_shapes(n))
     w, v = unpack(ans, eigh_shapes(n))
     f = safe_recip(_outer_diff(w))
     gu = gv - cj(v) * _row(real(_diag(mm(mT(v), gv))))
     gm = diag_mat(gw) + f * mm(mT(v), gu)
-    from .matrix import solve
     return (solve(mT(v), mm(gm, mT(v))),)
 
 

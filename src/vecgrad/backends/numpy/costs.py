@@ -149,11 +149,25 @@ def matmul_plan(m: Machine, spec: str, shapes: Shapes, itemsize: int,
     return cost
 
 
+def tile_rows(row_bytes: int) -> int:
+    """transpose.transpose_copy's rows per tile of about 32 KiB, rounded up to a power of two, 8 to 128."""
+    return min(128, max(8, 1 << max(0, math.ceil(math.log2(32768 / row_bytes)))))
+
+
 def tile_count(shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int) -> int:
-    """How many tiles transpose.transpose_copy cuts a C-contiguous array into (0: it makes
-    a plain copy)."""
-    from .transpose import _tiles
-    return _tiles(shape, perm, itemsize)
+    """How many tiles transpose.transpose_copy cuts a C-contiguous array into (0: it copies plainly)."""
+    n, size = len(shape), math.prod(shape)
+    if size < 1 << 15 or n < 2:
+        return 0
+    if perm[-1] == 0:
+        rows = shape[0]
+        tile = tile_rows(size // rows * itemsize)
+    elif tuple(perm) == (n - 1,) + tuple(range(n - 1)):
+        rows = size // shape[-1]
+        tile = tile_rows(shape[-1] * itemsize)
+    else:
+        return 0
+    return -(-rows // tile) if tile < rows else 0
 
 
 def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],

@@ -15,13 +15,13 @@ import numpy as np
 from ...ir import Aval, Graph, Var
 from ...primitives.loop import layout, pack_dtype
 from ...rewrite.markers import strip_ad_markers
+from .codegen import generate
 from .muladd import fuse_muladd
 
 
 def lower_loop(avals: list[Aval], body: Graph, length: int, n_carry: int,
                n_xs: int, reverse: bool = False) -> Callable[..., np.ndarray]:
     """The callable running a loop equation: its operands in, its flat result out."""
-    from .codegen import generate
     # the LOWER passes the whole graph gets before codegen but relayout (pipeline.LOWER; the
     # pipeline sits above the backends): muladd gives an addmm-style call per step
     body = fuse_muladd(strip_ad_markers(body))

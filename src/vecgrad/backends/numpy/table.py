@@ -7,14 +7,12 @@ from typing import Any
 
 from ...ir import Aval, Eqn
 from . import gathers, planner, reductions, signal, structural, transpose
-from .loop import lower_loop
 from .lowering import PLAIN, Lowering
 
 LOWERINGS: dict[str, Lowering] = {
     **structural.LOWERINGS, **gathers.LOWERINGS, **reductions.LOWERINGS,
     **planner.LOWERINGS, **transpose.LOWERINGS, **signal.LOWERINGS,
-    "loop": Lowering(lower=lower_loop),
-}
+}  # (and "loop", which generates its step's code with codegen: set by the package)
 
 
 def entry(prim: Any) -> Lowering:

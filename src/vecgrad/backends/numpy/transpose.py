@@ -3,7 +3,6 @@
 `kernels.choose` picks for the shape)."""
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -13,11 +12,6 @@ from ...ir import Aval
 from . import costs
 from .lowering import Lowering
 from .timing import time_call
-
-
-def _tile(row_bytes: int) -> int:
-    """Rows per tile of about 32 KiB, rounded up to a power of two, 8 to 128."""
-    return min(128, max(8, 1 << max(0, math.ceil(math.log2(32768 / row_bytes)))))
 
 
 def transpose_copy(x: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
@@ -32,7 +26,7 @@ def transpose_copy(x: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
     shape = tuple(x.shape[p] for p in perm)
     if perm[-1] == 0:  # tiles along x's first axis, written as the output's last
         rows = x.shape[0]
-        tile = _tile(x.size // rows * x.itemsize)
+        tile = costs.tile_rows(x.size // rows * x.itemsize)
         if tile < rows:
             out = np.empty(shape, x.dtype)
             for i in range(0, rows, tile):
@@ -41,7 +35,7 @@ def transpose_copy(x: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
     elif perm == (n - 1,) + tuple(range(n - 1)):  # a 2-D transpose of (rows, last axis)
         cols = x.shape[-1]
         rows = x.size // cols
-        x2, tile = x.reshape(rows, cols), _tile(cols * x.itemsize)
+        x2, tile = x.reshape(rows, cols), costs.tile_rows(cols * x.itemsize)
         if tile < rows:
             out = np.empty((cols, rows), x.dtype)
             for i in range(0, rows, tile):
@@ -67,7 +61,7 @@ def _relayout_lower(avals: list[Aval], perm: tuple[int, ...]) -> Callable[..., n
     x = avals[0]
     cands = {"plain": lambda v: np.ascontiguousarray(np.transpose(v, perm)),
              "tiled": lambda v: transpose_copy(v, perm)}
-    tiles = _tiles(x.shape, perm, x.dtype.itemsize)
+    tiles = costs.tile_count(x.shape, perm, x.dtype.itemsize)
 
     def estimate(m: kernels.Machine) -> dict[str, float]:
         return {"plain": costs.transposed(m, x.shape, perm, x.dtype.itemsize),
@@ -81,20 +75,5 @@ def _relayout_lower(avals: list[Aval], perm: tuple[int, ...]) -> Callable[..., n
     return cands[kernels.choose("transpose_copy", key, estimate, measure)]
 
 
-def _tiles(shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int) -> int:
-    """How many tiles transpose_copy cuts a C-contiguous array into (0: it copies plainly)."""
-    n, size = len(shape), math.prod(shape)
-    if size < 1 << 15 or n < 2:
-        return 0
-    if perm[-1] == 0:
-        rows = shape[0]
-        tile = _tile(size // rows * itemsize)
-    elif tuple(perm) == (n - 1,) + tuple(range(n - 1)):
-        rows = size // shape[-1]
-        tile = _tile(shape[-1] * itemsize)
-    else:
-        return 0
-    return -(-rows // tile) if tile < rows else 0
-
-
 LOWERINGS = {"relayout": Lowering(lower=_relayout_lower)}
+kernels.CALIBRATED["tiled"] = transpose_copy  # (the kernel behind Machine.tiled)
