@@ -622,3 +622,28 @@ def test_power_one_is_a_new_array():
         y[0] = 7.0
         return b + y
     same_as_numpy(f, np.arange(3.0))
+
+
+ARRAY_AMONG_SLICES = ["x[ix, 1:]", "x[::-1, ix % 5, None]", "x[None, ix, ::2, 1:]",
+                      "x[1:, ix % 5]", "x[ix[:2, None] % 3, :, ::-1]", "x[..., ix % 5, :2]",
+                      "x[-100:100, ix % 5][:, ::-1]"]
+
+
+@pytest.mark.parametrize("key", ARRAY_AMONG_SLICES)
+def test_a_traced_index_array_among_partial_slices(key):
+    """x[ix, 1:] with ix a traced int array was refused (only full slices were supported
+    beside one traced array): NumPy applies the slices and gathers along the array's axis,
+    its shape in its place (found by the calls styles of tests/fuzz_calls.py)."""
+    x = np.random.default_rng(1).standard_normal((4, 5, 3))
+    ix = np.array([3, -1, 0, 2, 2])
+    f = eval("lambda x, ix: " + key)
+    assert_same(vg.jit(f)(x, ix), f(x, ix))
+    w = np.cos(np.arange(f(x, ix).size)).reshape(f(x, ix).shape)
+    central_diff_check(lambda x: vnp.sum(f(x, ix) * w), [x])
+
+
+def test_a_traced_boolean_mask_among_indices_says_it_has_a_data_dependent_shape():
+    """x[x[:, 0] > 0, -1] said 'must be an integer array, not bool': it is a boolean mask,
+    whose result shape depends on the data; the error names vnp.where."""
+    with pytest.raises(vg.VecgradError, match="boolean mask.*vnp.where"):
+        vg.jit(lambda x: x[x[:, 0] > 0, -1])(X)

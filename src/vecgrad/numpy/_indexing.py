@@ -45,11 +45,16 @@ def _data_dependent(name: str) -> TraceError:
 
 # ------------------------------------------------------------- gathers with traced indices
 
+def _check_int_index(dtype: Any) -> None:
+    if dtype == bool:
+        raise _data_dependent("indexing with a traced boolean mask")
+    if dtype.kind not in "iu":
+        raise TraceError(f"a traced (data-dependent) index must be an integer array, not "
+                         f"{dtype}: cast it with .astype(int)")
+
 def _take_traced(a: Any, idx: Tracer, axis: int) -> Any:
     """a[(:,) * axis + (idx,)] for a traced integer index of any shape."""
-    if idx.dtype.kind not in "iu":
-        raise TraceError(f"a traced (data-dependent) index must be an integer array, not "
-                         f"{idx.dtype}")
+    _check_int_index(idx.dtype)
     s = _shape(a)
     k = idx.size
     flat = _ops.reshape(idx, (1,) * axis + (k,) + (1,) * (len(s) - axis - 1))
@@ -123,9 +128,7 @@ def merge_index_arrays(x: Any, key: Any) -> tuple[Any, Any, Any]:
     ok: Any = True
     for i, n in zip(pos, dims):
         k = asarray(key[i])
-        if _dtype(k).kind not in "iu":
-            raise TraceError(f"a traced (data-dependent) index must be an integer array, not "
-                             f"{_dtype(k)}")
+        _check_int_index(_dtype(k))
         k = _ops.where(k < 0, k + n, k)
         ok = (k >= 0) & (k < n) & ok
         flat = flat * n + k
@@ -166,6 +169,10 @@ def traced_row(x: Any, key: Any) -> Any:
         xm, km, _ = merge_index_arrays(x, key)
         axis, idx = traced_index_axis(km, _nd(xm))
     except TraceError:
+        sl = _array_among_slices(x, key)
+        if sl is not None:  # x[idx, 1:], x[::-1, idx, None]: the slices, then the gather
+            t, full, q = sl
+            return _take_traced(x[full], t, q)
         r = _int_region(x, key)
         if r is None:
             raise
@@ -177,6 +184,26 @@ def traced_row(x: Any, key: Any) -> Any:
     if idx.dtype == bool:
         raise _data_dependent("indexing with a traced boolean mask")
     return _take_traced(xm, idx, axis)
+
+
+def _array_among_slices(x: Any, key: Any) -> tuple | None:
+    """For a key of one traced integer array among slices, None and one Ellipsis (one
+    advanced index, so NumPy puts its shape in its place): (the index, the key with it ->
+    `:`, the axis of x[that key] it gathers along); else None."""
+    if not isinstance(key, tuple):
+        return None
+    traced = [i for i, k in enumerate(key) if isinstance(k, Tracer)]
+    if len(traced) != 1 or not key[traced[0]].shape or \
+            key[traced[0]].dtype.kind not in "iu" or sum(k is Ellipsis for k in key) > 1 or \
+            not all(isinstance(k, slice) or k is None or k is Ellipsis
+                    for i, k in enumerate(key) if i != traced[0]):
+        return None
+    p = traced[0]
+    used = sum(k is not None and k is not Ellipsis for k in key)
+    if used > _nd(x):
+        return None
+    q = sum(_nd(x) - used if k is Ellipsis else 1 for k in key[:p])
+    return key[p], key[:p] + (slice(None),) + key[p + 1:], q
 
 
 def _int_region(x: Any, key: Any) -> tuple | None:
