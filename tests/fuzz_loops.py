@@ -66,7 +66,9 @@ EW = ["np.sin({})", "np.tanh({})", "{} * 2.0", "{} ** 2", "kern({})", "np.exp(np
 # reductions of a window / row to a scalar
 RED = ["np.sum({})", "{}.sum()", "np.mean({})", "np.max({})", "{}.min()", "sq({})",
        "np.dot({0}, {0})", "np.sum(np.sin({}))", "np.prod(np.tanh({}) + 2.0)"]
-TRANSFORMS = ["jit"] * 6 + ["static", "vag", "aux", "vmap"]
+TRANSFORMS = ["jit"] * 6 + ["static", "vag", "aux", "vmap", "vmap:", "tree:"]
+VMAPS = ["1:-:0", "-1:-:-1", "0:0:-1", "2:-1:1", "1:0:0", "-2:-:-1"]  # x's axis:v's:out_axes
+TREES = ["dict", "tuple", "nested"]
 
 
 def make_inputs(r: np.random.Generator, like: dict | None = None) -> dict[str, Any]:
@@ -92,7 +94,7 @@ def make_inputs(r: np.random.Generator, like: dict | None = None) -> dict[str, A
 @dataclass
 class Program:
     style: str  # the styles of its blocks, joined by '+'
-    transform: str  # jit | static | vag | aux | vmap
+    transform: str  # jit | static | vag | aux | vmap | vmap:XA:VA:OA (axes) | tree:KIND
     src: str
     inputs: dict
     blocks: list = field(default_factory=list)
@@ -657,6 +659,7 @@ class Gen:
               "numpy_calls": 1, "propagate": 2, "lists": 2, "nested": 2, "iterate": 2,
               "decay": 2, "stencil": 3, "scalars": 2, "loopmix": 6,
               "higher": 2, "post": 2, "intmix": 3}
+    FIRST: ClassVar[dict[str, int]] = STYLES  # (the first block's style)
 
     # ------------------------------------------------------------------ assembly
     def block(self, style: str) -> bool:
@@ -692,15 +695,22 @@ class Gen:
         return src, done
 
 
-def draw(seed: int, style: str | None = None) -> Program | None:
-    """Program number `seed` (its first block of `style` when given, else random ones)."""
+def draw(seed: int, style: str | None = None, gen: type[Gen] = Gen) -> Program | None:
+    """Program number `seed` of generator `gen` (its first block of `style` when given, else
+    one of `gen.FIRST`; then random ones of `gen.STYLES`)."""
     r = np.random.default_rng(seed)
     inputs = make_inputs(r)
-    g = Gen(r, inputs)
-    names = [s for s, w in Gen.STYLES.items() for _ in range(w)]
-    first = style or g.pick(names)
+    g = gen(r, inputs)
+    names = [s for s, w in gen.STYLES.items() for _ in range(w)]
+    first = style or g.pick([s for s, w in gen.FIRST.items() for _ in range(w)])
     styles = [first] + [g.pick(names) for _ in range(g.i(0, 2))]
     src, done = g.program(styles)
     if src is None:
         return None
-    return Program("+".join(done), g.pick(TRANSFORMS), src, inputs)
+    t = g.pick(TRANSFORMS)
+    if t == "vmap:":  # (out_axes=1 only where every output has an axis)
+        outs = src.rstrip().rsplit("return (", 1)[1].rstrip(",)").split(", ")
+        low = min(np.ndim(g.ns[o]) for o in outs)
+        t += g.pick([a for a in VMAPS if low > 0 or not a.endswith(":1")])
+    t += g.pick(TREES) if t == "tree:" else ""
+    return Program("+".join(done), t, src, inputs)

@@ -47,7 +47,6 @@ import vecgrad.numpy as vnp
 from vecgrad.errors import VecgradError
 
 STATIC = (ARGS.index("k"),)
-VMAP_AXES = (0,) + (None,) * (len(ARGS) - 1)
 NDIFF = len(FLOAT_ARGS)
 
 
@@ -75,14 +74,75 @@ def _batch_of(p: Program) -> np.ndarray:
     return np.stack([x, np.cos(x) * 1.3, x[::-1] * 0.7])
 
 
+def vmap_spec(p: Program) -> tuple | None:
+    """(x's mapped axis, v's or None, out_axes) of a vmap transform ('vmap' maps x's axis 0;
+    'vmap:XA:VA:OA' x's axis XA, v's VA ('-': v not mapped), outputs at OA); else None."""
+    if p.transform == "vmap":
+        return 0, None, 0
+    if not p.transform.startswith("vmap:"):
+        return None
+    xa, va, oa = p.transform[5:].split(":")
+    return int(xa), None if va == "-" else int(va), int(oa)
+
+
+def _mapped_args(p: Program, spec: tuple) -> list:
+    """The arguments under vmap: a batch of x's stacked at its axis (and of v's)."""
+    xa, va, _ = spec
+    args = _args(p)
+    args[0] = np.moveaxis(_batch_of(p), 0, xa)
+    if va is not None:
+        v = p.inputs["v"]
+        args[1] = np.moveaxis(np.stack([v, np.sin(v), v[::-1] * 0.5]), 0, va)
+    return args
+
+
+def _vmapped(f, spec: tuple, xp, run=None):
+    """vg.vmap of f (xp: vecgrad.numpy), or NumPy's loop over the instances stacked at
+    out_axes (run(f, args): how one instance runs)."""
+    xa, va, oa = spec
+    if xp is vnp:
+        return vg.vmap(f, in_axes=(xa, va) + (None,) * (len(ARGS) - 2), out_axes=oa)
+
+    def fv(X, V, *rest):
+        Xs = np.moveaxis(X, xa, 0)
+        Vs = [V] * len(Xs) if va is None else np.moveaxis(V, va, 0)
+        outs = [(run or (lambda f, a: f(*a)))(f, [xb, vb, *rest]) for xb, vb in zip(Xs, Vs)]
+        return tuple(np.stack([np.asarray(o[i]) for o in outs], axis=oa)
+                     for i in range(len(outs[0])))
+    return fv
+
+
+TREES = {  # a pytree transform's packing of (x, v, W): the params a user passes as one
+    "dict": (lambda x, v, W: {"x": x, "v": v, "W": W}, lambda P: (P["x"], P["v"], P["W"])),
+    "tuple": (lambda x, v, W: (x, v, W), lambda P: tuple(P)),
+    "nested": (lambda x, v, W: {"layer": [x, {"bias": v}], "W": (W,)},
+               lambda P: (P["layer"][0], P["layer"][1]["bias"], P["W"][0])),
+}
+
+
+def _treed(p: Program, f):
+    """For a 'tree:KIND' transform: g(P, *rest) with (x, v, W) packed into the pytree P,
+    returning the outputs as a dict (so a pytree comes out too); else None."""
+    if not p.transform.startswith("tree:"):
+        return None
+    _, unpack = TREES[p.transform[5:]]
+
+    def g(P, *rest):
+        return {f"out{i}": o for i, o in enumerate(f(*unpack(P), *rest))}
+    return g
+
+
+def _untree(out: dict) -> tuple:
+    return tuple(out[f"out{i}"] for i in range(len(out)))
+
+
 def eager(p: Program) -> tuple:
     """NumPy's result: the program's outputs (for vmap: each stacked over the batch)."""
-    if p.transform != "vmap":
+    spec = vmap_spec(p)
+    if spec is None:
         return tuple(o if type(o) in (float, int, bool) else np.asarray(o)
                      for o in _numpy(p.src, _args(p)))
-    rest = _args(p)[1:]
-    outs = [_numpy(p.src, [xb] + rest) for xb in _batch_of(p)]
-    return tuple(np.stack([np.asarray(o[i]) for o in outs]) for i in range(len(outs[0])))
+    return _vmapped(None, spec, np, run=lambda f, a: _numpy(p.src, a))(*_mapped_args(p, spec))
 
 
 def _call(fn, *a):
@@ -96,12 +156,23 @@ def _call(fn, *a):
                              f"{str(e).splitlines()[0][:120]}") from None
 
 
-def traced(p: Program) -> tuple:
+def _compiled(p: Program):
+    """The program under its transform, as a function of the arguments (vg.vmap, or vg.jit;
+    a pytree transform packs (x, v, W) and unpacks the dict of outputs)."""
     f = load(p.src, vnp)
-    if p.transform == "vmap":
-        return _call(vg.vmap(f, in_axes=VMAP_AXES), _batch_of(p), *_args(p)[1:])
-    jf = vg.jit(f, static_argnums=STATIC) if p.transform == "static" else vg.jit(f)
-    return _call(jf, *_args(p))
+    spec = vmap_spec(p)
+    if spec is not None:
+        return _vmapped(f, spec, vnp)
+    g = _treed(p, f)
+    if g is not None:
+        pack = TREES[p.transform[5:]][0]
+        jg = vg.jit(g)
+        return lambda x, v, W, *rest: _untree(jg(pack(x, v, W), *rest))
+    return vg.jit(f, static_argnums=STATIC) if p.transform == "static" else vg.jit(f)
+
+
+def traced(p: Program) -> tuple:
+    return _call(_compiled(p), *_primals(p))
 
 
 def _tol(p: Program, dtype) -> float:
@@ -145,21 +216,15 @@ def _weights(p: Program):
 def _primals(p: Program) -> list:
     """Every argument of the loss: x (batched under vmap), v, W, then the others (passed as
     arguments, so integer arrays are traced indices and Python numbers weak)."""
-    return [_batch_of(p) if p.transform == "vmap" else p.inputs["x"]] + _args(p)[1:]
+    spec = vmap_spec(p)
+    return _args(p) if spec is None else _mapped_args(p, spec)
 
 
 def _loss(p: Program, xp, keep, ws):
     """sum_i <out_i, w_i> over the float64 outputs, a function of every argument."""
     f = load(p.src, xp)
-    if p.transform != "vmap":
-        fv = f
-    elif xp is vnp:
-        fv = vg.vmap(f, in_axes=VMAP_AXES)
-    else:
-        def fv(X, *a):
-            outs = [f(xb, *a) for xb in X]
-            return tuple(np.stack([np.asarray(o[i]) for o in outs])
-                         for i in range(len(outs[0])))
+    spec = vmap_spec(p)
+    fv = f if spec is None else _vmapped(f, spec, xp)
 
     def loss(*args, aux=False):
         out = fv(*args)
@@ -182,6 +247,8 @@ def check_grad(p: Program) -> str:
         val, g = _call(vg.value_and_grad(lv, argnums=NUMS), *prim)
         tol = _tol(p, np.float64)
         np.testing.assert_allclose(val, ln(*prim), rtol=tol, atol=tol, err_msg="value")
+    elif p.transform.startswith("tree:"):
+        g = _tree_grad(p, lv, ln, prim)
     elif p.transform == "aux":
         g, aux = _call(vg.grad(lambda *a: lv(*a, aux=True), argnums=NUMS, has_aux=True),
                        *prim)
@@ -209,9 +276,31 @@ def check_grad(p: Program) -> str:
     return "ok"
 
 
+def _skeleton(t):
+    if isinstance(t, dict):
+        return {k: _skeleton(v) for k, v in t.items()}
+    if isinstance(t, (list, tuple)):
+        return type(t)(_skeleton(v) for v in t)
+    return np.shape(t)
+
+
+def _tree_grad(p: Program, lv, ln, prim: list) -> tuple:
+    """value_and_grad with has_aux of the loss of the params pytree P = pack(x, v, W): the
+    value, the aux outputs and the gradient's structure checked; the gradient unpacked."""
+    pack, unpack = TREES[p.transform[5:]]
+    P = pack(*prim[:NDIFF])
+    (val, aux), gt = _call(vg.value_and_grad(
+        lambda P, *rest: lv(*unpack(P), *rest, aux=True), has_aux=True), P, *prim[NDIFF:])
+    assert _skeleton(gt) == _skeleton(P), f"gradient {_skeleton(gt)} of params {_skeleton(P)}"
+    tol = _tol(p, np.float64)
+    np.testing.assert_allclose(val, ln(*prim), rtol=tol, atol=tol, err_msg="value")
+    assert_outputs(p, tuple(aux), eager(p))
+    return unpack(gt)
+
+
 def check_batched(p: Program) -> str:
     """(c) batched graph == unbatched graph (values and VJPs)."""
-    if p.transform == "vmap":
+    if vmap_spec(p) is not None:
         return "skip"  # (vmap's graph is batched by interpretation, not by the pass)
     keep, ws = _weights(p)
     if not keep:
@@ -238,11 +327,7 @@ def check_recall(p: Program) -> str:
         want = eager(q)
     except Exception:  # noqa: BLE001 - NumPy rejects the new values (e.g. an index range)
         return "skip"
-    f = load(p.src, vnp)
-    if p.transform == "vmap":
-        jf = vg.vmap(f, in_axes=VMAP_AXES)
-    else:
-        jf = vg.jit(f, static_argnums=STATIC) if p.transform == "static" else vg.jit(f)
+    jf = _compiled(p)
     _call(jf, *_primals(p))
     assert_outputs(q, _call(jf, *_primals(q)), want)
     keep, ws = _weights(p)
@@ -319,7 +404,8 @@ def test_every_style_is_drawn():
     for style in Gen.STYLES:
         got = [draw(seed, style) for seed in range(30)]
         assert sum(p is not None and p.style.startswith(style) for p in got) >= 20, style
-    assert {draw(s).transform for s in range(60)} == set(TRANSFORMS)
+    assert {draw(s).transform.split(":")[0] for s in range(80)} == \
+        {t.rstrip(":") for t in TRANSFORMS}
 
 
 # ---------------------------------------------------------------- local: thousands of seeds
@@ -337,12 +423,18 @@ def minimize(check: str, p: Program, sig: str) -> str:
     return shrink(p.src, keeps_failing, start + 1)
 
 
-def main(n: int, start: int = 0, style: str | None = None) -> None:
+def main(n: int, start: int = 0, style: str | None = None, gen=None) -> None:
+    """Runs programs start..start+n of `gen` (fuzz_calls.CallGen for 'calls' or one of its
+    styles) and prints per-style counts and every distinct failure, minimized."""
+    from fuzz_calls import CallGen
+    if gen is None:
+        gen = CallGen if style == "calls" or style in CallGen.NEW else None
+    style = None if style == "calls" else style
     found: dict[str, tuple] = {}
     counts: dict[str, Counter] = {c: Counter() for c in CHECKS}
     styles, transforms = Counter(), Counter()
     for seed in range(start, start + n):
-        p = draw(seed, style)
+        p = draw(seed, style, gen) if gen else draw(seed, style)
         if p is None:
             continue
         for st in p.style.split("+"):
