@@ -647,3 +647,20 @@ def test_a_traced_boolean_mask_among_indices_says_it_has_a_data_dependent_shape(
     whose result shape depends on the data; the error names vnp.where."""
     with pytest.raises(vg.VecgradError, match="boolean mask.*vnp.where"):
         vg.jit(lambda x: x[x[:, 0] > 0, -1])(X)
+
+
+@pytest.mark.parametrize("nums", [-1, (-2, -1), (1, -1), [-2]])
+def test_negative_static_argnums_count_from_the_end(nums):
+    """jax.jit(f, static_argnums=-1) makes the last positional parameter static; vecgrad
+    refused negative positions (found by tests/fuzz_calls.py's transforms)."""
+    calls = []
+
+    def f(a, n, scale):
+        calls.append((type(n), type(scale)))
+        return a[:n].sum() * scale
+    a = np.arange(5.0)
+    g = vg.jit(f, static_argnums=nums)
+    assert g(a, 2, 0.5) == f(a, 2, 0.5) and g(a, 3, 2.0) == f(a, 3, 2.0)
+    static = {k % 3 for k in np.atleast_1d(nums)}
+    assert all(t is (int, float)[i] for ts in calls for i, t in enumerate(ts) if i + 1 in static)
+    assert (2 in static) == all(t is float for _, t in calls)  # (else traced)

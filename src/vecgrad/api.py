@@ -286,8 +286,8 @@ def jit(fun: Callable, backend: str | None = None, static_argnums: int | Sequenc
     inlined into it. `backend` ("numpy", "jax" or "torch"; default `vg.config().backend`)
     runs the compiled code there: on "jax" and "torch", inputs may be that library's arrays
     (or NumPy arrays) on any device, and outputs are its arrays, on the inputs' device.
-    `static_argnums` / `static_argnames` (as jax.jit's) make those arguments static from the
-    first call: a Python number there is keyed by its value instead of traced (vecgrad also
+    `static_argnums` / `static_argnames` (as jax.jit's; a negative position counts from the
+    end of `fun`'s positional parameters) make those arguments static from the first call: a Python number there is keyed by its value instead of traced (vecgrad also
     finds this by itself when the function needs the value: a `range`, a shape, an `if`)."""
     return Transformed(fun, "jit", backend=backend,
                        static=_static_set(fun, static_argnums, static_argnames))
@@ -296,11 +296,16 @@ def jit(fun: Callable, backend: str | None = None, static_argnums: int | Sequenc
 def _static_set(fun: Callable, nums: Any, names: Any) -> frozenset:
     nums = (nums,) if not isinstance(nums, (tuple, list)) else tuple(nums)
     names = (names,) if not isinstance(names, (tuple, list)) else tuple(names)
+    params = _positional_names(fun)
+    # a negative position counts from the end of fun's positional parameters, as in jax.jit
+    nums = tuple(k + len(params) if type(k) is int and -len(params) <= k < 0 else k
+                 for k in nums)
     if not all(type(k) is int and k >= 0 for k in nums) or not all(
             isinstance(k, str) for k in names):
-        raise ArgumentError(f"static_argnums must be non-negative ints and static_argnames "
-                            f"strings, got {nums!r} and {names!r}{_where(user_src(3))}")
-    params = _positional_names(fun)
+        raise ArgumentError(f"static_argnums must be ints (negative ones within the "
+                            f"{len(params)} positional parameters of the function) and "
+                            f"static_argnames strings, got {nums!r} and {names!r}"
+                            f"{_where(user_src(3))}")
     # a name that is also a position (and the reverse) is static either way, as in jax.jit
     nums += tuple(params.index(k) for k in names if k in params)
     names += tuple(params[k] for k in nums if k < len(params))
