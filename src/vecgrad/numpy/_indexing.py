@@ -17,7 +17,7 @@ from .. import primitives as P
 from ..errors import ShapeError, TraceError, unsupported
 from ..tracing import TRACED_ROW, Tracer, as_view
 from . import _ops
-from ._base import _dtype, _shape, asarray, astype
+from ._base import _dtype, _shape, asarray, astype, takes_out
 from ._shape_ops import fresh
 
 __all__ = [
@@ -74,8 +74,9 @@ def traced_index_axis(key: Any, ndim: int) -> tuple[int, Tracer]:
     if not ok or len(key) - ell > ndim:
         raise TraceError(
             "indexing with a traced (data-dependent) index is supported for one integer array "
-            "together with full slices (x[i], x[:, i], x[..., i]); for other forms use "
-            "vnp.take_along_axis, or index with static Python ints, slices or NumPy arrays")
+            "among slices (x[i], x[:, i], x[i, 1:], x[..., i]) or several among full slices "
+            "(x[i, j], x[i, :, j]); for other forms use vnp.take_along_axis, index in two "
+            "steps (x[i][:, 1:3, 0]), or index with static Python ints, slices or NumPy arrays")
     t = traced[0]
     if any(k is Ellipsis for k in key[:t]):
         axis = ndim - (len(key) - t)
@@ -338,6 +339,7 @@ def _write_of_sum(x: Any, key: Any, value: Any, reads: dict | None) -> bool:
     return False
 
 
+@takes_out
 def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
          mode: str = "raise") -> Any:
     """Elements of `a` at `indices` along `axis` (of the flattened array by default)."""
