@@ -664,3 +664,42 @@ def test_negative_static_argnums_count_from_the_end(nums):
     static = {k % 3 for k in np.atleast_1d(nums)}
     assert all(t is (int, float)[i] for ts in calls for i, t in enumerate(ts) if i + 1 in static)
     assert (2 in static) == all(t is float for _, t in calls)  # (else traced)
+
+
+OUT_FORMS = [
+    "np.cumsum(o, axis=0, out=o)", "np.cumsum(o[:, 0], out=o[:, 1])", "o.cumsum(axis=0, out=o)",
+    "np.cumprod(o, axis=1, out=o)", "np.nancumsum(o, axis=0, out=o)", "np.cumsum(o, 0, None, o)",
+    "np.sum(o, axis=0, out=o[0])", "np.sum(o[1:], axis=1, keepdims=True, out=o[1:, :1])",
+    "np.mean(o, axis=1, out=o[:, 2])", "o.sum(0, out=o[1])", "np.max(o, axis=0, out=o[3])",
+    "np.prod(o, axis=0, out=o[2])", "np.take(o[0], [2, 0, 1], out=o[1])",
+    "np.ptp(o[:2], axis=0, out=o[3])", "np.median(o, axis=0, out=o[1])",
+    "np.quantile(o, 0.3, axis=0, out=o[1])", "np.nansum(o, axis=1, out=o[:, 1])",
+    "np.dot(o[:3, :3], o[0], out=o[1])", "np.einsum('ij,j->i', o, o[0], out=o[:, 2])",
+    "np.outer(o[0], o[1], out=o[:3])", "np.fix(o, out=o)", "o.max(axis=1, out=o[:, 1])",
+]
+
+
+@pytest.mark.parametrize("form", OUT_FORMS)
+def test_out_argument_writes_the_result_into_the_buffer(form):
+    """np.cumsum(o, axis=0, out=o) returned the cumsum but left o unchanged (out= was
+    ignored by cumsum, cumprod, the nan-reductions, median, quantile, take, trace, ptp, all,
+    any, argmax...); np.sum(..., out=) was refused, np.dot / einsum / outer / fix(out=)
+    crashed with a TypeError. Now as NumPy: the result written into out, out returned."""
+    def f(x):
+        o = x.copy()
+        r = eval(form)
+        return o * 1.0, r
+    x = np.random.default_rng(2).standard_normal((4, 3))
+    assert_same(vg.jit(f)(x), f(x.copy()))
+    central_diff_check(lambda x: sum(vnp.sum(a * np.cos(np.arange(a.size)).reshape(a.shape))
+                                     for a in f(x)), [x])
+
+
+def test_out_argument_of_another_dtype_or_a_numpy_array_is_refused():
+    """NumPy casts into an out of another dtype, by per-function rules: refused, with what
+    to write instead; an out that is a NumPy array cannot hold a traced result."""
+    x = np.ones((3, 2))
+    with pytest.raises(vg.VecgradError, match=r"out\[...\] = numpy.cumsum"):
+        vg.jit(lambda x: np.cumsum(x, axis=0, out=np.zeros((3, 2), int) + x.astype(int)))(x)
+    with pytest.raises(vg.VecgradError, match="vnp.zeros"):
+        vg.jit(lambda x: np.cumsum(x, axis=0, out=np.zeros((3, 2))))(x)

@@ -3,12 +3,16 @@ the shape and dtype of a traced or plain value); the package re-exports them."""
 from __future__ import annotations
 
 import builtins
+import functools
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as _np
 from numpy import float64
 
 from .. import primitives as P
+from ..errors import TracedIntoNumpyError, unsupported
 from ..tracing import Tracer, const_tracer
 
 ArrayLike = Any
@@ -98,3 +102,43 @@ def zeros(shape: Any, dtype: Any = None) -> Any:
 
 
 __all__ = ["ArrayLike", "array", "asarray", "astype", "copy", "zeros"]
+
+
+# ------------------------------------------------------------------ out=
+
+def into_out(name: str, res: Any, out: Any) -> Any:
+    """NumPy's `out=` of a function that makes a new array: `res` written into the buffer
+    `out` (a traced array of res's shape and dtype), which is returned. An `out` of another
+    dtype (NumPy casts into it, by rules that differ per function) is refused."""
+    if out is None:
+        return res
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if not isinstance(out, Tracer):
+        if isinstance(res, Tracer):
+            raise TracedIntoNumpyError()
+        out[...] = res  # (nothing traced: NumPy's own)
+        return out
+    if _shape(res) != out.shape:
+        raise ValueError(f"numpy.{name}: out= has shape {out.shape}, but the result has "
+                         f"shape {_shape(res)}")
+    if _dtype(res) != out.dtype:
+        raise unsupported(f"numpy.{name} with out= of dtype {out.dtype} for a {_dtype(res)} "
+                          f"result (write out[...] = numpy.{name}(...) to cast it)")
+    out[...] = res
+    return out
+
+
+def takes_out(fn: Callable) -> Callable:
+    """`fn` (which has an `out` parameter and makes a new array) with `out=` as NumPy's:
+    the result written into it (see into_out)."""
+    params = inspect.signature(fn).parameters
+    pos = list(params).index("out") if params["out"].kind == params["out"].POSITIONAL_OR_KEYWORD \
+        else None
+
+    @functools.wraps(fn)
+    def with_out(*args: Any, **kwargs: Any) -> Any:
+        out = kwargs.pop("out", None)
+        if pos is not None and len(args) > pos:
+            out, args = args[pos], args[:pos] + (None,) + args[pos + 1:]
+        return into_out(fn.__name__, fn(*args, **kwargs), out)
+    return with_out

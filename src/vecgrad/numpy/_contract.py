@@ -11,7 +11,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import NotWritable, ShapeError
 from ..tracing import Tracer, as_view
-from ._base import _shape, asarray
+from ._base import _shape, asarray, takes_out
 from ._ops import _axis, _int, _ints, broadcast_to, multiply, ravel, reshape, transpose
 
 __all__ = ["dot", "einsum", "inner", "matmul", "outer", "tensordot"]
@@ -22,7 +22,8 @@ __all__ = ["dot", "einsum", "inner", "matmul", "outer", "tensordot"]
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def einsum(*operands: Any, optimize: Any = None) -> Any:
+@takes_out
+def einsum(*operands: Any, out: Any = None, optimize: Any = None) -> Any:
     """Einstein summation: `einsum('ij,jk->ik', a, b)` (explicit or implicit output, `...`
     supported) or NumPy's sublist form `einsum(a, [0, 1], b, [1, 2], [0, 2])`. `optimize`
     is accepted and ignored (vecgrad plans contractions itself)."""
@@ -155,7 +156,8 @@ def matmul(a: Any, b: Any) -> Any:
     return einsum("...ij,...jk->...ik", a, b)
 
 
-def dot(a: Any, b: Any) -> Any:
+@takes_out
+def dot(a: Any, b: Any, out: Any = None) -> Any:
     """`numpy.dot`: inner product, matrix product, or sum over a's last and b's second-last."""
     sa, sb = _shape(a), _shape(b)
     if len(sa) == 0 or len(sb) == 0:
@@ -186,7 +188,8 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
     return einsum("".join(la) + "," + "".join(lb) + "->" + "".join(out), a, b)
 
 
-def outer(a: Any, b: Any) -> Any:
+@takes_out
+def outer(a: Any, b: Any, out: Any = None) -> Any:
     """Outer product of the flattened inputs."""
     return einsum("i,j->ij", ravel(a), ravel(b))
 

@@ -14,7 +14,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import ShapeError, unsupported, user_src
 from ..tracing import Tracer, as_view, c_contiguous, reshaped_view, strided
-from ._base import _dtype, _shape, asarray, astype, copy
+from ._base import _dtype, _shape, asarray, astype, copy, takes_out
 
 __all__ = [
     "abs",
@@ -299,6 +299,7 @@ _REDUCTION_NAMES = {P.reduce_sum: "sum", P.reduce_prod: "prod", P.reduce_max: "m
 _IDENTITY = {P.reduce_sum: 0, P.reduce_prod: 1}
 
 
+@takes_out
 def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
         initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Sum over `axis` (all axes by default), with NumPy's `initial` and `where`."""
@@ -314,6 +315,7 @@ def _in(dtype: Any, r: Any) -> Any:
     return r if dtype is None or _dtype(r) == dtype else astype(r, dtype)
 
 
+@takes_out
 def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
          *, where: Any = True) -> Any:
     """Arithmetic mean over `axis` (of the entries `where` selects). Of no elements it is
@@ -342,12 +344,14 @@ def _mean_of(a: Any, axis: Any, keepdims: bool, where: Any, total: Any) -> Any:
     return multiply(total, 1.0 / n if n else _np.nan)
 
 
+@takes_out
 def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
         initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Maximum over `axis` (ties share the gradient), with NumPy's `initial` and `where`."""
     return _reduce(P.reduce_max, a, axis, keepdims, out, initial, where)
 
 
+@takes_out
 def min(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
         initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Minimum over `axis` (ties share the gradient), with NumPy's `initial` and `where`."""
@@ -357,6 +361,7 @@ def min(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False,
 amax, amin = max, min
 
 
+@takes_out
 def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
          initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Product over `axis` (exact gradient, also where entries are zero), with NumPy's
@@ -531,7 +536,8 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
     return P.concatenate(*arrays, axis=axis)
 
 
-def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
+@takes_out
+def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> Any:
     """Join arrays along a new axis."""
     arrays = [asarray(x) for x in arrays]
     if not arrays:

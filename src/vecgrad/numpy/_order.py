@@ -13,7 +13,7 @@ from .. import primitives as P
 from ..errors import unsupported
 from ..tracing import Tracer
 from . import _ops
-from ._base import _dtype, _shape, asarray, astype
+from ._base import _dtype, _shape, asarray, astype, takes_out
 from ._stats import _axis1, _flat_or, _float, _isnan, _nan_to, _nd, any
 
 __all__ = [
@@ -92,11 +92,13 @@ def _arg(prim: P.Primitive, a: Any, axis: Any, keepdims: bool) -> Any:
     return _ops.expand_dims(r, ax) if keepdims else r
 
 
+@takes_out
 def argmax(a: Any, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Any:
     """Index of the maximum (the first one) along `axis` (no gradient)."""
     return _arg(P.argmax, a, axis, keepdims)
 
 
+@takes_out
 def argmin(a: Any, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Any:
     """Index of the minimum (the first one) along `axis` (no gradient)."""
     return _arg(P.argmin, a, axis, keepdims)
@@ -220,6 +222,7 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan
     return _ops.reshape(res, qs.shape + shape)
 
 
+@takes_out
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
              overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
              weights: Any = None, interpolation: Any = None) -> Any:
@@ -230,6 +233,7 @@ def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
     return _quantile(a, q, axis, interpolation or method, keepdims, False, "quantile")
 
 
+@takes_out
 def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                *, weights: Any = None, interpolation: Any = None) -> Any:
@@ -240,6 +244,7 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                      False, "percentile", q_given=q)
 
 
+@takes_out
 def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
                 overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                 *, weights: Any = None, interpolation: Any = None) -> Any:
@@ -249,6 +254,7 @@ def nanquantile(a: Any, q: Any, axis: Any = None, out: Any = None,
     return _quantile(a, q, axis, interpolation or method, keepdims, True, "nanquantile")
 
 
+@takes_out
 def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                   overwrite_input: bool = False, method: str = "linear",
                   keepdims: bool = False, *, weights: Any = None,
@@ -260,6 +266,7 @@ def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                      True, "nanpercentile", q_given=q)
 
 
+@takes_out
 def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
            keepdims: bool = False) -> Any:
     """Median along `axis` (the mean of the two middle values for an even count)."""
@@ -281,18 +288,21 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     return _ops.reshape(med, shape)
 
 
+@takes_out
 def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
               keepdims: bool = False) -> Any:
     """Median ignoring NaNs (NaN for an all-NaN slice)."""
     return nanquantile(a, 0.5, axis, keepdims=keepdims)
 
 
+@takes_out
 def nanargmax(a: Any, axis: int | None = None, out: Any = None, *,
               keepdims: bool = False) -> Any:
     """Index of the maximum ignoring NaNs (NumPy raises for an all-NaN slice; here it is 0)."""
     return argmax(_nan_to(a, -_np.inf), axis, keepdims=keepdims)
 
 
+@takes_out
 def nanargmin(a: Any, axis: int | None = None, out: Any = None, *,
               keepdims: bool = False) -> Any:
     """Index of the minimum ignoring NaNs (NumPy raises for an all-NaN slice; here it is 0)."""

@@ -19,7 +19,7 @@ import numpy as _np
 from ..errors import unsupported
 from ..tracing import Tracer
 from . import _contract, _ops
-from ._base import _dtype, _shape, asarray, astype
+from ._base import _dtype, _shape, asarray, astype, takes_out
 
 __all__ = [
     "append",
@@ -328,6 +328,7 @@ def diagflat(v: Any, k: int = 0) -> Any:
     return diag(_ops.ravel(asarray(v)), k)
 
 
+@takes_out
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
           out: Any = None) -> Any:
     """Sum along the `offset` diagonal of the plane (axis1, axis2)."""

@@ -14,7 +14,7 @@ from .. import primitives as P
 from ..errors import unsupported
 from ..tracing import Tracer
 from . import _contract, _ops
-from ._base import _dtype, _shape, asarray, astype
+from ._base import _dtype, _shape, asarray, astype, takes_out
 
 __all__ = [
     "all",
@@ -178,6 +178,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     return _ops.clip(c, -1, 1)
 
 
+@takes_out
 def ptp(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """Range of values (maximum - minimum) along `axis`."""
     return _ops.subtract(_ops.max(a, axis, keepdims=keepdims), _ops.min(a, axis, keepdims=keepdims))
@@ -190,12 +191,14 @@ def _truth(a: Any) -> Any:
     return a if _dtype(a) == bool else _ops.not_equal(a, 0)
 
 
+@takes_out
 def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *,
         where: Any = True) -> Any:
     """Whether all entries along `axis` are true (nonzero)."""
     return _logic(a, axis, keepdims, where, _ops.min, True, "all")
 
 
+@takes_out
 def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False, *,
         where: Any = True) -> Any:
     """Whether any entry along `axis` is true (nonzero)."""
@@ -229,11 +232,13 @@ def _scan(prim: P.Primitive, a: Any, axis: Any, dtype: Any, **params: Any) -> An
     return _ops._in(dtype, prim(a, axis=ax, **params))
 
 
+@takes_out
 def cumsum(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative sum along `axis` (of the flattened array by default)."""
     return _scan(P.cumsum, a, axis, dtype, reverse=False)
 
 
+@takes_out
 def cumprod(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative product along `axis` (exact gradient, also where entries are zero)."""
     return _scan(P.cumprod, a, axis, dtype)
@@ -277,12 +282,14 @@ def _cumulative(fn: Callable, x: Any, axis: Any, dtype: Any, include_initial: bo
     return res
 
 
+@takes_out
 def cumulative_sum(x: Any, /, *, axis: int | None = None, dtype: Any = None, out: Any = None,
                    include_initial: bool = False) -> Any:
     """The array-API cumulative sum (optionally starting with 0)."""
     return _cumulative(cumsum, x, axis, dtype, include_initial, 0)
 
 
+@takes_out
 def cumulative_prod(x: Any, /, *, axis: int | None = None, dtype: Any = None,
                     out: Any = None, include_initial: bool = False) -> Any:
     """The array-API cumulative product (optionally starting with 1)."""
@@ -380,12 +387,14 @@ def _isnan(a: Any) -> Any:
     return P.isnan(a)
 
 
+@takes_out
 def nansum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False, initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Sum treating NaNs as zero."""
     return _ops.sum(_nan0(a), axis, dtype, out, keepdims, initial, where)
 
 
+@takes_out
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
             keepdims: bool = False, initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Product treating NaNs as one."""
@@ -408,6 +417,7 @@ def _nan_count(a: Any, axis: Any, keepdims: bool) -> Any:
     return _ops.sum(astype(_ops.logical_not(_isnan(a)), _np.intp), axis, keepdims=keepdims)
 
 
+@takes_out
 def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
             keepdims: bool = False, *, where: Any = True) -> Any:
     """Mean of the non-NaN entries (NaN for an all-NaN slice)."""
@@ -421,6 +431,7 @@ def nanmean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     return _ops.divide(s, astype(n, _dtype(s)))
 
 
+@takes_out
 def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
            keepdims: bool = False, *, mean: Any = None, correction: Any = None) -> Any:
     """Variance of the non-NaN entries."""
@@ -450,21 +461,25 @@ def _nan_extreme(red: Callable, fill: float, a: Any, axis: Any, keepdims: bool) 
     return _ops.where(all(nan, axis, keepdims=keepdims), _np.nan, r)  # all-NaN: NaN
 
 
+@takes_out
 def nanmax(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """Maximum ignoring NaNs (NaN for an all-NaN slice)."""
     return _nan_extreme(_ops.max, -_np.inf, a, axis, keepdims)
 
 
+@takes_out
 def nanmin(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """Minimum ignoring NaNs (NaN for an all-NaN slice)."""
     return _nan_extreme(_ops.min, _np.inf, a, axis, keepdims)
 
 
+@takes_out
 def nancumsum(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative sum treating NaNs as zero."""
     return cumsum(_nan0(a), axis, dtype)
 
 
+@takes_out
 def nancumprod(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
     """Cumulative product treating NaNs as one."""
     return cumprod(_nan_to(a, 1.0), axis, dtype)

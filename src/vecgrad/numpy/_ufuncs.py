@@ -17,7 +17,7 @@ from .. import primitives as P
 from ..errors import TracedIntoNumpyError, unsupported
 from ..tracing import Tracer
 from . import _ops
-from ._base import _dtype, asarray, astype
+from ._base import _dtype, asarray, astype, takes_out
 
 __all__ = [
     # the ufuncs of _ops, given their methods here
@@ -401,7 +401,8 @@ def sinc(x: Any) -> Any:
     return P.sinc(x)
 
 
-def fix(x: Any) -> Any:
+@takes_out
+def fix(x: Any, out: Any = None) -> Any:
     """Round toward zero (zero gradient)."""
     return P.fix(x)
 
@@ -436,12 +437,14 @@ def clip(a: Any, a_min: Any = _np._NoValue, a_max: Any = _np._NoValue, out: Any 
     return res if out is None else _write_out("clip", res, out)
 
 
-def isposinf(x: Any) -> Any:
+@takes_out
+def isposinf(x: Any, out: Any = None) -> Any:
     """Elementwise test for +inf."""
     return _ops.logical_and(isinf(x), _ops.logical_not(signbit(x)))
 
 
-def isneginf(x: Any) -> Any:
+@takes_out
+def isneginf(x: Any, out: Any = None) -> Any:
     """Elementwise test for -inf."""
     return _ops.logical_and(isinf(x), signbit(x))
 
