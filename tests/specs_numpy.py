@@ -202,6 +202,37 @@ SPECS: list[Spec] = [
 ]
 
 
+def _reduce_at_ref(a, v, idx, axis, op):
+    """np.<op>.at along `axis`, one application at a time in index order."""
+    out = a.copy()
+    idx = np.broadcast_to(idx, v.shape) % a.shape[axis]
+    for pos in np.ndindex(*v.shape):
+        tgt = pos[:axis] + (idx[pos],) + pos[axis + 1:]
+        out[tgt] = getattr(np, op)(out[tgt], v[pos])
+    return out
+
+
+def _some_zeros(r, s):
+    x = r.standard_normal(s)
+    x[r.random(s) < 0.3] = 0.0
+    return x
+
+
+def _reduce_at_specs():
+    out = []
+    for op in ("maximum", "minimum", "multiply"):
+        gens = (_some_zeros, _some_zeros) if op == "multiply" else (normal, normal)
+        out += [
+            Spec("scatter_reduce_along", ((4, 3), (7, 3), (7, 1)),
+                 lambda a, v, i, op=op: _reduce_at_ref(a, v, i, 0, op), {"axis": 0, "op": op},
+                 gens=gens + (repeated_index(4),), label=f"{op}-rows"),
+            Spec("scatter_reduce_along", ((2, 5), (2, 6), (2, 6)),
+                 lambda a, v, i, op=op: _reduce_at_ref(a, v, i, 1, op), {"axis": 1, "op": op},
+                 gens=gens + (repeated_index(5),), label=f"{op}-per-row"),
+        ]
+    return out
+
+
 def _scatter_ref(g, idx, axis, n):
     s = np.broadcast_shapes(g.shape, idx.shape)
     out = np.zeros(s[:axis] + (n,) + s[axis + 1:], g.dtype)
@@ -211,3 +242,6 @@ def _scatter_ref(g, idx, axis, n):
         tgt = pos[:axis] + (idx[pos],) + pos[axis + 1:]
         out[tgt] += g[pos]
     return out
+
+
+SPECS += _reduce_at_specs()

@@ -229,12 +229,18 @@ def test_add_at_matches_numpy_and_buffered_add_does_not_accumulate():
     np.testing.assert_array_equal(vg.jit(f)(x), [0, 3, 0, 4, 0])
     np.testing.assert_array_equal(vg.grad(lambda x: vnp.sum(f(x) * np.arange(5.0)))(x),
                                   [1, 1, 3])
-    with pytest.raises(vg.TraceError, match="np.add.at"):
-        def g(x):
-            buf = vnp.zeros(5)
-            buf[idx] = x
-            return buf
-        vg.jit(g)(x)
+
+    def g(x):  # buffered: at a repeated position the last write wins, as in NumPy
+        buf = vnp.zeros(5)
+        buf[idx] += x
+        buf[idx] = buf[idx] * 2.0
+        return buf
+    want = np.zeros(5)
+    want[idx] += x
+    want[idx] = want[idx] * 2.0
+    np.testing.assert_array_equal(vg.jit(g)(x), want)
+    np.testing.assert_array_equal(vg.grad(lambda x: vnp.sum(g(x) * np.arange(5.0)))(x),
+                                  [0, 2, 6])
 
 
 def test_multiply_at_unique_and_repeated():
@@ -248,8 +254,14 @@ def test_multiply_at_unique_and_repeated():
     np.multiply.at(want, [0, 2], x[:2])
     np.negative.at(want, [1])
     np.testing.assert_array_equal(vg.jit(f)(x), want)
-    with pytest.raises(NotImplementedError, match="repeated"):
-        vg.jit(lambda x: np.multiply.at(vnp.ones(4), [0, 0], x[:2]))(x)
+
+    def rep(x):  # repeated positions multiply in, as NumPy's unbuffered ufunc.at
+        buf = vnp.ones(4)
+        np.multiply.at(buf, [0, 0, 3], x)
+        return buf
+    want = np.ones(4)
+    np.multiply.at(want, [0, 0, 3], x)
+    np.testing.assert_array_equal(vg.jit(rep)(x), want)
 
 
 def test_ufunc_out_and_dtype_keywords():

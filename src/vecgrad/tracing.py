@@ -283,14 +283,16 @@ class Tracer(Traced):
             idx = normalize_index(key, self.shape)
         except TraceError:
             if self._write_masked(key, value) or NUMPY.wrote_at_read(self, key, value) \
-                    or NUMPY.write_at_traced(self, key, value):
+                    or NUMPY.write_at_traced(self, key, value) \
+                    or NUMPY.write_at_index_array(self, key, value):
                 return
             raise TraceError(
                 "writing at a traced (data-dependent) index is supported for traced integer "
-                "scalars among basic indices (x[i] = v, x[i, 1:] = v, x[i, j] = v); at an "
-                "array of them the result would depend on the order of repeated positions: to "
-                "accumulate at them (repeated indices adding up) use np.add.at(x, idx, v); to "
-                "select values use vnp.where") from None
+                "scalars among basic indices (x[i] = v, x[i, 1:] = v, x[i, j] = v) and for "
+                "integer arrays with full slices (x[idx] = v, x[:, idx] = v, x[i, j] = v with "
+                "arrays i, j: the last write to a repeated position wins, as in NumPy); for "
+                "other forms write the whole region (x[idx] = v for the rows), accumulate with "
+                "np.add.at(x, idx, v), or select values with vnp.where") from None
         if isinstance(value, Tracer):
             o = value._origin
             if o is not None and o[0] is self and o[3] is self.atom and o[1] == idx:
@@ -300,6 +302,10 @@ class Tracer(Traced):
             elif value._view is not None and value._view[0] is self \
                     and value._view[2].get("idx") == idx and value._wrote is self.atom:
                 return  # `x[i] += v` already wrote through the view returned by x[i]
+        if idx.__class__ is not BasicIndex and not is_basic(idx) \
+                and has_duplicates(idx, self.shape) \
+                and NUMPY.write_at_index_array(self, key, value):
+            return  # repeated positions: NumPy's last write wins
         self._write(idx, value, P.setitem)
 
     def _write_masked(self, mask: Any, value: Any) -> bool:

@@ -189,6 +189,11 @@ class ufunc:
                 raise TracedIntoNumpyError()
             return getattr(_np, self.__name__).at(a, indices, *(() if b is None else (b,)))
         from ._indexing import index_add
+        from ._scatter import index_reduce
+        if b is not None and self.__name__ in ("maximum", "minimum", "multiply") and (
+                _has_tracer(indices) or _repeats(indices, a.shape)) \
+                and index_reduce(a, indices, b, self.__name__):
+            return None  # (at repeated positions: one scatter_reduce_along)
         if self.__name__ in ("add", "subtract") and b is not None and not _has_tracer(indices) \
                 and _np.result_type(a.dtype, asarray(b).dtype) != a.dtype:
             # ufunc.at casts unsafely after each application, a[i] = a.dtype(a[i] + b_j): at
@@ -211,6 +216,11 @@ class ufunc:
 
     def reduceat(self, *a: Any, **k: Any) -> Any:
         raise unsupported(f"numpy.{self.__name__}.reduceat")
+
+
+def _repeats(indices: Any, shape: tuple) -> bool:
+    idx = P.normalize_index(indices, shape)
+    return not P.is_basic(idx) and P.has_duplicates(idx, shape)
 
 
 def _has_tracer(x: Any) -> bool:

@@ -22,6 +22,7 @@ from .shapes import _lift
 from .structural import broadcast_to, reshape, transpose
 
 __all__ = ["argmax", "argmin", "argpartition", "argsort", "partition", "scatter_add_along",
+           "scatter_reduce_along",
            "scatter_summed", "searchsorted", "sort", "take_along"]
 
 _INTP = np.dtype(np.intp)
@@ -233,6 +234,76 @@ scatter_add_along = register(Primitive(
     "scatter_add_along", _scatter_add_along, _scatter_shape,
     lambda ct, ans, g, idx, axis, size, unique=False: (take_along(ct, idx, axis=axis), None),
     _batch_along("scatter_add_along")))
+
+
+# --- ufunc.at along an axis with a traced index: maximum, minimum, multiply -----------------
+# np.maximum.at(a, idx, v) (and minimum, multiply) at a traced index: a copy of a with each
+# v[..., j, ...] combined into a[..., idx[..., j, ...], ...] in order, repeated indices
+# combining. The impl is NumPy's own ufunc.at on flat positions (the same applications in the
+# same order per element). Gradients: ties of a maximum / minimum share the cotangent (as
+# reduce_max's); a product's factor gets the product of the others, exact where some are 0.
+
+_AT_OPS = {"maximum": np.maximum, "minimum": np.minimum, "multiply": np.multiply}
+
+
+def _reduce_at_shape(a: Aval, v: Aval, idx: Aval, axis: int, op: str) -> Aval:
+    if op not in _AT_OPS:
+        raise ShapeError(f"scatter_reduce_along: op must be one of {sorted(_AT_OPS)}, not {op!r}")
+    s = _gather_shape(a, idx, axis).shape
+    if v.shape != s or s[:axis] + s[axis + 1:] != a.shape[:axis] + a.shape[axis + 1:]:
+        raise ShapeError(f"scatter_reduce_along: values of shape {v.shape} do not fill the "
+                         f"region of an index of shape {idx.shape} into shape {a.shape}")
+    return Aval(a.shape, a.dtype)
+
+
+def _reduce_at(a: np.ndarray, v: np.ndarray, idx: np.ndarray, axis: int, op: str
+               ) -> np.ndarray:
+    size = a.shape[axis]
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        raise IndexError(f"index out of bounds for axis {axis} with size {size}")
+    if idx.size and idx.min() < 0:
+        idx = np.where(idx < 0, idx + size, idx)
+    out = np.array(a, copy=True, order="C")
+    flat = _flat_positions(idx, v.shape, a.shape, axis)
+    _AT_OPS[op].at(out.reshape(-1), flat, np.asarray(v, a.dtype).ravel())
+    return out
+
+
+def _reduce_at_vjp(g: Any, ans: Any, a: Any, v: Any, idx: Any, axis: int, op: str) -> tuple:
+    from .elementwise import cast, div, eq, maximum, mul, where
+    size = a.shape[axis]
+    if op != "multiply":  # the winners share g: a's entry and each v equal to the result
+        hit_a = cast(eq(a, ans), dtype=g.dtype)
+        hit_v = cast(eq(v, take_along(ans, idx, axis=axis)), dtype=g.dtype)
+        cnt = hit_a + scatter_add_along(hit_v, idx, axis=axis, size=size)
+        share = div(g, maximum(cnt, 1.0))  # (0 only where the result is NaN)
+        return mul(share, hit_a), mul(take_along(share, idx, axis=axis), hit_v), None
+    # the product of the others: of the nonzero factors p over x where no factor is 0; p
+    # itself for the one zero factor; 0 with two zeros or more
+    za, zv = eq(a, 0), eq(v, 0)
+    a1, v1 = where(za, 1.0, a), where(zv, 1.0, v)
+    i64 = np.dtype(np.int64)
+    n0 = cast(za, dtype=i64) + scatter_add_along(cast(zv, dtype=i64), idx, axis=axis, size=size)
+    p = scatter_reduce_along(a1, v1, idx, axis=axis, op="multiply")
+
+    def others(p: Any, n0: Any, x1: Any, z: Any) -> Any:
+        return where(eq(n0, 0), p / x1, where(eq(n0, 1), where(z, p, 0.0), 0.0))
+    ga = g * others(p, n0, a1, za)
+    gv = take_along(g, idx, axis=axis) * others(take_along(p, idx, axis=axis),
+                                                take_along(n0, idx, axis=axis), v1, zv)
+    return ga, gv, None
+
+
+def _reduce_at_batch(n: int, b: tuple, a: Any, v: Any, idx: Any, axis: int, op: str) -> Any:
+    from .structural import broadcast_to, reshape
+    a, v = [x if bx else broadcast_to(reshape(x, shape=(1,) + x.shape), shape=(n,) + x.shape)
+            for x, bx in zip((a, v), b)]
+    idx = idx if b[2] else reshape(idx, shape=(1,) + idx.shape)
+    return scatter_reduce_along(a, v, idx, axis=axis + 1, op=op)
+
+
+scatter_reduce_along = register(Primitive(
+    "scatter_reduce_along", _reduce_at, _reduce_at_shape, _reduce_at_vjp, _reduce_at_batch))
 
 
 # --- insertion positions into a sorted vector -----------------------------------------------

@@ -213,6 +213,18 @@ def _scatter_add_along(site: Site, axis: int, size: int, unique: bool = False) -
     return run
 
 
+def _scatter_reduce_along(site: Site, axis: int, op: str) -> Any:
+    s, size = site.ins[1].shape, site.out.shape[axis]  # the values' region
+
+    def run(a: Any, v: Any, idx: Any) -> Any:
+        idx = jnp.broadcast_to(jnp.where(idx < 0, idx + size, idx), s)
+        grid = list(jnp.ogrid[tuple(slice(d) for d in s)])
+        grid[axis] = idx
+        at = a.at[tuple(grid)]
+        return {"maximum": at.max, "minimum": at.min, "multiply": at.multiply}[op](v)
+    return run
+
+
 LOWERINGS: Table = {
     # elementwise: the jnp function of the same meaning
     P.neg: ew(jnp.negative), P.exp: ew(jnp.exp), P.log: ew(jnp.log), P.log1p: ew(jnp.log1p),
@@ -302,6 +314,7 @@ LOWERINGS: Table = {
     P.argmax: lambda site, axis: lambda x: jnp.argmax(x, axis),
     P.argmin: lambda site, axis: lambda x: jnp.argmin(x, axis),
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
+    P.scatter_reduce_along: _scatter_reduce_along,
     P.searchsorted: lambda site, side: lambda a, v: jnp.searchsorted(a, v, side),
     # Fourier transforms, recurrences, and the marker that lowering strips
     P.fft: _to_out(lambda x, axes, inverse, norm: (jnp.fft.ifftn if inverse else jnp.fft.fftn)(

@@ -216,6 +216,16 @@ def _scatter_add_along(site: Site, axis: int, size: int, unique: bool = False) -
     return run
 
 
+def _scatter_reduce_along(site: Site, axis: int, op: str) -> Any:
+    s, size = site.ins[1].shape, site.out.shape[axis]  # the values' region
+    how = {"maximum": "amax", "minimum": "amin", "multiply": "prod"}[op]
+
+    def run(a: Any, v: Any, idx: Any) -> Any:
+        idx = torch.where(idx < 0, idx + size, idx).expand(s)
+        return a.scatter_reduce(axis, idx, v, how, include_self=True)
+    return run
+
+
 def link_for(prog: Program, device: Any) -> Any:
     """The program as a Python function of tensors on `device` (constants placed there)."""
     return link(prog, LOWERINGS, device=device, copy=torch.clone,
@@ -363,6 +373,7 @@ LOWERINGS: Table = {
     P.argmax: lambda site, axis: lambda x: torch.argmax(x, axis),
     P.argmin: lambda site, axis: lambda x: torch.argmin(x, axis),
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
+    P.scatter_reduce_along: _scatter_reduce_along,
     P.searchsorted: lambda site, side: lambda a, v: torch.searchsorted(
         a.contiguous(), v.to(a.dtype), right=side == "right"),
     # Fourier transforms, recurrences, and the marker that lowering strips
