@@ -33,6 +33,7 @@ from .chains import normalize
 from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
 from .notes import Notes
 from .packed import packed_rows
+from .lists import list_reads, list_sums
 from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
 from .sums import emit_sums, partition
@@ -495,6 +496,10 @@ def batch(g: Graph) -> Graph:
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
     if partial_slices(g):  # (growing and shrinking slices: see ragged and packed)
         g1 = packed_rows(cumulative_sums(g))
+        if g1 is not g:
+            g = dce(g1)
+    if list_reads(g):  # (sums over rows picked by index lists: see lists)
+        g1 = list_sums(g)
         if g1 is not g:
             g = dce(g1)
     p = plan(g, n_uses if g is g0 else None)
