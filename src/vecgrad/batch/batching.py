@@ -489,7 +489,37 @@ def _move_axis1(x: Any, axis: int) -> Any:
 
 
 def batch(g: Graph) -> Graph:
-    """Merge isomorphic, independent equations into batched ones (see module doc)."""
+    """Merge isomorphic, independent equations into batched ones (see module doc). Where the
+    pass merged most of the graph and left isomorphic equations (an inner loop's groups, one
+    per outer iteration: a buffer reset per row, filled by a chain of writes, becomes one
+    segment sum per row), it runs once more, on the graph it made."""
+    out = _batch_once(g)
+    if 2 * len(out.eqns) <= len(g.eqns) and _repeats(out):
+        again = _batch_once(out)
+        if len(again.eqns) < len(out.eqns):
+            return again
+    return out
+
+
+def _repeats(g: Graph) -> bool:
+    """Whether two equations of g have one primitive, parameters and input shapes (not
+    elementwise or structural ones alone: those repeat in any graph)."""
+    seen = set()
+    for e in g.eqns:
+        if e.prim.elementwise or e.prim in _CHEAP:
+            continue
+        k = (e.prim, e.params, tuple(a.aval for a in e.inputs))
+        if k in seen:
+            return True
+        seen.add(k)
+    return False
+
+
+_CHEAP = frozenset([P.getitem, P.reshape, P.transpose, P.broadcast_to, P.stack, P.concatenate,
+                    P.setitem, P.setitem_add])
+
+
+def _batch_once(g: Graph) -> Graph:
     n_uses = uses(g)  # (one count serves both when nothing is rewritten or dead)
     g0, g = g, normalize(g, n_uses)
     if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
