@@ -76,3 +76,20 @@ def test_a_lone_list_sum_stays():
         return vnp.sum(x[[0, 2, 2]].sum(axis=0) ** 2)
     e = check_batched(f, (R.standard_normal((4, 3)),))
     assert count(e.stages["batch"], P.segment_sum) == 0
+
+
+def reset_rows(X, idx, m):
+    out = vnp.zeros(X.shape[0])
+    for r in range(X.shape[0]):
+        buf = vnp.zeros(m)  # a buffer reset per outer iteration
+        for j, k in enumerate(idx):
+            buf[k] += X[r, j]
+        out[r] = vnp.log(vnp.sum(vnp.exp(buf)))
+    return vnp.sum(out ** 2)
+
+
+def test_inner_loop_groups_merge_across_the_outer_loop():
+    X = R.standard_normal((10, 7))
+    idx = [int(k) for k in R.integers(0, 3, 7)]
+    e = check_batched(reset_rows, (X, idx, 3))
+    assert count(e.stages["batch"], P.segment_sum) == 1, vg.ir.pretty(e.stages["batch"])

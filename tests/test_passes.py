@@ -910,6 +910,22 @@ COMPLEX_RULES = {  # algebra: (program, golden listing after simplify)
 }
 
 
+def _rule_end_of_scan(x):
+    return vnp.sum(P.cummax(vnp.exp(x), axis=0)[1]) + \
+        vnp.sum(P.cumsum(x, axis=1, reverse=True)[:, 0])
+
+
+END_OF_SCAN_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[3] = reduce_max[axes=(0,)] b
+  d:f64[] = reduce_sum[axes=(0,)] c
+  e:f64[2] = reduce_sum[axes=(1,)] a
+  f:f64[] = reduce_sum[axes=(0,)] e
+  g:f64[] = add d f
+  in (g) }"""
+
+
 def _golden(listing):
     def check(g0, g1):
         assert strip(pretty(g1)) == listing
@@ -997,6 +1013,8 @@ RULE_TESTS = {
     "log(logistic(x)) = -logaddexp(0, -x)": (_rule_log_of_logistic,
                                              _golden(LOG_OF_LOGISTIC_GOLDEN)),
     "-(-x) = x": (_rule_neg_neg, _golden(NEG_NEG_GOLDEN)),
+    "cumsum(x, a)[.., -1, ..] = sum(x, a), and cumprod, cummax, cummin alike (the first entry "
+    "of a reverse scan)": (_rule_end_of_scan, _golden(END_OF_SCAN_GOLDEN)),
     "take_along(x, i)[s] = take_along(x[s], i[s]), slices its only readers": (
         _rule_slice_of_gather, _golden(SLICE_OF_GATHER_GOLDEN)),
     "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar": (

@@ -31,9 +31,9 @@ from . import gather
 from .agenda import schedule
 from .chains import normalize
 from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
+from .lists import list_reads, list_sums
 from .notes import Notes
 from .packed import packed_rows
-from .lists import list_reads, list_sums
 from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
 from .sums import emit_sums, partition
@@ -490,8 +490,8 @@ def _move_axis1(x: Any, axis: int) -> Any:
 
 def batch(g: Graph) -> Graph:
     """Merge isomorphic, independent equations into batched ones (see module doc). Where the
-    pass merged most of the graph and left isomorphic equations (an inner loop's groups, one
-    per outer iteration: a buffer reset per row, filled by a chain of writes, becomes one
+    pass merged most of the graph and left many isomorphic equations (an inner loop's groups,
+    one per outer iteration: a buffer reset per row, filled by a chain of writes, becomes one
     segment sum per row), it runs once more, on the graph it made."""
     out = _batch_once(g)
     if 2 * len(out.eqns) <= len(g.eqns) and _repeats(out):
@@ -502,16 +502,17 @@ def batch(g: Graph) -> Graph:
 
 
 def _repeats(g: Graph) -> bool:
-    """Whether two equations of g have one primitive, parameters and input shapes (not
-    elementwise or structural ones alone: those repeat in any graph)."""
-    seen = set()
+    """Whether MIN_RUN equations of g have one primitive, parameters and input shapes (not
+    elementwise or structural ones: those repeat in any graph; and not a handful, which a
+    second pass would only restack)."""
+    seen: dict[tuple, int] = {}
     for e in g.eqns:
         if e.prim.elementwise or e.prim in _CHEAP:
             continue
         k = (e.prim, e.params, tuple(a.aval for a in e.inputs))
-        if k in seen:
+        seen[k] = n = seen.get(k, 0) + 1
+        if n >= MIN_RUN:
             return True
-        seen.add(k)
     return False
 
 

@@ -68,6 +68,36 @@ def _index_is_reshape(e: Eqn, c: Ctx) -> object:
     return P.reshape, (e.inputs[0],), {"shape": e.out.aval.shape}
 
 
+_SCAN_TOTALS = {P.cumsum: P.reduce_sum, P.cumprod: P.reduce_prod, P.cummax: P.reduce_max,
+                P.cummin: P.reduce_min}
+
+
+def _end_of_scan(e: Eqn, c: Ctx) -> object:
+    """A running total read only at its end is the total: a loop's running max `m =
+    np.maximum(m, h)` (a cummax once batched) whose last value alone is used is one max, and
+    its gradient one tie-sharing mask, not a running argmax and a scatter."""
+    s = c.def_of(e.inputs[0])
+    if s is None or s.prim not in _SCAN_TOTALS:
+        return None
+    a = s.params["axis"]
+    end = 0 if s.params.get("reverse", False) else s.out.aval.shape[a] - 1
+    idx = e.params["idx"]
+
+    def at_end(q: Eqn) -> bool:
+        if q.prim is not P.getitem:
+            return False
+        k = q.params["idx"]
+        return P.is_basic(k) and len(k) == s.out.aval.ndim and k[a] == end and \
+            all(isinstance(j, (int, P.Sl)) for j in k)
+    if not at_end(e) or not all(at_end(q) for q in c.all_readers.get(s.out, [e])):
+        return None
+    t = c.emit(_SCAN_TOTALS[s.prim], (s.inputs[0],), {"axes": (a,)}, e.src)
+    rest = tuple(idx[:a]) + tuple(idx[a + 1:])
+    if _whole(rest, t.aval.shape):
+        return t
+    return P.getitem, (t,), {"idx": P.BasicIndex(rest)}
+
+
 def _einsum_of_einsum(e: Eqn, c: Ctx) -> object:
     """einsum('ii->i', einsum('ji,jk->ik', a, b)) = einsum('ji,ji->i', a, b): a reindexing
     of a contraction's result (diag(A.T @ B), its sum, its transpose) is one contraction,
@@ -329,6 +359,8 @@ RULES: list[Rule] = [
     Rule(P.broadcast_to, _same_shape, "broadcast_to(x, x.shape) = x"),
     Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
     Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
+    Rule(P.getitem, _end_of_scan, "cumsum(x, a)[.., -1, ..] = sum(x, a), and cumprod, cummax, "
+         "cummin alike (the first entry of a reverse scan)"),
     Rule(P.add, sum_of_segment_sums,
          "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))"),
     Rule(P.reduce_sum, sum_of_scatter,
