@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import REGISTRY, Primitive, register
-from .elementwise import cast, le, lt, reduce_sum
+from .elementwise import cast, div, eq, le, lt, maximum, mul, reduce_sum, where
 from .shapes import _lift
 from .structural import broadcast_to, reshape, transpose
 
@@ -270,7 +270,6 @@ def _reduce_at(a: np.ndarray, v: np.ndarray, idx: np.ndarray, axis: int, op: str
 
 
 def _reduce_at_vjp(g: Any, ans: Any, a: Any, v: Any, idx: Any, axis: int, op: str) -> tuple:
-    from .elementwise import cast, div, eq, maximum, mul, where
     size = a.shape[axis]
     if op != "multiply":  # the winners share g: a's entry and each v equal to the result
         hit_a = cast(eq(a, ans), dtype=g.dtype)
@@ -295,7 +294,6 @@ def _reduce_at_vjp(g: Any, ans: Any, a: Any, v: Any, idx: Any, axis: int, op: st
 
 
 def _reduce_at_batch(n: int, b: tuple, a: Any, v: Any, idx: Any, axis: int, op: str) -> Any:
-    from .structural import broadcast_to, reshape
     a, v = [x if bx else broadcast_to(reshape(x, shape=(1,) + x.shape), shape=(n,) + x.shape)
             for x, bx in zip((a, v), b)]
     idx = idx if b[2] else reshape(idx, shape=(1,) + idx.shape)
