@@ -24,6 +24,7 @@ import vecgrad.numpy as vnp
 
 from .core import Pattern, normal, segment_sum, segments
 from .indices import random_edges
+from .variants_more import _prep_forces, pair_forces_inputs
 
 _EDGE_SIZES = {"small": {"n": 5, "e": 9, "f": 3}, "default": {"n": 500, "e": 3000, "f": 16}}
 _ROW_SIZES = {"small": {"n": 5, "d": 3}, "default": {"n": 3000, "d": 32}}
@@ -240,16 +241,6 @@ def laplacian_both_ways_ref(x, k, src, dst, to_src, to_dst):
     diff = x[src] - x[dst]
     L = segment_sum(diff, to_src) - segment_sum(diff, to_dst)
     return np.sum(x * L) + k * np.sum(L ** 4)
-
-
-def laplacian_inputs(rng, n, e, f):
-    return normal(rng, n, f), np.array(0.01), random_edges(rng, n, e)
-
-
-def _prep_laplacian(args):
-    x, k, edges = args
-    src, dst = np.asarray(edges).T
-    return x, k, src, dst, segments(src, len(x)), segments(dst, len(x))
 
 
 def add_at_messages(x, W, src, dst):
@@ -776,8 +767,10 @@ PATTERNS = [
        prepare=_prep_neighbour_dict),
     _p("self_loop_gcn", 3, _M, _EDGE_SIZES, (0, 1), inputs=_sq_inputs, prepare=_prep_self_loops),
     _p("gat_attention", 3, _M, _EDGE_SIZES, (0, 1, 2), inputs=gat_inputs, prepare=_prep_gat),
-    _p("laplacian_both_ways", 3, _M, _EDGE_SIZES, (0, 1), inputs=laplacian_inputs,
-       prepare=_prep_laplacian),
+    _p("laplacian_both_ways", 3, _M, {"small": {"n": 5, "e": 9, "d": 3},
+                                      "default": {"n": 500, "e": 3000, "d": 16}}, (0, 1),
+       inputs=pair_forces_inputs,
+       prepare=_prep_forces),
     _p("add_at_messages", 3, _M, _EDGE_SIZES, (0, 1), inputs=add_at_inputs,
        prepare=_prep_zip_src_dst),
     _p("maximum_at_pool", 3, _M, _EDGE_SIZES, (0, 1), inputs=add_at_inputs,

@@ -180,7 +180,7 @@ def traced_row(x: Any, key: Any) -> Any:
         ts, full, _ = r
         out = x[full]
         for t, q, n in reversed(ts):  # (the last axis first: the others keep their place)
-            out = _take_traced(out, _ops.where(t < 0, t + n, t), q)
+            out = _take_traced(out, t, q)  # (a gather wraps negative positions itself)
         return out
     if idx.dtype == bool:
         raise _data_dependent("indexing with a traced boolean mask")
@@ -304,8 +304,8 @@ def write_at_traced(x: Any, key: Any, value: Any) -> bool:
     rank = len(one) + len(ts)
     hit: Any = True
     for t, q, n in ts:
-        pos = _take_traced(_np.arange(n), _ops.where(t < 0, t + n, t), 0)  # (raises out of
-        at = _ops.equal(_np.arange(n), pos)  # range, as NumPy)
+        pos = _take_traced(_np.arange(n), t, 0)  # t in [0, n): the gather wraps negative
+        at = _ops.equal(_np.arange(n), pos)  # positions and raises out of range, as NumPy
         hit = _ops.logical_and(hit, _ops.reshape(at, (n,) + (1,) * (rank - q - 1)))
     v = _ops.expand_dims(_ops.broadcast_to(asarray(value), one), tuple(q for _, q, _ in ts))
     x[full] = astype(_ops.where(hit, v, x[full]), _dtype(x))

@@ -47,7 +47,7 @@ def _const_indices(x: Tracer, key: Any) -> Any:
 
 
 def _along(x: Tracer, key: Any) -> tuple | None:
-    """(x', axis, flat index (1, .., E, .., 1) in range, region shape, back) for one
+    """(x', axis, flat index (1, .., E, .., 1), region shape, back) for one
     traced index array along `axis` of x' (x with merged indexed axes), or None when the key
     has no such form."""
     if not any(isinstance(k, Tracer) for k in (key if isinstance(key, tuple) else (key,))):
@@ -62,9 +62,7 @@ def _along(x: Tracer, key: Any) -> tuple | None:
     if idx.dtype.kind not in "iu" or not idx.ndim:
         return None
     s = merged.shape
-    n = s[axis]
     flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
-    flat = _ops.where(flat < 0, flat + n, flat)
     return merged, axis, flat, s[:axis] + idx.shape + s[axis + 1:], back
 
 

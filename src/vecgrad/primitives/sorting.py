@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ComplexError, ShapeError
 from ..ir import Aval
 from .core import REGISTRY, Primitive, register
 from .elementwise import cast, div, eq, le, lt, maximum, mul, reduce_sum, where
@@ -249,6 +249,11 @@ _AT_OPS = {"maximum": np.maximum, "minimum": np.minimum, "multiply": np.multiply
 def _reduce_at_shape(a: Aval, v: Aval, idx: Aval, axis: int, op: str) -> Aval:
     if op not in _AT_OPS:
         raise ShapeError(f"scatter_reduce_along: op must be one of {sorted(_AT_OPS)}, not {op!r}")
+    if op != "multiply" and (a.dtype.kind == "c" or v.dtype.kind == "c"):
+        raise ComplexError(f"numpy.{op}.at")
+    if v.dtype.kind == "c" and a.dtype.kind != "c":
+        raise ComplexError("numpy.multiply.at into a real array", why="the imaginary part "
+                           "would be dropped")
     s = _gather_shape(a, idx, axis).shape
     if v.shape != s or s[:axis] + s[axis + 1:] != a.shape[:axis] + a.shape[axis + 1:]:
         raise ShapeError(f"scatter_reduce_along: values of shape {v.shape} do not fill the "
@@ -277,19 +282,27 @@ def _reduce_at_vjp(g: Any, ans: Any, a: Any, v: Any, idx: Any, axis: int, op: st
         cnt = hit_a + scatter_add_along(hit_v, idx, axis=axis, size=size)
         share = div(g, maximum(cnt, 1.0))  # (0 only where the result is NaN)
         return mul(share, hit_a), mul(take_along(share, idx, axis=axis), hit_v), None
-    # the product of the others: of the nonzero factors p over x where no factor is 0; p
-    # itself for the one zero factor; 0 with two zeros or more
+    # the product of the others, exact where factors are 0 and its own derivative (as
+    # reduce_prod's VJP): p, the product of the nonzero factors, over x, times the product
+    # of the zero factors other than x, by their number n0: 1, the other zero's value (zs,
+    # their sum, or zs - x for a zero x), or 0 (three zeros or more)
     za, zv = eq(a, 0), eq(v, 0)
     a1, v1 = where(za, 1.0, a), where(zv, 1.0, v)
     i64 = np.dtype(np.int64)
     n0 = cast(za, dtype=i64) + scatter_add_along(cast(zv, dtype=i64), idx, axis=axis, size=size)
+    zs = where(za, a, 0.0) + scatter_add_along(where(zv, v, 0.0), idx, axis=axis, size=size)
     p = scatter_reduce_along(a1, v1, idx, axis=axis, op="multiply")
 
-    def others(p: Any, n0: Any, x1: Any, z: Any) -> Any:
-        return where(eq(n0, 0), p / x1, where(eq(n0, 1), where(z, p, 0.0), 0.0))
-    ga = g * others(p, n0, a1, za)
-    gv = take_along(g, idx, axis=axis) * others(take_along(p, idx, axis=axis),
-                                                take_along(n0, idx, axis=axis), v1, zv)
+    def others(g: Any, p: Any, n0: Any, zs: Any, x: Any, x1: Any, z: Any) -> Any:
+        one, two = eq(n0, 1), eq(n0, 2)
+        at_zero = where(one, 1.0, where(two, zs, 0.0)) - where(two, x, 0.0)
+        at_other = where(eq(n0, 0), 1.0, where(one, zs, 0.0))
+        return g * p / x1 * where(z, at_zero, at_other)
+
+    def gathered(y: Any) -> Any:
+        return take_along(y, idx, axis=axis)
+    ga = others(g, p, n0, zs, a, a1, za)
+    gv = others(gathered(g), gathered(p), gathered(n0), gathered(zs), v, v1, zv)
     return ga, gv, None
 
 
