@@ -142,7 +142,10 @@ def _rmw(e: Eqn, defs: dict) -> list[Eqn] | None:
         if v.prim is P.sub and (k == 1 or d.aval.dtype.kind == "b"):
             return None  # d - x[I] is not an accumulation (and NumPy has no -bool)
         out = []
-        if v.prim is P.sub:
+        if v.prim is P.sub:  # (negated in x's dtype, as the subtraction computes: -d in a
+            if d.aval.dtype != base.aval.dtype:  # uint8 or at int8's minimum would wrap)
+                out.append(_eqn(P.cast, (d,), {"dtype": base.aval.dtype}, v.src))
+                d = out[-1].out
             out.append(_eqn(P.neg, (d,), {}, v.src))
             d = out[-1].out
         out.append(_eqn(P.setitem_add, (base, d), dict(e.params), e.src))

@@ -266,7 +266,8 @@ def accumulate_at_read(t: Any, other: Any, negate: bool) -> Any:
     new = _ops.subtract(t, other) if negate else _ops.add(t, other)
     if _dtype(new) != _dtype(t):
         return None  # (a cast back would happen: the general path checks and casts)
-    v = _ops.negative(other) if negate else other
+    v = _ops.negative(astype(other, _dtype(t))) if negate else other  # (in t's dtype: a
+    # negated uint8 would wrap)
     if t.shape:  # a row, a view of x: it reads x after the accumulation (as NumPy's `t`)
         index_add(base, key, v)
         v, new = None, t
@@ -333,7 +334,7 @@ def _write_of_sum(x: Any, key: Any, value: Any, reads: dict | None) -> bool:
                     or a.aval.shape != value.shape or (e.prim is P.sub and j == 1):
                 continue
             v = Tracer(x._b, e.inputs[1 - j])
-            index_add(x, key, _ops.negative(v) if e.prim is P.sub else v)
+            index_add(x, key, _ops.negative(astype(v, x.dtype)) if e.prim is P.sub else v)
             return True
         return False
     return False
