@@ -12,7 +12,7 @@ import numpy as _np
 from numpy import float64
 
 from .. import primitives as P
-from ..errors import TracedIntoNumpyError, unsupported
+from ..errors import ShapeError, TracedIntoNumpyError, unsupported, user_src
 from ..tracing import Tracer, const_tracer
 
 ArrayLike = Any
@@ -37,15 +37,25 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Any:
         return Tracer(a._b, a.atom, ndarray=True) if a._is_scalar() else a
     if type(a) in (list, tuple) and a and dtype is None and \
             builtins.all(type(x) is Tracer for x in a):
-        if len(a) == 1:  # (a common case: vnp.array([t]) in a per-sample function)
-            return P.reshape(a[0], shape=(1,) + a[0].shape)
-        from ._ops import stack  # (it converts with asarray: imported when first used)
-        return stack(a)
+        return stack_new(list(a), 0)
     if isinstance(a, (list, tuple)) and _has_tracer(a):
-        from ._ops import stack
-        out = stack([asarray(x) for x in a])
+        out = stack_new([asarray(x) for x in a], 0)
         return out if dtype is None else astype(out, dtype)
     return _np.asarray(a, dtype)
+
+
+def stack_new(arrays: list, axis: int) -> Any:
+    """Arrays of one shape joined along a new axis `axis` (in range): a new array, also of
+    one (a view would pass writes into it on to the input)."""
+    shapes = {_shape(x) for x in arrays}
+    if len(shapes) != 1:
+        raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
+    if len(arrays) > 1:
+        return P.stack(*arrays, axis=axis)
+    x = arrays[0]
+    if not isinstance(x, Tracer):
+        return _np.expand_dims(x, axis).copy()
+    return P.reshape(x, shape=x.shape[:axis] + (1,) + x.shape[axis:])
 
 
 def array(a: ArrayLike, dtype: Any = None, copy: bool = True) -> Any:
@@ -78,7 +88,6 @@ def _warn_complex_cast() -> None:
     """NumPy's ComplexWarning for a complex -> real cast, at the user's line (while tracing)."""
     import warnings
 
-    from ..errors import user_src
     src = user_src(3)
     warnings.warn_explicit("Casting complex values to real discards the imaginary part",
                            _np.exceptions.ComplexWarning, src.file if src else "<vecgrad>",

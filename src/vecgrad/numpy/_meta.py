@@ -11,9 +11,10 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import TraceError
-from ..tracing import Tracer
+from ..tracing import Tracer, strided
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype
+from ._stats import all as all_
 
 
 def _nd(a: Any) -> int:
@@ -175,16 +176,14 @@ def iscomplex(x: Any) -> Any:
     """Elementwise: a nonzero imaginary part."""
     if not iscomplexobj(x):
         return _np.zeros(_shape(x), bool)
-    from .. import numpy as vnp
-    return _ops.not_equal(vnp.imag(x), 0)
+    return _ops.not_equal(_ops.imag(x), 0)
 
 
 def isreal(x: Any) -> Any:
     """Elementwise: a zero imaginary part."""
     if not iscomplexobj(x):
         return _np.ones(_shape(x), bool)
-    from .. import numpy as vnp
-    return _ops.equal(vnp.imag(x), 0)
+    return _ops.equal(_ops.imag(x), 0)
 
 
 def real_if_close(a: Any, tol: float = 100) -> Any:
@@ -215,7 +214,6 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
 def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> Any:
     """Whether all entries are close (a traced boolean: use it in vnp.where, not in `if`)."""
-    from ._stats import all as all_
     return all_(isclose(a, b, rtol, atol, equal_nan))
 
 
@@ -223,7 +221,6 @@ def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
     """Same shape and entries (False at once for different shapes)."""
     if _shape(a1) != _shape(a2):
         return False
-    from ._stats import all as all_
     eq = _ops.equal(a1, a2)
     if equal_nan:
         eq = _ops.logical_or(eq, _ops.logical_and(P.isnan(a1), P.isnan(a2)))
@@ -236,17 +233,14 @@ def array_equiv(a1: Any, a2: Any) -> Any:
         _np.broadcast_shapes(_shape(a1), _shape(a2))
     except ValueError:
         return False
-    from ._stats import all as all_
     return all_(_ops.equal(a1, a2))
 
 
 def ascontiguousarray(a: Any, dtype: Any = None) -> Any:
     """`a` if it is C-contiguous (as NumPy decides from its strides), else a copy."""
     a = asarray(a) if dtype is None else astype(asarray(a), dtype)
-    if isinstance(a, Tracer) and a._view is not None:
-        from ..tracing import strided
-        if not strided(a).flags.c_contiguous:
-            return a.copy()
+    if isinstance(a, Tracer) and a._view is not None and not strided(a).flags.c_contiguous:
+        return a.copy()
     return a if isinstance(a, Tracer) else _np.ascontiguousarray(a)
 
 

@@ -14,8 +14,14 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import TraceError, unsupported
 from ..tracing import Tracer
-from . import _contract, _ops
+from . import _contract, _ops, _ufuncs
 from ._base import _dtype, _shape, asarray, astype
+from ._creation import linspace
+from ._indexing import take
+from ._order import argsort, sort
+from ._shape_ops import concatenate
+from ._stats import any as any_
+from ._stats import cumsum, diff
 
 __all__ = [
     "acos",
@@ -72,8 +78,7 @@ def i0(x: Any) -> Any:
 def _conj(x: Any) -> Any:
     if _dtype(x).kind != "c":
         return x
-    from .. import numpy as vnp
-    return vnp.conj(x)
+    return _ops.conj(x)
 
 
 def vdot(a: Any, b: Any, /) -> Any:
@@ -129,7 +134,6 @@ def permute_dims(a: Any, /, axes: Any = None) -> Any:
 
 def concat(arrays: Sequence[Any], /, *, axis: int | None = 0, **kw: Any) -> Any:
     """The array-API name of concatenate."""
-    from ._shape_ops import concatenate
     return concatenate(arrays, axis, **kw)
 
 
@@ -141,7 +145,6 @@ def unstack(x: Any, /, *, axis: int = 0) -> tuple:
 
 
 def _ufunc_alias(name: str) -> Any:
-    from . import _ufuncs
     return getattr(_ufuncs, name)
 
 
@@ -155,7 +158,6 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
          *, kind: Any = None) -> Any:
     """Elementwise membership in `test_elements` (one comparison per pair)."""
     element, tests = asarray(element), _ops.ravel(asarray(test_elements))
-    from ._stats import any as any_
     hit = any_(_ops.equal(_ops.expand_dims(element, -1), tests), axis=-1) \
         if _shape(tests)[0] else _np.zeros(_shape(element), bool)
     return _ops.logical_not(hit) if invert else hit
@@ -184,7 +186,6 @@ def lexsort(keys: Any, axis: int = -1) -> Any:
         [asarray(keys)[i] for i in range(_shape(keys)[0])]
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
-    from ._order import argsort
     ax = axis % _nd(keys[0])
     idx = argsort(keys[0], ax, kind="stable")
     for k in keys[1:]:
@@ -260,7 +261,6 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
     n = len(range(*slice(None, end, step).indices(math.prod(s))))
     val = _ops.ravel(asarray(val))
     if _shape(val)[0] not in (1, n):
-        from ._indexing import take
         val = take(val, _np.arange(n) % _shape(val)[0])
     _ops.reshape(a, (-1,), always_view=True)[:end:step] = val
 
@@ -350,7 +350,6 @@ def apply_over_axes(func: Callable, a: Any, axes: Any) -> Any:
 
 def sort_complex(a: Any) -> Any:
     """Sort by real part, then imaginary part; the result is complex."""
-    from ._order import sort
     out = sort(a)
     dt = _np.result_type(_dtype(out), _np.complex64)
     return astype(out, dt)
@@ -362,11 +361,10 @@ def geomspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype
     positive endpoints; the endpoints are exact)."""
     if not (isinstance(start, Tracer) or isinstance(stop, Tracer)):
         return _np.geomspace(start, stop, num, endpoint, dtype, axis)
-    from .. import numpy as vnp
     if axis != 0:
         raise unsupported("numpy.geomspace with traced endpoints and axis != 0")
     start, stop = asarray(start), asarray(stop)
-    y = vnp.exp(vnp.linspace(vnp.log(start), vnp.log(stop), num, endpoint))
+    y = _ops.exp(linspace(_ops.log(start), _ops.log(stop), num, endpoint))
     if num > 0:
         y[0] = start
     if endpoint and num > 1:
@@ -379,15 +377,13 @@ def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: 
     """base ** linspace(start, stop) (differentiable in traced start, stop and base)."""
     if not any(isinstance(v, Tracer) for v in (start, stop, base)):
         return _np.logspace(start, stop, num, endpoint, base, dtype, axis)
-    from .. import numpy as vnp
-    y = vnp.power(base, vnp.linspace(start, stop, num, endpoint, axis=axis))
+    y = _ops.power(base, linspace(start, stop, num, endpoint, axis=axis))
     return y if dtype is None else astype(y, dtype)
 
 
 def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * _np.pi) -> Any:
     """Unwrap phase jumps larger than `discont` along `axis` (NumPy's algorithm; the
     corrections are piecewise constant, so the gradient passes straight through)."""
-    from ._stats import cumsum, diff
     p = asarray(p)
     nd = _nd(p)
     ax = axis % nd

@@ -17,8 +17,9 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import ConcretizationError, TracedIntoNumpyError, unsupported, user_src
 from ..tracing import Tracer, as_view
-from . import _ops
+from . import _indexing, _ops, _order
 from ._base import astype
+from ._ufuncs import round as round_
 
 # how each name of dir(numpy.ndarray) is provided: "function" (the vecgrad.numpy function
 # of the same name, self first), "method" (defined here), "operator" (primitives/operators.py
@@ -188,8 +189,7 @@ def __deepcopy__(self: Tracer, memo: Any = None) -> Tracer:
 
 
 def __array_namespace__(self: Tracer, *, api_version: Any = None) -> Any:
-    from .. import numpy as vnp
-    return vnp
+    return _ops.NAMESPACES["numpy"]
 
 
 def fill(self: Tracer, value: Any) -> None:
@@ -200,20 +200,17 @@ def fill(self: Tracer, value: Any) -> None:
 def sort(self: Tracer, axis: int = -1, kind: Any = None, order: Any = None, *,
          stable: Any = None) -> None:
     """Sort in place along `axis` (a write of the sorted values, as NumPy's)."""
-    from . import _order
     self[...] = _order.sort(self, axis, kind, order, stable=stable)
 
 
 def partition(self: Tracer, kth: Any, axis: int = -1, kind: str = "introselect",
               order: Any = None) -> None:
     """Partition in place along `axis`."""
-    from . import _order
     self[...] = _order.partition(self, kth, axis, kind, order)
 
 
 def put(self: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
     """Write `values` at the flat positions `indices` (in place)."""
-    from . import _indexing
     _indexing.put(self, indices, values, mode)
 
 
@@ -250,7 +247,6 @@ def astype_(self: Tracer, dtype: Any, order: str = "K", casting: str = "unsafe",
 
 def compress(self: Tracer, condition: Any, axis: Any = None, out: Any = None) -> Any:
     """The slices where the static `condition` holds."""
-    from . import _indexing
     return _indexing.compress(condition, self, axis, out)
 
 
@@ -261,7 +257,6 @@ def __round__(self: Tracer, ndigits: int | None = None) -> Any:
         raise TypeError("type numpy.ndarray doesn't define __round__ method")
     if ndigits is None:
         raise _value_needed("round() to a Python int")
-    from ._ufuncs import round as round_
     return round_(self, ndigits)
 
 

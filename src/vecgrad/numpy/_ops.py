@@ -14,7 +14,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import ShapeError, unsupported, user_src
 from ..tracing import Tracer, as_view, c_contiguous, reshaped_view, strided
-from ._base import _dtype, _shape, asarray, astype, copy, takes_out
+from ._base import _dtype, _shape, asarray, astype, copy, stack_new, takes_out
 
 __all__ = [
     "abs",
@@ -542,13 +542,7 @@ def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> Any:
     arrays = [asarray(x) for x in arrays]
     if not arrays:
         raise ValueError("need at least one array to stack")
-    shapes = {_shape(x) for x in arrays}
-    if len(shapes) != 1:
-        raise ShapeError(f"all input arrays must have the same shape, got {sorted(shapes)}")
-    axis = _axis(axis, len(_shape(arrays[0])) + 1)
-    if len(arrays) == 1:  # (a new array, not a view: see concatenate)
-        return copy(expand_dims(arrays[0], axis))
-    return P.stack(*arrays, axis=axis)
+    return stack_new(arrays, _axis(axis, len(_shape(arrays[0])) + 1))
 
 
 def split(a: Any, indices_or_sections: Any, axis: int = 0) -> list:
@@ -573,10 +567,8 @@ def dispatch_function(func: Callable, args: tuple, kwargs: dict) -> Any:
     """Route `np.<function>(tracer, ...)` to vecgrad.numpy (or raise naming the function)."""
     fn = _DISPATCH.get(func)
     if fn is None:
-        from .. import numpy as vnp
         mod = func.__module__ or "numpy"
-        ns = {"numpy": vnp, "numpy.linalg": vnp.linalg, "numpy.fft": vnp.fft,
-              "numpy.lib.stride_tricks": vnp.lib.stride_tricks}.get(mod)
+        ns = NAMESPACES.get(mod)
         fn = getattr(ns, func.__name__, None) if ns is not None else None
         if fn is None or not callable(fn):
             raise unsupported(f"{mod}.{func.__name__}")
@@ -585,3 +577,6 @@ def dispatch_function(func: Callable, args: tuple, kwargs: dict) -> Any:
 
 
 _DISPATCH: dict[Callable, Callable] = {}  # NumPy function -> vecgrad.numpy's (found once)
+# NumPy's module name -> vecgrad.numpy's module of the same functions: set by the package
+# once all of them are defined (this module sits below them)
+NAMESPACES: dict[str, Any] = {}

@@ -14,6 +14,8 @@ from ..errors import unsupported
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype, takes_out
+from ._creation import linspace
+from ._indexing import take
 from ._stats import _axis1, _flat_or, _float, _isnan, _nan_to, _nd, any
 
 __all__ = [
@@ -332,13 +334,12 @@ def _hist_edges(a: Any, bins: Any, range: Any) -> tuple[Any, int | None]:
             first, last = first - 0.5, last + 0.5
         dt = _np.result_type(_dtype(a), first, last, 1.0)
         return _np.linspace(first, last, n + 1, dtype=dt), n
-    from .. import numpy as vnp
     a = _float(a)
     first, last = _ops.min(a), _ops.max(a)
     same = _ops.equal(first, last)
     first = _ops.where(same, _ops.subtract(first, 0.5), first)
     last = _ops.where(same, _ops.add(last, 0.5), last)
-    return vnp.linspace(first, last, n + 1), n
+    return linspace(first, last, n + 1), n
 
 
 def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
@@ -359,7 +360,6 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
         f = _ops.multiply(_ops.divide(_ops.subtract(a, first), _ops.subtract(last, first)), nb)
         idx = astype(P.floor(_ops.where(P.isfinite(f), f, -1.0)), _np.intp)
         idx = _ops.clip(_ops.where(_ops.equal(idx, nb), nb - 1, idx), 0, nb - 1)
-        from ._indexing import take
         idx = _ops.where(_ops.less(a, take(edges, idx)), _ops.subtract(idx, 1), idx)
         up = _ops.logical_and(_ops.greater_equal(a, take(edges, _ops.add(idx, 1))),
                               _ops.not_equal(idx, nb - 1))

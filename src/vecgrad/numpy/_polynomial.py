@@ -8,9 +8,11 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import unsupported
-from . import _ops
+from . import _ops, linalg
 from ._base import _dtype, _shape, asarray, astype
 from ._contract import einsum
+from ._indexing import take
+from ._stats import diff
 
 __all__ = ["convolve", "correlate", "interp", "poly", "polyadd", "polyder", "polyfit",
            "polyint", "polymul", "polysub", "polyval", "trapezoid", "vander"]
@@ -62,8 +64,7 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
 def _conj(v: Any) -> Any:
     if _dtype(v).kind != "c":
         return v
-    from .. import numpy as vnp
-    return vnp.conj(v)
+    return _ops.conj(v)
 
 
 def polyval(p: Any, x: Any) -> Any:
@@ -131,7 +132,6 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     """Least-squares polynomial fit (NumPy's column scaling), differentiable in x, y and w."""
     if full or cov:
         raise unsupported("numpy.polyfit with full=True or cov=True")
-    from .. import numpy as vnp
     x, y = astype(asarray(x), _np.float64), astype(asarray(y), _np.float64)
     order = int(deg) + 1
     lhs, rhs = vander(x, order), y
@@ -142,7 +142,7 @@ def polyfit(x: Any, y: Any, deg: int, rcond: Any = None, full: bool = False, w: 
     if rcond is None:
         rcond = _shape(x)[0] * _np.finfo(_np.float64).eps
     scale = _ops.sqrt(_ops.sum(_ops.multiply(lhs, lhs), axis=0))
-    c = vnp.linalg.lstsq(_ops.divide(lhs, scale), rhs, rcond)[0]
+    c = linalg.lstsq(_ops.divide(lhs, scale), rhs, rcond)[0]
     return _ops.divide(c, scale if len(_shape(c)) == 1 else _ops.reshape(scale, (-1, 1)))
 
 
@@ -185,7 +185,6 @@ def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
         d = _ops.subtract(x[1:], x[:-1])
         d = _ops.reshape(d, tuple(-1 if i == ax else 1 for i in range(nd)))
     else:
-        from ._stats import diff
         d = diff(x, axis=ax)
     return _ops.divide(_ops.sum(_ops.multiply(d, mid), axis=ax), 2.0)
 
@@ -212,7 +211,6 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
         j = _np.zeros((), _np.intp)
     else:
         j = _ops.clip(_ops.subtract(P.searchsorted(xp, x, side="right"), 1), 0, n - 2)
-    from ._indexing import take
     x0, y0 = take(xp, j), take(fp, j)
     if n == 1:
         val = _ops.broadcast_to(y0, _shape(x)).copy()

@@ -7,7 +7,7 @@ semantics), which is why repeated indices there are an error.
 """
 from __future__ import annotations
 
-import sys
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +18,9 @@ from ..errors import TracedIntoNumpyError, unsupported
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, asarray, astype, takes_out
+from ._indexing import index_add
+from ._nn import logsumexp
+from ._scatter import index_reduce
 
 __all__ = [
     # the ufuncs of _ops, given their methods here
@@ -188,8 +191,6 @@ class ufunc:
             if isinstance(b, Tracer) or _has_tracer(indices):
                 raise TracedIntoNumpyError()
             return getattr(_np, self.__name__).at(a, indices, *(() if b is None else (b,)))
-        from ._indexing import index_add
-        from ._scatter import index_reduce
         if b is not None and self.__name__ in ("maximum", "minimum", "multiply") and (
                 _has_tracer(indices) or _repeats(indices, a.shape)) \
                 and index_reduce(a, indices, b, self.__name__):
@@ -462,8 +463,10 @@ def isneginf(x: Any, out: Any = None) -> Any:
 # --- reductions and scans named by ufunc ----------------------------------------------------
 
 def _lazy(module: str, name: str) -> Callable:
+    """vecgrad.numpy's `name` (in its submodule `module`), looked up when called: those
+    functions are defined after this module (in the package, or in _stats)."""
     def f(*a: Any, **k: Any) -> Any:
-        from .. import numpy as vnp
+        vnp = _ops.NAMESPACES["numpy"]
         return getattr(getattr(vnp, module) if module else vnp, name)(*a, **k)
     return f
 
@@ -481,7 +484,6 @@ _ACCUMULATE: dict[str, Callable] = {
 
 
 def _logaddexp_reduce(a: Any, axis: Any = 0, keepdims: bool = False) -> Any:
-    from ..nn import logsumexp
     return logsumexp(a, axis=axis, keepdims=keepdims)
 
 
@@ -493,9 +495,11 @@ _ALIASES = {"true_divide": "divide", "absolute": "abs", "conjugate": "conj"}
 
 def dispatch_ufunc(uf: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """Route `np.<ufunc>(tracer, ...)` and its methods to vecgrad.numpy."""
-    vnp = sys.modules["vecgrad.numpy"]  # (this package, imported by now; no import per call)
+    vnp = _ops.NAMESPACES["numpy"]
     if getattr(_np, uf.__name__, None) is not uf:  # not NumPy's: SciPy's special functions
-        from ..scipy.special import dispatch_ufunc as special  # (SciPy is optional: late import)
+        # (vecgrad.scipy, a layer above, imports SciPy, an optional package: it is loaded
+        # by name the first time a SciPy ufunc meets a traced array)
+        special = importlib.import_module("vecgrad.scipy.special").dispatch_ufunc
         out = special(uf, method, inputs, kwargs)
         if out is not None:
             return out

@@ -14,6 +14,8 @@ from .. import primitives as P
 from ..errors import unsupported
 from ..primitives.fft import complex_dtype
 from ._base import _shape, asarray, astype
+from ._ops import concatenate, conj
+from ._tiling import roll
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
            "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq",
@@ -24,7 +26,6 @@ fftfreq, rfftfreq = _np.fft.fftfreq, _np.fft.rfftfreq
 
 def _fit(x: Any, axis: int, n: int) -> Any:
     """x truncated or zero-padded along `axis` to length n (NumPy's n/s semantics)."""
-    from ._ops import concatenate
     m = _shape(x)[axis]
     if n == m:
         return x
@@ -184,20 +185,17 @@ _SWAP = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "b
 def hfft(a: Any, n: Any = None, axis: int = -1, norm: Any = None, out: Any = None) -> Any:
     """The FFT of a signal with Hermitian symmetry (a real spectrum): irfft of conj(a)
     with the normalization swapped, as NumPy."""
-    from ._ops import conj
     _no_out(out, "hfft")
     return irfft(conj(asarray(a)), n, axis, _SWAP[_norm(norm)])
 
 
 def ihfft(a: Any, n: Any = None, axis: int = -1, norm: Any = None, out: Any = None) -> Any:
     """The inverse of hfft: conj(rfft(a)) with the normalization swapped."""
-    from ._ops import conj
     _no_out(out, "ihfft")
     return conj(rfft(a, n, axis, _SWAP[_norm(norm)]))
 
 
 def _shift(x: Any, axes: Any, inverse: bool) -> Any:
-    from ._tiling import roll
     x = asarray(x)
     nd = len(_shape(x))
     axes = list(range(nd)) if axes is None else \
