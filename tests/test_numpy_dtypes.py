@@ -99,3 +99,45 @@ def test_reduction_in_a_narrow_dtype_wraps_as_numpy(name):
                     continue
                 got = vg.jit(lambda s, dt=dt, kw=kw: f(s, axis=-1, dtype=dt, **kw))(src)
                 _same(ref, got, f"{src.dtype} dtype={dt} {kw}")
+
+
+MIXED = [np.bool_, np.int8, np.uint8, np.int64, np.float32, np.float64]
+SCALARS = [True, 3, -2, 300, 2.5, np.float32(1.5), np.int8(3)]
+BINARY = [n for n in UFUNCS if getattr(np, n).nin == 2 and getattr(np, n).nout == 1
+          and getattr(np, n).signature is None]  # (not the gufuncs: matmul, vecdot, ...)
+
+
+def _binary_cases() -> list:
+    arrays = [(_data(a), _data(b)) for a in MIXED for b in MIXED]
+    return arrays + [(_data(a), s) for a in MIXED for s in SCALARS] + \
+        [(s, _data(a)) for a in MIXED for s in SCALARS]
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_ufunc_of_mixed_dtypes_and_python_scalars_as_numpy(name):
+    """NumPy 2's promotion (NEP 50): Python scalars are weak, NumPy scalars are not; a Python
+    int out of an array's range compares exactly (`uint8 < -2`) or raises OverflowError."""
+    uf = getattr(np, name)
+    for x, y in _binary_cases():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                want = uf(x, y)
+            except OverflowError:
+                with pytest.raises(OverflowError):
+                    _traced(uf, x, y)
+                continue
+            except Exception:  # noqa: BLE001, S112 (no loop for these dtypes)
+                continue
+            got = _traced(uf, x, y)
+        _same(want, got, f"{name}({type(x).__name__}/{np.asarray(x).dtype}, "
+                         f"{type(y).__name__}/{np.asarray(y).dtype})")
+
+
+def _traced(uf, x, y):
+    """uf(x, y) under vg.jit with the arrays traced and the scalars as they are."""
+    if isinstance(x, np.ndarray) and isinstance(y, np.ndarray):
+        return vg.jit(uf)(x, y)
+    if isinstance(x, np.ndarray):
+        return vg.jit(lambda a: uf(a, y))(x)
+    return vg.jit(lambda b: uf(x, b))(y)

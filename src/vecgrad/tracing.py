@@ -86,9 +86,12 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
         else:
             dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
                    isinstance(a, Tracer) and not a._weak]
-            if builder is None:  # eager, with the same weak Python scalars as in a trace
-                return prim.impl(*[to_atom(a, dts).value for a in args], **params)
-            atoms = [to_atom(a, dts, builder) for a in args]
+            try:
+                if builder is None:  # eager, with the same weak Python scalars as in a trace
+                    return prim.impl(*[to_atom(a, dts).value for a in args], **params)
+                atoms = [to_atom(a, dts, builder) for a in args]
+            except OverflowError:  # a Python int out of the arrays' dtype's range
+                return _out_of_range(prim, args, params, builder)
     v = builder.emit(prim, atoms, params)
     out = Tracer(builder, v)
     if prim.elementwise and len(v.aval.shape) > 1:
@@ -97,6 +100,23 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
 
 
 set_bind(bind)
+
+
+def _out_of_range(prim: Primitive, args: tuple, params: dict, builder: Builder | None) -> Any:
+    """`uint8_array < -1` or `np.divide(int8_array, 1000)`: NumPy 2 compares exactly and
+    computes in its loop's dtype where it can, and raises OverflowError where the Python int
+    would have to become the array's dtype (`uint8_array + 300`). NumPy answers for one
+    element of each array: where it raises, so does this; where it does not, the int keeps
+    its own (wide) dtype and the result is cast to NumPy's dtype."""
+    probe = [np.ones((), a.dtype) if isinstance(a, (Tracer, np.ndarray, np.generic)) else a
+             for a in args]
+    with np.errstate(all="ignore"):
+        want = np.asarray(prim.impl(*probe, **params)).dtype  # (NumPy's OverflowError)
+    wide = [np.asarray(a) if _is_scalar(a) else a for a in args]
+    if builder is None:
+        return np.asarray(prim.impl(*[to_atom(a).value for a in wide], **params)).astype(want)
+    out = Tracer(builder, builder.emit(prim, [to_atom(a, (), builder) for a in wide], params))
+    return out if out.dtype == want else NUMPY.astype(out, want)
 
 
 def _inner(a: Builder, b: Builder) -> Builder:

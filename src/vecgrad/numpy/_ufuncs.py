@@ -375,9 +375,20 @@ def _float_power(x: Any, y: Any) -> Any:
 
 
 def _ldexp(x: Any, e: Any) -> Any:
-    """x * 2**e (exact: a power of two)."""
-    x = _float(x, "frexp")
-    return _ops.multiply(x, astype(P.exp2(astype(asarray(e), _np.float64)), _dtype(x)))
+    """x * 2**e (exact: a power of two), in the dtype of NumPy's loop (a Python int x with
+    integer exponents computes in float16, as NumPy's weak scalars do)."""
+    def probe(v: Any) -> Any:
+        return v if isinstance(v, (bool, int, float)) else _np.ones((), _dtype(v))
+    dt = _np.ldexp(probe(x), probe(e)).dtype
+    # (scaled in float64 by four parts of e, each a finite power of two, so that 0 * 2**300
+    # stays 0 and a float16 x * 2**20 that fits is not x * inf; beyond |e| = 3200 every
+    # nonzero float64 gives 0 or inf anyway)
+    e = _ops.clip(astype(asarray(e), _np.float64), -3200.0, 3200.0)
+    q = P.floor(_ops.multiply(e, 0.25))
+    y = astype(asarray(x), _np.float64)
+    for part in (q, q, q, _ops.subtract(e, _ops.multiply(q, 3.0))):
+        y = _ops.multiply(y, P.exp2(part))
+    return astype(y, dt)
 
 
 def _divmod(x: Any, y: Any) -> tuple:
