@@ -355,7 +355,13 @@ class Tracer(Traced):
                              "ambiguous (x[idx] += v adds once per position, as in NumPy); "
                              "to accumulate at repeated indices use np.add.at(x, idx, v)")
         val = to_atom(value, [self.dtype], self._b)
-        if 0 in index_shape(self.shape, idx):  # (an empty region: NumPy checks v's shape)
+        region = index_shape(self.shape, idx)
+        extra = len(val.aval.shape) - len(region)
+        if prim is P.setitem and extra > 0 and all(d == 1 for d in val.aval.shape[:extra]):
+            # NumPy's assignment drops a value's leading unit axes beyond the region's rank
+            # (`a[1] = y[:1]`; not `a[1] += y[:1]`, an in-place add into the view)
+            val = self._b.emit(P.reshape, [val], {"shape": val.aval.shape[extra:]})
+        if 0 in region:  # (an empty region: NumPy checks v's shape)
             prim.shape_rule(self.aval, val.aval, idx=idx)
             return
         self._replace(self._b.emit(prim, [self.atom, val], {"idx": idx}))
