@@ -703,3 +703,17 @@ def test_out_argument_of_another_dtype_or_a_numpy_array_is_refused():
         vg.jit(lambda x: np.cumsum(x, axis=0, out=np.zeros((3, 2), int) + x.astype(int)))(x)
     with pytest.raises(vg.VecgradError, match="vnp.zeros"):
         vg.jit(lambda x: np.cumsum(x, axis=0, out=np.zeros((3, 2))))(x)
+
+
+def test_nan_to_num_without_copy_changes_the_array_in_place():
+    """np.nan_to_num(o, copy=False) returned the cleaned values but left o unchanged (copy
+    was ignored), so a later read of o saw the NaNs; NumPy changes o and returns it."""
+    def f(x):
+        o = x * 1.0
+        r = np.nan_to_num(o, copy=False, nan=0.5, posinf=2.0)
+        o[0] = 7.0
+        s = np.nan_to_num(o[1:], copy=False)
+        return o * 1.0, r * 1.0, s * 1.0
+    x = np.array([1.0, np.nan, np.inf, -2.0])
+    assert_same(vg.jit(f)(x), f(x.copy()))
+    central_diff_check(lambda x: sum(vnp.sum(a) for a in f(x)), [np.array([1.0, 2.0, 3.0])])

@@ -441,9 +441,14 @@ around = round
 def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> Any:
     """Replace NaN by `nan` and infinities by `posinf`/`neginf` (default: the largest finite
-    numbers); the gradient passes where x is finite."""
+    numbers); the gradient passes where x is finite. With `copy=False` an array is changed
+    in place and returned, as in NumPy."""
     f = lambda v: None if v is None else float(v)
-    return P.nan_to_num(x, nan=float(nan), posinf=f(posinf), neginf=f(neginf))
+    res = P.nan_to_num(x, nan=float(nan), posinf=f(posinf), neginf=f(neginf))
+    if copy or not isinstance(x, Tracer) or x._is_scalar():
+        return res
+    x[...] = res
+    return x
 
 
 def clip(a: Any, a_min: Any = _np._NoValue, a_max: Any = _np._NoValue, out: Any = None, *,
