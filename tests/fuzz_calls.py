@@ -345,8 +345,40 @@ class CallGen(Gen):
             f"{o} = xp.array([v[i] for i in range({n}) if i < 0] + [1.0])",
         ])
 
+    def views(self) -> str:
+        """A loop writing into a buffer through `out=` and the views NumPy functions and
+        methods return (reshape, ravel, .T, split, moveaxis, squeeze, flat), and masks."""
+        o, n, d = self.fresh(), self.n, self.d
+        X = self.pick(["x", "np.tanh(x)", "x[::-1]", "x * 0.5 + 1.0"])
+
+        def stmt():
+            return self.pick([
+                f"np.cumsum({o}[i], out={o}[i])", f"np.sum({o}[:i + 1], axis=0, out={o}[i])",
+                f"np.multiply({o}[i], 0.5, out={o}[i])", f"np.add({o}[i], {o}[i - 1], out={o}[i])",
+                f"np.clip({o}[i], -1.0, 1.0, out={o}[i])", f"np.maximum({o}[i], 0.1, out={o}[i])",
+                f"np.negative({o}[i], out={o}[(i + 1) % {n}])", f"np.dot(W, x[i], out={o}[i])",
+                f"np.einsum('ij,j->i', W, {o}[i - 1], out={o}[i])", f"np.mean({o}, axis=0, out={o}[i])",
+                f"np.cumsum({o}[:, i % {d}], out={o}[:, (i + 1) % {d}])", f"np.max({o}, 1, out={o}[:, 0])",
+                f"{o}.reshape(-1)[i] += 1.0", f"{o}.ravel()[{d} * i] *= 2.0",
+                f"{o}.reshape({n * d})[i:i + 2] = v[i]", f"{o}.T[i % {d}, i] = v[i]",
+                f"{o}.T[:, i] *= 0.5", f"s{o}, t{o} = np.split({o}, [1])\nt{o} += s{o} * v[i]",
+                f"np.moveaxis({o}, 0, -1)[:, i] += 1.0", f"np.squeeze({o}[i:i + 1])[0] = v[i]",
+                f"{o}[i, ::-1] = {o}[i]", f"{o}[i:] += {o}[i]", f"{o}[{o} > 1.5] = 1.5",
+                f"np.copyto({o}[i], x[i] * 2.0, where=x[i] > 0)", f"np.put({o}, [i, i + 1], v[i])",
+                f"{o}.flat[i] = v[i]", f"np.fill_diagonal({o}, v[i])", f"{o}[i][:] = {o}[i - 1] * 0.5",
+                f"{o}[..., i % {d}][i] -= 1.0", f"{o}[None][0, i] = np.sin({o}[i])",
+                f"np.swapaxes({o}, 0, 1)[i % {d}] += v", f"{o}[i] = np.sort({o}[i])[::-1]",
+                f"np.exp({o}[i], out={o}[i])", f"np.tanh({o}[i - 1], {o}[i])",
+            ])
+        body = "\n".join(stmt() for _ in range(self.i(1, 3)))
+        lo = self.pick([0, 1])
+        return (f"{o} = ({X}).copy()\nfor i in range({lo}, {n}):\n"
+                + "\n".join("    " + ln for ln in body.splitlines()))
+
     NEW: ClassVar[dict[str, int]] = {
         "softmax": 2, "norms": 3, "einsum": 3, "select": 2, "sorting": 3, "scans": 2,
-        "joins": 3, "matrices": 2, "indexing": 4, "f32": 2, "zerod": 2, "ints": 2, "empty": 2}
+        "joins": 3, "matrices": 2, "indexing": 4, "f32": 2, "zerod": 2, "ints": 2, "empty": 2,
+        "views": 4}
     STYLES: ClassVar[dict[str, int]] = {**Gen.STYLES, **NEW}
     FIRST: ClassVar[dict[str, int]] = NEW
+    KEEP_FIRST: ClassVar[bool] = True

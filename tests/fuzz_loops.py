@@ -660,6 +660,7 @@ class Gen:
               "decay": 2, "stencil": 3, "scalars": 2, "loopmix": 6,
               "higher": 2, "post": 2, "intmix": 3}
     FIRST: ClassVar[dict[str, int]] = STYLES  # (the first block's style)
+    KEEP_FIRST: ClassVar[bool] = False  # (the first block's value is always an output)
 
     # ------------------------------------------------------------------ assembly
     def block(self, style: str) -> bool:
@@ -690,6 +691,8 @@ class Gen:
         if not self.outs:
             return None, done
         outs = self.outs[-self.i(1, 2):]
+        if self.KEEP_FIRST and self.outs[0] not in outs:
+            outs = [self.outs[0]] + outs
         body = "\n".join(self.lines + [f"return ({', '.join(outs)},)"])
         src = PRELUDE + f"\ndef f({', '.join(ARGS)}):\n" + textwrap.indent(body, "    ") + "\n"
         return src, done
