@@ -717,3 +717,15 @@ def test_nan_to_num_without_copy_changes_the_array_in_place():
     x = np.array([1.0, np.nan, np.inf, -2.0])
     assert_same(vg.jit(f)(x), f(x.copy()))
     central_diff_check(lambda x: sum(vnp.sum(a) for a in f(x)), [np.array([1.0, 2.0, 3.0])])
+
+
+@pytest.mark.parametrize("ord_axis", [(np.inf, None), (np.inf, 0), (1, (1, 0)), (2, None),
+                                      (np.inf, (0, 1)), (2, (-2, -1))])
+def test_norm_of_an_empty_matrix_is_zero(ord_axis):
+    """np.linalg.norm(np.zeros((0, 3)), np.inf) is 0 in NumPy (its max reductions take
+    initial=0); vecgrad raised a plain ValueError (zero-size array to reduction maximum)."""
+    o, ax = ord_axis
+    f = lambda x: np.linalg.norm(x[:0], ord=o, axis=ax) + np.linalg.norm(x, ord=o, axis=ax)
+    x = np.random.default_rng(3).standard_normal((4, 3))
+    assert_same(vg.jit(f)(x), f(x))
+    central_diff_check(lambda x: vnp.sum(f(x)), [x])

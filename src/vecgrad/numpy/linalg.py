@@ -406,8 +406,8 @@ def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...]) -> Any:
         return _ops.sqrt(_ops.sum(_abs2(x), axis=axes))
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")  # noqa: TRY004 (NumPy's)
-    if ord == _np.inf:
-        return _ops.max(_ops.abs(x), axis=axes)
+    if ord == _np.inf:  # (initial=0, as NumPy's: 0 for an empty vector)
+        return _ops.max(_ops.abs(x), axis=axes, initial=0)
     if ord == -_np.inf:
         return _ops.min(_ops.abs(x), axis=axes)
     if ord == 0:
@@ -425,13 +425,13 @@ def _matrix_norm(x: Any, ord: Any, axes: tuple[int, ...]) -> Any:
         s = svdvals(_ops.moveaxis(x, (row, col), (-2, -1)))
         if ord == "nuc":
             return _ops.sum(s, axis=-1)
-        return _ops.max(s, axis=-1) if ord == 2 else _ops.min(s, axis=-1)
+        return _ops.max(s, axis=-1, initial=0) if ord == 2 else _ops.min(s, axis=-1)
     if ord in (1, -1, _np.inf, -_np.inf):
         inner, outer = (row, col) if ord in (1, -1) else (col, row)
         if outer > inner:
             outer -= 1
         sums = _ops.sum(_ops.abs(x), axis=inner)
-        return _ops.max(sums, axis=outer) if ord > 0 else _ops.min(sums, axis=outer)
+        return _ops.max(sums, axis=outer, initial=0) if ord > 0 else _ops.min(sums, axis=outer)
     raise ValueError("Invalid norm order for matrices.")
 
 
