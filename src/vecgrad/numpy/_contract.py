@@ -11,7 +11,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import NotWritable, ShapeError
 from ..tracing import Tracer, as_view
-from ._base import _shape, asarray, takes_out
+from ._base import _dtype, _shape, asarray, astype, takes_out
 from ._ops import _axis, _int, _ints, broadcast_to, multiply, ravel, reshape, transpose
 
 __all__ = ["dot", "einsum", "inner", "matmul", "outer", "tensordot"]
@@ -32,6 +32,9 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = None) -> Any:
     subscripts, operands = (operands[0], operands[1:]) if isinstance(operands[0], str) else \
         _sublist_spec(operands)
     ops = [asarray(o) for o in operands]
+    if len({_dtype(o) for o in ops}) > 1:  # NumPy casts every operand to their common type
+        dt = _np.result_type(*[_dtype(o) for o in ops])  # first (no float32 partial product)
+        ops = [o if _dtype(o) == dt else astype(o, dt) for o in ops]
     spec = _normalize_spec(subscripts.replace(" ", ""), tuple(len(_shape(o)) for o in ops))
     ops, spec = _broadcast_labels(ops, spec)
     ins, out = P.parse_spec(spec)
