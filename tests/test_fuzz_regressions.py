@@ -729,3 +729,32 @@ def test_norm_of_an_empty_matrix_is_zero(ord_axis):
     x = np.random.default_rng(3).standard_normal((4, 3))
     assert_same(vg.jit(f)(x), f(x))
     central_diff_check(lambda x: vnp.sum(f(x)), [x])
+
+
+EINSUM_MIXED = [("i,i,i->", [(3,), (3,), (3,)]), ("ij,jk,k->i", [(2, 3), (3, 4), (4,)]),
+                (",ee,e->", [(), (2, 2), (2,)]), ("e...c,cac->...c", [(1, 2, 2), (2, 3, 2)])]
+
+
+@pytest.mark.parametrize("spec, shapes", EINSUM_MIXED)
+@pytest.mark.parametrize("last", [np.float64, np.int64])
+def test_einsum_casts_every_operand_to_the_common_type_first(spec, shapes, last):
+    """np.einsum('i,i,i->', a32, b32, c64) multiplies in float64 (NumPy casts every operand
+    first); vecgrad contracted the float32 pair in float32: a float64 result with float32
+    rounding (found by a random-subscripts probe of the calls fuzzer's einsum templates)."""
+    r = np.random.default_rng(4)
+    ops = [r.standard_normal(s).astype(np.float32) for s in shapes[:-1]]
+    ops.append((r.standard_normal(shapes[-1]) * 3).astype(last))
+    want = np.einsum(spec, *ops)
+    got = vg.jit(lambda *a: np.einsum(spec, *a))(*ops)
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("default", [0, 0.5, True, np.float32(1), np.array(2)])
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.float32])
+def test_select_with_a_python_number_default_promotes_as_numpy(default, dtype):
+    """np.select([m], [bools], 0) is int64 and np.select([m], [int8s], 0.5) float64 (the
+    default is a weak Python number in NumPy's promotion); vecgrad kept the choices' dtype."""
+    m, c = np.array([True, False, True]), np.array([1, 0, 3]).astype(dtype)
+    f = lambda m, c: np.select([m], [c], default)
+    assert_same(vg.jit(f)(m, c), f(m, c))

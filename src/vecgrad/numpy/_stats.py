@@ -497,9 +497,10 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
         if _dtype(c) != bool:
             raise TypeError("invalid entry in condlist: should be boolean ndarray")
     choices = [asarray(c) for c in choicelist]
-    dt = _np.result_type(*[_dtype(c) for c in choices], _np.asarray(default).dtype
-                         if not isinstance(default, (int, float, complex)) else
-                         _np.result_type(*[_dtype(c) for c in choices]))
+    # (a Python number default is weak, as in NumPy: bools with 0 are int64, int8 with 0.5
+    # float64, float32 with 0 float32)
+    dt = _np.result_type(*[_dtype(c) for c in choices], default
+                         if isinstance(default, (int, float, complex)) else _dtype(default))
     out = asarray(default) if isinstance(default, Tracer) else _np.asarray(default, dt)
     for c, v in zip(reversed(list(condlist)), reversed(choices)):
         out = _ops.where(c, v, out)
