@@ -758,3 +758,41 @@ def test_select_with_a_python_number_default_promotes_as_numpy(default, dtype):
     m, c = np.array([True, False, True]), np.array([1, 0, 3]).astype(dtype)
     f = lambda m, c: np.select([m], [c], default)
     assert_same(vg.jit(f)(m, c), f(m, c))
+
+
+def _write_at(v, i):
+    o = v * 1.0
+    o[i] = 3.0
+    return o
+
+
+def _write_row_tail(x, i):
+    o = x * 1.0
+    o[i, 1:] = 3.0
+    return o
+
+
+def _read_row_tail(x, i):
+    return x[i, 1:] * 2.0
+
+
+def _write_in_loop(x, ix):
+    o = x * 1.0
+    for i in ix:
+        o[i] = 7.0
+    return o
+
+
+@pytest.mark.parametrize("fn", [_write_at, _write_row_tail, _read_row_tail, _write_in_loop])
+def test_traced_position_below_minus_n_raises_index_error(fn):
+    """o[i] = 3.0 at a traced int i = -7 into 5 rows wrote row 3 (i + n = -2 wrapped around
+    a second time) where NumPy raises IndexError; so did x[i, 1:] reads and writes."""
+    x = np.arange(10.0).reshape(5, 2)
+    arg = np.array([0, -7, 1]) if fn is _write_in_loop else np.int64(-7)
+    ok = np.array([0, -5, 4]) if fn is _write_in_loop else np.int64(-5)
+    jf = vg.jit(fn)
+    assert_same(jf(x, ok), fn(x, ok))
+    with pytest.raises(IndexError):
+        fn(x, arg)
+    with pytest.raises(IndexError):
+        jf(x, arg)
