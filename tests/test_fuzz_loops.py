@@ -317,10 +317,46 @@ def check_batched(p: Program) -> str:
     return "ok"
 
 
+def _all_outputs(src: str) -> str:
+    """The program returning every block's value (NumPy raises in a block whose value is
+    not returned; compiled code does not run dead code, as JAX's does not)."""
+    names = sorted(set(re.findall(r"^    (o\d+) = ", src, re.MULTILINE)),
+                   key=lambda o: int(o[1:]))
+    return re.sub(r"^    return \(.*\)$", f"    return ({', '.join(names)},)", src,
+                  flags=re.MULTILINE)
+
+
+def _check_bounds(q: Program) -> None:
+    """Called on an edge list with one position out of bounds (below -n or at n and above),
+    the program (every block's value returned) raises IndexError where NumPy does."""
+    n = len(q.inputs["v"])
+    bad = dict(q.inputs)
+    jx = bad["jx"].copy()
+    if not len(jx) or vmap_spec(q) is not None:
+        return
+    jx[len(jx) // 2] = [-n - 1, n, -2 * n - 3, 2 * n + 1][len(q.src) % 4]
+    bad.update(jx=jx, E2=np.stack([bad["ix"], jx], axis=1),
+               edges=[(int(a), int(b)) for a, b in zip(bad["ix"], jx)])
+    src = _all_outputs(q.src)
+    try:
+        _numpy(src, _args(Program(q.style, q.transform, src, bad)))
+    except IndexError:
+        jf = vg.jit(load(src, vnp))
+        _call(jf, *_args(q))
+        try:
+            _call(jf, *[bad[a] for a in ARGS])
+        except IndexError:
+            return
+        raise AssertionError("no IndexError for a position out of bounds") from None
+    except Exception:  # noqa: BLE001, S110 - NumPy rejects it otherwise
+        pass
+
+
 def check_recall(p: Program) -> str:
     """(d) a compiled function called again on new values of the same signature (new data,
     new edge lists and positions, a new Python number) equals NumPy, and so does its
-    gradient a fresh compile's."""
+    gradient a fresh compile's; with a position out of bounds it raises IndexError where
+    NumPy does."""
     q = Program(p.style, p.transform, p.src,
                 make_inputs(np.random.default_rng(len(p.src)), like=p.inputs))
     try:
@@ -330,6 +366,7 @@ def check_recall(p: Program) -> str:
     jf = _compiled(p)
     _call(jf, *_primals(p))
     assert_outputs(q, _call(jf, *_primals(q)), want)
+    _check_bounds(q)
     keep, ws = _weights(p)
     if not keep or _weights(q)[0] != keep:
         return "ok"
