@@ -4,6 +4,8 @@ dtypes, shapes) and, where differentiable, with central differences; the batched
 the unbatched one."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from conftest import central_diff_check
@@ -796,3 +798,19 @@ def test_traced_position_below_minus_n_raises_index_error(fn):
         fn(x, arg)
     with pytest.raises(IndexError):
         jf(x, arg)
+
+
+@pytest.mark.parametrize("row", [[-np.inf, np.inf, 0.0, np.nan], [np.inf, np.inf, 1.0, np.nan],
+                                 [1.0, np.nan, 2.0, 3.0, 4.0], [np.nan, np.nan]])
+def test_nanmedian_takes_the_middle_values_as_numpy(row):
+    """np.nanmedian([-inf, inf, 0, nan]) is 0 (the middle value; NumPy's nanmedian is the
+    median of the valid entries), vecgrad gave NaN (it interpolated as nanquantile(a, 0.5)
+    does, inf * 0)."""
+    a = np.array([row, row[::-1]])
+    for f in (lambda a: np.nanmedian(a, axis=1), lambda a: np.nanmedian(a, axis=0),
+              lambda a: np.nanmedian(a.astype(np.float32), axis=1, keepdims=True)):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert_same(vg.jit(f)(a), f(a))
+    x = np.random.default_rng(5).standard_normal((3, 4))
+    central_diff_check(lambda x: vnp.sum(np.nanmedian(x, axis=1) * np.arange(1.0, 4.0)), [x])

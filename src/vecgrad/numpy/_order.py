@@ -293,8 +293,27 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
 @takes_out
 def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
               keepdims: bool = False) -> Any:
-    """Median ignoring NaNs (NaN for an all-NaN slice)."""
-    return nanquantile(a, 0.5, axis, keepdims=keepdims)
+    """Median ignoring NaNs (NaN for an all-NaN slice): the middle valid value, or the mean
+    of the two middle ones, as NumPy's (so [-inf, 0, inf] gives 0, where the interpolation
+    of nanquantile(a, 0.5) gives NaN)."""
+    a = _float(asarray(a))
+    nd = _nd(a)
+    axes = _ops._axes(axis, nd)
+    rest = [i for i in range(nd) if i not in axes]
+    x = _ops.reshape(_ops.transpose(a, rest + list(axes)),
+                     tuple(_shape(a)[i] for i in rest) + (-1,))
+    if _dtype(x).kind != "f" or _shape(x)[-1] == 0:
+        return nanquantile(a, 0.5, axis, keepdims=keepdims)
+    srt = sort(x, -1)  # NaNs sort last
+    n = _ops.sum(astype(_ops.logical_not(_isnan(x)), _np.float64), -1)
+    lo = _ops.maximum(P.floor(_ops.multiply(_ops.subtract(n, 1), 0.5)), 0)
+    hi = _ops.minimum(P.floor(_ops.multiply(n, 0.5)), _shape(x)[-1] - 1)
+    both = P.take_along(srt, astype(_ops.stack([lo, hi], -1), _np.intp), axis=_nd(srt) - 1)
+    mid = _ops.divide(_ops.add(both[..., 0], both[..., 1]), 2)
+    med = _ops.where(_ops.equal(n, 0), _np.nan, _ops.where(_ops.equal(lo, hi), both[..., 0], mid))
+    shape = tuple(1 if i in axes else d for i, d in enumerate(_shape(a))) if keepdims \
+        else tuple(_shape(a)[i] for i in rest)
+    return _ops.reshape(astype(med, _dtype(x)), shape)
 
 
 @takes_out
