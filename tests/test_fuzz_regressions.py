@@ -814,3 +814,27 @@ def test_nanmedian_takes_the_middle_values_as_numpy(row):
             assert_same(vg.jit(f)(a), f(a))
     x = np.random.default_rng(5).standard_normal((3, 4))
     central_diff_check(lambda x: vnp.sum(np.nanmedian(x, axis=1) * np.arange(1.0, 4.0)), [x])
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_gradient_of_a_rolled_loop_reading_float32_rows_into_a_float64_carry(n):
+    """h = tanh(W @ h + s[i]) with s float32 and h float64: the backward loop returned the
+    float32 rows' cotangents beside the float64 carry's, and a loop packs one dtype (a
+    ShapeError naming no line of the program); they are cast to the pack dtype and back."""
+    r = np.random.default_rng(6)
+    W, s = r.standard_normal((3, 3)) * 0.4, r.standard_normal((n, 3)).astype(np.float32)
+
+    def f(W, s):
+        h = vnp.zeros(3)
+        for i in range(n):
+            h = np.tanh(W @ h + s[i])
+        return h
+
+    def loss(W, s):
+        return vnp.sum(f(W, s) * np.arange(1.0, 4.0))
+    np.testing.assert_allclose(vg.jit(f)(W, s), f(W, s))
+    central_diff_check(loss, [W, s.astype(np.float64)], argnums=(0,))
+    gs = vg.grad(loss, argnums=(0, 1))(W, s)[1]
+    assert gs.dtype == np.float32 and gs.shape == s.shape
+    np.testing.assert_allclose(gs, vg.grad(loss, argnums=1)(W, s.astype(np.float64)),
+                               rtol=1e-4, atol=1e-5)

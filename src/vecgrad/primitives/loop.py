@@ -211,6 +211,9 @@ def _vjp(g: Any, ans: Any, *ins: Any, body: Graph, length: int, n_carry: int,
                               body=back, length=length, n_carry=nc + len(accs),
                               n_xs=len(steps), reverse=not reverse),
                          back, length, nc + len(accs))
+    wants = [v.aval.dtype for v in seeds[:nc] + accs] + [
+        cts[i].aval.dtype for i in range(nc, nc + nx) if i in cts]
+    bouts = [o if o.dtype == w else cast(o, dtype=w) for o, w in zip(bouts, wants)]
     res: list[Any] = list(bouts[:nc])
     xs_cts = iter(bouts[nc + len(accs):])
     res += [next(xs_cts) if i in cts else None for i in range(nc, nc + nx)]
@@ -276,6 +279,9 @@ def _backward_body(lam: list[Var], accs: list[Var], x_in: list[Var], consts: lis
         outs += [(Tracer(b, acc) + Tracer(b, _dense(cts[i], acc.aval))).atom
                  for acc, i in zip(accs, acc_of)]
         outs += [_dense(cts[i], cts[i].aval) for i in range(nc, nc + nx) if i in cts]
+        # (one pack dtype: float32 xs' cotangents beside a float64 carry's go up and back)
+        dt = np.result_type(*[o.aval.dtype for o in outs])
+        outs = [o if o.aval.dtype == dt else b.emit(cast, [o], {"dtype": dt}) for o in outs]
     return dce(b.build(outs))
 
 
