@@ -378,8 +378,44 @@ def check_recall(p: Program) -> str:
     return "ok"
 
 
+def _installed(name: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(name) is not None
+
+
+BACKENDS = [b for b in ("jax", "torch") if _installed(b)]
+
+
+def check_backends(p: Program) -> str:
+    """(e) on each installed engine (jax, torch) the compiled program and its gradient equal
+    NumPy's backend's (values and shapes; dtypes up to the engine's own, e.g. jax's int32)."""
+    if not BACKENDS or p.transform not in ("jit", "static"):
+        return "skip"
+    want = _call(_compiled(p), *_primals(p))
+    keep, ws = _weights(p)
+    gw = _call(vg.grad(_loss(p, vnp, keep, ws), argnums=NUMS), *_primals(p)) if keep else ()
+    f = load(p.src, vnp)
+    for b in BACKENDS:
+        got = _call(vg.jit(f, backend=b, static_argnums=STATIC), *_args(p))
+        assert len(got) == len(want)
+        for i, (g, w) in enumerate(zip(got, want)):
+            g, w = np.asarray(g), np.asarray(w)
+            assert g.shape == w.shape and g.dtype.kind == w.dtype.kind, \
+                f"{b} output {i}: {g.shape} {g.dtype} != {w.shape} {w.dtype}"
+            tol = 1e-4 if w.dtype == np.float32 else 1e-7
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"{b} output {i}")
+        if keep:
+            gb = _call(vg.grad(_loss(p, vnp, keep, ws), argnums=NUMS, backend=b), *_primals(p))
+            for a, c in zip(gb, gw):
+                np.testing.assert_allclose(np.asarray(a), c, rtol=1e-6, atol=1e-6,
+                                           err_msg=f"{b} gradient")
+    return "ok"
+
+
 CHECKS = {"jit": check_jit, "grad": check_grad, "batched": check_batched,
           "recall": check_recall}
+if os.environ.get("VECGRAD_FUZZ_BACKENDS"):  # (engines compile slowly: asked for)
+    CHECKS["backends"] = check_backends
 
 
 def run_one(check: str, p: Program) -> tuple[str | None, str]:
