@@ -838,3 +838,34 @@ def test_gradient_of_a_rolled_loop_reading_float32_rows_into_a_float64_carry(n):
     assert gs.dtype == np.float32 and gs.shape == s.shape
     np.testing.assert_allclose(gs, vg.grad(loss, argnums=1)(W, s.astype(np.float64)),
                                rtol=1e-4, atol=1e-5)
+
+
+def test_isinstance_of_a_python_number_argument_traces_it_static():
+    """isinstance(n, int) of a Python int argument was False under vg.jit (it is traced as a
+    weak 0-d value), so the function silently took NumPy's other branch; now the check makes
+    n static (traced again with the int itself). Arithmetic alone keeps it traced: new
+    values compile nothing new."""
+    x = np.arange(4.0)
+
+    def f(x, n):
+        return x[:n].sum() if isinstance(n, int) else -1.0
+
+    def g(x, c):
+        return x * c if isinstance(c, (float, np.floating)) else x
+
+    jf, jg = vg.jit(f), vg.jit(g)
+    for n in (1, 3):
+        assert jf(x, n) == f(x, n)
+    for c in (2.0, 3.0, 2):
+        np.testing.assert_array_equal(jg(x, c), g(x, c))
+    calls = []
+
+    def h(x, c):
+        calls.append(c)
+        return np.tanh(x * c) + vnp.sum(x) * c ** 2 - abs(c)
+    want = [h(x, c) for c in (2.0, 3.0, 0.5)]
+    calls.clear()
+    jh = vg.jit(h)
+    for c, w in zip((2.0, 3.0, 0.5), want):
+        np.testing.assert_allclose(jh(x, c), w)
+    assert len(calls) == 1  # (traced once)

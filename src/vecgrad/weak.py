@@ -2,11 +2,12 @@
 new value does not compile again."""
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from .builder import Builder
-from .errors import ConcretizationError, user_src
+from .errors import ConcretizationError, _is_internal, user_src
 from .ir import Atom
 from .tracing import Tracer, _is_scalar
 
@@ -31,6 +32,18 @@ class WeakScalar(Tracer):
 
     def __repr__(self) -> str:
         return f"WeakScalar({type(self._kind).__name__}, {self.aval})"
+
+    @property
+    def __class__(self) -> type:
+        """isinstance(n, int) in the user's code asks what a traced Python number is: only
+        its value can say (a WeakScalar is no int), so the function is traced again with n
+        static, where the answer is NumPy's (it took the other branch silently before).
+        vecgrad's own code (and NumPy's) gets the class."""
+        if not _is_internal(sys._getframe(1).f_code.co_filename):
+            self._concrete()
+            raise ConcretizationError("isinstance() (a check of the type of a Python number "
+                                      "argument)", user_src(2))
+        return WeakScalar
 
 
 _PY_KIND = {"b": None, "i": 0, "u": 0, "f": 0.0, "c": 0j}
