@@ -93,3 +93,20 @@ def test_inner_loop_groups_merge_across_the_outer_loop():
     idx = [int(k) for k in R.integers(0, 3, 7)]
     e = check_batched(reset_rows, (X, idx, 3))
     assert count(e.stages["batch"], P.segment_sum) == 1, vg.ir.pretty(e.stages["batch"])
+
+
+def copy_rows(X, W, b):
+    out = vnp.zeros((X.shape[0], W.shape[1]))
+    for i in range(X.shape[0]):
+        r = X[i].copy()  # a temporary per iteration, written in place
+        r[r < 0] = 0.0
+        r[0] += b
+        out[i] = r @ W
+    return vnp.sum(vnp.tanh(out))
+
+
+def test_writes_into_per_iteration_temporaries_batch():
+    X, W, b = R.standard_normal((6, 4)), R.standard_normal((4, 3)), np.array(0.3)
+    e = check_batched(copy_rows, (X, W, b), argnums=(0, 1, 2))
+    g = e.stages["batch"]
+    assert count(g, P.setitem_add) == 1 and count(g, P.einsum) == 1, vg.ir.pretty(g)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Eqn, Graph, Params, Var, dce
+from ..ir import Atom, Eqn, Graph, Params, Var, dce, uses
 from .chains import WRITES, Sum, sums
 from .regions import relative, restricted_ndim, split, track_key
 
@@ -141,9 +141,15 @@ class Plan:
         self.dead[u] = True
 
 
-def _scan(g: Graph) -> tuple[dict[Var, int], list[Atom], list[int], set[Var]]:
+def _scan(g: Graph, n_uses: dict | None = None
+          ) -> tuple[dict[Var, int], list[Atom], list[int], set[Var]]:
     """Buffers: each version's buffer, each buffer's base and tracked rank, and the versions
-    some operation uses whole (they need a snapshot)."""
+    some operation uses whole (they need a snapshot).
+
+    A write into a temporary (a computed value that only this write uses, whose result no
+    write uses: `r = x[i].copy(); r[0] += b`, once per iteration) is no buffer: it is an
+    equation like any other, so that the iterations' writes, each into its own temporary,
+    batch as one."""
     buf_of: dict[Var, int] = {}
     cur: list[Var] = []
     bases: list[Atom] = []
@@ -151,11 +157,20 @@ def _scan(g: Graph) -> tuple[dict[Var, int], list[Atom], list[int], set[Var]]:
     snap: set[Var] = set()
     prims = list(map(_PRIM, g.eqns))  # (before the first write, no equation is a buffer's)
     first = min([prims.index(w) for w in WRITES if w in prims], default=len(prims))
+    written = {e.inputs[0] for e in g.eqns[first:] if e.prim in WRITES}
+    made = {e.out for e in g.eqns}  # (not inputs: those are the caller's)
+    outs = set(g.outputs)
     for e in g.eqns[first:]:
         ins = e.inputs
         if e.prim in WRITES:
             b = ins[0]
             bid = buf_of.get(b) if b.__class__ is Var else None
+            if bid is None and b.__class__ is Var and b in made and e.out not in written \
+                    and e.out not in outs:
+                if n_uses is None:
+                    n_uses = uses(g)
+                if n_uses.get(b, 0) == 1:
+                    continue  # a write into a temporary: an equation (see the doc)
             if bid is None or cur[bid] is not b:
                 if bid is not None:
                     snap.add(b)  # a fork from an older version
@@ -204,7 +219,7 @@ class _Builder:
 
     def __init__(self, g: Graph, record: bool = False, n_uses: dict | None = None):
         self.p = Plan(g)
-        self.buf_of, bases, ndims, self.snap = _scan(g)
+        self.buf_of, bases, ndims, self.snap = _scan(g, n_uses)
         # (kept for `plan`'s second pass, which only reads served by a buffer's write need:
         # none without buffers)
         self.seen: list[Eqn] | None = [] if record and bases else None
@@ -287,7 +302,7 @@ class _Builder:
             terms = tuple([p.resolve(a) for a in s.terms])
             self.node(SUM, (SUM, out.aval), out, terms, e, (tuple(s.signs), s.eqns),
                       members=len(terms) - 1)
-        elif prim in WRITES:
+        elif prim in WRITES and out in self.buf_of:
             self.write(e, ins)
         elif prim is P.getitem and P.is_basic(e.params["idx"]):
             b = ins[0]
