@@ -798,7 +798,10 @@ def _check_einsum_of_windows(g0, g1):
 
 
 def _rule_sum_of_windows(x):
-    return vnp.sum(P.strided(vnp.exp(x), **_WINDOWS), axis=1) * 2.0
+    # windows down the columns of exp(x).T, (3, 2): the offset axis steps by whole rows (a
+    # window axis stepping by one element would be a correlation of the flattened array)
+    v = {"start": (0, 0), "dims": ((2, (1, 0)), (2, (1, 0)), (2, (0, 1)))}
+    return vnp.sum(P.strided(vnp.exp(x).T, **v), axis=1) * 2.0
 
 
 def _check_sum_of_windows(g0, g1):
@@ -926,6 +929,63 @@ END_OF_SCAN_GOLDEN = """\
   in (g) }"""
 
 
+def _rule_reduce_no_axes(x):
+    return P.reduce_sum(vnp.exp(x), axes=()) * 2.0, P.reduce_max(vnp.sin(x), axes=())
+
+
+REDUCE_NO_AXES_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[2,3] = mul b 2.0
+  d:f64[2,3] = sin a
+  in (c, d) }"""
+
+
+def _rule_sum_of_reshaped_view(x):
+    # moving sums of each row of exp(x), the (row, position) axes merged (as batching does):
+    # summed before the merge, they are windows of the flattened rows, one correlation
+    v = P.strided(vnp.exp(x), start=(0, 0), dims=((2, (1, 0)), (2, (0, 1)), (2, (0, 1))))
+    return vnp.sum(P.reshape(v, shape=(4, 2)), axis=1)
+
+
+SUM_OF_RESHAPED_VIEW_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[2] = full[shape=(2,), dtype=float64, value=1.0]
+  d:f64[6] = reshape[shape=(6,)] b
+  e:f64[5] = correlate[mode=valid] d c
+  f:f64[2,2] = strided[start=(0,), dims=((2, (3,)), (2, (1,)))] e
+  g:f64[4] = reshape[shape=(4,)] f
+  in (g) }"""
+
+
+def _flat_windows(x):
+    # windows of length 2 of each row of exp(x) against one kernel, output transposed
+    v = P.strided(vnp.exp(x), start=(0, 0), dims=((2, (1, 0)), (2, (0, 1)), (2, (0, 1))))
+    return P.einsum(v, vnp.tanh(x[0, :2]), spec="rtk,k->tr")
+
+
+FLAT_WINDOWS_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[2] = getitem[idx=(0, 0:2)] a
+  d:f64[2] = tanh c
+  e:f64[6] = reshape[shape=(6,)] b
+  f:f64[5] = correlate[mode=valid] e d
+  g:f64[2,2] = strided[start=(0,), dims=((2, (1,)), (2, (3,)))] f
+  in (g) }"""
+
+
+def test_windows_of_rows_are_one_flat_correlation_golden_and_equivalent():
+    """einsum(windows of each row, v) = a view of correlate(x.ravel(), v) (batch/windows.py,
+    within the rule 'einsum(windows(x), w) = ...'): the rows' windows are windows of the
+    flattened array, the outputs straddling two rows unread."""
+    g0 = graph(_flat_windows, (2, 3))
+    g1 = simplify(g0)
+    assert strip(pretty(g1)) == FLAT_WINDOWS_GOLDEN
+    assert_equivalent(g0, g1)
+
+
 def _golden(listing):
     def check(g0, g1):
         assert strip(pretty(g1)) == listing
@@ -1023,6 +1083,10 @@ RULE_TESTS = {
         _rule_einsum_of_own_sums, _golden(OWN_SUMS_GOLDEN)),
     "einsum(.., a - b, ..) = einsum(.., a, ..) - einsum(.., b, ..), a and b broadcast": (
         _rule_einsum_of_broadcast_sum, _golden(BROADCAST_SUM_GOLDEN)),
+    "reduce(x, axes=()) = x: nothing reduced": (_rule_reduce_no_axes,
+                                                _golden(REDUCE_NO_AXES_GOLDEN)),
+    "sum(reshape(view), axes) = reshape(sum(view, axes')), the axes whole axes of view": (
+        _rule_sum_of_reshaped_view, _golden(SUM_OF_RESHAPED_VIEW_GOLDEN)),
     **{k: (f, _golden(listing)) for k, (f, listing) in COMPLEX_RULES.items()},
 }
 

@@ -175,3 +175,67 @@ def test_elementwise_work_on_overlapping_windows_runs_once_per_element():
     g = e.stages["final"]
     assert all(q.out.aval.ndim == 1 for q in g.eqns if q.prim in (P.exp, P.mul)), \
         vg.ir.pretty(g)
+
+
+# Windows of every row of an array (the window axis steps by one element through the
+# flattened array): one correlation of the flattened array, read at each row's positions.
+
+def rows_convolved(X, w):
+    return sum(vnp.sum(vnp.convolve(X[r], w, "valid") ** 2) for r in range(X.shape[0]))
+
+
+def rows_convolved_full(X, w):
+    return sum(vnp.sum(vnp.sin(vnp.convolve(X[r], w, "full"))) for r in range(X.shape[0]))
+
+
+def rows_moving_sum(X, k):
+    out = vnp.zeros((X.shape[0], X.shape[1] - k + 1))
+    for r in range(X.shape[0]):
+        for t in range(X.shape[1] - k + 1):
+            out[r, t] = vnp.sum(X[r, t:t + k])
+    return vnp.sum(vnp.tanh(out))
+
+
+def rows_reversed_taps(X, w):
+    k = w.shape[0]
+    return sum(vnp.tanh(w @ X[r, t:t + k][::-1]) * (r + 1)
+               for r in range(X.shape[0]) for t in range(X.shape[1] - k + 1))
+
+
+def channels_of_a_batch(X, w):
+    # (batch, channel, time): every (b, c) series against one kernel, columns 1: only
+    k = w.shape[0]
+    return sum(vnp.sum(vnp.exp(-(w @ X[b, c, t:t + k]) ** 2))
+               for b in range(X.shape[0]) for c in range(X.shape[1])
+               for t in range(1, X.shape[2] - k + 1))
+
+
+ROW_CASES = [
+    ("rows_convolved", rows_convolved,
+     lambda r: (r.standard_normal((5, 30)), r.standard_normal(4)), (0, 1)),
+    ("rows_convolved_full", rows_convolved_full,
+     lambda r: (r.standard_normal((4, 12)), r.standard_normal(3)), (0, 1)),
+    ("rows_moving_sum", rows_moving_sum, lambda r: (r.standard_normal((3, 17)), 5), 0),
+    ("rows_reversed_taps", rows_reversed_taps,
+     lambda r: (r.standard_normal((3, 11)), r.standard_normal(3)), (0, 1)),
+    ("channels_of_a_batch", channels_of_a_batch,
+     lambda r: (r.standard_normal((2, 3, 15)), r.standard_normal(4)), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("name,f,make,argnums", ROW_CASES, ids=[c[0] for c in ROW_CASES])
+def test_windows_of_every_row_become_one_correlation(name, f, make, argnums):
+    e = check(f, make(rng(11)), argnums)
+    g = e.stages["final"]
+    assert count(g, P.correlate) >= 1, vg.ir.pretty(g)
+    # no per-offset products: the forward and each gradient are one correlation each
+    assert count(g, P.correlate) <= 3, vg.ir.pretty(g)
+    assert count(g, P.muladd) == count(g, P.strided_add) - 1 == 0, vg.ir.pretty(g)
+
+
+def test_long_windows_of_short_rows_stay_split():
+    # rows of 12 with windows of 9: a flat correlation would compute 8 wasted outputs per 4
+    # read ones, so the windows are split by offset as before (and the result is the same)
+    e = check(rows_convolved, (rng(12).standard_normal((6, 12)), rng(13).standard_normal(9)),
+              (0, 1))
+    assert count(e.stages["final"], P.correlate) == 0, vg.ir.pretty(e.stages["final"])

@@ -37,11 +37,25 @@ def strided_is_basic(e: Eqn, c: Ctx) -> object:
     return prim, (x,), params
 
 
+def _overlaps(shape: tuple[int, ...], dims: tuple) -> bool:
+    """Whether some element of x is at two positions of the view (false where each axis,
+    by increasing step through the flattened x, steps past all the shorter ones' extent)."""
+    extent = 0
+    for n, st in sorted(((n, abs(st)) for (n, _), st in zip(dims, _flat_steps(shape, dims))
+                         if n > 1), key=lambda d: d[1]):
+        if st <= extent:
+            return True
+        extent += st * (n - 1)
+    return False
+
+
 def _split_axis(e: Eqn, letters: str, out: str) -> int | None:
     """The window axis to split over: contracted (not in `out`), the fewest offsets, and
     leaving a view whose axes tile (or at least one axis fewer to split)."""
     dims = e.params["dims"]
     shape = e.inputs[0].aval.shape
+    if not _overlaps(shape, dims):
+        return None  # (rows with gaps between them: a plain strided operand, nothing to undo)
     moves = [{a for a, st in enumerate(d[1]) if st} for d in dims]
     best = None
     for k in sorted(range(len(dims)), key=lambda k: dims[k][0]):
@@ -126,6 +140,62 @@ def correlate_of_windows(e: Eqn, c: Ctx) -> object:
     return _flip(c, r, e.src) if steps[kept] < 0 else r
 
 
+def _flat_steps(shape: tuple[int, ...], dims: tuple) -> list[int]:
+    """Each view axis's step in the row-major flattening of an array of `shape`."""
+    row = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        row[i] = row[i + 1] * shape[i + 1]
+    return [sum(s * r for s, r in zip(st, row)) for _, st in dims]
+
+
+def correlate_of_flat_windows(e: Eqn, c: Ctx) -> object:
+    """einsum(windows(x), v) contracting one window axis that steps by +-1 through x's
+    row-major flattening (np.convolve of every row of a matrix with one kernel) = a view of
+    correlate(x.ravel()[lo:hi], v): all the rows' windows are windows of one flat signal, so
+    one correlation computes them, with the k - 1 outputs that straddle two rows left
+    unread. Taken only where those wasted outputs are at most the ones read; the gradient is
+    then one full correlation and one k-tap one, not k strided adds and k dot products."""
+    ins, out = parse_spec(e.params["spec"])
+    if len(e.inputs) > 2 or e.out.aval.dtype.kind != "f":
+        return None
+    j = 0 if len(e.inputs) == 1 or c.def_of(e.inputs[0], P.strided) else 1
+    s = c.def_of(e.inputs[j], P.strided)
+    if s is None or s.inputs[0].aval.dtype.kind != "f" or len(set(ins[j])) != len(ins[j]):
+        return None
+    gone = [ch for ch in ins[j] if ch not in out]
+    if len(gone) != 1 or sorted(out) != sorted(ch for ch in ins[j] if ch != gone[0]):
+        return None
+    L = ins[j].index(gone[0])
+    dims = s.params["dims"]
+    k = dims[L][0]
+    if len(e.inputs) == 2:
+        v = e.inputs[1 - j]
+        if ins[1 - j] != gone[0] or v.aval.dtype.kind != "f":
+            return None
+    else:
+        v = None
+    x = s.inputs[0]
+    steps = _flat_steps(x.aval.shape, dims)
+    if abs(steps[L]) != 1 or not 1 < k <= MAX_OFFSETS:
+        return None
+    first = _flat_steps(x.aval.shape, ((1, s.params["start"]),))[0]
+    lo = first + sum(min(0, st * (n - 1)) for (n, _), st in zip(dims, steps))
+    hi = first + sum(max(0, st * (n - 1)) for (n, _), st in zip(dims, steps)) + 1
+    if hi - lo - k + 1 > 2 * e.out.aval.size:
+        return None  # (the outputs between the rows would cost more than the ones read)
+    if v is None:
+        v = c.emit(P.full, (), {"shape": (k,), "dtype": e.out.aval.dtype, "value": 1.0}, e.src)
+    if steps[L] < 0:
+        v, first = _flip(c, v, e.src), first - (k - 1)
+    flat = c.emit(P.reshape, (x,), {"shape": (x.aval.size,)}, e.src)
+    if (lo, hi) != (0, x.aval.size):
+        flat = c.emit(P.getitem, (flat,), {"idx": P.BasicIndex((P.Sl(lo, hi, 1),))}, e.src)
+    r = c.emit(P.correlate, (flat, v), {"mode": "valid"}, e.src)
+    kept = [ins[j].index(ch) for ch in out]
+    return P.strided, (r,), {"start": (first - lo,),
+                             "dims": tuple((dims[d][0], (steps[d],)) for d in kept)}
+
+
 def _rest_copied(s: Eqn, e: Eqn, k: int, letters: str, terms: list[str], out: str) -> bool:
     """Whether the view left by splitting axis k still overlaps and would end up copied (its
     own split refused: outer products): one copy of the whole view then beats a copy per
@@ -148,6 +218,8 @@ def _rest_copied(s: Eqn, e: Eqn, k: int, letters: str, terms: list[str], out: st
 
 def einsum_of_windows(e: Eqn, c: Ctx) -> object:
     r = correlate_of_windows(e, c)
+    if r is None:
+        r = correlate_of_flat_windows(e, c)
     if r is not None:
         return r
     ins, out = parse_spec(e.params["spec"])
@@ -277,5 +349,5 @@ def sum_of_windows(e: Eqn, c: Ctx) -> object:
                                  e.src), c)
 
 
-__all__ = ["correlate_of_windows", "einsum_of_windows", "elementwise_of_windows",
+__all__ = ["correlate_of_flat_windows", "correlate_of_windows", "einsum_of_windows", "elementwise_of_windows",
            "strided_is_basic", "sum_of_windows", "windows_added_product"]

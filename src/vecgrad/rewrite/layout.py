@@ -12,6 +12,7 @@ from .. import primitives as P
 from ..batch.regions import relative
 from ..ir import Const, Eqn
 from ..primitives.linalg import make_spec, parse_spec
+from .contract import refine
 
 
 def _inverse(perm: tuple[int, ...]) -> tuple[int, ...]:
@@ -83,6 +84,26 @@ def reduction_of_transpose(e: Eqn, ctx: Any) -> Any:
                          e.src)
         q = _reduced_perm(perm, axes)
     return (P.transpose, (inner,), {"perm": q}) if q != tuple(range(len(q))) else inner
+
+
+def sum_of_reshaped_view(e: Eqn, ctx: Any) -> Any:
+    """sum(reshape(v, s), axes) = reshape(sum(v, axes'), ..) where v is a strided view and the
+    summed axes of s are whole axes of v: the reshape of such a view is a copy (batching
+    merges a loop's axes around a window sum), the sum of the view itself is not, and the
+    window rules see it."""
+    r = ctx.def_of(e.inputs[0], P.reshape)
+    if r is None or ctx.def_of(r.inputs[0], P.strided) is None:
+        return None
+    ref = refine(r.inputs[0].aval.shape, r.out.aval.shape)
+    if ref is None:
+        return None
+    R, gx, gs = ref
+    summed = {q for a in e.params["axes"] for q in gs[a] if R[q] > 1}
+    axes = tuple(i for i, qs in enumerate(gx) if summed & set(qs))
+    if not axes or any(R[q] > 1 and q not in summed for i in axes for q in gx[i]):
+        return None
+    inner = ctx.emit(P.reduce_sum, (r.inputs[0],), {"axes": axes}, e.src)
+    return P.reshape, (inner,), {"shape": e.out.aval.shape}
 
 
 def einsum_of_transpose(e: Eqn, ctx: Any) -> Any:

@@ -35,6 +35,7 @@ from .layout import (
     elementwise_of_transposes,
     read_of_write,
     reduction_of_transpose,
+    sum_of_reshaped_view,
     writes_tiling_zeros,
 )
 from .segments import (
@@ -53,6 +54,11 @@ def _whole(idx: list | tuple, shape: tuple[int, ...]) -> bool:
     return len(idx) == len(shape) and all(
         isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
         for k, d in zip(idx, shape))
+
+
+def _no_axes(e: Eqn, c: Ctx) -> object:
+    x = e.inputs[0]
+    return x if not e.params["axes"] and e.out.aval == x.aval else None
 
 
 def _full_index(e: Eqn) -> bool:
@@ -342,6 +348,8 @@ RULES: list[Rule] = [
     Rule(P.mul, _small_factors_first, "a * (b * x) = (a * b) * x, a and b small"),
     Rule(P.neg, _neg_into_small_factor, "-(a * x) = (-a) * x, a small"),
     Rule(P.mul, _neg_onto_small_factor, "(-x) * a = x * (-a), a small"),
+    *[Rule(p, _no_axes, "reduce(x, axes=()) = x: nothing reduced") for p in
+      (P.reduce_sum, P.reduce_max, P.reduce_min, P.reduce_prod)],
     Rule(P.reduce_sum, sum_of_neg, "sum(-x) = -sum(x)"),
     Rule(P.reduce_sum, sum_of_einsum, "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
@@ -400,6 +408,8 @@ RULES: list[Rule] = [
       for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, reduction_of_transpose, "reduce(x.T, axes) = reduce(x, axes').T")
       for p in (P.reduce_sum, P.reduce_max, P.reduce_min, P.softmax, P.logsumexp)],
+    Rule(P.reduce_sum, sum_of_reshaped_view,
+         "sum(reshape(view), axes) = reshape(sum(view, axes')), the axes whole axes of view"),
     Rule(P.einsum, einsum_of_transpose, "einsum(.., x.T, ..) = einsum(.., x, ..), letters permuted"),
     *[Rule(p, contraction_of_scatter_add,
            "contract(x.at[i].add(v)) = contract(x) + contract(v) over the region i")
