@@ -158,4 +158,7 @@ SPECS: list[Spec] = [
            away0, label=spec)
       for spec, shapes in [("abc->ca", ((2, 3, 4),)), ("ij->", ((3, 4),)),
                            ("ij->j", ((3, 4),)), ("ij->ji", ((3, 4),))]],
+    *[Spec("sqdist", shapes, lambda x, y: ((x[:, None] - y[None]) ** 2).sum(-1), label=label)
+      for shapes, label in [(((4, 3), (5, 3)), "pairs"), (((6, 1), (2, 1)), "one coordinate"),
+                            (((1, 5), (3, 5)), "one row")]],
 ]

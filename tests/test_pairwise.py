@@ -51,13 +51,92 @@ def test_contraction_over_broadcast_difference_is_distributed(case):
 
 
 def test_squared_distance_and_same_size_operands_are_not_expanded():
-    """einsum(d, d) (|x - y|^2) and a contraction with another (n, m, d) array keep reading
-    the difference: their expansion would not be backward stable."""
+    """einsum(d, d) (|x - y|^2) becomes sqdist (computed from the differences), and a
+    contraction with another (n, m, d) array keeps reading the difference: their expansion
+    would not be backward stable."""
     def f(x, y):
         d = x[:, None, :] - y[None]
         return P.einsum(d, d, spec="ijk,ijk->ij"), P.einsum(vnp.exp(d), d, spec="ijk,ijk->k")
     g1 = simplify(graph(f, (4, 3), (5, 3)))
-    assert [e.prim.name for e in _readers_of_big(g1, 60)] == ["einsum", "exp", "einsum"]
+    assert [e.prim.name for e in _readers_of_big(g1, 60)] == ["exp", "einsum"]
+    assert prims(g1).count("sqdist") == 1
+
+
+def keep_differences(g):
+    """simplify without the sqdist rule: the broadcast layout of differences that stay (read
+    by other contractions, or by elementwise work) is tested on |x - y|^2 as before."""
+    from vecgrad.rewrite.distribute import sqdist_of_differences
+    from vecgrad.rewrite.engine import rewrite
+    from vecgrad.rewrite.simplify import RULES
+    return rewrite(g, [r for r in RULES if r.rewrite is not sqdist_of_differences])
+
+
+SQDIST_VARIANTS = [  # (the difference, the contraction), each a squared distance
+    (lambda x, y: x[:, None, :] - y[None], "ijk,ijk->ij"),
+    (lambda x, y: x[:, None, :] - y[None], "ijk,ijk->ji"),
+    (lambda x, y: y[None] - x[:, None, :], "ijk,ijk->ij"),
+    (lambda x, y: x[:, None, :] - y, "ijk,ijk->ij"),            # implicit leading broadcast
+    (lambda x, y: x.T[:, :, None] - y.T[:, None, :], "kij,kij->ij"),   # coordinates first
+    (lambda x, y: x[:, :, None] - y.T[None], "ikj,ikj->ji"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SQDIST_VARIANTS)))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_squared_distances_become_sqdist(case, dtype):
+    diff, spec = SQDIST_VARIANTS[case]
+
+    def f(x, y):
+        d = diff(vnp.tanh(x), y)
+        return vnp.exp(-P.einsum(d, d, spec=spec))
+    x, y = (np.random.default_rng(case).standard_normal(s).astype(dtype) for s in ((4, 3),
+                                                                                  (5, 3)))
+    g0 = graph(f, (4, 3), (5, 3))
+    g1 = simplify(g0)
+    assert "sqdist" in prims(g1) and not _readers_of_big(g1, 60), strip(pretty(g1))
+    assert_equivalent(g0, g1)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    d = diff(np.tanh(x), y)
+    np.testing.assert_allclose(vg.jit(f)(x, y), np.exp(-np.einsum(spec, d, d)), rtol=tol)
+    assert vg.jit(f)(x, y).dtype == dtype
+    vg.check_grads(lambda x, y: vnp.sum(f(x, y)), (x.astype(np.float64), y.astype(np.float64)),
+                   argnums=(0, 1))
+
+
+@pytest.mark.parametrize("shapes", [((6, 2), (5, 2)), ((4, 3), (4, 3)), ((2, 1), (7, 1))])
+def test_what_is_not_a_squared_distance_is_left(shapes):
+    """Weighted, absolute or one-sided: not sqdist (and the values stay right)."""
+    def f(x, y):
+        d = x[:, None, :] - y[None]
+        return (P.einsum(d, vnp.abs(d), spec="ijk,ijk->ij"),   # |d| d: another operand
+                P.einsum(d, d, spec="ijk,ijk->ik"),             # summed over a pair axis
+                P.einsum(d, d, spec="ijk,ijk->ijk"))            # nothing summed
+    g0 = graph(f, *shapes)
+    g1 = simplify(g0)
+    assert "sqdist" not in prims(g1)
+    assert_equivalent(g0, g1)
+
+
+def test_sqdist_kernels_agree():
+    """Every NumPy kernel of sqdist (cdist, per coordinate, the differences) equals the
+    primitive's definition, in float64 and float32, on points far from the origin too."""
+    from vecgrad.backends.numpy import pairwise
+    from vecgrad.ir import Aval
+    r = np.random.default_rng(5)
+    for dt, n, m, d, shift in [(np.float64, 7, 5, 3, 0.0), (np.float64, 4, 9, 6, 1e8),
+                               (np.float32, 6, 3, 4, 0.0), (np.float64, 1, 3, 2, 0.0)]:
+        x = (shift + r.standard_normal((n, d))).astype(dt)
+        y = (shift + r.standard_normal((m, d))).astype(dt)
+        want = P.sqdist.impl(x, y)
+        kernels = [pairwise.diff, pairwise._taps(np.dtype(dt))]
+        if dt == np.float64:
+            pytest.importorskip("scipy")
+            kernels.append(pairwise._cdist())
+        kernels.append(pairwise._sqdist([Aval(x.shape, np.dtype(dt)), Aval(y.shape, np.dtype(dt))]))
+        for k in kernels:
+            got = k(x, y)
+            assert got.shape == (n, m) and got.dtype == dt
+            np.testing.assert_allclose(got, want, rtol=1e-5 if dt == np.float32 else 1e-12)
 
 
 def test_squared_distances_stay_exact_far_from_the_origin():
@@ -117,16 +196,17 @@ PROGRAMS = {
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_pairwise_programs_read_the_differences_once(name):
-    """The gradient's final graph reads the (n, m, d) differences in the forward's squared
-    distance only; the gradient is right (central differences)."""
+def test_pairwise_programs_never_build_the_differences(name):
+    """The gradient's final graph computes the squared distances by sqdist and never makes
+    the (n, m, d) differences; the gradient is right (central differences)."""
     f, make, argnums = PROGRAMS[name]
     args = make(np.random.default_rng(1))
     entry, _ = vg.grad(f, argnums=argnums).entry(*args)
     final = entry.stages["final"]
-    big = max(e.out.aval.size for e in final.eqns)
-    readers = _readers_of_big(final, big)
-    assert [e.prim.name for e in readers] == ["einsum"], strip(pretty(final))
+    n, d = args[0].shape
+    m = len(args[1]) if args[1].ndim == 2 else n  # (rbf: pairs of x's own rows)
+    assert prims(final).count("sqdist") == 1, strip(pretty(final))
+    assert max(e.out.aval.size for e in final.eqns) < n * m * d, strip(pretty(final))
     vg.check_grads(f, args, argnums=argnums)
 
 
@@ -151,7 +231,7 @@ def test_broadcast_layout_golden_and_equivalent():
     def f(x, y):
         d = x[:, None, :] - y
         return vnp.sum(vnp.exp(-P.einsum(d, d, spec="abc,abc->ab")))
-    g0 = simplify(graph(f, (300, 4), (200, 4)))
+    g0 = keep_differences(graph(f, (300, 4), (200, 4)))
     with vg.config(deterministic=True):
         g1 = broadcast_layout(g0)
     assert strip(pretty(g1)) == LAYOUT_GOLDEN
@@ -175,7 +255,8 @@ def test_broadcast_layout_variants(shape, moves):
         s = P.einsum(d, d, spec=f"{letters},{letters}->{letters[:-1]}")
         w = P.einsum(d, spec=f"{letters}->{letters[-1]}")
         return vnp.sum(vnp.exp(-s)), w
-    g0 = simplify(graph(f, sa, sb) if sb else graph(lambda x: f(x, np.float64(1.5)), sa))
+    g0 = keep_differences(graph(f, sa, sb) if sb else
+                          graph(lambda x: f(x, np.float64(1.5)), sa))
     with vg.config(deterministic=True):
         g1 = broadcast_layout(g0)
     assert ("relayout" in prims(g1)) == moves
@@ -189,7 +270,7 @@ def test_broadcast_layout_moves_the_longest_axis_last_for_few_pairs():
     def f(x, c):
         d = c - x[:, None, :]
         return vnp.sum(vnp.min(P.einsum(d, d, spec="abc,abc->ab"), axis=1))
-    g0 = simplify(graph(f, (1000, 8), (10, 8)))
+    g0 = keep_differences(graph(f, (1000, 8), (10, 8)))
     with vg.config(deterministic=True):
         g1 = broadcast_layout(g0)
     (sub,) = [e for e in g1.eqns if e.prim is P.sub]
@@ -202,7 +283,7 @@ def test_broadcast_layout_leaves_results_other_readers_need():
     def f(x, y):
         d = x[:, None, :] - y
         return vnp.sum(P.einsum(d, d, spec="abc,abc->ab")) + vnp.sum(vnp.exp(d))
-    g0 = simplify(graph(f, (300, 4), (200, 4)))
+    g0 = keep_differences(graph(f, (300, 4), (200, 4)))
     with vg.config(deterministic=True):
         g1 = broadcast_layout(g0)
     assert "relayout" not in prims(g1)

@@ -341,7 +341,7 @@ def _check_sum_of_product(g0, g1):
 
 def _rule_einsum_of_broadcast_sum(x):
     # a cotangent contracted with pairwise differences x_i - exp(x)_j; the squared distance
-    # (the difference contracted with itself) is left alone: expanding it is inaccurate
+    # (the difference contracted with itself) is not expanded (inaccurate): it is sqdist
     d = x[:, None, :] - vnp.exp(x)[None]
     m = vnp.tanh(x[:, :2])
     return P.einsum(m, d, spec="ij,ijk->jk"), P.einsum(d, d, spec="ijk,ijk->ij")
@@ -349,17 +349,30 @@ def _rule_einsum_of_broadcast_sum(x):
 
 BROADCAST_SUM_GOLDEN = """\
 { lambda a:f64[2,3] .
-  b:f64[2,1,3] = reshape[shape=(2, 1, 3)] a
-  c:f64[2,3] = exp a
-  d:f64[1,2,3] = reshape[shape=(1, 2, 3)] c
-  e:f64[2,2,3] = sub b d
-  f:f64[2,2] = getitem[idx=(0:2, 0:2)] a
-  g:f64[2,2] = tanh f
-  h:f64[2,3] = einsum[spec=ij,ik->jk] g a
-  i:f64[2,3] = einsum[spec=ij,jk->jk] g c
-  j:f64[2,3] = sub h i
-  k:f64[2,2] = einsum[spec=ijk,ijk->ij] e e
-  in (j, k) }"""
+  b:f64[2,3] = exp a
+  c:f64[2,2] = getitem[idx=(0:2, 0:2)] a
+  d:f64[2,2] = tanh c
+  e:f64[2,3] = einsum[spec=ij,ik->jk] d a
+  f:f64[2,3] = einsum[spec=ij,jk->jk] d b
+  g:f64[2,3] = sub e f
+  h:f64[2,2] = sqdist a b
+  in (g, h) }"""
+
+
+def _rule_sqdist(x):
+    # the squared distances between the rows of exp(x) and of tanh(x), and their transpose
+    d = vnp.exp(x)[None, :, :] - vnp.tanh(x)[:, None, :]
+    return P.einsum(d, d, spec="jik,jik->ij"), P.einsum(d, d, spec="jik,jik->ji")
+
+
+SQDIST_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[2,3] = tanh a
+  d:f64[2,2] = sqdist b c
+  e:f64[2,2] = transpose[perm=(1, 0)] d
+  in (d, e) }"""
+
 
 
 def _rule_einsum_of_own_sums(x):
@@ -1083,6 +1096,8 @@ RULE_TESTS = {
         _rule_einsum_of_own_sums, _golden(OWN_SUMS_GOLDEN)),
     "einsum(.., a - b, ..) = einsum(.., a, ..) - einsum(.., b, ..), a and b broadcast": (
         _rule_einsum_of_broadcast_sum, _golden(BROADCAST_SUM_GOLDEN)),
+    "einsum('ijk,ijk->ij', x_i - y_j, x_i - y_j) = sqdist(x, y): no (n, m, k) differences": (
+        _rule_sqdist, _golden(SQDIST_GOLDEN)),
     "reduce(x, axes=()) = x: nothing reduced": (_rule_reduce_no_axes,
                                                 _golden(REDUCE_NO_AXES_GOLDEN)),
     "sum(reshape(view), axes) = reshape(sum(view, axes')), the axes whole axes of view": (

@@ -106,12 +106,16 @@ def to_out(fn: Callable, cast: Callable) -> Builder:
 
 def contractions(einsum: Callable, sqrt: Callable, sum_keep: Callable,
                  cast: Callable) -> Table:
-    """The contraction family (einsum, norm, muladd, softmax_vjp) from a library's
+    """The contraction family (einsum, norm, muladd, softmax_vjp, sqdist) from a library's
     `einsum(spec, *xs)`, `sqrt` and `sum_keep(x, axis)` (a sum keeping the axis)."""
 
     def norm(site: Site, spec: str) -> Callable:
         s, t = spec.split("->")
         return lambda x: sqrt(einsum(f"{s},{s}->{t}", x, x))
+
+    def sqdist(x: Any, y: Any) -> Any:  # from the differences (as accurate as NumPy's)
+        d = x[:, None, :] - y[None, :, :]
+        return einsum("ijk,ijk->ij", d, d)
 
     def softmax_vjp(g: Any, p: Any, axis: int) -> Any:  # p * (g - <g, p>), as the primitive
         t = g * p
@@ -119,7 +123,7 @@ def contractions(einsum: Callable, sqrt: Callable, sum_keep: Callable,
     return {
         P.einsum: lambda site, spec: to_out(lambda *xs: einsum(spec, *xs), cast)(site),
         P.muladd: lambda site, spec: to_out(lambda x, y, c: einsum(spec, x, y) + c, cast)(site),
-        P.norm: norm, P.softmax_vjp: to_out(softmax_vjp, cast)}
+        P.norm: norm, P.softmax_vjp: to_out(softmax_vjp, cast), P.sqdist: to_out(sqdist, cast)}
 
 
 def flat_positions(shape: tuple[int, ...], select: Callable[[np.ndarray], Any]) -> np.ndarray:

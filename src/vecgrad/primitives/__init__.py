@@ -14,6 +14,7 @@ from .matfun import *
 from .matrix import *
 from .nn import *
 from .odeint import *
+from .pairwise import *
 from .scans import *
 from .signal import *
 from .sorting import *

@@ -81,6 +81,38 @@ def _term(ctx: Any, e: Eqn, ins: list[str], out: str, k: int, a: Any) -> Any:
     return ctx.emit(P.broadcast_to, (t,), {"shape": e.out.aval.shape}, e.src)
 
 
+def sqdist_of_differences(e: Eqn, ctx: Any) -> Any:
+    """einsum('ijk,ijk->ij', d, d) with d = a - b, a broadcast along j and b along i, is
+    sqdist(a, b): the squared distances computed from the differences by one kernel, without
+    the (n, m, k) array of them (and never expanded: see the module's note on accuracy)."""
+    ins, out = parse_spec(e.params["spec"])
+    d = e.inputs[0]
+    if len(ins) != 2 or e.inputs[1] is not d or ins[0] != ins[1] or len(ins[0]) != 3 or \
+            len(set(ins[0])) != 3 or len(out) != 2 or not set(out) < set(ins[0]):
+        return None
+    s = ctx.def_of(d, P.sub)
+    if s is None or d.aval.dtype.kind != "f":
+        return None
+    letters = ins[0]
+    k = next(c for c in letters if c not in out)
+    sides = [_squeezed(ctx, a, d.aval.shape, letters, e) for a in s.inputs]
+    if None in sides:
+        return None
+    rows = []
+    for x, lx in sides:
+        own = [c for c in lx if c != k]
+        if k not in lx or len(own) != 1:
+            return None
+        if lx != own[0] + k:
+            x = ctx.emit(P.transpose, (x,), {"perm": (1, 0)}, e.src)
+        rows.append((x, own[0]))
+    (x, i), (y, j) = rows
+    if i == j:
+        return None
+    r = ctx.emit(P.sqdist, (x, y), {}, e.src)
+    return r if out == i + j else (P.transpose, (r,), {"perm": (1, 0)})
+
+
 def einsum_of_own_sums(e: Eqn, ctx: Any) -> Any:
     """einsum('ab,bc->bc', p, y) = einsum('b,bc->bc', einsum('ab->b', p), y) where the graph
     already sums p so: letters that one operand alone has and the result lacks are summed out

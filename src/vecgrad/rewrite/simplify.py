@@ -23,7 +23,7 @@ from .contract import (
     sum_of_neg,
     sum_of_product,
 )
-from .distribute import einsum_of_broadcast_sum, einsum_of_own_sums
+from .distribute import einsum_of_broadcast_sum, einsum_of_own_sums, sqdist_of_differences
 from .engine import Ctx, Rule, rewrite
 from .layout import (
     concatenate_of_slices,
@@ -421,6 +421,8 @@ RULES: list[Rule] = [
          "einsum(.., reshape(broadcast(y)), ..) = reshape(einsum(.., y, ..)): no broadcast copy"),
     Rule(P.einsum, einsum_of_own_sums,
          "einsum('ab,bc->bc', p, y) = einsum('b,bc->bc', einsum('ab->b', p), y)"),
+    Rule(P.einsum, sqdist_of_differences,
+         "einsum('ijk,ijk->ij', x_i - y_j, x_i - y_j) = sqdist(x, y): no (n, m, k) differences"),
     Rule(P.einsum, einsum_of_broadcast_sum,
          "einsum(.., a - b, ..) = einsum(.., a, ..) - einsum(.., b, ..), a and b broadcast"),
     Rule(P.strided, strided_is_basic, "strided(x) with axes that tile x = x[slices] reshaped"),

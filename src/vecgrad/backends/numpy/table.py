@@ -6,12 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ...ir import Aval, Eqn
-from . import gathers, planner, reductions, signal, structural, transpose
+from . import gathers, pairwise, planner, reductions, signal, structural, transpose
 from .lowering import PLAIN, Lowering
 
 LOWERINGS: dict[str, Lowering] = {
     **structural.LOWERINGS, **gathers.LOWERINGS, **reductions.LOWERINGS,
     **planner.LOWERINGS, **transpose.LOWERINGS, **signal.LOWERINGS,
+    **pairwise.LOWERINGS,
 }  # (and "loop", which generates its step's code with codegen: set by the package)
 
 
