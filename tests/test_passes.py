@@ -999,6 +999,53 @@ def test_windows_of_rows_are_one_flat_correlation_golden_and_equivalent():
     assert_equivalent(g0, g1)
 
 
+def _rule_einsum_of_neg(x):
+    # -exp(x) contracted twice: the sign on the scalar result, or cancelled
+    n = -vnp.exp(x)
+    return P.einsum(n, vnp.sin(x[0]), spec="ab,b->"), P.einsum(n, n, spec="ab,ab->")
+
+
+EINSUM_OF_NEG_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[3] = getitem[idx=(0, 0:3)] a
+  d:f64[3] = sin c
+  e:f64[] = einsum[spec=ab,b->] b d
+  f:f64[] = neg e
+  g:f64[] = einsum[spec=ab,ab->] b b
+  in (f, g) }"""
+
+
+def _rule_div_of_neg(x):
+    return vnp.exp(-vnp.tanh(x) / vnp.sum(x))
+
+
+DIV_OF_NEG_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[] = reduce_sum[axes=(0, 1)] a
+  d:f64[] = neg c
+  e:f64[2,3] = div b d
+  f:f64[2,3] = exp e
+  in (f) }"""
+
+
+def _rule_div_of_scaled(x):
+    return vnp.sin((vnp.exp(x[0, 0]) * vnp.tanh(x)) / vnp.sum(x))
+
+
+DIV_OF_SCALED_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[] = getitem[idx=(0, 0)] a
+  c:f64[] = exp b
+  d:f64[2,3] = tanh a
+  e:f64[] = reduce_sum[axes=(0, 1)] a
+  f:f64[] = div c e
+  g:f64[2,3] = mul d f
+  h:f64[2,3] = sin g
+  in (h) }"""
+
+
 def _golden(listing):
     def check(g0, g1):
         assert strip(pretty(g1)) == listing
@@ -1098,6 +1145,11 @@ RULE_TESTS = {
         _rule_einsum_of_broadcast_sum, _golden(BROADCAST_SUM_GOLDEN)),
     "einsum('ijk,ijk->ij', x_i - y_j, x_i - y_j) = sqdist(x, y): no (n, m, k) differences": (
         _rule_sqdist, _golden(SQDIST_GOLDEN)),
+    "einsum(-x, y) = -einsum(x, y), the result smaller": (
+        _rule_einsum_of_neg, _golden(EINSUM_OF_NEG_GOLDEN)),
+    "(-x) / a = x / (-a), a small": (_rule_div_of_neg, _golden(DIV_OF_NEG_GOLDEN)),
+    "(a * x) / b = x * (a / b), a and b small": (_rule_div_of_scaled,
+                                                 _golden(DIV_OF_SCALED_GOLDEN)),
     "reduce(x, axes=()) = x: nothing reduced": (_rule_reduce_no_axes,
                                                 _golden(REDUCE_NO_AXES_GOLDEN)),
     "sum(reshape(view), axes) = reshape(sum(view, axes')), the axes whole axes of view": (

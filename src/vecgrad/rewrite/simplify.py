@@ -255,6 +255,44 @@ def _neg_onto_small_factor(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _div_of_neg(e: Eqn, c: Ctx) -> object:
+    """(-x) / a = x / (-a) for a divisor a much smaller than x (a Gaussian's -d / (2 h^2)):
+    one pass over x instead of two (negation is exact)."""
+    n = c.def_of(e.inputs[0], P.neg)
+    a = e.inputs[1]
+    if n is not None and c.n_uses(e.inputs[0]) == 1 and _small(a, e.out) and \
+            n.inputs[0].aval == e.out.aval:
+        return P.div, (n.inputs[0], c.emit(P.neg, (a,), {}, e.src)), {}
+    return None
+
+
+def _div_of_scaled(e: Eqn, c: Ctx) -> object:
+    """(a * x) / b = x * (a / b) for a and b much smaller than x (a gradient's row weights
+    over a divisor): one pass over x instead of two, as a * (b * x) = (a * b) * x."""
+    y, b = e.inputs
+    m = c.def_of(y, P.mul)
+    if m is None or c.n_uses(y) != 1 or not _small(b, e.out):
+        return None
+    for a, x in (m.inputs, m.inputs[::-1]):
+        if _small(a, e.out) and x.aval == e.out.aval:
+            ab = c.emit(P.div, (a, b), {}, e.src)
+            if P.mul.shape_rule(x.aval, ab.aval) == e.out.aval:
+                return P.mul, (x, ab), {}
+    return None
+
+
+def _einsum_of_neg(e: Eqn, c: Ctx) -> object:
+    """einsum(.., -x, ..) = -einsum(.., x, ..) where the result is much smaller than x: the
+    sign goes on the result (exact), and -x is not made where the contractions are its only
+    readers (a gradient's cotangent read by several of them)."""
+    for k, a in enumerate(e.inputs):
+        n = c.def_of(a, P.neg)
+        if n is not None and _small(e.out, a):
+            ops = tuple(n.inputs[0] if j == k else o for j, o in enumerate(e.inputs))
+            return P.neg, (c.emit(P.einsum, ops, e.params, e.src),), {}
+    return None
+
+
 def _neg_neg(e: Eqn, c: Ctx) -> object:
     n = c.def_of(e.inputs[0], P.neg)
     return _same(e, n.inputs[0]) if n is not None else None
@@ -351,6 +389,9 @@ RULES: list[Rule] = [
     *[Rule(p, _no_axes, "reduce(x, axes=()) = x: nothing reduced") for p in
       (P.reduce_sum, P.reduce_max, P.reduce_min, P.reduce_prod)],
     Rule(P.reduce_sum, sum_of_neg, "sum(-x) = -sum(x)"),
+    Rule(P.einsum, _einsum_of_neg, "einsum(-x, y) = -einsum(x, y), the result smaller"),
+    Rule(P.div, _div_of_neg, "(-x) / a = x / (-a), a small"),
+    Rule(P.div, _div_of_scaled, "(a * x) / b = x * (a / b), a and b small"),
     Rule(P.reduce_sum, sum_of_einsum, "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
