@@ -4,6 +4,7 @@ from __future__ import annotations
 import string
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,3 +53,26 @@ def test_an_axis_summed_in_the_big_operand_alone_is_summed_before_the_matmul():
     shapes = [(1000, 25, 10), (25, 10, 10)]
     assert not L._matvec_needing_copy("bci", "cij", "cj", shapes)
     assert L._matvec_needing_copy("bci", "ci", "cb", [(1000, 25, 10), (25, 10)])  # unchanged
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape,axes", [((30, 4), (0,)), ((5, 6, 7), (0,)), ((5, 6, 7), (0, 1)),
+                                        ((3, 1), (0,)), ((1, 5), (0,)), ((4, 9), (1,))])
+def test_sums_over_leading_or_last_axes_by_blas(shape, axes, dtype):
+    """reduce_sum and one-operand einsum over the leading axes (a product of ones with the
+    rows) or the last axis: NumPy's sums, dtype and shape, on C-ordered, Fortran-ordered and
+    transposed operands."""
+    from vecgrad import primitives as P
+    from vecgrad.backends.numpy.table import lower
+    from vecgrad.ir import Aval
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    letters = "abc"[:len(shape)]
+    kept = "".join(c for i, c in enumerate(letters) if i not in axes)
+    fs = [lower(P.reduce_sum, {"axes": axes}, [Aval(shape, np.dtype(dtype))]),
+          lower(P.einsum, {"spec": f"{letters}->{kept}"}, [Aval(shape, np.dtype(dtype))])]
+    for xx in (x, np.asfortranarray(x), x.T.copy().T):
+        want = np.sum(xx, axis=axes)
+        for f in fs:
+            got = f(xx)
+            assert got.dtype == dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)

@@ -13,6 +13,7 @@ from ...ir import Aval
 from ...primitives.linalg import _add_to_product, _muladd_shape, make_spec, parse_spec
 from . import costs
 from .lowering import Lowering
+from .reductions import column_sum, row_sum
 from .timing import timings
 from .transpose import contiguous
 
@@ -48,9 +49,22 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
             return cands["loop"]
         return cands[choose_einsum(spec, [tuple(s) for s in shapes], dts, cands)]
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
-        return lambda x: _owned(np.einsum(spec, x), x)
+        fast = _plain_sum(ins[0], out, shapes[0], dtypes[0]) if dtypes else None
+        return fast or (lambda x: _owned(np.einsum(spec, x), x))
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
     return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _plain_sum(a: str, out: str, shape: tuple[int, ...], dtype: np.dtype
+               ) -> Callable[..., np.ndarray] | None:
+    """'abc->bc' or 'abc->ab' (distinct letters, the rest in order): the sum over the leading
+    axes or the last one by a BLAS product with ones (reductions.py), where that pays."""
+    if len(set(a)) != len(a) or not out or out not in (a[len(a) - len(out):], a[:-1]):
+        return None
+    aval = Aval(tuple(shape), np.dtype(dtype))
+    if out == a[:-1]:
+        return row_sum(aval)
+    return column_sum(aval, tuple(range(len(a) - len(out))))
 
 
 def _candidates(spec: str, shapes: list[tuple[int, ...]]) -> dict[str, Callable]:
