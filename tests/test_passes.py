@@ -1046,6 +1046,55 @@ DIV_OF_SCALED_GOLDEN = """\
   in (h) }"""
 
 
+def _rule_small_terms_first(x):
+    # a (2, 12) sum of four terms, two of them (2, 1) columns: the columns added first
+    y = vnp.concatenate([x, x, x, x], axis=1)
+    r1, r2 = vnp.exp(y[:, :1]), vnp.sin(y[:, 1:2])
+    return ((vnp.tanh(y) + r1) + vnp.exp(y)) + r2
+
+
+SMALL_TERMS_FIRST_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,12] = concatenate[axis=1] a a a a
+  c:f64[2,1] = getitem[idx=(0:2, 0:1)] b
+  d:f64[2,1] = exp c
+  e:f64[2,1] = getitem[idx=(0:2, 1:2)] b
+  f:f64[2,1] = sin e
+  g:f64[2,12] = tanh b
+  h:f64[2,12] = exp b
+  i:f64[2,1] = add d f
+  j:f64[2,12] = add g h
+  k:f64[2,12] = add j i
+  in (k) }"""
+
+
+def _rule_add_everywhere(x):
+    everywhere = P.BasicIndex((P.Sl(0, 2, 1), P.Sl(0, 3, 1)))
+    return vnp.exp(P.setitem_add(vnp.sin(x), P.reshape(x[:, 0], shape=(2, 1)), idx=everywhere))
+
+
+ADD_EVERYWHERE_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = sin a
+  c:f64[2] = getitem[idx=(0:2, 0)] a
+  d:f64[2,1] = reshape[shape=(2, 1)] c
+  e:f64[2,3] = add b d
+  f:f64[2,3] = exp e
+  in (f) }"""
+
+
+def test_einsum_summing_a_broadcast_axis_multiplies_by_its_length():
+    """einsum('a,ab->a', u, broadcast(v)) = 3 * einsum('a,a->a', u, v): the broadcast copy
+    is not made (rule 'einsum(.., reshape(broadcast(y)), ..) = ...')."""
+    def f(x):
+        b = P.broadcast_to(P.reshape(vnp.exp(x[:, 0]), shape=(2, 1)), shape=(2, 3))
+        return P.einsum(vnp.sin(x[:, 0]), b, spec="a,ab->a"), P.einsum(b, spec="ab->a")
+    g0 = graph(f, (2, 3))
+    g1 = simplify(g0)
+    assert "broadcast_to" not in prims(g1) and "mul" in prims(g1), strip(pretty(g1))
+    assert_equivalent(g0, g1)
+
+
 def _golden(listing):
     def check(g0, g1):
         assert strip(pretty(g1)) == listing
@@ -1150,6 +1199,9 @@ RULE_TESTS = {
     "(-x) / a = x / (-a), a small": (_rule_div_of_neg, _golden(DIV_OF_NEG_GOLDEN)),
     "(a * x) / b = x * (a / b), a and b small": (_rule_div_of_scaled,
                                                  _golden(DIV_OF_SCALED_GOLDEN)),
+    "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small": (
+        _rule_small_terms_first, _golden(SMALL_TERMS_FIRST_GOLDEN)),
+    "x.at[:, ..., :].add(v) = x + v": (_rule_add_everywhere, _golden(ADD_EVERYWHERE_GOLDEN)),
     "reduce(x, axes=()) = x: nothing reduced": (_rule_reduce_no_axes,
                                                 _golden(REDUCE_NO_AXES_GOLDEN)),
     "sum(reshape(view), axes) = reshape(sum(view, axes')), the axes whole axes of view": (

@@ -10,8 +10,10 @@ from __future__ import annotations
 import string
 from typing import Any
 
+import numpy as np
+
 from .. import primitives as P
-from ..ir import Eqn
+from ..ir import Const, Eqn
 from ..primitives.linalg import make_spec, parse_spec
 
 
@@ -110,8 +112,11 @@ def _rewrite_operand(e: Eqn, ctx: Any, ins: list[str], out: str, k: int, y: Any,
     others = "".join(s for j, s in enumerate(ins) if j != k)
     expand = lambda s: "".join(c for L in s for c, _ in split.get(L, [(L, 0)]))
     other_letters = set(expand(others))
-    if any(rletter[r] not in other_letters for r in bcast if R[r] != 1):
-        return None  # a broadcast letter only this operand carried: keep the copy
+    lonely = [r for r in bcast if R[r] != 1 and rletter[r] not in other_letters]
+    if any(rletter[r] in expand(out) for r in lonely) or \
+            (lonely and e.out.aval.dtype.kind not in "fc"):
+        return None  # a broadcast letter only this operand carried, kept: keep the copy
+    times = int(np.prod([R[r] for r in lonely]))  # (summed: the sum of equal terms)
     new_ins, ops = [], []
     for j, (s, xj) in enumerate(zip(ins, e.inputs)):
         if j == k:
@@ -128,6 +133,8 @@ def _rewrite_operand(e: Eqn, ctx: Any, ins: list[str], out: str, k: int, y: Any,
         new_ins.append(ns)
     new_out = expand(out)
     res = ctx.emit(P.einsum, tuple(ops), {"spec": make_spec(new_ins, new_out)}, e.src)
+    if times != 1:
+        res = ctx.emit(P.mul, (res, Const(np.asarray(times, res.aval.dtype))), {}, e.src)
     if res.aval.shape == e.out.aval.shape:
         return res
     return P.reshape, (res,), {"shape": e.out.aval.shape}

@@ -13,6 +13,7 @@ from ..batch.windows import (
 )
 from ..ir import Const, Eqn, Graph
 from ..primitives.linalg import make_spec, parse_spec
+from .addchain import small_terms_first
 from .contract import (
     contraction_of_scatter_add,
     einsum_of_broadcast,
@@ -59,6 +60,15 @@ def _whole(idx: list | tuple, shape: tuple[int, ...]) -> bool:
 def _no_axes(e: Eqn, c: Ctx) -> object:
     x = e.inputs[0]
     return x if not e.params["axes"] and e.out.aval == x.aval else None
+
+
+def _add_everywhere(e: Eqn, c: Ctx) -> object:
+    x, v = e.inputs
+    idx = e.params["idx"]
+    if not P.is_basic(idx) or not _whole(idx, x.aval.shape) or \
+            P.add.shape_rule(x.aval, v.aval) != e.out.aval:
+        return None
+    return P.add, (x, v), {}
 
 
 def _full_index(e: Eqn) -> bool:
@@ -395,6 +405,8 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_einsum, "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
+    Rule(P.setitem_add, _add_everywhere, "x.at[:, ..., :].add(v) = x + v"),
+    Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
     Rule(P.neg, _neg_neg, "-(-x) = x"),
     Rule(P.log, _log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
     Rule(P.einsum, _einsum_by_one, "einsum(1, x) = x"),
