@@ -1000,20 +1000,23 @@ def test_windows_of_rows_are_one_flat_correlation_golden_and_equivalent():
 
 
 def _rule_einsum_of_neg(x):
-    # -exp(x) contracted twice: the sign on the scalar result, or cancelled
-    n = -vnp.exp(x)
-    return P.einsum(n, vnp.sin(x[0]), spec="ab,b->"), P.einsum(n, n, spec="ab,ab->")
+    # -exp(y), y (2, 3, 700) (above PASS_OVER_CALL), contracted twice: the sign on the
+    # scalar results (or cancelled), never on the big array
+    n = -vnp.exp(x[:, :, None] * np.linspace(0.0, 1.0, 700))
+    return P.einsum(n, vnp.sin(x[0]), spec="abc,b->"), P.einsum(n, n, spec="abc,abc->")
 
 
 EINSUM_OF_NEG_GOLDEN = """\
 { lambda a:f64[2,3] .
-  b:f64[2,3] = exp a
-  c:f64[3] = getitem[idx=(0, 0:3)] a
-  d:f64[3] = sin c
-  e:f64[] = einsum[spec=ab,b->] b d
-  f:f64[] = neg e
-  g:f64[] = einsum[spec=ab,ab->] b b
-  in (f, g) }"""
+  b:f64[2,3,1] = reshape[shape=(2, 3, 1)] a
+  c:f64[2,3,700] = mul b constf64[700]
+  d:f64[2,3,700] = exp c
+  e:f64[3] = getitem[idx=(0, 0:3)] a
+  f:f64[3] = sin e
+  g:f64[] = einsum[spec=abc,b->] d f
+  h:f64[] = neg g
+  i:f64[] = einsum[spec=abc,abc->] d d
+  in (h, i) }"""
 
 
 def _rule_div_of_neg(x):

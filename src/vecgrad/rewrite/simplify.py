@@ -291,13 +291,19 @@ def _div_of_scaled(e: Eqn, c: Ctx) -> object:
     return None
 
 
+# Elements below which a pass over an array costs about a NumPy call (a rule that trades one
+# pass for a call per reader fires above it).
+PASS_OVER_CALL = 4096
+
+
 def _einsum_of_neg(e: Eqn, c: Ctx) -> object:
     """einsum(.., -x, ..) = -einsum(.., x, ..) where the result is much smaller than x: the
     sign goes on the result (exact), and -x is not made where the contractions are its only
-    readers (a gradient's cotangent read by several of them)."""
+    readers (a gradient's cotangent read by several of them); for x of PASS_OVER_CALL
+    elements or more (below, a call per reader costs more than the pass saved)."""
     for k, a in enumerate(e.inputs):
         n = c.def_of(a, P.neg)
-        if n is not None and _small(e.out, a):
+        if n is not None and _small(e.out, a) and a.aval.size >= PASS_OVER_CALL:
             ops = tuple(n.inputs[0] if j == k else o for j, o in enumerate(e.inputs))
             return P.neg, (c.emit(P.einsum, ops, e.params, e.src),), {}
     return None
