@@ -205,7 +205,11 @@ def partial_slices(g: Graph) -> bool:
     for e in g.eqns:
         if e.prim is not getitem:
             continue
-        key = (e.params["idx"], e.inputs[0].aval.shape)
+        idx = e.params["idx"]
+        if idx and idx[-1].__class__ is int and \
+                (len(idx) == 1 or len(idx) == 2 and idx[0].__class__ is int):
+            continue  # (an element of a vector or a matrix, a scalar loop's read: no slice)
+        key = (idx, e.inputs[0].aval.shape)
         hit = parts.get(key)
         if hit is None:
             hit = parts[key] = tuple((ax, len(k)) for ax, (k, d) in enumerate(zip(*key))
