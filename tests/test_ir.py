@@ -13,7 +13,19 @@ import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 from vecgrad.backends import compile_graph
 from vecgrad.backends.numpy import LOWERINGS
-from vecgrad.ir import Aval, Const, Eqn, Graph, Params, TypeCheckError, Var, dce, pretty, typecheck
+from vecgrad.ir import (
+    Aval,
+    Const,
+    Eqn,
+    Graph,
+    Params,
+    TypeCheckError,
+    Var,
+    VarTable,
+    dce,
+    pretty,
+    typecheck,
+)
 from vecgrad.rewrite.cse import cse
 from vecgrad.tracing import Builder, Tracer, trace
 
@@ -45,6 +57,43 @@ def golden(text: str) -> str:
     for k in range(5, 0, -1):
         text = text.replace(f"L+{k}", str(first + k))
     return text
+
+
+# ------------------------------------------------------------------------- value numbers
+
+def test_value_numbers_are_dense_in_a_trace_and_unique():
+    g = small_graph()
+    nums = [e.out.num for e in g.eqns]
+    assert nums == list(range(nums[0], nums[0] + len(nums)))  # (nothing else made vars)
+    assert all(v.num < nums[0] for v in g.inputs)
+    assert Var(g.inputs[0].aval).num > nums[-1]
+
+
+def test_var_table_maps_vars_inside_and_outside_its_span():
+    g = small_graph()
+    t = VarTable(g.eqns)
+    assert t.size == len(g.eqns)
+    late = Var(g.inputs[0].aval)  # made after the table: kept aside
+    for i, e in enumerate(g.eqns):
+        t[e.out] = i
+    t[late] = -1
+    assert [t.get(e.out) for e in g.eqns] == list(range(len(g.eqns)))
+    assert t.get(late) == -1 and late in t.extra
+    assert t.get(g.inputs[0]) is None and t.get(Var(g.inputs[0].aval)) is None
+
+
+def test_var_table_of_far_apart_numbers_is_a_dict():
+    old = [Var(Aval((), F64)) for _ in range(3)]
+    [Var(Aval((), F64)) for _ in range(5000)]  # (other traces' values)
+    new = Var(Aval((), F64))
+    far = [_eqn(P.sin, [old[0]], old[1]), _eqn(P.sin, [old[1]], new)]
+    backwards = [_eqn(P.sin, [old[0]], new), _eqn(P.sin, [new], old[2])]
+    for eqns in (far, backwards):
+        t = VarTable(eqns)
+        assert t.size == 0
+        for i, e in enumerate(eqns):
+            t[e.out] = i
+        assert [t.get(e.out) for e in eqns] == [0, 1] and len(t.extra) == 2
 
 
 # ------------------------------------------------------------------------------ typecheck

@@ -11,7 +11,7 @@ import itertools
 import math
 import operator
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -42,17 +42,58 @@ def _short_dtype(dt: np.dtype) -> str:
         dt.name, dt.name)
 
 
+_next_num = itertools.count().__next__  # value numbers (see Var)
+
+
 class Var:
     """A value defined by exactly one equation (or a graph input). Hashed by identity (a
-    trace holds one per operation: it is kept to one slot; printers name vars themselves)."""
+    trace holds one per operation: it is kept small; printers name vars themselves).
 
-    __slots__ = ("aval",)
+    `num` is its value number, from one counter in creation order: the values of a trace are
+    numbered densely in program order, so that a pass over a big graph can keep a table per
+    value as a list indexed by `num - lo` (see `VarTable`), whose look-ups stay near each
+    other in memory, where a dict keyed by vars hashes their addresses all over a big table."""
 
-    def __init__(self, aval: Aval):
+    __slots__ = ("aval", "num")
+
+    def __init__(self, aval: Aval, _next: Callable[[], int] = _next_num):  # (a local: fast)
         self.aval = aval
+        self.num = _next()
 
     def __repr__(self) -> str:
         return f"Var#{id(self):x}:{self.aval}"
+
+
+class VarTable:
+    """A map from the results of a graph's equations to values (never None): a list indexed
+    by value number over the span of those numbers (dense for a trace, see `Var`), and a dict
+    for the vars outside it (made after the table, or a graph whose numbers lie far apart).
+    Hot loops read `tab`, `lo`, `size` and `extra` inline:
+    `j = v.num - lo; x = tab[j] if 0 <= j < size else extra.get(v)`."""
+
+    __slots__ = ("extra", "lo", "size", "tab")
+
+    def __init__(self, eqns: Sequence[Eqn]):
+        lo = size = 0
+        if eqns:  # (the first and last results: in program order, as traced)
+            lo = eqns[0].out.num
+            size = eqns[-1].out.num - lo + 1
+            if not 0 < size <= 2 * len(eqns) + 1024:  # (not a trace's numbering: all in extra)
+                lo = size = 0
+        self.lo, self.size = lo, size
+        self.tab: list[Any] = [None] * size
+        self.extra: dict[Var, Any] = {}
+
+    def get(self, v: Var) -> Any:
+        j = v.num - self.lo
+        return self.tab[j] if 0 <= j < self.size else self.extra.get(v)
+
+    def __setitem__(self, v: Var, x: Any) -> None:
+        j = v.num - self.lo
+        if 0 <= j < self.size:
+            self.tab[j] = x
+        else:
+            self.extra[v] = x
 
 
 class Const:

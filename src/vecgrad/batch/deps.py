@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Eqn, Graph, Params, Var, dce, uses
+from ..ir import Atom, Eqn, Graph, Params, Var, VarTable, dce, uses
 from .chains import WRITES, Sum, sums
 from .regions import relative, restricted_ndim, split, track_key
 
@@ -89,7 +89,7 @@ class Plan:
         self.dead: list[bool] = []
         self.alias: dict[Var, Atom] = {}
         self.buffers: list[Buffer] = []
-        self.prod: dict[Var, int] = {}  # value var -> the node computing it
+        self.prod = VarTable(g.eqns)  # value var -> the node computing it
         self.key_ids: dict[Any, int] = {}  # keys are interned: key[i] is a small int
         self.key_of: list[Any] = []  # and key_of[key[i]] the key itself
 
@@ -271,12 +271,19 @@ class _Builder:
         p.members.append(1)
         p.succ.append([])
         p.dead.append(False)
-        p.prod[out] = i
-        prod, dead, succ = p.prod, p.dead, p.succ
+        prod = p.prod
+        tab, lo, size, xget = prod.tab, prod.lo, prod.size, prod.extra.get
+        j = out.num - lo
+        if 0 <= j < size:
+            tab[j] = i
+        else:
+            prod.extra[out] = i
+        dead, succ = p.dead, p.succ
         n = 0
         for a in ins:
             if a.__class__ is Var:
-                u = prod.get(a)
+                j = a.num - lo
+                u = tab[j] if 0 <= j < size else xget(a)
                 if u is not None and not dead[u]:
                     succ[u].append(i)
                     n += 1
@@ -485,7 +492,8 @@ class _Builder:
         key_ids, key_of = p.key_ids, p.key_of
         kind, keys, outs, ops, eqns, info = p.kind, p.key, p.out, p.ops, p.eqn, p.info
         members, succ, dead, npred, prod = p.members, p.succ, p.dead, p.npred, p.prod
-        get, fast_get = prod.get, fast_ids.get
+        tab, lo, size, extra = prod.tab, prod.lo, prod.size, prod.extra
+        xget, fast_get = extra.get, fast_ids.get
         adds, chains, absorbed = (P.add, P.sub), self.sums, self.absorbed
         getitem, buf_of, is_basic = P.getitem, self.buf_of, P.is_basic
         alias = p.alias
@@ -538,11 +546,16 @@ class _Builder:
             members.append(1)
             succ.append([])
             dead.append(False)
-            prod[out] = i
+            j = out.num - lo
+            if 0 <= j < size:
+                tab[j] = i
+            else:
+                extra[out] = i
             n = 0
             for a in ins:
                 if a.__class__ is Var:
-                    u = get(a)
+                    j = a.num - lo
+                    u = tab[j] if 0 <= j < size else xget(a)
                     if u is not None and not dead[u]:
                         succ[u].append(i)
                         n += 1
