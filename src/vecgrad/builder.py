@@ -111,7 +111,7 @@ class Builder:
         # (constants are keyed by their contents)
         key = (prim, pid, ins if plain else
                tuple([x if x.__class__ is Var else x.key() for x in ins]))
-        if self.hash_cons:
+        if self.hash_cons and not fresh:  # (new parameters: no earlier operation had them)
             hit = self._memo.get(key)
             if hit is None and self._older:
                 hit = self._older.get(key)
