@@ -522,11 +522,17 @@ class _Builder:
             i = len(kind)
             if nk is READ:
                 nfo = split(params["idx"])
-                key = (READ, nfo[0], ins[0].aval)
-                k = key_ids.get(key)
+                # (keyed first by identities, as EQN nodes: the pattern is kept alive by
+                # `info`, and split shares one object per pattern)
+                fk = (READ, id(nfo[0]), id(ins[0].aval))
+                k = fast_get(fk)
                 if k is None:
-                    k = key_ids[key] = len(key_ids)
-                    key_of.append(key)
+                    key = (READ, nfo[0], ins[0].aval)
+                    k = key_ids.get(key)
+                    if k is None:
+                        k = key_ids[key] = len(key_ids)
+                        key_of.append(key)
+                    fast_ids[fk] = k
             else:  # (_fast_key, inlined)
                 n = len(ins)
                 if n == 2:

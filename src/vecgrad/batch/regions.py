@@ -95,12 +95,16 @@ def split(idx: tuple) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
     if s is None:
         if len(_SPLITS) >= 65536:
             _SPLITS.clear()
-        s = _SPLITS[idx] = _split(idx)
+            _PATTERNS.clear()
+        s = _split(idx)
+        pat = _PATTERNS.setdefault(s[0], s[0])  # (one object per pattern: see deps.build)
+        s = _SPLITS[idx] = (pat, s[1], s[2])
     return s
 
 
 _INT1, _AXIS0 = (INT,), (0,)
 _SPLITS: dict[tuple, tuple] = {}
+_PATTERNS: dict[tuple, tuple] = {}
 
 
 def _split(idx: tuple) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
