@@ -47,6 +47,33 @@ def emit_sums(em: Any, members: list[int]) -> Any:
         st = _stencil(em, members, aval)
         if st is not None:
             return st
+    acc = _one_part(em, members[0], aval) if M == 1 else None
+    if acc is None:
+        acc = _partitioned(em, members, aval)
+    out_shape = ((M,) if M > 1 else ()) + aval.shape
+    if acc is None:
+        acc = em.ref(Const(np.zeros(out_shape, aval.dtype)))
+    if acc.shape != out_shape:
+        acc = P.broadcast_to(acc, shape=out_shape)
+    return acc if acc.dtype == aval.dtype else P.cast(acc, dtype=aval.dtype)
+
+
+def _one_part(em: Any, i: int, aval: Any) -> Any:
+    """A sum whose terms all have one sign and one source (a long accumulation, `s = s +
+    x[i]` over a loop): its one partial sum, as `_partitioned` would make it, found with
+    checks that run in C instead of a source and a key per term. None otherwise."""
+    terms, signs = em.p.ops[i], em.p.info[i][0]
+    if not signs or signs.count(signs[0]) != len(signs) or set(map(type, terms)) != {Var} or \
+            not em._one_source(list(terms)):
+        return None
+    pairs = list(zip([0] * len(terms), terms))
+    return _combine(None, _partial(em, em._source(terms[0]), pairs, 1, aval), signs[0])
+
+
+def _partitioned(em: Any, members: list[int], aval: Any) -> Any:
+    """The sums of `members`: one partial sum per (source, sign), added (None: no terms)."""
+    p = em.p
+    M = len(members)
     pairs_all: list[tuple[int, Any, int]] = []
     const = np.zeros((M,) + aval.shape, aval.dtype)
     has_const = False
@@ -74,12 +101,7 @@ def emit_sums(em: Any, members: list[int]) -> Any:
     if has_const and const.any():
         c = em.ref(Const(const if M > 1 else const[0]))
         acc = c if acc is None else P.add(acc, c)
-    out_shape = ((M,) if M > 1 else ()) + aval.shape
-    if acc is None:
-        acc = em.ref(Const(np.zeros(out_shape, aval.dtype)))
-    if acc.shape != out_shape:
-        acc = P.broadcast_to(acc, shape=out_shape)
-    return acc if acc.dtype == aval.dtype else P.cast(acc, dtype=aval.dtype)
+    return acc
 
 
 def _as_written(em: Any, i: int) -> bool:
