@@ -522,6 +522,78 @@ def _check_read_of_write(g0, g1):
     assert "setitem_add" not in prims(g1) and "setitem" not in prims(g1), pretty(g1)
 
 
+def _rule_read_of_elementwise(x):
+    a = (vnp.exp(x) * vnp.sin(x[0]))[1, 1:]  # (an operand broadcast along the read's axes)
+    b = (vnp.tanh(x) + 2.0 * x)[:, 0]  # (through two levels)
+    return a, b
+
+
+READ_OF_ELEMENTWISE_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[3] = getitem[idx=(0, 0:3)] a
+  c:f64[2] = getitem[idx=(1, 1:3)] a
+  d:f64[2] = exp c
+  e:f64[2] = getitem[idx=(1:3,)] b
+  f:f64[2] = sin e
+  g:f64[2] = mul d f
+  h:f64[2] = getitem[idx=(0:2, 0)] a
+  i:f64[2] = tanh h
+  j:f64[2] = mul 2.0 h
+  k:f64[2] = add i j
+  in (g, k) }"""
+
+
+def _rule_read_of_contraction(x):
+    a = P.einsum(vnp.exp(x), spec="ab->b")[0]  # one element of a column sum
+    b = P.einsum(vnp.sin(x), vnp.cos(x), spec="ab,ab->ab")[1, 0:2]
+    c = P.reduce_sum(vnp.tanh(x)[None] * vnp.ones((4, 1, 1)), axes=(1,))[2, 1:]
+    return a, b, c
+
+
+READ_OF_CONTRACTION_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2] = getitem[idx=(0:2, 0)] a
+  c:f64[2] = exp b
+  d:f64[] = einsum[spec=a->] c
+  e:f64[2] = getitem[idx=(1, 0:2)] a
+  f:f64[2] = sin e
+  g:f64[2] = cos e
+  h:f64[2] = einsum[spec=b,b->b] f g
+  i:f64[2,3] = tanh a
+  j:f64[3] = einsum[spec=bc->c] i
+  k:f64[1,3] = reshape[shape=(1, 3)] j
+  l:f64[4,3] = broadcast_to[shape=(4, 3)] k
+  m:f64[2] = getitem[idx=(2, 1:3)] l
+  in (d, h, m) }"""
+
+
+def test_read_of_a_value_read_twice_is_not_narrowed():
+    """A value with another reader is computed whole once, not again in part."""
+    def f(x):
+        y = vnp.exp(x) + x
+        return y[0], vnp.sum(y)
+    g1 = simplify(graph(f, (2, 3)))
+    assert prims(g1).count("exp") == 1 and prims(g1).count("add") == 1, pretty(g1)
+
+
+def _rule_small_quotients_first(x):
+    # (the third: x[0] is no small factor of a (2, 3) product, so it stays two passes)
+    return (0.5 * vnp.exp(x)) / 4.0, 3.0 * (vnp.sin(x) / 2.0), (vnp.tanh(x) * x[0]) / 3.0
+
+
+SMALL_QUOTIENTS_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[2,3] = mul 0.125 b
+  d:f64[2,3] = sin a
+  e:f64[2,3] = mul 1.5 d
+  f:f64[2,3] = tanh a
+  g:f64[3] = getitem[idx=(0, 0:3)] a
+  h:f64[2,3] = mul f g
+  i:f64[2,3] = div h 3.0
+  in (c, e, i) }"""
+
+
 _IDS = (P.Adv(np.array([0, 2, 0])), P.Adv(np.array([1, 2])))
 
 
@@ -1158,6 +1230,12 @@ RULE_TESTS = {
         _rule_row_into_segment_sum, _check_row_into_segment_sum),
     "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w": (
         _rule_read_of_write, _check_read_of_write),
+    "f(a, b)[r] = f(a[r], b[r]), f(a, b) read only there": (
+        _rule_read_of_elementwise, _golden(READ_OF_ELEMENTWISE_GOLDEN)),
+    "einsum(xs)[r] = einsum(xs[r]), sum(x)[r] = sum(x[r]), read only there": (
+        _rule_read_of_contraction, _golden(READ_OF_CONTRACTION_GOLDEN)),
+    "(b * x) / a = (b / a) * x, a * (x / b) = (a / b) * x, a and b small": (
+        _rule_small_quotients_first, _golden(SMALL_QUOTIENTS_GOLDEN)),
     "a * (b * x) = (a * b) * x, a and b small": (_rule_small_factors_first,
                                                   _check_small_factors_first),
     "-(a * x) = (-a) * x, a small": (_rule_neg_into_small_factor, _check_neg_into_small_factor),

@@ -18,7 +18,7 @@ from vecgrad import primitives as P
 from vecgrad.api import trace_graph
 from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
-from vecgrad.ir import Const, Graph, Params, typecheck
+from vecgrad.ir import Const, Graph, Params, pretty, typecheck
 from vecgrad.notes import Recurrence, Unbatched, of
 from vecgrad.pytree import flatten
 
@@ -351,6 +351,22 @@ def test_gradient_loops_stack_only_what_is_read(f, make, ref):
         ends = [o + int(np.prod(sh)) for o, sh in lay]
         for k, (o, _) in enumerate(lay[p["n_carry"]:], p["n_carry"]):
             assert any(o <= s < ends[k] for s in starts), (f.__name__, k)
+
+
+@pytest.mark.parametrize("f,make,ref", NONLINEAR, ids=[c[0].__name__ for c in NONLINEAR])
+def test_gradient_loops_stack_no_slice_of_another_stack(f, make, ref):
+    """A stacked y that is a slice of another stacked y of the same step (a cotangent and
+    its [1:]) is not stacked again: its readers slice the other's stack."""
+    args = make()
+    e, _ = vg.grad(f, argnums=tuple(range(len(args)))).entry(*args)
+    for lp in (x for x in e.stages["final"].eqns if x.prim is P.loop):
+        body, nc = lp.params["body"], lp.params["n_carry"]
+        ys = set(body.outputs[nc:])
+        defs = {x.out: x for x in body.eqns}
+        for y in body.outputs[nc:]:
+            d = defs.get(y)
+            assert d is None or d.prim is not P.getitem or d.inputs[0] not in ys, \
+                (f.__name__, pretty(body))
 
 
 def test_fresh_buffers_are_one_constant_and_stay_independent():

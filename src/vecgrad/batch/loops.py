@@ -72,23 +72,27 @@ STEP_RULES = [Rule(P.reduce_sum, _sum_of_pieces,
 def regroup_sums(body: Graph, carry: list[Var]) -> Graph:
     """(c + a) + b = c + (a + b) when c depends on the carry and a, b do not: the carry-free
     part of a sum then leaves the loop (W @ h + U @ x[t] + b: U @ x[t] + b is computed for
-    every step at once)."""
+    every step at once; b may broadcast, a bias b[:, None] over a batch)."""
     dep = _dependents(body, set(carry))
     n_uses = uses(body)
     defs: dict[Var, Eqn] = {}
     eqns: list[Eqn] = []
     for e in body.eqns:
-        if e.prim is P.add and e.out in dep and e.inputs[0].aval == e.inputs[1].aval == \
-                e.out.aval:
+        if e.prim is P.add and e.out in dep:
             for a, b in (e.inputs, e.inputs[::-1]):
                 d = defs.get(a) if isinstance(a, Var) else None
                 if d is None or d.prim is not P.add or n_uses.get(a) != 1 or b in dep or \
-                        d.inputs[0].aval != e.out.aval or d.inputs[1].aval != e.out.aval:
+                        a.aval != e.out.aval or b.aval.dtype != e.out.aval.dtype:
                     continue
                 p, q = d.inputs
                 if (p in dep) == (q in dep):
                     continue
                 c, f = (p, q) if p in dep else (q, p)
+                # (b may broadcast, as a bias b[:, None]: f + b must still have f's shape,
+                # and c the result's)
+                if c.aval != e.out.aval or f.aval.dtype != e.out.aval.dtype or \
+                        P.add.shape_rule(f.aval, b.aval) != e.out.aval:
+                    continue
                 t = Var(e.out.aval)
                 eqns.append(Eqn(P.add, (f, b), Params(), t, e.src))
                 e = Eqn(P.add, (c, t), Params(), e.out, e.src)

@@ -7,10 +7,15 @@ backward loop, or the backward step turns out not to read a value at all (a step
 its carry), some of those stacks are read by nobody, yet the forward loop still writes a row
 of each per step. This pass drops them (and the work only they needed) from the step, and
 moves each reader's slice to the output's new offset. The carry always stays.
+
+A stacked y that is a basic slice of another stacked y of the same step (a backward step's
+cotangent `ct` and `ct[1:]`, both read after the loop) is stacked once: its readers slice
+the other's stack, and the step writes one row fewer per step.
 """
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import primitives as P
 from ..ir import Eqn, Graph, Params, Var, dce
@@ -39,7 +44,10 @@ def prune_loop_outputs(g: Graph) -> Graph:
         for j in readers.get(e.out, []):
             eqns[j] = moved[id(g.eqns[j])]
         changed = True
-    return dce(g.replace(eqns=tuple(eqns))) if changed else g
+    if not changed:
+        return g
+    flat = [q for e in eqns for q in (e if isinstance(e, list) else [e])]
+    return dce(g.replace(eqns=tuple(flat)))
 
 
 def _span(r: Eqn) -> tuple[int, int] | None:
@@ -56,7 +64,7 @@ def _span(r: Eqn) -> tuple[int, int] | None:
     return None
 
 
-def _pruned(e: Eqn, readers: list[Eqn]) -> tuple[Eqn, dict[int, Eqn]] | None:
+def _pruned(e: Eqn, readers: list[Eqn]) -> tuple[Eqn, dict[int, Any]] | None:
     """The loop without its unread ys, and each reader moved to the new offsets."""
     p = e.params
     body, nc = p["body"], p["n_carry"]
@@ -72,6 +80,9 @@ def _pruned(e: Eqn, readers: list[Eqn]) -> tuple[Eqn, dict[int, Eqn]] | None:
             return None
         owner[id(r)] = ks[-1] if sp[0] == sp[1] else ks[0]
     used = set(owner.values())
+    views = _views(body, nc, lay, ends, readers, owner)
+    used -= set(views)
+    used |= {i for i, _ in views.values()}
     keep = [k for k in range(len(body.outputs)) if k < nc or k in used]
     if len(keep) == len(body.outputs):
         return None
@@ -80,11 +91,60 @@ def _pruned(e: Eqn, readers: list[Eqn]) -> tuple[Eqn, dict[int, Eqn]] | None:
     shift = {k: new_lay[n][0] - lay[k][0] for n, k in enumerate(keep)}
     out = Var(P.loop.shape_rule(*[a.aval for a in e.inputs], **{**p, "body": step}))
     loop = Eqn(e.prim, e.inputs, Params({**p, "body": step}), out, e.src)
-    moved = {}
+    moved: dict[int, Any] = {}
     for r in readers:
+        if owner[id(r)] in views:
+            i, idx = views[owner[id(r)]]
+            moved[id(r)] = _slice_of_stack(r, out, new_lay[keep.index(i)], idx)
+            continue
         d = shift[owner[id(r)]]
         k = r.params["idx"][0]
         k = k + d if isinstance(k, int) else P.Sl(k.start + d, k.stop + d, k.step)
         idx = type(r.params["idx"])((k,))
         moved[id(r)] = Eqn(r.prim, (out,), Params({**r.params, "idx": idx}), r.out, r.src)
     return loop, moved
+
+
+def _views(body: Graph, nc: int, lay: list, ends: list[int], readers: list[Eqn],
+           owner: dict[int, int]) -> dict[int, tuple[int, tuple]]:
+    """The stacked ys that are a basic slice of another stacked y of the step, each read
+    whole by its readers: y index -> (the other's index, the slice's index)."""
+    defs = {e.out: e for e in body.eqns}
+    first: dict[Var, int] = {}
+    for k in range(nc, len(body.outputs)):
+        first.setdefault(body.outputs[k], k)
+    whole: dict[int, bool] = {}
+    for r in readers:
+        k = owner[id(r)]
+        sp = _span(r)
+        whole[k] = whole.get(k, True) and sp == (lay[k][0], ends[k])
+    out = {}
+    for k in range(nc, len(body.outputs)):
+        d = defs.get(body.outputs[k])
+        if d is None or d.prim is not P.getitem or not whole.get(k):
+            continue
+        i = first.get(d.inputs[0])
+        idx = d.params["idx"]
+        if i is None or i == k or not P.is_basic(idx) or any(x is None for x in idx):
+            continue
+        out[k] = (i, tuple(idx))
+    # (a y that others are views of stays: no chains)
+    return {k: v for k, v in out.items() if v[0] not in out}
+
+
+def _slice_of_stack(r: Eqn, loop: Var, at: tuple[int, tuple[int, ...]], idx: tuple
+                    ) -> list[Eqn]:
+    """Equations giving `r.out` (a flat read of a dropped y) from the stack it is a slice of:
+    the stack read whole, shaped, sliced per step, and flattened as r read it."""
+    off, shape = at
+    flat = Var(P.getitem.shape_rule(loop.aval, idx=P.BasicIndex(
+        (P.Sl(off, off + math.prod(shape), 1),))))
+    e1 = Eqn(P.getitem, (loop,), Params(idx=P.BasicIndex((P.Sl(off, off + math.prod(shape),
+                                                                  1),))), flat, r.src)
+    stack = Var(P.reshape.shape_rule(flat.aval, shape=shape))
+    e2 = Eqn(P.reshape, (flat,), Params(shape=shape), stack, r.src)
+    sub = P.BasicIndex((P.Sl(0, shape[0], 1),) + idx)
+    part = Var(P.getitem.shape_rule(stack.aval, idx=sub))
+    e3 = Eqn(P.getitem, (stack,), Params(idx=sub), part, r.src)
+    e4 = Eqn(P.reshape, (part,), Params(shape=r.out.aval.shape), r.out, r.src)
+    return [e1, e2, e3, e4]

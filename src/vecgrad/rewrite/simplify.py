@@ -39,6 +39,7 @@ from .layout import (
     sum_of_reshaped_view,
     writes_tiling_zeros,
 )
+from .narrow import read_of_contraction, read_of_elementwise
 from .segments import (
     gather_of_broadcast,
     row_into_segment_sum,
@@ -244,6 +245,24 @@ def _small_factors_first(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _small_quotients_first(e: Eqn, c: Ctx) -> object:
+    """(b * x) / a = (b / a) * x and a * (x / b) = (a / b) * x for a, b much smaller than x
+    (`h * k / 2` in an integrator's step): one pass over x instead of two, as for products."""
+    if e.prim is P.div:
+        pairs = [(e.inputs[1], c.def_of(e.inputs[0], P.mul), e.inputs[0])]
+    else:
+        pairs = [(a, c.def_of(y, P.div), y) for a, y in (e.inputs, e.inputs[::-1])]
+    for a, m, y in pairs:
+        if m is None or c.n_uses(y) != 1 or not _small(a, e.out):
+            continue
+        for b, x in ((m.inputs, m.inputs[::-1]) if m.prim is P.mul else (m.inputs[::-1],)):
+            if _small(b, e.out) and x.aval == e.out.aval:
+                q = c.emit(P.div, (b, a) if e.prim is P.div else (a, b), {}, e.src)
+                if P.mul.shape_rule(q.aval, x.aval) == e.out.aval:
+                    return P.mul, (q, x), {}
+    return None
+
+
 def _neg_into_small_factor(e: Eqn, c: Ctx) -> object:
     """-(a * x) = (-a) * x for a factor a much smaller than x: the sign on the small one."""
     m = c.def_of(e.inputs[0], P.mul)
@@ -400,6 +419,8 @@ RULES: list[Rule] = [
       for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.mul, _times_one, "x * 1 = x"),
     Rule(P.mul, _small_factors_first, "a * (b * x) = (a * b) * x, a and b small"),
+    *[Rule(p, _small_quotients_first, "(b * x) / a = (b / a) * x, a * (x / b) = (a / b) * x, "
+           "a and b small") for p in (P.div, P.mul)],
     Rule(P.neg, _neg_into_small_factor, "-(a * x) = (-a) * x, a small"),
     Rule(P.mul, _neg_onto_small_factor, "(-x) * a = x * (-a), a small"),
     *[Rule(p, _no_axes, "reduce(x, axes=()) = x: nothing reduced") for p in
@@ -441,6 +462,9 @@ RULES: list[Rule] = [
          "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))"),
     Rule(P.getitem, read_of_write,
          "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w"),
+    Rule(P.getitem, read_of_elementwise, "f(a, b)[r] = f(a[r], b[r]), f(a, b) read only there"),
+    Rule(P.getitem, read_of_contraction,
+         "einsum(xs)[r] = einsum(xs[r]), sum(x)[r] = sum(x[r]), read only there"),
     Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
     Rule(P.conj, _of_real, "conj(x) = x for real x"),
     Rule(P.real, _of_real, "real(x) = x for real x"),
