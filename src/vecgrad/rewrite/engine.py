@@ -81,6 +81,11 @@ class Ctx:
         """Reads of `v` in the input graph (values made while rewriting count as one)."""
         return self._uses.get(v, 1)
 
+    def reads(self, v: Var) -> int:
+        """Reads of `v` in the input graph; 0 for a value made while rewriting (which may
+        stand for an input-graph value read several times)."""
+        return self._uses.get(v, 0)
+
     def dropped_use(self, v: Var) -> None:
         """A rule replaced two reads of `v` by one (x + x = 2 * x)."""
         if v in self._uses:

@@ -9,7 +9,8 @@ With `read_of_write` (x.at[w].set(v)[r] = x[r] where r and w are disjoint), one 
 a gradient summed over the steps of a loop is read from the stacked cotangents' own column,
 not from copies of the whole stacks with their other columns zeroed and summed (an RK4
 step's `z[0] = x[0]`: GradBench's ode). Applied only where the value has that one reader
-and the read is smaller than the value: the work only shrinks.
+and the read is smaller than the value: the work only shrinks. (A value made while
+rewriting may stand for one the input graph reads several times: it is not narrowed.)
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _plain_read(e: Eqn, ctx: Any) -> tuple | None:
     r = e.params["idx"]
     v = e.inputs[0]
     if not P.is_basic(r) or len(r) != v.aval.ndim or any(k is None for k in r) or \
-            ctx.n_uses(v) != 1:
+            ctx.reads(v) != 1:
         return None
     if math.prod(e.out.aval.shape) >= math.prod(v.aval.shape):
         return None
