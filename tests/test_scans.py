@@ -369,6 +369,29 @@ def test_gradient_loops_stack_no_slice_of_another_stack(f, make, ref):
                 (f.__name__, pretty(body))
 
 
+def euler_with_dt(theta, x0, target, dt):
+    x, cost = x0, 0.0
+    for _ in range(12):
+        x = x + dt * (vnp.tanh(theta @ x) - 0.1 * x)
+        cost = cost + dt * vnp.sum((x - target) ** 2)
+    return cost
+
+
+@pytest.mark.parametrize("argnums", [(0,), (0, 1, 2), (3,), (0, 3)])
+def test_gradient_loops_carry_only_what_is_read(argnums):
+    """The backward loop of an integrator differentiated with respect to some inputs only
+    carries no accumulator of an input's cotangent that nobody reads (dt's, when dt is not
+    differentiated), nor reads the stacked values only that accumulator needed."""
+    args = (0.5 * rng(20).standard_normal((3, 3)), rng(21).standard_normal((3, 2)),
+            rng(22).standard_normal((3, 2)), 0.05)
+    e = check(euler_with_dt, args, argnums=argnums)
+    (fwd, bwd) = [x for x in e.stages["final"].eqns if x.prim is P.loop]
+    scalars = [v for v in bwd.params["body"].inputs[:bwd.params["n_carry"]] if not v.aval.shape]
+    assert bool(scalars) == (3 in argnums), pretty(bwd.params["body"])
+    if 3 not in argnums:  # the forward stacks nothing only dt's accumulator read
+        assert len(fwd.params["body"].outputs) - fwd.params["n_carry"] <= 3
+
+
 def test_fresh_buffers_are_one_constant_and_stay_independent():
     """zeros/ones/full of one shape and value are one constant in a trace (recorded once,
     so steps that make them look alike), yet each buffer is written on its own."""

@@ -6,7 +6,8 @@ backward step reads; once `loops` has hoisted the backward's carry-free work out
 backward loop, or the backward step turns out not to read a value at all (a step linear in
 its carry), some of those stacks are read by nobody, yet the forward loop still writes a row
 of each per step. This pass drops them (and the work only they needed) from the step, and
-moves each reader's slice to the output's new offset. The carry always stays.
+moves each reader's slice to the output's new offset. A carry leaves too where its final
+value is read by nobody and nothing kept depends on it.
 
 A stacked y that is a basic slice of another stacked y of the same step (a backward step's
 cotangent `ct` and `ct[1:]`, both read after the loop) is stacked once: its readers slice
@@ -22,9 +23,20 @@ from ..ir import Eqn, Graph, Params, Var, dce
 
 
 def prune_loop_outputs(g: Graph) -> Graph:
-    """g with each loop's unread stacked outputs removed from its step (see module doc)."""
-    if not any(e.prim is P.loop for e in g.eqns):
-        return g
+    """g with each loop's unread stacked outputs removed from its step (see module doc).
+    Again while something changed: a backward loop that no longer reads a sliced operand
+    leaves the forward loop's stack of it unread (a few rounds at most)."""
+    for _ in range(4):
+        if not any(e.prim is P.loop for e in g.eqns):
+            return g
+        new = _prune_once(g)
+        if new is g:
+            return g
+        g = new
+    return g
+
+
+def _prune_once(g: Graph) -> Graph:
     readers: dict[Var, list[int]] = {}
     for i, e in enumerate(g.eqns):
         for a in e.inputs:
@@ -84,13 +96,23 @@ def _pruned(e: Eqn, readers: list[Eqn]) -> tuple[Eqn, dict[int, Any]] | None:
     used -= set(views)
     used |= {i for i, _ in views.values()}
     keep = [k for k in range(len(body.outputs)) if k < nc or k in used]
-    if len(keep) == len(body.outputs):
-        return None
+    dead = _dead_carries(body, nc, used, keep)
+    keep = [k for k in keep if k not in dead]
     step = dce(body.replace(outputs=tuple(body.outputs[k] for k in keep)))
-    new_lay = P.layout(step, p["length"], nc)
+    read = {a for q in step.eqns for a in q.inputs} | set(step.outputs)
+    # (inputs the step no longer reads: dead carries, and slices or invariants that only
+    # the dropped work read)
+    gone = dead | {i for i in range(nc, len(body.inputs)) if body.inputs[i] not in read}
+    if len(keep) == len(body.outputs) and not gone:
+        return None
+    nx = p["n_xs"] - sum(nc <= i < nc + p["n_xs"] for i in gone)
+    step = step.replace(inputs=tuple(v for i, v in enumerate(body.inputs) if i not in gone))
+    params = {**p, "body": step, "n_carry": nc - len(dead), "n_xs": nx}
+    new_lay = P.layout(step, p["length"], nc - len(dead))
     shift = {k: new_lay[n][0] - lay[k][0] for n, k in enumerate(keep)}
-    out = Var(P.loop.shape_rule(*[a.aval for a in e.inputs], **{**p, "body": step}))
-    loop = Eqn(e.prim, e.inputs, Params({**p, "body": step}), out, e.src)
+    operands = tuple(a for i, a in enumerate(e.inputs) if i not in gone)
+    out = Var(P.loop.shape_rule(*[a.aval for a in operands], **params))
+    loop = Eqn(e.prim, operands, Params(params), out, e.src)
     moved: dict[int, Any] = {}
     for r in readers:
         if owner[id(r)] in views:
@@ -103,6 +125,24 @@ def _pruned(e: Eqn, readers: list[Eqn]) -> tuple[Eqn, dict[int, Any]] | None:
         idx = type(r.params["idx"])((k,))
         moved[id(r)] = Eqn(r.prim, (out,), Params({**r.params, "idx": idx}), r.out, r.src)
     return loop, moved
+
+
+def _dead_carries(body: Graph, nc: int, used: set[int], keep: list[int]) -> set[int]:
+    """The carries whose final value nothing reads and that nothing kept depends on (an
+    accumulator of the cotangent of an input that is not differentiated: an integrator's
+    dt): they leave the step with the work only they need."""
+    dead = {i for i in range(nc) if i not in used}
+    while dead:
+        live = [body.outputs[k] for k in keep if k not in dead]
+        need = {a for a in live if isinstance(a, Var)}
+        for q in reversed(body.eqns):
+            if q.out in need:
+                need.update(a for a in q.inputs if isinstance(a, Var))
+        still = {i for i in dead if body.inputs[i] not in need}
+        if still == dead:
+            break
+        dead = still
+    return dead
 
 
 def _views(body: Graph, nc: int, lay: list, ends: list[int], readers: list[Eqn],
