@@ -80,6 +80,11 @@ def _pass(c, x):
     return c, x * c
 
 
+def _states(h, x, w):  # (h_t and h_{t-1} both stacked: the lowering stores one per step)
+    hn = np.tanh(w @ h + x)
+    return hn, hn, h, hn * 0.5
+
+
 def _loop_spec(fn, shapes: tuple, n_carry: int, n_xs: int, label: str,
                reverse: bool = False) -> Spec:
     step_shapes = [s[1:] if n_carry <= i < n_carry + n_xs else s for i, s in enumerate(shapes)]
@@ -94,4 +99,7 @@ SPECS += [
     _loop_spec(_pair, ((2,), (2,), (2,)), 2, 0, "two-carries-no-xs"),
     _loop_spec(_pass, ((), (LOOP_T,)), 1, 1, "scalar-carry-pass-through"),
     _loop_spec(_rnn, ((3,), (LOOP_T, 3), (3, 3)), 1, 1, "tanh-rnn-reverse", reverse=True),
+    _loop_spec(_states, ((3,), (LOOP_T, 3), (3, 3)), 1, 1, "states-in-and-out"),
+    _loop_spec(_states, ((3,), (LOOP_T, 3), (3, 3)), 1, 1, "states-in-and-out-reverse",
+               reverse=True),
 ]

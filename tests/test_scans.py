@@ -8,6 +8,7 @@ grow with the trip count.
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -390,6 +391,17 @@ def test_gradient_loops_carry_only_what_is_read(argnums):
     assert bool(scalars) == (3 in argnums), pretty(bwd.params["body"])
     if 3 not in argnums:  # the forward stacks nothing only dt's accumulator read
         assert len(fwd.params["body"].outputs) - fwd.params["n_carry"] <= 3
+
+
+def test_a_carry_stacked_as_it_enters_and_leaves_is_stored_once_per_step():
+    """The gradient's forward loop of an RNN stacks h_t (its output) and h_{t-1} (for the
+    weight gradient): the second is the first shifted by one, filled after the loop."""
+    W, U, b, xs = NONLINEAR[0][1]()
+    e = check(tanh_rnn, (W, U, b, xs), argnums=(0, 1, 2))
+    sources = [v.source for v in e.compiled.fn.__globals__.values() if hasattr(v, "source")]
+    fwd = [s for s in sources if "range(" in s and "-1, -1)" not in s]
+    assert fwd and all(re.search(r"_y\d+\[1:\] = _y\d+\[:-1\]", s) for s in fwd), sources
+    assert not any(re.search(r"_y\d+\[_t\] = x\d+$", s, re.MULTILINE) for s in fwd), sources
 
 
 def test_fresh_buffers_are_one_constant_and_stay_independent():
