@@ -577,14 +577,15 @@ def test_read_of_a_value_read_twice_is_not_narrowed():
 
 
 def _rule_small_quotients_first(x):
-    # (the third: x[0] is no small factor of a (2, 3) product, so it stays two passes)
+    # (the first by (a * x) / b = x * (a / b); the third: x[0] is no small factor of a
+    # (2, 3) product, so it stays two passes)
     return (0.5 * vnp.exp(x)) / 4.0, 3.0 * (vnp.sin(x) / 2.0), (vnp.tanh(x) * x[0]) / 3.0
 
 
 SMALL_QUOTIENTS_GOLDEN = """\
 { lambda a:f64[2,3] .
   b:f64[2,3] = exp a
-  c:f64[2,3] = mul 0.125 b
+  c:f64[2,3] = mul b 0.125
   d:f64[2,3] = sin a
   e:f64[2,3] = mul 1.5 d
   f:f64[2,3] = tanh a
@@ -1234,7 +1235,7 @@ RULE_TESTS = {
         _rule_read_of_elementwise, _golden(READ_OF_ELEMENTWISE_GOLDEN)),
     "einsum(xs)[r] = einsum(xs[r]), sum(x)[r] = sum(x[r]), read only there": (
         _rule_read_of_contraction, _golden(READ_OF_CONTRACTION_GOLDEN)),
-    "(b * x) / a = (b / a) * x, a * (x / b) = (a / b) * x, a and b small": (
+    "a * (x / b) = (a / b) * x, a and b small": (
         _rule_small_quotients_first, _golden(SMALL_QUOTIENTS_GOLDEN)),
     "a * (b * x) = (a * b) * x, a and b small": (_rule_small_factors_first,
                                                   _check_small_factors_first),
