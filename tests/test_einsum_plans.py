@@ -33,11 +33,27 @@ def test_every_plan_matches_numpy(spec, seed):
     plans = [L._plan_matmul(a, b, out, shapes), L._plan_lead_batch(a, b, out, shapes),
              L._plan_loop_aligned(a, b, out, shapes),
              L.plan_einsum(f"{a},{b}->{out}", shapes)]
+    # and on slices of bigger arrays (the per-offset views of windows): not C-contiguous
+    views = [np.pad(x, 1)[tuple(slice(1, 1 + n) for n in x.shape)] for x in xs]
     for plan in plans:
         if plan is not None:
-            got = plan(*xs)
-            assert got.shape == want.shape
-            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+            for args in (xs, views):
+                got = plan(*args)
+                assert got.shape == want.shape
+                np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_the_matmul_plan_reads_each_operand_in_its_own_memory_order():
+    # 'bef,b->ef' (one window offset of a multi-channel 2-D convolution) is k @ x.reshape(b,
+    # ef), not x moved to (e, f, b) first: on a slice that move is a transposing copy
+    from vecgrad.backends.numpy.costs import in_order
+    assert in_order("bef", "", "b", "ef") and in_order("bef", "", "ef", "b") is False
+    assert in_order("ef", "", "ef", "") is False  # (one group empty: nothing to swap)
+    assert in_order("ij", "", "i", "j") and not in_order("ji", "", "i", "j")
+    x = np.random.default_rng(0).standard_normal((4, 8, 8))[:, 1:7, 1:7]
+    k = np.arange(4.0)
+    np.testing.assert_allclose(L._plan_matmul("bef", "b", "ef", [x.shape, k.shape])(x, k),
+                               np.einsum("bef,b->ef", x, k), rtol=1e-12)
 
 
 def test_a_summed_leading_axis_alone_is_one_matmul_not_a_batch_of_outer_products():

@@ -66,6 +66,13 @@ def _run(shape: tuple[int, ...], perm: list[int] | tuple[int, ...], itemsize: in
     return run
 
 
+def in_order(s: str, lead: str, first: str, second: str) -> bool:
+    """Whether operand letters `s` hold `lead`, then `first`, then `second` in memory order
+    while `lead + second + first` (the matmul's order) is not."""
+    order = lambda t: [s.index(c) for c in t]
+    swapped, plain = order(lead + first + second), order(lead + second + first)
+    return bool(first and second) and swapped == sorted(swapped) and plain != sorted(plain)
+
 def transposed(m: Machine, shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int,
                tiled: bool = False) -> float:
     """`np.ascontiguousarray(x.transpose(perm))` (or transpose.transpose_copy, `tiled`)."""
@@ -132,8 +139,10 @@ def matmul_plan(m: Machine, spec: str, shapes: Shapes, itemsize: int,
     if out == batch + fb + fa and out != batch + fa + fb:  # planned with the operands swapped
         return matmul_plan(m, f"{b},{a}->{out}", shapes[::-1], itemsize, tiled_out)
     cost = 3 * m.call
-    for term, shape, summed, groups in ((a, shapes[0], sum_a, (batch, fa, contr)),
-                                        (b, shapes[1], sum_b, (batch, contr, fb))):
+    ga = (contr, fa) if in_order(a, sum_a + batch, contr, fa) else (fa, contr)
+    gb = (fb, contr) if in_order(b, sum_b + batch, fb, contr) else (contr, fb)
+    for term, shape, summed, groups in ((a, shapes[0], sum_a, (batch, *ga)),
+                                        (b, shapes[1], sum_b, (batch, *gb))):
         perm = [term.index(c) for c in summed + "".join(groups)]
         nbytes = _size(term, dims) * itemsize
         if summed:

@@ -190,13 +190,20 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
     if out == batch + fb + fa and out != batch + fa + fb:  # swapped, the result is in order
         swapped = _plan_matmul(b, a, out, shapes[::-1])
         return lambda x, y: swapped(y, x)
-    pa = [a.index(c) for c in sum_a + batch + fa + contr]
-    pb = [b.index(c) for c in sum_b + batch + contr + fb]
+    # each operand's two matrix axes in its own memory order, handed to BLAS transposed
+    # where that order is the other one: no transposing copy (a slice is then copied in
+    # place order, and a contiguous operand is a view either way)
+    ta = costs.in_order(a, sum_a + batch, contr, fa)
+    tb = costs.in_order(b, sum_b + batch, fb, contr)
+    ga = (fa, contr) if not ta else (contr, fa)
+    gb = (contr, fb) if not tb else (fb, contr)
+    pa = [a.index(c) for c in sum_a + batch + "".join(ga)]
+    pb = [b.index(c) for c in sum_b + batch + "".join(gb)]
     res = batch + fa + fb
     po = [res.index(c) for c in out]
     sa, sb = tuple(range(len(sum_a))), tuple(range(len(sum_b)))
-    shp_a = (size(batch), size(fa), size(contr))
-    shp_b = (size(batch), size(contr), size(fb))
+    shp_a = (size(batch), size(ga[0]), size(ga[1]))
+    shp_b = (size(batch), size(gb[0]), size(gb[1]))
     shp_r = tuple(dims[c] for c in res)
 
     def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -206,9 +213,12 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
             x = x.sum(sa)
         if sb:
             y = y.sum(sb)
-        r = np.matmul(x.reshape(shp_a), y.reshape(shp_b)).reshape(shp_r)
+        x, y = x.reshape(shp_a), y.reshape(shp_b)
+        r = np.matmul(x.swapaxes(1, 2) if ta else x,
+                      y.swapaxes(1, 2) if tb else y).reshape(shp_r)
         return r.transpose(po)
     return run
+
 
 
 def _plan_product(a: str, b: str, out: str, sum_a: str, sum_b: str) -> Callable:
