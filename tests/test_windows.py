@@ -119,6 +119,48 @@ def test_patches_against_a_filter_bank_are_copied_once():
     assert count(g, P.einsum) + count(g, P.muladd) <= 4, vg.ir.pretty(g)
 
 
+def test_the_image_cotangent_of_copied_patches_adds_contiguous_blocks():
+    # strided_add over the overlapping patches: the product writes the offsets first, so each
+    # of the p*p adds reads one contiguous (H, W) block, not every (p*p)-th element
+    r = rng(8)
+    e = check(filter_bank, (r.standard_normal((7, 8)), r.standard_normal((4, 3, 3))), (0, 1))
+    g = e.stages["final"]
+    adds = [q for q in g.eqns if q.prim is P.strided_add]
+    assert adds and all(q.params["dims"][0][0] == 3 and q.params["dims"][1][0] == 3
+                        for q in adds), vg.ir.pretty(g)
+
+
+def _added_elementwise(base, v, start, dims):
+    out = base.copy()
+    v = np.broadcast_to(v, [n for n, _ in dims])
+    for pos in np.ndindex(*v.shape):
+        p = list(start)
+        for i, (_, st) in zip(pos, dims):
+            for a, x in enumerate(st):
+                p[a] += i * x
+        out[tuple(p)] += v[pos]
+    return out
+
+
+@pytest.mark.parametrize("shape,start,dims", [
+    ((9, 10), (0, 0), ((3, (1, 0)), (3, (0, 1)), (7, (1, 0)), (8, (0, 1)))),  # offsets first
+    ((9, 10), (0, 0), ((7, (1, 0)), (8, (0, 1)), (3, (1, 0)), (3, (0, 1)))),  # offsets last
+    ((10, 12), (8, 0), ((4, (-2, 0)), (3, (0, 3)), (2, (1, 0)))),  # negative step, stride 3
+    ((6, 7), (0, 1), ((3, (0, 1)), (2, (1, 0)), (3, (0, 0)))),     # transposed, broadcast
+    ((8,), (7,), ((3, (-1,)), (4, (-1,)))),                        # reversed windows
+    ((5, 6), (1, 0), ((1, (0, 0)), (4, (0, 1)), (3, (1, 0)))),     # a unit axis
+    ((10, 4), (0, 0), ((3, (3, 0)), (4, (1, 0)), (4, (0, 1)))),    # stride 3, window 4
+    ((7, 5), (0, 0), ((4, (1, 1)), (3, (1, 0)))),                  # diagonal: no basic slice
+])
+def test_strided_add_equals_elementwise_accumulation(shape, start, dims):
+    # the per-offset adds (basic slices where they are, strided views where not) accumulate
+    # every repeated position, as the element-by-element definition does
+    r = rng(14)
+    base, v = r.standard_normal(shape), r.standard_normal([n for n, _ in dims])
+    np.testing.assert_allclose(P.strided_add.impl(base, v, start=start, dims=dims),
+                               _added_elementwise(base, v, start, dims), rtol=1e-12)
+
+
 def multi_lag(x, c):
     acc = 0.0
     for m, L in enumerate((1, 2, 4)):

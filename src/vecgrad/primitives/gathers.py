@@ -125,16 +125,46 @@ def _residue_split(sizes: tuple[int, ...], strides: tuple[int, ...]) -> tuple[in
     return best
 
 
+def added_loops(shape: tuple[int, ...], dims: tuple) -> list[int]:
+    """The axes of `dims` that `_add_into` loops over, adding one slice of v per combination,
+    for a C-ordered base of `shape` (none where the positions do not overlap, or where it
+    adds by residue classes instead)."""
+    flat = [k for k, (n, st) in enumerate(dims) if n > 1 and not any(st)]
+    kept = [k for k in range(len(dims)) if k not in flat]
+    sizes = [dims[k][0] for k in kept]
+    c = c_strides(shape)
+    strides = [sum(s * b for s, b in zip(dims[k][1], c)) for k in kept]
+    loop = _loop_axes(sizes, strides)
+    split = _residue_split(tuple(sizes), tuple(strides))
+    if not loop or split is not None and split[1] < math.prod(sizes[k] for k in loop):
+        return []
+    return [kept[k] for k in loop]
+
+
+def c_strides(shape: tuple[int, ...]) -> list[int]:
+    """Element strides of a C-ordered array of `shape`."""
+    out, step = [], 1
+    for d in reversed(shape):
+        out.append(step)
+        step *= max(d, 1)
+    return out[::-1]
+
+
 def _add_into(out: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.ndarray:
     """out[positions] += v, accumulating repeated positions: sum broadcast axes first, then
     one strided add per combination of the looped (overlapping) axes."""
     v = np.broadcast_to(v, tuple(n for n, _ in dims))
     if v.size == 0:  # an empty region adds nothing (and looping over its other axes costs)
         return out
-    flat = [k for k, (n, st) in enumerate(dims) if n > 1 and not any(st)]
+    flat, adds = _add_plan(out.shape, out.strides, start, dims)
     if flat:
-        v = v.sum(axis=tuple(flat))
-        dims = tuple(d for k, d in enumerate(dims) if k not in flat)
+        v = v.sum(axis=flat)
+    if adds is not None:  # each add a basic slice of out (windows, patches): no as_strided
+        for oidx, sel, perm in adds:
+            w = out[oidx]
+            np.add(w, v[sel].transpose(perm) if perm else v[sel], out=w)
+        return out
+    dims = tuple(d for k, d in enumerate(dims) if k not in flat)
     sizes = [n for n, _ in dims]
     strides = [sum(s * b for s, b in zip(st, out.strides)) for _, st in dims]
     loop = _loop_axes(sizes, strides)
@@ -149,9 +179,18 @@ def _add_into(out: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.n
             w = _view(out, s, sub, writeable=True)
             w += v[sel]
         return out
+    for s, sub, sel in _looped(start, dims, loop):
+        w = _view(out, s, sub, writeable=True)
+        w += v[sel]
+    return out
+
+
+def _looped(start: tuple, dims: tuple, loop: list[int]) -> list[tuple]:
+    """(start, dims, v index) of each add: one per combination of the looped axes."""
     keep = [k for k in range(len(dims)) if k not in loop]
     sub = tuple(dims[k] for k in keep)
-    for combo in np.ndindex(*[sizes[k] for k in loop]):
+    out = []
+    for combo in np.ndindex(*[dims[k][0] for k in loop]):
         s = list(start)
         for k, i in zip(loop, combo):
             for a, st in enumerate(dims[k][1]):
@@ -159,9 +198,59 @@ def _add_into(out: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.n
         sel = [slice(None)] * len(dims)
         for k, i in zip(loop, combo):
             sel[k] = i
-        w = _view(out, tuple(s), sub, writeable=True)
-        w += v[tuple(sel)]
+        out.append((tuple(s), sub, tuple(sel)))
     return out
+
+
+@functools.lru_cache(maxsize=512)
+def _add_plan(shape: tuple, strides: tuple, start: tuple, dims: tuple
+              ) -> tuple[tuple[int, ...], list | None]:
+    """How `_add_into` adds v at these positions: the broadcast axes it sums first, and, where
+    every add of the loop (or the whole region, if it does not overlap) is a basic slice of
+    out, the adds as (index of out, index of v, axes of v to transpose or ()); None otherwise.
+    Cached: compiled code adds with the same layout at every call."""
+    flat = tuple(k for k, (n, st) in enumerate(dims) if n > 1 and not any(st))
+    dims = tuple(d for k, d in enumerate(dims) if k not in flat)
+    sizes = [n for n, _ in dims]
+    bstrides = [sum(s * b for s, b in zip(st, strides)) for _, st in dims]
+    loop = _loop_axes(sizes, bstrides)
+    split = _residue_split(tuple(sizes), tuple(bstrides))
+    if split is not None and split[1] < math.prod(sizes[k] for k in loop):
+        return flat, None
+    adds = []
+    for s, sub, sel in _looped(start, dims, loop):
+        basic = _basic_index(shape, s, sub)
+        if basic is None:
+            return flat, None
+        oidx, drop, perm = basic
+        sel = tuple(0 if j in drop else x for j, x in enumerate(sel))
+        adds.append((oidx, sel, perm))
+    return flat, adds
+
+
+def _basic_index(shape: tuple, s: tuple, sub: tuple) -> tuple | None:
+    """(index of out, v axes of size 1 to drop, transpose of v or ()) making the region `sub`
+    from `s` the basic slice out[index], or None where it is not one (an axis stepping over
+    two axes of out, two axes over one)."""
+    idx: list[Any] = list(s)
+    axis_of: dict[int, int] = {}
+    drop = set()
+    for j, (n, st) in enumerate(sub):
+        moves = [a for a, x in enumerate(st) if x]
+        if n == 1:
+            drop.add(j)
+            continue
+        if len(moves) != 1 or moves[0] in axis_of:
+            return None
+        a = moves[0]
+        step, last = st[a], s[a] + st[a] * (n - 1)
+        stop = last + (1 if step > 0 else -1)
+        idx[a] = slice(s[a], stop if stop >= 0 else None, step)
+        axis_of[a] = j
+    kept = [j for j in range(len(sub)) if j not in drop]  # v's axes left after its index
+    order = [kept.index(axis_of[a]) for a in sorted(axis_of)]
+    perm = tuple(order) if order != sorted(order) else ()
+    return tuple(idx), drop, perm
 
 
 def _strided_add_impl(base: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.ndarray:

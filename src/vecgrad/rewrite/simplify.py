@@ -9,6 +9,7 @@ from ..batch.windows import (
     elementwise_of_windows,
     strided_is_basic,
     sum_of_windows,
+    windows_add_loops_first,
     windows_added_product,
 )
 from ..ir import Const, Eqn, Graph
@@ -510,6 +511,8 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
     Rule(P.strided_add, windows_added_product,
          "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product"),
+    Rule(P.strided_add, windows_add_loops_first,
+         "windows(out) += einsum(..->ia) = windows'(out) += einsum(..->ai): offsets first"),
     *[Rule(p, elementwise_of_windows, "f(windows(x), c) = windows(f(x, c)): once per element")
       for p in P.REGISTRY.values() if p.elementwise],
 ]
