@@ -22,7 +22,7 @@ from vecgrad.backends.numpy.relayout import candidates, relayout, with_copies
 from vecgrad.batch.batching import batch
 from vecgrad.ir import Aval, Const, Graph, dce, pretty, typecheck
 from vecgrad.primitives import Sl
-from vecgrad.primitives.linalg import make_spec
+from vecgrad.primitives.linalg import make_spec, parse_spec
 from vecgrad.rewrite.cse import cse
 from vecgrad.rewrite.simplify import RULES, simplify
 from vecgrad.tracing import Tracer, trace
@@ -907,6 +907,19 @@ def _check_windows_added_product(g0, g1):
     assert prims(g1).count("strided_add") == 2  # one multiply-add per t (fewer than offsets)
 
 
+def _rule_windows_add_loops_first(x):  # out[t:t+2, c] += v[t, c, a]: 2 adds, offsets last
+    v = P.einsum(x, vnp.tanh(x.T @ x), spec="ac,tc->tca")
+    return P.strided_add(vnp.zeros((4, 3)), v, start=(0, 0),
+                         dims=((3, (1, 0)), (3, (0, 1)), (2, (1, 0))))
+
+
+def _check_windows_add_loops_first(g0, g1):
+    add = next(e for e in g1.eqns if e.prim is P.strided_add)
+    assert add.params["dims"][0] == (2, (1, 0))  # the looped offset axis first
+    prod = next(e for e in g1.eqns if e.out is add.inputs[1])
+    assert prod.prim is P.einsum and parse_spec(prod.params["spec"])[1] == "atc"
+
+
 def _rule_elementwise_of_windows(x):  # exp of overlapping windows, and their product
     v = {"start": (0, 0), "dims": ((2, (0, 1)), (2, (0, 1)), (2, (1, 0)))}
     return vnp.exp(P.strided(x, **v) * 0.5) * P.strided(vnp.sin(x), **v)
@@ -1188,6 +1201,8 @@ RULE_TESTS = {
                                                       _check_sum_of_windows),
     "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product": (
         _rule_windows_added_product, _check_windows_added_product),
+    "windows(out) += einsum(..->ia) = windows'(out) += einsum(..->ai): offsets first": (
+        _rule_windows_add_loops_first, _check_windows_add_loops_first),
     "f(windows(x), c) = windows(f(x, c)): once per element": (
         _rule_elementwise_of_windows, _check_elementwise_of_windows),
     "x[:, None] = reshape(x)": (_rule_index_is_reshape, _check_index_is_reshape),

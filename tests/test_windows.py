@@ -151,6 +151,8 @@ def _added_elementwise(base, v, start, dims):
     ((5, 6), (1, 0), ((1, (0, 0)), (4, (0, 1)), (3, (1, 0)))),     # a unit axis
     ((10, 4), (0, 0), ((3, (3, 0)), (4, (1, 0)), (4, (0, 1)))),    # stride 3, window 4
     ((7, 5), (0, 0), ((4, (1, 1)), (3, (1, 0)))),                  # diagonal: no basic slice
+    ((3, 4), (1, 2), ((1, (0, 0)), (1, (1, 0)))),                  # one element
+    ((3, 4), (0, 2), ((3, (1, 0)), (2, (0, 0)))),                  # a broadcast axis summed
 ])
 def test_strided_add_equals_elementwise_accumulation(shape, start, dims):
     # the per-offset adds (basic slices where they are, strided views where not) accumulate
@@ -159,6 +161,24 @@ def test_strided_add_equals_elementwise_accumulation(shape, start, dims):
     base, v = r.standard_normal(shape), r.standard_normal([n for n, _ in dims])
     np.testing.assert_allclose(P.strided_add.impl(base, v, start=start, dims=dims),
                                _added_elementwise(base, v, start, dims), rtol=1e-12)
+
+
+def flat_windows(x, W, s):
+    k = W.shape[0] // x.shape[1]
+    rows = vnp.stack([x[t:t + k].reshape(-1) for t in range(0, x.shape[0] - k + 1, s)])
+    return vnp.sum(vnp.tanh(rows @ W))
+
+
+@pytest.mark.parametrize("s", [1, 2, 3])
+def test_windows_of_few_channels_are_copied_once_for_one_product(s):
+    # k products of (n, c) @ (c, f) with few channels c would each pass over the (n, f)
+    # output: the windows copied once (im2col) and one (n, k*c) @ (k*c, f) product instead,
+    # the copy shared by the forward and the weight's cotangent
+    r = rng(15)
+    e = check(flat_windows, (r.standard_normal((23, 2)), r.standard_normal((8, 6)), s), (0, 1))
+    g = e.stages["final"]
+    assert count(g, P.relayout) == 1, vg.ir.pretty(g)
+    assert count(g, P.einsum) + count(g, P.muladd) <= 3, vg.ir.pretty(g)
 
 
 def multi_lag(x, c):

@@ -84,12 +84,14 @@ def _fix(c: Ctx, x: object, letters: str, L: str, a: int, src: object) -> object
 
 
 def _copy_cheaper(s: Eqn, e: Eqn, terms: list[str], out: str, n: int) -> bool:
-    """Whether one contraction of the windows (copied once) beats n per-offset terms. Terms
-    that still contract are BLAS products on slices (no copy): split. Terms that do not (an
-    outer product: a 1-channel convolution `x[:, t:t+k] @ K.T`) each pass over the whole
-    output: the split costs n outputs, the copy one view and one output."""
-    if any(ch not in out for t in terms for ch in t):
-        return False
+    """Whether one contraction of the windows (copied once, im2col) beats n per-offset terms.
+    Each term passes over the whole output (a multiply-add into it), reading its slice of
+    the windows in place; the copy writes and reads the view once, then one product writes
+    the output once: the split costs n outputs, the copy one view and one output. (So k
+    products of few channels, `x[t:t+k].reshape(-1) @ W` at every t, become one product
+    with k times the inner size; a multi-channel 2-D convolution, whose view is p*p times
+    its input, stays split.) Terms that do not contract are outer products, by the same
+    count (a 1-channel convolution `x[:, t:t+k] @ K.T`)."""
     view, res = s.out.aval.size, e.out.aval.size
     return view + res < n * res
 
@@ -235,9 +237,11 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
             continue
         L = ins[j][k]
         terms = [t.replace(L, "") for t in ins]
-        if _copy_cheaper(s, e, terms, out, s.params["dims"][k][0]):
-            continue
-        if _rest_copied(s, e, k, ins[j], terms, out):
+        contracts = any(ch not in out for t in terms for ch in t)
+        if _copy_cheaper(s, e, terms, out, s.params["dims"][k][0]) and not contracts:
+            continue  # (outer products of the view: no copy to share)
+        if _copy_cheaper(s, e, terms, out, s.params["dims"][k][0]) or \
+                _rest_copied(s, e, k, ins[j], terms, out):
             # the windows copied once, contiguous, and contracted by one product
             cols = c.emit(P.relayout, (x,), {"perm": tuple(range(x.aval.ndim))}, e.src)
             return c.emit(P.einsum, tuple(cols if i == j else y for i, y in

@@ -250,7 +250,7 @@ def _basic_index(shape: tuple, s: tuple, sub: tuple) -> tuple | None:
     kept = [j for j in range(len(sub)) if j not in drop]  # v's axes left after its index
     order = [kept.index(axis_of[a]) for a in sorted(axis_of)]
     perm = tuple(order) if order != sorted(order) else ()
-    return tuple(idx), drop, perm
+    return (*idx, Ellipsis), drop, perm  # (the Ellipsis keeps a 0-d region a writable view)
 
 
 def _strided_add_impl(base: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.ndarray:
