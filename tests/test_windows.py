@@ -152,6 +152,8 @@ def _added_elementwise(base, v, start, dims):
     ((10, 4), (0, 0), ((3, (3, 0)), (4, (1, 0)), (4, (0, 1)))),    # stride 3, window 4
     ((7, 5), (0, 0), ((4, (1, 1)), (3, (1, 0)))),                  # diagonal: no basic slice
     ((3, 4), (1, 2), ((1, (0, 0)), (1, (1, 0)))),                  # one element
+    ((3, 4, 5), (0, 0, 0), ((2, (0, 0, 2)), (3, (0, 0, 1)), (3, (1, 0, 0)), (4, (0, 1, 0)),
+                            (1, (0, 0, 1)))),          # np.gradient's edges: a looped axis, a unit one
     ((3, 4), (0, 2), ((3, (1, 0)), (2, (0, 0)))),                  # a broadcast axis summed
 ])
 def test_strided_add_equals_elementwise_accumulation(shape, start, dims):
@@ -179,6 +181,30 @@ def test_windows_of_few_channels_are_copied_once_for_one_product(s):
     g = e.stages["final"]
     assert count(g, P.relayout) == 1, vg.ir.pretty(g)
     assert count(g, P.einsum) + count(g, P.muladd) <= 3, vg.ir.pretty(g)
+
+
+def _random_region(r):
+    """A random strided region inside a random array: steps of -2..2 on each axis."""
+    nd = int(r.integers(1, 4))
+    dims = []
+    for _ in range(int(r.integers(1, 5))):
+        n = int(r.integers(1, 4))
+        dims.append((n, tuple(int(r.integers(-2, 3)) for _ in range(nd))))
+    lo = [sum(min(0, (n - 1) * st[a]) for n, st in dims) for a in range(nd)]
+    hi = [sum(max(0, (n - 1) * st[a]) for n, st in dims) for a in range(nd)]
+    start = tuple(-x + int(r.integers(0, 2)) for x in lo)
+    shape = tuple(s + h + 1 + int(r.integers(0, 2)) for s, h in zip(start, hi))
+    return shape, start, tuple(dims)
+
+
+def test_strided_add_equals_elementwise_accumulation_on_random_regions():
+    r = rng(16)
+    for _ in range(300):
+        shape, start, dims = _random_region(r)
+        base, v = r.standard_normal(shape), r.standard_normal([n for n, _ in dims])
+        np.testing.assert_allclose(P.strided_add.impl(base, v, start=start, dims=dims),
+                                   _added_elementwise(base, v, start, dims), rtol=1e-12,
+                                   atol=1e-12, err_msg=str((shape, start, dims)))
 
 
 def multi_lag(x, c):

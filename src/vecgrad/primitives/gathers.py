@@ -218,12 +218,14 @@ def _add_plan(shape: tuple, strides: tuple, start: tuple, dims: tuple
     if split is not None and split[1] < math.prod(sizes[k] for k in loop):
         return flat, None
     adds = []
+    keep = [k for k in range(len(dims)) if k not in loop]  # (the axes of each add's region)
     for s, sub, sel in _looped(start, dims, loop):
         basic = _basic_index(shape, s, sub)
         if basic is None:
             return flat, None
         oidx, drop, perm = basic
-        sel = tuple(0 if j in drop else x for j, x in enumerate(sel))
+        drop = {keep[j] for j in drop}
+        sel = tuple(0 if k in drop else x for k, x in enumerate(sel))
         adds.append((oidx, sel, perm))
     return flat, adds
 
