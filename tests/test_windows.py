@@ -207,6 +207,26 @@ def test_strided_add_equals_elementwise_accumulation_on_random_regions():
                                    atol=1e-12, err_msg=str((shape, start, dims)))
 
 
+def conv2d_pixels(img, W):
+    p = W.shape[2]
+    H, Wd = img.shape[1] - p + 1, img.shape[2] - p + 1
+    out = vnp.zeros((W.shape[0], H, Wd))
+    for i in range(H):
+        for j in range(Wd):
+            out[:, i, j] = vnp.tensordot(W, img[:, i:i + p, j:j + p], axes=3)
+    return vnp.sum(vnp.tanh(out))
+
+
+def test_patches_whose_offsets_would_each_be_copied_are_copied_once():
+    # (C, p, p) patches against F filters: split over one window axis, each offset's view
+    # still overlaps and would be copied; one copy of all patches and one product instead
+    r = rng(17)
+    e = check(conv2d_pixels, (r.standard_normal((2, 9, 9)), r.standard_normal((4, 2, 3, 3))),
+              (0, 1))
+    g = e.stages["final"]
+    assert count(g, P.relayout) == 1, vg.ir.pretty(g)
+
+
 def multi_lag(x, c):
     acc = 0.0
     for m, L in enumerate((1, 2, 4)):

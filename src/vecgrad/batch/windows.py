@@ -12,6 +12,8 @@ makes k passes over the output.
 """
 from __future__ import annotations
 
+import math
+
 from .. import primitives as P
 from ..ir import Eqn
 from ..primitives.gathers import added_loops
@@ -83,7 +85,7 @@ def _fix(c: Ctx, x: object, letters: str, L: str, a: int, src: object) -> object
     return c.emit(P.getitem, (x,), {"idx": P.BasicIndex(idx)}, src)
 
 
-def _copy_cheaper(s: Eqn, e: Eqn, terms: list[str], out: str, n: int) -> bool:
+def _copy_cheaper(view: int, res: int, n: int) -> bool:
     """Whether one contraction of the windows (copied once, im2col) beats n per-offset terms.
     Each term passes over the whole output (a multiply-add into it), reading its slice of
     the windows in place; the copy writes and reads the view once, then one product writes
@@ -91,8 +93,8 @@ def _copy_cheaper(s: Eqn, e: Eqn, terms: list[str], out: str, n: int) -> bool:
     products of few channels, `x[t:t+k].reshape(-1) @ W` at every t, become one product
     with k times the inner size; a multi-channel 2-D convolution, whose view is p*p times
     its input, stays split.) Terms that do not contract are outer products, by the same
-    count (a 1-channel convolution `x[:, t:t+k] @ K.T`)."""
-    view, res = s.out.aval.size, e.out.aval.size
+    count (a 1-channel convolution `x[:, t:t+k] @ K.T`). `view`, `res`: the sizes of the
+    windows and of the contraction's result."""
     return view + res < n * res
 
 
@@ -210,11 +212,13 @@ def _rest_copied(s: Eqn, e: Eqn, k: int, letters: str, terms: list[str], out: st
     k2 = _split_axis(r, sub, out)
     if k2 is None:
         return True
-    L2 = sub[k2]
-    terms2 = [t.replace(L2, "") for t in terms]
-    if any(ch not in out for t in terms2 for ch in t):
-        return _rest_copied(r, e, k2, sub, terms2, out)
-    return s.out.aval.size // dims[k][0] + e.out.aval.size < rest[k2][0] * e.out.aval.size
+    terms2 = [t.replace(sub[k2], "") for t in terms]
+    view = math.prod(n for n, _ in rest)
+    if _copy_cheaper(view, e.out.aval.size, rest[k2][0]):
+        return True  # (a contraction copies it as einsum_of_windows would; outer products too)
+    if not any(ch not in out for t in terms2 for ch in t):
+        return False
+    return _rest_copied(r, e, k2, sub, terms2, out)
 
 
 def einsum_of_windows(e: Eqn, c: Ctx) -> object:
@@ -238,10 +242,10 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
         L = ins[j][k]
         terms = [t.replace(L, "") for t in ins]
         contracts = any(ch not in out for t in terms for ch in t)
-        if _copy_cheaper(s, e, terms, out, s.params["dims"][k][0]) and not contracts:
+        cheaper = _copy_cheaper(s.out.aval.size, e.out.aval.size, s.params["dims"][k][0])
+        if cheaper and not contracts:
             continue  # (outer products of the view: no copy to share)
-        if _copy_cheaper(s, e, terms, out, s.params["dims"][k][0]) or \
-                _rest_copied(s, e, k, ins[j], terms, out):
+        if cheaper or _rest_copied(s, e, k, ins[j], terms, out):
             # the windows copied once, contiguous, and contracted by one product
             cols = c.emit(P.relayout, (x,), {"perm": tuple(range(x.aval.ndim))}, e.src)
             return c.emit(P.einsum, tuple(cols if i == j else y for i, y in
