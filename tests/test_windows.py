@@ -221,7 +221,7 @@ def test_patches_whose_offsets_would_each_be_copied_are_copied_once():
     # (C, p, p) patches against F filters: split over one window axis, each offset's view
     # still overlaps and would be copied; one copy of all patches and one product instead
     r = rng(17)
-    e = check(conv2d_pixels, (r.standard_normal((2, 9, 9)), r.standard_normal((4, 2, 3, 3))),
+    e = check(conv2d_pixels, (r.standard_normal((2, 9, 9)), r.standard_normal((8, 2, 3, 3))),
               (0, 1))
     g = e.stages["final"]
     assert count(g, P.relayout) == 1, vg.ir.pretty(g)
