@@ -332,6 +332,9 @@ class Tracer(Traced):
         """`x[mask] = v` for a traced boolean mask over x's leading axes and a v that
         broadcasts to one selected entry (a scalar, or a row): `where(mask, v, x)`, exactly
         NumPy's result. False if the write is not of that form."""
+        write_into = getattr(type(value), "write_into", None)  # (numpy/_masked.py)
+        if write_into is not None:  # y[mask] = x[mask], or x[mask] *= c written back
+            return write_into(value, self, mask)
         if not (isinstance(mask, Tracer) and mask.dtype == bool and mask.ndim
                 and self.shape[:mask.ndim] == mask.shape):
             return False

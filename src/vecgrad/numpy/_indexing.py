@@ -18,6 +18,7 @@ from ..errors import ShapeError, TraceError, unsupported
 from ..tracing import TRACED_ROW, Tracer, as_view
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype, takes_out
+from ._masked import select
 from ._shape_ops import fresh
 
 __all__ = [
@@ -149,6 +150,9 @@ def traced_getitem(x: Any, key: Any) -> Any:
     traced integer scalar and otherwise basic indices (x[i], x[:, i], x[i, 1:]) NumPy's
     result is a view of x (basic indexing): so is this one, re-read after x changes and
     written back at i."""
+    sel = select(x, key)
+    if sel is not None:  # x[mask]: kept for `x[mask] *= c` and `y[mask] = x[mask]`
+        return sel
     out = traced_row(x, key)
     r = _int_region(x, key)
     if r is not None and out.ndim:
