@@ -104,6 +104,12 @@ class MaskedSelection:
     def _binary(self, *a: Any) -> Any:
         raise _data_dependent()
 
+    def __hash__(self) -> int:  # (returned from a traced function: its outputs are hashed)
+        raise _data_dependent()
+
+    __getitem__ = __setitem__ = __float__ = __int__ = __index__ = __abs__ = _binary
+    __eq__ = __ne__ = __and__ = __or__ = __invert__ = __floordiv__ = __mod__ = _binary
+
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _binary
     __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __matmul__ = __neg__ = _binary
     __lt__ = __le__ = __gt__ = __ge__ = _binary
