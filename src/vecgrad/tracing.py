@@ -153,6 +153,9 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
         return b.capture(x) if b is not None else Const(x)
     if isinstance(x, (list, tuple)):
         return to_atom(NUMPY.asarray(x), dtypes)
+    why = getattr(type(x), "not_an_array", None)  # (numpy/_masked.py's x[mask])
+    if why is not None:
+        raise why(x)
     raise TypeError(f"vecgrad cannot use a value of type {type(x).__name__} as an array")
 
 

@@ -86,6 +86,10 @@ class MaskedSelection:
         target._replace(new.atom)
         return True
 
+    def not_an_array(self) -> TraceError:
+        """The error for using the selection as an array (tracing asks for it)."""
+        return _data_dependent()
+
     def __getattr__(self, name: str) -> Any:
         raise _data_dependent()
 

@@ -323,6 +323,10 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
     a = asarray(a) if isinstance(a, (list, tuple)) else a
     if _dtype(a).kind in "biu":
         a = astype(a, dtype or _np.float64)
+    if dtype is None and out is None and _dtype(a) == _np.float16:  # (NumPy accumulates
+        # float16 in float32 and rounds the mean once)
+        return astype(mean(astype(a, _np.float32), axis, None, None, keepdims, where=where),
+                      _np.float16)
     total = sum(a, axis, dtype, out, keepdims, where=where)
     if dtype is not None and _np.dtype(dtype).kind in "biu":
         # NumPy sums in the integer dtype, divides, and casts the quotient back (truncating)
