@@ -67,7 +67,10 @@ def check_jit(src: str, inputs: dict) -> str:
         g = np.asarray(g)
         assert (g.shape, g.dtype) == (w.shape, w.dtype), f"output {i}: {g.shape} {g.dtype} " \
             f"!= NumPy's {w.shape} {w.dtype}"
-        tol = 2e-5 if w.dtype == np.float32 or re.search(r"float32|\bs\b", src) else 1e-9
+        # (float16: two ulps, for sums NumPy rounds in another order, e.g. np.add.at at a
+        # repeated index adds one at a time)
+        tol = 2e-3 if w.dtype == np.float16 else \
+            2e-5 if w.dtype == np.float32 or re.search(r"float32|\bs\b", src) else 1e-9
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=f"output {i}")
     return "ok"
 
