@@ -194,6 +194,16 @@ def test_no_import_cycle_through_imports_inside_functions():
     assert c is None, "import cycle (through an import inside a function): " + " -> ".join(c)
 
 
+def _package(tmp_path: pathlib.Path, src: dict[str, str]) -> dict:
+    """The modules of a synthetic package `vecgrad` with one module per `src` entry."""
+    pkg = tmp_path / "vecgrad"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for name, text in src.items():
+        (pkg / f"{name}.py").write_text(text)
+    return modules(tmp_path)
+
+
 @pytest.mark.parametrize("src, expect", [
     ({"a": "from . import b\n", "b": "x = 1\n"}, None),
     ({"a": "from .b import x\n", "b": "from .a import y\n"}, ["a", "b", "a"]),
@@ -202,12 +212,7 @@ def test_no_import_cycle_through_imports_inside_functions():
       "b": "from .a import y\n"}, None),
 ])
 def test_the_check_finds_cycles(tmp_path, src, expect):
-    pkg = tmp_path / "vecgrad"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    for name, text in src.items():
-        (pkg / f"{name}.py").write_text(text)
-    c = cycle(import_graph(modules(tmp_path)))
+    c = cycle(import_graph(_package(tmp_path, src)))
     assert c == (None if expect is None else [f"vecgrad.{m}" for m in expect])
 
 
@@ -218,12 +223,7 @@ def test_the_check_finds_cycles(tmp_path, src, expect):
     ({"a": "def f():\n    from . import b\n", "b": "x = 1\n"}, None),
 ])
 def test_the_run_time_check_finds_cycles_through_functions(tmp_path, src, expect):
-    pkg = tmp_path / "vecgrad"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    for name, text in src.items():
-        (pkg / f"{name}.py").write_text(text)
-    c = cycle(run_time_graph(modules(tmp_path)))
+    c = cycle(run_time_graph(_package(tmp_path, src)))
     assert c == (None if expect is None else [f"vecgrad.{m}" for m in expect])
 
 
@@ -241,12 +241,8 @@ _SYNTHETIC_LAYERS = [("low", ["a", "b"]), ("high", ["c"])]
      ["vecgrad.a:3 (low) imports vecgrad.c (high) [type-checking]"]),
 ])
 def test_the_check_finds_upward_imports(tmp_path, src, expect):
-    pkg = tmp_path / "vecgrad"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    for name in ("a", "b", "c"):
-        (pkg / f"{name}.py").write_text(src.get(name, ""))
-    assert upward(all_imports(modules(tmp_path)), _SYNTHETIC_LAYERS) == expect
+    mods = _package(tmp_path, {name: src.get(name, "") for name in ("a", "b", "c")})
+    assert upward(all_imports(mods), _SYNTHETIC_LAYERS) == expect
 
 
 def test_a_module_is_in_the_layer_of_its_longest_listed_name():

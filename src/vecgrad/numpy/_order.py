@@ -268,16 +268,25 @@ def nanpercentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                      True, "nanpercentile", q_given=q)
 
 
-@takes_out
-def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
-           keepdims: bool = False) -> Any:
-    """Median along `axis` (the mean of the two middle values for an even count)."""
-    a = _float(asarray(a))
+def _reduced_last(a: Any, axis: Any, keepdims: bool) -> tuple[Any, tuple[int, ...]]:
+    """`a` with the reduced axes moved last and merged into one, and the reduction's result
+    shape (with the reduced axes kept as ones if `keepdims`)."""
     nd = _nd(a)
     axes = _ops._axes(axis, nd)
     rest = [i for i in range(nd) if i not in axes]
     x = _ops.reshape(_ops.transpose(a, rest + list(axes)),
                      tuple(_shape(a)[i] for i in rest) + (-1,))
+    shape = tuple(1 if i in axes else d for i, d in enumerate(_shape(a))) if keepdims \
+        else tuple(_shape(a)[i] for i in rest)
+    return x, shape
+
+
+@takes_out
+def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+           keepdims: bool = False) -> Any:
+    """Median along `axis` (the mean of the two middle values for an even count)."""
+    a = _float(asarray(a))
+    x, shape = _reduced_last(a, axis, keepdims)
     m = _shape(x)[-1]
     if m == 0:
         raise ValueError("cannot compute the median of an empty array")
@@ -285,8 +294,6 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     part = partition(x, (k, m // 2) if m % 2 == 0 else (k,), -1)
     med = part[..., k] if m % 2 else _ops.divide(_ops.add(part[..., k], part[..., m // 2]), 2)
     med = _ops.where(any(_isnan(x), -1), _np.nan, med) if _dtype(x).kind in "fc" else med
-    shape = tuple(1 if i in axes else d for i, d in enumerate(_shape(a))) if keepdims \
-        else tuple(_shape(a)[i] for i in rest)
     return _ops.reshape(med, shape)
 
 
@@ -297,11 +304,7 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     of the two middle ones, as NumPy's (so [-inf, 0, inf] gives 0, where the interpolation
     of nanquantile(a, 0.5) gives NaN)."""
     a = _float(asarray(a))
-    nd = _nd(a)
-    axes = _ops._axes(axis, nd)
-    rest = [i for i in range(nd) if i not in axes]
-    x = _ops.reshape(_ops.transpose(a, rest + list(axes)),
-                     tuple(_shape(a)[i] for i in rest) + (-1,))
+    x, shape = _reduced_last(a, axis, keepdims)
     if _dtype(x).kind != "f" or _shape(x)[-1] == 0:
         return nanquantile(a, 0.5, axis, keepdims=keepdims)
     srt = sort(x, -1)  # NaNs sort last
@@ -311,8 +314,6 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     both = P.take_along(srt, astype(_ops.stack([lo, hi], -1), _np.intp), axis=_nd(srt) - 1)
     mid = _ops.divide(_ops.add(both[..., 0], both[..., 1]), 2)
     med = _ops.where(_ops.equal(n, 0), _np.nan, _ops.where(_ops.equal(lo, hi), both[..., 0], mid))
-    shape = tuple(1 if i in axes else d for i, d in enumerate(_shape(a))) if keepdims \
-        else tuple(_shape(a)[i] for i in rest)
     return _ops.reshape(astype(med, _dtype(x)), shape)
 
 
