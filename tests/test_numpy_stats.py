@@ -317,11 +317,8 @@ def test_add_at_with_a_traced_index_is_a_segment_sum():
 
 
 def test_traced_index_errors():
-    idx = np.array([0, 1])
-    with pytest.raises(vg.TraceError, match="np.add.at"):
-        vg.jit(lambda x, i: x.copy().__setitem__((i, slice(1, 3)), 0.0))(T, idx)
-    with pytest.raises(vg.TraceError, match="one integer array"):
-        vg.jit(lambda x, i: x[i, 1:3, 0])(T, idx)  # (x[i, i] gathers: test_autograd_examples)
+    with pytest.raises(IndexError, match="integer"):  # (NumPy's error for a float index)
+        vg.jit(lambda x, i: x[i, 1:3, 0])(T, np.array([0.0, 1.0]))
     with pytest.raises(vg.TraceError, match="data-dependent"):
         vg.jit(lambda x: x[x > 0])(T)
     with pytest.raises(vg.TraceError, match="data-dependent"):

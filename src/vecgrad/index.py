@@ -194,3 +194,34 @@ def index_shape(shape: tuple[int, ...], idx: tuple) -> tuple[int, ...]:
                       if k.__class__ is not int])
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1), shape, (0,) * len(shape))
     return dummy[to_key(idx)].shape
+
+
+def _is_array_index(k: Any) -> bool:
+    """An index entry NumPy treats as an array (advanced) index, of one or more axes."""
+    return isinstance(k, list) or not isinstance(k, (slice, int, np.integer, type(None))) \
+        and k is not Ellipsis and getattr(k, "ndim", 0) > 0
+
+
+def ellipsis_separated(key: Any, ndim: int) -> tuple[tuple, int, int] | None:
+    """NumPy puts the broadcast shape of advanced indices first when something separates
+    them, and an Ellipsis separates them even when it stands for no axis (`x[:, 0, ..., j]`
+    of a 3-d x, with j an array, is x[:, 0, j] with its two result axes swapped). For such a
+    key: (the key without the Ellipsis, p, k): x[key] is x[that key] with its k axes from
+    position p moved first. None for every other key."""
+    if key.__class__ is not tuple or not any(_is_array_index(k) for k in key):
+        return None
+    ells = [i for i, k in enumerate(key) if k is Ellipsis]
+    adv = [i for i, k in enumerate(key) if _is_array_index(k) or
+           isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))]
+    if len(ells) != 1 or not adv[0] < ells[0] < adv[-1]:
+        return None
+    if any(i not in adv and i != ells[0] for i in range(adv[0], adv[-1] + 1)):
+        return None  # (separated by a slice or None anyway: NumPy's rule applies as is)
+    arrays = [np.asarray(k) if isinstance(k, list) else k for k in key if _is_array_index(k)]
+    if any(a.dtype == bool for a in arrays):
+        return None  # (a mask's axes make the Ellipsis non-empty or the key invalid)
+    used = sum(k is not None and k is not Ellipsis for k in key)
+    if used != ndim:
+        return None
+    k = len(np.broadcast_shapes(*[a.shape for a in arrays]))
+    return key[:ells[0]] + key[ells[0] + 1:], adv[0], k

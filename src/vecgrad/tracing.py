@@ -41,6 +41,7 @@ from .index import (
     Sl,
     Traced,
     _fast_basic,
+    ellipsis_separated,
     has_duplicates,
     index_shape,
     is_basic,
@@ -271,6 +272,11 @@ class Tracer(Traced):
         shape = self._atom.aval.shape
         idx = _fast_basic(key if key.__class__ is tuple else (key,), shape)
         if idx is None:
+            sep = ellipsis_separated(key, len(shape))
+            if sep is not None:  # x[:, 0, ..., j]: NumPy's result axes in NumPy's order
+                out = self[sep[0]]
+                p, k = sep[1], sep[2]
+                return out.transpose([*range(p, p + k), *range(p), *range(p + k, out.ndim)])
             try:
                 idx = normalize_index(key, shape)
             except TraceError:  # a traced integer index: a gather (see numpy/_indexing.py)
@@ -302,12 +308,21 @@ class Tracer(Traced):
             raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment: "
                             "a 0-d result of an operation is a NumPy scalar, not an array"
                             f"{_where(user_src(2))}")
+        sep = ellipsis_separated(key, self.ndim)
+        if sep is not None:  # (see __getitem__): the value's axes in the key's order
+            key, p, k = sep
+            v = NUMPY.asarray(value)
+            rank = k + sum(e is None or isinstance(e, slice) for e in key)
+            v = v.reshape((1,) * (rank - v.ndim) + v.shape) if v.ndim else v
+            value = v.transpose([*range(k, k + p), *range(k), *range(k + p, v.ndim)]) \
+                if v.ndim else v
         try:
             idx = normalize_index(key, self.shape)
         except TraceError:
             if self._write_masked(key, value) or NUMPY.wrote_at_read(self, key, value) \
                     or NUMPY.write_at_traced(self, key, value) \
-                    or NUMPY.write_at_index_array(self, key, value):
+                    or NUMPY.write_at_index_array(self, key, value) \
+                    or NUMPY.write_basic_first(self, key, value):
                 return
             raise TraceError(
                 "writing at a traced (data-dependent) index is supported for traced integer "

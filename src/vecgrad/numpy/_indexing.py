@@ -19,6 +19,7 @@ from ..tracing import TRACED_ROW, Tracer, as_view
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype, takes_out
 from ._masked import select
+from ._mixed_keys import _data_dependent, _standin, split_basic
 from ._shape_ops import fresh
 
 __all__ = [
@@ -36,12 +37,6 @@ def _axis1(axis: int, nd: int) -> int:
     if not -nd <= axis < nd:
         raise _np.exceptions.AxisError(axis, nd)
     return axis % nd
-
-
-def _data_dependent(name: str) -> TraceError:
-    return TraceError(f"{name} of a traced array has a data-dependent shape, which vecgrad "
-                      "cannot trace (shapes must be known while tracing). Use vnp.where(cond, "
-                      "x, y) to select values, or masks multiplied in, instead")
 
 
 # ------------------------------------------------------------- gathers with traced indices
@@ -118,6 +113,14 @@ def merge_index_arrays(x: Any, key: Any) -> tuple[Any, Any, Any]:
     if len(ells) > 1 or len(pos) < 2 or not rest_full or len(key) > nd or \
             not any(isinstance(key[i], Tracer) for i in pos):
         return x, key, None
+    for i in pos:
+        _check_int_index(_dtype(key[i]))
+    shapes = [_shape(key[i]) for i in pos]
+    try:
+        _np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                         "with shapes " + " ".join(map(str, shapes))) from None
     shape = _shape(x)
     perm = list(range(nd))
     if pos != list(range(pos[0], pos[0] + len(pos))):  # separated: indexed axes first
@@ -180,7 +183,10 @@ def traced_row(x: Any, key: Any) -> Any:
             return _take_traced(x[full], t, q)
         r = _int_region(x, key)
         if r is None:
-            raise
+            split = split_basic(x, key)
+            if split is None:
+                raise
+            return traced_row(x[split[0]], split[1])
         ts, full, _ = r
         out = x[full]
         for t, q, n in reversed(ts):  # (the last axis first: the others keep their place)
@@ -243,11 +249,6 @@ def _int_region(x: Any, key: Any) -> tuple | None:
     ts = sorted([(key[p], region.index(marked[ax]), shape[ax]) for p, ax in zip(traced, axes)],
                 key=lambda r: r[1])
     return ts, full, probe
-
-
-def _standin(shape: tuple) -> _np.ndarray:
-    """A data-less array of this shape (to ask NumPy for an index's result shape)."""
-    return _np.lib.stride_tricks.as_strided(_np.empty(1, bool), shape, (0,) * len(shape))
 
 
 # `x[i] += v` at one traced integer i (i = dst[e] in an edge loop) is, in NumPy, a read of
