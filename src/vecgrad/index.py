@@ -223,5 +223,8 @@ def ellipsis_separated(key: Any, ndim: int) -> tuple[tuple, int, int] | None:
     used = sum(k is not None and k is not Ellipsis for k in key)
     if used != ndim:
         return None
-    k = len(np.broadcast_shapes(*[a.shape for a in arrays]))
+    try:
+        k = len(np.broadcast_shapes(*[a.shape for a in arrays]))
+    except ValueError:
+        return None  # (the key is invalid: indexing raises NumPy's IndexError)
     return key[:ells[0]] + key[ells[0] + 1:], adv[0], k

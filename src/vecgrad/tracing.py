@@ -321,8 +321,8 @@ class Tracer(Traced):
         except TraceError:
             if self._write_masked(key, value) or NUMPY.wrote_at_read(self, key, value) \
                     or NUMPY.write_at_traced(self, key, value) \
-                    or NUMPY.write_at_index_array(self, key, value) \
-                    or NUMPY.write_basic_first(self, key, value):
+                    or NUMPY.write_basic_first(self, key, value) \
+                    or NUMPY.write_at_index_array(self, key, value):
                 return
             raise TraceError(
                 "writing at a traced (data-dependent) index is supported for traced integer "

@@ -19,7 +19,7 @@ from ..tracing import TRACED_ROW, Tracer, as_view
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype, takes_out
 from ._masked import select
-from ._mixed_keys import _data_dependent, _standin, split_basic
+from ._mixed_keys import _data_dependent, _python_int, _standin, split_basic
 from ._shape_ops import fresh
 
 __all__ = [
@@ -173,6 +173,10 @@ def traced_row(x: Any, key: Any) -> Any:
     """The value of `x[key]` (a traced index): a gather along one axis (several integer
     indices merged into one), or traced integers among basic indices (x[i, 1:], x[i, j, :])
     read from the region they select in, one axis at a time."""
+    if isinstance(key, tuple) and any(_python_int(k) for k in key):
+        split = split_basic(x, key)  # x[i, 0, idx] reads the row x[i, 0] (a region of x
+        if split is not None and any(_python_int(k) for k in split[0]):  # per i), not x
+            return traced_row(x[split[0]], split[1])
     try:
         xm, km, _ = merge_index_arrays(x, key)
         axis, idx = traced_index_axis(km, _nd(xm))

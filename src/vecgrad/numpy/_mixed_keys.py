@@ -34,7 +34,7 @@ def split_basic(x: Any, key: Any) -> tuple[tuple, tuple] | None:
     x[key] == x[basic][advanced], where basic is the key with each advanced entry -> `:` and
     advanced holds them at their axes of x[basic] among full slices. (The advanced entries
     keep their order and what separates them, so NumPy puts their broadcast shape where it
-    did; ints are advanced entries, as in NumPy.) Raises NumPy's IndexError for an invalid
+    did; ints are advanced entries, as in NumPy, unless that place is the same without them.) Raises NumPy's IndexError for an invalid
     key, and the data-dependent TraceError for a traced boolean mask; None for a key
     already of that form."""
     key = tuple(_np.asarray(k) if isinstance(k, list) else k
@@ -56,11 +56,30 @@ def split_basic(x: Any, key: Any) -> tuple[tuple, tuple] | None:
             parts += [slice(None)] * (_nd(x) - used)
         else:
             parts.append(k)
-    basic = tuple(k if k is None or isinstance(k, slice) else slice(None) for k in parts)
+    ints = [_python_int(k) for k in parts]
+    kinds = "".join("b" if k is None or isinstance(k, slice) else "a" for k in parts)
+    rest = "".join(c for c, i in zip(kinds, ints) if not i)
+    # Python ints stay basic (x[i] is a region of x, which batching sees as one per i)
+    # when NumPy puts the advanced axes in the same place without them
+    static = "a" in rest and _block_start(kinds) == _block_start(rest)
+    basic = tuple(k if k is None or isinstance(k, slice) or static and i else slice(None)
+                  for k, i in zip(parts, ints))
     if all(k == slice(None) for k in basic):
         return None
-    adv = tuple(slice(None) if k is None or isinstance(k, slice) else k for k in parts)
+    adv = tuple(slice(None) if k is None or isinstance(k, slice) else k
+                for k, i in zip(parts, ints) if not (static and i))
     return basic, adv
+
+
+def _python_int(k: Any) -> bool:
+    return isinstance(k, (int, _np.integer)) and not isinstance(k, (bool, _np.bool_))
+
+
+def _block_start(kinds: str) -> int:
+    """Where NumPy puts the broadcast axes of a key's advanced entries ("a"; "b" for a
+    slice or None): in their place if they are adjacent, else first."""
+    adv = [i for i, c in enumerate(kinds) if c == "a"]
+    return kinds[:adv[0]].count("b") if adv == list(range(adv[0], adv[-1] + 1)) else 0
 
 
 def write_basic_first(x: Any, key: Any, value: Any) -> bool:
