@@ -8,17 +8,18 @@ semantics), which is why repeated indices there are an error.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import numpy as _np
 
 from .. import primitives as P
-from ..errors import TracedIntoNumpyError, unsupported
+from ..errors import TracedIntoNumpyError, UnsupportedError, _where, unsupported, user_src
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, asarray, astype, takes_out
-from ._indexing import index_add
+from ._indexing import index_add, take
 from ._nn import logsumexp
 from ._scatter import index_reduce
 
@@ -142,27 +143,38 @@ class ufunc:
     def __call__(self, *args: Any, out: Any = None, where: Any = True, dtype: Any = None,
                  **kw: Any) -> Any:
         kw.pop("casting", None), kw.pop("order", None), kw.pop("subok", None)
-        if kw or where is not True:
-            raise unsupported(f"numpy.{self.__name__} with "
-                              f"{sorted(kw) + ([] if where is True else ['where'])}")
+        if kw:
+            raise unsupported(f"numpy.{self.__name__} with {sorted(kw)}")
         if len(args) > self.nin:  # out given positionally
             args, out = args[:self.nin], args[self.nin:]
         if dtype is not None:
             args = tuple(astype(asarray(a), dtype) for a in args)
         res = self._fn(*args)
+        if where is not True:
+            o = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+            if self.nout != 1 or not isinstance(o, Tracer):
+                raise UnsupportedError(
+                    f"numpy.{self.__name__} with where= and no traced out= leaves the entries "
+                    f"where the condition is False uninitialized in NumPy{_where(user_src(2))}"
+                    f": pass out= (a vnp array), or use np.where(cond, np.{self.__name__}"
+                    "(...), other)")
+            res = _ops.where(where, res, o)
         return res if out is None else _write_out(self.__name__, res, out)
 
     def reduce(self, a: Any, axis: Any = 0, dtype: Any = None, out: Any = None,
                keepdims: bool = False, **kw: Any) -> Any:
         """`numpy.<ufunc>.reduce`: fold the ufunc over `axis` (0 by default, as NumPy)."""
         fn = _REDUCE.get(self.__name__)
-        if fn is None or kw or self.nin != 2:
+        takes = _params(fn) if fn is not None else set()
+        if fn is None or set(kw) - takes or self.nin != 2:
             raise unsupported(f"numpy.{self.__name__}.reduce" + (f" with {sorted(kw)}" if kw
                                                                   else ""))
         a = asarray(a)
-        if dtype is not None:
+        if dtype is not None and "dtype" in takes:  # (sum/prod accumulate in a narrow
+            kw["dtype"] = dtype  # dtype, wrapping as NumPy does)
+        elif dtype is not None:
             a = astype(a, dtype)
-        res = fn(a, axis=axis, keepdims=keepdims)
+        res = fn(a, axis=axis, keepdims=keepdims, **kw)
         return res if out is None else _write_out(self.__name__, res, out)
 
     def accumulate(self, a: Any, axis: int = 0, dtype: Any = None, out: Any = None) -> Any:
@@ -215,8 +227,46 @@ class ufunc:
         a[indices] = self(*args)
         return None
 
-    def reduceat(self, *a: Any, **k: Any) -> Any:
-        raise unsupported(f"numpy.{self.__name__}.reduceat")
+    def reduceat(self, a: Any, indices: Any, axis: int = 0, dtype: Any = None,
+                 out: Any = None) -> Any:
+        """`numpy.<ufunc>.reduceat` (add, multiply, maximum, minimum) at static `indices`:
+        segment i reduces a[indices[i]:indices[i+1]] along `axis` (the last one runs to the
+        end), or is a[indices[i]] where indices[i+1] <= indices[i]."""
+        name = self.__name__
+        if name not in _REDUCEAT or _has_tracer(indices):
+            raise unsupported(f"numpy.{name}.reduceat" + (" with traced indices" if
+                                                        name in _REDUCEAT else ""))
+        a = asarray(a)
+        axis = _axis(axis, _ops.ndim(a))
+        n = _ops.shape(a)[axis]
+        idx = _np.asarray(indices)  # NumPy's checks and result dtype, on a stand-in:
+        want = getattr(_np, name).reduceat(_np.zeros(n, a.dtype), idx, dtype=dtype).dtype
+        idx = idx.astype(_np.int64)
+        ends = _np.append(idx[1:], n)
+        ends = _np.where(ends > idx, ends, idx + 1)
+        res = take(astype(a, want) if a.dtype != want else a, idx, axis=axis)
+        rest = [(i, j) for i, (s, e) in enumerate(zip(idx, ends)) for j in range(s + 1, e)]
+        if rest:
+            seg, pos = _np.array(rest).T
+            key = (slice(None),) * axis + (seg,)
+            getattr(_ops.NAMESPACES["numpy"], name).at(res, key, take(a, pos, axis=axis))
+        return res if out is None else _write_out(name, res, out)
+
+
+_REDUCEAT = ("add", "multiply", "maximum", "minimum")
+
+
+def _axis(axis: int, nd: int) -> int:
+    if not -nd <= axis < nd:
+        raise _np.exceptions.AxisError(axis, nd)
+    return axis % nd
+
+
+def _params(fn: Callable) -> set:
+    """The keywords a reduction takes beyond axis and keepdims (initial, where, dtype)."""
+    target = getattr(fn, "target", None)
+    return set(inspect.signature(target() if target else fn).parameters) & {
+        "initial", "where", "dtype"}
 
 
 def _repeats(indices: Any, shape: tuple) -> bool:
@@ -481,9 +531,13 @@ def isneginf(x: Any, out: Any = None) -> Any:
 def _lazy(module: str, name: str) -> Callable:
     """vecgrad.numpy's `name` (in its submodule `module`), looked up when called: those
     functions are defined after this module (in the package, or in _stats)."""
-    def f(*a: Any, **k: Any) -> Any:
+    def target() -> Callable:
         vnp = _ops.NAMESPACES["numpy"]
-        return getattr(getattr(vnp, module) if module else vnp, name)(*a, **k)
+        return getattr(getattr(vnp, module) if module else vnp, name)
+
+    def f(*a: Any, **k: Any) -> Any:
+        return target()(*a, **k)
+    f.target = target  # type: ignore[attr-defined]
     return f
 
 
