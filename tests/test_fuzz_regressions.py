@@ -869,3 +869,27 @@ def test_isinstance_of_a_python_number_argument_traces_it_static():
     for c, w in zip((2.0, 3.0, 0.5), want):
         np.testing.assert_allclose(jh(x, c), w)
     assert len(calls) == 1  # (traced once)
+
+
+TEMP_WRITES = {  # a write into a temporary whose value is a buffer's version, used whole
+    "view_of_buffer": lambda b, x: b[:].__setitem__(slice(None), b),
+    "copy_row": lambda b, x: b[1:].copy().__setitem__(slice(None), b[:-1] * 2.0),
+    "twice_then_view": lambda b, x: (b.__setitem__(0, 2.0), b[::-1].__setitem__(
+        slice(None), b)),
+}
+
+
+@pytest.mark.parametrize("form", sorted(TEMP_WRITES))
+def test_buffer_version_as_the_value_of_a_write_into_a_temporary(form):
+    """v1 = sin(y); v1[0] = 2; v1[0] = 2; w = v1[:]; w[:] = v1: the write into w (a
+    temporary of one use) took v1's version whole, which was no snapshot (KeyError in
+    batching's `ref`)."""
+    def f(x):
+        b = np.sin(x)
+        b[0] = 2.0
+        b[0] = 2.0
+        t = b[:]
+        TEMP_WRITES[form](b, x)
+        t[:] = b
+        return np.sum(t) + b * x
+    same_as_numpy(f, np.linspace(0.3, 1.4, 5))

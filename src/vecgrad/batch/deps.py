@@ -169,8 +169,9 @@ def _scan(g: Graph, n_uses: dict | None = None
                     and e.out not in outs:
                 if n_uses is None:
                     n_uses = uses(g)
-                if n_uses.get(b, 0) == 1:
-                    continue  # a write into a temporary: an equation (see the doc)
+                if n_uses.get(b, 0) == 1:  # a write into a temporary: an equation (see
+                    snap.update(a for a in ins[1:] if a.__class__ is Var and a in buf_of)
+                    continue  # the doc), whose value may be a buffer's version, used whole
             if bid is None or cur[bid] is not b:
                 if bid is not None:
                     snap.add(b)  # a fork from an older version
