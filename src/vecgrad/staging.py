@@ -40,7 +40,7 @@ from .pytree import flatten, unflatten
 from .randomness import checked_trace
 from .signature import ARRAY, Call, unflatten_call
 from .tracing import Builder, Tracer, current_builder, new_input, to_atom
-from .weak import WeakScalar
+from .weak import WeakScalar, asks_type
 
 
 class NeedStatic(Exception):
@@ -143,6 +143,7 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
         tracers = [new_input(a, b) if k is None else _weak_input(a, b, k)
                    for a, k in zip(call.avals, call.weak)]
         args, kwargs = unflatten_call(call.td, tracers)
+        _type_of_numbers(fun, call, args, kwargs)
         try:  # (random numbers drawn while tracing raise: see randomness)
             res = checked_trace(fun, call.td, lambda: fun(*args, **kwargs))
         except Exception as ex:
@@ -166,6 +167,16 @@ def _weak_input(aval: Any, b: Builder, kind: Any) -> WeakScalar:
     v = Var(aval)
     b.inputs.append(v)
     return WeakScalar(b, v, kind)
+
+
+def _type_of_numbers(fun: Callable, call: Call, args: tuple, kwargs: dict) -> None:
+    """Python-number arguments of a function that calls `type(...)` are static (see
+    `weak.asks_type`)."""
+    weak = [i for i, k in enumerate(call.weak) if k is not None]
+    if weak and asks_type(fun, args, kwargs):
+        ex = ConcretizationError("type() (a check of the type of a Python number argument)",
+                                 fun_src(fun))
+        raise NeedStatic({call.position_of(i) for i in weak}, set(weak), ex, True)
 
 
 def _blame(b: Builder, call: Call, tracers: list, ex: Exception) -> None:

@@ -2,7 +2,10 @@
 new value does not compile again."""
 from __future__ import annotations
 
+import dis
+import functools
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -70,3 +73,77 @@ for _n in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow"]:
         setattr(WeakScalar, _m, _weak_op(_m))
 for _m in ("__neg__", "__pos__", "__abs__"):
     setattr(WeakScalar, _m, _weak_op(_m))
+
+
+# ------------------------------------------------------------------ type() in the user's code
+
+def asks_type(fun: Callable, args: tuple = (), kwargs: dict | None = None) -> bool:
+    """Whether the user's code that `fun` runs can call `type(...)`: its own code, the
+    functions and lambdas defined in it, the functions its closures hold and its module-level
+    names refer to (transitively), and functions passed as arguments. Of a traced Python
+    number, `type(n)` answers WeakScalar where NumPy's program sees int or float, so
+    `type(n) is float` would silently take the other branch: a function that asks is traced
+    with its Python numbers static (unlike isinstance, `type` cannot be intercepted)."""
+    todo: list[Any] = [fun, *args, *(kwargs or {}).values()]
+    seen: set[int] = set()
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or len(seen) > 512:  # (a bound on what a huge program reaches)
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple)):
+            todo += [o for o in obj if callable(o) or isinstance(o, (list, tuple))]
+            continue
+        if isinstance(obj, functools.partial):
+            todo += [obj.func, *obj.args, *obj.keywords.values()]
+            continue
+        obj = getattr(obj, "__func__", obj)  # (a bound method)
+        wrapped = getattr(obj, "__wrapped__", None)  # (a transformed function)
+        if wrapped is not None and wrapped is not obj:
+            todo.append(wrapped)
+        if not isinstance(obj, types.FunctionType):
+            continue
+        todo += [c.cell_contents for c in obj.__closure__ or () if _holds(c)]
+        if _is_internal(obj.__code__.co_filename) or obj.__code__.co_filename.startswith(
+                _LIBS):
+            continue
+        calls, names = _scan(obj.__code__)
+        if calls:
+            return True
+        g = obj.__globals__
+        todo += [g[n] for n in names if n in g and callable(g[n])]
+    return False
+
+
+_LIBS = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})  # (the library's own code)
+
+
+def _holds(cell: Any) -> bool:
+    try:
+        c = cell.cell_contents
+    except ValueError:  # (an empty cell)
+        return False
+    return callable(c) or isinstance(c, (list, tuple))
+
+
+@functools.lru_cache(maxsize=4096)
+def _scan(code: types.CodeType) -> tuple[bool, tuple[str, ...]]:
+    """(whether `code` or code nested in it loads the name `type`, the global names it
+    loads)."""
+    names: set[str] = set()
+    for c in _nested(code):
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"):
+                if ins.argval == "type":
+                    return True, ()
+                names.add(ins.argval)
+    return False, tuple(names)
+
+
+def _nested(code: types.CodeType) -> list[types.CodeType]:
+    out, todo = [], [code]
+    while todo:
+        c = todo.pop()
+        out.append(c)
+        todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    return out
