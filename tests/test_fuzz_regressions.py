@@ -929,3 +929,19 @@ def test_type_of_a_python_number_argument_is_its_python_type(check, n):
     np.testing.assert_allclose(vg.jit(g, static_argnums=1)(x[:, None], kind, n),
                                g(x[:, None], kind, n))
 
+
+def test_grad_of_a_pytree_with_int_leaves_says_which_leaf():
+    """As JAX's grad: an integer leaf of a differentiated pytree is a TypeError that says
+    why; vecgrad's names the leaf (a Python int inside a container, which vecgrad keeps
+    static, gave a None gradient silently)."""
+    def f(p):
+        return vnp.sum(p["w"] * p["n"][0])
+    for n, what in ((3, "Python int 3"), (np.arange(2), "dtype int64"),
+                    (np.int32(2), "dtype int32")):
+        with pytest.raises(TypeError, match=rf"argument 0\['n'\]\[0\] .*{what}") as e:
+            vg.grad(f)({"w": np.ones(3), "n": (n,)})
+        assert isinstance(e.value, vg.VecgradError) and "test_fuzz_regressions.py" in str(e.value)
+    g = vg.grad(f)({"w": np.ones(3), "n": (2.5,), "flag": True})  # (floats, bools: static)
+    assert g["n"] == (None,) and g["flag"] is None
+    np.testing.assert_allclose(g["w"], 2.5)
+    assert vg.grad(lambda p, k: vnp.sum(p * k[0]))(np.ones(2), (3,))[0] == 3.0

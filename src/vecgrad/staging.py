@@ -251,23 +251,49 @@ def fun_where(fun: Callable) -> str:
 
 
 def wrt_leaves(call: Call, nums: tuple[int, ...], fun: Callable, what: str) -> list[int]:
-    """The leaves to differentiate (each once), checked to be floating point."""
+    """The leaves to differentiate (each once), checked to be floating point. As JAX's,
+    integer and bool leaves are refused, also a Python int inside a container (which
+    vecgrad keeps static), naming where in the argument they are."""
     wrt: dict[int, None] = {}
     for a in nums:
         if not call.ranges[a]:
             raise ArgumentError(f"argument {a} is static (it holds no array), so it cannot "
                                 f"be differentiated: pass a NumPy float array "
                                 f"(np.asarray(x, float)){fun_where(fun)}")
-        for i in call.ranges[a]:
+        paths = _leaf_paths(call.td[0][a])
+        for i, path in zip(call.ranges[a], (p for p, node in paths if node is None)):
             dt = call.avals[i].dtype
             if dt.kind != "f" and not (dt.kind == "c" and what == "grad"):
                 py = " (a Python int: pass a float, such as 3.0)" if type(call.weak[i]) is int else ""
-                raise ArgumentError(f"{what} requires floating-point inputs, but argument {a} "
-                                    f"has an array of dtype {dt}{py}: convert it with "
-                                    f"x.astype(np.float64), or leave it out of argnums"
+                raise ArgumentError(f"{what} requires floating-point inputs, but argument "
+                                    f"{a}{path} has an array of dtype {dt}{py}: convert it "
+                                    f"with x.astype(np.float64), or leave it out of argnums"
                                     f"{fun_where(fun)}")
             wrt[i] = None
+        for path, node in paths:
+            if node is not None and node[1] is int:
+                raise ArgumentError(f"{what} requires floating-point inputs, but argument "
+                                    f"{a}{path} is the Python int {node[2]!r} (numbers inside "
+                                    f"a container are static: vecgrad would give no "
+                                    f"gradient): pass a float, such as {float(node[2])!r}, "
+                                    f"or move it out of the differentiated arguments"
+                                    f"{fun_where(fun)}")
     return list(wrt)
+
+
+def _leaf_paths(td: Any, path: str = "") -> list[tuple[str, Any]]:
+    """(where, None) for each array leaf of an argument's treedef in order, and (where, node)
+    for each static number in it ('' at the top, else as `["w"][0]`)."""
+    kind = td[0]
+    if kind in ("*", "weak"):
+        return [(path, None)]
+    if kind in ("tuple", "list"):
+        return [q for k, c in enumerate(td[1]) for q in _leaf_paths(c, f"{path}[{k}]")]
+    if kind == "dict":
+        return [q for k, c in zip(td[1], td[2]) for q in _leaf_paths(c, f"{path}[{k!r}]")]
+    if kind == "static" and td[1] in (int, float, complex):
+        return [(path, td)]
+    return []
 
 
 def real_scalar_out(fun: Callable) -> Callable[[Any], Any]:
