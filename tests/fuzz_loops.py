@@ -67,6 +67,8 @@ EW = ["np.sin({})", "np.tanh({})", "{} * 2.0", "{} ** 2", "kern({})", "np.exp(np
 RED = ["np.sum({})", "{}.sum()", "np.mean({})", "np.max({})", "{}.min()", "sq({})",
        "np.dot({0}, {0})", "np.sum(np.sin({}))", "np.prod(np.tanh({}) + 2.0)"]
 TRANSFORMS = ["jit"] * 6 + ["static", "vag", "aux", "vmap", "vmap:", "tree:"]
+# (fuzz_structure's generator adds 'jgv': vg.jit(vg.grad(...)) of a vg.vmap, and 'sgrad':
+# vg.jit(vg.grad(f), static_argnums=...))
 VMAPS = ["1:-:0", "-1:-:-1", "0:0:-1", "2:-1:1", "1:0:0", "-2:-:-1"]  # x's axis:v's:out_axes
 TREES = ["dict", "tuple", "nested"]
 
@@ -661,6 +663,7 @@ class Gen:
               "higher": 2, "post": 2, "intmix": 3}
     FIRST: ClassVar[dict[str, int]] = STYLES  # (the first block's style)
     KEEP_FIRST: ClassVar[bool] = False  # (the first block's value is always an output)
+    TRANSFORMS: ClassVar[list[str]] = TRANSFORMS
 
     # ------------------------------------------------------------------ assembly
     def block(self, style: str) -> bool:
@@ -710,7 +713,7 @@ def draw(seed: int, style: str | None = None, gen: type[Gen] = Gen) -> Program |
     src, done = g.program(styles)
     if src is None:
         return None
-    t = g.pick(TRANSFORMS)
+    t = g.pick(gen.TRANSFORMS)
     if t == "vmap:":  # (out_axes=1 only where every output has an axis)
         outs = src.rstrip().rsplit("return (", 1)[1].rstrip(",)").split(", ")
         low = min(np.ndim(g.ns[o]) for o in outs)

@@ -20,8 +20,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from fuzz_calls import CallGen
-from fuzz_loops import draw
-from test_fuzz_loops import CHECKS, run_one
+from test_fuzz_loops import CHECKS, assert_styles_drawn, seeded_failures
 
 SEEDS = int(os.environ.get("VECGRAD_FUZZ_CALLS", "30"))
 
@@ -29,19 +28,9 @@ SEEDS = int(os.environ.get("VECGRAD_FUZZ_CALLS", "30"))
 @pytest.mark.parametrize("check", sorted(CHECKS))
 def test_fuzz_calls_seeded(check):
     """SEEDS seeded programs per check: none may fail."""
-    fails = []
-    for seed in range(SEEDS):
-        p = draw(seed, gen=CallGen)
-        if p is None:
-            continue
-        sig, _ = run_one(check, p)
-        if sig is not None:
-            fails.append(f"seed {seed} ({p.style}, {p.transform}): {sig}\n{p.src}")
+    fails = seeded_failures(check, SEEDS, CallGen)
     assert not fails, f"{len(fails)} failures; first:\n" + fails[0]
 
 
 def test_every_call_style_is_drawn():
-    """Every new style draws (a template NumPy always rejects would silently go missing)."""
-    for style in CallGen.NEW:
-        got = [draw(seed, style, CallGen) for seed in range(20)]
-        assert sum(p is not None and p.style.startswith(style) for p in got) >= 15, style
+    assert_styles_drawn(CallGen, CallGen.NEW, 20, 15)

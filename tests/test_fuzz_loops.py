@@ -77,7 +77,7 @@ def _batch_of(p: Program) -> np.ndarray:
 def vmap_spec(p: Program) -> tuple | None:
     """(x's mapped axis, v's or None, out_axes) of a vmap transform ('vmap' maps x's axis 0;
     'vmap:XA:VA:OA' x's axis XA, v's VA ('-': v not mapped), outputs at OA); else None."""
-    if p.transform == "vmap":
+    if p.transform in ("vmap", "jgv"):  # (jgv: the gradient is vg.jit(vg.grad(...)))
         return 0, None, 0
     if not p.transform.startswith("vmap:"):
         return None
@@ -170,13 +170,15 @@ def _compiled(p: Program):
     f = load(p.src, vnp)
     spec = vmap_spec(p)
     if spec is not None:
-        return _vmapped(f, spec, vnp)
+        fv = _vmapped(f, spec, vnp)
+        return vg.jit(fv) if p.transform == "jgv" else fv
     g = _treed(p, f)
     if g is not None:
         pack = TREES[p.transform[5:]][0]
         jg = vg.jit(g)
         return lambda x, v, W, *rest: _untree(jg(pack(x, v, W), *rest))
-    return vg.jit(f, static_argnums=STATIC) if p.transform == "static" else vg.jit(f)
+    return vg.jit(f, static_argnums=STATIC) if p.transform in ("static", "sgrad") else \
+        vg.jit(f)
 
 
 def traced(p: Program) -> tuple:
@@ -261,6 +263,9 @@ def check_grad(p: Program) -> str:
         g, aux = _call(vg.grad(lambda *a: lv(*a, aux=True), argnums=NUMS, has_aux=True),
                        *prim)
         assert_outputs(p, tuple(aux), eager(p))
+    elif p.transform in ("jgv", "sgrad"):  # (k static: a Python int of the loss)
+        g = _call(vg.jit(vg.grad(lv, argnums=NUMS),
+                         static_argnums=STATIC if p.transform == "sgrad" else ()), *prim)
     else:
         g = _call(vg.grad(lv, argnums=NUMS), *prim)
     r = np.random.default_rng(11)
@@ -466,29 +471,41 @@ REFUSALS: Counter = Counter()  # the typed errors seen, by message (main prints 
 SEEDS = int(os.environ.get("VECGRAD_FUZZ_LOOPS", "80"))
 
 
-@pytest.mark.parametrize("check", sorted(CHECKS))
-def test_fuzz_loops_seeded(check):
-    """SEEDS seeded programs per check: none may fail."""
+def seeded_failures(check: str, seeds: int, gen: type | None = None) -> list[str]:
+    """The failures of `check` on programs 0..seeds-1 of `gen` (fuzz_loops.Gen by default):
+    each test module of a generator asserts there are none."""
     fails = []
-    for seed in range(SEEDS):
-        p = draw(seed)
+    for seed in range(seeds):
+        p = draw(seed, gen=gen) if gen else draw(seed)
         if p is None:
             continue
         sig, _ = run_one(check, p)
         if sig is not None:
             fails.append(f"seed {seed} ({p.style}, {p.transform}): {sig}\n{p.src}")
+    return fails
+
+
+def assert_styles_drawn(gen: type, styles, tries: int, least: int) -> None:
+    """Each of `styles` is the first block of at least `least` of `tries` programs (a style
+    that always fails to draw would be silently missing from the fuzzing), and every
+    transform of `gen` is drawn."""
+    for style in styles:
+        got = [draw(seed, style, gen) for seed in range(tries)]
+        assert sum(p is not None and p.style.startswith(style) for p in got) >= least, style
+    drawn = {p.transform.split(":")[0] for s in range(120) if (p := draw(s, gen=gen))}
+    assert drawn == {t.rstrip(":") for t in gen.TRANSFORMS}
+
+
+@pytest.mark.parametrize("check", sorted(CHECKS))
+def test_fuzz_loops_seeded(check):
+    """SEEDS seeded programs per check: none may fail."""
+    fails = seeded_failures(check, SEEDS)
     assert not fails, f"{len(fails)} failures; first:\n" + fails[0]
 
 
 def test_every_style_is_drawn():
-    """The generator reaches every style and transform (a style that always fails to draw
-    would be silently missing from the fuzzing)."""
-    from fuzz_loops import TRANSFORMS, Gen
-    for style in Gen.STYLES:
-        got = [draw(seed, style) for seed in range(30)]
-        assert sum(p is not None and p.style.startswith(style) for p in got) >= 20, style
-    assert {draw(s).transform.split(":")[0] for s in range(80)} == \
-        {t.rstrip(":") for t in TRANSFORMS}
+    from fuzz_loops import Gen
+    assert_styles_drawn(Gen, Gen.STYLES, 30, 20)
 
 
 # ---------------------------------------------------------------- local: thousands of seeds
@@ -508,11 +525,13 @@ def minimize(check: str, p: Program, sig: str) -> str:
 
 def main(n: int, start: int = 0, style: str | None = None, gen=None) -> None:
     """Runs programs start..start+n of `gen` (fuzz_calls.CallGen for 'calls' or one of its
-    styles) and prints per-style counts and every distinct failure, minimized."""
+    styles, fuzz_structure.StructGen for 'structure' or one of its) and prints per-style counts and every distinct failure, minimized."""
     from fuzz_calls import CallGen
+    from fuzz_structure import StructGen
     if gen is None:
-        gen = CallGen if style == "calls" or style in CallGen.NEW else None
-    style = None if style == "calls" else style
+        gen = next((g for name, g in (("calls", CallGen), ("structure", StructGen))
+                    if style == name or style in g.NEW), None)
+    style = None if style in ("calls", "structure") else style
     found: dict[str, tuple] = {}
     counts: dict[str, Counter] = {c: Counter() for c in CHECKS}
     styles, transforms = Counter(), Counter()
