@@ -945,3 +945,20 @@ def test_grad_of_a_pytree_with_int_leaves_says_which_leaf():
     assert g["n"] == (None,) and g["flag"] is None
     np.testing.assert_allclose(g["w"], 2.5)
     assert vg.grad(lambda p, k: vnp.sum(p * k[0]))(np.ones(2), (3,))[0] == 3.0
+
+
+def test_jit_of_a_call_with_keyword_arguments_only():
+    """vg.jit(f)(a=x, b=2.0) with no positional argument: the fast path for arrays-only calls
+    took the empty argument list as such and dropped the keywords (KeyError 'a' in f)."""
+    x = np.arange(3.0)
+
+    def f(**kw):
+        return kw["a"] * kw["b"]
+
+    def g(*, a, n=2):
+        return a[:n] * 2.0
+    for b in (2.0, x, 3):
+        np.testing.assert_array_equal(vg.jit(f)(a=x, b=b), f(a=x, b=b))
+    np.testing.assert_array_equal(vg.jit(g)(a=x), g(a=x))
+    np.testing.assert_array_equal(vg.jit(g, static_argnames="n")(a=x, n=3), g(a=x, n=3))
+    np.testing.assert_array_equal(vg.jit(vg.vmap(f))(a=x[:, None], b=x), x[:, None] ** 2)

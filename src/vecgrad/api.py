@@ -229,8 +229,10 @@ class Transformed:
         if current_builder() is not None:
             return self._nested(args, kwargs)
         cache, head = self._cache, self._head()
-        for x in args:  # the common call (arrays only), with as few Python calls as possible
-            if type(x) is not np.ndarray or kwargs:
+        # the common call (arrays only), with as few Python calls as possible (keyword
+        # arguments, even with no positional one, take the general path)
+        for x in (None,) if kwargs else args:
+            if type(x) is not np.ndarray:
                 leaves, td, sig = flatten_call(args, kwargs, cache.static,
                                                settings.trace_scalars)
                 e = cache.entries.get((head, td, sig))
