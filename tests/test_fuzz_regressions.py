@@ -962,3 +962,18 @@ def test_jit_of_a_call_with_keyword_arguments_only():
     np.testing.assert_array_equal(vg.jit(g)(a=x), g(a=x))
     np.testing.assert_array_equal(vg.jit(g, static_argnames="n")(a=x, n=3), g(a=x, n=3))
     np.testing.assert_array_equal(vg.jit(vg.vmap(f))(a=x[:, None], b=x), x[:, None] ** 2)
+
+
+@pytest.mark.parametrize("out", ["list", "tuple", "pair", "dict", "none"])
+def test_grad_of_a_container_output_says_it_needs_a_scalar(out):
+    """vg.grad(lambda a: [vnp.sum(a)]) raised TracedIntoNumpyError ("if you are writing into
+    a buffer...": NumPy's conversion of the list of tracers); JAX's grad says it needs a
+    scalar output, and so does vecgrad's, at the user's function (with has_aux's hint for a
+    pair)."""
+    def f(a):
+        s = vnp.sum(a ** 2)
+        return {"list": [s], "tuple": (s,), "pair": (s, a), "dict": {"s": s}, "none": None}[out]
+    with pytest.raises(vg.ArgumentError, match="scalar output") as e:
+        vg.grad(f)(np.arange(3.0))
+    assert "test_fuzz_regressions.py" in str(e.value)
+    assert ("has_aux=True" in str(e.value)) == (out == "pair")

@@ -306,11 +306,15 @@ def real_scalar_out(fun: Callable) -> Callable[[Any], Any]:
                     f"shape {out.shape}{_where(src or fun_src(fun))}. Reduce it first (e.g. "
                     "`.sum()`), or use vg.vjp or vg.jacobian for non-scalar outputs.")
             dt = out.dtype
-        else:
-            arr = np.asarray(out)
-            if arr.shape != () or arr.dtype.kind not in "fciub":
+        else:  # (a container of tracers cannot become an array: said so, not by NumPy)
+            arr = None if isinstance(out, (list, tuple, dict)) else np.asarray(out)
+            if arr is None or arr.shape != () or arr.dtype.kind not in "fciub":
+                pair = isinstance(out, tuple) and len(out) == 2
                 raise ArgumentError(f"grad requires a scalar output, got {type(out).__name__}"
-                                    f"{_where(fun_src(fun))}")
+                                    f"{_where(fun_src(fun))}" + (
+                                        ": to return (value, aux), pass has_aux=True" if pair
+                                        else ": for several outputs, use vg.jacobian or vg.vjp"
+                                        if arr is None else ""))
             out, dt = arr, arr.dtype
         if dt.kind == "c":  # as JAX: never silently the real part's gradient
             raise ArgumentError(f"grad requires a real-valued output, got {dt}"
