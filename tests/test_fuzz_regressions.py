@@ -977,3 +977,39 @@ def test_grad_of_a_container_output_says_it_needs_a_scalar(out):
         vg.grad(f)(np.arange(3.0))
     assert "test_fuzz_regressions.py" in str(e.value)
     assert ("has_aux=True" in str(e.value)) == (out == "pair")
+
+
+BINCOUNTS = {
+    "weights_kw": lambda X, i: np.bincount(i, weights=X[:, 0]),
+    "minlength": lambda X, i: np.bincount(i, X[:, 1] * 2.0, minlength=7),
+    "bool_weights": lambda X, i: np.bincount(i, weights=X[:, 0] > 0) * X[0, 0],
+    "int_weights": lambda X, i: np.bincount(i, weights=(X[:, 2] > 0).astype(np.int8)) * X[0, 0],
+    "list": lambda X, i: np.bincount([2, 0, 2], weights=X[0]),
+    "empty": lambda X, i: np.bincount(i[:0], weights=X[:0, 0], minlength=2) + X[0, 0],
+    "counts": lambda X, i: np.bincount(i) * X[:4, 1],
+}
+
+
+@pytest.mark.parametrize("form", sorted(BINCOUNTS))
+def test_bincount_of_known_positions_sums_traced_weights(form):
+    """np.bincount(idx, weights=traced) with idx known while tracing (a segment sum) recursed
+    without end (RecursionError: the data-dependent refusal looked only at positional
+    arguments, then NumPy dispatched the keyword back to vecgrad); its length is known, so
+    it is a scatter-add in float64, as NumPy's."""
+    i = np.array([0, 3, 1, 1, 3])
+    same_as_numpy(lambda X: BINCOUNTS[form](X, i), np.random.default_rng(1).standard_normal((5, 3)))
+
+
+def test_bincount_refusals_are_numpys_or_typed():
+    X = np.ones((4, 3))
+    for f, err in ((lambda X, i: np.bincount(i, weights=X[:3, 0]), ValueError),
+                   (lambda X, i: np.bincount(-i, weights=X[:, 0]), ValueError),
+                   (lambda X, i: np.bincount(i, weights=X[:, 0] * 1j), TypeError)):
+        with pytest.raises(err):
+            f(X, np.arange(4))
+        with pytest.raises(err):
+            vg.jit(lambda X: f(X, np.arange(4)))(X)
+    with pytest.raises(vg.TraceError, match="data-dependent"):
+        vg.jit(lambda X, i: np.bincount(i, weights=X[:, 0]))(X, np.arange(4))
+    with pytest.raises(vg.TraceError, match="data-dependent"):
+        vg.jit(lambda X: np.setdiff1d(np.arange(3.0), ar2=X[0]))(X)

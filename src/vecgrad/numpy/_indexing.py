@@ -17,13 +17,13 @@ from .. import primitives as P
 from ..errors import ShapeError, TraceError, unsupported
 from ..tracing import TRACED_ROW, Tracer, as_view
 from . import _ops
-from ._base import _dtype, _shape, asarray, astype, takes_out
+from ._base import _dtype, _shape, asarray, astype, takes_out, zeros
 from ._masked import select
 from ._mixed_keys import _data_dependent, _python_int, _standin, split_basic
 from ._shape_ops import fresh
 
 __all__ = [
-    "argwhere", "choose", "compress", "copyto", "extract", "flatnonzero", "nonzero", "place",
+    "argwhere", "bincount", "choose", "compress", "copyto", "extract", "flatnonzero", "nonzero", "place",
     "put", "put_along_axis", "putmask", "searchsorted", "take", "take_along_axis", "unique",
     "where",
 ]
@@ -563,6 +563,33 @@ def index_add(a: Tracer, indices: Any, v: Any) -> None:
         a._replace((new if new.dtype == a.dtype else astype(new, a.dtype)).atom)
         return
     a._write(P.normalize_index(indices, a.shape), v, P.setitem_add)
+
+
+def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> Any:
+    """numpy.bincount: how many times (or the sum of `weights` where) each non-negative int
+    occurs in `x`. With positions `x` known while tracing, the length is known and traced
+    weights are summed into it as np.add.at would (a segment sum: `np.bincount(dst,
+    weights=msg, minlength=n)`), in float64 as NumPy's; traced positions give a
+    data-dependent length."""
+    if _has_tracer(x) or isinstance(x, Tracer) or isinstance(minlength, Tracer):
+        raise TraceError("numpy.bincount of traced positions has a data-dependent length, "
+                         "which vecgrad cannot trace (shapes must be known while tracing). "
+                         "Sum into a buffer of known length instead: b = vnp.zeros(n); "
+                         "np.add.at(b, x, weights)")
+    if not isinstance(weights, Tracer):
+        return _np.bincount(x, weights, minlength)
+    x = _np.asarray(x)
+    n = len(_np.bincount(x, None, minlength))  # (NumPy's own checks of x and minlength)
+    if _shape(weights) != x.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    if not x.size:  # (NumPy's counts of no positions, even with weights: intp zeros)
+        return _np.bincount(x, None, minlength)
+    if weights.dtype.kind == "c":
+        raise TypeError(f"Cannot cast array data from {weights.dtype!r} to "
+                        "dtype('float64') according to the rule 'safe'")
+    out = zeros(n, _np.float64)
+    index_add(out, x, astype(weights, _np.float64))
+    return out
 
 
 def _has_tracer(x: Any) -> bool:

@@ -29,7 +29,6 @@ __all__ = [
     "ascontiguousarray",
     "asfortranarray",
     "bartlett",
-    "bincount",
     "blackman",
     "bool",
     "bool_",
@@ -259,7 +258,7 @@ def _data_dependent(name: str) -> Callable:
     npf = getattr(_np, name)
 
     def f(*args: Any, **kwargs: Any) -> Any:
-        if any(isinstance(a, Tracer) for a in args):
+        if any(isinstance(a, Tracer) for a in (*args, *kwargs.values())):
             raise TraceError(f"numpy.{name} of a traced array has a data-dependent shape, "
                              "which vecgrad cannot trace (shapes must be known while "
                              "tracing). Compute it outside the traced function, or use "
@@ -270,9 +269,9 @@ def _data_dependent(name: str) -> Callable:
     return f
 
 
-setdiff1d, union1d, intersect1d, setxor1d, trim_zeros, bincount = (
+setdiff1d, union1d, intersect1d, setxor1d, trim_zeros = (
     _data_dependent(n) for n in ("setdiff1d", "union1d", "intersect1d", "setxor1d",
-                                 "trim_zeros", "bincount"))
+                                 "trim_zeros"))
 unique_all, unique_counts, unique_inverse, unique_values = (
     _data_dependent(n) for n in ("unique_all", "unique_counts", "unique_inverse",
                                  "unique_values"))
