@@ -1008,7 +1008,7 @@ def test_bincount_refusals_are_numpys_or_typed():
         with pytest.raises(err):
             f(X, np.arange(4))
         with pytest.raises(err):
-            vg.jit(lambda X: f(X, np.arange(4)))(X)
+            vg.jit(lambda X, f=f: f(X, np.arange(4)))(X)
     with pytest.raises(vg.TraceError, match="data-dependent"):
         vg.jit(lambda X, i: np.bincount(i, weights=X[:, 0]))(X, np.arange(4))
     with pytest.raises(vg.TraceError, match="data-dependent"):
