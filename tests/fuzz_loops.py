@@ -31,6 +31,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+import vecgrad as vg  # (programs may call vecgrad's transforms inside: run eagerly by NumPy's)
+
 ARGS = ("x", "v", "W", "s", "ix", "jx", "E2", "m", "edges", "c", "k")
 FLOAT_ARGS = ("x", "v", "W")  # the float64 arrays a gradient is taken with respect to
 
@@ -108,14 +110,14 @@ class Program:
 def load(src: str, xp) -> Callable:
     """The program's `f`, with `xp` bound to NumPy or vecgrad.numpy (file name '<fuzz>',
     so that vecgrad's errors name the program's own lines)."""
-    ns: dict[str, Any] = {"np": np, "xp": xp}
+    ns: dict[str, Any] = {"np": np, "xp": xp, "vg": vg}
     exec(compile(src, "<fuzz>", "exec"), ns)  # noqa: S102 - the generated program is the point
     return ns["f"]
 
 
 def run_numpy(lines: list[str], inputs: dict) -> dict[str, Any]:
     """Runs a body eagerly in NumPy (read-only arguments, floating errors raised)."""
-    ns: dict[str, Any] = {"np": np, "xp": np}
+    ns: dict[str, Any] = {"np": np, "xp": np, "vg": vg}
     exec(PRELUDE, ns)  # noqa: S102
     for name in ARGS:
         a = inputs[name]

@@ -350,9 +350,30 @@ class StructGen(Gen):
              f"{o} = depth{o}({X}, k)"),
         ])
 
+    def inner(self) -> str:
+        """vecgrad's own transforms called inside the program, on rows, in loops (inlined
+        into the enclosing trace; the NumPy program runs them eagerly)."""
+        X = self.mat()
+        n = self.shape_of(X)[0]
+        o = self.fresh()
+        return self.pick([
+            f"kj{o} = vg.jit(kern)\n{o} = np.stack([kj{o}(r) for r in {X}])",
+            f"gs{o} = vg.grad(sq)\n{o} = np.stack([gs{o}(r) * 0.5 for r in {X}])",
+            f"{o} = vg.vmap(kern)({X})",
+            f"{o} = vg.vmap(lambda r: vg.grad(lambda u: np.sum(np.sin(u) * u))(r))({X})",
+            f"{o} = sum(vg.value_and_grad(sq)(r)[1] for r in {X})",
+            f"{o} = vg.hvp(lambda u: np.sum(np.sin(u) ** 2), ({X}[0],), ({X}[-1],))",
+            (f"sm{o} = vg.jit(lambda a, j: np.sum(a[:j] ** 2), static_argnums=1)\n"
+             f"{o} = xp.array([sm{o}({X}[i], k) for i in range({n})])"),
+            f"{o} = vg.jacrev(kern)({X}[0])",
+            f"{o} = vg.jvp(kern, ({X}[0],), ({X}[1 % {n}],))[1]",
+            (f"{o} = xp.zeros({self.shape_of(X)})\nfor i in range({n}):\n"
+             f"    {o}[i] = vg.grad(lambda u: np.sum(np.tanh(u * {o}[i - 1])))({X}[i])"),
+        ])
+
     NEW: ClassVar[dict[str, int]] = {
         "aliasing": 4, "viewwrites": 4, "viewsoup": 6, "chains": 3, "dupidx": 3, "params": 2, "closures": 3,
-        "reduces": 3, "generators": 2, "control": 3, "recursion": 2}
+        "reduces": 3, "generators": 2, "control": 3, "recursion": 2, "inner": 3}
     STYLES: ClassVar[dict[str, int]] = {**Gen.STYLES, **NEW}
     FIRST: ClassVar[dict[str, int]] = NEW
     KEEP_FIRST: ClassVar[bool] = True
