@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import vecgrad as vg
+import vecgrad.numpy as vnp
 
 INDEX = ["[1]", "[-1]", "[1:3]", "[::-1]", "[::-2]", "[5:1:-1]", "[-100:100]", "[10:]",
          "[..., 1]", "[None, 1]", "[:, ::-1][1]", "[1, ::2]", "[[0, 2]]", "[[-1, 0]]",
@@ -35,3 +36,13 @@ def test_assignment_as_numpy(index):
             got = vg.jit(f)(x, y)
             assert got.dtype == want.dtype, (index, value, y.shape)
             np.testing.assert_array_equal(got, want, err_msg=f"a{index} = {value}, y {y.shape}")
+
+
+@pytest.mark.parametrize("dtype", [float, int, bool, np.float32, np.uint8])
+def test_complex_scalar_into_a_real_buffer_is_numpys_type_error(dtype):
+    def f(x):
+        b = vnp.zeros(3, dtype=dtype)
+        b[0] = 1 + 2j  # (NumPy: TypeError, not the real part)
+        return b * x
+    with pytest.raises(TypeError, match="not 'complex'"):
+        vg.jit(f)(np.ones(3))

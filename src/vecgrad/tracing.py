@@ -375,6 +375,9 @@ class Tracer(Traced):
             raise TraceError("an in-place write with repeated integer-array indices is "
                              "ambiguous (x[idx] += v adds once per position, as in NumPy); "
                              "to accumulate at repeated indices use np.add.at(x, idx, v)")
+        if isinstance(value, complex) and self.dtype.kind in "biuf":  # (as NumPy's setitem)
+            raise TypeError(f"{'float' if self.dtype.kind == 'f' else 'int'}() argument must "
+                            f"be a string or a real number, not 'complex'{_where(user_src(3))}")
         val = to_atom(value, [self.dtype], self._b)
         region = index_shape(self.shape, idx)
         extra = len(val.aval.shape) - len(region)
