@@ -275,7 +275,7 @@ def _reduced_last(a: Any, axis: Any, keepdims: bool) -> tuple[Any, tuple[int, ..
     axes = _ops._axes(axis, nd)
     rest = [i for i in range(nd) if i not in axes]
     x = _ops.reshape(_ops.transpose(a, rest + list(axes)),
-                     tuple(_shape(a)[i] for i in rest) + (-1,))
+                     tuple(_shape(a)[i] for i in rest) + (math.prod(_shape(a)[i] for i in axes),))
     shape = tuple(1 if i in axes else d for i, d in enumerate(_shape(a))) if keepdims \
         else tuple(_shape(a)[i] for i in rest)
     return x, shape
@@ -288,8 +288,8 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     a = _float(asarray(a))
     x, shape = _reduced_last(a, axis, keepdims)
     m = _shape(x)[-1]
-    if m == 0:
-        raise ValueError("cannot compute the median of an empty array")
+    if m == 0:  # (NumPy: the mean of an empty slice, nan)
+        return _ops.reshape(_ops.multiply(_ops.sum(x, -1), _np.nan), shape)
     k = (m - 1) // 2
     part = partition(x, (k, m // 2) if m % 2 == 0 else (k,), -1)
     med = part[..., k] if m % 2 else _ops.divide(_ops.add(part[..., k], part[..., m // 2]), 2)
@@ -305,7 +305,9 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     of nanquantile(a, 0.5) gives NaN)."""
     a = _float(asarray(a))
     x, shape = _reduced_last(a, axis, keepdims)
-    if _dtype(x).kind != "f" or _shape(x)[-1] == 0:
+    if _shape(x)[-1] == 0:  # (NumPy: nan, as median's)
+        return _ops.reshape(_ops.multiply(_ops.sum(x, -1), _np.nan), shape)
+    if _dtype(x).kind != "f":
         return nanquantile(a, 0.5, axis, keepdims=keepdims)
     srt = sort(x, -1)  # NaNs sort last
     n = _ops.sum(astype(_ops.logical_not(_isnan(x)), _np.float64), -1)

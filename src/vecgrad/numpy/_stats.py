@@ -111,12 +111,16 @@ def _sqrt0(v: Any) -> Any:
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
             keepdims: bool = False) -> Any:
     """Weighted average along `axis` (weights 1-d along a single axis, or a's shape). With
-    weights that sum to zero NumPy raises; here the result is inf or nan."""
+    weights that sum to zero NumPy raises ZeroDivisionError, as here when the weights are
+    known while tracing; traced ones give inf or nan there."""
     a = asarray(a)
     if weights is None:
         avg = _ops.mean(a, axis, keepdims=keepdims)
         scl = _np.asarray(_count(a, axis), _dtype(avg))
     else:
+        if not isinstance(weights, Tracer) and _np.any(_np.sum(weights, axis=None if _np.ndim(
+                weights) == 1 or axis is None else axis) == 0):  # (known now: NumPy's error)
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
         w = asarray(weights)
         if _shape(w) != _shape(a):
             if axis is None:

@@ -44,8 +44,8 @@ def softmax_pattern(e: Eqn, ctx: Any) -> Any:
     if ex is None or s is None or s[0] is not num or e.out.aval != num.aval:
         return None
     x, k = _shifted(ex.inputs[0], ctx)
-    if k is not None and k != s[1]:
-        return None
+    if k is not None and k != s[1] or 0 in x.aval.shape:  # (softmax shifts by the max,
+        return None  # which an empty axis has not: NumPy's exp / sum of it is empty)
     return P.softmax, (x,), {"axis": s[1]}
 
 
@@ -87,8 +87,8 @@ def logsumexp_pattern(e: Eqn, ctx: Any) -> Any:
         if k != axis or mx is None or mx.inputs[0] is not x or mx.params["axes"] != (axis,) \
                 or e.inputs[0].aval != e.inputs[1].aval:
             return None
-    if e.out.aval.dtype != x.aval.dtype:
-        return None
+    if e.out.aval.dtype != x.aval.dtype or 0 in x.aval.shape:  # (log(0) = -inf over an
+        return None  # empty axis, where a fused logsumexp would take the max of nothing)
     lse = ctx.emit(P.logsumexp, (x,), {"axis": axis}, e.src)
     return (P.reshape, (lse,), {"shape": e.out.aval.shape}) \
         if lse.aval.shape != e.out.aval.shape else lse
