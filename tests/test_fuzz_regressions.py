@@ -14,6 +14,7 @@ from test_numpy_api import assert_same
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
+from vecgrad.tracing import Tracer
 
 
 def same_as_numpy(f, *args, grad=True):
@@ -658,8 +659,8 @@ def test_negative_static_argnums_count_from_the_end(nums):
     calls = []
 
     def f(a, n, scale):
-        calls.append(("Weak" in repr(n), "Weak" in repr(scale)))  # (type(n) would make
-        return a[:n].sum() * scale  # n static: see test_type_of_a_python_number_argument)
+        calls.append((isinstance(n, Tracer), isinstance(scale, Tracer)))  # (type(n) or
+        return a[:n].sum() * scale  # repr(n) would make n static: see test_type_of_a_...)
     a = np.arange(5.0)
     g = vg.jit(f, static_argnums=nums)
     assert g(a, 2, 0.5) == f(a, 2, 0.5) and g(a, 3, 2.0) == f(a, 3, 2.0)
@@ -1013,3 +1014,50 @@ def test_bincount_refusals_are_numpys_or_typed():
         vg.jit(lambda X, i: np.bincount(i, weights=X[:, 0]))(X, np.arange(4))
     with pytest.raises(vg.TraceError, match="data-dependent"):
         vg.jit(lambda X: np.setdiff1d(np.arange(3.0), ar2=X[0]))(X)
+
+
+NUMBER_IDIOMS = {  # Python's own behavior of a number argument n, in a traced function
+    "str": lambda x, n: x * len(str(n)),
+    "fstring": lambda x, n: x * len(f"{n}"),
+    "repr": lambda x, n: x * len(repr(n)),
+    "format": lambda x, n: x * len(format(n, ".3f")),
+    "is_integer": lambda x, n: x * (2.0 if float(n).is_integer() else 3.0),
+    "method": lambda x, n: x * (n.is_integer() if isinstance(n, float) else n.bit_length()),
+    "as_integer_ratio": lambda x, n: x * n.as_integer_ratio()[1],
+    "negative_power": lambda x, n: x * n ** -1,
+    "power_of_ints": lambda x, n: x * 2 ** (n - 4) if isinstance(n, int) else x,
+    "big_int": lambda x, n: x * (n * 10 ** 20 % 7),
+}
+
+
+@pytest.mark.parametrize("idiom", sorted(NUMBER_IDIOMS))
+@pytest.mark.parametrize("n", [2, 2.5, -3])
+def test_python_number_arguments_behave_as_python_numbers(idiom, n):
+    """A Python number argument is traced as a WeakScalar; where the user's code asks what
+    only its value says (its digits: str(n), f"{n}" gave "WeakScalar(int, i64[])", silently;
+    n.is_integer(), n.bit_length(): AttributeError; n ** -1 of an int: NumPy's ValueError
+    where Python gives a float; n * 10 ** 20: OverflowError where Python's ints are exact),
+    the function is traced again with n static."""
+    f = NUMBER_IDIOMS[idiom]
+    x = np.arange(1.0, 4.0)
+    try:
+        want = f(x, n)
+    except (AttributeError, ZeroDivisionError):
+        return  # (not a method of this kind of number)
+    np.testing.assert_array_equal(vg.jit(f)(x, n), want)
+    np.testing.assert_array_equal(vg.grad(lambda x, n: vnp.sum(f(x, n)))(x, n),
+                                  vg.grad(lambda x: vnp.sum(f(x, n)))(x))
+
+
+def test_python_number_arithmetic_alone_stays_traced():
+    """Only the idioms above make a number static: arithmetic (powers by a known positive
+    int, floats) keeps one compile for every value."""
+    calls = []
+
+    def f(x, n):
+        calls.append(1)
+        return x * n ** 2 + n ** 0.5 + 2.0 ** n + x ** n
+    jf = vg.jit(f)
+    for n in (1.5, 2.5, 4.0):
+        np.testing.assert_allclose(jf(np.arange(3.0), n), f(np.arange(3.0), n))
+    assert len(calls) == 4  # (one trace, plus NumPy's three calls)

@@ -9,6 +9,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .builder import Builder
 from .errors import ConcretizationError, _is_internal, user_src
 from .ir import Atom
@@ -33,8 +35,34 @@ class WeakScalar(Tracer):
         self._concrete()
         raise ConcretizationError("hash() (a dict key or set member)", user_src(2))
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # (str(n), print(n), f"{n}" in the user's code: the
+        self._user_needs("repr()")  # number's digits, as NumPy's program prints them)
         return f"WeakScalar({type(self._kind).__name__}, {self.aval})"
+
+    def __str__(self) -> str:
+        self._user_needs("str()")
+        return f"WeakScalar({type(self._kind).__name__}, {self.aval})"
+
+    def __format__(self, spec: str) -> str:
+        self._user_needs("format()")
+        return f"WeakScalar({type(self._kind).__name__}, {self.aval})"
+
+    def _user_needs(self, what: str) -> None:
+        if not _is_internal(sys._getframe(2).f_code.co_filename):  # (vecgrad's own messages
+            self._needed(what)  # get the description)
+
+    def __getattr__(self, name: str) -> Any:
+        """An attribute of Python's int / float / complex that arrays lack (n.is_integer(),
+        n.bit_length(), n.numerator): the value is needed, as for isinstance."""
+        if not name.startswith("__") and hasattr(type(self._kind), name):
+            self._needed(f".{name}")
+        raise AttributeError(f"'{type(self._kind).__name__}' object has no attribute {name!r}")
+
+    def _needed(self, what: str) -> None:
+        """The user's code needs the value of this Python number (what NumPy's program sees:
+        its digits, its Python type): the function is traced again with it static."""
+        self._concrete()
+        raise ConcretizationError(f"{what} of a Python number argument", user_src(3))
 
     @property
     def __class__(self) -> type:
@@ -55,6 +83,8 @@ _PY_KIND = {"b": None, "i": 0, "u": 0, "f": 0.0, "c": 0j}
 def _weak_op(name: str) -> Callable:
     """Python arithmetic of weak scalars (with each other or Python numbers) stays weak."""
     def op(self: WeakScalar, *other: Any) -> Any:
+        if other and type(other[0]) is int and not -2 ** 63 <= other[0] < 2 ** 63:
+            self._needed("arithmetic with a Python int beyond int64")  # (Python's exact ints)
         method = getattr(Tracer, name, None)
         if method is None:
             return NotImplemented
@@ -68,7 +98,25 @@ def _weak_op(name: str) -> Callable:
     return op
 
 
-for _n in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow"]:
+def _pow(self: WeakScalar, other: Any, reflected: bool) -> Any:
+    """Python's int ** int is a float when the exponent is negative (NumPy's integer power
+    refuses it): a known negative exponent makes the power a float one, an int exponent of
+    unknown sign needs its value."""
+    base, exp = (other, self) if reflected else (self, other)
+    ints = [type(getattr(a, "_kind", a)) is int for a in (base, exp)]
+    if all(ints):
+        if isinstance(exp, WeakScalar):
+            exp._needed("** (a power of Python ints, whose type depends on its sign)")
+        if exp < 0:
+            return _weak_op("__pow__")(WeakScalar(base._b, base.astype(np.float64).atom, 0.0),
+                                       exp)
+    return _weak_op("__rpow__" if reflected else "__pow__")(self, other)
+
+
+WeakScalar.__pow__ = lambda self, other, mod=None: _pow(self, other, False)
+WeakScalar.__rpow__ = lambda self, other, mod=None: _pow(self, other, True)
+
+for _n in ["add", "sub", "mul", "truediv", "floordiv", "mod"]:
     for _m in (f"__{_n}__", f"__r{_n}__"):
         setattr(WeakScalar, _m, _weak_op(_m))
 for _m in ("__neg__", "__pos__", "__abs__"):
