@@ -1061,3 +1061,20 @@ def test_python_number_arithmetic_alone_stays_traced():
     for n in (1.5, 2.5, 4.0):
         np.testing.assert_allclose(jf(np.arange(3.0), n), f(np.arange(3.0), n))
     assert len(calls) == 4  # (one trace, plus NumPy's three calls)
+
+
+def test_type_of_a_number_in_a_kernel_object_or_a_default_argument():
+    """asks_type follows kernels passed as objects with __call__ and as default arguments."""
+    class Kern:
+        def __call__(self, n):
+            return 2.0 if type(n) is float else 3.0
+
+    def f(x, n, k=Kern().__call__):
+        return x * k(n)
+
+    def g(x, n, kern):
+        return x * kern(n)
+    x = np.ones(2)
+    for n in (1.5, 2):
+        np.testing.assert_array_equal(vg.jit(f)(x, n), f(x, n))
+        np.testing.assert_array_equal(vg.jit(g, static_argnums=2)(x, n, Kern()), g(x, n, Kern()))

@@ -150,8 +150,13 @@ def asks_type(fun: Callable, args: tuple = (), kwargs: dict | None = None) -> bo
         if wrapped is not None and wrapped is not obj:
             todo.append(wrapped)
         if not isinstance(obj, types.FunctionType):
+            call = getattr(type(obj), "__call__", None)  # (an object called as a kernel)
+            if isinstance(call, types.FunctionType):
+                todo.append(call)
             continue
         todo += [c.cell_contents for c in obj.__closure__ or () if _holds(c)]
+        todo += [d for d in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values())
+                 if callable(d)]  # (a kernel as a default argument)
         if _is_internal(obj.__code__.co_filename) or obj.__code__.co_filename.startswith(
                 _LIBS):
             continue
