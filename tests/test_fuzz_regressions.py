@@ -1069,7 +1069,9 @@ def test_type_of_a_number_in_a_kernel_object_or_a_default_argument():
         def __call__(self, n):
             return 2.0 if type(n) is float else 3.0
 
-    def f(x, n, k=Kern().__call__):
+    kern = Kern()
+
+    def f(x, n, k=kern.__call__):
         return x * k(n)
 
     def g(x, n, kern):

@@ -150,7 +150,7 @@ def asks_type(fun: Callable, args: tuple = (), kwargs: dict | None = None) -> bo
         if wrapped is not None and wrapped is not obj:
             todo.append(wrapped)
         if not isinstance(obj, types.FunctionType):
-            call = getattr(type(obj), "__call__", None)  # (an object called as a kernel)
+            call = vars(type(obj)).get("__call__")  # (an object called as a kernel)
             if isinstance(call, types.FunctionType):
                 todo.append(call)
             continue
