@@ -1080,3 +1080,26 @@ def test_type_of_a_number_in_a_kernel_object_or_a_default_argument():
     for n in (1.5, 2):
         np.testing.assert_array_equal(vg.jit(f)(x, n), f(x, n))
         np.testing.assert_array_equal(vg.jit(g, static_argnums=2)(x, n, Kern()), g(x, n, Kern()))
+
+
+FLAGS = ["x.flags['C_CONTIGUOUS']", "x.T.flags.c_contiguous", "x.T.flags['F']",
+         "x[:, ::2].flags.forc", "x.copy().flags.writeable", "x[0].flags['OWNDATA']",
+         "x.T.flags['FNC']", "x[None].flags['C']", "x.copy().flags.carray"]
+
+
+@pytest.mark.parametrize("expr", FLAGS)
+def test_flags_of_traced_arrays_read_as_numpys(expr):
+    """x.flags["C_CONTIGUOUS"] raised TypeError ('SimpleNamespace' object is not
+    subscriptable) and x.flags.c_contiguous AttributeError; both are NumPy's answers for
+    views vecgrad lays out as NumPy does (the arguments themselves are read-only)."""
+    f = eval("lambda x: " + expr)
+    X = np.arange(6.0).reshape(2, 3)
+    assert vg.jit(lambda x: x[0, 0] * 0 + f(x))(X) == f(X.copy())
+    with pytest.raises(KeyError):
+        vg.jit(lambda x: x.flags["NOT_A_FLAG"])(X)
+
+
+def test_np_copy_takes_numpys_order_and_subok():
+    X = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(vg.jit(lambda x: np.copy(x, order="F", subok=True) * 2)(X),
+                                  X * 2)

@@ -94,11 +94,12 @@ def _warn_complex_cast() -> None:
                            src.line if src else 0)
 
 
-def copy(a: ArrayLike) -> Any:
-    """A copy that can be written into without affecting `a`."""
+def copy(a: ArrayLike, order: str = "K", subok: bool = False) -> Any:
+    """A copy that can be written into without affecting `a` (numpy.copy's `order` and
+    `subok` change no value of a traced array)."""
     if isinstance(a, Tracer):
         return Tracer(a._b, a.atom, ndarray=True)  # np.copy of a scalar is a 0-d array
-    return _np.array(a, copy=True)
+    return _np.array(a, copy=True, order=order, subok=subok)
 
 
 def _float_default(dtype: Any) -> _np.dtype:

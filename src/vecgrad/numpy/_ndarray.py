@@ -16,7 +16,7 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import ConcretizationError, TracedIntoNumpyError, unsupported, user_src
-from ..tracing import Tracer, as_view
+from ..tracing import Tracer, as_view, strided
 from . import _indexing, _ops, _order
 from ._base import astype
 from ._ufuncs import round as round_
@@ -142,8 +142,53 @@ def get_device(self: Tracer) -> str:
 
 
 def get_flags(self: Tracer) -> Any:
-    return types.SimpleNamespace(writeable=not self._readonly, owndata=self._view is None,
-                                 writebackifcopy=False, aligned=True)
+    """`x.flags`, read as NumPy's: attributes (x.flags.c_contiguous) and keys
+    (x.flags["C_CONTIGUOUS"], "C", "W", ...); the layout is the one vecgrad gives a view
+    (`views.strided`), a new value being C-contiguous."""
+    d = strided(self).flags
+    return _Flags(c_contiguous=d.c_contiguous, f_contiguous=d.f_contiguous,
+                  writeable=not self._readonly, owndata=self._view is None,
+                  writebackifcopy=False, aligned=True)
+
+
+_FLAG_KEYS = {"C": "c_contiguous", "CONTIGUOUS": "c_contiguous", "F": "f_contiguous",
+              "FORTRAN": "f_contiguous", "W": "writeable", "O": "owndata", "A": "aligned",
+              "X": "writebackifcopy"}
+
+
+class _Flags(types.SimpleNamespace):
+    def __getitem__(self, key: str) -> bool:
+        k = str(key).upper()
+        name = _FLAG_KEYS.get(k, k.lower())
+        if name in vars(self):
+            return getattr(self, name)
+        if name in ("fnc", "forc", "behaved", "carray", "farray"):
+            return getattr(self, name)
+        raise KeyError(f"Unknown flag {key!r}")
+
+    @property
+    def contiguous(self) -> bool:
+        return self.c_contiguous
+
+    @property
+    def fnc(self) -> bool:
+        return self.f_contiguous and not self.c_contiguous
+
+    @property
+    def forc(self) -> bool:
+        return self.f_contiguous or self.c_contiguous
+
+    @property
+    def behaved(self) -> bool:
+        return self.aligned and self.writeable
+
+    @property
+    def carray(self) -> bool:
+        return self.behaved and self.c_contiguous
+
+    @property
+    def farray(self) -> bool:
+        return self.behaved and self.f_contiguous and not self.c_contiguous
 
 
 class _Flat:
