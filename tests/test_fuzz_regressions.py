@@ -1103,3 +1103,23 @@ def test_np_copy_takes_numpys_order_and_subok():
     X = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(vg.jit(lambda x: np.copy(x, order="F", subok=True) * 2)(X),
                                   X * 2)
+
+
+def test_a_slice_argument_is_static_by_its_values():
+    """f(x, slice(1, None)): slices are unhashable before Python 3.12, and the call raised a
+    plain TypeError; a slice is now static, keyed by (start, stop, step), and an argument
+    vecgrad cannot key is the typed ArgumentError at the user's line."""
+    x = np.arange(6.0)
+    calls = []
+
+    def f(x, s):
+        calls.append(s)
+        return x[s] * 2.0
+    jf = vg.jit(f)
+    for s in (slice(0, 2), slice(None, 4, 2), slice(0, 2), slice(np.int64(0), 2)):
+        np.testing.assert_array_equal(jf(x, s), x[s] * 2.0)
+    assert len(calls) == 2  # (equal slices share a compile)
+    np.testing.assert_array_equal(vg.grad(lambda x, s: vnp.sum(x[s] ** 2))(x, slice(1, 3)),
+                                  [0, 2, 4, 0, 0, 0])
+    with pytest.raises(vg.ArgumentError, match="test_fuzz_regressions.py"):
+        jf(x, {1, 2})

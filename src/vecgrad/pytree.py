@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import ArgumentError, _where, user_src
 from .tracing import Tracer
 
 ARRAY = ("*",)
@@ -82,11 +83,14 @@ def flat(x: Any, leaves: list) -> Any:
     if x is None:
         return ("None",)
     try:
+        if t is slice:  # (unhashable before Python 3.12: keyed by its three values)
+            return ("static", t, StaticData(x, ("slice", x.start, x.stop, x.step)))
         hash(x)
     except TypeError:
-        raise TypeError(f"vecgrad cannot use a {t.__name__} as an argument: arguments "
-                        "are pytrees (tuple, list, dict, None) of NumPy arrays, and any other "
-                        "value is static and must be hashable") from None
+        raise ArgumentError(f"vecgrad cannot use a {t.__name__} as an argument: arguments "
+                            "are pytrees (tuple, list, dict, None) of NumPy arrays, and any "
+                            "other value is static and must be hashable"
+                            f"{_where(user_src())}") from None
     return ("static", t, x)
 
 
