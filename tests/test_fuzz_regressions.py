@@ -1123,3 +1123,31 @@ def test_a_slice_argument_is_static_by_its_values():
                                   [0, 2, 4, 0, 0, 0])
     with pytest.raises(vg.ArgumentError, match="test_fuzz_regressions.py"):
         jf(x, {1, 2})
+
+
+class _Holder:
+    def __init__(self, v):
+        self.v = v
+
+
+ESCAPES = {  # results that hold traced values outside their array leaves
+    "generator": lambda a: (s * 2 for s in [a]),
+    "closure": lambda a: (lambda t: a * t),
+    "object": lambda a: _Holder(a * 2),
+    "object_of_list": lambda a: (a, _Holder([a, 1])),
+    "aux_closure": lambda a: {"f": lambda: a},
+}
+
+
+@pytest.mark.parametrize("form", sorted(ESCAPES))
+def test_a_result_that_would_leak_traced_values_is_refused(form):
+    """vg.jit(lambda a: (s * 2 for s in [a])) returned the generator, whose values were then
+    computed on a finished trace (Tracer(f64[3]) where NumPy gives numbers, silently); so
+    did a closure over traced values or an object holding them. As JAX's jit, vecgrad refuses
+    such results, naming the function; static results (a function of no traced value, a
+    string, a dtype) are still returned."""
+    with pytest.raises(vg.TraceError, match="returned .* traced|generator") as e:
+        vg.jit(ESCAPES[form])(np.arange(3.0))
+    assert "test_fuzz_regressions.py" in str(e.value)
+    out = vg.jit(lambda a: (a * 2, np.sin, "s", a.dtype, _Holder(3)))(np.arange(3.0))
+    assert out[1] is np.sin and out[2] == "s" and out[3] == np.float64 and out[4].v == 3

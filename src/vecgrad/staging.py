@@ -12,6 +12,7 @@ tangent seeds); its outputs are whatever `finish` turns into the user's result.
 from __future__ import annotations
 
 import time
+import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,12 +156,59 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
             out = check(out)
         out_leaves, out_td = flatten(out)
         aux_leaves, aux_td = flatten(aux)
+        _no_escape(out_td, fun)
+        _no_escape(aux_td, fun)
         atoms = [to_atom(x, (), b) for x in out_leaves + aux_leaves]
     g = b.build(atoms)
     times["trace"] = time.perf_counter() - t0
     stages["traced"] = stages["cse"] = g  # recorded hash-consed: CSE is done (see pipeline)
     g = pipeline.run(g, pipeline.FORWARD, times, stages)
     return Traced(g, [t for t, _ in b.closure], out_td, aux_td, len(out_leaves), times, stages)
+
+
+def _no_escape(td: Any, fun: Callable) -> None:
+    """A result that holds traced values outside its array leaves (a generator, a function
+    closing over them, an object's attribute) would hand them out of the trace, to be
+    computed on after it ended: refused, as JAX's jit refuses such results."""
+    kind = td[0]
+    if kind in ("tuple", "list"):
+        for c in td[1]:
+            _no_escape(c, fun)
+    elif kind == "dict":
+        for c in td[2]:
+            _no_escape(c, fun)
+    elif kind == "static":
+        v = td[2]
+        if isinstance(v, types.GeneratorType):
+            what = "a generator (computed lazily, after the trace ended)"
+        elif isinstance(v, types.FunctionType) and any(
+                _holds_tracer(_cell(c)) for c in v.__closure__ or ()):
+            what = f"the function {v.__name__} that closes over traced values"
+        elif not isinstance(v, type) and any(map(_holds_tracer, getattr(v, "__dict__", {})
+                                                  .values())):
+            what = f"a {type(v).__name__} object whose attributes hold traced values"
+        else:
+            return
+        raise TraceError(f"the traced function returned {what}: return the arrays themselves "
+                         "(a pytree of them: tuple, list, dict), and build the function or "
+                         "object from the results outside", fun_src(fun))
+
+
+def _cell(c: Any) -> Any:
+    try:
+        return c.cell_contents
+    except ValueError:  # (an empty cell)
+        return None
+
+
+def _holds_tracer(x: Any, depth: int = 2) -> bool:
+    if isinstance(x, Tracer):
+        return True
+    if depth and isinstance(x, (list, tuple)):
+        return any(_holds_tracer(c, depth - 1) for c in x)
+    if depth and isinstance(x, dict):
+        return any(_holds_tracer(c, depth - 1) for c in x.values())
+    return False
 
 
 def _weak_input(aval: Any, b: Builder, kind: Any) -> WeakScalar:
