@@ -547,6 +547,8 @@ def main(n: int, start: int = 0, style: str | None = None, gen=None) -> None:
             counts[check][status] += 1
             if sig:
                 sig = f"{sig} [{p.transform}]"
+                if sig not in found:
+                    print(f"new failure at seed {seed} ({p.style}): {sig}", flush=True)
                 if sig not in found or len(p.src) < len(found[sig][1].src):
                     found[sig] = (seed, p)
         if (seed - start) % 200 == 199:

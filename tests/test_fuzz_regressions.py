@@ -1151,3 +1151,21 @@ def test_a_result_that_would_leak_traced_values_is_refused(form):
     assert "test_fuzz_regressions.py" in str(e.value)
     out = vg.jit(lambda a: (a * 2, np.sin, "s", a.dtype, _Holder(3)))(np.arange(3.0))
     assert out[1] is np.sin and out[2] == "s" and out[3] == np.float64 and out[4].v == 3
+
+
+def test_static_argnums_and_argnames_that_name_no_parameter_are_errors():
+    """As jax.jit's: vg.jit(f, static_argnums=5) of a one-parameter f, or a static name that
+    is none of f's parameters, is an error at the user's line (it was ignored silently, and
+    the argument stayed traced); *args and **kwargs take any."""
+    x = np.arange(3.0)
+
+    def f(a, n=2, *, m=1):
+        return a[:n] * m
+    for kw in ({"static_argnums": 5}, {"static_argnames": "zz"}, {"static_argnums": (1, 3)}):
+        with pytest.raises(vg.ArgumentError, match="names no parameter.*test_fuzz_regressions"):
+            vg.jit(f, **kw)
+    np.testing.assert_array_equal(vg.jit(f, static_argnames="m")(x, m=2), f(x, m=2))
+    np.testing.assert_array_equal(vg.jit(lambda *a: a[0] * a[3], static_argnums=3)(x, 1, 2, 3),
+                                  x * 3)
+    np.testing.assert_array_equal(vg.jit(lambda a, **kw: a * kw["q"], static_argnames="q")(
+        x, q=2), x * 2)

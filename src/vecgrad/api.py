@@ -308,10 +308,32 @@ def _static_set(fun: Callable, nums: Any, names: Any) -> frozenset:
                             f"{len(params)} positional parameters of the function) and "
                             f"static_argnames strings, got {nums!r} and {names!r}"
                             f"{_where(user_src(3))}")
+    _check_static(fun, nums, names, params)
     # a name that is also a position (and the reverse) is static either way, as in jax.jit
     nums += tuple(params.index(k) for k in names if k in params)
     names += tuple(params[k] for k in nums if k < len(params))
     return frozenset(nums) | frozenset(names)
+
+
+def _check_static(fun: Callable, nums: tuple, names: tuple, params: list[str]) -> None:
+    """As jax.jit: a static position the function cannot take, or a static name that is
+    none of its parameters, is an error (it was ignored: the argument stayed traced)."""
+    try:
+        ps = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return
+    kinds = {p.kind for p in ps}
+    bad = [k for k in nums if k >= len(params)] if inspect.Parameter.VAR_POSITIONAL not in \
+        kinds else []
+    named = {p.name for p in ps if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    bad_names = [k for k in names if k not in named] if inspect.Parameter.VAR_KEYWORD not in \
+        kinds else []
+    if bad or bad_names:
+        what = f"static_argnums={tuple(bad)}" if bad else f"static_argnames={tuple(bad_names)}"
+        raise ArgumentError(f"vg.jit: {what} names no parameter of {fun_name(fun)}, which "
+                            f"takes {len(params)} positional parameter"
+                            f"{'s' * (len(params) != 1)} ({', '.join(params) or 'none'})"
+                            f"{_where(user_src(3))}")
 
 
 def _positional_names(fun: Callable) -> list[str]:
