@@ -1169,3 +1169,34 @@ def test_static_argnums_and_argnames_that_name_no_parameter_are_errors():
                                   x * 3)
     np.testing.assert_array_equal(vg.jit(lambda a, **kw: a * kw["q"], static_argnames="q")(
         x, q=2), x * 2)
+
+
+ROLLED_TWICE = {  # a recurrence run twice over the rows (a region starting mid-iteration)
+    "tanh": lambda prev, r: np.tanh(prev + r),
+    "sin_mul": lambda prev, r: np.sin(prev * 0.5) * r + r,
+    "three_passes": lambda prev, r: np.tanh(prev) * 0.9 + r,
+}
+
+
+@pytest.mark.parametrize("form", sorted(ROLLED_TWICE))
+def test_a_recurrence_whose_rolled_step_starts_mid_iteration(form):
+    """o[i] = tanh(o[i-1] + x[i]) over the rows twice (o[-1] read by the second pass's first
+    step), next to another loop: the rolled step listed tanh before the add it reads
+    (KeyError in batch/roll.py's _emit_region); its members are now emitted in dependence
+    order."""
+    step = ROLLED_TWICE[form]
+
+    def f(x):
+        o = x * 0.0 + 1.0
+        xs = x * 0.5 + 1.0
+        for _ in range(3 if form == "three_passes" else 2):
+            for i in range(x.shape[0]):
+                o[i] = step(o[i - 1], xs[i])
+        back = (x * 0.5 + 1.0).copy()
+        for i in range(x.shape[0] - 1, 0, -1):
+            back[i - 1] += back[i] * 0.5
+        return o * back
+    x = np.random.default_rng(3).standard_normal((8, 2))
+    same_as_numpy(f, x)
+    X = np.stack([x, np.cos(x)])
+    np.testing.assert_allclose(vg.vmap(f)(X), np.stack([f(a) for a in X]), rtol=1e-12)

@@ -235,7 +235,7 @@ def _emit_region(g: Graph, r: Region, users: set[Var], b: Builder, env: _Env,
     body_out: dict[int, Var] = {}
     x_atoms: list[list[Atom]] = []
     inv_atoms: list[Atom] = []
-    for j in range(nm):
+    for j in _step_order(r.sig):
         e0 = g.eqns[last[j]]
         ins: list[Atom] = []
         for p, code in enumerate(r.sig[j]):
@@ -285,6 +285,28 @@ def _emit_region(g: Graph, r: Region, users: set[Var], b: Builder, env: _Env,
     return Recurrence(src, "", T, became,
                       "each step reads the previous step's result (a recurrence)",
                       tuple(sorted({e.src for e in body_eqns if e.src}, key=lambda s: s.line)))
+
+
+def _step_order(sig: tuple) -> list[int]:
+    """The members of a step, each after the members of the same step it reads (("g", i)
+    operands): a region that starts mid-iteration (`o[i] = tanh(o[i-1] + x[i])` run twice
+    over the rows) lists a member before one it reads."""
+    order: list[int] = []
+    done, entered = [False] * len(sig), [False] * len(sig)
+    for j0 in range(len(sig)):
+        stack = [(j0, False)]
+        while stack:
+            j, ready = stack.pop()
+            if ready:
+                done[j] = True
+                order.append(j)
+                continue
+            if entered[j]:
+                continue
+            entered[j] = True
+            stack.append((j, True))
+            stack += [(c[1], False) for c in sig[j] if c[0] == "g" and not done[c[1]]]
+    return order
 
 
 def _region_src(g: Graph, r: Region) -> Any:
