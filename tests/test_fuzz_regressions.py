@@ -1200,3 +1200,15 @@ def test_a_recurrence_whose_rolled_step_starts_mid_iteration(form):
     same_as_numpy(f, x)
     X = np.stack([x, np.cos(x)])
     np.testing.assert_allclose(vg.vmap(f)(X), np.stack([f(a) for a in X]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["r_", "c_"])
+def test_np_r_and_c_of_traced_arrays_point_at_vnps(form):
+    """np.r_[x, 1.0] of a traced x is refused (NumPy's AxisConcatenator converts it without
+    dispatching), and the error said vecgrad.numpy had no lib.AxisConcatenator, while
+    vnp.r_ and vnp.c_ exist: it names them now."""
+    x = np.arange(3.0)
+    with pytest.raises(vg.TracedIntoNumpyError, match=r"vnp\.r_\[\.\.\.\] or vnp\.c_"):
+        vg.jit(lambda x: getattr(np, form)[x, x * 2.0])(x)
+    np.testing.assert_array_equal(vg.jit(lambda x: getattr(vnp, form)[x, x * 2.0])(x),
+                                  getattr(np, form)[x, x * 2.0])

@@ -188,7 +188,10 @@ class TracedIntoNumpyError(VecgradError, TypeError):
     def __init__(self, src: Src | None = None, numpy_func: str | None = None):
         src = src or user_src(2)
         if numpy_func:
-            instead = (f"call vnp.{numpy_func}(...) instead (import vecgrad.numpy as vnp)"
+            instead = ("np.r_[...] and np.c_[...] do not hand traced arrays to vecgrad: write "
+                       "vnp.r_[...] or vnp.c_[...] (import vecgrad.numpy as vnp)"
+                       if numpy_func.endswith("AxisConcatenator") else
+                       f"call vnp.{numpy_func}(...) instead (import vecgrad.numpy as vnp)"
                        if _in_vnp(numpy_func) else
                        f"vecgrad.numpy has no {numpy_func}: compute it outside the traced "
                        "function, or from the vnp functions it is made of")
