@@ -92,3 +92,31 @@ def test_sums_over_leading_or_last_axes_by_blas(shape, axes, dtype):
             got = f(xx)
             assert got.dtype == dtype and got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("spec,shapes", [("ab,b->a", [(6, 5), (5,)]), ("a,ab->b", [(6,), (6, 5)]),
+                                         ("ba,bc->ac", [(4, 3), (4, 5)]), ("a,a->", [(7,), (7,)]),
+                                         ("ab,cb->ac", [(3, 4), (5, 4)]),
+                                         ("ba,cb->ac", [(4, 3), (5, 4)])])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+def test_small_products_run_as_np_dot(spec, shapes, dtype):
+    # a small contraction is np.dot of the operands or their transposed views (np.einsum
+    # parses its spec on every call): the same values and dtype as np.einsum, also on views
+    (a, b), out = spec.split("->")[0].split(","), spec.split("->")[1]
+    assert L._plan_dot(a, b, out, [np.dtype(dtype)] * 2) is not None
+    rng = np.random.default_rng(0)
+    xs = [(rng.standard_normal(s) + 0j * (dtype == np.complex128)).astype(dtype) for s in shapes]
+    plan = L.plan_einsum(spec, shapes, [np.dtype(dtype)] * 2)
+    for args in (xs, [np.pad(x, 1)[tuple(slice(1, 1 + n) for n in x.shape)] for x in xs]):
+        got, want = plan(*args), np.einsum(spec, *args)
+        assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_no_dot_plan_for_ints_sums_or_reordered_results():
+    f8 = [np.dtype(np.float64)] * 2
+    assert L._plan_dot("ab", "b", "a", [np.dtype(np.int64)] * 2) is None
+    assert L._plan_dot("ab", "bc", "ca", f8) is None  # (the result transposed)
+    assert L._plan_dot("abc", "c", "ab", f8) is None
+    assert L._plan_dot("ab", "ab", "", f8) is None  # (two letters contracted)
+    assert L._plan_dot("ab", "c", "ac", f8) is None  # (no letter contracted)

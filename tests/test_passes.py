@@ -1159,7 +1159,9 @@ SMALL_TERMS_FIRST_GOLDEN = """\
 
 def _rule_add_everywhere(x):
     everywhere = P.BasicIndex((P.Sl(0, 2, 1), P.Sl(0, 3, 1)))
-    return vnp.exp(P.setitem_add(vnp.sin(x), P.reshape(x[:, 0], shape=(2, 1)), idx=everywhere))
+    backwards = P.BasicIndex((P.Sl(1, -1, -1), P.Sl(0, 3, 1)))  # (rows in reverse)
+    return vnp.exp(P.setitem_add(vnp.sin(x), P.reshape(x[:, 0], shape=(2, 1)), idx=everywhere)
+                   ) + P.setitem_add(vnp.cos(x), vnp.tanh(x), idx=backwards)
 
 
 ADD_EVERYWHERE_GOLDEN = """\
@@ -1169,7 +1171,12 @@ ADD_EVERYWHERE_GOLDEN = """\
   d:f64[2,1] = reshape[shape=(2, 1)] c
   e:f64[2,3] = add b d
   f:f64[2,3] = exp e
-  in (f) }"""
+  g:f64[2,3] = cos a
+  h:f64[2,3] = tanh a
+  i:f64[2,3] = getitem[idx=(1:-1:-1, 0:3)] h
+  j:f64[2,3] = add g i
+  k:f64[2,3] = add f j
+  in (k) }"""
 
 
 def test_einsum_summing_a_broadcast_axis_multiplies_by_its_length():
@@ -1298,7 +1305,8 @@ RULE_TESTS = {
                                                  _golden(DIV_OF_SCALED_GOLDEN)),
     "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small": (
         _rule_small_terms_first, _golden(SMALL_TERMS_FIRST_GOLDEN)),
-    "x.at[:, ..., :].add(v) = x + v": (_rule_add_everywhere, _golden(ADD_EVERYWHERE_GOLDEN)),
+    "x.at[:, ..., :].add(v) = x + v; x.at[::-1, :].add(v) = x + v[::-1, :]": (
+        _rule_add_everywhere, _golden(ADD_EVERYWHERE_GOLDEN)),
     "reduce(x, axes=()) = x: nothing reduced": (_rule_reduce_no_axes,
                                                 _golden(REDUCE_NO_AXES_GOLDEN)),
     "sum(reshape(view), axes) = reshape(sum(view, axes')), the axes whole axes of view": (

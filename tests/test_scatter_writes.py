@@ -206,3 +206,91 @@ def test_segment_max_through_edges_matches_numpy():
     src, dst = R.integers(0, 6, (2, 15))
     np.testing.assert_allclose(vg.jit(f)(x, W, src, dst), ref(x, W, src, dst), rtol=1e-14)
     fd_check(f, (x, W, src, dst), (0, 1))
+
+
+# ------------------------------------------ the NumPy backend's take_along / scatter_add_along
+
+@pytest.mark.parametrize("n", [7, 1000, 3000])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_lowered_scatter_add_along_is_the_impl(n, dtype):
+    # the backend decides its kernel once, when compiling (np.add.at for a 1-D float64
+    # histogram of at least 1,000 values); every case must equal the impl's sums and raise
+    # NumPy's IndexError out of bounds, negative positions wrapping
+    from vecgrad.backends.numpy.table import lower
+    from vecgrad.ir import Aval
+    rng = np.random.default_rng(n)
+    v, idx = rng.standard_normal(n).astype(dtype), rng.integers(-64, 64, n)
+    f = lower(P.scatter_add_along, {"axis": 0, "size": 64},
+              [Aval(v.shape, v.dtype), Aval(idx.shape, idx.dtype)])
+    want = np.zeros(64)
+    np.add.at(want, idx, v.astype(np.float64))  # (float32 values summed in float64)
+    got = f(v, idx)
+    assert got.dtype == dtype and got.shape == (64,)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-4 if dtype == np.float32 else 0)
+    np.testing.assert_array_equal(got, P.scatter_add_along.impl(v, idx, axis=0, size=64))
+    bad = idx.copy()
+    bad[n // 2] = 64
+    with pytest.raises(IndexError):
+        f(v, bad)
+
+
+@pytest.mark.parametrize("xs,ids,axis", [((9,), (30,), 0), ((4, 9), (1, 5), 1),
+                                         ((4, 9), (4, 5), 1), ((9, 3), (6, 1), 0)])
+def test_lowered_take_along_is_the_impl(xs, ids, axis):
+    from vecgrad.backends.numpy.table import lower
+    from vecgrad.ir import Aval
+    rng = np.random.default_rng(0)
+    x, idx = rng.standard_normal(xs), rng.integers(-xs[axis], xs[axis], ids)
+    f = lower(P.take_along, {"axis": axis}, [Aval(x.shape, x.dtype), Aval(idx.shape, idx.dtype)])
+    np.testing.assert_array_equal(f(x, idx), np.take_along_axis(x, idx, axis))
+
+
+def test_histogram_rmw_gradient_through_the_lowered_kernels():
+    def f(v, idx):
+        h = vnp.zeros(40)
+        for k in range(len(v)):
+            h[idx[k]] = h[idx[k]] + v[k] ** 2
+        return np.sum(np.sqrt(h + 1.0))
+
+    v, idx = R.standard_normal(1200), R.integers(0, 40, 1200)
+    want = np.sum(np.sqrt(np.bincount(idx, v ** 2, 40) + 1.0))
+    np.testing.assert_allclose(vg.jit(f)(v, idx), want, rtol=1e-12)
+    fd_check(f, (v, idx), 0)
+
+
+def test_fused_softmax_and_logsumexp_leave_a_transposed_view_input_alone():
+    # their short-last-axis paths work in place on a transposed copy: where x is itself the
+    # transpose of a C-contiguous array, that "copy" must not be x's memory
+    from scipy.special import logsumexp
+    from vecgrad.primitives.nn import _logsumexp, _softmax
+    y = np.random.default_rng(0).standard_normal((16, 200))
+    y0 = y.copy()
+    np.testing.assert_allclose(_softmax(y.T, 1), np.exp(y0.T - logsumexp(y0.T, 1)[:, None]),
+                               rtol=1e-12)
+    np.testing.assert_allclose(_logsumexp(y.T, 1), logsumexp(y0.T, axis=1), rtol=1e-12)
+    np.testing.assert_array_equal(y, y0)
+
+
+def reset_rows(X, idx=(3, 0, 2, 3, 1, 0, 2, 2, 1, 3)):
+    out = vnp.zeros(X.shape[0])
+    for r in range(X.shape[0]):
+        buf = vnp.zeros(4)
+        for j, k in enumerate(idx):
+            buf[k] += X[r, j]
+        out[r] = np.log(np.sum(np.exp(buf)))
+    return np.sum(out ** 2)
+
+
+def test_buffer_reset_per_row_batches_and_its_gradient_is_a_view_not_a_buffer():
+    # the rows' segment sums batch in a second pass, in the reverse of the rows' order; the
+    # cotangent written back through that reversed slice is a reversed view (x.at[::-1].add(v)
+    # into zeros), with no zeros buffer and no add-into
+    X = R.standard_normal((24, 10))
+    M = np.zeros((10, 4))
+    M[np.arange(10), (3, 0, 2, 3, 1, 0, 2, 2, 1, 3)] = 1.0
+    np.testing.assert_allclose(vg.jit(reset_rows)(X),
+                               np.sum(np.log(np.sum(np.exp(X @ M), 1)) ** 2), rtol=1e-12)
+    fd_check(reset_rows, (X,), 0)
+    final = vg.show(reset_rows, X, argnums=0)
+    final = final[final.index("=== final"):final.index("=== generated")]
+    assert "setitem_add" not in final and "full[" not in final, final

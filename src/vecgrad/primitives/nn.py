@@ -12,6 +12,7 @@ from .elementwise import (
     _broadcast,
     _keep,
     batch_elementwise,
+    exp,
     real_only,
     reduce_along,
     reduce_sum,
@@ -32,8 +33,8 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     if axis == x.ndim - 1 and short_last_axis(x):
         # a short last axis: work on the transposed copy, where each reduction is SIMD
         # over whole rows (see reduce_along), and transpose back once
-        e = np.ascontiguousarray(x.reshape(-1, n).T)
-        e -= e.max(0)
+        e = x.reshape(-1, n).T.copy()  # (not ascontiguousarray: x may be that transpose's
+        e -= e.max(0)                  # view, which the in-place steps would overwrite)
         np.exp(e, out=e)
         e /= e.sum(0)
         return np.ascontiguousarray(e.T).reshape(x.shape)
@@ -83,10 +84,23 @@ softmax_vjp = register(Primitive(
 
 
 def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
-    m = reduce_along(np.max, x, (axis,), keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) slices: let exp/log give the limit
-    return np.asarray(np.log(reduce_along(np.sum, np.exp(x - m), (axis,)))
-                      + np.squeeze(m, axis))
+    # one shifted copy, exponentiated and summed in place (a short last axis transposed once,
+    # so both reductions run over whole rows): (3000, 32) 2.3 ms -> 0.4 ms, (200, 16) 15 ->
+    # 10 us, measured (fresh temporaries of that size fault their pages in on every call)
+    if axis == x.ndim - 1 and short_last_axis(x):
+        n = x.shape[-1]
+        e = x.reshape(-1, n).T.copy()  # (a copy even where the transpose is contiguous)
+        ax, shape = 0, x.shape[:-1]
+    else:
+        e, ax, shape = x, axis, None
+    m = e.max(ax, keepdims=True)
+    if not np.isfinite(m).all():  # all -inf (or inf) slices: let exp/log give the limit
+        m = np.where(np.isfinite(m), m, 0)
+    e = np.subtract(e, m, out=e if shape is not None else None)
+    np.exp(e, out=e)
+    r = np.log(e.sum(ax))
+    r += np.squeeze(m, ax)
+    return np.asarray(r if shape is None else r.reshape(shape))
 
 
 def _lse_shape(x: Aval, axis: int) -> Aval:
@@ -94,7 +108,13 @@ def _lse_shape(x: Aval, axis: int) -> Aval:
     return Aval(x.shape[:axis] + x.shape[axis + 1:], x.dtype)
 
 
+def _lse_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
+    # softmax(x) = exp(x - logsumexp(x)), from the answer at hand: a subtraction and an exp
+    # (x - lse <= 0: no overflow), not softmax's max, shift, exp, sum and divide again
+    # ((200, 16): 11 -> 4 us; (64, 1000): 350 -> 200 us, measured)
+    return (_keep(x, g, (axis,)) * exp(x - _keep(x, ans, (axis,))),)
+
+
 logsumexp = register(Primitive(
-    "logsumexp", _logsumexp, _lse_shape,
-    lambda g, ans, x, axis: (_keep(x, g, (axis,)) * softmax(x, axis=axis),),
+    "logsumexp", _logsumexp, _lse_shape, _lse_vjp,
     lambda n, b, x, axis: logsumexp(x, axis=axis + 1)))

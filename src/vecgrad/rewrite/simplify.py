@@ -67,10 +67,26 @@ def _no_axes(e: Eqn, c: Ctx) -> object:
 def _add_everywhere(e: Eqn, c: Ctx) -> object:
     x, v = e.inputs
     idx = e.params["idx"]
-    if not P.is_basic(idx) or not _whole(idx, x.aval.shape) or \
-            P.add.shape_rule(x.aval, v.aval) != e.out.aval:
+    shape = x.aval.shape
+    # (axes covered in reverse: a group batched in the reverse of the rows' order; v's
+    # elements land reversed there, so x + v[::-1], a view, not a copy through a buffer)
+    if not P.is_basic(idx) or len(idx) != len(shape) or not all(
+            isinstance(k, P.Sl) and len(k) == d and (k.step == 1 and k.start == 0 or
+                                                     k.step == -1 and k.start == d - 1)
+            for k, d in zip(idx, shape)) or P.add.shape_rule(x.aval, v.aval) != e.out.aval:
         return None
-    return P.add, (x, v), {}
+    if _whole(idx, shape):
+        return P.add, (x, v), {}
+    lead = len(shape) - v.aval.ndim
+    rev = tuple(P.Sl(d - 1, -1, -1) if k.step == -1 and d > 1 else P.Sl(0, d, 1)
+                for k, d in zip(idx[lead:], v.aval.shape))
+    if all(k.step == 1 for k in rev):
+        return P.add, (x, v), {}
+    r = c.emit(P.getitem, (v,), {"idx": rev}, e.src)
+    zero = c.def_of(x, P.full)  # (a cotangent's zeros: the reversed view itself)
+    if zero is not None and zero.params["value"] == 0 and r.aval == e.out.aval:
+        return r
+    return P.add, (x, r), {}
 
 
 def _full_index(e: Eqn) -> bool:
@@ -429,7 +445,8 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_einsum, "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
-    Rule(P.setitem_add, _add_everywhere, "x.at[:, ..., :].add(v) = x + v"),
+    Rule(P.setitem_add, _add_everywhere, "x.at[:, ..., :].add(v) = x + v; "
+         "x.at[::-1, :].add(v) = x + v[::-1, :]"),
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
     Rule(P.neg, _neg_neg, "-(-x) = x"),
     Rule(P.log, _log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),

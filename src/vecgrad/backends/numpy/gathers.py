@@ -14,6 +14,7 @@ import numpy as np
 from ... import kernels
 from ...ir import Aval
 from ...primitives import gathers as G
+from ...primitives import sorting as S
 from ...primitives.structural import Adv, Sl, to_key
 from .lowering import VIEW, Lowering
 from .timing import timings
@@ -187,6 +188,36 @@ def _row_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype, flat: np.ndar
     return rows
 
 
+# ------------------------------------------------- take_along / scatter_add_along, decided once
+
+def _take_along(avals: list[Aval], axis: int) -> Callable:
+    """take_along's branch chosen when compiling from the operands' shapes (the impl decides
+    on every call, several Python steps for a small program's gather)."""
+    x, idx = avals
+    if all(d == 1 for i, d in enumerate(idx.shape) if i != axis):
+        if x.ndim == 1:
+            return np.take
+        return lambda x, i: np.take(x, i.reshape(-1), axis)
+    return functools.partial(S._take_along, axis=axis)
+
+
+def _scatter_add_along(avals: list[Aval], axis: int, size: int, unique: bool = False
+                       ) -> Callable:
+    """A 1-D float64 scatter-add of at least 1,000 values (a histogram, an edge list's
+    per-node sum) is `np.add.at` into zeros, as the impl runs it, without the impl's shape
+    and bounds bookkeeping on every call (np.add.at checks the bounds and wraps negative
+    positions itself, as NumPy's indexing does); every other case runs the impl."""
+    g, idx = avals
+    if (not unique and g.ndim == 1 and idx.shape == g.shape and g.dtype == np.float64
+            and g.shape[0] >= 1000):
+        def run(v: np.ndarray, i: np.ndarray) -> np.ndarray:
+            out = np.zeros(size)
+            np.add.at(out, i, v)
+            return out
+        return run
+    return functools.partial(S._scatter_add_along, axis=axis, size=size, unique=unique)
+
+
 def _strided_add_inplace(base: np.ndarray, v: np.ndarray, start: tuple, dims: tuple
                          ) -> np.ndarray:
     v = np.asarray(v)
@@ -201,4 +232,6 @@ LOWERINGS = {
     "take": Lowering(lower=lambda avals, ids, axis: functools.partial(np.take, indices=ids.arr,
                                                                       axis=axis)),
     "segment_sum": Lowering(lower=_segment_sum),
+    "take_along": Lowering(lower=_take_along),
+    "scatter_add_along": Lowering(lower=_scatter_add_along),
 }

@@ -45,14 +45,38 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
                 return cands["loop"]
             return cands["lead"] if "lead" in cands and _mm_moves_big(a, b, out, shapes) \
                 else cands["mm"]
-        if work < 4096:
-            return cands["loop"]
+        if work < 4096:  # (np.einsum parses its spec on every call: 1-3 us, np.dot 0.5)
+            return _plan_dot(ins[0], ins[1], out, dts) or cands["loop"]
         return cands[choose_einsum(spec, [tuple(s) for s in shapes], dts, cands)]
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
         fast = _plain_sum(ins[0], out, shapes[0], dtypes[0]) if dtypes else None
         return fast or (lambda x: _owned(np.einsum(spec, x), x))
     path = np.einsum_path(spec, *[np.empty(s) for s in shapes], optimize="optimal")[0]
     return lambda *xs: np.einsum(spec, *xs, optimize=path)
+
+
+def _plan_dot(a: str, b: str, out: str, dtypes: list[np.dtype]) -> Callable | None:
+    """A matrix or vector product of operands of at most two axes, one letter contracted,
+    none summed alone, the result in order ('ab,b->a', 'a,ab->b', 'ba,bc->ac', 'a,a->'):
+    `np.dot` of the operands or their transposed views, the same BLAS call without
+    np.einsum's parsing of its spec on every call (the small contractions of a small
+    program's gradient, where that parsing is most of the time)."""
+    contr = set(a) & set(b)
+    if len(contr) != 1 or len(a) > 2 or len(b) > 2 or any(d.kind not in "fc" for d in dtypes):
+        return None
+    c = contr.pop()
+    fa, fb = a.replace(c, ""), b.replace(c, "")
+    if c in out or out != fa + fb:
+        return None
+    ta = len(a) == 2 and a[0] == c  # x's contracted axis first: its transposed view
+    tb = len(b) == 2 and b[1] == c
+    if ta and tb:
+        return lambda x, y: np.dot(x.T, y.T)
+    if ta:
+        return lambda x, y: np.dot(x.T, y)
+    if tb:
+        return lambda x, y: np.dot(x, y.T)
+    return np.dot
 
 
 def _plain_sum(a: str, out: str, shape: tuple[int, ...], dtype: np.dtype
