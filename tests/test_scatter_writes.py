@@ -261,13 +261,12 @@ def test_histogram_rmw_gradient_through_the_lowered_kernels():
 def test_fused_softmax_and_logsumexp_leave_a_transposed_view_input_alone():
     # their short-last-axis paths work in place on a transposed copy: where x is itself the
     # transpose of a C-contiguous array, that "copy" must not be x's memory
-    from scipy.special import logsumexp
     from vecgrad.primitives.nn import _logsumexp, _softmax
     y = np.random.default_rng(0).standard_normal((16, 200))
     y0 = y.copy()
-    np.testing.assert_allclose(_softmax(y.T, 1), np.exp(y0.T - logsumexp(y0.T, 1)[:, None]),
-                               rtol=1e-12)
-    np.testing.assert_allclose(_logsumexp(y.T, 1), logsumexp(y0.T, axis=1), rtol=1e-12)
+    lse = np.log(np.sum(np.exp(y0.T), axis=1))
+    np.testing.assert_allclose(_softmax(y.T, 1), np.exp(y0.T - lse[:, None]), rtol=1e-12)
+    np.testing.assert_allclose(_logsumexp(y.T, 1), lse, rtol=1e-12)
     np.testing.assert_array_equal(y, y0)
 
 
