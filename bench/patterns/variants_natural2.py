@@ -8,9 +8,10 @@ rounds of message passing, scatter-means with counts from the loop, `sum(...) / 
 segment softmax over neighbour lists, triplet and contrastive losses over index lists, a sparse
 COO mat-vec and CSR rows through `indptr`.
 
-Each has a hand-vectorized NumPy reference. Python's `max(a, b)` / `min(...)` of traced values
-and `np.array(list_of_traced)` are refused with typed errors (a comparison's bool(), NumPy's
-own array constructor), so the programs here write `np.maximum` and `np.stack` instead."""
+Each has a hand-vectorized NumPy reference. Python's builtin `max(buf[i], v)` and `min(...)`
+of a comprehension of traced 0-d values are folds of selections (vecgrad.pybuiltins);
+`np.array(list_of_traced)` stays refused with a typed error (NumPy's own constructor cannot
+return a traced array), so the programs here build arrays with `np.stack`."""
 from __future__ import annotations
 
 import functools
@@ -382,6 +383,20 @@ def maximum_rmw_rows_ref(X, w):
     return np.sum(np.log1p(np.maximum(X @ w, 0.0) * (1.0 + w[0] ** 2)))
 
 
+def builtin_max_rmw(X, w):
+    """Item 1 (style): Python's builtin max on 0-d values read and written back in place,
+    buf[i] = max(buf[i], X[i] @ w - 0.5), then min() of the value and a cap."""
+    buf = vnp.zeros(X.shape[0])
+    for i in range(X.shape[0]):
+        buf[i] = max(buf[i], X[i] @ w - 0.5)
+        buf[i] = min(buf[i], 2.0)
+    return np.sum(buf ** 2)
+
+
+def builtin_max_rmw_ref(X, w):
+    return np.sum(np.minimum(np.maximum(X @ w - 0.5, 0.0), 2.0) ** 2)
+
+
 def tuple_state_rmw(X, W):
     """Item 1 (style): a per-row kernel returning a tuple (mean, scale) whose parts are
     written into two buffers, then read back together."""
@@ -662,6 +677,18 @@ def _centres_inputs(rng, n, k, d):
     return normal(rng, n, d), normal(rng, k, d)
 
 
+def builtin_min_comprehension(X, C):
+    """Item 4 (style): Python's builtin min of a generator over centres per point, summed by
+    Python's sum (a k-means objective)."""
+    return sum(min(np.sum((X[i] - C[k]) ** 2) for k in range(C.shape[0]))
+               for i in range(X.shape[0]))
+
+
+def builtin_min_comprehension_ref(X, C):
+    D = np.sum((X[:, None, :] - C[None, :, :]) ** 2, axis=-1)
+    return np.sum(D.min(1))
+
+
 def triplet_index_lists(E, triplets, margin):
     """Item 4 (style): a triplet margin loss over a static list of (anchor, positive,
     negative) index triples."""
@@ -749,6 +776,7 @@ PATTERNS = [
     _p("product_grid_writes", 1, {"small": {"n": 3, "m": 4}, "default": {"n": 60, "m": 50}},
        (0, 1, 2), _grid_inputs),
     _p("maximum_rmw_rows", 1, _ROWS, (0, 1), _row_vec_inputs),
+    _p("builtin_max_rmw", 1, _ROWS, (0, 1), _row_vec_inputs),
     _p("tuple_state_rmw", 1, {"small": {"n": 5, "d": 3}, "default": {"n": 2000, "d": 32}},
        (0, 1), _xw_inputs),
     _p("dict_params_rows", 4, _ROWS, (0, 1, 2, 3), _xwbv_inputs),
@@ -770,6 +798,9 @@ PATTERNS = [
     _p("sum_over_len", 4, _ROWS, (0, 1), _row_vec_inputs),
     _p("min_over_centres", 4, {"small": {"n": 5, "k": 3, "d": 2},
                                "default": {"n": 1000, "k": 8, "d": 16}}, (0, 1),
+       _centres_inputs),
+    _p("builtin_min_comprehension", 4, {"small": {"n": 5, "k": 3, "d": 2},
+                                        "default": {"n": 1000, "k": 8, "d": 16}}, (0, 1),
        _centres_inputs),
     _p("triplet_index_lists", 4, {"small": {"v": 6, "m": 5, "d": 3},
                                   "default": {"v": 500, "m": 3000, "d": 16}}, (0,),

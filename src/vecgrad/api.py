@@ -28,6 +28,7 @@ from .errors import ArgumentError, _where, user_src
 from .hooks import API
 from .interpret import inline
 from .ir import Aval, Graph
+from .pybuiltins import traced_builtins
 from .pytree import describe, flatten, is_leaf, leaf_signature, unflatten
 from .signature import ARRAY, Call, array_call, clear_memo, flatten_call, unflatten_call
 from .staging import (
@@ -608,7 +609,8 @@ def trace_graph(fun: Callable, args: tuple, hash_cons: bool = True) -> Graph:
     call = Call(td, sig)
     with _gc_paused(), Builder(hash_cons=hash_cons) as b:
         a, kw = unflatten_call(td, [new_input(v, b) for v in call.avals])
-        res = fun(*a, **kw)
+        with traced_builtins():
+            res = fun(*a, **kw)
         atoms = [to_atom(x) for x in flatten(res)[0]]
     return b.build(atoms)
 

@@ -37,6 +37,7 @@ from .errors import (
 )
 from .interpret import inline, vmap
 from .ir import Atom, Const, Graph, Var
+from .pybuiltins import traced_builtins
 from .pytree import flatten, unflatten
 from .randomness import checked_trace
 from .signature import ARRAY, Call, unflatten_call
@@ -146,7 +147,8 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
         args, kwargs = unflatten_call(call.td, tracers)
         _type_of_numbers(fun, call, args, kwargs)
         try:  # (random numbers drawn while tracing raise: see randomness)
-            res = checked_trace(fun, call.td, lambda: fun(*args, **kwargs))
+            with traced_builtins():  # (Python's max/min of traced 0-d values)
+                res = checked_trace(fun, call.td, lambda: fun(*args, **kwargs))
         except Exception as ex:
             _blame(b, call, tracers, ex)
             _blame_numpy_store(b, ex)
