@@ -31,6 +31,7 @@ from . import gather
 from .agenda import schedule
 from .chains import normalize
 from .deps import BREAD, READ, SNAP, SUM, WRITE, Plan, plan
+from .listmaps import list_maps
 from .lists import list_reads, list_sums
 from .notes import Notes
 from .packed import packed_rows
@@ -529,8 +530,11 @@ def _batch_once(g: Graph) -> Graph:
         g1 = packed_rows(cumulative_sums(g))
         if g1 is not g:
             g = dce(g1)
-    if list_reads(g):  # (sums over rows picked by index lists: see lists)
-        g1 = list_sums(g)
+    if list_reads(g):  # (sums over rows picked by index lists, and row-wise work on
+        g1 = list_sums(g)  # lists of several lengths: see lists, listmaps)
+        if g1 is not g:
+            g = dce(g1)
+        g1 = list_maps(g)
         if g1 is not g:
             g = dce(g1)
     p = plan(g, n_uses if g is g0 else None)

@@ -1,0 +1,73 @@
+"""Row-wise work on rows picked by static index lists of different lengths (batch/listmaps.py):
+`x[nb] @ W`, `tanh(x[nb] + b)`, pieces appended then concatenated, a sum over each list after
+row-wise steps. Each read is a tile of one gather at the concatenated lists, and alike row-wise
+operations of tiles run once on the whole. Batched equals unbatched (values and VJPs), the
+gradients match central differences, and the batched graph holds one gather and one product,
+not one per list; operations that are not row-wise along the list's axis stay per list."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_batch import check as check_batched
+from test_batch import count
+from test_list_sums import ragged_lists
+
+from vecgrad import primitives as P
+
+R = np.random.default_rng(5)
+
+
+def concat_pieces(x, W, b, nbrs):
+    pieces = []
+    for nb in nbrs:
+        h = x[nb] @ W
+        pieces.append(np.tanh(h * h + b))
+    return np.sum(np.log1p(np.concatenate(pieces) ** 2))
+
+
+def per_list_sums(x, W, nbrs):
+    return sum(np.sum(np.tanh(x[nb] @ W), axis=0) @ W[0] for nb in nbrs)
+
+
+def columns_then_rows(A, v, cols):
+    # lists along a later axis; the row-wise step broadcasts v along the other axis
+    return sum(np.sum(np.sin(A[:, c] * v[:, None]) ** 2) for c in cols)
+
+
+def not_rowwise(x, nbrs):
+    # x[nb] - x[nb].mean(0): the mean varies per list, a product with a per-list matrix
+    return sum(np.sum((x[nb] - np.mean(x[nb], axis=0)) ** 2 * len(nb)) for nb in nbrs)
+
+
+def test_pieces_concatenated_are_one_gather_and_one_product():
+    x, W, b = R.standard_normal((9, 3)), R.standard_normal((3, 4)), R.standard_normal(4)
+    nbrs = ragged_lists(9, 7, 5)
+    e = check_batched(concat_pieces, (x, W, b, nbrs), argnums=(0, 1, 2))
+    g = e.stages["batch"]
+    assert count(g, P.einsum) == 1 and count(g, P.tanh) == 1, g
+
+
+def test_sums_over_each_list_after_rowwise_steps():
+    x, W = R.standard_normal((8, 3)), R.standard_normal((3, 3))
+    nbrs = ragged_lists(8, 6, 4)
+    e = check_batched(per_list_sums, (x, W, nbrs), argnums=(0, 1))
+    g = e.stages["batch"]
+    assert count(g, P.tanh) == 1 and count(g, P.segment_sum) == 1, g
+
+
+@pytest.mark.parametrize("f,args", [
+    (columns_then_rows, (R.standard_normal((3, 8)), R.standard_normal(3),
+                         ragged_lists(8, 5, 4))),
+    (not_rowwise, (R.standard_normal((7, 2)), ragged_lists(7, 5, 4)))])
+def test_other_shapes_stay_exact(f, args):
+    check_batched(f, args, argnums=0)
+
+
+def test_lists_of_one_length_are_left_to_the_batch_pass():
+    x, W, b = R.standard_normal((9, 3)), R.standard_normal((3, 4)), R.standard_normal(4)
+    nbrs = [[1, 2, 3], [0, 0, 8], [4, 5, 6], [-1, 2, 2]]
+    from vecgrad.api import trace_graph
+    from vecgrad.batch.listmaps import list_maps
+    g = trace_graph(lambda x, W, b: concat_pieces(x, W, b, nbrs), (x, W, b))
+    assert list_maps(g) is g
+    check_batched(concat_pieces, (x, W, b, nbrs), argnums=(0, 1, 2))
