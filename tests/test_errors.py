@@ -109,18 +109,28 @@ def test_concrete_value_of_a_tracer(fn):
 
 
 def _pymax(x):
-    return sum(max(x[i, 0], 0.0) for i in range(3))  # <- error
+    return sum(max(x[i, 0], 0.0) for i in range(3))  # (traced 0-d values: Python's own fold)
+
+
+def _pymax_key(x):
+    return sum(max(x[i, 0], 0.0, key=abs) for i in range(3))  # <- error
 
 
 def _pysorted(x):
     return sorted(x[:, 0])[1] + min(x[0, 0], x[1, 1])  # <- error
 
 
-@pytest.mark.parametrize("fn,names", [(_pymax, "max()"), (_pysorted, "min()/sorted()")],
-                         ids=["max", "sorted_min"])
+@pytest.mark.parametrize("fn,names", [(_pymax_key, "max()"), (_pysorted, "min()/sorted()")],
+                         ids=["max_key", "sorted_min"])
 def test_python_max_min_sorted_point_at_the_array_functions(fn, names):
+    # max/min of traced 0-d values alone are Python's fold (vecgrad.pybuiltins); with a key=,
+    # and sorted(), they still compare traced values with bool()
     msg = raises(vg.ConcretizationError, fn, A)
     assert f"Python's {names} compare" in msg and "vnp.maximum(a, b)" in msg
+
+
+def test_python_max_of_traced_scalars_is_numpys_value():
+    np.testing.assert_allclose(vg.jit(_pymax)(A), _pymax(A), rtol=1e-15)
 
 
 def test_no_builtin_hint_on_a_plain_if():
