@@ -12,6 +12,7 @@ from test_batch import check as check_batched
 from test_batch import count
 from test_list_sums import ragged_lists
 
+import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 
 R = np.random.default_rng(5)
@@ -71,3 +72,34 @@ def test_lists_of_one_length_are_left_to_the_batch_pass():
     g = trace_graph(lambda x, W, b: concat_pieces(x, W, b, nbrs), (x, W, b))
     assert list_maps(g) is g
     check_batched(concat_pieces, (x, W, b, nbrs), argnums=(0, 1, 2))
+
+
+def neighbour_softmax(x, a, nbrs):
+    out = vnp.zeros_like(x)
+    for v, nb in enumerate(nbrs):
+        s = x[nb] @ a
+        p = np.exp(s - np.max(s))
+        p = p / np.sum(p)
+        out[v] = p @ x[nb]
+    return np.sum(out ** 2)
+
+
+def per_list_extremes(x, nbrs):
+    # max and min over each list (columns kept, then all), a dot of two tiles, rows mixed
+    return sum(np.sum(np.max(x[nb], axis=0) * np.min(x[nb])) + x[nb][:, 0] @ x[nb][:, 1]
+               for nb in nbrs)
+
+
+def test_softmax_over_neighbour_lists_is_one_segment_max_and_sums():
+    x, a = R.standard_normal((9, 3)), R.standard_normal(3)
+    nbrs = ragged_lists(9, 9, 5)
+    e = check_batched(neighbour_softmax, (x, a, nbrs), argnums=(0, 1))
+    g = e.stages["batch"]
+    assert count(g, P.exp) == 1 and count(g, P.scatter_reduce_along) == 1, g
+
+
+def test_extremes_and_dots_over_each_list():
+    x = R.standard_normal((8, 3))
+    x[2, 1] = x[5, 1]  # (a tie inside some list: the cotangent is shared, as np.max's)
+    nbrs = ragged_lists(8, 6, 4)
+    check_batched(per_list_extremes, (x, nbrs), argnums=0)

@@ -1,22 +1,33 @@
-"""Before batching: row-wise work on rows picked by static index lists runs once, on one gather.
+"""Before batching: work on rows picked by static index lists runs once, on one gather.
 
 A loop over neighbour lists that maps each list's rows (`x[nb] @ W`, `np.tanh(x[nb] + b)`,
-pieces appended then concatenated) reads the array once per member at that member's own
-list: the reads have as many shapes as there are list lengths, so they and everything computed
-from them ran one by one (2,000x the hand-vectorized forward). Each read is a *tile* of one
-gather at the concatenated lists,
+pieces appended then concatenated) or normalizes over them (a softmax over each node's
+neighbours: `p = np.exp(s - s.max()); p / p.sum(); p @ x[nb]`) reads the array once per
+member at that member's own list: the reads have as many shapes as there are list lengths, so
+they and everything computed from them ran one by one (1,000-2,000x the hand-vectorized
+forward). Each read is a *tile* of one gather at the concatenated lists,
 
     x[..., ids_m, ...] = G[..., start_m:end_m, ...],   G = x[..., concat(ids), ...]
 
-and a row-wise operation (elementwise with operands that do not vary along the list's axis; a
-two-operand einsum whose letter on that axis is free in the tile and absent from the other
-operand; a sum over other axes) of tiles of one gather, alike, is a tile of that operation on
-the whole:  op(G[a:b]) = op(G)[a:b].  A sum over the list's axis is one segment sum (as in
-lists.py). Repeated to a fixpoint, a chain of row-wise work becomes one operation per step, and
-`np.concatenate` of the tiles in order is the whole (simplify's concatenate_of_slices).
+and alike operations of the members become one operation on the whole (each member's value
+then a tile or a row of it):
 
-Only groups pay: two or more reads of one array along one axis, and per operation two or more
-tiles covering at least half the gather's rows (the operation is computed on all its rows).
+- row-wise maps: elementwise with operands constant along the list's axis, a two-operand
+  einsum whose letter there is free in the tile alone, a sum over other axes:
+  op(G[a:b]) = op(G)[a:b];
+- reductions over the list's axis (sum, max, min): one segment reduction S, member m's value
+  its row S[m];
+- a contraction of two tiles of one layout over the list's axis (`p @ x[nb]`, `s @ s`): their
+  product, then one segment sum;
+- elementwise work mixing tiles with member rows (`s - max_m`, `p / sum_m`): the rows spread
+  to the tiles' rows by one gather at the owners (`S[owner]`); on rows alone, op(S)[m].
+
+Repeated to a fixpoint; `np.concatenate` of the tiles in order is the whole (simplify's
+concatenate_of_slices), and writes of the rows at moving positions batch as one view.
+
+Only groups pay: two or more reads of one array along one axis at lists of several lengths
+(lists of one length batch as one 2-d gather already), and per operation two or more members
+(row-wise maps: covering at least half the gather's rows, which are all computed).
 """
 from __future__ import annotations
 
@@ -27,22 +38,42 @@ import numpy as np
 from .. import primitives as P
 from ..index import Adv
 from ..ir import Const, Eqn, Graph, Params, Var
-from ..primitives.linalg import parse_spec
+from ..primitives.linalg import make_spec, parse_spec
 from .lists import _list_read
 
-_MAX_ROUNDS = 8  # row-wise steps followed (each round moves every chain one step)
+_MAX_ROUNDS = 12  # steps followed (each round moves every chain one step)
+_SEGMENT = {P.reduce_sum: "sum", P.reduce_max: "maximum", P.reduce_min: "minimum"}
 
 
-class _Gather:
-    """One gather at the concatenated lists: its value, its list axis, each tile's rows."""
+class _Layout:
+    """How the members' rows tile a gather: each member's (start, end), the owner of each
+    row."""
 
-    __slots__ = ("axis", "bounds", "owner", "var")
+    __slots__ = ("bounds", "owner", "rows")
 
-    def __init__(self, var: Var, axis: int, lengths: list[int]):
-        self.var, self.axis = var, axis
+    def __init__(self, lengths: list[int]):
         ends = np.cumsum(lengths)
         self.bounds = [(int(e - n), int(e)) for e, n in zip(ends, lengths)]
         self.owner = np.repeat(np.arange(len(lengths)), lengths)
+        self.rows = int(ends[-1])
+
+
+class _Tile:
+    """A member's value `whole[..., start:end, ...]` (along `axis`)."""
+
+    __slots__ = ("axis", "layout", "m", "whole")
+
+    def __init__(self, whole: Var, axis: int, layout: _Layout, m: int):
+        self.whole, self.axis, self.layout, self.m = whole, axis, layout, m
+
+
+class _Row:
+    """A member's value `whole[m]`: one row per member along axis 0."""
+
+    __slots__ = ("layout", "m", "whole")
+
+    def __init__(self, whole: Var, layout: _Layout, m: int):
+        self.whole, self.layout, self.m = whole, layout, m
 
 
 def _emit(eqns: list[Eqn], prim: P.Primitive, ins: tuple, params: dict, src: Any) -> Var:
@@ -52,52 +83,15 @@ def _emit(eqns: list[Eqn], prim: P.Primitive, ins: tuple, params: dict, src: Any
     return v
 
 
-def _tile(eqns: list[Eqn], whole: Var, axis: int, a: int, b: int, src: Any) -> Var:
+def _tile_of(eqns: list[Eqn], whole: Var, axis: int, a: int, b: int, src: Any) -> Var:
     idx = tuple(P.Sl(a, b, 1) if q == axis else P.Sl(0, d, 1)
                 for q, d in enumerate(whole.aval.shape))
     return _emit(eqns, P.getitem, (whole,), {"idx": P.BasicIndex(idx)}, src)
 
 
-def _gathers(g: Graph) -> tuple[Graph, dict] | None:
-    """Pass 1: reads of one array at two or more lists of different lengths become tiles of
-    one gather (lists of one length batch as one 2-d gather already)."""
-    groups: dict[tuple, list[Eqn]] = {}
-    for e in g.eqns:
-        if e.prim is P.getitem:
-            j = _list_read(e)
-            if j is not None:
-                rest = tuple(k for q, k in enumerate(e.params["idx"]) if q != j)
-                groups.setdefault((e.inputs[0], j, rest), []).append(e)
-    groups = {k: ms for k, ms in groups.items() if len(ms) > 1 and
-              len({len(m.params["idx"][k[1]].arr) for m in ms}) > 1}
-    if not groups:
-        return None
-    member = {id(e): (k, m) for k, ms in groups.items() for m, e in enumerate(ms)}
-    made: dict[tuple, _Gather] = {}
-    eqns: list[Eqn] = []
-    env: dict[Var, Var] = {}
-    tiles: dict[Var, tuple[_Gather, int]] = {}
-    for e in g.eqns:
-        km = member.get(id(e))
-        if km is None:
-            eqns.append(e)
-            continue
-        k, m = km
-        base, j, rest = k
-        if k not in made:
-            ids = [m.params["idx"][j].arr for m in groups[k]]
-            n = base.aval.shape[j]
-            flat = np.concatenate(ids)
-            flat = np.where(flat < 0, flat + n, flat)
-            idx = rest[:j] + (Adv(flat),) + rest[j:]
-            v = _emit(eqns, P.getitem, (base,), {"idx": idx}, e.src)
-            made[k] = _Gather(v, j, [len(a) for a in ids])
-        G = made[k]
-        a, b = G.bounds[m]
-        t = _tile(eqns, G.var, j, a, b, e.src)
-        env[e.out] = t
-        tiles[t] = (G, m)
-    return _substitute(g, eqns, env), tiles
+def _row_of(eqns: list[Eqn], whole: Var, m: int, src: Any) -> Var:
+    idx = (m,) + tuple(P.Sl(0, d, 1) for d in whole.aval.shape[1:])
+    return _emit(eqns, P.getitem, (whole,), {"idx": P.BasicIndex(idx)}, src)
 
 
 def _substitute(g: Graph, eqns: list[Eqn], env: dict[Var, Var]) -> Graph:
@@ -111,78 +105,151 @@ def _substitute(g: Graph, eqns: list[Eqn], env: dict[Var, Var]) -> Graph:
     return g.replace(eqns=tuple(out), outputs=outs)
 
 
-def _rowwise(e: Eqn, tiles: dict) -> tuple[int, int] | None:
-    """(the tile operand's position, the list axis in the result) where `e` maps one tile
-    row-wise along its list axis; None otherwise."""
-    pos = [q for q, a in enumerate(e.inputs) if a.__class__ is Var and a in tiles]
-    if not pos or any(e.inputs[q] is not e.inputs[pos[0]] for q in pos):
-        return None  # (one tile, perhaps read twice: h * h)
-    q = pos[0]
-    t = e.inputs[q]
-    j = tiles[t][0].axis
-    out = e.out.aval
-    if e.prim.elementwise:
-        if t.aval.shape != out.shape:
-            return None
-        for a in e.inputs:
-            off = j - (out.ndim - a.aval.ndim)
-            if a is not t and off >= 0 and a.aval.shape[off] != 1:
-                return None
-        return q, j
-    if len(pos) > 1:
+# ------------------------------------------------------------------ pass 1: one gather
+
+def _gathers(g: Graph) -> tuple[Graph, dict] | None:
+    """Reads of one array at two or more lists of different lengths become tiles of one
+    gather (lists of one length batch as one 2-d gather already)."""
+    groups: dict[tuple, list[Eqn]] = {}
+    for e in g.eqns:
+        if e.prim is P.getitem:
+            j = _list_read(e)
+            if j is not None:
+                rest = tuple(k for q, k in enumerate(e.params["idx"]) if q != j)
+                groups.setdefault((e.inputs[0], j, rest), []).append(e)
+    groups = {k: ms for k, ms in groups.items() if len(ms) > 1 and
+              len({len(m.params["idx"][k[1]].arr) for m in ms}) > 1}
+    if not groups:
         return None
-    if e.prim is P.einsum and len(e.inputs) == 2:
-        ins, o = parse_spec(e.params["spec"])
-        c = ins[q][j]
-        if c in o and c not in ins[1 - q] and ins[q].count(c) == 1 and o.count(c) == 1:
-            return q, o.index(c)
-        return None
-    if e.prim is P.reduce_sum and j not in e.params["axes"]:
-        return q, j - sum(1 for a in e.params["axes"] if a < j)
-    return None
+    member = {id(e): (k, m) for k, ms in groups.items() for m, e in enumerate(ms)}
+    made: dict[tuple, tuple[Var, _Layout]] = {}
+    eqns: list[Eqn] = []
+    env: dict[Var, Var] = {}
+    vals: dict[Var, Any] = {}
+    for e in g.eqns:
+        km = member.get(id(e))
+        if km is None:
+            eqns.append(e)
+            continue
+        k, m = km
+        base, j, rest = k
+        if k not in made:
+            ids = [r.params["idx"][j].arr for r in groups[k]]
+            n = base.aval.shape[j]
+            flat = np.concatenate(ids)
+            flat = np.where(flat < 0, flat + n, flat)
+            idx = rest[:j] + (Adv(flat),) + rest[j:]
+            made[k] = (_emit(eqns, P.getitem, (base,), {"idx": idx}, e.src),
+                       _Layout([len(a) for a in ids]))
+        G, lay = made[k]
+        a, b = lay.bounds[m]
+        t = _tile_of(eqns, G, j, a, b, e.src)
+        env[e.out] = t
+        vals[t] = _Tile(G, j, lay, m)
+    return _substitute(g, eqns, env), vals
 
 
-def _summed(e: Eqn, tiles: dict) -> bool:
-    """`e` sums one tile over its list axis (a segment of one segment sum)."""
-    return e.prim is P.reduce_sum and e.inputs[0].__class__ is Var and \
-        e.inputs[0] in tiles and tiles[e.inputs[0]][0].axis in e.params["axes"]
-
+# ------------------------------------------------------------- the operations of members
 
 def _key(a: Any) -> Any:
     return a if a.__class__ is Var else ("const", a.key() if isinstance(a, Const) else a)
 
 
-def _round(g: Graph, tiles: dict) -> Graph | None:
-    """One round: the row-wise operations (and sums over the list axis) of two or more tiles
-    of one gather, alike, become one operation on the whole gather, tiled."""
+def _classify(e: Eqn, vals: dict) -> tuple | None:
+    """(group key, how) for an operation of member values that runs as one on the whole;
+    how: ("map", out axis), ("seg", op, axis), ("dot", spec), ("rows",)."""
+    ins = e.inputs
+    mv = [vals.get(a) if a.__class__ is Var else None for a in ins]
+    if all(v is None for v in mv):
+        return None
+    if len({id(v.layout) for v in mv if v is not None}) != 1 or \
+            len({v.m for v in mv if v is not None}) != 1:
+        return None  # (one member's values of one layout only)
+    tiles = [v for v in mv if isinstance(v, _Tile)]
+    rows = [v for v in mv if isinstance(v, _Row)]
+    out = e.out.aval
+    sig = tuple(("T", id(v.whole), v.axis) if isinstance(v, _Tile) else ("R", id(v.whole))
+                if v is not None else _key(a) for a, v in zip(ins, mv))
+    if e.prim.elementwise:
+        if tiles:
+            j = tiles[0].axis
+            if any(t.axis != j for t in tiles) or any(a.aval.shape != out.shape for a, v in
+                                                      zip(ins, mv) if isinstance(v, _Tile)):
+                return None
+            for a, v in zip(ins, mv):
+                if isinstance(v, _Row):  # (a row spreads along the list's axis: its axes after)
+                    if a.aval.ndim > out.ndim - j - 1:
+                        return None
+                elif v is None:
+                    off = j - (out.ndim - a.aval.ndim)
+                    if off >= 0 and a.aval.shape[off] != 1:
+                        return None
+            return ("map", e.prim, e.params, sig), ("map", j)
+        if any(a.aval.shape != out.shape for a, v in zip(ins, mv) if v is not None) or \
+                any(a.aval.ndim > out.ndim for a in ins):
+            return None
+        return ("rows", e.prim, e.params, sig), ("rows",)
+    if rows:
+        return None
+    if e.prim is P.getitem and tiles:  # x[nb][:, 0]: whole along the list's axis
+        j, idx = tiles[0].axis, e.params["idx"]
+        n = ins[0].aval.shape[j]
+        if not P.is_basic(idx) or len(idx) != ins[0].aval.ndim or \
+                not all(isinstance(k, (int, P.Sl)) for k in idx) or idx[j] != P.Sl(0, n, 1):
+            return None
+        rest = tuple(None if q == j else k for q, k in enumerate(idx))
+        return ("take", rest, sig), ("map", j - sum(isinstance(k, int) for k in idx[:j]))
+    if e.prim in _SEGMENT and len(tiles) == 1:
+        j = tiles[0].axis
+        if j in e.params["axes"]:
+            if not np.issubdtype(ins[0].aval.dtype, np.floating) and e.prim is not P.reduce_sum:
+                return None
+            return ("seg", e.prim, e.params, sig), ("seg", _SEGMENT[e.prim], j)
+        if e.prim is P.reduce_sum:
+            return ("map", e.prim, e.params, sig), (
+                "map", j - sum(1 for a in e.params["axes"] if a < j))
+        return None
+    if e.prim is P.einsum and len(ins) == 2:
+        (sa, sb), o = parse_spec(e.params["spec"])
+        if len(tiles) == 1:
+            q = 0 if isinstance(mv[0], _Tile) else 1
+            c = (sa, sb)[q][tiles[0].axis]
+            if c in o and c not in (sa, sb)[1 - q] and (sa, sb)[q].count(c) == 1 and \
+                    o.count(c) == 1:
+                return ("map", e.prim, e.params, sig), ("map", o.index(c))
+            return None
+        ta, tb = tiles
+        c = sa[ta.axis]
+        if sb[tb.axis] != c or c in o or sa.count(c) != 1 or sb.count(c) != 1:
+            return None
+        return ("dot", e.prim, e.params, sig), ("dot", make_spec([sa, sb], c + o))
+    return None
+
+
+def _round(g: Graph, vals: dict) -> Graph | None:
+    """One round: alike operations of two or more members become one on the whole."""
     groups: dict[tuple, list[Eqn]] = {}
     how: dict[int, tuple] = {}
     for e in g.eqns:
-        r = _rowwise(e, tiles)
-        if r is not None:
-            q, oax = r
-            G = tiles[e.inputs[q]][0]
-            k = ("map", e.prim, e.params, id(G),
-                 tuple(None if a is e.inputs[q] else _key(a) for a in e.inputs))
-        elif _summed(e, tiles):
-            q, oax, G = 0, None, tiles[e.inputs[0]][0]
-            k = ("sum", e.params["axes"], id(G))
-        else:
-            continue
-        groups.setdefault(k, []).append(e)
-        how[id(e)] = (k, q, oax, G)
+        c = _classify(e, vals)
+        if c is not None:
+            groups.setdefault(c[0], []).append(e)
+            how[id(e)] = c
     keep = set()
     for k, ms in groups.items():
-        G = how[id(ms[0])][3]
-        covered = 0
-        for e in ms:
-            a, b = G.bounds[tiles[e.inputs[how[id(e)][1]]][1]]
-            covered += b - a
-        if len(ms) > 1 and 2 * covered >= G.bounds[-1][1]:
-            keep.add(k)
+        if len(ms) < 2:
+            continue
+        if how[id(ms[0])][1][0] == "map":
+            lay = next(v.layout for v in (vals.get(a) for a in ms[0].inputs if
+                                          a.__class__ is Var) if v is not None)
+            covered = sum(b - a for a, b in (lay.bounds[_member(e, vals)] for e in ms))
+            if 2 * covered < lay.rows:
+                continue
+        keep.add(k)
     if not keep:
         return None
     made: dict[tuple, Any] = {}
+    spread: dict[tuple, Var] = {}
     eqns: list[Eqn] = []
     env: dict[Var, Var] = {}
     for e in g.eqns:
@@ -190,41 +257,95 @@ def _round(g: Graph, tiles: dict) -> Graph | None:
         if h is None or h[0] not in keep:
             eqns.append(e)
             continue
-        k, q, oax, G = h
-        m = tiles[e.inputs[q]][1]
-        if k[0] == "map":
-            if k not in made:
-                ins = tuple(G.var if a is e.inputs[q] else a for a in e.inputs)
-                W = _emit(eqns, e.prim, ins, dict(e.params), e.src)
-                made[k] = W2 = _Gather(W, oax, [])
-                W2.bounds, W2.owner = G.bounds, G.owner
-            W2 = made[k]
-            a, b = W2.bounds[m]
-            t = _tile(eqns, W2.var, oax, a, b, e.src)
-            tiles[t] = (W2, m)
-            env[e.out] = t
-            continue
-        j, axes = G.axis, e.params["axes"]
+        k, kind = h
+        mv = [vals.get(a) if a.__class__ is Var else None for a in e.inputs]
+        lay = next(v.layout for v in mv if v is not None)
+        m = _member(e, vals)
         if k not in made:
-            made[k] = _emit(eqns, P.segment_sum, (G.var,), {
-                "ids": Adv(G.owner), "axis": j, "num": len(G.bounds)}, e.src)
-        S = made[k]
-        row = tuple(m if i == j else P.Sl(0, d, 1) for i, d in enumerate(S.aval.shape))
-        v = _emit(eqns, P.getitem, (S,), {"idx": P.BasicIndex(row)}, e.src)
-        left = tuple(a - (a > j) for a in axes if a != j)
-        env[e.out] = _emit(eqns, P.reduce_sum, (v,), {"axes": left}, e.src) if left else v
+            made[k] = _whole_op(eqns, e, mv, kind, lay, spread)
+        W = made[k]
+        if kind[0] == "map":
+            a, b = lay.bounds[m]
+            t = _tile_of(eqns, W, kind[1], a, b, e.src)
+            vals[t] = _Tile(W, kind[1], lay, m)
+        else:
+            t = _row_of(eqns, W, m, e.src)
+            vals[t] = _Row(W, lay, m)
+        env[e.out] = t
     return _substitute(g, eqns, env)
 
 
+def _member(e: Eqn, vals: dict) -> int:
+    return next(v.m for v in (vals.get(a) for a in e.inputs if a.__class__ is Var)
+                if v is not None)
+
+
+def _whole_op(eqns: list[Eqn], e: Eqn, mv: list, kind: tuple, lay: _Layout,
+              spread: dict[tuple, Var]) -> Var:
+    """The one operation on the wholes that computes every member's value."""
+    src = e.src
+    if kind[0] == "seg":
+        _, op, j = kind
+        W = mv[0].whole
+        if op == "sum":
+            S = _emit(eqns, P.segment_sum, (W,), {"ids": Adv(lay.owner), "axis": j,
+                                                   "num": len(lay.bounds)}, src)
+        else:
+            shape = W.aval.shape[:j] + (len(lay.bounds),) + W.aval.shape[j + 1:]
+            start = _emit(eqns, P.full, (), {"shape": shape, "dtype": W.aval.dtype,
+                                             "value": -np.inf if op == "maximum" else np.inf},
+                          src)
+            idx = Const(lay.owner.reshape((1,) * j + (-1,) + (1,) * (W.aval.ndim - j - 1)))
+            S = _emit(eqns, P.scatter_reduce_along, (start, W, idx), {"axis": j, "op": op},
+                      src)
+        # the members' axis first; the other summed axes where that puts them
+        left = tuple(a + 1 if a < j else a for a in e.params["axes"] if a != j)
+        if j:
+            S = _emit(eqns, P.transpose, (S,), {"perm": (j,) + tuple(
+                q for q in range(S.aval.ndim) if q != j)}, src)
+        if left:
+            S = _emit(eqns, P.reduce_sum if op == "sum" else
+                      P.reduce_max if op == "maximum" else P.reduce_min, (S,),
+                      {"axes": left}, src)
+        return S
+    if kind[0] == "dot":
+        prod = _emit(eqns, P.einsum, (mv[0].whole, mv[1].whole), {"spec": kind[1]}, src)
+        return _emit(eqns, P.segment_sum, (prod,), {"ids": Adv(lay.owner), "axis": 0,
+                                                     "num": len(lay.bounds)}, src)
+    if e.prim is P.getitem:
+        W, j, idx = mv[0].whole, mv[0].axis, e.params["idx"]
+        whole = tuple(P.Sl(0, lay.rows, 1) if q == j else k for q, k in enumerate(idx))
+        return _emit(eqns, P.getitem, (W,), {"idx": P.BasicIndex(whole)}, src)
+    ins = []
+    out = e.out.aval
+    for a, v in zip(e.inputs, mv):
+        if isinstance(v, _Tile):
+            ins.append(v.whole)
+        elif isinstance(v, _Row) and kind[0] == "map":
+            j = kind[1]  # S[owner], shaped to spread along the tiles' axis
+            shape = (lay.rows,) + (1,) * (out.ndim - j - 1 - a.aval.ndim) + a.aval.shape
+            if (id(v.whole), shape) not in spread:
+                s = _emit(eqns, P.take, (v.whole,), {"ids": Adv(lay.owner), "axis": 0}, src)
+                if s.aval.shape != shape:
+                    s = _emit(eqns, P.reshape, (s,), {"shape": shape}, src)
+                spread[id(v.whole), shape] = s
+            ins.append(spread[id(v.whole), shape])
+        elif isinstance(v, _Row):
+            ins.append(v.whole)
+        else:
+            ins.append(a)
+    return _emit(eqns, e.prim, tuple(ins), dict(e.params), src)
+
+
 def list_maps(g: Graph) -> Graph:
-    """Row-wise work on rows picked by static lists of different lengths (two or more reads
-    of one array) runs once on one gather, each member's value a tile of it (module doc)."""
+    """Work on rows picked by static lists of different lengths (two or more reads of one
+    array) runs once on one gather, each member's value a tile or a row of it (module doc)."""
     first = _gathers(g)
     if first is None:
         return g
-    g, tiles = first
+    g, vals = first
     for _ in range(_MAX_ROUNDS):
-        nxt = _round(g, tiles)
+        nxt = _round(g, vals)
         if nxt is None:
             break
         g = nxt
