@@ -64,11 +64,16 @@ def _is_scalar(x: Any) -> bool:
 
 def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
     """Apply `prim`: record an equation if any argument is traced, else compute it eagerly."""
-    if len(args) == 2 and args[0].__class__ is Tracer and args[1].__class__ is Tracer and \
+    n = len(args)
+    if n == 2 and args[0].__class__ is Tracer and args[1].__class__ is Tracer and \
             args[0]._b is args[1]._b:  # (two plain tracers of one trace, the most common)
         a, b = args
         builder = a._b
-        atoms = [a._atom if a._view is None else a.atom, b._atom if b._view is None else b.atom]
+        atoms = (a._atom if a._view is None else a.atom, b._atom if b._view is None else b.atom)
+    elif n == 1 and args[0].__class__ is Tracer:  # (one plain tracer: a unary operation)
+        a = args[0]
+        builder = a._b
+        atoms = (a._atom if a._view is None else a.atom,)
     else:
         builder = None
         simple = True  # all arguments are (strongly typed) tracers of one trace

@@ -19,10 +19,14 @@ ArrayLike = Any
 
 
 def _shape(x: Any) -> tuple[int, ...]:
+    if x.__class__ is Tracer:  # (the common case, without the property's call)
+        return x._atom.aval.shape
     return x.shape if isinstance(x, Tracer) else _np.shape(x)
 
 
 def _dtype(x: Any) -> _np.dtype:
+    if x.__class__ is Tracer:
+        return x._atom.aval.dtype
     return x.dtype if isinstance(x, Tracer) else _np.asarray(x).dtype
 
 
@@ -147,6 +151,8 @@ def takes_out(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def with_out(*args: Any, **kwargs: Any) -> Any:
+        if not kwargs and (pos is None or len(args) <= pos):  # (no out=: the common case)
+            return fn(*args)
         out = kwargs.pop("out", None)
         if pos is not None and len(args) > pos:
             out, args = args[pos], args[:pos] + (None,) + args[pos + 1:]

@@ -347,7 +347,7 @@ def install(vnp: types.ModuleType) -> None:
         return m
 
     here = globals()
-    Tracer.__pow__ = lambda self, other: _ops.array_power(self, other)  # (NumPy's fast path)
+    Tracer.__pow__ = _ops.array_power  # (NumPy's fast path; bound as the method itself)
     for n, f in [("pow", "power"), ("matmul", "matmul")]:
         if n != "pow":
             setattr(Tracer, f"__{n}__", binop(f))

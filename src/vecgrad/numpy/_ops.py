@@ -173,6 +173,10 @@ def power(x: Any, y: Any) -> Any:
     (x's dtype, unless it cannot hold the result: ints or bools to a float power are
     float64, bools to an int power int64), a NumPy scalar is not (float32 ** np.float64(2)
     is float64). Always a new value (x ** 1 is not x)."""
+    t = y.__class__
+    if (t is int or t is float) and y != 1 and x.__class__ is Tracer and \
+            x._atom.aval.dtype.kind in "fc":  # (the common case: a float array keeps its dtype)
+        return P.powc(x, p=y)
     if isinstance(y, (int, float, _np.integer, _np.floating)) and \
             not isinstance(y, (bool, _np.bool_)):
         dt = _np.result_type(_dtype(x), y)
@@ -303,6 +307,9 @@ _IDENTITY = {P.reduce_sum: 0, P.reduce_prod: 1}
 def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims: bool = False,
         initial: Any = _np._NoValue, where: Any = True) -> Any:
     """Sum over `axis` (all axes by default), with NumPy's `initial` and `where`."""
+    if a.__class__ is Tracer and axis is None and dtype is None and out is None and \
+            not keepdims and initial is _np._NoValue and where is True:  # (np.sum(x))
+        return P.reduce_sum(a, axes=tuple(range(len(a._atom.aval.shape))))
     a = asarray(a) if isinstance(a, (list, tuple)) else a
     a = a if dtype is None else astype(a, dtype)
     return _in(dtype, _reduce(P.reduce_sum, a, axis, keepdims, out, initial, where))

@@ -561,10 +561,15 @@ _REDUCE["logaddexp"] = _logaddexp_reduce
 
 # --- dispatch of np.<ufunc>(tracer, ...) ----------------------------------------------------
 _ALIASES = {"true_divide": "divide", "absolute": "abs", "conjugate": "conj"}
+_CALLS: dict[Any, tuple[Callable, int]] = {}  # NumPy ufunc -> vecgrad's function, its nin
 
 
 def dispatch_ufunc(uf: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """Route `np.<ufunc>(tracer, ...)` and its methods to vecgrad.numpy."""
+    if not kwargs and method == "__call__":  # (the common case: found once per ufunc)
+        fast = _CALLS.get(uf)
+        if fast is not None and len(inputs) <= fast[1]:
+            return fast[0](*inputs)  # (what vecgrad's ufunc.__call__ does without keywords)
     vnp = _ops.NAMESPACES["numpy"]
     if getattr(_np, uf.__name__, None) is not uf:  # not NumPy's: SciPy's special functions
         # (vecgrad.scipy, a layer above, imports SciPy, an optional package: it is loaded
@@ -579,6 +584,8 @@ def dispatch_ufunc(uf: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     if fn is None:
         raise unsupported(f"numpy.{uf.__name__}")
     if isinstance(fn, ufunc):
+        if method == "__call__" and len(_CALLS) < 1024:
+            _CALLS[uf] = (fn._fn, fn.nin)
         m = fn if method == "__call__" else getattr(fn, method, None)
         if m is None:
             raise unsupported(f"numpy.{uf.__name__}.{method}")

@@ -18,6 +18,7 @@ from .. import primitives as P
 from ..errors import ShapeError, unsupported
 from ..primitives.matrix import lin_dtype
 from ..primitives.spectral import eigh_shapes, qr_shapes, svd_shapes, unpack
+from ..tracing import Tracer
 from . import _contract, _ops
 from ._base import _shape, asarray, astype
 from ._shape_ops import cross as _cross
@@ -376,6 +377,9 @@ def _axes_tuple(axis: Any, nd: int) -> tuple[int, ...]:
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
     """Matrix or vector norm, with NumPy's `ord`, `axis` and `keepdims`."""
+    if x.__class__ is Tracer and ord is None and axis is None and not keepdims and \
+            x._atom.aval.dtype.kind == "f":  # (the common case: the 2-norm of all of x)
+        return P.sqrt(P.reduce_sum(P.powc(x, p=2), axes=tuple(range(x.ndim))))
     if isinstance(x, (list, tuple)):
         x = asarray(x)
     x = _floating(asarray(x))
