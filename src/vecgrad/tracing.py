@@ -313,29 +313,12 @@ class Tracer(Traced):
             raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment: "
                             "a 0-d result of an operation is a NumPy scalar, not an array"
                             f"{_where(user_src(2))}")
-        sep = ellipsis_separated(key, self.ndim)
-        if sep is not None:  # (see __getitem__): the value's axes in the key's order
-            key, p, k = sep
-            v = NUMPY.asarray(value)
-            rank = k + sum(e is None or isinstance(e, slice) for e in key)
-            v = v.reshape((1,) * (rank - v.ndim) + v.shape) if v.ndim else v
-            value = v.transpose([*range(k, k + p), *range(k), *range(k + p, v.ndim)]) \
-                if v.ndim else v
-        try:
-            idx = normalize_index(key, self.shape)
-        except TraceError:
-            if self._write_masked(key, value) or NUMPY.wrote_at_read(self, key, value) \
-                    or NUMPY.write_at_traced(self, key, value) \
-                    or NUMPY.write_basic_first(self, key, value) \
-                    or NUMPY.write_at_index_array(self, key, value):
+        idx = _fast_basic(key if key.__class__ is tuple else (key,), self._atom.aval.shape)
+        if idx is None:  # (not only ints and slices, the common case)
+            slow = self._slow_key(key, value)
+            if slow is None:
                 return
-            raise TraceError(
-                "writing at a traced (data-dependent) index is supported for traced integer "
-                "scalars among basic indices (x[i] = v, x[i, 1:] = v, x[i, j] = v) and for "
-                "integer arrays with full slices (x[idx] = v, x[:, idx] = v, x[i, j] = v with "
-                "arrays i, j: the last write to a repeated position wins, as in NumPy); for "
-                "other forms write the whole region (x[idx] = v for the rows), accumulate with "
-                "np.add.at(x, idx, v), or select values with vnp.where") from None
+            key, value, idx = slow
         if isinstance(value, Tracer):
             o = value._origin
             if o is not None and o[0] is self and o[3] is self.atom and o[1] == idx:
@@ -350,6 +333,33 @@ class Tracer(Traced):
                 and NUMPY.write_at_index_array(self, key, value):
             return  # repeated positions: NumPy's last write wins
         self._write(idx, value, P.setitem)
+
+    def _slow_key(self, key: Any, value: Any) -> tuple | None:
+        """`self[key] = value` for a key that is not only ints and slices: (the key, the
+        value, the normalized index) to write as usual, or None where the write is done."""
+        sep = ellipsis_separated(key, self.ndim)
+        if sep is not None:  # (see __getitem__): the value's axes in the key's order
+            key, p, k = sep
+            v = NUMPY.asarray(value)
+            rank = k + sum(e is None or isinstance(e, slice) for e in key)
+            v = v.reshape((1,) * (rank - v.ndim) + v.shape) if v.ndim else v
+            value = v.transpose([*range(k, k + p), *range(k), *range(k + p, v.ndim)]) \
+                if v.ndim else v
+        try:
+            return key, value, normalize_index(key, self.shape)
+        except TraceError:
+            if self._write_masked(key, value) or NUMPY.wrote_at_read(self, key, value) \
+                    or NUMPY.write_at_traced(self, key, value) \
+                    or NUMPY.write_basic_first(self, key, value) \
+                    or NUMPY.write_at_index_array(self, key, value):
+                return None
+            raise TraceError(
+                "writing at a traced (data-dependent) index is supported for traced integer "
+                "scalars among basic indices (x[i] = v, x[i, 1:] = v, x[i, j] = v) and for "
+                "integer arrays with full slices (x[idx] = v, x[:, idx] = v, x[i, j] = v with "
+                "arrays i, j: the last write to a repeated position wins, as in NumPy); for "
+                "other forms write the whole region (x[idx] = v for the rows), accumulate with "
+                "np.add.at(x, idx, v), or select values with vnp.where") from None
 
     def _write_masked(self, mask: Any, value: Any) -> bool:
         """`x[mask] = v` for a traced boolean mask over x's leading axes and a v that
@@ -383,8 +393,9 @@ class Tracer(Traced):
         if isinstance(value, complex) and self.dtype.kind in "biuf":  # (as NumPy's setitem)
             raise TypeError(f"{'float' if self.dtype.kind == 'f' else 'int'}() argument must "
                             f"be a string or a real number, not 'complex'{_where(user_src(3))}")
-        val = to_atom(value, [self.dtype], self._b)
-        region = index_shape(self.shape, idx)
+        val = value.atom if value.__class__ is Tracer and value._b is self._b else \
+            to_atom(value, [self.dtype], self._b)  # (a plain tracer of this trace: its value)
+        region = index_shape(self._atom.aval.shape, idx)
         extra = len(val.aval.shape) - len(region)
         if prim is P.setitem and extra > 0 and all(d == 1 for d in val.aval.shape[:extra]):
             # NumPy's assignment drops a value's leading unit axes beyond the region's rank
