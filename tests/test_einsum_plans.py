@@ -35,9 +35,12 @@ def test_every_plan_matches_numpy(spec, seed):
              L.plan_einsum(f"{a},{b}->{out}", shapes)]
     # and on slices of bigger arrays (the per-offset views of windows): not C-contiguous
     views = [np.pad(x, 1)[tuple(slice(1, 1 + n) for n in x.shape)] for x in xs]
+    # and on arrays stored in another axis order (a matmul's result read in another letter
+    # order: a transposed view)
+    flipped = [np.asfortranarray(x) for x in xs]
     for plan in plans:
         if plan is not None:
-            for args in (xs, views):
+            for args in (xs, views, flipped, [xs[0], flipped[1]], [flipped[0], xs[1]]):
                 got = plan(*args)
                 assert got.shape == want.shape
                 np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
@@ -54,6 +57,19 @@ def test_the_matmul_plan_reads_each_operand_in_its_own_memory_order():
     k = np.arange(4.0)
     np.testing.assert_allclose(L._plan_matmul("bef", "b", "ef", [x.shape, k.shape])(x, k),
                                np.einsum("bef,b->ef", x, k), rtol=1e-12)
+
+
+def test_a_product_with_a_transposed_big_factor_runs_in_that_factors_memory_order():
+    # gmm's 'ab,abc->abc' with abc a batched matmul's (c, i, b) result seen as (b, c, i):
+    # NumPy iterates mismatched layouts in C order with inner loops of 2; in the big
+    # factor's order the inner loop is its contiguous axis, and the result is that view
+    rng = np.random.default_rng(0)
+    g, y = rng.standard_normal((1000, 5)), rng.standard_normal((5, 2, 1000)).transpose(2, 0, 1)
+    got = L._plan_matmul("ab", "abc", "abc", [g.shape, y.shape])(g, y)
+    np.testing.assert_array_equal(got, g[:, :, None] * y)
+    assert got.transpose(1, 2, 0).flags.c_contiguous
+    y2 = np.ascontiguousarray(y)  # (C-ordered: NumPy's own product, a C-ordered result)
+    assert L._plan_matmul("ab", "abc", "abc", [g.shape, y.shape])(g, y2).flags.c_contiguous
 
 
 def test_a_summed_leading_axis_alone_is_one_matmul_not_a_batch_of_outer_products():
