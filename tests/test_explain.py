@@ -5,6 +5,7 @@ import inspect
 import io
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -135,6 +136,11 @@ def test_recurrence_is_reported_as_a_rolled_loop_with_reason():
     # The input projections U @ xs[t] do not depend on h: they still batch.
     assert group(r.batched, rnn, "h = np.tanh(").count == T
     assert r.inplace_writes == {}
+    # a loop among the hot operations says how many steps and operations per step it runs
+    # (each pays a NumPy dispatch: the floor of a rolled loop on small arrays)
+    loops = [h.what for h in r.hot if h.what.startswith("loop")]
+    assert loops and all(re.fullmatch(r"loop\[7 steps x [1-9]\d* operations\]", w)
+                         for w in loops), loops
 
 
 def _two_negs_on_a_line(X):

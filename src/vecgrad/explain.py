@@ -84,6 +84,10 @@ def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
 
 
 def _what(e: Eqn) -> str:
+    if e.prim.name == "loop":  # a rolled recurrence: its steps run one after another, each
+        # paying one NumPy dispatch per operation (the floor on small arrays)
+        n = sum(1 for b in e.params["body"].eqns if not is_view(b.prim))
+        return f"loop[{e.params['length']} steps x {n} operations]"
     ps = ", ".join(f"{k}={v}" for k, v in e.params.items() if k in ("spec", "axes", "axis"))
     return e.prim.name + (f"[{ps}]" if ps else "")
 
