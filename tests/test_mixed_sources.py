@@ -74,3 +74,26 @@ def test_two_kinds_of_terms_alternating():
     g = e.stages["batch"]
     assert count(g, P.concatenate) == 0 and count(g, P.stack) == 0
     assert count(g, P.exp) <= 2  # one per kind of term
+
+
+def five_point_rows(u):
+    # rows of a 5-point Laplacian: the reads u[i+1, 1:-1], u[i, 1:-1], u[i-1, 1:-1] of one row
+    # are shared (CSE) between three rows' sums, in different terms
+    n = u.shape[0]
+    rows = [u[i - 1, 1:-1] + u[i + 1, 1:-1] + u[i, :-2] + u[i, 2:] - 4.0 * u[i, 1:-1]
+            for i in range(1, n - 1)]
+    return vnp.sum(vnp.stack(rows) ** 2)
+
+
+def shifted_pairs(x):
+    # two terms per sum, both reads of x at positions affine in t, together not affine
+    return sum(vnp.sum((x[t, 1:] + x[t + 2, :-1]) ** 2) for t in range(x.shape[0] - 2))
+
+
+def test_terms_shared_between_sums_read_one_view_each():
+    for f, shape in ((five_point_rows, (6, 7)), (shifted_pairs, (7, 4))):
+        e = check(f, (rng().standard_normal(shape),))
+        g = e.stages["batch"]
+        assert not gathers(g) and count(g, P.stack) == 0 and count(g, P.segment_sum) == 0
+        assert_size_independent(lambda n, f=f, s=shape: (f, (rng().standard_normal(
+            (n, s[1])),)), sizes=(5, 9))

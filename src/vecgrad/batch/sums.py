@@ -156,17 +156,42 @@ def _stencil(em: Any, members: list[int], aval: Any) -> Any:
                                                 full[[m for m in range(M) if zero[m]]]):
             return None
         fulls[j] = full
-    if not fulls:
-        return None  # (every term present: the per-source reductions serve it)
-    base, shift = gather.padded(src, pat, axes, list(fulls.values()))  # one padding
+    views: dict[int, tuple] = {}
+    if not fulls:  # every term present: the per-source reductions serve it, unless they
+        views = _affine_columns(em, cols)  # would gather reads that are views term by term
+        if not views:
+            return None
+    else:
+        base, shift = gather.padded(src, pat, axes, list(fulls.values()))  # one padding
+        views = {j: (base, pat, axes, full + shift) for j, full in fulls.items()}
     acc = None
     for j, sign in enumerate(signs):
-        t = gather.read(base, pat, axes, fulls[j] + shift) if j in fulls else \
-            _operand_rows(em, cols[j], M)
+        t = gather.read(*views[j]) if j in views else _operand_rows(em, cols[j], M)
         acc = _combine(acc, t, sign)
     if acc.dtype != aval.dtype:
         acc = P.cast(acc, dtype=aval.dtype)
     return acc if acc.shape == (M,) + aval.shape else P.broadcast_to(acc, shape=(M,) + aval.shape)
+
+
+def _affine_columns(em: Any, cols: list[list]) -> dict[int, tuple]:
+    """The terms that read one array at positions affine in the member, where the reads of
+    that array across all terms are not (a 5-point stencil row by row, `u[i-1, 1:-1] + u[i+1,
+    1:-1] + u[i, :-2] + ...`, whose reads CSE shares between rows): each such term is one
+    view, read as (array, pattern, axes, positions); empty when stacking them all would be
+    affine too, or no array is read so by two terms."""
+    out: dict[int, tuple] = {}
+    by_src: dict[tuple, list[int]] = {}
+    for j, col in enumerate(cols):
+        rds = [em.reads.get(a) if a.__class__ is Var else None for a in col]
+        if any(r is None for r in rds) or len({(r[0].atom, r[1], r[2]) for r in rds}) > 1:
+            continue
+        pos = np.array([r[3] for r in rds], np.int64).reshape(len(rds), -1)
+        if gather.digits(pos) is not None:
+            out[j] = (rds[0][0], rds[0][1], rds[0][2], pos)
+            by_src.setdefault((rds[0][0].atom, rds[0][1], rds[0][2]), []).append(j)
+    keep = [js for js in by_src.values() if len(js) > 1 and gather.digits(
+        np.stack([out[j][3] for j in js], axis=1).reshape(-1, out[js[0]][3].shape[1])) is None]
+    return {j: out[j] for js in keep for j in js}
 
 
 def _operand_rows(em: Any, atoms: list, M: int) -> Any:
