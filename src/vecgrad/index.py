@@ -168,6 +168,31 @@ class BasicIndex(tuple):
     __slots__ = ()
 
 
+def ramp_as_basic(idx: tuple) -> BasicIndex | None:
+    """The basic index that selects what `idx` does, where its one integer array is a 1-D
+    ramp (`x[[2, 5, 8]]` = `x[2:9:3]`, `x[[3, 2, 1]]` = `x[3:0:-1]`, no repeats), None
+    otherwise. Same values and shape (ints beside the array stay in place: not `x[0, :, [1,
+    2]]`, whose array axis NumPy moves first); the caller keeps the copy's semantics. A ramp
+    read as a slice is an affine position, so loops over such lists batch into views."""
+    adv = [i for i, k in enumerate(idx) if k.__class__ is Adv]
+    if len(adv) != 1:
+        return None
+    a = idx[adv[0]].arr
+    if a.ndim != 1 or not a.size:
+        return None
+    step = int(a[1] - a[0]) if a.size > 1 else 1
+    if step == 0 or (a.size > 2 and not np.array_equal(np.diff(a), np.full(a.size - 1, step))):
+        return None
+    joint = [i for i, k in enumerate(idx) if k.__class__ is Adv or isinstance(k, int)]
+    if joint[-1] - joint[0] != len(joint) - 1:
+        return None  # (ints apart from the array: NumPy puts the array's axis first)
+    start = int(a[0])
+    stop = start + step * a.size
+    out = list(idx)
+    out[adv[0]] = Sl(start, stop if stop >= 0 else -1, step)
+    return BasicIndex(out)
+
+
 def is_basic(idx: tuple) -> bool:
     """Whether a normalized index has no integer-array part (NumPy basic indexing)."""
     return type(idx) is BasicIndex or not any(isinstance(k, Adv) for k in idx)

@@ -15,6 +15,7 @@ from operator import is_, itemgetter
 from typing import Any
 
 from .. import primitives as P
+from ..index import ramp_as_basic
 from ..ir import Atom, Const, Eqn, Graph, Var, uses
 from .regions import compose
 
@@ -69,8 +70,13 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
                 if idx is not None:
                     e = Eqn(getitem, inner.inputs, {"idx": P.BasicIndex(idx)}, e.out, e.src)
                     changed = True
-        elif (prim is setitem or prim is setitem_add) and _basic(e):
-            rewritten = _write_back(e, defs, n_uses) or _rmw(e, defs)
+        elif prim is setitem or prim is setitem_add:
+            if _basic(e):
+                rewritten = _write_back(e, defs, n_uses) or _rmw(e, defs)
+            elif prim is setitem and ramp_as_basic(e.params["idx"]) is not None:
+                rewritten = _rmw(e, defs)  # (a ramp list repeats no position: x[I] + d adds)
+            else:
+                rewritten = None
             if rewritten is not None:
                 for w in rewritten[:-1]:
                     out.append(w)
@@ -148,7 +154,10 @@ def _rmw(e: Eqn, defs: dict) -> list[Eqn] | None:
                 d = out[-1].out
             out.append(_eqn(P.neg, (d,), {}, v.src))
             d = out[-1].out
-        out.append(_eqn(P.setitem_add, (base, d), dict(e.params), e.src))
+        idx = e.params["idx"]
+        if idx.__class__ is not P.BasicIndex:
+            idx = ramp_as_basic(idx) or idx
+        out.append(_eqn(P.setitem_add, (base, d), {"idx": idx}, e.src))
         return out
     return None
 

@@ -31,12 +31,24 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
+from ..index import ramp_as_basic
 from ..ir import Atom, Eqn, Graph, Params, Var, VarTable, dce, uses
 from .chains import WRITES, Sum, sums
 from .regions import relative, restricted_ndim, split, track_key
 
 EQN, READ, BREAD, WRITE, SUM, SNAP, JOIN = "eqn", "read", "bread", "write", "sum", "snap", "join"
 _PRIM = itemgetter(0)  # an equation's primitive
+
+
+def _basic(idx: tuple) -> bool:
+    """Whether a read or write at idx has basic positions: ints and slices, or a list that
+    is a ramp (`x[[t, t + d, t + 2 d]]`: the slice it equals, regions.split)."""
+    return P.is_basic(idx) or ramp_as_basic(idx) is not None
+
+
+def _as_basic(idx: tuple) -> tuple:
+    """idx, or the slice of the ramp list it holds (the same positions: see `_basic`)."""
+    return idx if idx.__class__ is P.BasicIndex else ramp_as_basic(idx) or idx
 
 
 class Buffer:
@@ -183,7 +195,7 @@ def _scan(g: Graph, n_uses: dict | None = None
             cur[bid] = e.out
             ndim[bid] = max(ndim[bid], restricted_ndim(e.params["idx"], b.aval.shape))
             rest = ins[1:]
-        elif e.prim is P.getitem and ins[0] in buf_of and P.is_basic(e.params["idx"]) \
+        elif e.prim is P.getitem and ins[0] in buf_of and _basic(e.params["idx"]) \
                 and cur[buf_of[ins[0]]] is ins[0]:
             bid = buf_of[ins[0]]
             ndim[bid] = max(ndim[bid], restricted_ndim(e.params["idx"], ins[0].aval.shape))
@@ -312,7 +324,7 @@ class _Builder:
                       members=len(terms) - 1)
         elif prim in WRITES and out in self.buf_of:
             self.write(e, ins)
-        elif prim is P.getitem and P.is_basic(e.params["idx"]):
+        elif prim is P.getitem and _basic(e.params["idx"]):
             b = ins[0]
             bid = self.buf_of.get(b) if b.__class__ is Var else None
             if bid is not None and self.cur[bid] is b:
@@ -366,7 +378,7 @@ class _Builder:
 
     def read(self, e: Eqn, bid: int) -> None:
         B = self.buffer(bid)
-        idx = e.params["idx"]
+        idx = _as_basic(e.params["idx"])
         key = track_key(idx, B.ndim)
         ids = _ids(B.wv[key])
         if len(ids) == 1 and self.forward(e, B, ids[0]):
@@ -382,7 +394,7 @@ class _Builder:
         p = self.p
         if p.kind[u] != WRITE or p.dead[u] or p.eqn[u].prim is not P.setitem:
             return False
-        rel = relative(self.region[u], e.params["idx"])
+        rel = relative(self.region[u], _as_basic(e.params["idx"]))
         if rel is None:
             return False
         v = p.ops[u][0]
@@ -408,7 +420,7 @@ class _Builder:
     def write(self, e: Eqn, ins: tuple) -> None:
         bid = self.buf_of[e.out]
         B = self.buffer(bid)
-        idx = e.params["idx"]
+        idx = _as_basic(e.params["idx"])
         key = track_key(idx, B.ndim)
         sub = B.wv[key]
         ids, counts = _ids(sub, counts=True)
@@ -513,7 +525,8 @@ class _Builder:
                     if out in chains:
                         eqn(e)
                         continue
-                elif prim is getitem and ins[0] not in buf_of and is_basic(params["idx"]):
+                elif prim is getitem and ins[0] not in buf_of and (
+                        is_basic(params["idx"]) or ramp_as_basic(params["idx"])):
                     nk = READ
                 else:
                     eqn(e)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 
+from ..index import BasicIndex, ramp_as_basic
 from ..primitives import Adv, Sl, to_key
 
 INT = -1  # an int entry in a pattern: its value is a position
@@ -108,6 +109,8 @@ _PATTERNS: dict[tuple, tuple] = {}
 
 
 def _split(idx: tuple) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
+    if idx.__class__ is not BasicIndex:  # a list that is a ramp reads as its slice:
+        idx = ramp_as_basic(idx) or idx  # `x[[t, t + d, t + 2 d]]` moves with t
     pat, axes, vals = [], [], []
     for i, k in enumerate(idx):
         if isinstance(k, int):
