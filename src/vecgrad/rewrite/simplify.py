@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as P
+from ..batch.col2im import taps_as_coefficients
 from ..batch.windows import (
     einsum_of_windows,
     elementwise_of_windows,
@@ -528,6 +529,8 @@ RULES: list[Rule] = [
     Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
     Rule(P.strided_add, windows_added_product,
          "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product"),
+    Rule(P.setitem_add, taps_as_coefficients,
+         "dx[S_a] += g (x) w_a for taps a = dx += Z @ stack(w_a), Z[S_a, a] = g (col2im)"),
     Rule(P.strided_add, windows_add_loops_first,
          "windows(out) += einsum(..->ia) = windows'(out) += einsum(..->ai): offsets first"),
     *[Rule(p, elementwise_of_windows, "f(windows(x), c) = windows(f(x, c)): once per element")
