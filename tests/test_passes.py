@@ -920,6 +920,20 @@ def _check_windows_add_loops_first(g0, g1):
     assert prod.prim is P.einsum and parse_spec(prod.params["spec"])[1] == "atc"
 
 
+def _rule_taps_as_coefficients(x):  # out[a:a+6] += g (x) x[a] for taps a = 0, 1
+    g = vnp.concatenate([vnp.tanh(x[0]), vnp.sin(x[1])])
+    out = vnp.zeros((7, 3))
+    for a in range(2):
+        idx = P.BasicIndex((P.Sl(a, a + 6, 1), P.Sl(0, 3, 1)))
+        out = P.setitem_add(out, vnp.einsum("t,c->tc", g, x[a]), idx=idx)
+    return out
+
+
+def _check_taps_as_coefficients(g0, g1):
+    assert "setitem_add" not in prims(g1)  # one product of the (7, 2) coefficients instead
+    assert any(e.prim is P.full and e.out.aval.shape == (7, 2) for e in g1.eqns)
+
+
 def _rule_elementwise_of_windows(x):  # exp of overlapping windows, and their product
     v = {"start": (0, 0), "dims": ((2, (0, 1)), (2, (0, 1)), (2, (1, 0)))}
     return vnp.exp(P.strided(x, **v) * 0.5) * P.strided(vnp.sin(x), **v)
@@ -1210,6 +1224,8 @@ RULE_TESTS = {
         _rule_windows_added_product, _check_windows_added_product),
     "windows(out) += einsum(..->ia) = windows'(out) += einsum(..->ai): offsets first": (
         _rule_windows_add_loops_first, _check_windows_add_loops_first),
+    "dx[S_a] += g (x) w_a for taps a = dx += Z @ stack(w_a), Z[S_a, a] = g (col2im)": (
+        _rule_taps_as_coefficients, _check_taps_as_coefficients),
     "f(windows(x), c) = windows(f(x, c)): once per element": (
         _rule_elementwise_of_windows, _check_elementwise_of_windows),
     "x[:, None] = reshape(x)": (_rule_index_is_reshape, _check_index_is_reshape),

@@ -18,8 +18,10 @@ per-tap adds where Z would be mostly zeros (2-D patches at a stride: s*s rows pe
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import primitives as P
-from ..ir import Eqn, Var
+from ..ir import Const, Eqn, Var
 from ..primitives.linalg import make_spec, parse_spec
 from ..rewrite.engine import Ctx
 
@@ -144,6 +146,8 @@ def taps_as_coefficients(e: Eqn, c: Ctx) -> object:
 
 
 def _zeros(a: object, c: Ctx) -> bool:
+    if isinstance(a, Const):
+        return not np.any(a.value)
     f = c.def_of(a, P.full) if isinstance(a, Var) else None
     return f is not None and f.params["value"] == 0
 
