@@ -207,6 +207,24 @@ def test_strided_add_equals_elementwise_accumulation_on_random_regions():
                                    atol=1e-12, err_msg=str((shape, start, dims)))
 
 
+def test_strided_add_in_place_into_any_layout():
+    # the in-place lowering adds into the buffer it is given: C-ordered (one ndarray view per
+    # add, from a cached plan) or not (as_strided views), with the same result; and a 2-D
+    # region of a flat buffer whose rows are not a reshape of it (np.gradient-like edges)
+    from vecgrad.primitives.gathers import _add_into
+    r = rng(17)
+    cases = [_random_region(r) for _ in range(200)]
+    cases.append(((3966,), (0,), ((62, (64,)), (62, (1,)))))
+    for shape, start, dims in cases:
+        base, v = r.standard_normal(shape), r.standard_normal([n for n, _ in dims])
+        want = _added_elementwise(base, v, start, dims)
+        for out in (np.array(base), np.asfortranarray(base)):
+            got = _add_into(out, v, start, dims)
+            assert got is out
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12,
+                                       err_msg=str((shape, start, dims)))
+
+
 def conv2d_pixels(img, W):
     p = W.shape[2]
     H, Wd = img.shape[1] - p + 1, img.shape[2] - p + 1

@@ -153,7 +153,9 @@ def c_strides(shape: tuple[int, ...]) -> list[int]:
 def _add_into(out: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.ndarray:
     """out[positions] += v, accumulating repeated positions: sum broadcast axes first, then
     one strided add per combination of the looped (overlapping) axes."""
-    v = np.broadcast_to(v, tuple(n for n, _ in dims))
+    region = tuple(n for n, _ in dims)
+    if v.shape != region:
+        v = np.broadcast_to(v, region)
     if v.size == 0:  # an empty region adds nothing (and looping over its other axes costs)
         return out
     flat, adds = _add_plan(out.shape, out.strides, start, dims)
@@ -164,25 +166,38 @@ def _add_into(out: np.ndarray, v: np.ndarray, start: tuple, dims: tuple) -> np.n
             w = out[oidx]
             np.add(w, v[sel].transpose(perm) if perm else v[sel], out=w)
         return out
-    dims = tuple(d for k, d in enumerate(dims) if k not in flat)
+    views = _view_plan(out.strides, start, tuple(d for k, d in enumerate(dims)
+                                                 if k not in flat))
+    whole = out.flags.c_contiguous  # (then a view is one ndarray call, not as_strided's)
+    for off, shape, strides, sel, s, sub in views:
+        w = np.ndarray(shape, out.dtype, out, off, strides) if whole else \
+            _view(out, s, sub, writeable=True)
+        w += v[sel]
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _view_plan(strides: tuple, start: tuple, dims: tuple) -> list[tuple]:
+    """The strided adds of `_add_into` where they are no basic slices: (byte offset, shape,
+    byte strides, index of v, start, dims) each, one per residue class or per combination of the looped
+    axes. Cached: compiled code adds with the same layout at every call."""
     sizes = [n for n, _ in dims]
-    strides = [sum(s * b for s, b in zip(st, out.strides)) for _, st in dims]
-    loop = _loop_axes(sizes, strides)
-    split = _residue_split(tuple(sizes), tuple(strides))
+    bst = [sum(s * b for s, b in zip(st, strides)) for _, st in dims]
+    loop = _loop_axes(sizes, bst)
+    split = _residue_split(tuple(sizes), tuple(bst))
+    out = []
     if split is not None and split[1] < math.prod(sizes[k] for k in loop):
         k, q = split  # q adds, each of every q-th entry along axis k (they no longer overlap)
         for r in range(min(q, sizes[k])):
             s = tuple(a + r * st for a, st in zip(start, dims[k][1]))
             sub = tuple((len(range(r, n, q)), tuple(q * b for b in st)) if j == k else (n, st)
                         for j, (n, st) in enumerate(dims))
-            sel = (slice(None),) * k + (slice(r, None, q),)
-            w = _view(out, s, sub, writeable=True)
-            w += v[sel]
-        return out
-    for s, sub, sel in _looped(start, dims, loop):
-        w = _view(out, s, sub, writeable=True)
-        w += v[sel]
-    return out
+            out.append((s, sub, (slice(None),) * k + (slice(r, None, q),)))
+    else:
+        out = _looped(start, dims, loop)
+    return [(sum(a * b for a, b in zip(s, strides)), tuple(n for n, _ in sub),
+             tuple(sum(x * b for x, b in zip(st, strides)) for _, st in sub), sel, s, sub)
+            for s, sub, sel in out]
 
 
 def _looped(start: tuple, dims: tuple, loop: list[int]) -> list[tuple]:
