@@ -1,7 +1,8 @@
 """Property tests of batching by dependence (issue 14): random loop programs over windows with
 moving bounds, buffers written with several index patterns (distinct and repeated positions,
 read-modify-write, `+=`), work hanging off recurrences and linear recurrences, growing and
-shrinking slices summed, and one-channel windows.
+shrinking slices summed, one-channel windows, reads and writes at Python index lists that are
+ramps, and taps under bounds checks.
 
 Every program is run eagerly by NumPy (the same code on NumPy arrays), traced and compiled:
 values equal NumPy's, the batched graph equals the unbatched one (values and VJPs, float64,
@@ -48,7 +49,7 @@ def loops(draw):
 STATEMENTS = ["window", "set_col", "add_row", "rmw", "iadd_repeat", "hang", "linear",
               "read_back", "sub_rmw", "block", "stencil", "empty", "two_terms",
               "traced_iadd", "traced_sum", "traced_read", "prefix", "suffix", "prefix_buf",
-              "window1d", "shrink"]
+              "window1d", "shrink", "list_read", "list_rmw", "checked_taps"]
 
 
 @st.composite
@@ -127,6 +128,16 @@ def build(p):
                     total = total + vnp.sum(buf[:q + 1, col] ** 2)
                 elif kind == "shrink":  # a shrinking slice against a row of its own
                     total = total + vnp.sum(vnp.exp(-vnp.sum((x[i:] - y[q]) ** 2, axis=1)))
+                elif kind == "list_read":  # rows by a Python list that is a ramp
+                    lo = min(i, N - 1 - 2 * (k - 1))
+                    total = total + vnp.sum(vnp.tanh(x[[lo + 2 * j for j in range(k)]]) * w)
+                elif kind == "list_rmw":  # x[I] = x[I] + v at a ramp list I
+                    r0 = min(q, N + 1 - k)
+                    buf[[r0 + j for j in range(k)], col] += vnp.cos(x[i, :k]) * c
+                elif kind == "checked_taps":  # taps under bounds checks (ragged ends)
+                    for d in (-1, 0, 1):
+                        if 0 <= i + d < N:
+                            acc[i] += w[d + 1] * x[i + d]
                 elif kind == "window1d":  # one-channel windows against one vector
                     lo = min(i, D - k)
                     total = total + vnp.sum(w[lo:lo + k] * x[0, :k]) ** 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from test_batch import assert_size_independent, check, count, gathers, rng
 
+import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 
@@ -97,3 +98,71 @@ def test_terms_shared_between_sums_read_one_view_each():
         assert not gathers(g) and count(g, P.stack) == 0 and count(g, P.segment_sum) == 0
         assert_size_independent(lambda n, f=f, s=shape: (f, (rng().standard_normal(
             (n, s[1])),)), sizes=(5, 9))
+
+
+_SOBEL = np.array([[1.0, 0.0, -1.0], [2.0, 0.0, -2.0], [1.0, 0.0, -1.0]])
+
+
+def sobel_taps(img):
+    # two sums over a kernel's nonzero taps, each a scaled shifted slice of a big image
+    H, W = img.shape[0] - 2, img.shape[1] - 2
+    gx, gy = vnp.zeros((H, W)), vnp.zeros((H, W))
+    for a in range(3):
+        for b in range(3):
+            if _SOBEL[a, b] != 0.0:
+                gx = gx + _SOBEL[a, b] * img[a:a + H, b:b + W]
+            if _SOBEL[b, a] != 0.0:
+                gy = gy + _SOBEL[b, a] * img[a:a + H, b:b + W]
+    return vnp.sum(vnp.sqrt(gx ** 2 + gy ** 2 + 1e-3))
+
+
+def test_big_slices_at_scattered_positions_are_not_stacked():
+    # merging the taps would gather ten copies of the image (positions with no affine form)
+    # and sum them back by segment in the gradient; each tap is a whole-image pass already
+    from vecgrad.batch.sums import BIG
+    n = int(np.sqrt(BIG)) + 4
+    e = check(sobel_taps, (rng().standard_normal((n, n)),), fd=False)
+    g = e.stages["final"]
+    assert not gathers(g) and count(g, P.segment_sum) == 0 and count(g, P.stack) <= 1
+    assert not any(q.out.aval.ndim == 3 and q.out.aval.shape[0] > 2 for q in g.eqns), \
+        vg.ir.pretty(g)
+    small = rng().standard_normal((7, 8))
+    check(sobel_taps, (small,))  # (gradient against central differences, small)
+
+
+def flat_dot_windows(x, w):
+    # w.ravel() outside the loop is the same operation as every window's .ravel(): merged
+    # with them it would concatenate the windows into one copy
+    k = w.shape[0]
+    wf = w.ravel()
+    y = vnp.array([vnp.dot(x[i:i + k].ravel(), wf) for i in range(0, x.shape[0] - k + 1, 2)])
+    return vnp.sum(vnp.tanh(y))
+
+
+def test_one_value_beside_a_long_run_is_not_concatenated_with_it():
+    r = rng(3)
+    e = check(flat_dot_windows, (r.standard_normal((41, 3)), r.standard_normal((4, 3))), (0, 1))
+    g = e.stages["batch"]
+    assert count(g, P.concatenate) == 0 and count(g, P.stack) == 0, vg.ir.pretty(g)
+
+
+def bounds_checked_stencil(x, w):
+    # the taps of the edge rows are left out by the checks: positions affine per tap only
+    n = x.shape[0]
+    out = vnp.zeros_like(x)
+    for i in range(n):
+        for d in (-1, 0, 1):
+            if 0 <= i + d < n:
+                out[i] += w[d + 1] * x[i + d]
+    return vnp.sum(vnp.tanh(out) ** 2)
+
+
+def test_taps_under_bounds_checks_are_one_view_each():
+    r = rng(4)
+    e = check(bounds_checked_stencil, (r.standard_normal((12, 3)), r.standard_normal(3)),
+              (0, 1))
+    for s in ("batch", "final"):
+        g = e.stages[s]
+        assert not gathers(g) and count(g, P.segment_sum) == 0, vg.ir.pretty(g)
+    assert_size_independent(lambda n: (bounds_checked_stencil, (
+        rng().standard_normal((n, 3)), rng().standard_normal(3))), sizes=(12, 20))

@@ -37,7 +37,7 @@ from .notes import Notes
 from .packed import packed_rows
 from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
-from .sums import emit_sums, partition
+from .sums import BIG, emit_sums, partition
 
 _FIRST, _SECOND, _THIRD, _POS = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
 _OUT = itemgetter(3)  # an equation's result
@@ -242,6 +242,10 @@ class _Emitter:
             self._set_rows(members, self._collect(members, fin))
         elif len(members) == 1:
             self._single(i0)
+        elif self._copies_big(members):
+            self._unbatched(members, f"{len(members)} `{e.prim.name}` operations on arrays of "
+                            f"{p.out[i0].aval.size:,} elements each ran one by one: merging "
+                            "them would copy operands read at positions with no affine form")
         else:
             parts = self._by_source(members)
             if parts is None:  # (each operand from one source: not checked again)
@@ -277,7 +281,13 @@ class _Emitter:
         parts: dict[tuple, list[int]] = {}
         for k, m in enumerate(members):
             parts.setdefault(tuple(c[k] for c in cols), []).append(m)
-        split = len(parts) <= MAX_SPLIT and all(len(ms) > 1 for ms in parts.values())
+        sizes = list(map(len, parts.values()))
+        # (a member alone in its combination runs alone beside a long run: one value made
+        # outside a loop, `w.ravel()` beside every window's `.ravel()`, must not make the
+        # windows one concatenated copy; but not one with a constant where the others read,
+        # a zero boundary `x[i - 1] if i > 0 else 0.0`, padded with the others)
+        split = len(parts) <= MAX_SPLIT and (min(sizes) > 1 or max(sizes) >= MIN_RUN and not any(
+            a.__class__ is Const for ms in parts.values() if len(ms) == 1 for a in ops[ms[0]]))
         out = list(parts.values()) if split else [members]
         # a few members whose operands are unrelated values: stacking them costs more than
         # it saves (one stack per operand against one call per member)
@@ -314,13 +324,62 @@ class _Emitter:
         runs, start = [], 0
         while start < M:
             if len(runs) == MAX_RUNS:
-                return [ms]
+                return self._affine_classes(ms)
             bad = np.flatnonzero(np.any(d[start:] != d[start], axis=1)) if start < M - 1 \
                 else np.zeros(0, np.int64)
             end = start + int(bad[0]) + 1 if len(bad) else M
             runs.append(ms[start:end])
             start = end
-        return runs if min(map(len, runs)) >= MIN_RUN else [ms]
+        return runs if min(map(len, runs)) >= MIN_RUN else self._affine_classes(ms)
+
+    def _affine_classes(self, ms: list[int]) -> list[list[int]]:
+        """Members split by the position of one read that takes a few values only (the tap d
+        of `out[i] += w[d + 1] * x[i + d]` under bounds checks, which leave the taps of the
+        edge rows out), when every read is affine within each class: a few views (and, for
+        the writes they feed, slice additions) instead of one gather and a segment sum."""
+        p, reads = self.p, self.reads
+        cols = []
+        for col in zip(*map(p.ops.__getitem__, ms)):
+            rd = [reads.get(a) for a in col]
+            if any(r is None for r in rd) or len({(r[0].atom, r[1], r[2]) for r in rd}) > 1:
+                continue
+            cols.append(np.array(list(map(_POS, rd)), np.int64).reshape(len(ms), -1))
+        for pos in cols:
+            if not pos.shape[1]:
+                continue
+            keys, inv = np.unique(pos, axis=0, return_inverse=True)
+            if not 1 < len(keys) <= MAX_RUNS:
+                continue
+            inv = inv.reshape(-1)
+            parts = [np.flatnonzero(inv == k) for k in range(len(keys))]
+            if min(map(len, parts)) >= MIN_RUN and all(
+                    gather.digits(c[q]) is not None for q in parts for c in cols):
+                return [[ms[i] for i in q] for q in parts]
+        return [ms]
+
+    def _copies_big(self, members: list[int]) -> bool:
+        """Whether merging `members`, an elementwise operation on arrays of BIG elements or
+        more each, would copy an operand: reads at positions with no affine form gathered,
+        or values made one by one stacked (a Sobel filter's taps `c * img[a:a+H, b:b+W]`
+        over the kernel's nonzero entries). Each member is a whole-array pass already: the
+        copy, and its gradient's segment sum, cost more than the calls merging saves."""
+        p = self.p
+        if not p.eqn[members[0]].prim.elementwise or p.out[members[0]].aval.size < BIG:
+            return False
+        for col in zip(*map(p.ops.__getitem__, members)):
+            col = list(col)
+            if col.count(col[0]) == len(col) or all(a.__class__ is Const for a in col):
+                continue
+            srcs = {self._source(a) for a in col}
+            s = next(iter(srcs))
+            if len(srcs) > 1 or s[0] == "a":
+                return True
+            if s[0] == "r":
+                pos = np.fromiter(itertools.chain.from_iterable(
+                    map(_POS, map(self.reads.__getitem__, col))), np.int64)
+                if gather.digits(pos.reshape(len(col), -1)) is None:
+                    return True
+        return False
 
     def _single(self, i: int) -> None:
         e = self.p.eqn[i]

@@ -22,6 +22,11 @@ from ..ir import Const, Var
 from ..primitives import Adv
 from . import gather
 
+# Elements of one member's result past which an elementwise group whose operands would be
+# copied to merge runs one member at a time (batching._Emitter._copies_big), and a sum's
+# terms made one by one are added as written, not stacked (`_added`).
+BIG = 1 << 14
+
 
 def partition(srcs: list[tuple]) -> dict[tuple, list[int]]:
     """Members (indices) by source; values that only one member uses are one part ("loose":
@@ -224,6 +229,8 @@ def _partial(em: Any, src: Any, pairs: list[tuple[int, Any]], M: int, aval: Any)
             w = np.bincount(q, minlength=g.shape[0]).astype(g.dtype)
             spec = "a," + "a" + _letters(g.ndim - 1) + "->" + _letters(g.ndim - 1)
             return P.einsum(em.ref(Const(w)), g, spec=spec)
+    if src[0] == "loose" and len(pairs) > M and aval.size >= BIG:
+        return _added(em, pairs, M, aval)  # (big values made one by one: no stack of all)
     x, _ = em.operand([a for _, a in pairs])  # (len(pairs), *shape)
     if M == 1:
         return P.reduce_sum(x, axes=(0,))
@@ -232,6 +239,21 @@ def _partial(em: Any, src: Any, pairs: list[tuple[int, Any]], M: int, aval: Any)
         x = P.reshape(x, shape=(M, c) + x.shape[1:])
         return P.reduce_sum(x, axes=(1,)) if c > 1 else P.reshape(x, shape=(M,) + x.shape[2:])
     return P.segment_sum(x, ids=Adv(rows), axis=0, num=M)
+
+
+def _added(em: Any, pairs: list[tuple[int, Any]], M: int, aval: Any) -> Any:
+    """Each member's terms added as written, the M sums stacked: where the terms are big
+    arrays made one by one, stacking them all would copy each once more (and the gradient
+    would take its rows apart again), for as many adds as the reduction saves."""
+    sums: list[Any] = [None] * M
+    for r, a in pairs:
+        sums[r] = em.ref(a) if sums[r] is None else P.add(sums[r], em.ref(a))
+    z = None
+    for r in range(M):
+        if sums[r] is None:
+            z = z or em.ref(Const(np.zeros(aval.shape, aval.dtype)))
+            sums[r] = z
+    return sums[0] if M == 1 else P.stack(*sums, axis=0)
 
 
 def _letters(n: int) -> str:
