@@ -375,6 +375,37 @@ SQDIST_GOLDEN = """\
 
 
 
+def _rule_sum_of_shared_contractions(x):
+    # the gradient of a quadratic form d P d over rows: d P^T + d P; and a difference of two
+    # contractions of d with different small matrices, read in another operand order
+    d = vnp.concatenate([x, vnp.exp(x), vnp.tanh(x), vnp.sin(x)], axis=0)
+    p = x[0][:, None] * x[1][None, :]
+    q = vnp.exp(p)
+    u = P.einsum(d, p, spec="ai,ij->aj") + P.einsum(d, p, spec="aj,ij->ai")
+    w = P.einsum(q, d, spec="ji,aj->ai") - P.einsum(d, p, spec="aj,ji->ai")
+    return u, w
+
+
+SHARED_CONTRACTIONS_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[2,3] = tanh a
+  d:f64[2,3] = sin a
+  e:f64[8,3] = concatenate[axis=0] a b c d
+  f:f64[3] = getitem[idx=(0, 0:3)] a
+  g:f64[3,1] = reshape[shape=(3, 1)] f
+  h:f64[3] = getitem[idx=(1, 0:3)] a
+  i:f64[1,3] = reshape[shape=(1, 3)] h
+  j:f64[3,3] = mul g i
+  k:f64[3,3] = exp j
+  l:f64[3,3] = transpose[perm=(1, 0)] j
+  m:f64[3,3] = add j l
+  n:f64[8,3] = einsum[spec=ai,ij->aj] e m
+  o:f64[3,3] = sub k j
+  p:f64[8,3] = einsum[spec=ji,aj->ai] o e
+  in (n, p) }"""
+
+
 def _rule_einsum_of_own_sums(x):
     # the column sums of t, taken on their own and then by a contraction: computed once
     t = vnp.tanh(x)
@@ -1314,6 +1345,8 @@ RULE_TESTS = {
         _rule_einsum_of_broadcast_sum, _golden(BROADCAST_SUM_GOLDEN)),
     "einsum('ijk,ijk->ij', x_i - y_j, x_i - y_j) = sqdist(x, y): no (n, m, k) differences": (
         _rule_sqdist, _golden(SQDIST_GOLDEN)),
+    "einsum(x, a) + einsum(x, b) = einsum(x, a + b.T), a and b small (and for -)": (
+        _rule_sum_of_shared_contractions, _golden(SHARED_CONTRACTIONS_GOLDEN)),
     "einsum(-x, y) = -einsum(x, y), the result smaller": (
         _rule_einsum_of_neg, _golden(EINSUM_OF_NEG_GOLDEN)),
     "(-x) / a = x / (-a), a small": (_rule_div_of_neg, _golden(DIV_OF_NEG_GOLDEN)),
@@ -1454,3 +1487,13 @@ def test_relayout_on_random_contractions(seed):
         hits += bool(candidates(g0))
         assert_equivalent(g0, with_copies(g0, candidates(g0)))
     assert hits >= 3  # the generator does produce batch-last contractions
+
+
+def test_shared_contractions_stay_apart_where_the_matrices_are_not_small():
+    """d P + d Q with P, Q as large as the result: the add of P and Q would cost as much as
+    the add it saves (rule 'einsum(x, a) + einsum(x, b) = ...' does not fire)."""
+    def f(x):
+        p = x[0][:, None] * x[1][None, :]
+        return P.einsum(x, p, spec="ai,ij->aj") + P.einsum(x, vnp.exp(p), spec="aj,ij->ai")
+    g1 = simplify(graph(f, (2, 3)))
+    assert prims(g1).count("einsum") == 2, strip(pretty(g1))

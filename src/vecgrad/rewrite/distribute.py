@@ -133,3 +133,61 @@ def einsum_of_own_sums(e: Eqn, ctx: Any) -> Any:
         ops = tuple(x if j == k else o for j, o in enumerate(e.inputs))
         return P.einsum, ops, {"spec": make_spec(ins[:k] + [kept] + ins[k + 1:], out)}
     return None
+
+
+def _shared_form(ctx: Any, u: Any, v: Any) -> tuple | None:
+    """u = einsum(x, a) and v = einsum(x, b) (any operand order, any letters) where b, its
+    axes permuted by `perm`, is read by v's contraction as a is by u's: (u's einsum, the
+    position of a in it, b, perm)."""
+    s, t = ctx.def_of(u, P.einsum), ctx.def_of(v, P.einsum)
+    if s is None or t is None or len(s.inputs) != 2 or len(t.inputs) != 2:
+        return None
+    (si, so), (ti, to) = parse_spec(s.params["spec"]), parse_spec(t.params["spec"])
+    if any(len(set(w)) != len(w) for w in [*si, so, *ti, to]) or len(so) != len(to):
+        return None
+    for kx in (0, 1):
+        for jx in (0, 1):
+            x = s.inputs[kx]
+            if t.inputs[jx] is not x or t.inputs[1 - jx] is x or s.inputs[1 - kx] is x:
+                continue
+            ren: dict[str, str] = {}  # t's letters -> s's
+            for p, q in (*zip(ti[jx], si[kx]), *zip(to, so)):
+                if ren.setdefault(p, q) != q:
+                    ren = {}
+                    break
+            b_letters, a_letters = ti[1 - jx], si[1 - kx]
+            if not ren or len(set(ren.values())) != len(ren) or \
+                    any(c not in ren for c in b_letters) or \
+                    sorted(ren[c] for c in b_letters) != sorted(a_letters):
+                continue
+            mapped = [ren[c] for c in b_letters]
+            perm = tuple(mapped.index(c) for c in a_letters)
+            return s, 1 - kx, t.inputs[1 - jx], perm
+    return None
+
+
+def sum_of_shared_contractions(e: Eqn, ctx: Any) -> Any:
+    """einsum(x, a) + einsum(x, b) = einsum(x, a + b') (and for -), b' the transpose of b that
+    the second contraction reads as the first reads a: where a and b are small beside the
+    result, one contraction and a small add replace two and a full-size add (the gradient of
+    a quadratic form x P x is x (P + P^T); one contraction kept for another reader still
+    saves the add). Accuracy: distributivity, each term rounded as a product of the sums."""
+    u, v = e.inputs
+    if u.aval != e.out.aval or v.aval != e.out.aval or e.out.aval.dtype.kind not in "fc" or \
+            (ctx.n_uses(u) > 1 and ctx.n_uses(v) > 1):
+        return None
+    form = _shared_form(ctx, u, v)
+    if form is None:
+        return None
+    s, ka, b, perm = form
+    a = s.inputs[ka]
+    if a.aval.size * 2 > e.out.aval.size or a.aval.size * 2 > s.inputs[1 - ka].aval.size or \
+            a.aval.dtype != b.aval.dtype:
+        return None
+    if perm != tuple(range(len(perm))):
+        b = ctx.emit(P.transpose, (b,), {"perm": perm}, e.src)
+    if b.aval != a.aval:
+        return None
+    ab = ctx.emit(e.prim, (a, b), {}, e.src)
+    ops = tuple(ab if j == ka else o for j, o in enumerate(s.inputs))
+    return P.einsum, ops, s.params

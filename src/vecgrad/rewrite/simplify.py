@@ -26,7 +26,12 @@ from .contract import (
     sum_of_neg,
     sum_of_product,
 )
-from .distribute import einsum_of_broadcast_sum, einsum_of_own_sums, sqdist_of_differences
+from .distribute import (
+    einsum_of_broadcast_sum,
+    einsum_of_own_sums,
+    sqdist_of_differences,
+    sum_of_shared_contractions,
+)
 from .engine import Ctx, Rule, rewrite
 from .layout import (
     concatenate_of_slices,
@@ -521,6 +526,9 @@ RULES: list[Rule] = [
          "einsum('ab,bc->bc', p, y) = einsum('b,bc->bc', einsum('ab->b', p), y)"),
     Rule(P.einsum, sqdist_of_differences,
          "einsum('ijk,ijk->ij', x_i - y_j, x_i - y_j) = sqdist(x, y): no (n, m, k) differences"),
+    *[Rule(p, sum_of_shared_contractions,
+           "einsum(x, a) + einsum(x, b) = einsum(x, a + b.T), a and b small (and for -)")
+      for p in (P.add, P.sub)],
     Rule(P.einsum, einsum_of_broadcast_sum,
          "einsum(.., a - b, ..) = einsum(.., a, ..) - einsum(.., b, ..), a and b broadcast"),
     Rule(P.strided, strided_is_basic, "strided(x) with axes that tile x = x[slices] reshaped"),

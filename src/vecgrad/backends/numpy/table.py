@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...ir import Aval, Eqn
-from . import gathers, pairwise, planner, reductions, signal, structural, transpose
+from . import gathers, pairwise, planner, reductions, rows, signal, structural, transpose
 from .lowering import PLAIN, Lowering
 
 LOWERINGS: dict[str, Lowering] = {
@@ -33,7 +33,9 @@ def lower(prim: Any, params: dict, avals: list[Aval]) -> Callable[..., Any]:
     if make is not None:
         return make(avals, **params)
     impl = prim.impl
-    return impl if not params else lambda *xs: impl(*xs, **params)
+    if params:
+        return lambda *xs: impl(*xs, **params)
+    return (prim.elementwise and rows.plan(impl, avals)) or impl
 
 
 def is_view(prim: Any) -> bool:
