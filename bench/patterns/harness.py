@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 import vecgrad as vg
+from vecgrad.backends.numpy.heap import retain_heap
 from vecgrad.pytree import flatten, unflatten
 from vecgrad.timing import measure
 
@@ -100,6 +101,7 @@ def measure_pattern(p: Pattern, preset: str = "default", repeat: int | None = No
     reference forward and the gradient (`Stats`), the compile time of the first gradient call,
     the call overhead (the gradient call minus its generated code), the value and gradient
     errors, the ratio gradient / reference forward, the target and whether it was met."""
+    retain_heap()  # (the reference runs under the malloc settings the gradient's code sets)
     args = p.args(preset)
     ref_args = p.prepare(args)
     rec: dict[str, Any] = {"name": p.name, "item": p.item, "target_kind": p.target,
