@@ -1212,3 +1212,26 @@ def test_np_r_and_c_of_traced_arrays_point_at_vnps(form):
         vg.jit(lambda x: getattr(np, form)[x, x * 2.0])(x)
     np.testing.assert_array_equal(vg.jit(lambda x: getattr(vnp, form)[x, x * 2.0])(x),
                                   getattr(np, form)[x, x * 2.0])
+
+
+def test_a_transformed_function_called_as_a_method_is_refused_with_what_to_do():
+    """@vg.jit on a method: m.predict(x) called predict(x) without self (a plain TypeError
+    about a missing argument); keying by the object would go stale when its attributes
+    change, so the call raises ArgumentError saying what to do; staticmethods still work."""
+    class Model:
+        def __init__(self, w):
+            self.w = w
+
+        @vg.jit
+        def predict(self, x):
+            return np.tanh(x @ self.w)
+
+        @staticmethod
+        @vg.jit
+        def act(x):
+            return np.tanh(x)
+    m, x = Model(np.eye(3)), np.ones((2, 3))
+    with pytest.raises(vg.ArgumentError, match="called as a method.*test_fuzz_regressions"):
+        m.predict(x)
+    np.testing.assert_allclose(m.act(x), np.tanh(x))
+    assert hasattr(m, "predict") and isinstance(Model.predict, vg.Transformed)

@@ -206,6 +206,23 @@ class Transformed:
     def __repr__(self) -> str:
         return f"<vecgrad {self.kind} of {self.__name__}>"
 
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        """A transformed function defined in a class body and called as a method: `self` is
+        no array, and keying the compile by the object's identity would miss any later
+        change of its attributes (a silent stale result), so the call is refused with what
+        to do instead (as jax.jit refuses a `self` that is not a JAX type)."""
+        if obj is None:
+            return self
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            raise ArgumentError(
+                f"vg.{self.kind} of {self.__name__} called as a method of a "
+                f"{type(obj).__name__} object{_where(user_src())}: `self` is not an array, "
+                "and vecgrad would key the compile by the object itself, missing later "
+                "changes of its attributes. Transform a function of the arrays instead "
+                f"(vg.{self.kind}(lambda w, x: ...)(self.w, x)), or make it a @staticmethod")
+        return method
+
     def _stage(self, call: Call) -> Staged:
         k = self.kind
         if k == "jit":
