@@ -395,3 +395,33 @@ def test_c_contiguity_shortcut_agrees_with_the_strided_stand_in():
         for key in keys + [tuple(r.choice([0, slice(0, 2), slice(None)], 3)) for _ in range(30)]:
             v = x[key]
             assert c_contiguous(v) == bool(strided(v).flags.c_contiguous), key
+
+
+_X = np.arange(6.0).reshape(2, 3)
+_Y = np.arange(24.0).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize("expr", [
+    "x.T.copy(order='K').ravel(order='K')", "x.T.copy(order='F').ravel(order='A')",
+    "x.copy(order='F').ravel(order='K')", "y.transpose(1, 2, 0).copy('K').ravel('K')",
+    "x.copy('F').reshape(3, 2, order='A')", "np.copy(x.T, order='K').ravel('K')",
+    "(x.T * 2).ravel(order='K')", "np.sin(x.T).ravel('K')", "x.T.copy().ravel('K')",
+    "y[:, ::-1].copy('K').ravel('K')", "x.T.copy('A').ravel('A')",
+    "np.exp(y.transpose(2, 1, 0)).ravel('K')",
+])
+def test_memory_order_of_copies_and_results_as_numpy(expr):
+    """NumPy keeps an F-ordered copy (or ufunc result) F-ordered, and ravel(order='K') or
+    reshape(order='A') reads that order (they read C order: a silent wrong answer)."""
+    f = eval(f"lambda x, y: {expr}")
+    np.testing.assert_array_equal(vg.jit(f)(_X, _Y), f(_X, _Y))
+
+
+def test_a_ravel_of_an_f_ordered_copy_is_its_view():
+    def f(x):
+        c = x.T.copy("F")
+        r = c.ravel("K")  # (NumPy: a view of c, in c's memory order)
+        r[0] = 9.0
+        return c
+    np.testing.assert_array_equal(vg.jit(f)(_X), f(_X))
+    g = vg.grad(lambda x: np.sum(x.T.copy("F").ravel("K") * np.arange(6.0)))(_X)
+    np.testing.assert_array_equal(g, np.arange(6.0).reshape(2, 3))

@@ -51,6 +51,7 @@ from .ir import Atom, Aval, Const, Primitive, Var, set_bind
 from .views import (  # noqa: F401 (re-exported)
     TRACED_ROW,
     c_contiguous,
+    copy_layout,
     fancy_layout,
     reshaped_view,
     strided,
@@ -614,8 +615,11 @@ def const_tracer(value: np.ndarray, uniform: bool = False) -> Any:
 
 
 def _copy(self: Tracer, order: str = "C") -> Tracer:
-    """A copy (free: SSA values are immutable). A copy of a scalar is a scalar."""
-    return Tracer(self._b, self.atom, ndarray=not self._is_scalar())
+    """A copy (free: SSA values are immutable). A copy of a scalar is a scalar. It is laid
+    out in `order` as NumPy's (which a later ravel(order='K') or reshape(order='A') reads)."""
+    out = Tracer(self._b, self.atom, ndarray=not self._is_scalar())
+    out._layout = copy_layout(self, order)
+    return out
 
 
 Tracer.copy = _copy

@@ -115,6 +115,23 @@ def ufunc_layout(shape: tuple[int, ...], dtype: np.dtype, args: Sequence[Any]
     return _standin(shape, _in_order(shape, perm, dtype), dtype)
 
 
+def copy_layout(x: Any, order: str) -> np.ndarray | None:
+    """The stand-in of NumPy's copy of `x` in `order` (None: C-contiguous): 'F' reverses the
+    axes, 'A' is 'F' for a Fortran- and not C-contiguous x, and 'K' keeps x's axis order by
+    stride (np.copy(x.T) is F-ordered, so its ravel(order='K') reads x's order)."""
+    n = len(x.shape)
+    if n < 2 or order == "C" or order == "K" and c_contiguous(x):
+        return None
+    st = strided(x)
+    if order == "A":
+        order = "F" if st.flags.f_contiguous and not st.flags.c_contiguous else "C"
+    perm = list(range(n))[::-1] if order == "F" else sorted(
+        range(n), key=lambda i: -abs(st.strides[i])) if order == "K" else list(range(n))
+    if perm == list(range(n)):
+        return None
+    return _standin(x.shape, _in_order(x.shape, perm, x.dtype), x.dtype)
+
+
 def _in_order(shape: tuple[int, ...], perm: Sequence[int], dtype: np.dtype) -> tuple[int, ...]:
     """The strides of a contiguous array whose axes run slowest to fastest in `perm` order."""
     st, n = [0] * len(shape), dtype.itemsize

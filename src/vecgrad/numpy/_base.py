@@ -14,6 +14,7 @@ from numpy import float64
 from .. import primitives as P
 from ..errors import ShapeError, TracedIntoNumpyError, unsupported, user_src
 from ..tracing import Tracer, const_tracer
+from ..views import copy_layout
 
 ArrayLike = Any
 
@@ -102,7 +103,9 @@ def copy(a: ArrayLike, order: str = "K", subok: bool = False) -> Any:
     """A copy that can be written into without affecting `a` (numpy.copy's `order` and
     `subok` change no value of a traced array)."""
     if isinstance(a, Tracer):
-        return Tracer(a._b, a.atom, ndarray=True)  # np.copy of a scalar is a 0-d array
+        out = Tracer(a._b, a.atom, ndarray=True)  # np.copy of a scalar is a 0-d array
+        out._layout = copy_layout(a, order)  # (np.copy(x.T) is F-ordered: its ravel('K'))
+        return out
     return _np.array(a, copy=True, order=order, subok=subok)
 
 

@@ -457,8 +457,8 @@ def flatten(a: Any, order: str = "C") -> Any:
 def _in_order(a: Any, order: str, name: str) -> Any:
     """`a` with its axes permuted so that C order reads it in `order` (a view)."""
     if order == "K":
-        if not isinstance(a, Tracer) or a._view is None:
-            return a
+        if not isinstance(a, Tracer) or a._view is None and a._layout is None:
+            return a  # (a fresh value in C order; one with a layout: np.sin(x.T) is F)
         st = strided(a).strides
         perm = sorted(range(len(st)), key=lambda i: -abs(st[i]))  # (stable: ties keep order)
         return transpose(a, perm)
