@@ -25,6 +25,16 @@ def _shape(x: Any) -> tuple[int, ...]:
     return x.shape if isinstance(x, Tracer) else _np.shape(x)
 
 
+def _nd(a: Any) -> int:
+    return len(_shape(a))
+
+
+def _axis1(axis: int, nd: int) -> int:
+    if not -nd <= axis < nd:
+        raise _np.exceptions.AxisError(axis, nd)
+    return axis % nd
+
+
 def _dtype(x: Any) -> _np.dtype:
     if x.__class__ is Tracer:
         return x._atom.aval.dtype

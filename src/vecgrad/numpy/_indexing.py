@@ -17,7 +17,7 @@ from .. import primitives as P
 from ..errors import ShapeError, TraceError, unsupported
 from ..tracing import TRACED_ROW, Tracer, as_view
 from . import _ops
-from ._base import _dtype, _shape, asarray, astype, takes_out, zeros
+from ._base import _axis1, _dtype, _nd, _shape, asarray, astype, takes_out, zeros
 from ._masked import select
 from ._mixed_keys import _data_dependent, _python_int, _standin, split_basic
 from ._shape_ops import fresh
@@ -27,16 +27,6 @@ __all__ = [
     "put", "put_along_axis", "putmask", "searchsorted", "take", "take_along_axis", "unique",
     "where",
 ]
-
-
-def _nd(a: Any) -> int:
-    return len(_shape(a))
-
-
-def _axis1(axis: int, nd: int) -> int:
-    if not -nd <= axis < nd:
-        raise _np.exceptions.AxisError(axis, nd)
-    return axis % nd
 
 
 # ------------------------------------------------------------- gathers with traced indices

@@ -13,12 +13,8 @@ from .. import primitives as P
 from ..errors import TraceError
 from ..tracing import Tracer, strided
 from . import _ops
-from ._base import _dtype, _shape, asarray, astype
+from ._base import _dtype, _nd, _shape, asarray, astype
 from ._stats import all as all_
-
-
-def _nd(a: Any) -> int:
-    return len(_shape(a))
 
 __all__ = [
     "ScalarType",

@@ -15,7 +15,7 @@ from .. import primitives as P
 from ..errors import TraceError, unsupported
 from ..tracing import Tracer
 from . import _contract, _ops, _ufuncs
-from ._base import _dtype, _shape, asarray, astype
+from ._base import _dtype, _nd, _shape, asarray, astype
 from ._creation import linspace
 from ._indexing import take
 from ._order import argsort, sort
@@ -56,10 +56,6 @@ __all__ = [
     "vecmat",
     "vectorize",
 ]
-
-
-def _nd(a: Any) -> int:
-    return len(_shape(a))
 
 
 def i0(x: Any) -> Any:

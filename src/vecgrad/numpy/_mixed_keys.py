@@ -10,11 +10,7 @@ import numpy as _np
 
 from ..errors import TraceError
 from ..tracing import Tracer
-from ._base import _shape
-
-
-def _nd(a: Any) -> int:
-    return len(_shape(a))
+from ._base import _nd, _shape
 
 
 def _data_dependent(name: str) -> TraceError:

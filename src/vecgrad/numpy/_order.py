@@ -281,6 +281,11 @@ def _reduced_last(a: Any, axis: Any, keepdims: bool) -> tuple[Any, tuple[int, ..
     return x, shape
 
 
+def _nan_of_nothing(x: Any, shape: tuple[int, ...]) -> Any:
+    """NumPy's median of an empty slice, the mean of nothing: nan in x's float dtype."""
+    return _ops.reshape(_ops.multiply(_ops.sum(x, -1), _np.nan), shape)
+
+
 @takes_out
 def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
            keepdims: bool = False) -> Any:
@@ -288,8 +293,8 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     a = _float(asarray(a))
     x, shape = _reduced_last(a, axis, keepdims)
     m = _shape(x)[-1]
-    if m == 0:  # (NumPy: the mean of an empty slice, nan)
-        return _ops.reshape(_ops.multiply(_ops.sum(x, -1), _np.nan), shape)
+    if m == 0:
+        return _nan_of_nothing(x, shape)
     k = (m - 1) // 2
     part = partition(x, (k, m // 2) if m % 2 == 0 else (k,), -1)
     med = part[..., k] if m % 2 else _ops.divide(_ops.add(part[..., k], part[..., m // 2]), 2)
@@ -305,8 +310,8 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     of nanquantile(a, 0.5) gives NaN)."""
     a = _float(asarray(a))
     x, shape = _reduced_last(a, axis, keepdims)
-    if _shape(x)[-1] == 0:  # (NumPy: nan, as median's)
-        return _ops.reshape(_ops.multiply(_ops.sum(x, -1), _np.nan), shape)
+    if _shape(x)[-1] == 0:
+        return _nan_of_nothing(x, shape)
     if _dtype(x).kind != "f":
         return nanquantile(a, 0.5, axis, keepdims=keepdims)
     srt = sort(x, -1)  # NaNs sort last

@@ -19,7 +19,7 @@ import numpy as _np
 from ..errors import unsupported
 from ..tracing import Tracer
 from . import _contract, _ops
-from ._base import _dtype, _shape, asarray, astype, takes_out
+from ._base import _dtype, _nd, _shape, asarray, astype, takes_out
 
 __all__ = [
     "append",
@@ -55,10 +55,6 @@ __all__ = [
 ]
 
 broadcast_shapes = _np.broadcast_shapes
-
-
-def _nd(a: Any) -> int:
-    return len(_shape(a))
 
 
 def _axis(axis: int, nd: int) -> int:

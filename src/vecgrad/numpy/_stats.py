@@ -14,7 +14,7 @@ from .. import primitives as P
 from ..errors import unsupported
 from ..tracing import Tracer
 from . import _contract, _ops
-from ._base import _dtype, _shape, asarray, astype, takes_out
+from ._base import _axis1, _dtype, _nd, _shape, asarray, astype, takes_out
 
 __all__ = [
     "all",
@@ -45,16 +45,6 @@ __all__ = [
     "std",
     "var",
 ]
-
-
-def _nd(a: Any) -> int:
-    return len(_shape(a))
-
-
-def _axis1(axis: int, nd: int) -> int:
-    if not -nd <= axis < nd:
-        raise _np.exceptions.AxisError(axis, nd)
-    return axis % nd
 
 
 def _count(a: Any, axis: Any) -> int:

@@ -7,6 +7,7 @@ semantics), which is why repeated indices there are an error.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from .. import primitives as P
 from ..errors import TracedIntoNumpyError, UnsupportedError, _where, unsupported, user_src
 from ..tracing import Tracer
 from . import _ops
-from ._base import _dtype, asarray, astype, takes_out
+from ._base import _axis1, _dtype, asarray, astype, takes_out
 from ._indexing import index_add, take
 from ._nn import logsumexp
 from ._scatter import index_reduce
@@ -237,7 +238,7 @@ class ufunc:
             raise unsupported(f"numpy.{name}.reduceat" + (" with traced indices" if
                                                         name in _REDUCEAT else ""))
         a = asarray(a)
-        axis = _axis(axis, _ops.ndim(a))
+        axis = _axis1(axis, _ops.ndim(a))
         n = _ops.shape(a)[axis]
         idx = _np.asarray(indices)  # NumPy's checks and result dtype, on a stand-in:
         want = getattr(_np, name).reduceat(_np.zeros(n, a.dtype), idx, dtype=dtype).dtype
@@ -256,12 +257,7 @@ class ufunc:
 _REDUCEAT = ("add", "multiply", "maximum", "minimum")
 
 
-def _axis(axis: int, nd: int) -> int:
-    if not -nd <= axis < nd:
-        raise _np.exceptions.AxisError(axis, nd)
-    return axis % nd
-
-
+@functools.cache
 def _params(fn: Callable) -> set:
     """The keywords a reduction takes beyond axis and keepdims (initial, where, dtype)."""
     target = getattr(fn, "target", None)
