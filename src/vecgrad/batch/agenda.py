@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 
-from .deps import JOIN, Plan
+from .nodes import JOIN, Plan
 
 
 def heights(p: Plan) -> list[int]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..ir import Eqn
 from ..notes import Batched, Note, Sequential, Unbatched
-from .deps import SUM, WRITE, Plan
+from .nodes import SUM, WRITE, Plan
 
 # A line whose operations ran as at most this many groups, one feeding the next, each wider
 # than there are groups, applies the operation to its own result (`-log(sigmoid(-z))`, a
