@@ -1235,3 +1235,22 @@ def test_a_transformed_function_called_as_a_method_is_refused_with_what_to_do():
         m.predict(x)
     np.testing.assert_allclose(m.act(x), np.tanh(x))
     assert hasattr(m, "predict") and isinstance(Model.predict, vg.Transformed)
+
+
+def test_a_chain_of_adds_of_empty_arrays_does_not_recurse():
+    """`o = o * 0.5 + x[:, ::-1][i][2:]` over empty rows: the add-chain rewrite took every
+    term of an empty sum for a small one (0 * 4 <= 0) and regrouped the chain forever
+    (RecursionError in simplify); small terms are now strictly smaller than the sum."""
+    def f(x):
+        o = np.float64(0.5)
+        for i in range(6):
+            o = o * 0.5 + x[:, ::-1][i][2:]
+        z = vnp.zeros((4, 0))
+        for i in range(5):
+            z = z + x[i, 2:] + x[:4, 2:] * 0.5
+        return o, z
+    x = np.random.default_rng(4).standard_normal((6, 2))
+    got, want = vg.jit(f)(x), f(x)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+

@@ -45,8 +45,8 @@ def small_terms_first(e: Eqn, ctx: Any) -> Any:
     if any(t.aval.dtype != dt for t in terms):
         return None  # (the order of the promotions would change)
     groups: dict[tuple, list[Any]] = {}
-    for t in terms:
-        if t.aval.size * 4 <= size and t.aval.ndim:
+    for t in terms:  # (strictly smaller: an empty sum's terms are all "size * 4 <= 0")
+        if t.aval.size * 4 <= size and t.aval.size < size and t.aval.ndim:
             groups.setdefault(t.aval.shape, []).append(t)
     if not any(len(g) > 1 for g in groups.values()):
         return None
