@@ -1254,3 +1254,12 @@ def test_a_chain_of_adds_of_empty_arrays_does_not_recurse():
     for g, w in zip(got, want):
         assert_same(g, w)
 
+
+def test_a_masked_selection_returned_names_the_line_that_made_it():
+    """Returning x.T[x.T > 0] (a data-dependent length) raised at the caller's line, naming
+    no line of the traced function: the error names the line of the selection now."""
+    def f(x):
+        return x.T[x.T > 0]  # the line the error must name
+    line = f.__code__.co_firstlineno + 1
+    with pytest.raises(vg.TraceError, match=rf"data-dependent.*test_fuzz_regressions.py:{line}\)"):
+        vg.jit(f)(np.ones((3, 2)))

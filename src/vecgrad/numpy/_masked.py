@@ -21,12 +21,15 @@ from . import _ops
 from ._base import _dtype, astype
 
 
-def _data_dependent() -> TraceError:
+def _data_dependent(src: Any = None) -> TraceError:
+    """(src: the line that made the selection, for a use outside the user's code: the traced
+    function returned it.)"""
     return TraceError(
         "x[mask] with a traced boolean mask has a data-dependent length, which vecgrad cannot "
         "trace; it can only be updated in place (x[mask] *= c, x[mask] += y[mask]) or copied "
         "into an array of x's shape (y[mask] = x[mask]). Select values with vnp.where(mask, "
-        "a, b) or multiply the mask in instead" + _at())
+        "a, b) or multiply the mask in instead"
+        + (f" (at {src.file}:{src.line})" if src is not None else _at()))
 
 
 def _at() -> str:
@@ -38,10 +41,11 @@ class MaskedSelection:
     """The entries of `base` where `mask` (over its leading axes) is true, as `value` (an
     array of base's shape whose selected entries are the selection's current values)."""
 
-    __slots__ = ("base", "mask", "value", "version")
+    __slots__ = ("base", "mask", "src", "value", "version")
 
     def __init__(self, base: Tracer, mask: Tracer):
         self.base, self.mask, self.version, self.value = base, mask, base.atom, base
+        self.src = user_src(3)  # (the line of `x[mask]`)
 
     def _update(self, other: Any, fn: Callable, name: str) -> Self:
         if isinstance(other, MaskedSelection):
@@ -88,7 +92,7 @@ class MaskedSelection:
 
     def not_an_array(self) -> TraceError:
         """The error for using the selection as an array (tracing asks for it)."""
-        return _data_dependent()
+        return _data_dependent(self.src)
 
     def __getattr__(self, name: str) -> Any:
         raise _data_dependent()
@@ -109,7 +113,7 @@ class MaskedSelection:
         raise _data_dependent()
 
     def __hash__(self) -> int:  # (returned from a traced function: its outputs are hashed)
-        raise _data_dependent()
+        raise _data_dependent(self.src)
 
     __getitem__ = __setitem__ = __float__ = __int__ = __index__ = __abs__ = _binary
     __eq__ = __ne__ = __and__ = __or__ = __invert__ = __floordiv__ = __mod__ = _binary
