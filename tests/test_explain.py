@@ -141,6 +141,10 @@ def test_recurrence_is_reported_as_a_rolled_loop_with_reason():
     loops = [h.what for h in r.hot if h.what.startswith("loop")]
     assert loops and all(re.fullmatch(r"loop\[7 steps x [1-9]\d* operations\]", w)
                          for w in loops), loops
+    # one forward loop (rebuilt by the gradient's `loops` pass to store its residuals: still
+    # forward work) and the backward loops
+    sides = sorted(h.backward for h in r.hot if h.what.startswith("loop"))
+    assert sides[0] is False and sides[-1] is True, sides
 
 
 def _two_negs_on_a_line(X):

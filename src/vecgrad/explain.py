@@ -47,9 +47,9 @@ def _became(found: list[Found], entry: Any) -> list[Found]:
     """Say what each batched line became in the compiled forward (after simplification),
     leaving out pure layout operations; buffer writes that left no scatter say so."""
     final = entry.stages.get("final")
-    fwd = entry.meta.get("forward_vars", frozenset())
     if final is None:
         return found
+    fwd = _forward_vars(entry.meta, final) if "forward_vars" in entry.meta else frozenset()
     by_line: dict[tuple, list[str]] = {}
     for e in final.eqns:
         if e.src is not None and e.out in fwd and e.prim.name not in _LAYOUT:
@@ -71,7 +71,7 @@ def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
     g = entry.stages.get("final")
     if g is None:  # larger than the cache keeps (settings.keep_stage_eqns): not profiled
         return []
-    fwd_vars = entry.meta["forward_vars"]
+    fwd_vars = _forward_vars(entry.meta, g)
     copies = {e.out for e in g.eqns if e.prim.name == "relayout"}
     # an operand copy the forward reads (backends/numpy/relayout.py) is forward work
     fwd_vars = fwd_vars | {a for c in g.eqns if c.out in fwd_vars for a in c.inputs
@@ -81,6 +81,18 @@ def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
     hot = [Hot(t, t / total, _what(e), _shapes(e), e.src, e.out not in fwd_vars)
            for e, t in prof]
     return sorted(hot, key=lambda h: -h.seconds)[:top]
+
+
+def _forward_vars(meta: dict, g: Graph) -> frozenset:
+    """The final graph's forward work: what the traced forward computed, and everything the
+    primal outputs (value and aux) depend on. The second catches equations the backward
+    passes rebuilt: `loops` replaces a forward loop by its residual-storing copy, a new
+    variable that still runs forward."""
+    need = {a for a in g.outputs[:meta.get("primal_outputs", 0)] if isinstance(a, Var)}
+    for e in reversed(g.eqns):
+        if e.out in need:
+            need.update(a for a in e.inputs if isinstance(a, Var))
+    return meta["forward_vars"] | need
 
 
 def _what(e: Eqn) -> str:

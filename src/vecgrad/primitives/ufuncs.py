@@ -154,10 +154,19 @@ def _fshare(x: Any, y: Any, share: Any) -> Any:
     return where(logical_and(ny, logical_not(nx)), 1.0, where(nx, 0.0, share))
 
 
-logaddexp = elementwise("logaddexp", np.logaddexp,
-                        lambda g, ans, x, y: (g * exp(x - ans), g * exp(y - ans)))
-logaddexp2 = elementwise("logaddexp2", np.logaddexp2,
-                         lambda g, ans, x, y: (g * exp2(x - ans), g * exp2(y - ans)))
+def _logaddexp_vjp(pow_: Any) -> Any:
+    """d logaddexp(x, y) / dx = b^(x - ans), the share of x in the sum; where x is the result
+    (an infinite or dominant x) the share is 1, and 1/2 on a tie, not inf - inf = nan: log-space
+    programs meet logaddexp(-inf, -inf) at every masked entry."""
+    def share(x: Any, y: Any, ans: Any) -> Any:
+        top = eq(x, ans)  # (x - ans is masked to 0 there: inf - inf would warn)
+        gap = where(top, 0.0, x) - where(top, 0.0, ans)
+        return where(top, where(eq(x, y), 0.5, 1.0), pow_(gap))
+    return lambda g, ans, x, y: (g * share(x, y, ans), g * share(y, x, ans))
+
+
+logaddexp = elementwise("logaddexp", np.logaddexp, _logaddexp_vjp(exp))
+logaddexp2 = elementwise("logaddexp2", np.logaddexp2, _logaddexp_vjp(exp2))
 arctan2 = elementwise(  # d atan(x/y) = (y dx - x dy) / (x^2 + y^2)
     "arctan2", np.arctan2,
     lambda g, ans, x, y: (g * y / (x * x + y * y), -g * x / (x * x + y * y)))
