@@ -20,13 +20,13 @@ def _cdf(y: Any) -> Any:
 
 
 def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """The CDF."""
+    """The CDF: exp(y) / 2 below loc, 1 - exp(-y) / 2 above (y = (x - loc) / scale)."""
     y, _, ok = standardize(x, loc, scale)
     return nan_unless(ok, _cdf(y))
 
 
 def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """1 - CDF."""
+    """The survival function 1 - cdf(x), as the CDF at -y (no cancellation in the tail)."""
     y, _, ok = standardize(x, loc, scale)
     return nan_unless(ok, _cdf(-y))
 

@@ -25,7 +25,7 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """1 - CDF."""
+    """The survival function 1 - cdf(x), as expit(-y) (no cancellation in the tail)."""
     y, _, ok = standardize(x, loc, scale)
     return nan_unless(ok, sp.expit(-y))
 

@@ -23,7 +23,7 @@ def cdf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
 
 
 def sf(x: Any, loc: Any = 0, scale: Any = 1) -> Any:
-    """1 - CDF."""
+    """The survival function 1 - cdf(x): 1 - y clipped to [0, 1]."""
     y, _, ok = standardize(x, loc, scale)
     return nan_unless(ok, vnp.clip(1.0 - y, 0.0, 1.0))
 
