@@ -281,6 +281,38 @@ def test_shape_mismatch_in_inplace_op():
     assert "(3, 4)" in raises(vg.ShapeError, f, A)
 
 
+def test_numpy_index_and_axis_errors_keep_their_type_and_name_the_line():
+    """NumPy's IndexError / AxisError, as NumPy raises them, plus the user's line."""
+    def row(x):
+        return x[5]  # <- error
+    def in_loop(x):
+        s = 0.0
+        for i in range(5):
+            s = s + vnp.sum(x[i])  # <- error
+        return s
+    def axis(x):
+        return vnp.sum(x, axis=2)  # <- error
+    def take(x):
+        return vnp.take(x, 7, axis=1)  # <- error
+    assert "out of bounds" in raises(IndexError, row, A)
+    assert "index 3 is out of bounds" in raises(IndexError, in_loop, A)
+    assert "axis 2" in raises(np.exceptions.AxisError, axis, A)
+    raises(IndexError, take, A)
+    raises(IndexError, in_loop, A, call=lambda: vg.grad(in_loop)(A))
+
+
+def test_an_index_error_the_function_catches_is_its_own():
+    def f(x):
+        s = 0.0
+        for i in range(10):
+            try:
+                s = s + x[i]
+            except IndexError:  # (stops at the end of x, as in NumPy)
+                break
+        return vnp.sum(s)
+    assert np.allclose(vg.grad(f)(A), np.ones_like(A))
+
+
 def test_shape_errors_are_value_errors():
     with pytest.raises(ValueError):
         vg.jit(lambda x, y: x * y)(A, B)

@@ -112,6 +112,22 @@ def _where(src: Src | None) -> str:
     return f" (at {src.file}:{src.line}, in {src.func})" if src else ""
 
 
+def locate_numpy_error(ex: BaseException) -> None:
+    """NumPy's own IndexError and AxisError, raised while tracing (`x[5]` of 3 rows, `axis=2`
+    of a matrix), again with the same type and message plus the user's line, as vecgrad's
+    own errors say it: the line is otherwise a frame deep among vecgrad's."""
+    if not isinstance(ex, IndexError) or isinstance(ex, VecgradError) or "(at " in str(ex):
+        return  # (np.exceptions.AxisError is an IndexError too)
+    src = traceback_user_src(ex.__traceback__)
+    if src is None:
+        return
+    try:
+        located = type(ex)(str(ex) + _where(src))
+    except Exception:  # noqa: BLE001 (a subclass with another constructor: leave it as it is)
+        return
+    raise located.with_traceback(ex.__traceback__) from None
+
+
 class VecgradError(Exception):
     """Base class of all vecgrad errors."""
 

@@ -32,6 +32,7 @@ from .errors import (
     TraceError,
     VecgradError,
     _where,
+    locate_numpy_error,
     traceback_user_src,
     user_src,
 )
@@ -152,6 +153,7 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
         except Exception as ex:
             _blame(b, call, tracers, ex)
             _blame_numpy_store(b, ex)
+            locate_numpy_error(ex)
             raise
         out, aux = split_aux(res, has_aux, fun)
         if check is not None:
