@@ -6,6 +6,9 @@ name this file and that line.
 from __future__ import annotations
 
 import inspect
+import linecache
+import traceback
+import warnings
 
 import numpy as np
 import pytest
@@ -311,6 +314,30 @@ def test_an_index_error_the_function_catches_is_its_own():
                 break
         return vnp.sum(s)
     assert np.allclose(vg.grad(f)(A), np.ones_like(A))
+
+
+def test_runtime_warnings_and_errors_of_compiled_code_show_the_users_line():
+    """A NumPy warning or error raised when the compiled code runs prints the generated line,
+    shown with the user's line it computes (linecache, display only), and the source
+    compiled holds no user text."""
+    def f(x):
+        return vnp.sum(vnp.log(x) * 2)  # <- error
+    def g(a):
+        return vnp.sum(vnp.linalg.inv(a))  # <- error
+    x = np.array([1.0, -1.0, 2.0])
+    for t in (vg.jit, vg.grad):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            t(f)(x)
+        shown = [linecache.getline(r.filename, r.lineno) for r in w
+                 if "invalid value" in str(r.message)]
+        assert shown and marked_line(f) in shown[0], shown
+    with pytest.raises(np.linalg.LinAlgError) as info:
+        vg.jit(g)(np.zeros((3, 3)))
+    frames = [linecache.getline(fr.filename, fr.lineno) for fr in
+              traceback.extract_tb(info.value.__traceback__) if fr.filename.startswith("<vec")]
+    assert any(marked_line(g) in ln for ln in frames), frames
+    assert marked_line(g) not in vg.jit(g).entry(np.eye(3))[0].compiled.source
 
 
 def test_shape_errors_are_value_errors():

@@ -7,9 +7,13 @@ nor any view of it is read later.
 from __future__ import annotations
 
 import functools
+import itertools
 import keyword
+import linecache
+import os
 import re
 import types
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -203,9 +207,35 @@ def identifier(name: str) -> str:
 def generate(g: Graph, targets: dict[Var, str] | None = None) -> tuple[_Codegen, list[str]]:
     """The statements computing g's equations (inputs are named x0, x1, ..., values v0, v1,
     ...), and the code generator holding their names and the objects they refer to. A value
-    in `targets` that an elementwise ufunc makes is written into that expression's array."""
+    in `targets` that an elementwise ufunc makes is written into that expression's array.
+    `cg.line_src[k]` is the user's source line of statement k's equation (its first one)."""
     cg = _Codegen(g, targets)
-    return cg, [ln for i, e in enumerate(g.eqns) for ln in cg.line(i, e)]
+    lines: list[str] = []
+    cg.line_src = []
+    for i, e in enumerate(g.eqns):
+        stmts = cg.line(i, e)
+        lines += stmts
+        cg.line_src += [e.src] + [None] * (len(stmts) - 1) if stmts else []
+    return cg, lines
+
+
+_serial = itertools.count()
+
+
+def _show_in_tracebacks(filename: str, fn: Callable, src: str, line_src: list) -> None:
+    """Tracebacks and NumPy's runtime warnings (`invalid value encountered in log`) from
+    generated code print its line with the user's line it computes, as a comment: the shown
+    text lives only in linecache (never compiled: user strings stay out of the code), for
+    as long as the function does."""
+    shown = src.split("\n")
+    for k, where in enumerate(line_src):
+        if where is not None:  # statement k is source line k + 2 (after the def)
+            note = re.sub(r"[^\x20-\x7e]", "?", f"{os.path.basename(where.file)}:"
+                                                  f"{where.line} in {where.func}")
+            shown[k + 1] += f"  # {note}"
+    lines = [ln + "\n" for ln in shown]
+    linecache.cache[filename] = (len(src), None, lines, filename)
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
 
 
 def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
@@ -219,11 +249,14 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     args = ", ".join(cg.names[v] for v in g.inputs)
     src = f"def {name}({args}):\n" + "".join(f"    {s}\n" for s in body)
     src += f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})\n"
-    code = compile(src, f"<vecgrad:{name}>", "exec")
+    filename = f"<vecgrad:{name}:{next(_serial)}>"
+    code = compile(src, filename, "exec")
     fn_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     attrs = set(re.findall(r"\.([A-Za-z_]\w*)", src))  # co_names also lists attributes
     unbound = set(fn_code.co_names) - cg.env.keys() - attrs
     if unbound:
         raise RuntimeError(f"vecgrad codegen bug: unbound names {sorted(unbound)} in\n{src}")
     exec(code, cg.env)  # noqa: S102 - running the generated code is this module's purpose
+    if all("\n" not in ln for ln in body):  # (else the numbering would need the splits)
+        _show_in_tracebacks(filename, cg.env[name], src, cg.line_src)
     return Compiled(cg.env[name], src, g)
