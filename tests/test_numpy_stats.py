@@ -29,6 +29,28 @@ def test_var_std(name, axis, ddof, keepdims):
     check(lambda xp, x: getattr(xp, name)(x, axis=axis, ddof=ddof, keepdims=keepdims), T)
 
 
+WHERE = [R.random((3, 4, 5)) > 0.4, R.random((4, 1)) > 0.3, np.zeros((3, 4, 5), bool)]
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+@pytest.mark.parametrize("axis", [None, 1, (0, 2)])
+@pytest.mark.parametrize("w", range(len(WHERE)))
+def test_var_std_where(name, axis, w):
+    """`where=` selects the entries, per position along `axis` (none selected: nan, with
+    ddof more than the count: inf or nan, as NumPy), with a constant or a traced mask."""
+    mask = WHERE[w]
+    counts = np.sum(np.broadcast_to(mask, T.shape), axis=axis)
+    for ddof in (0, 1, 4):
+        with np.errstate(all="ignore"):  # (gradients where every group has n - ddof > 0)
+            check(lambda xp, x: getattr(xp, name)(x, axis=axis, ddof=ddof, keepdims=True,
+                                                  where=mask), T, grad=bool(
+                np.all(counts > ddof)))
+            want = getattr(np, name)(T, axis=axis, ddof=ddof, where=mask)
+            got = vg.jit(lambda x, m: getattr(vnp, name)(x, axis=axis, ddof=ddof, where=m))(
+                T, mask)
+        assert_same(got, want)
+
+
 def test_var_std_dtypes_and_methods():
     check(lambda xp, x: (x.var(), x.std(1), x.var(axis=0, ddof=1, keepdims=True)), T)
     i = np.arange(12).reshape(3, 4)

@@ -68,19 +68,25 @@ def _flat_or(a: Any, axis: int | None) -> tuple[Any, int]:
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
         keepdims: bool = False, *, where: Any = True, mean: Any = None,
         correction: Any = None) -> Any:
-    """Variance: the mean squared deviation, divided by n - ddof."""
-    if out is not None or where is not True:
-        raise unsupported("numpy.var with out= or where=")
+    """Variance: the mean squared deviation, divided by n - ddof (n: the entries `where`
+    selects along `axis`, per position when it is an array)."""
+    if out is not None:
+        raise unsupported("numpy.var with out=")
     if correction is not None:
         ddof = correction
     a = _float(asarray(a))
     if dtype is not None:
         a = astype(a, dtype)
-    m = _ops.mean(a, axis, keepdims=True) if mean is None else mean
+    m = _ops.mean(a, axis, keepdims=True, where=where) if mean is None else mean
     d = _ops.subtract(a, m)
     sq = _ops.multiply(d, d) if _dtype(d).kind != "c" else _ops.square(_ops.abs(d))
-    n = builtins.max(_count(a, axis) - ddof, 0)
-    return _ops.divide(_ops.sum(sq, axis, keepdims=keepdims), float(n))
+    total = _ops.sum(sq, axis, keepdims=keepdims, where=where)
+    if where is True:
+        return _ops.divide(total, float(builtins.max(_count(a, axis) - ddof, 0)))
+    ones = _ops.broadcast_to(_np.ones((), _dtype(total)),
+                             _np.broadcast_shapes(_shape(a), _np.shape(where)))
+    n = _ops.sum(ones, axis, keepdims=keepdims, where=where)  # (traced if the mask is)
+    return _ops.divide(total, _ops.maximum(_ops.subtract(n, ddof), 0))
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
