@@ -42,12 +42,12 @@ def test_var_std_where(name, axis, w):
     counts = np.sum(np.broadcast_to(mask, T.shape), axis=axis)
     for ddof in (0, 1, 4):
         with np.errstate(all="ignore"):  # (gradients where every group has n - ddof > 0)
-            check(lambda xp, x: getattr(xp, name)(x, axis=axis, ddof=ddof, keepdims=True,
-                                                  where=mask), T, grad=bool(
+            check(lambda xp, x, d=ddof: getattr(xp, name)(x, axis=axis, ddof=d, keepdims=True,
+                                                        where=mask), T, grad=bool(
                 np.all(counts > ddof)))
             want = getattr(np, name)(T, axis=axis, ddof=ddof, where=mask)
-            got = vg.jit(lambda x, m: getattr(vnp, name)(x, axis=axis, ddof=ddof, where=m))(
-                T, mask)
+            got = vg.jit(lambda x, m, d=ddof: getattr(vnp, name)(x, axis=axis, ddof=d,
+                                                               where=m))(T, mask)
         assert_same(got, want)
 
 
