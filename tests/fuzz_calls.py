@@ -233,6 +233,8 @@ class CallGen(Gen):
             return self._loop(o, e, self.i(0, 3))
         X, L = self._rows()
         r2 = self.pick([f"{X}[i - 1]", f"np.cos({X}[i])", f"{X}[-1 - i]", f"{X}[(i + 1) % {L}]"])
+        if family == "norms":  # (x[i] - x[-1 - i] is 0 at the middle row: a norm's kink)
+            r2 = f"np.cos({X}[i])"
         d = self.shape_of(f"{X}[0]")[0]
         e = self._fill(self.pick(ROW[family]), r=f"{X}[i]", r2=r2, d=d)
         return self._loop(o, e, L)

@@ -525,13 +525,16 @@ def minimize(check: str, p: Program, sig: str) -> str:
 
 def main(n: int, start: int = 0, style: str | None = None, gen=None) -> None:
     """Runs programs start..start+n of `gen` (fuzz_calls.CallGen for 'calls' or one of its
-    styles, fuzz_structure.StructGen for 'structure' or one of its) and prints per-style counts and every distinct failure, minimized."""
+    styles, fuzz_structure.StructGen for 'structure', fuzz_semantics.SemGen for 'semantics',
+    or one of theirs) and prints per-style counts and every distinct failure, minimized."""
     from fuzz_calls import CallGen
+    from fuzz_semantics import SemGen
     from fuzz_structure import StructGen
     if gen is None:
-        gen = next((g for name, g in (("calls", CallGen), ("structure", StructGen))
+        gen = next((g for name, g in (("calls", CallGen), ("structure", StructGen),
+                                      ("semantics", SemGen))
                     if style == name or style in g.NEW), None)
-    style = None if style in ("calls", "structure") else style
+    style = None if style in ("calls", "structure", "semantics") else style
     found: dict[str, tuple] = {}
     counts: dict[str, Counter] = {c: Counter() for c in CHECKS}
     styles, transforms = Counter(), Counter()
