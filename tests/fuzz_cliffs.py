@@ -119,8 +119,24 @@ class CliffGen:
         win = f"x[i:i + {span}:{dl}]" if dl > 1 else f"x[i:i + {k}]"
         wv = self.pick([f"w[:{k}]", "1.0", f"np.linspace(0.5, 1.5, {k})"])
         body = self.red(f"({win} * {wv})")
-        form = self.pick(["buf", "comp", "acc", "stack", "rev"])
+        form = self.pick(["buf", "comp", "acc", "stack", "rev", "inner", "rows", "back", "affine"])
         short = f"a{a}s{s}k{k}d{dl}_{form}"
+        if form == "inner":  # the window as an inner loop over its taps
+            return short, (f"out = xp.zeros(len({rng}))\nfor t, i in enumerate({rng}):\n"
+                           f"    for j in range({k}):\n        out[t] += w[j] * x[i + {dl} * j]\n"
+                           "return np.sum(np.tanh(out))")
+        if form == "rows":  # windows of rows of X
+            return short, (f"out = xp.zeros((len({rng}), {D}))\nfor t, i in enumerate({rng}):\n"
+                           f"    out[t] = {self.pick(['np.sum', 'np.max', 'np.mean'])}(X[i:i + {span}:{dl}], axis=0)\n"
+                           "return np.sum(out ** 2)")
+        if form == "back":  # a descending range
+            return short, (f"out = xp.zeros(len(x))\nfor i in range(len(x) - {span}, {a - 1}, -{s}):\n"
+                           f"    out[i] = {body}\nreturn np.sum(out ** 2)")
+        if form == "affine":  # positions s * t + a, the window written at t
+            cnt = f"(len(x) - {span} - {a}) // {s} + 1"
+            return short, (f"out = xp.zeros({cnt})\nfor t in range({cnt}):\n"
+                           f"    out[t] = {self.red(f'(x[{s} * t + {a}:{s} * t + {a} + {span}:{dl}] * {wv})')}\n"
+                           "return np.sum(out ** 2)")
         if form == "buf":
             return short, (f"out = xp.zeros(len({rng}))\nfor t, i in enumerate({rng}):\n"
                            f"    out[t] = {body}\nreturn np.sum(out ** 2)")
@@ -163,7 +179,21 @@ class CliffGen:
                           "for a, b in zip(src, dst):", "for a, b in edges:",
                           "for e, (a, b) in enumerate(edges):"])
         X = self.pick(["X", "np.tanh(X)"])
-        kind = self.pick(["scatter", "message", "max", "weighted", "deg", "acc", "gather"])
+        kind = self.pick(["scatter", "message", "max", "weighted", "deg", "acc", "gather",
+                          "ewt", "selfloop", "attn"])
+        if kind == "ewt":  # a traced weight per edge
+            return ("ewt", f"out = xp.zeros(X.shape)\n{loop}\n" + textwrap.indent(
+                "out[b] += np.tanh(x[a] - x[b]) * X[a]", "    ") + "\nreturn np.sum(out ** 2)", True)
+        if kind == "selfloop":  # self loops appended in Python
+            return ("selfloop", ("pairs = list(edges) + [(i, i) for i in range(len(X))]\n"
+                    "out = xp.zeros(X.shape)\nfor a, b in pairs:\n    out[b] += np.sin(X[a])\n"
+                    "return np.sum(out ** 2)"), True)
+        if kind == "attn":  # scores per edge, normalized per destination
+            return ("attn", ("den = xp.zeros(len(X))\nfor a, b in zip(src, dst):\n"
+                    "    den[b] += np.exp(np.tanh(X[a] @ X[b]))\nout = xp.zeros(X.shape)\n"
+                    "for a, b in zip(src, dst):\n"
+                    "    out[b] += np.exp(np.tanh(X[a] @ X[b])) / den[b] * X[a]\n"
+                    "return np.sum(out ** 2)"), True)
         strict = kind != "max"
         if kind == "scatter":
             body = f"out[b] += {self.ew(f'{X}[a]')}"
@@ -180,7 +210,7 @@ class CliffGen:
                 f"acc = acc + np.sum(({X}[a] - {X}[b]) ** 2) + 0.5 * x[a]", "    ")
                 + "\nreturn acc", True)
         else:
-            body = f"out[b] += {X}[a] @ w[:{min(K, D)}] * X[b, :{min(K, D)}]"
+            body = f"out[b] += {X}[a, :{min(K, D)}] @ w[:{min(K, D)}] * X[b, :{min(K, D)}]"
             return ("gather", f"out = xp.zeros((len(X), {min(K, D)}))\n{loop}\n"
                     + textwrap.indent(body, "    ") + "\nreturn np.sum(out ** 2)", True)
         pre = "deg = xp.zeros(len(X))\n" if kind == "deg" else ""
@@ -192,7 +222,27 @@ class CliffGen:
 
     def rmw(self):
         kind = self.pick(["f_own", "idx_add", "idx_max", "mul_rep", "two_writes", "view",
-                          "sub_own", "dup_fancy"])
+                          "sub_own", "dup_fancy", "own_max", "spread", "col", "cell", "add_at",
+                          "idx_sub"])
+        if kind == "own_max":
+            return kind, ("buf = np.cos(x).copy()\nfor i in range(len(x)):\n"
+                          "    buf[i] = np.maximum(buf[i], x[i] * 0.5)\nreturn np.sum(buf ** 2)")
+        if kind == "spread":  # each i adds to its neighbours (positions overlap across i)
+            return kind, ("buf = xp.zeros(len(x) + 2)\nfor i in range(len(x)):\n"
+                          f"    buf[i] += {self.ew('x[i]')}\n    buf[i + 2] += x[i] * 0.5\n"
+                          "return np.sum(buf ** 2)")
+        if kind == "col":
+            return kind, ("buf = xp.zeros((3, len(x)))\nfor i in range(len(x)):\n"
+                          f"    buf[:, i] += {self.ew('X[i, :3]')}\nreturn np.sum(buf ** 2)")
+        if kind == "cell":
+            return kind, ("buf = X.copy()\nfor i in range(len(X)):\n    for j in range(2):\n"
+                          f"        buf[i, j] = buf[i, j + 1] * {self.ew('X[i, j]')}\nreturn np.sum(buf ** 2)")
+        if kind == "add_at":
+            return kind, ("buf = xp.zeros(len(X) // 3 + 2)\nfor i in range(len(x)):\n"
+                          "    np.add.at(buf, dst[i], x[i] * 2.0)\nreturn np.sum(buf ** 2)")
+        if kind == "idx_sub":
+            return kind, ("buf = xp.ones((len(X) // 3 + 2, 2))\nfor i in range(len(x)):\n"
+                          "    buf[dst[i]] -= X[i, :2] * x[i]\nreturn np.sum(buf ** 2)")
         if kind == "f_own":
             return kind, (f"buf = np.cos(x).copy()\nfor i in range(len(x)):\n"
                           f"    buf[i] = {self.ew('buf[i]')} * x[i]\nreturn np.sum(buf ** 2)")
@@ -225,7 +275,14 @@ class CliffGen:
                       "    buf[[i, i]] += x[i] * 2.0\nreturn np.sum(buf ** 2)")
 
     def masked(self):
-        kind = self.pick(["where", "mul", "pyif", "select", "clip", "maskrow"])
+        kind = self.pick(["where", "mul", "pyif", "select", "clip", "maskrow", "rowmask",
+                          "maskacc"])
+        if kind == "rowmask":  # a masked write into each row
+            return kind, ("out = X.copy()\nfor i in range(len(X)):\n"
+                          "    out[i][X[i] < 0] *= 0.1\nreturn np.sum(out ** 2)")
+        if kind == "maskacc":
+            return kind, ("acc = 0.0\nfor i in range(len(x)):\n"
+                          "    acc = acc + np.sum(np.where(X[i] > x[i], X[i] - x[i], 0.0))\nreturn acc")
         if kind == "where":
             body = f"out[i] = np.where(mask[i], {self.ew('x[i]')}, x[i] * 0.5)"
         elif kind == "mul":
@@ -247,7 +304,9 @@ class CliffGen:
         terms = [("lin", "x[i] * 0.5"), ("row", f"{self.red('X[i]')}"),
                  ("dot", f"X[i, :{K}] @ w"), ("pair", "x[i] * x[i - 1]"),
                  ("ew", f"{self.ew('x[i]')}"), ("idx", "X[i, i % 2]"),
-                 ("const", "i * 0.01"), ("nonl", "np.sum(np.tanh(X[i] * x[i]))")]
+                 ("const", "i * 0.01"), ("nonl", "np.sum(np.tanh(X[i] * x[i]))"),
+                 ("next", "x[i] * x[(i + 1) % len(x)]"), ("rowdot", "X[i] @ X[i - 1]"),
+                 ("win", "np.sum(x[max(i - 2, 0):i + 1])"), ("mask", "x[i] * mask[i]")]
         n = self.i(2, 4)
         pick = [terms[j] for j in self.r.choice(len(terms), n, replace=False)]
         expr = " + ".join(t for _, t in pick)
@@ -260,7 +319,14 @@ class CliffGen:
                                    + op.format(expr) + "\nreturn acc")
 
     def kernels(self):
-        kind = self.pick(["map", "sum_gen", "comp", "map2", "lambda", "sum_map"])
+        kind = self.pick(["map", "sum_gen", "comp", "map2", "lambda", "sum_map", "pairs",
+                          "static_if"])
+        if kind == "pairs":  # a triangular double loop over pairs
+            return kind, ("return sum(score(kern2(X[i], X[j])) for i in range(len(X) // 4) "
+                          "for j in range(i))")
+        if kind == "static_if":
+            return kind, ("out = np.stack([kern(X[i]) if i % 2 == 0 else np.sin(X[i]) "
+                          "for i in range(len(X))])\nreturn np.sum(out ** 2)")
         if kind == "map":
             return kind, "out = np.stack(list(map(kern, X)))\nreturn np.sum(out ** 2)"
         if kind == "sum_gen":
@@ -275,15 +341,25 @@ class CliffGen:
         return kind, "return sum(map(score, np.tanh(X)))"
 
     def csr(self):
-        kind = self.pick(["dot", "sum", "max", "mean"])
+        kind = self.pick(["dot", "sum", "max", "mean", "spmv"])
         seg = "x[ptr[r]:ptr[r + 1]]"
+        if kind == "spmv":  # values times x at traced column indices
+            return kind, ("out = xp.zeros(len(ptr) - 1)\nfor r in range(len(ptr) - 1):\n"
+                          "    lo, hi = ptr[r], ptr[r + 1]\n    out[r] = x[lo:hi] @ X[src[lo:hi], 0]\n"
+                          "return np.sum(out ** 2)")
         body = {"dot": f"{seg} @ np.tanh({seg})", "sum": f"np.sum(np.sin({seg}))",
                 "max": f"np.max({seg})", "mean": f"np.mean({seg} ** 2)"}[kind]
         return kind, (f"out = xp.zeros(len(ptr) - 1)\nfor r in range(len(ptr) - 1):\n"
                       f"    out[r] = {body}\nreturn np.sum(out ** 2)")
 
     def append(self):
-        kind = self.pick(["stack", "concat", "array", "vstack"])
+        kind = self.pick(["stack", "concat", "array", "vstack", "pairs", "cond"])
+        if kind == "pairs":  # tuples appended, then unzipped
+            return kind, ("rows = []\nfor i in range(len(X)):\n    rows.append((X[i] * x[i], np.sum(X[i])))\n"
+                          "a, b = zip(*rows)\nreturn np.sum(np.stack(a) ** 2) + np.sum(xp.array(b) ** 2)")
+        if kind == "cond":  # appended on a Python condition
+            return kind, ("rows = []\nfor i in range(len(X)):\n    if i % 3 != 1:\n"
+                          "        rows.append(np.tanh(X[i]))\nreturn np.sum(np.stack(rows) ** 2)")
         fn = {"stack": "np.stack(rows)", "concat": "np.concatenate(rows)",
               "array": "xp.array(rows)", "vstack": "np.vstack(rows)"}[kind]
         item = self.pick([self.ew("X[i]"), "X[i] * x[i]", f"np.tanh(X[i, :{K}] * w)"])

@@ -25,7 +25,7 @@ SEEDS = int(os.environ.get("VECGRAD_FUZZ_CLIFFS", "4"))
 N = 70  # the smaller trip count (above the size below which simplify unrolls an add chain)
 
 # (family, variant) cliffs with a reproducer in /work/notes/cliffs21/, open in batch/.
-KNOWN = {("csr", k) for k in ("dot", "max", "sum", "mean")} | {
+KNOWN = {("csr", k) for k in ("dot", "max", "sum", "mean", "spmv")} | {
     ("rmw", "dup_fancy")} | {("rmw", f"view_{k}") for k in ("tail", "rev", "even", "inner")}
 BAD = ("wrong", "crash", "grows", "recurrence")
 
