@@ -1263,3 +1263,36 @@ def test_a_masked_selection_returned_names_the_line_that_made_it():
     line = f.__code__.co_firstlineno + 1
     with pytest.raises(vg.TraceError, match=rf"data-dependent.*test_fuzz_regressions.py:{line}\)"):
         vg.jit(f)(np.ones((3, 2)))
+
+
+def test_explain_does_not_call_a_line_batched_while_its_pieces_remain_one_by_one():
+    """CSR rows through a static indptr (rows of 1-3 items): batching grouped the rows by
+    length, yet the compiled gradient kept one slice per row and one scatter per row, and
+    vg.explain said 'nothing: all repeated work was merged' (found by tests/fuzz_cliffs.py).
+    Whatever batching does with such a line, explain must not call a line merged while the
+    compiled gradient holds explain.REPEATED or more operations of one kind from it."""
+    from collections import Counter
+
+    from vecgrad.explain import REPEATED
+    r = np.random.default_rng(0)
+    lens = r.integers(1, 4, 60)
+    ptr = [0] + [int(v) for v in np.cumsum(lens)]
+    x = r.standard_normal(ptr[-1])
+
+    def f(x, ptr):
+        out = vnp.zeros(len(ptr) - 1)
+        for i in range(len(ptr) - 1):
+            out[i] = np.max(x[ptr[i]:ptr[i + 1]])
+        return np.sum(out ** 2)
+    with vg.config(keep_stages=True):
+        rep = vg.explain(f, x, ptr, budget=0.002)
+        e, _ = vg.grad(f).entry(x, ptr)
+    line = f.__code__.co_firstlineno + 3
+    per = Counter((q.prim.name, str(q.out.aval)) for q in e.stages["final"].eqns
+                  if q.src is not None and q.src.line == line)
+    left = max(per.values(), default=0) >= REPEATED
+    said = [u for u in rep.unbatched if u.src.line == line]
+    assert bool(said) == left, (per, said)
+    if said:
+        assert said[0].kind == "repeated" and "remain" in said[0].reason
+        assert "Suggestion: give the pieces one length" in str(rep)

@@ -67,6 +67,44 @@ def _became(found: list[Found], entry: Any) -> list[Found]:
     return found
 
 
+# At least this many operations of one kind and type left at one source line in the compiled
+# gradient: the line's iterations still run one operation each (one slice per row of a
+# ragged CSR loop, a short sum kept as a chain of adds), whatever batching merged.
+REPEATED = 16
+
+
+def _repeated(entry: Any, notes: tuple) -> list[Found]:
+    """Lines of the compiled gradient holding REPEATED or more operations of one kind and
+    type: "batched" alone would hide that their count grows with the trip count."""
+    final = entry.stages.get("final")
+    if final is None:
+        return []
+    said = {(n.src.file, n.src.line) for n in notes if isinstance(n, Note) and n.src is not None
+            and n.kind != "batched"}
+    count: dict[tuple, int] = {}
+    srcs: dict[tuple, Any] = {}
+    for e in final.eqns:
+        if e.src is None or (e.src.file, e.src.line) in said:
+            continue
+        k = (e.src.file, e.src.line, e.prim.name, str(e.out.aval))
+        count[k] = count.get(k, 0) + 1
+        srcs.setdefault(k, e.src)
+    by_line: dict[tuple, list[tuple[int, str]]] = {}
+    for k, c in count.items():
+        if c >= REPEATED:
+            by_line.setdefault(k[:2], []).append((c, k[2], f"{c} `{k[2]}` -> {k[3]}"))
+    out = []
+    for (file, line), kinds in by_line.items():
+        kinds.sort(reverse=True)
+        whats = [w for _, _, w in kinds]
+        src = next(srcs[k] for k in count if k[:2] == (file, line))
+        out.append(Found(src, sum(c for c, _, _ in kinds), whats, (
+            f"{', '.join(whats)} remain at {file}:{line} in the compiled gradient, one per "
+            "iteration or piece: its iterations were not all merged into whole-array "
+            "operations"), "repeated", [p for _, p, _ in kinds]))
+    return sorted(out, key=lambda f: (-f.count, f.src.line))
+
+
 def _hot(entry: Any, leaves: list, top: int) -> list[Hot]:
     g = entry.stages.get("final")
     if g is None:  # larger than the cache keeps (settings.keep_stage_eqns): not profiled
@@ -191,7 +229,8 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
         name=getattr(fun, "__name__", "function"), forward=fwd, gradient=grd,
         ratio=grd.min / fwd.min, compile_seconds=compile_s, compile_stages=dict(entry.times),
         eqns=dict(entry.counts),
-        batched=_became(_found(notes, "batched"), entry), unbatched=_found(notes, "sequential", "split", "unbatched"),
+        batched=_became(_found(notes, "batched"), entry),
+        unbatched=_found(notes, "sequential", "split", "unbatched") + _repeated(entry, notes),
         hot=_hot(entry, leaves, top), eager_ops=eager, op_floor=_op_floor(),
         view_zero_arrays=n_zero, view_zero_bytes=zero_bytes, inplace_writes=_inplace(traced),
         memory={"forward_peak": peak_memory(lambda: j_fn(*args)),

@@ -30,7 +30,8 @@ class Found:
     became: list[str]
     reason: str = ""
     kind: str = "batched"  # or "sequential" (a recurrence left unrolled), "unbatched" (no
-    # batching rule), "recurrence" (rolled into a loop or a scan)
+    # batching rule), "recurrence" (rolled into a loop or a scan), "repeated" (many
+    # operations of one kind left at the line in the compiled gradient)
     what: list[str] = field(default_factory=list)  # the kinds of operation merged
 
 
@@ -137,6 +138,9 @@ def _suggest(f: Found) -> str:
     if f.kind == "sequential":
         return ("each step needs the previous one's result; a linear recurrence can be "
                 "written with vnp.cumsum/cumprod, otherwise it runs one step at a time.")
+    if f.kind == "repeated":
+        return ("give the pieces one length (pad, or group equal lengths) and read them with "
+                "one index array (x[idx]), or vectorize this line by hand.")
     if f.kind == "split":
         return "make the work these operations wait on batch first, or compute it up front."
     if "differ in operand shapes" in f.reason:
