@@ -520,7 +520,7 @@ def reproducer(case: Case, seed: int, n: int, res: Result) -> str:
     return f'''"""Cliff ({case.family}, {case.short}), from tests/fuzz_cliffs.py seed {seed}.
 
 What grows: {res.detail}
-Equation counts (batch, final) at n={n}, {2 * n}, {4 * n}: {res.counts}
+Equation counts (scans, final) at n={n}, {2 * n}, {4 * n}: {res.counts}
 vg.explain at n={2 * n}: {explain_line(case, seed, 2 * n)}
 Strict (no iteration reads another's result): {case.strict}
 
