@@ -1296,3 +1296,45 @@ def test_explain_does_not_call_a_line_batched_while_its_pieces_remain_one_by_one
     if said:
         assert said[0].kind == "repeated" and "remain" in said[0].reason
         assert "Suggestion: give the pieces one length" in str(rep)
+
+
+@pytest.mark.parametrize("form", ["acc", "any", "genexpr", "buf", "scatter", "long"])
+def test_bool_accumulations_are_logical_ors(form):
+    """`acc = False; acc = acc + (x[i] > t)` over a loop: bool + bool is a logical or, and
+    batching took the chain for a signed sum (its constants accumulated as ints: a crash,
+    UFuncTypeError in batch/sums.py; found by tests/fuzz_semantics.py). Bool chains are ors,
+    batched as elementwise operations."""
+    def f(x, ix):
+        n = 40 if form == "long" else 5
+        if form in ("acc", "long"):
+            o = False
+            for i in range(n):
+                o = o + (x[i % len(x)] > 0.9 + 0.01 * i)
+            return o, o + True
+        if form == "any":
+            o = False
+            for i in range(n):
+                o = o + np.any(x[i] > 1.0, axis=-1, keepdims=True)
+            return o
+        if form == "genexpr":
+            return sum(x[i] > 0.8 for i in range(n)), sum((x[i] < -1.2 for i in range(n)), False)
+        if form == "buf":
+            o = vnp.zeros(x.shape[1], dtype=bool)
+            for i in range(n):
+                o += x[i] > 1.1
+            return o
+        o = vnp.zeros(len(x), dtype=bool)
+        for i in range(len(ix)):
+            o[ix[i]] += x[i, 0] > 0.5
+        return o
+    r = np.random.default_rng(5)
+    for _ in range(3):
+        x, ix = r.standard_normal((6, 4)), r.integers(0, 6, 6)
+        assert_same(vg.jit(f)(x, ix), f(x, ix))
+    def flat(x):  # (the outputs weighted into a scalar: the batched graph is checked on it)
+        outs = f(x, ix)
+        v = vnp.concatenate([vnp.ravel(o * 1.0) for o in
+                             (outs if isinstance(outs, tuple) else (outs,))])
+        return vnp.sum(v * np.cos(np.arange(v.size)))
+    e, leaves = entry(flat, (x,), argnums=(0,))
+    assert_same_function(e.stages["cse"], e.stages["batch"], leaves)

@@ -198,6 +198,8 @@ def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]
         out = e.out
         pos[out] = i
         aval = out.aval
+        if aval.dtype.kind == "b":  # (bool + bool is a logical or: no signed sum, no count)
+            continue
         x, y = e.inputs
         sy = -1 if e.prim is sub else 1
         parts: list[Var] = []
