@@ -170,7 +170,9 @@ class SemGen(CallGen):
         """np.linalg per item of a batch of matrices, and whole."""
         o, n, d = self.fresh(), self.n, self.d
         A = f"(np.outer(x[i], x[i]) + W @ W.T + {d} * np.eye({d}))"
-        B = "(W + np.diag(x[i]) + 0.5 * np.eye(" + str(d) + "))"
+        # (well conditioned, determinants of either sign: central differences of a nearly
+        # singular matrix cross det = 0, where slogdet's sign jumps)
+        B = f"(0.3 * W + np.diag((2.0 + np.tanh(x[i])) * np.array({[1, -1] * 2}[:{d}])))"
         b = self.pick(["x[i]", "np.tanh(x[i])", "v[:" + str(d) + "] * 1.0" if n >= d else "x[i]"])
         e = self.pick(LINALG).format(A=A, B=B, b=b, om=self.pick(ORDS_M), ov=self.pick(ORDS_V))
         return self.pick([self._loop_of(o, e, n),
