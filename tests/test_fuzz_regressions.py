@@ -1338,3 +1338,17 @@ def test_bool_accumulations_are_logical_ors(form):
         return vnp.sum(v * np.cos(np.arange(v.size)))
     e, leaves = entry(flat, (x,), argnums=(0,))
     assert_same_function(e.stages["cse"], e.stages["batch"], leaves)
+
+
+def test_a_masked_selection_used_elsewhere_names_both_lines():
+    """x[mask] made on one line and used as an array on another (in a helper, or by the
+    caller of the traced function): the error names the use and the selection's line."""
+    def pick(x):
+        return x[x > 0]  # the selection
+
+    def f(x):
+        return pick(x) * 2.0  # the use
+    made, used = pick.__code__.co_firstlineno + 1, f.__code__.co_firstlineno + 1
+    with pytest.raises(vg.TraceError, match=rf"regressions.py:{used}\) \(x\[mask\] at "
+                                            rf".*regressions.py:{made}\)"):
+        vg.jit(f)(np.ones(3))

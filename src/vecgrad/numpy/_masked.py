@@ -21,15 +21,18 @@ from . import _ops
 from ._base import _dtype, astype
 
 
-def _data_dependent(src: Any = None) -> TraceError:
-    """(src: the line that made the selection, for a use outside the user's code: the traced
-    function returned it.)"""
+def _data_dependent(made: Any = None, here: bool = True) -> TraceError:
+    """The error for a use of x[mask] as an array: at the line using it (`here`: False when
+    the use is outside the user's code, the traced function returned it), naming the line
+    that `made` the selection when that is another one."""
+    at = _at() if here else ""
+    if made is not None and f" (at {made.file}:{made.line})" != at:
+        at += f" (x[mask] at {made.file}:{made.line})"
     return TraceError(
         "x[mask] with a traced boolean mask has a data-dependent length, which vecgrad cannot "
         "trace; it can only be updated in place (x[mask] *= c, x[mask] += y[mask]) or copied "
         "into an array of x's shape (y[mask] = x[mask]). Select values with vnp.where(mask, "
-        "a, b) or multiply the mask in instead"
-        + (f" (at {src.file}:{src.line})" if src is not None else _at()))
+        "a, b) or multiply the mask in instead" + at)
 
 
 def _at() -> str:
@@ -50,10 +53,10 @@ class MaskedSelection:
     def _update(self, other: Any, fn: Callable, name: str) -> Self:
         if isinstance(other, MaskedSelection):
             if other.mask.atom is not self.mask.atom or other.value.shape != self.value.shape:
-                raise _data_dependent()
+                raise _data_dependent(self.src)
             other = other.value
         elif _np.ndim(other) != 0:  # (an array must match the data-dependent count)
-            raise _data_dependent()
+            raise _data_dependent(self.src)
         new = fn(self.value, other)
         if not _np.can_cast(_dtype(new), self.base.dtype, "same_kind"):
             raise CastingError(name, _dtype(new), self.base.dtype, user_src(3))
@@ -80,7 +83,7 @@ class MaskedSelection:
         shapes agree (else raise: NumPy would pair entries by position)."""
         if not isinstance(mask, Tracer) or mask.atom is not self.mask.atom \
                 or target.shape != self.value.shape:
-            raise _data_dependent()
+            raise _data_dependent(self.src)
         if self.base.atom is not self.version:
             raise TraceError("x[mask] was read, then x was written, then the selection was "
                              "written back: vecgrad keeps x[mask] as a view of x. Use "
@@ -92,28 +95,28 @@ class MaskedSelection:
 
     def not_an_array(self) -> TraceError:
         """The error for using the selection as an array (tracing asks for it)."""
-        return _data_dependent(self.src)
+        return _data_dependent(self.src, here=False)
 
     def __getattr__(self, name: str) -> Any:
-        raise _data_dependent()
+        raise _data_dependent(self.src)
 
     def __array__(self, *a: Any, **k: Any) -> Any:
-        raise _data_dependent()
+        raise _data_dependent(self.src)
 
     def __len__(self) -> int:
-        raise _data_dependent()
+        raise _data_dependent(self.src)
 
     def __iter__(self) -> Any:
-        raise _data_dependent()
+        raise _data_dependent(self.src)
 
     def __bool__(self) -> bool:
-        raise _data_dependent()
+        raise _data_dependent(self.src)
 
     def _binary(self, *a: Any) -> Any:
-        raise _data_dependent()
+        raise _data_dependent(self.src)
 
     def __hash__(self) -> int:  # (returned from a traced function: its outputs are hashed)
-        raise _data_dependent(self.src)
+        raise _data_dependent(self.src, here=False)
 
     __getitem__ = __setitem__ = __float__ = __int__ = __index__ = __abs__ = _binary
     __eq__ = __ne__ = __and__ = __or__ = __invert__ = __floordiv__ = __mod__ = _binary
