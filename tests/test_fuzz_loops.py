@@ -285,6 +285,8 @@ def check_grad(p: Program) -> str:
                 if abs(an - fd) <= tol * (1 + abs(fd)):
                     break
             else:
+                if np.isnan(an) and all(np.isnan(fds)):  # (NumPy's own loss is not finite
+                    raise Skip  # there, e.g. exp overflowing on vmap's other instances)
                 raise AssertionError(f"gradient {an} != central differences {fds}")
     return "ok"
 
