@@ -267,11 +267,13 @@ class _Emitter(Operands):
 
     def _plain_read(self, members: list[int]) -> None:
         p = self.p
+        info, ops, out, rows, reads = p.info, p.ops, p.out, self.rows, self.reads
         shifted: dict[tuple, tuple] = {}  # (pattern, axes) -> the same behind a row axis
+        refs: dict[int, Tracer] = {}  # id(base) -> its ref: one Tracer per array read
         for m in members:
-            pat, axes, pos = p.info[m]
-            base = p.ops[m][0]
-            h = self.rows.get(base)
+            pat, axes, pos = info[m]
+            base = ops[m][0]
+            h = rows.get(base)
             if h is not None:  # a read of a group member: a read of the group at its row
                 src = h[0]
                 pa = shifted.get((pat, axes))
@@ -280,8 +282,10 @@ class _Emitter(Operands):
                                                  (0,) + tuple(a + 1 for a in axes))
                 pat, axes, pos = pa[0], pa[1], (h[1],) + pos
             else:
-                src = self.ref(base)
-            self.reads[p.out[m]] = (src, pat, axes, pos)
+                src = refs.get(id(base))
+                if src is None:
+                    src = refs[id(base)] = self.ref(base)
+            reads[out[m]] = (src, pat, axes, pos)
         self.notes.batched(members, None, None)
 
     def _read(self, members: list[int], base: Tracer, info: list) -> None:

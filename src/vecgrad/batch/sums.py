@@ -13,6 +13,7 @@ Then the few partial sums are added.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -68,8 +69,20 @@ def _one_part(em: Any, i: int, aval: Any) -> Any:
     x[i]` over a loop): its one partial sum, as `_partitioned` would make it, found with
     checks that run in C instead of a source and a key per term. None otherwise."""
     terms, signs = em.p.ops[i], em.p.info[i][0]
-    if not signs or signs.count(signs[0]) != len(signs) or set(map(type, terms)) != {Var} or \
-            not em._one_source(list(terms)):
+    types = set(map(type, terms))
+    if not signs or Var not in types or not types <= {Var, Const}:
+        return None
+    if Const in types:  # (`s = 0.0` before the loop: constants adding up to zero, which
+        is_var = [a.__class__ is Var for a in terms]  # `_partitioned` would leave out)
+        const = np.zeros((1,) + aval.shape, aval.dtype)
+        for a, s in zip(terms, signs):
+            if a.__class__ is Const:
+                const[0] += s * a.value
+        if const.any():
+            return None
+        terms = tuple(itertools.compress(terms, is_var))
+        signs = list(itertools.compress(signs, is_var))
+    if signs.count(signs[0]) != len(signs) or not em._one_source(list(terms)):
         return None
     pairs = list(zip([0] * len(terms), terms))
     return _combine(None, _partial(em, em._source(terms[0]), pairs, 1, aval), signs[0])
