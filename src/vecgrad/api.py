@@ -28,6 +28,7 @@ from .errors import ArgumentError, _where, user_src
 from .hooks import API
 from .interpret import inline
 from .ir import Aval, Graph
+from .jacobians import stage_jac
 from .pybuiltins import traced_builtins
 from .pytree import describe, flatten, is_leaf, leaf_signature, unflatten
 from .signature import ARRAY, Call, array_call, clear_memo, flatten_call, unflatten_call
@@ -41,7 +42,6 @@ from .staging import (
     fun_name,
     grad_tree,
     stage_grad,
-    stage_jac,
     stage_jit,
     stage_jvp,
     stage_vjp,
