@@ -11,15 +11,11 @@ from .api import (
     clear_cache,
     grad,
     hessian,
-    hvp,
     jacfwd,
     jacobian,
     jacrev,
     jit,
-    jvp,
-    linearize,
     value_and_grad,
-    vjp,
 )
 from .checks import GradCheckError, check_grads
 from .config import Config, config
@@ -40,6 +36,7 @@ from .errors import (
 )
 from .explain import explain
 from .interop import jax_function, torch_function
+from .linear_maps import hvp, jvp, linearize, vjp
 from .mapping import vmap
 from .show import show
 

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import numpy as vnp
-from .api import vjp
 from .custom import custom_vjp
 from .errors import ArgumentError, _where, user_src
+from .linear_maps import vjp
 from .pytree import flatten, unflatten
 from .tracing import current_builder
 
