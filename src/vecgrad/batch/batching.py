@@ -434,15 +434,18 @@ def _batch_once(g: Graph) -> Graph:
     g0, g = g, normalize(g, n_uses)
     if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
-    if partial_slices(g):  # (growing and shrinking slices: see ragged and packed)
+    ragged = partial_slices(g)
+    if ragged:  # (growing and shrinking slices: see ragged and packed)
         g1 = packed_rows(cumulative_sums(g))
         if g1 is not g:
             g = dce(g1)
-    if list_reads(g):  # (sums over rows picked by index lists, and row-wise work on
+    lists = list_reads(g)
+    if lists:  # (sums over rows picked by index lists, and row-wise work on
         g1 = list_sums(g)  # lists of several lengths: see lists, listmaps)
         if g1 is not g:
             g = dce(g1)
-        g1 = list_maps(g)
+    if lists or ragged:  # (and on disjoint row ranges of several lengths: CSR segments)
+        g1 = list_maps(g, segments=ragged)
         if g1 is not g:
             g = dce(g1)
     p = plan(g, n_uses if g is g0 else None)

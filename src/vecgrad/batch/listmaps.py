@@ -31,6 +31,7 @@ Only groups pay: two or more reads of one array along one axis at lists of sever
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -107,23 +108,64 @@ def _substitute(g: Graph, eqns: list[Eqn], env: dict[Var, Var]) -> Graph:
 
 # ------------------------------------------------------------------ pass 1: one gather
 
-def _gathers(g: Graph) -> tuple[Graph, dict] | None:
+def _segment_read(e: Eqn) -> tuple[int, range] | None:
+    """(axis, rows) of a basic read `x[:, lo:hi, :]`: one unit-step slice that is a strict,
+    non-empty part of its axis, every other axis read whole."""
+    idx = e.params["idx"]
+    shape = e.inputs[0].aval.shape
+    if idx.__class__ is not P.BasicIndex or len(idx) != len(shape):
+        return None
+    j = None
+    for q, (k, d) in enumerate(zip(idx, shape)):
+        if k.__class__ is not P.Sl or k.step != 1:
+            return None
+        if 0 < len(k) < d:
+            if j is not None:
+                return None
+            j = q
+        elif len(k) != d:
+            return None
+    return None if j is None else (j, range(idx[j].start, idx[j].stop))
+
+
+def _disjoint(rows: list[range]) -> bool:
+    last = -1
+    for r in sorted(rows, key=lambda r: r.start):
+        if r.start < last:
+            return False
+        last = r.stop
+    return True
+
+
+def _gathers(g: Graph, segments: bool = False) -> tuple[Graph, dict] | None:
     """Reads of one array at two or more lists of different lengths become tiles of one
-    gather (lists of one length batch as one 2-d gather already)."""
+    gather (lists of one length batch as one 2-d gather already). With `segments`, so do
+    basic reads of disjoint row ranges of several lengths (CSR rows through `indptr`,
+    `x[lo:hi]` per segment): their gather is one slice when the ranges tile one."""
     groups: dict[tuple, list[Eqn]] = {}
+    rows: dict[int, Any] = {}
     for e in g.eqns:
         if e.prim is P.getitem:
             j = _list_read(e)
             if j is not None:
                 rest = tuple(k for q, k in enumerate(e.params["idx"]) if q != j)
-                groups.setdefault((e.inputs[0], j, rest), []).append(e)
+                rows[id(e)] = e.params["idx"][j].arr
+            elif segments and (s := _segment_read(e)) is not None:
+                j, r = s
+                rest = ("seg",)
+                rows[id(e)] = r
+            else:
+                continue
+            groups.setdefault((e.inputs[0], j, rest), []).append(e)
     groups = {k: ms for k, ms in groups.items() if len(ms) > 1 and
-              len({len(m.params["idx"][k[1]].arr) for m in ms}) > 1}
+              len({len(rows[id(m)]) for m in ms}) > 1 and
+              (k[2][:1] != ("seg",) or _disjoint([rows[id(m)] for m in ms]))}
     if not groups:
         return None
     member = {id(e): (k, m) for k, ms in groups.items() for m, e in enumerate(ms)}
     made: dict[tuple, tuple[Var, _Layout]] = {}
-    eqns: list[Eqn] = []
+    layouts: dict[tuple, _Layout] = {}  # (one layout for groups of equal lengths: their
+    eqns: list[Eqn] = []  # tiles combine row by row)
     env: dict[Var, Var] = {}
     vals: dict[Var, Any] = {}
     for e in g.eqns:
@@ -134,19 +176,33 @@ def _gathers(g: Graph) -> tuple[Graph, dict] | None:
         k, m = km
         base, j, rest = k
         if k not in made:
-            ids = [r.params["idx"][j].arr for r in groups[k]]
-            n = base.aval.shape[j]
-            flat = np.concatenate(ids)
-            flat = np.where(flat < 0, flat + n, flat)
-            idx = rest[:j] + (Adv(flat),) + rest[j:]
-            made[k] = (_emit(eqns, P.getitem, (base,), {"idx": idx}, e.src),
-                       _Layout([len(a) for a in ids]))
+            ids = [rows[id(r)] for r in groups[k]]
+            lengths = tuple(len(a) for a in ids)
+            lay = layouts.setdefault(lengths, _Layout(list(lengths)))
+            made[k] = (_gather(eqns, base, j, ids, e), lay)
         G, lay = made[k]
         a, b = lay.bounds[m]
         t = _tile_of(eqns, G, j, a, b, e.src)
         env[e.out] = t
         vals[t] = _Tile(G, j, lay, m)
     return _substitute(g, eqns, env), vals
+
+
+def _gather(eqns: list[Eqn], base: Var, j: int, ids: list, e: Eqn) -> Var:
+    """base's rows at the concatenated lists along axis j: a slice when they are one range."""
+    n = base.aval.shape[j]
+    if ids[0].__class__ is range and all(p.stop == q.start for p, q in zip(ids, ids[1:])):
+        k = P.Sl(ids[0].start, ids[-1].stop, 1)
+        idx = tuple(k if q == j else P.Sl(0, d, 1) for q, d in enumerate(base.aval.shape))
+        return _emit(eqns, P.getitem, (base,), {"idx": P.BasicIndex(idx)}, e.src)
+    flat = np.concatenate([np.asarray(r, dtype=np.int64) for r in ids])
+    flat = np.where(flat < 0, flat + n, flat)
+    if ids[0].__class__ is range:
+        rest = tuple(P.Sl(0, d, 1) for q, d in enumerate(base.aval.shape) if q != j)
+    else:
+        rest = tuple(k for q, k in enumerate(e.params["idx"]) if q != j)
+    idx = rest[:j] + (Adv(flat),) + rest[j:]
+    return _emit(eqns, P.getitem, (base,), {"idx": idx}, e.src)
 
 
 # ------------------------------------------------------------- the operations of members
@@ -191,6 +247,13 @@ def _classify(e: Eqn, vals: dict) -> tuple | None:
         return ("rows", e.prim, e.params, sig), ("rows",)
     if rows:
         return None
+    if e.prim is P.take_along and mv[0] is None and isinstance(mv[1], _Tile) and \
+            mv[1].axis == e.params["axis"]:  # x[ids[lo:hi]]: a row per index row
+        return ("map", e.prim, e.params, sig), ("map", mv[1].axis)
+    if e.prim is P.reshape:  # (k,) -> (k, 1): blocks before and after the list's axis
+        qs = _reshaped_axes(ins[0].aval.shape, tiles[0].axis, out.shape)
+        return ("alts", [(("reshape", (out.shape[:q], out.shape[q + 1:]), sig), ("map", q))
+                         for q in qs]) if qs else None
     if e.prim is P.getitem and tiles:  # x[nb][:, 0]: whole along the list's axis
         j, idx = tiles[0].axis, e.params["idx"]
         n = ins[0].aval.shape[j]
@@ -226,15 +289,35 @@ def _classify(e: Eqn, vals: dict) -> tuple | None:
     return None
 
 
+def _reshaped_axes(shape: tuple, j: int, out: tuple) -> list[int]:
+    """The axes of `out` that a reshape can keep axis j of `shape` as: the blocks before and
+    after it reshape alone (then reshaping the whole with the rows there is the same map).
+    Several where unit axes make it ambiguous (a list of length 1)."""
+    pre, post = math.prod(shape[:j]), math.prod(shape[j + 1:])
+    return [q for q, d in enumerate(out) if d == shape[j] and math.prod(out[:q]) == pre and
+            math.prod(out[q + 1:]) == post]
+
+
 def _round(g: Graph, vals: dict) -> Graph | None:
     """One round: alike operations of two or more members become one on the whole."""
     groups: dict[tuple, list[Eqn]] = {}
     how: dict[int, tuple] = {}
+    pending = []
     for e in g.eqns:
         c = _classify(e, vals)
-        if c is not None:
-            groups.setdefault(c[0], []).append(e)
-            how[id(e)] = c
+        if c is None:
+            continue
+        if c[0] == "alts":  # (joins the group its options share with most others)
+            if len(c[1]) > 1:
+                pending.append((e, c[1]))
+                continue
+            c = c[1][0]
+        groups.setdefault(c[0], []).append(e)
+        how[id(e)] = c
+    for e, opts in pending:
+        c = max(opts, key=lambda o: len(groups.get(o[0], ())))
+        groups.setdefault(c[0], []).append(e)
+        how[id(e)] = c
     keep = set()
     for k, ms in groups.items():
         if len(ms) < 2:
@@ -312,6 +395,10 @@ def _whole_op(eqns: list[Eqn], e: Eqn, mv: list, kind: tuple, lay: _Layout,
         prod = _emit(eqns, P.einsum, (mv[0].whole, mv[1].whole), {"spec": kind[1]}, src)
         return _emit(eqns, P.segment_sum, (prod,), {"ids": Adv(lay.owner), "axis": 0,
                                                      "num": len(lay.bounds)}, src)
+    if e.prim is P.reshape:
+        q = kind[1]
+        shape = e.out.aval.shape[:q] + (lay.rows,) + e.out.aval.shape[q + 1:]
+        return _emit(eqns, P.reshape, (mv[0].whole,), {"shape": shape}, src)
     if e.prim is P.getitem:
         W, j, idx = mv[0].whole, mv[0].axis, e.params["idx"]
         whole = tuple(P.Sl(0, lay.rows, 1) if q == j else k for q, k in enumerate(idx))
@@ -337,10 +424,11 @@ def _whole_op(eqns: list[Eqn], e: Eqn, mv: list, kind: tuple, lay: _Layout,
     return _emit(eqns, e.prim, tuple(ins), dict(e.params), src)
 
 
-def list_maps(g: Graph) -> Graph:
+def list_maps(g: Graph, segments: bool = False) -> Graph:
     """Work on rows picked by static lists of different lengths (two or more reads of one
-    array) runs once on one gather, each member's value a tile or a row of it (module doc)."""
-    first = _gathers(g)
+    array) runs once on one gather, each member's value a tile or a row of it (module doc);
+    with `segments`, also work on disjoint basic row ranges of several lengths."""
+    first = _gathers(g, segments)
     if first is None:
         return g
     g, vals = first
