@@ -423,6 +423,33 @@ OWN_SUMS_GOLDEN = """\
   in (f, c) }"""
 
 
+def _rule_einsum_of_gather(x):
+    # rows gathered with repeats (4 of 2), then a product: the product on x's 2 rows first
+    return vnp.tanh(x[np.array([1, 0, 1, 1])] @ vnp.exp(x[0]))
+
+
+EINSUM_OF_GATHER_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[3] = getitem[idx=(0, 0:3)] a
+  c:f64[3] = exp b
+  d:f64[2] = einsum[spec=ij,j->i] a c
+  e:f64[4] = take[ids=int[4], axis=0] d
+  f:f64[4] = tanh e
+  in (f) }"""
+
+
+def _rule_gather_of_gather(x):
+    return vnp.tanh(vnp.exp(x)[np.array([1, 0])][np.array([0, 0, 1])])
+
+
+GATHER_OF_GATHER_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = exp a
+  c:f64[3,3] = take[ids=int[3], axis=0] b
+  d:f64[3,3] = tanh c
+  in (d) }"""
+
+
 def _rule_slice_of_gather(x):
     # rows gathered as one interleaved array, read only as its even and odd rows
     idx = np.array([1, 0, 1, 1]).reshape(4, 1, 1)
@@ -1337,6 +1364,9 @@ RULE_TESTS = {
     "of a reverse scan)": (_rule_end_of_scan, _golden(END_OF_SCAN_GOLDEN)),
     "take_along(x, i)[s] = take_along(x[s], i[s]), slices its only readers": (
         _rule_slice_of_gather, _golden(SLICE_OF_GATHER_GOLDEN)),
+    "einsum(x[ids], y) = einsum(x, y)[ids]: on x's rows, when fewer": (
+        _rule_einsum_of_gather, _golden(EINSUM_OF_GATHER_GOLDEN)),
+    "x[a][b] = x[a[b]]": (_rule_gather_of_gather, _golden(GATHER_OF_GATHER_GOLDEN)),
     "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar": (
         _rule_scatter_of_scaled, _golden(SCATTER_OF_SCALED_GOLDEN)),
     "einsum('ab,bc->bc', p, y) = einsum('b,bc->bc', einsum('ab->b', p), y)": (

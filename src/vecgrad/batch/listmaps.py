@@ -437,7 +437,36 @@ def list_maps(g: Graph, segments: bool = False) -> Graph:
         if nxt is None:
             break
         g = nxt
-    return g
+    return _joins(g, vals)
+
+
+def _joins(g: Graph, vals: dict) -> Graph:
+    """`np.concatenate` of tiles of one whole along its list axis is that whole's rows in the
+    tiles' order: the whole itself, one slice of it, or one gather (a tile used twice, when
+    two members read the same list)."""
+    eqns = []
+    for e in g.eqns:
+        ts = [vals.get(a) if a.__class__ is Var else None for a in e.inputs]
+        if e.prim is not P.concatenate or len(ts) < 2 or \
+                not all(isinstance(t, _Tile) and t.whole is ts[0].whole and
+                        t.axis == e.params["axis"] for t in ts):
+            eqns.append(e)
+            continue
+        W, j = ts[0].whole, ts[0].axis
+        ids = [range(*t.layout.bounds[t.m]) for t in ts]
+        eqns.append(Eqn(P.getitem, (W,), Params({"idx": _rows_index(W, j, ids)}), e.out, e.src))
+    return g.replace(eqns=tuple(eqns))
+
+
+def _rows_index(base: Var, j: int, ids: list[range]) -> Any:
+    """The index of base's rows `ids` (ranges, in order) along axis j: a slice when they
+    follow each other, else an integer list."""
+    shape = base.aval.shape
+    if all(p.stop == q.start for p, q in zip(ids, ids[1:])):
+        return P.BasicIndex(tuple(P.Sl(ids[0].start, ids[-1].stop, 1) if q == j else
+                                  P.Sl(0, d, 1) for q, d in enumerate(shape)))
+    flat = np.concatenate([np.arange(r.start, r.stop) for r in ids])
+    return tuple(Adv(flat) if q == j else P.Sl(0, d, 1) for q, d in enumerate(shape))
 
 
 __all__ = ["list_maps"]

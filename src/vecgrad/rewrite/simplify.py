@@ -46,6 +46,7 @@ from .layout import (
     sum_of_reshaped_view,
     writes_tiling_zeros,
 )
+from .hoist import einsum_of_gather, gather_of_gather
 from .narrow import read_of_contraction, read_of_elementwise
 from .segments import (
     gather_of_broadcast,
@@ -476,6 +477,10 @@ RULES: list[Rule] = [
     Rule(P.take_along, gather_of_broadcast, "take_along(broadcast_to(x), i) = take_along(x, i)"),
     Rule(P.scatter_add_along, scatter_of_scaled,
          "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar"),
+    Rule(P.einsum, einsum_of_gather, "einsum(x[ids], y) = einsum(x, y)[ids]: on x's rows, "
+         "when fewer"),
+    Rule(P.take, gather_of_gather, "x[a][b] = x[a[b]]"),
+    Rule(P.getitem, gather_of_gather, "x[a][b] = x[a[b]]"),
     Rule(P.getitem, slice_of_gather, "take_along(x, i)[s] = take_along(x[s], i[s]), slices its "
          "only readers"),
     Rule(P.setitem_add, row_into_segment_sum,
