@@ -7,6 +7,8 @@ maxima and softmaxes over each range are one segment reduction. Batched equals u
 gather and one segment sum, not one per range. Overlapping ranges (windows) are left alone."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from test_batch import check as check_batched
@@ -96,7 +98,7 @@ def test_integer_ranges_keep_numpy_dtypes():
     indptr = indptr_of([2, 3, 1, 3])
 
     def f(x, idx):
-        return [idx[lo:hi].sum() + x[idx[lo:hi]].sum() for lo, hi in zip(indptr, indptr[1:])]
+        return [idx[lo:hi].sum() + x[idx[lo:hi]].sum() for lo, hi in itertools.pairwise(indptr)]
 
     import vecgrad as vg
     x = R.standard_normal(5)

@@ -31,6 +31,7 @@ Only groups pay: two or more reads of one array along one axis at lists of sever
 """
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -190,18 +191,13 @@ def _gathers(g: Graph, segments: bool = False) -> tuple[Graph, dict] | None:
 
 def _gather(eqns: list[Eqn], base: Var, j: int, ids: list, e: Eqn) -> Var:
     """base's rows at the concatenated lists along axis j: a slice when they are one range."""
-    n = base.aval.shape[j]
-    if ids[0].__class__ is range and all(p.stop == q.start for p, q in zip(ids, ids[1:])):
-        k = P.Sl(ids[0].start, ids[-1].stop, 1)
-        idx = tuple(k if q == j else P.Sl(0, d, 1) for q, d in enumerate(base.aval.shape))
-        return _emit(eqns, P.getitem, (base,), {"idx": P.BasicIndex(idx)}, e.src)
-    flat = np.concatenate([np.asarray(r, dtype=np.int64) for r in ids])
-    flat = np.where(flat < 0, flat + n, flat)
     if ids[0].__class__ is range:
-        rest = tuple(P.Sl(0, d, 1) for q, d in enumerate(base.aval.shape) if q != j)
+        idx = _rows_index(base, j, ids)
     else:
+        n = base.aval.shape[j]
+        flat = np.concatenate(ids)
         rest = tuple(k for q, k in enumerate(e.params["idx"]) if q != j)
-    idx = rest[:j] + (Adv(flat),) + rest[j:]
+        idx = rest[:j] + (Adv(np.where(flat < 0, flat + n, flat)),) + rest[j:]
     return _emit(eqns, P.getitem, (base,), {"idx": idx}, e.src)
 
 
@@ -462,7 +458,7 @@ def _rows_index(base: Var, j: int, ids: list[range]) -> Any:
     """The index of base's rows `ids` (ranges, in order) along axis j: a slice when they
     follow each other, else an integer list."""
     shape = base.aval.shape
-    if all(p.stop == q.start for p, q in zip(ids, ids[1:])):
+    if all(p.stop == q.start for p, q in itertools.pairwise(ids)):
         return P.BasicIndex(tuple(P.Sl(ids[0].start, ids[-1].stop, 1) if q == j else
                                   P.Sl(0, d, 1) for q, d in enumerate(shape)))
     flat = np.concatenate([np.arange(r.start, r.stop) for r in ids])

@@ -33,6 +33,7 @@ from .distribute import (
     sum_of_shared_contractions,
 )
 from .engine import Ctx, Rule, rewrite
+from .hoist import einsum_of_gather, gather_of_gather
 from .layout import (
     concatenate_of_slices,
     einsum_of_transpose,
@@ -46,7 +47,6 @@ from .layout import (
     sum_of_reshaped_view,
     writes_tiling_zeros,
 )
-from .hoist import einsum_of_gather, gather_of_gather
 from .narrow import read_of_contraction, read_of_elementwise
 from .segments import (
     gather_of_broadcast,
