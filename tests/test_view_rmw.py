@@ -11,7 +11,6 @@ import pytest
 from test_batch import check as check_batched
 from test_batch import count
 
-import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 
 R = np.random.default_rng(3)
