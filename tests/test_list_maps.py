@@ -103,3 +103,33 @@ def test_extremes_and_dots_over_each_list():
     x[2, 1] = x[5, 1]  # (a tie inside some list: the cotangent is shared, as np.max's)
     nbrs = ragged_lists(8, 6, 4)
     check_batched(per_list_extremes, (x, nbrs), argnums=0)
+
+
+def gat_own_scores(x, W, a, nbrs):
+    # a node's own score h[i] @ a2 next to its neighbours' (rows of one product)
+    h = x @ W
+    f = W.shape[1]
+    out = vnp.zeros_like(h)
+    for i, nb in enumerate(nbrs):
+        if not nb:
+            continue
+        s = np.tanh(h[nb] @ a[:f] + h[i] @ a[f:])
+        p = np.exp(s - np.max(s))
+        out[i] = (p / np.sum(p)) @ h[nb]
+    return np.sum(out ** 2)
+
+
+def test_attention_with_the_nodes_own_score_is_one_softmax():
+    x, W, a = R.standard_normal((9, 3)), R.standard_normal((3, 3)), R.standard_normal(6)
+    nbrs = ragged_lists(9, 9, 5)
+    e = check_batched(gat_own_scores, (x, W, a, nbrs), argnums=(0, 1, 2))
+    g = e.stages["batch"]
+    assert count(g, P.exp) == 1 and count(g, P.tanh) == 1, g
+
+
+def test_own_scores_of_some_nodes_only_stay_exact():
+    # a node without neighbours: its own score is not read, the others' still are
+    x, W, a = R.standard_normal((9, 3)), R.standard_normal((3, 3)), R.standard_normal(6)
+    nbrs = ragged_lists(9, 9, 5)
+    nbrs[4] = []
+    check_batched(gat_own_scores, (x, W, a, nbrs), argnums=(0, 1, 2))

@@ -207,7 +207,21 @@ def _key(a: Any) -> Any:
     return a if a.__class__ is Var else ("const", a.key() if isinstance(a, Const) else a)
 
 
-def _classify(e: Eqn, vals: dict) -> tuple | None:
+def _row_read(a: Any, defs: dict) -> tuple[Var, int] | None:
+    """(E, k) when `a` is a basic read `E[k]` of one row (every other axis whole)."""
+    d = defs.get(a) if a.__class__ is Var else None
+    if d is None or d.prim is not P.getitem:
+        return None
+    idx = d.params["idx"]
+    shape = d.inputs[0].aval.shape
+    if idx.__class__ is not P.BasicIndex or len(idx) != len(shape) or \
+            idx[0].__class__ is not int or \
+            not all(k == P.Sl(0, n, 1) for k, n in zip(idx[1:], shape[1:])):
+        return None
+    return d.inputs[0], idx[0] % shape[0]
+
+
+def _classify(e: Eqn, vals: dict, defs: dict) -> tuple | None:
     """(group key, how) for an operation of member values that runs as one on the whole;
     how: ("map", out axis), ("seg", op, axis), ("dot", spec), ("rows",)."""
     ins = e.inputs
@@ -228,7 +242,8 @@ def _classify(e: Eqn, vals: dict) -> tuple | None:
             if any(t.axis != j for t in tiles) or any(a.aval.shape != out.shape for a, v in
                                                       zip(ins, mv) if isinstance(v, _Tile)):
                 return None
-            for a, v in zip(ins, mv):
+            erows = []  # (operands E[k] read at a row k of their own per member: `h[i]`)
+            for q, (a, v) in enumerate(zip(ins, mv)):
                 if isinstance(v, _Row):  # (a row spreads along the list's axis: its axes after)
                     if a.aval.ndim > out.ndim - j - 1:
                         return None
@@ -236,7 +251,11 @@ def _classify(e: Eqn, vals: dict) -> tuple | None:
                     off = j - (out.ndim - a.aval.ndim)
                     if off >= 0 and a.aval.shape[off] != 1:
                         return None
-            return ("map", e.prim, e.params, sig), ("map", j)
+                    r = _row_read(a, defs) if a.aval.ndim <= out.ndim - j - 1 else None
+                    if r is not None:
+                        erows.append(q)
+                        sig = sig[:q] + (("E", id(r[0]), a.aval.shape),) + sig[q + 1:]
+            return ("map", e.prim, e.params, sig), ("map", j, tuple(erows))
         if any(a.aval.shape != out.shape for a, v in zip(ins, mv) if v is not None) or \
                 any(a.aval.ndim > out.ndim for a in ins):
             return None
@@ -299,8 +318,9 @@ def _round(g: Graph, vals: dict) -> Graph | None:
     groups: dict[tuple, list[Eqn]] = {}
     how: dict[int, tuple] = {}
     pending = []
+    defs = {e.out: e for e in g.eqns}
     for e in g.eqns:
-        c = _classify(e, vals)
+        c = _classify(e, vals, defs)
         if c is None:
             continue
         if c[0] == "alts":  # (joins the group its options share with most others)
@@ -324,6 +344,9 @@ def _round(g: Graph, vals: dict) -> Graph | None:
             covered = sum(b - a for a, b in (lay.bounds[_member(e, vals)] for e in ms))
             if 2 * covered < lay.rows:
                 continue
+            if how[id(ms[0])][1][2:3] not in ((), ((),)) and \
+                    len({_member(e, vals) for e in ms}) != len(lay.bounds):
+                continue  # (rows E[k] per member: every member's k must be known)
         keep.add(k)
     if not keep:
         return None
@@ -341,7 +364,7 @@ def _round(g: Graph, vals: dict) -> Graph | None:
         lay = next(v.layout for v in mv if v is not None)
         m = _member(e, vals)
         if k not in made:
-            made[k] = _whole_op(eqns, e, mv, kind, lay, spread)
+            made[k] = _whole_op(eqns, e, mv, kind, lay, spread, groups[k], vals, defs)
         W = made[k]
         if kind[0] == "map":
             a, b = lay.bounds[m]
@@ -360,9 +383,25 @@ def _member(e: Eqn, vals: dict) -> int:
 
 
 def _whole_op(eqns: list[Eqn], e: Eqn, mv: list, kind: tuple, lay: _Layout,
-              spread: dict[tuple, Var]) -> Var:
+              spread: dict[tuple, Var], group: list[Eqn], vals: dict, defs: dict) -> Var:
     """The one operation on the wholes that computes every member's value."""
     src = e.src
+    if kind[0] == "map" and len(kind) > 2 and kind[2]:
+        ins = list(e.inputs)
+        for q in kind[2]:  # member m's E[k_m], spread to its rows: E[k[owner]]
+            E = _row_read(e.inputs[q], defs)[0]
+            ks = np.zeros(len(lay.bounds), dtype=np.int64)
+            for x in group:
+                ks[_member(x, vals)] = _row_read(x.inputs[q], defs)[1]
+            a = e.inputs[q]
+            shape = (lay.rows,) + (1,) * (e.out.aval.ndim - kind[1] - 1 - a.aval.ndim) + \
+                a.aval.shape
+            s = _emit(eqns, P.take, (E,), {"ids": Adv(ks[lay.owner]), "axis": 0}, src)
+            if s.aval.shape != shape:
+                s = _emit(eqns, P.reshape, (s,), {"shape": shape}, src)
+            ins[q] = s
+        e = Eqn(e.prim, tuple(ins), e.params, e.out, e.src)
+        mv = [None if q in kind[2] else v for q, v in enumerate(mv)]
     if kind[0] == "seg":
         _, op, j = kind
         W = mv[0].whole
@@ -420,6 +459,45 @@ def _whole_op(eqns: list[Eqn], e: Eqn, mv: list, kind: tuple, lay: _Layout,
     return _emit(eqns, e.prim, tuple(ins), dict(e.params), src)
 
 
+def _row_products(g: Graph) -> Graph:
+    """einsum(x[k], c) for many rows k of x, c the same: rows of one einsum(x, c), so that
+    work mixing them with tiles (a node's own score next to its neighbours') sees rows E[k]
+    of one array. Only where they read at least half of x's rows."""
+    defs = {e.out: e for e in g.eqns}
+    groups: dict[tuple, list[tuple[Eqn, int, int]]] = {}
+    for e in g.eqns:
+        if e.prim is not P.einsum:
+            continue
+        rs = [(q, _row_read(a, defs)) for q, a in enumerate(e.inputs)]
+        rs = [(q, r) for q, r in rs if r is not None]
+        if len(rs) != 1:
+            continue
+        q, (x, k) = rs[0]
+        key = (e.params["spec"], q, x, tuple(a for p, a in enumerate(e.inputs) if p != q))
+        groups.setdefault(key, []).append((e, q, k))
+    take = {id(e): (key, k) for key, ms in groups.items()
+            if len(ms) > 1 and 2 * len({k for _, _, k in ms}) >= key[2].aval.shape[0]
+            for e, _, k in ms}
+    made: dict[tuple, Var] = {}
+    eqns: list[Eqn] = []
+    env: dict[Var, Var] = {}
+    for e in g.eqns:
+        hit = take.get(id(e))
+        if hit is None:
+            eqns.append(e)
+            continue
+        key, k = hit
+        spec, q, x, _ = key
+        if key not in made:
+            ins_s, o = parse_spec(spec)
+            r = next(c for c in "abcdefghijklmnopqrstuvwxyz" if c not in spec)
+            ins_s = [r + t if p == q else t for p, t in enumerate(ins_s)]
+            xs = tuple(x if p == q else a for p, a in enumerate(e.inputs))
+            made[key] = _emit(eqns, P.einsum, xs, {"spec": make_spec(ins_s, r + o)}, e.src)
+        env[e.out] = _row_of(eqns, made[key], k, e.src)
+    return _substitute(g, eqns, env) if made else g
+
+
 def list_maps(g: Graph, segments: bool = False) -> Graph:
     """Work on rows picked by static lists of different lengths (two or more reads of one
     array) runs once on one gather, each member's value a tile or a row of it (module doc);
@@ -428,6 +506,7 @@ def list_maps(g: Graph, segments: bool = False) -> Graph:
     if first is None:
         return g
     g, vals = first
+    g = _row_products(g)
     for _ in range(_MAX_ROUNDS):
         nxt = _round(g, vals)
         if nxt is None:
