@@ -483,21 +483,21 @@ def _prep_pair2d(args):
 # ---------------------------------------------------------------- mixed sums and accumulators
 
 def float32_float64_accumulators(X, w):
-    """Item 4: float32 data accumulated into a float32 buffer and a float64 scalar side by
-    side, acc32 += X[i] * z; acc64 = acc64 + float64(z) ** 2."""
-    acc32 = vnp.zeros(X.shape[1], dtype=np.float32)
+    """Item 4: float32 rows feeding a float32 running maximum and a float64 sum side by
+    side, m32 = np.maximum(m32, X[i] * z); acc64 = acc64 + float64(z) ** 2."""
+    m32 = vnp.full(X.shape[1], -np.inf, dtype=np.float32)
     acc64 = vnp.zeros((), dtype=np.float64)
     for i in range(X.shape[0]):
         z = np.tanh(X[i] @ w)
-        acc32 += X[i] * z
+        m32 = np.maximum(m32, X[i] * z)
         acc64 = acc64 + z.astype(np.float64) ** 2
-    return np.sum(acc32.astype(np.float64) ** 2) + acc64
+    return np.sum(m32.astype(np.float64) ** 2) + acc64
 
 
 def float32_float64_accumulators_ref(X, w):
     z = np.tanh(X @ w)
-    acc32 = np.sum(X * z[:, None], axis=0)
-    return np.sum(acc32.astype(np.float64) ** 2) + np.sum(z.astype(np.float64) ** 2)
+    m32 = np.max(X * z[:, None], axis=0)
+    return np.sum(m32.astype(np.float64) ** 2) + np.sum(z.astype(np.float64) ** 2)
 
 
 def _f32_inputs(rng, n, d):

@@ -31,6 +31,7 @@ from . import gather
 from .agenda import schedule
 from .chains import normalize
 from .deps import plan
+from .extremes import join_extremes, scatter_extremes
 from .listmaps import list_maps
 from .lists import list_reads, list_sums
 from .nodes import BREAD, READ, SNAP, SUM, WRITE, Plan
@@ -434,6 +435,8 @@ def _batch_once(g: Graph) -> Graph:
     g0, g = g, normalize(g, n_uses)
     if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
+    if scatter_extremes(g):  # (chains of scatter-maxima: one scatter, see extremes)
+        g = dce(join_extremes(g))
     ragged = partial_slices(g)
     if ragged:  # (growing and shrinking slices: see ragged and packed)
         g1 = packed_rows(cumulative_sums(g))

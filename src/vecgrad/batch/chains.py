@@ -63,10 +63,10 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
             continue
         if prim is setitem:
             inner = defs.get(e.inputs[0])
-            if inner is not None and inner.prim is setitem and \
-                    inner.params["idx"] == e.params["idx"] and _basic(e):
-                # x.at[r].set(u).at[r].set(v) = x.at[r].set(v): a view's write-back after
-                # each write through it (`vw = buf[1:]; vw[i] += d`) leaves the last only
+            if inner is not None and inner.prim is setitem and n_uses.get(inner.out) == 1 \
+                    and inner.params["idx"] == e.params["idx"] and _basic(e):
+                # x.at[r].set(u).at[r].set(v) = x.at[r].set(v), u read nowhere else: a view's
+                # write-back after each write through it (`vw = buf[1:]; vw[i] += d`)
                 e = Eqn(setitem, (inner.inputs[0], e.inputs[1]), e.params, e.out, e.src)
                 changed = True
             written[e.out] = (e.inputs[1], e.params["idx"])

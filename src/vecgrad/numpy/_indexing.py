@@ -317,14 +317,20 @@ def _same(k: Any, key: Any) -> bool:
     return k is key or isinstance(key, Tracer) and k.atom is key.atom
 
 
+_EXTREMES = {P.maximum: "maximum", P.minimum: "minimum"}
+
+
 def _write_of_sum(x: Any, key: Any, value: Any, reads: dict | None) -> bool:
     """`x[i] = x[i] + v` / `x[i] = x[i] - v` at one traced int i: the sum is one of the last
-    operations recorded, with the read of x[i] (x unchanged since) as an operand."""
+    operations recorded, with the read of x[i] (x unchanged since) as an operand; and
+    `x[i] = np.maximum(x[i], v)` (or minimum): a scatter-max of v into x at i."""
     if not reads or not isinstance(value, Tracer) or value.dtype != x.dtype:
         return False
     for e in reversed(x._b.eqns[-4:]):
         if e.out is not value.atom:
             continue
+        if e.prim in _EXTREMES:
+            return _write_of_extreme(x, key, value, reads, e)
         if e.prim not in (P.add, P.sub):
             return False
         for j, a in enumerate(e.inputs):
@@ -337,6 +343,36 @@ def _write_of_sum(x: Any, key: Any, value: Any, reads: dict | None) -> bool:
             return True
         return False
     return False
+
+
+def _write_of_extreme(x: Any, key: Any, value: Any, reads: dict, e: Any) -> bool:
+    """`x[i] = np.maximum(x[i], v)` at traced i: x = scatter_reduce_along(x, v, i), which a
+    chain of such writes joins into one (batch/extremes.py)."""
+    for j, a in enumerate(e.inputs):
+        rec = reads.get(a)
+        if rec is None or rec[0] is not x or not _same(rec[1], key) or rec[2] is not x.atom \
+                or a.aval.shape != value.shape:
+            continue
+        v = e.inputs[1 - j]
+        if v.aval.dtype != x.dtype:
+            return False
+        index_reduce(x, key, Tracer(x._b, v), _EXTREMES[e.prim])
+        return True
+    return False
+
+
+def index_reduce(a: Tracer, indices: Any, v: Any, op: str) -> None:
+    """In-place `np.<op>.at(a, indices, v)` (op maximum or minimum) where the index holds one
+    traced integer array with full slices."""
+    merged, indices, back = merge_index_arrays(a, indices)
+    axis, idx = traced_index_axis(indices, merged.ndim)
+    s = merged.shape
+    region = s[:axis] + idx.shape + s[axis + 1:]
+    vals = _ops.broadcast_to(asarray(v), region)
+    vals = _ops.reshape(vals, s[:axis] + (idx.size,) + s[axis + 1:])
+    flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
+    new = P.scatter_reduce_along(merged, vals, flat, axis=axis, op=op)
+    a._replace((new if back is None else back(new)).atom)
 
 
 @takes_out
