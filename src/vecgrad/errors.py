@@ -132,6 +132,13 @@ class VecgradError(Exception):
     """Base class of all vecgrad errors."""
 
 
+class RewriteCycleError(VecgradError, RuntimeError):
+    """Internal: simplification rules undid each other (a rewrite re-created an earlier form)
+    or kept rewriting one equation past the engine's bound. Raised only where rewrites are
+    checked strictly (VECGRAD_TYPECHECK=1, as in vecgrad's tests); otherwise the engine keeps
+    the form reached, which is exact, and compiles on. A bug in vecgrad: please report it."""
+
+
 class ArgumentError(VecgradError, TypeError, ValueError):
     """A vecgrad function was called with invalid arguments (argnums out of range, a
     non-callable function, a cotangent of the wrong structure, ...)."""

@@ -9,14 +9,27 @@ rebuild the whole join at every link: quadratic. Such a rule may instead keep a 
 and `defer` its rewritten form while the link's only reader is the chain's next link; the
 next link's rule `take`s it and extends it. The deferred form is built (`settle`) as soon as
 anything else reads the value, so the result is the one the eager rewrite would give.
+
+Rules are written to make a graph cheaper, but nothing forces two of them to agree on which
+form is cheaper: a rule that moves a scalar out of a product and one that moves small factors
+in can undo each other. The engine guards against such cycles by forms, not by trusting each
+rule's orientation: an equation records each form it takes (its key: primitive, parameters,
+inputs, the helpers deduplicated, so a repeated form has the same key); a rewrite back to a
+form it took, or to a form an enclosing equation is being rewritten from (a helper that
+re-creates its emitter), ends the rewrite at the current form, which is as correct as every
+form in the cycle. A fuel bound (rewrites per equation, nesting of helpers) stops a chain of
+ever-new forms. In strict mode (tests: VECGRAD_TYPECHECK=1) both raise RewriteCycleError
+naming the rules, so a cyclic rule set is a failing test, never a hang.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .. import primitives as P
+from ..errors import RewriteCycleError
 from ..ir import Atom, Const, Eqn, Graph, Params, Src, Var, dce, uses
 
 
@@ -36,8 +49,20 @@ class Ctx:
     choice), so that a rule that follows a chain of definitions extends what it knew of the
     chain's head instead of walking it again: one sweep stays linear in the graph."""
 
-    def __init__(self, rules: dict[P.Primitive, list[Rule]], n_uses: dict[Var, int]):
+    # Rewrites of one equation, and helpers nested in helpers, past which a chain of rewrites
+    # is taken for a cycle through ever-new forms (real chains take a few).
+    FUEL = 64
+    DEPTH = 48
+
+    def __init__(self, rules: dict[P.Primitive, list[Rule]], n_uses: dict[Var, int],
+                 strict: bool = False):
         self.rules = rules
+        self.strict = strict
+        # the forms taken by the equations being rewritten (a list: usually empty or short,
+        # where a set would hash every equation's key twice more)
+        self.active: list[tuple] = []
+        self.trail: list[Any] = []  # the rule each of them is trying (what a cycle names),
+        self.applied: list[str] = []  # and the rules that rewrote them so far
         self._uses = n_uses
         self.defs: dict[Var, Eqn] = {}
         self.eqns: list[Eqn] = []
@@ -104,28 +129,83 @@ class Ctx:
         return self.add(Eqn(prim, tuple(ins), Params(params), Var(aval), src))
 
     def add(self, e: Eqn) -> Atom:
-        """Rewrite `e` to a fixpoint and keep it; returns the atom that now holds its value."""
-        while True:
-            r = None
-            for rule in self.rules.get(e.prim, ()):
-                r = rule.rewrite(e, self)
-                if r is not None:
-                    break
-            if r is None:
-                # a rule's helper equal to one kept before (a row sum a gradient already
-                # takes) is that one: shared, as CSE would
-                key = _key(e.prim, e.params, e.inputs)
-                same = self.kept.get(key)
-                if same is not None and same.aval == e.out.aval:
-                    return same
-                self.kept[key] = e.out
-                self.defs[e.out] = e
-                self.eqns.append(e)
-                return e.out
-            if not isinstance(r, tuple):
-                return r
-            prim, ins, params = r
-            e = Eqn(prim, tuple(ins), Params(params), e.out, e.src)
+        """Rewrite `e` to a fixpoint and keep it; returns the atom that now holds its value.
+        A rewrite back to a form taken before (by `e`, or by an equation whose helper `e`
+        is) keeps the current form: see the module's note on cycles."""
+        key = _key(e.prim, e.params, e.inputs)
+        active, trail = self.active, self.trail
+        if active and key in active:  # (rules on e would run as they run on the emitter)
+            self._cycle(e, key, "a helper re-creates the form its emitter is rewritten from")
+            return self._keep(e, key)
+        d = len(trail)
+        if d >= self.DEPTH:
+            self._cycle(e, key, f"helpers nested {self.DEPTH} deep")
+            return self._keep(e, key)
+        n_active = len(active)
+        active.append(key)
+        trail.append(None)
+        applied = self.applied
+        n_applied = len(applied)
+        rules = self.rules.get(e.prim, ())
+        try:
+            for _ in range(self.FUEL):
+                r = None
+                for rule in rules:
+                    trail[d] = rule
+                    r = rule.rewrite(e, self)
+                    if r is not None:
+                        break
+                if r is None:
+                    return self._keep(e, key)
+                if not isinstance(r, tuple):
+                    return r
+                prim, ins, params = r
+                params = Params(params)
+                ins = tuple(ins)
+                nkey = _key(prim, params, ins)
+                applied.append(rule.algebra)
+                if nkey in active:
+                    self._cycle(e, nkey, f"'{rule.algebra}' re-creates an earlier form")
+                    return self._keep(e, key)
+                active.append(nkey)
+                if prim is not e.prim:
+                    rules = self.rules.get(prim, ())
+                e, key = Eqn(prim, ins, params, e.out, e.src), nkey
+            self._cycle(e, key, f"{self.FUEL} rewrites of one equation")
+            return self._keep(e, key)
+        finally:
+            del trail[d:], applied[n_applied:], active[n_active:]
+
+    def _keep(self, e: Eqn, key: tuple) -> Atom:
+        """Keep `e` as it is (an equal equation kept before is that one: a rule's helper
+        equal to one kept before, a row sum a gradient already takes, is shared, as CSE
+        would)."""
+        same = self.kept.get(key)
+        if same is not None and same.aval == e.out.aval:
+            return same
+        self.kept[key] = e.out
+        self.defs[e.out] = e
+        self.eqns.append(e)
+        return e.out
+
+    def _cycle(self, e: Eqn, key: tuple, why: str) -> None:
+        if self.strict:
+            raise RewriteCycleError(
+                f"rewrite rules cycle on {e.prim.name} ({why}); rules that rewrote the "
+                f"equations on the way: {_runs(self.applied)}; rules emitting the helpers: "
+                f"{_runs([r.algebra for r in self.trail])}. Orient one of them by a measure "
+                f"that decreases.")
+
+
+def _runs(rules: list[str]) -> str:
+    """'a' -> 'b' (x3) -> ...: rule names, repeats counted."""
+    runs: list[list] = []
+    for a in rules:
+        if runs and runs[-1][0] == a:
+            runs[-1][1] += 1
+        else:
+            runs.append([a, 1])
+    return " -> ".join(f"'{a}'" + (f" (x{n})" if n > 1 else "") for a, n in runs) or "none"
 
 
 def _key(prim: P.Primitive, params: Params, inputs: tuple) -> tuple:
@@ -133,12 +213,15 @@ def _key(prim: P.Primitive, params: Params, inputs: tuple) -> tuple:
     return (prim, params, tuple([a.key() if a.__class__ is Const else a for a in inputs]))
 
 
-def rewrite(g: Graph, rules: list[Rule]) -> Graph:
-    """Apply `rules` over `g` in one forward sweep, then drop dead code."""
+def rewrite(g: Graph, rules: list[Rule], strict: bool | None = None) -> Graph:
+    """Apply `rules` over `g` in one forward sweep, then drop dead code. `strict` (default:
+    env VECGRAD_TYPECHECK=1, as in tests) raises RewriteCycleError on a rule cycle."""
+    if strict is None:
+        strict = os.environ.get("VECGRAD_TYPECHECK") == "1"
     by_prim: dict[P.Primitive, list[Rule]] = {}
     for r in rules:
         by_prim.setdefault(r.prim, []).append(r)
-    ctx = Ctx(by_prim, uses(g))
+    ctx = Ctx(by_prim, uses(g), strict)
     for e in g.eqns:
         for a in e.inputs:
             ctx.readers[a] = e
