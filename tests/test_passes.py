@@ -1263,6 +1263,80 @@ def test_einsum_summing_a_broadcast_axis_multiplies_by_its_length():
     assert_equivalent(g0, g1)
 
 
+def _big(x):
+    # an opaque (2592, 3) array made from x (2, 3): rules that save a pass over a large
+    # array fire above 4096 elements
+    u = P.reshape(x, shape=(6,))
+    return vnp.tanh(P.reshape(P.einsum(u, u, u, u, u, spec="a,b,c,d,e->abcde"),
+                              shape=(2592, 3)))
+
+
+def _rule_common_factor(x):
+    # one cotangent scaled by several small factors and added: t * x0 + t * x1 (t * x1 also
+    # read elsewhere), t - t * x1 reversed
+    t = _big(x)
+    s = t * x[1]
+    return t * x[0] + s, t - t * x[1, ::-1], vnp.sum(s)
+
+
+def _rule_sum_of_scaled(x):
+    # the column sums of x00 * t: a scale of 3 sums, not of t
+    t = _big(x)
+    return vnp.sum(x[0, 0] * t, axis=0), vnp.tanh(x[0, 0] * t)
+
+
+def _rule_einsum_of_scaled(x):
+    # a scaled cotangent read by a contraction that makes a smaller result
+    t = _big(x)
+    return P.einsum(t * x[1, 2], x[0], spec="ai,i->a"), P.einsum(-t, x[1], spec="ai,i->i")
+
+
+COMMON_FACTOR_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
+  c:f64[2592,3] = reshape[shape=(2592, 3)] b
+  d:f64[2592,3] = tanh c
+  e:f64[3] = getitem[idx=(1, 0:3)] a
+  f:f64[2592,3] = mul d e
+  g:f64[3] = getitem[idx=(0, 0:3)] a
+  h:f64[3] = add g e
+  i:f64[2592,3] = mul d h
+  j:f64[3] = getitem[idx=(1, 2:-1:-1)] a
+  k:f64[3] = sub 1.0 j
+  l:f64[2592,3] = mul d k
+  m:f64[] = reduce_sum[axes=(0, 1)] f
+  in (i, l, m) }"""
+
+
+SUM_OF_SCALED_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
+  c:f64[2592,3] = reshape[shape=(2592, 3)] b
+  d:f64[2592,3] = tanh c
+  e:f64[] = getitem[idx=(0, 0)] a
+  f:f64[2592,3] = mul e d
+  g:f64[3] = reduce_sum[axes=(0,)] d
+  h:f64[3] = mul g e
+  i:f64[2592,3] = tanh f
+  in (h, i) }"""
+
+
+EINSUM_OF_SCALED_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
+  c:f64[2592,3] = reshape[shape=(2592, 3)] b
+  d:f64[2592,3] = tanh c
+  e:f64[] = getitem[idx=(1, 2)] a
+  f:f64[3] = getitem[idx=(0, 0:3)] a
+  g:f64[3] = mul f e
+  h:f64[2592] = einsum[spec=ai,i->a] d g
+  i:f64[3] = getitem[idx=(1, 0:3)] a
+  j:f64[3] = einsum[spec=ai,i->i] d i
+  k:f64[3] = neg j
+  in (h, k) }"""
+
+
+
 def _golden(listing):
     def check(g0, g1):
         assert strip(pretty(g1)) == listing
@@ -1377,8 +1451,12 @@ RULE_TESTS = {
         _rule_sqdist, _golden(SQDIST_GOLDEN)),
     "einsum(x, a) + einsum(x, b) = einsum(x, a + b.T), a and b small (and for -)": (
         _rule_sum_of_shared_contractions, _golden(SHARED_CONTRACTIONS_GOLDEN)),
-    "einsum(-x, y) = -einsum(x, y), the result smaller": (
-        _rule_einsum_of_neg, _golden(EINSUM_OF_NEG_GOLDEN)),
+    "einsum(-x, y) = -einsum(x, y), einsum(s * x, y) = s * einsum(x, y), the result "
+    "smaller": (_rule_einsum_of_neg, _golden(EINSUM_OF_NEG_GOLDEN)),
+    "x * a + x * b = x * (a + b), a and b small (and -)": (
+        _rule_common_factor, _golden(COMMON_FACTOR_GOLDEN)),
+    "sum(s * x) = s * sum(x), s a scalar, the sum smaller": (
+        _rule_sum_of_scaled, _golden(SUM_OF_SCALED_GOLDEN)),
     "(-x) / a = x / (-a), a small": (_rule_div_of_neg, _golden(DIV_OF_NEG_GOLDEN)),
     "(a * x) / b = x * (a / b), a and b small": (_rule_div_of_scaled,
                                                  _golden(DIV_OF_SCALED_GOLDEN)),
@@ -1517,6 +1595,15 @@ def test_relayout_on_random_contractions(seed):
         hits += bool(candidates(g0))
         assert_equivalent(g0, with_copies(g0, candidates(g0)))
     assert hits >= 3  # the generator does produce batch-last contractions
+
+
+def test_einsum_of_a_scaled_operand_scales_its_result():
+    """einsum(s * t, y) = s * einsum(t, y) (rule 'einsum(-x, y) = ...'), the scalar then on
+    the smallest operand: no pass over t for the scale."""
+    g0 = graph(_rule_einsum_of_scaled, (2, 3))
+    g1 = simplify(g0)
+    assert strip(pretty(g1)) == EINSUM_OF_SCALED_GOLDEN
+    assert_equivalent(g0, g1)
 
 
 def test_shared_contractions_stay_apart_where_the_matrices_are_not_small():

@@ -230,6 +230,20 @@ def sum_of_neg(e: Eqn, ctx: Any) -> Any:
     return P.neg, (ctx.emit(P.reduce_sum, n.inputs, dict(e.params), e.src),), {}
 
 
+def sum_of_scaled(e: Eqn, ctx: Any) -> Any:
+    """reduce_sum(s * x, axes) = s * reduce_sum(x, axes) for a scalar s, the sum much smaller
+    than x (of 4096 elements or more, as for einsum(s * x, y)): s * x is not made where
+    sums and contractions are its only readers."""
+    x = e.inputs[0]
+    m = ctx.def_of(x, P.mul)
+    if m is None or e.out.aval.size * 4 > x.aval.size or x.aval.size < 4096:
+        return None
+    for s, y in (m.inputs, m.inputs[::-1]):
+        if s.aval.ndim == 0 and y.aval == x.aval and s.aval.dtype == x.aval.dtype:
+            return P.mul, (ctx.emit(P.reduce_sum, (y,), dict(e.params), e.src), s), {}
+    return None
+
+
 # ---------------------------------------------------------------- reassociating contractions
 
 def _as_spec(e: Eqn) -> str | None:

@@ -25,6 +25,7 @@ from .contract import (
     sum_of_einsum,
     sum_of_neg,
     sum_of_product,
+    sum_of_scaled,
 )
 from .distribute import (
     einsum_of_broadcast_sum,
@@ -250,22 +251,68 @@ def _uniform_operand(e: Eqn, c: Ctx) -> object:
     return e.prim, tuple(ins), e.params
 
 
+# Elements below which a pass over an array costs about a NumPy call (a rule that trades one
+# pass for a call per reader fires above it).
+PASS_OVER_CALL = 4096
+
+
 def _small(a: object, big: object) -> bool:
     return a.aval.size * 4 <= big.aval.size and a.aval.dtype == big.aval.dtype
 
 
+def _unshared(y: object, x: object, c: Ctx) -> bool:
+    """Whether a rule may read x in place of y = f(x, small): y has no other reader (a pass
+    saved), or x is large enough that a small extra call costs less than the passes that
+    reading x directly may save later (y's other readers keep it: no pass added)."""
+    if c.n_uses(y) == 1:
+        return True
+    if x.aval.size < PASS_OVER_CALL:
+        return False
+    c.dropped_use(y)
+    return True
+
+
 def _small_factors_first(e: Eqn, c: Ctx) -> object:
     """a * (b * x) = (a * b) * x for factors a, b much smaller than x (a gradient's `2 * e`
-    then `w * ...`, a vector of weights): one pass over x instead of two."""
+    then `w * ...`, a vector of weights): one pass over x instead of two (where b * x has
+    other readers, still one pass, and the scalings of x then meet: see _common_factor)."""
     for a, y in (e.inputs, e.inputs[::-1]):
         m = c.def_of(y, P.mul)
-        if m is None or c.n_uses(y) != 1 or not _small(a, e.out):
+        if m is None or not _small(a, e.out):
             continue
         for b, x in (m.inputs, m.inputs[::-1]):
-            if _small(b, e.out) and x.aval == e.out.aval:
-                ab = c.emit(P.mul, (a, b), {}, e.src)
-                if P.mul.shape_rule(ab.aval, x.aval) == e.out.aval:
-                    return P.mul, (ab, x), {}
+            ab = P.mul.shape_rule(a.aval, b.aval)  # (a row and a column: not small)
+            if _small(b, e.out) and x.aval == e.out.aval and ab.size * 4 <= e.out.aval.size \
+                    and P.mul.shape_rule(ab, x.aval) == e.out.aval and _unshared(y, x, c):
+                return P.mul, (c.emit(P.mul, (a, b), {}, e.src), x), {}
+    return None
+
+
+def _factors(u: object, big: object, c: Ctx) -> list[tuple[object, object]]:
+    """The ways u = x * a with a much smaller than `big` (a None: u = x itself)."""
+    m = c.def_of(u, P.mul)
+    out: list[tuple[object, object]] = [(u, None)]
+    if m is not None:
+        out += [(x, a) for a, x in (m.inputs, m.inputs[::-1]) if _small(a, big)]
+    return out
+
+
+def _common_factor(e: Eqn, c: Ctx) -> object:
+    """x * a + x * b = x * (a + b) (and -, and x + x * b = x * (1 + b)) for factors a, b much
+    smaller than x: one pass over x instead of two or three (a gradient that scales one
+    cotangent by several constants and adds them). Accuracy: a + b is rounded once, as the
+    sum of the two products is; the absolute error stays eps * |x| * (|a| + |b|)."""
+    u, v = e.inputs
+    if e.out.aval.dtype.kind not in "fc" or (c.n_uses(u) > 1 and c.n_uses(v) > 1):
+        return None
+    for x, a in _factors(u, e.out, c):
+        for y, b in _factors(v, e.out, c):
+            if x is not y or (a is None and b is None) or x.aval != e.out.aval:
+                continue
+            one = Const(np.asarray(1, x.aval.dtype))
+            s = c.emit(e.prim, (one if a is None else a, one if b is None else b), {}, e.src)
+            if P.mul.shape_rule(x.aval, s.aval) == e.out.aval:
+                return P.mul, (x, s), {}
     return None
 
 
@@ -287,10 +334,10 @@ def _small_quotients_first(e: Eqn, c: Ctx) -> object:
 def _neg_into_small_factor(e: Eqn, c: Ctx) -> object:
     """-(a * x) = (-a) * x for a factor a much smaller than x: the sign on the small one."""
     m = c.def_of(e.inputs[0], P.mul)
-    if m is None or c.n_uses(e.inputs[0]) != 1:
+    if m is None:
         return None
     for a, x in (m.inputs, m.inputs[::-1]):
-        if _small(a, e.out) and x.aval == e.out.aval:
+        if _small(a, e.out) and x.aval == e.out.aval and _unshared(e.inputs[0], x, c):
             return P.mul, (c.emit(P.neg, (a,), {}, e.src), x), {}
     return None
 
@@ -331,23 +378,26 @@ def _div_of_scaled(e: Eqn, c: Ctx) -> object:
     return None
 
 
-# Elements below which a pass over an array costs about a NumPy call (a rule that trades one
-# pass for a call per reader fires above it).
-PASS_OVER_CALL = 4096
-
-
 def _einsum_of_neg(e: Eqn, c: Ctx) -> object:
     """einsum(.., -x, ..) = -einsum(.., x, ..) where the result is much smaller than x: the
     sign goes on the result (exact), and -x is not made where the contractions are its only
     readers (a gradient's cotangent read by several of them); for x of PASS_OVER_CALL
-    elements or more (below, a call per reader costs more than the pass saved)."""
+    elements or more (below, a call per reader costs more than the pass saved). A scalar
+    factor alike: einsum(.., s * x, ..) = s * einsum(.., x, ..) (a loss's 2 * r read by the
+    contractions of a gradient), where the result is at most half of x."""
     for k, a in enumerate(e.inputs):
+        if e.out.aval.size * 2 > a.aval.size or a.aval.size < PASS_OVER_CALL:
+            continue
         n = c.def_of(a, P.neg)
-        if n is not None and _small(e.out, a) and a.aval.size >= PASS_OVER_CALL:
+        if n is not None and _small(e.out, a):
             ops = tuple(n.inputs[0] if j == k else o for j, o in enumerate(e.inputs))
             return P.neg, (c.emit(P.einsum, ops, e.params, e.src),), {}
+        m = c.def_of(a, P.mul)
+        for f, x in (m.inputs, m.inputs[::-1]) if m is not None else ():
+            if f.aval.ndim == 0 and x.aval == a.aval and f.aval.dtype == a.aval.dtype:
+                ops = tuple(x if j == k else o for j, o in enumerate(e.inputs))
+                return P.mul, (c.emit(P.einsum, ops, e.params, e.src), f), {}
     return None
-
 
 def _neg_neg(e: Eqn, c: Ctx) -> object:
     n = c.def_of(e.inputs[0], P.neg)
@@ -446,12 +496,17 @@ RULES: list[Rule] = [
     *[Rule(p, _no_axes, "reduce(x, axes=()) = x: nothing reduced") for p in
       (P.reduce_sum, P.reduce_max, P.reduce_min, P.reduce_prod)],
     Rule(P.reduce_sum, sum_of_neg, "sum(-x) = -sum(x)"),
-    Rule(P.einsum, _einsum_of_neg, "einsum(-x, y) = -einsum(x, y), the result smaller"),
+    Rule(P.reduce_sum, sum_of_scaled, "sum(s * x) = s * sum(x), s a scalar, the sum smaller"),
+    Rule(P.einsum, _einsum_of_neg,
+         "einsum(-x, y) = -einsum(x, y), einsum(s * x, y) = s * einsum(x, y), the result "
+         "smaller"),
     Rule(P.div, _div_of_neg, "(-x) / a = x / (-a), a small"),
     Rule(P.div, _div_of_scaled, "(a * x) / b = x * (a / b), a and b small"),
     Rule(P.reduce_sum, sum_of_einsum, "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes"),
     Rule(P.add, _plus_zero, "x + 0 = x"),
     Rule(P.add, _double, "x + x = 2 * x"),
+    *[Rule(p, _common_factor, "x * a + x * b = x * (a + b), a and b small (and -)")
+      for p in (P.add, P.sub)],
     Rule(P.setitem_add, _add_everywhere, "x.at[:, ..., :].add(v) = x + v; "
          "x.at[::-1, :].add(v) = x + v[::-1, :]"),
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
