@@ -1606,6 +1606,37 @@ def test_einsum_of_a_scaled_operand_scales_its_result():
     assert_equivalent(g0, g1)
 
 
+def _outer_of_scaled(x):
+    # a scaled cotangent read by an outer product (the result larger than it) and a sum
+    t = _big(x)
+    u = t * x[1, 2]
+    return P.einsum(u, x[0], spec="ai,j->aij"), vnp.sum(u, axis=0)
+
+
+OUTER_OF_SCALED_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
+  c:f64[2592,3] = reshape[shape=(2592, 3)] b
+  d:f64[2592,3] = tanh c
+  e:f64[] = getitem[idx=(1, 2)] a
+  f:f64[3] = getitem[idx=(0, 0:3)] a
+  g:f64[3] = mul f e
+  h:f64[2592,3,3] = einsum[spec=ai,j->aij] d g
+  i:f64[3] = reduce_sum[axes=(0,)] d
+  j:f64[3] = mul i e
+  in (h, j) }"""
+
+
+def test_an_outer_product_of_a_scaled_operand_scales_its_smallest_operand():
+    """einsum(s * t, y) = einsum(t, s * y) for y much smaller than t, where the result is
+    larger than t (rule 'einsum(-x, y) = ...'): with the sum's scale moved out too, s * t is
+    not made."""
+    g0 = graph(_outer_of_scaled, (2, 3))
+    g1 = simplify(g0)
+    assert strip(pretty(g1)) == OUTER_OF_SCALED_GOLDEN
+    assert_equivalent(g0, g1)
+
+
 def test_shared_contractions_stay_apart_where_the_matrices_are_not_small():
     """d P + d Q with P, Q as large as the result: the add of P and Q would cost as much as
     the add it saves (rule 'einsum(x, a) + einsum(x, b) = ...' does not fire)."""

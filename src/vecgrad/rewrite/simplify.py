@@ -384,9 +384,11 @@ def _einsum_of_neg(e: Eqn, c: Ctx) -> object:
     readers (a gradient's cotangent read by several of them); for x of PASS_OVER_CALL
     elements or more (below, a call per reader costs more than the pass saved). A scalar
     factor alike: einsum(.., s * x, ..) = s * einsum(.., x, ..) (a loss's 2 * r read by the
-    contractions of a gradient), where the result is at most half of x."""
+    contractions of a gradient) where the result is at most half of x, and = einsum(.., x,
+    .., s * y, ..) where an operand y is much smaller than x (an outer product's result is
+    larger than x): the scale goes to the smallest array it can."""
     for k, a in enumerate(e.inputs):
-        if e.out.aval.size * 2 > a.aval.size or a.aval.size < PASS_OVER_CALL:
+        if a.aval.size < PASS_OVER_CALL:
             continue
         n = c.def_of(a, P.neg)
         if n is not None and _small(e.out, a):
@@ -394,10 +396,18 @@ def _einsum_of_neg(e: Eqn, c: Ctx) -> object:
             return P.neg, (c.emit(P.einsum, ops, e.params, e.src),), {}
         m = c.def_of(a, P.mul)
         for f, x in (m.inputs, m.inputs[::-1]) if m is not None else ():
-            if f.aval.ndim == 0 and x.aval == a.aval and f.aval.dtype == a.aval.dtype:
-                ops = tuple(x if j == k else o for j, o in enumerate(e.inputs))
-                return P.mul, (c.emit(P.einsum, ops, e.params, e.src), f), {}
+            if f.aval.ndim != 0 or x.aval != a.aval or f.aval.dtype != a.aval.dtype:
+                continue
+            ops = [x if j == k else o for j, o in enumerate(e.inputs)]
+            if e.out.aval.size * 2 <= a.aval.size:
+                return P.mul, (c.emit(P.einsum, tuple(ops), e.params, e.src), f), {}
+            y = min((j for j in range(len(ops)) if j != k), key=lambda j: ops[j].aval.size,
+                    default=None)
+            if y is not None and _small(ops[y], a):
+                ops[y] = c.emit(P.mul, (ops[y], f), {}, e.src)
+                return P.einsum, tuple(ops), e.params
     return None
+
 
 def _neg_neg(e: Eqn, c: Ctx) -> object:
     n = c.def_of(e.inputs[0], P.neg)
