@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_passes import assert_equivalent, graph, prims
 
 from vecgrad import primitives as P
 from vecgrad.errors import RewriteCycleError
 from vecgrad.ir import Const, pretty
 from vecgrad.rewrite.engine import Ctx, Rule, rewrite
 from vecgrad.rewrite.simplify import RULES
-
-from test_passes import assert_equivalent, graph, prims
 
 
 def _commute(e, c: Ctx):  # a * b = b * a: every form's next form is the one before it
