@@ -22,6 +22,7 @@ from ._contract import *
 from ._ufuncs import *
 from ._shape_ops import *
 from ._tiling import *
+from ._pad import *
 from ._stats import *
 from ._order import *
 from ._indexing import *

@@ -18,7 +18,6 @@ __all__ = [
     "c_",
     "delete",
     "insert",
-    "pad",
     "r_",
     "repeat",
     "resize",
@@ -170,49 +169,6 @@ def insert(arr: Any, obj: Any, values: Any, axis: int | None = None) -> Any:
 
 
 # ---------------------------------------------------------------------------------- pad
-
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "empty")
-
-
-def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
-    """Pad an array (modes constant, edge, reflect, symmetric, wrap, empty; `reflect_type`
-    'even'). Values are copies of the input (or constants), so the gradient sums the copies
-    back onto the elements they came from."""
-    a = asarray(array)
-    nd = _nd(a)
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (nd, 2))
-    if (widths < 0).any():
-        raise ValueError("index can't contain negative values")
-    if callable(mode) or mode not in _PAD_MODES:
-        raise unsupported(f"numpy.pad with mode={mode!r}")
-    if kwargs.get("reflect_type", "even") != "even":
-        raise unsupported("numpy.pad with reflect_type='odd'")
-    consts = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0)), (nd, 2)) \
-        if mode == "constant" else None
-    for ax, (lo, hi) in enumerate(widths.tolist()):
-        if lo == hi == 0:
-            continue
-        n = _shape(a)[ax]
-        if mode in ("constant", "empty") or n == 0:
-            if mode != "constant" and n == 0 and mode != "empty":
-                raise ValueError(f"can't extend empty axis {ax} using modes other than "
-                                 "'constant' or 'empty'")
-            cv = (0, 0) if consts is None else consts[ax]
-            a = _pad_constant(a, ax, lo, hi, cv)
-        else:
-            src = _np.pad(_np.arange(n), (lo, hi), mode=mode)
-            a = gather_runs(a, src, ax)
-    return fresh(a, array)
-
-
-def _pad_constant(a: Any, ax: int, lo: int, hi: int, cv: Any) -> Any:
-    parts = []
-    for w, v in ((lo, cv[0]), (hi, cv[1])):
-        s = list(_shape(a))
-        s[ax] = w
-        parts.append(_np.full(tuple(s), v, dtype=_dtype(a)) if w else None)
-    return _ops.concatenate([p for p in (parts[0], a, parts[1]) if p is not None], ax)
-
 
 # ------------------------------------------------------------------------ index tricks
 
