@@ -88,6 +88,17 @@ def test_interp():
     check(lambda m, x, xs: m.interp(x, xs, xs ** 2), xin, xp_, argnums=(0, 1))
 
 
+@pytest.mark.parametrize("period", [1.0, 360, -2.5])
+def test_interp_periodic(period):
+    """x and xp modulo |period|, xp sorted with fp, left/right ignored: NumPy's rule."""
+    xs = np.array([2.2, -1.7, 0.4, 1.1, -0.2])  # (unsorted, and beyond one period)
+    x = np.array([-4.15, -0.35, 0.05, 0.95, 2.65, 7.45])  # (away from the knots)
+    check(lambda m, x, fp, xs: m.interp(x, xs, fp, period=period, left=9.0), x,
+          R.standard_normal(5), xs, argnums=(0, 1, 2))
+    with pytest.raises(ValueError, match="non-zero"):
+        vg.jit(lambda x: vnp.interp(x, xs, xs, period=0))(x)
+
+
 def test_metadata_and_comparisons():
     seen = {}
 

@@ -8,11 +8,14 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import unsupported
+from ..tracing import Tracer
 from . import _ops, linalg
 from ._base import _dtype, _shape, asarray, astype
 from ._contract import einsum
 from ._indexing import take
+from ._order import argsort
 from ._stats import diff
+from ._ufuncs import remainder
 
 __all__ = ["convolve", "correlate", "interp", "poly", "polyadd", "polyder", "polyfit",
            "polyint", "polymul", "polysub", "polyval", "trapezoid", "vander"]
@@ -189,14 +192,35 @@ def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
     return _ops.divide(_ops.sum(_ops.multiply(d, mid), axis=ax), 2.0)
 
 
+def _periodic(x: Any, xp: Any, fp: Any, period: Any) -> tuple:
+    """NumPy's periodic interp: x and xp modulo the period, xp sorted (fp with it), and one
+    wrapped sample added at each end."""
+    if _np.ndim(period) or not _np.isfinite(period) or isinstance(period, Tracer):
+        raise unsupported("numpy.interp with a period that is not a finite Python number")
+    if period == 0:
+        raise ValueError("period must be a non-zero value")
+    period = abs(float(period))
+    if _shape(xp)[0] != _shape(fp)[0]:
+        raise ValueError("fp and xp are not of the same length")
+    x, xp, fp = (astype(asarray(v), _np.float64) if _dtype(asarray(v)).kind != "c" else
+                 asarray(v) for v in (x, xp, fp))
+    x, xp = remainder(x, period), remainder(xp, period)
+    order = argsort(xp)
+    xp, fp = take(xp, order), take(fp, order)
+    xp = _ops.concatenate([_ops.subtract(xp[-1:], period), xp, _ops.add(xp[0:1], period)], 0)
+    return x, xp, _ops.concatenate([fp[-1:], fp, fp[0:1]], 0)
+
+
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
            period: Any = None) -> Any:
     """Piecewise-linear interpolation of (xp, fp) at x (xp increasing); differentiable in x,
     fp and xp. Outside [xp[0], xp[-1]] the value is `left` / `right` (default fp[0] /
-    fp[-1])."""
-    if period is not None:
-        raise unsupported("numpy.interp with period=")
+    fp[-1]). With `period`, x and xp are taken modulo it (left and right are ignored), as
+    NumPy does."""
     xp, fp = _1d(xp, "interp"), _1d(fp, "interp")
+    if period is not None:
+        x, xp, fp = _periodic(x, xp, fp, period)
+        left = right = None
     n = _shape(xp)[0]
     if n == 0:
         raise ValueError("array of sample points is empty")
