@@ -86,6 +86,24 @@ def test_covariance(fn):
     check(fn, M)
 
 
+FW, AW = np.array([1, 0, 3, 2, 1, 2]), np.array([0.5, 1.5, 0.2, 1.0, 2.0, 0.7])
+
+
+@pytest.mark.parametrize("kw", [{"fweights": FW}, {"aweights": AW}, {"fweights": FW, "aweights": AW},
+                                {"aweights": AW, "ddof": 0}, {"fweights": FW, "ddof": 2},
+                                {"aweights": AW, "bias": True}])
+def test_covariance_weights(kw):
+    """NumPy's weighted mean and normalization (ddof counts weighted samples)."""
+    check(lambda xp, x: xp.cov(x, **kw), M)
+    check(lambda xp, x: xp.cov(x[0], x[1], **kw), M)
+    with pytest.raises(TypeError, match="integer"):
+        vg.jit(lambda x: vnp.cov(x, fweights=AW))(M)
+    with pytest.raises(ValueError, match="negative"):
+        vg.jit(lambda x: vnp.cov(x, aweights=-AW))(M)
+    with pytest.raises(NotImplementedError, match="traced aweights"):
+        vg.jit(lambda x, w: vnp.cov(x, aweights=w))(M, AW)
+
+
 @pytest.mark.parametrize("fn", [
     lambda xp, x: xp.cumsum(x), lambda xp, x: xp.cumsum(x, 1), lambda xp, x: xp.cumsum(x, -1),
     lambda xp, x: xp.cumprod(x, 0), lambda xp, x: xp.cumprod(x * 0.5, axis=2),

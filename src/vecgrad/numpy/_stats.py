@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -141,9 +142,10 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
 
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
         fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
-    """Covariance matrix of the variables in the rows (rowvar) or columns of m (and y)."""
-    if fweights is not None or aweights is not None:
-        raise unsupported("numpy.cov with fweights/aweights")
+    """Covariance matrix of the variables in the rows (rowvar) or columns of m (and y),
+    with NumPy's frequency (`fweights`) and observation (`aweights`) weights, which must be
+    known while tracing (NumPy checks their values: integers, none negative)."""
+    w, aw = _cov_weights(fweights, aweights)
     if dtype is None:  # (NumPy computes in float64 at least: float32 data give float64)
         dtype = _np.result_type(_dtype(m), _np.float64,
                                 *(() if y is None else (_dtype(y),)))
@@ -163,9 +165,42 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         x = astype(x, dtype)
     ddof = (0 if bias else 1) if ddof is None else ddof
     n = _shape(x)[1]
-    xc = _ops.subtract(x, _ops.mean(x, 1, keepdims=True))
-    c = _ops.divide(_contract.einsum("ij,kj->ik", xc, xc), float(builtins.max(n - ddof, 0)))
+    if w is None:
+        xc = _ops.subtract(x, _ops.mean(x, 1, keepdims=True))
+        c = _ops.divide(_contract.einsum("ij,kj->ik", xc, xc), float(builtins.max(n - ddof, 0)))
+        return _ops.squeeze(c) if _shape(c) == (1, 1) else c
+    if len(w) != n:
+        raise RuntimeError("incompatible numbers of samples and weights")
+    ws = float(w.sum())  # NumPy's normalization of the weighted sum of squares
+    fact = ws if ddof == 0 else ws - ddof if aw is None else ws - ddof * float(
+        (w * aw).sum()) / ws
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    wc = _np.asarray(w, dtype=_dtype(x))
+    xc = _ops.subtract(x, _ops.divide(_contract.einsum("ij,j->i", x, wc)[:, None], ws))
+    c = _ops.divide(_contract.einsum("ij,kj,j->ik", xc, xc, wc), fact)
     return _ops.squeeze(c) if _shape(c) == (1, 1) else c
+
+
+def _cov_weights(fweights: Any, aweights: Any) -> tuple:
+    """NumPy's checks of cov's weights, and their product (None when there are none)."""
+    w = aw = None
+    for name, v in (("fweights", fweights), ("aweights", aweights)):
+        if v is None:
+            continue
+        if isinstance(v, Tracer):
+            raise unsupported(f"numpy.cov with traced {name} (NumPy checks their values)")
+        arr = _np.array(v, dtype=float)
+        if name == "fweights" and not _np.all(arr == _np.around(arr)):
+            raise TypeError("fweights must be integer")
+        if arr.ndim > 1:
+            raise RuntimeError(f"cannot handle multidimensional {name}")
+        if _np.any(arr < 0):
+            raise ValueError(f"{name} cannot be negative")
+        w = arr if w is None else w * arr
+        aw = arr if name == "aweights" else aw
+    return w, aw
 
 
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
