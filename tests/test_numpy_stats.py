@@ -224,6 +224,35 @@ def test_quantile_methods(method, name):
     check(lambda xp, x: getattr(xp, name)(x, 0.3, axis=(0, 2), method=method, keepdims=True), T)
 
 
+@pytest.mark.parametrize("axis", [None, 1, (0, 2)])
+def test_inverted_cdf_quantiles_with_and_without_weights(axis):
+    """NumPy's inverted_cdf: the first sorted entry whose cumulative weight reaches q (zero
+    weights skipped, ties in NumPy's sort order); unweighted, all weights 1."""
+    x = np.round(T * 2) / 2  # (ties)
+    shape = T.shape if axis is None else tuple(T.shape[i] for i in np.atleast_1d(axis))
+    w = R.integers(0, 3, shape).astype(float)
+    w.flat[0], w.flat[-1] = 0.0, 2.0
+    q = np.array([0.0, 0.2, 0.5, 1.0])
+    for kw in ({}, {"weights": w}):
+        for data in (T, x):  # (gradients where no tie makes the choice a kink)
+            check(lambda xp, d, k=kw: xp.quantile(d, q, axis=axis, method="inverted_cdf", **k),
+                  data, grad=data is T)
+            check(lambda xp, d, k=kw: xp.percentile(d, 35, axis=axis, method="inverted_cdf",
+                                                    keepdims=True, **k), data, grad=data is T)
+        with np.errstate(all="ignore"):
+            assert_same(vg.jit(lambda d, k=kw: vnp.quantile(d, 0.6, axis=axis,
+                                                            method="inverted_cdf", **k))(NANS),
+                        np.quantile(NANS, 0.6, axis=axis, method="inverted_cdf", **kw))
+    for kw, err in [({"method": "linear", "weights": w}, "inverted_cdf"),
+                    ({"method": "inverted_cdf", "weights": -w}, "non-negative"),
+                    ({"method": "inverted_cdf", "weights": 0 * w}, "all zero")]:
+        with pytest.raises(ValueError, match=err):
+            vg.jit(lambda x, k=kw: vnp.quantile(x, 0.5, axis=axis, **k))(T)
+    with pytest.raises(NotImplementedError, match="traced weights"):
+        vg.jit(lambda x, v: vnp.quantile(x, 0.5, axis=axis, method="inverted_cdf", weights=v))(
+            T, w)
+
+
 def test_percentile_and_float32():
     check(lambda xp, x: (xp.percentile(x, 30), xp.percentile(x, [10, 90], axis=-1),
                          xp.nanpercentile(x, 50, axis=0)), T)

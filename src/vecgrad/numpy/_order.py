@@ -15,8 +15,8 @@ from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype, takes_out
 from ._creation import linspace
-from ._indexing import take
-from ._stats import _axis1, _flat_or, _float, _isnan, _nan_to, _nd, any
+from ._indexing import take, take_along_axis
+from ._stats import _axis1, _flat_or, _float, _isnan, _nan_to, _nd, any, cumsum
 
 __all__ = [
     "argmax",
@@ -186,9 +186,11 @@ def _quantile_dtype(a: Any, method: str, name: str, q_given: Any) -> _np.dtype:
 
 
 def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan: bool,
-              name: str, q_given: Any = None) -> Any:
+              name: str, q_given: Any = None, weights: Any = None) -> Any:
     a = asarray(a)
-    if method in _METHODS:
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
+    if method in _METHODS or method == "inverted_cdf":
         a = astype(a, _quantile_dtype(a, method, name, q if q_given is None else q_given))
     if isinstance(q, Tracer):
         raise unsupported(f"numpy.{name} with traced q (pass q as Python numbers or a NumPy "
@@ -196,7 +198,9 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan
     qs = _np.asarray(q, dtype=_np.float64)
     if ((qs < 0) | (qs > 1)).any():
         raise ValueError("Quantiles must be in the range [0, 1]")
-    if method not in _METHODS:
+    if method == "inverted_cdf" and not ignore_nan:  # (unit weights: the unweighted rule)
+        weights = _np.ones(_shape(a)) if weights is None else weights
+    elif method not in _METHODS:
         raise unsupported(f"numpy.{name} with method={method!r}")
     nd = _nd(a)
     axes = _ops._axes(axis, nd)
@@ -206,7 +210,14 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan
     srt = sort(x, -1)  # NaNs sort last
     m = _shape(srt)[-1]
     inexact = _dtype(x).kind in "fc"
-    if ignore_nan and inexact:
+    if weights is not None:
+        w = _weights(weights, a, axes)
+        w = _np.transpose(w, rest + list(axes)).reshape(_shape(x))
+        outs = _weighted(x, w, qs.reshape(-1))
+        if inexact:
+            has_nan = any(_isnan(x), -1)
+            outs = [_ops.where(has_nan, _np.nan, o) for o in outs]
+    elif ignore_nan and inexact:
         n = _ops.sum(astype(_ops.logical_not(_isnan(x)), _np.float64), -1)
         outs = [_traced_quantile(srt, float(v), n, method) for v in qs.reshape(-1)]
         outs = [_ops.where(_ops.equal(n, 0), _np.nan, o) for o in outs]
@@ -224,15 +235,51 @@ def _quantile(a: Any, q: Any, axis: Any, method: str, keepdims: bool, ignore_nan
     return _ops.reshape(res, qs.shape + shape)
 
 
+def _weights(weights: Any, a: Any, axes: tuple) -> _np.ndarray:
+    """NumPy's checks of quantile weights (known while tracing: NumPy checks their values),
+    broadcast to a's shape."""
+    if isinstance(weights, Tracer):
+        raise unsupported("numpy.quantile with traced weights (NumPy checks their values)")
+    w = _np.asarray(weights)
+    if w.shape != _shape(a):
+        if w.shape != tuple(_shape(a)[i] for i in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        w = w.transpose(_np.argsort(axes)).reshape(
+            tuple(s if i in axes else 1 for i, s in enumerate(_shape(a))))
+    if _np.any(w < 0):
+        raise ValueError("Weights must be non-negative.")
+    total = _np.sum(_np.broadcast_to(w, _shape(a)), axis=axes, dtype=_np.float64)
+    if not _np.all(_np.isfinite(total) & (total != 0)):
+        raise ValueError("Weights included NaN, inf or were all zero.")
+    return _np.broadcast_to(w, _shape(a))
+
+
+def _weighted(x: Any, w: _np.ndarray, qs: _np.ndarray) -> list:
+    """Weighted inverted-CDF quantiles along x's last axis, as NumPy finds them: the first
+    sorted entry whose cumulative weight reaches q (leading zero weights skipped); the
+    gradient goes to that entry."""
+    order = argsort(x, -1)
+    srt = take_along_axis(x, order, -1)
+    cdf = cumsum(take_along_axis(astype(asarray(w), _np.float64), order, -1), -1)
+    cdf = _ops.divide(cdf, cdf[..., -1:])
+    m, outs = _shape(x)[-1], []
+    for v in qs:
+        below = _ops.logical_or(_ops.less(cdf, v), _ops.equal(cdf, 0))
+        idx = _ops.minimum(_ops.sum(astype(below, _np.int64), -1, keepdims=True), m - 1)
+        outs.append(take_along_axis(srt, idx, -1)[..., 0])
+    return outs
+
+
 @takes_out
 def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
              overwrite_input: bool = False, method: str = "linear", keepdims: bool = False, *,
              weights: Any = None, interpolation: Any = None) -> Any:
     """q-th quantiles along `axis` (q static; methods linear, lower, higher, nearest,
-    midpoint, hazen, weibull, median_unbiased, normal_unbiased, interpolated_inverted_cdf)."""
-    if weights is not None:
-        raise unsupported("numpy.quantile with weights=")
-    return _quantile(a, q, axis, interpolation or method, keepdims, False, "quantile")
+    midpoint, hazen, weibull, median_unbiased, normal_unbiased, interpolated_inverted_cdf;
+    inverted_cdf also with `weights`, known while tracing)."""
+    return _quantile(a, q, axis, interpolation or method, keepdims, False, "quantile",
+                     weights=weights)
 
 
 @takes_out
@@ -240,10 +287,8 @@ def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
                overwrite_input: bool = False, method: str = "linear", keepdims: bool = False,
                *, weights: Any = None, interpolation: Any = None) -> Any:
     """q-th percentiles (q in [0, 100]) along `axis`."""
-    if weights is not None:
-        raise unsupported("numpy.percentile with weights=")
     return _quantile(a, _np.true_divide(q, 100), axis, interpolation or method, keepdims,
-                     False, "percentile", q_given=q)
+                     False, "percentile", q_given=q, weights=weights)
 
 
 @takes_out
