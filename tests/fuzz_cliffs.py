@@ -88,13 +88,15 @@ class Case:
     short: str  # the variant, for a reproducer's file name
     src: str
     strict: bool = True  # no iteration reads another's result (else 'assoc': max / product)
+    vmapped: bool = False  # run as vg.vmap over a batch of 3 x's (the loss sums the batch)
 
 
 class CliffGen:
     """Draws one program per seed; a family's method returns (short, body[, strict])."""
 
     FAMILIES: ClassVar[tuple[str, ...]] = (
-        "window", "patch2d", "edges", "rmw", "masked", "mixed", "kernels", "csr", "append")
+        "window", "patch2d", "edges", "rmw", "masked", "mixed", "kernels", "csr", "append",
+        "calls")
 
     def __init__(self, seed: int):
         self.r = np.random.default_rng(seed)
@@ -119,8 +121,19 @@ class CliffGen:
         win = f"x[i:i + {span}:{dl}]" if dl > 1 else f"x[i:i + {k}]"
         wv = self.pick([f"w[:{k}]", "1.0", f"np.linspace(0.5, 1.5, {k})"])
         body = self.red(f"({win} * {wv})")
-        form = self.pick(["buf", "comp", "acc", "stack", "rev", "inner", "rows", "back", "affine"])
+        form = self.pick(["buf", "comp", "acc", "stack", "rev", "inner", "rows", "back", "affine",
+                          "clamped", "cols"])
         short = f"a{a}s{s}k{k}d{dl}_{form}"
+        if form == "clamped":  # windows cut at the ends: a few lengths near the boundaries
+            lo = self.pick([f"max(i - {k}, 0)", f"max(0, i - {k} + 1)"])
+            hi = self.pick(["i + 1", f"min(i + {k}, len(x))", f"i + {k}"])
+            return short, (f"out = xp.zeros(len(x))\nfor i in range(len(x)):\n"
+                           f"    out[i] = {self.pick(['np.mean', 'np.sum', 'np.max', 'sq'])}(x[{lo}:{hi}])\n"
+                           "return np.sum(out ** 2)").replace("sq(", "score(")
+        if form == "cols":  # windows along X's rows, each a (span, D) block against w
+            return short, (f"out = xp.zeros(len({rng}))\nfor t, i in enumerate({rng}):\n"
+                           f"    out[t] = np.sum(X[i:i + {span}:{dl}, :{K}] * w)\n"
+                           "return np.sum(out ** 2)")
         if form == "inner":  # the window as an inner loop over its taps
             return short, (f"out = xp.zeros(len({rng}))\nfor t, i in enumerate({rng}):\n"
                            f"    for j in range({k}):\n        out[t] += w[j] * x[i + {dl} * j]\n"
@@ -366,13 +379,40 @@ class CliffGen:
         return kind, ("rows = []\nfor i in range(len(X)):\n"
                       f"    rows.append({item})\nout = {fn}\nreturn np.sum(out ** 2)")
 
+    def calls(self):
+        """Plain NumPy calls on each row, in the forms rows are collected."""
+        kind = self.pick(["convolve", "cumsum", "diff", "outer", "norm", "einsum", "sort",
+                          "softmax", "polyval", "roll", "interp_lin", "clip"])
+        e = {"convolve": "np.convolve(X[i], w[:3], 'valid')", "cumsum": "np.cumsum(X[i])",
+             "diff": "np.diff(X[i]) * x[i]", "outer": "np.outer(X[i], w).sum(0)",
+             "norm": "np.linalg.norm(X[i] - w[0], ord=3)", "einsum": "np.einsum('j,j->', X[i], X[i])",
+             "sort": "np.sort(X[i] * x[i])", "softmax": "np.exp(X[i]) / np.exp(X[i]).sum()",
+             "polyval": "np.polyval(w, X[i])", "roll": "np.roll(X[i], 1) - X[i]",
+             "interp_lin": "X[i, :-1] + 0.5 * np.diff(X[i])", "clip": "np.clip(X[i], -0.5, x[i])"}[kind]
+        form = self.pick(["stack", "buf", "acc", "map"])
+        if form == "stack":
+            body = f"out = np.stack([{e} for i in range(len(X))])\nreturn np.sum(out ** 2)"
+        elif form == "buf":
+            shape = {"convolve": (D - 2,), "diff": (D - 1,), "outer": (K,), "norm": (),
+                     "einsum": (), "interp_lin": (D - 1,)}.get(kind, (D,))
+            body = (f"out = xp.zeros((len(X),) + {shape})\n"
+                    f"for i in range(len(X)):\n    out[i] = {e}\nreturn np.sum(out ** 2)")
+        elif form == "acc":
+            body = f"acc = 0.0\nfor i in range(len(X)):\n    acc = acc + np.sum({e} ** 2)\nreturn acc"
+        else:
+            body = (f"out = np.stack(list(map(lambda i: {e}, range(len(X)))))\n"
+                    "return np.sum(out ** 2)")
+        return f"{kind}_{form}", body
+
     def draw(self, family: str | None = None) -> Case:
         fam = family or self.pick(self.FAMILIES)
         got = getattr(self, fam)()
         short, body = got[0], got[1]
         strict = got[2] if len(got) > 2 else True
         src = PRELUDE + f"\ndef f({', '.join(ARGS)}):\n" + textwrap.indent(body, "    ") + "\n"
-        return Case(fam, re.sub(r"[^\w]+", "_", short).strip("_"), src, strict)
+        vm = self.i(0, 3) == 0
+        return Case(fam, re.sub(r"[^\w]+", "_", short).strip("_") + ("_vmap" if vm else ""),
+                    src, strict, vm)
 
 
 def load(src: str, xp):
@@ -386,13 +426,31 @@ def _args(n: int, seed: int) -> list:
     return [d[a] for a in ARGS]
 
 
-def numpy_value(src: str, args: list) -> float:
+def numpy_value(src: str, args: list, vmapped: bool = False) -> float:
+    """NumPy's loss (vmapped: summed over the batch of x's in args[0])."""
+    f = load(src, np)
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(load(src, np)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args]))
+        xs = args[0] if vmapped else [args[0]]
+        return float(sum(f(xb.copy(), *[a.copy() if isinstance(a, np.ndarray) else a
+                                        for a in args[1:]]) for xb in xs))
 
 
-def _fd(src: str, args: list, seed: int, eps: float = 1e-6) -> tuple[float, list]:
+def batch_of(x: np.ndarray) -> np.ndarray:
+    return np.stack([x, np.cos(x) * 1.3, x[::-1] * 0.7])
+
+
+def vg_loss(case: Case):
+    """The function vecgrad compiles: f, or the sum of vg.vmap(f) over a batch of x's."""
+    f = load(case.src, vnp)
+    if not case.vmapped:
+        return f
+    fv = vg.vmap(f, in_axes=(0,) + (None,) * (len(ARGS) - 1))
+    return lambda *a: vnp.sum(fv(*a))
+
+
+def _fd(src: str, args: list, seed: int, eps: float = 1e-6, vmapped: bool = False
+        ) -> tuple[float, list]:
     """A central difference of NumPy's program in one random direction, and the direction."""
     r = np.random.default_rng(seed + 7)
     dirs = [r.standard_normal(np.shape(args[a])) for a in ARGNUMS]
@@ -401,23 +459,27 @@ def _fd(src: str, args: list, seed: int, eps: float = 1e-6) -> tuple[float, list
         b = list(args)
         for a, dv in zip(ARGNUMS, dirs):
             b[a] = args[a] + t * dv
-        return numpy_value(src, b)
+        return numpy_value(src, b, vmapped)
     return (at(eps) - at(-eps)) / (2 * eps), dirs
 
 
 RECUR = re.compile(r"recurrence|one feeds the other|previous")
 
 
-def false_recurrences(entry) -> list[str]:
-    """What the compile's notes (the ones `vg.explain` reads) say is a recurrence or a
-    sequential chain: '<line>: <kind> <reason>'."""
-    out = []
+def false_recurrences(entry) -> dict:
+    """What the compile's notes (the ones `vg.explain` reads) call a recurrence or a
+    sequential chain, by line: {line: (steps, text)}, steps the rolled steps or the groups
+    the operations ran as (a chain inside one iteration, Horner's rule in np.polyval, keeps
+    its steps at any trip count; a chain across iterations grows with it)."""
+    out = {}
     for note in entry.notes:
         kind = getattr(note, "kind", "")
-        reason = getattr(note, "reason", "")
-        if kind == "recurrence" or (kind == "sequential" and RECUR.search(reason or "x")):
+        reason = getattr(note, "reason", "") or ""
+        if kind == "recurrence" or (kind == "sequential" and RECUR.search(reason)):
             line = getattr(getattr(note, "src", None), "line", "?")
-            out.append(f"line {line}: {kind} {reason}".strip())
+            steps = getattr(note, "groups", 0) or getattr(note, "count", 0)
+            out[line] = (max(steps, out.get(line, (0, ""))[0]),
+                         f"line {line}: {kind} {reason}".strip())
     return out
 
 
@@ -435,13 +497,15 @@ def _compile(case: Case, size: int, seed: int, grad_check: bool) -> Result | tup
     """(counts, notes' recurrences) of vg.value_and_grad at trip count `size`, or a Result
     when the program is skipped, refused, crashes or is wrong."""
     args = _args(size, seed)
+    if case.vmapped:
+        args[0] = batch_of(args[0])
     try:
-        want = numpy_value(case.src, args)
+        want = numpy_value(case.src, args, case.vmapped)
     except Exception:  # noqa: BLE001 - a program NumPy rejects is not ours to judge
         return Result("skip")
     if not np.isfinite(want) or abs(want) > 1e8:
         return Result("skip")
-    g = vg.value_and_grad(load(case.src, vnp), argnums=ARGNUMS)
+    g = vg.value_and_grad(vg_loss(case), argnums=ARGNUMS)
     try:
         entry, _ = g.entry(*args)
         val, grads = g(*args)
@@ -452,12 +516,12 @@ def _compile(case: Case, size: int, seed: int, grad_check: bool) -> Result | tup
     if not np.isclose(float(val), want, rtol=1e-7, atol=1e-8):
         return Result("wrong", f"value {float(val)!r} != NumPy's {want!r} at n={size}")
     if grad_check:
-        fd, dirs = _fd(case.src, args, seed)
+        fd, dirs = _fd(case.src, args, seed, vmapped=case.vmapped)
         an = sum(float(np.vdot(np.asarray(gr), dv)) for gr, dv in zip(grads, dirs))
         if abs(an - fd) > 1e-4 * max(1.0, abs(fd)):
             return Result("wrong", f"gradient {an!r} != central difference {fd!r}")
     counts = tuple(entry.counts.get(s, 0) for s in STAGES)
-    return counts, false_recurrences(entry) if case.strict else []
+    return counts, false_recurrences(entry) if case.strict else {}
 
 
 def check(case: Case, seed: int, n: int = 80, grad_check: bool = True) -> Result:
@@ -483,15 +547,18 @@ def check(case: Case, seed: int, n: int = 80, grad_check: bool = True) -> Result
         linear = any(c4[j] - c2[j] >= 1.5 * (c2[j] - c1[j]) for j in grew)
         return Result("grows" if linear else "sublinear",
                       f"{what} (n={n} -> {2 * n} -> {4 * n})", (c1, c2, c4))
-    if recur:
-        return Result("recurrence", "; ".join(recur)[:300], (c1, c2))
+    grown = [t for line, (k, t) in recur.items() if k > got[0][1].get(line, (0, ""))[0]]
+    if grown:
+        return Result("recurrence", "; ".join(grown)[:300], (c1, c2))
     return Result("ok", counts=(c1, c2))
 
 
 def explain_line(case: Case, seed: int, n: int) -> str:
     """`vg.explain`'s account of what did not batch and what it rolled, at trip count n."""
     args = _args(n, seed)
-    rep = vg.explain(load(case.src, vnp), *args, argnums=ARGNUMS, budget=0.005)
+    if case.vmapped:
+        args[0] = batch_of(args[0])
+    rep = vg.explain(vg_loss(case), *args, argnums=ARGNUMS, budget=0.005)
     parts = [f"unbatched line {f.src.line} x{f.count} ({f.kind}): {f.reason}"
              for f in rep.unbatched]
     parts += [f"recurrence line {f.src.line} x{f.count} -> {'; '.join(f.became[:2])}"
@@ -505,13 +572,14 @@ def shrink_case(case: Case, seed: int, n: int, status: str) -> Case:
 
     def keeps(src: str) -> bool:
         try:
-            return check(Case(case.family, case.short, src, case.strict), seed, n,
-                         grad_check=False).status == status
+            return check(Case(case.family, case.short, src, case.strict, case.vmapped), seed,
+                         n, grad_check=False).status == status
         except Exception:  # noqa: BLE001
             return False
     start = case.src.splitlines().index(next(ln for ln in case.src.splitlines()
                                              if ln.startswith("def f(")))
-    return Case(case.family, case.short, shrink(case.src, keeps, start + 1), case.strict)
+    return Case(case.family, case.short, shrink(case.src, keeps, start + 1), case.strict,
+                case.vmapped)
 
 
 def reproducer(case: Case, seed: int, n: int, res: Result) -> str:
@@ -531,15 +599,21 @@ sys.path.insert(0, "/work/wt/fuzz/tests")
 import numpy as np
 import vecgrad as vg
 import vecgrad.numpy as xp
-from fuzz_cliffs import ARGNUMS, _args
+from fuzz_cliffs import ARGNUMS, ARGS, _args, batch_of
 
 {PRELUDE}
 def f({body}
 
+VMAPPED = {case.vmapped}  # (vg.vmap of f over a batch of 3 x's, summed)
+
 if __name__ == "__main__":
+    fv = vg.vmap(f, in_axes=(0,) + (None,) * (len(ARGS) - 1))
+    loss = (lambda *a: xp.sum(fv(*a))) if VMAPPED else f
     for size in ({n}, {2 * n}, {4 * n}):
         args = _args(size, {seed})
-        entry, _ = vg.value_and_grad(f, argnums=ARGNUMS).entry(*args)
+        if VMAPPED:
+            args[0] = batch_of(args[0])
+        entry, _ = vg.value_and_grad(loss, argnums=ARGNUMS).entry(*args)
         print(size, {{s: entry.counts.get(s) for s in ("traced", "batch", "final")}})
 '''
 
