@@ -1352,3 +1352,33 @@ def test_a_masked_selection_used_elsewhere_names_both_lines():
     with pytest.raises(vg.TraceError, match=rf"regressions.py:{used}\) \(x\[mask\] at "
                                             rf".*regressions.py:{made}\)"):
         vg.jit(f)(np.ones(3))
+
+
+@pytest.mark.parametrize("call,refused", [
+    (lambda x, o: np.add(x, 1.0, out=o), True),
+    (lambda x, o: np.maximum(x, 0.5, out=o), True),
+    (lambda x, o: np.round(x, out=o), True),
+    (lambda x, o: np.clip(x, 0.0, 1.5, out=o), True),
+    (lambda x, o: np.add(x, 1.0, out=o, casting="unsafe"), False),
+    (lambda x, o: np.add(x.astype(np.int64), 2, out=o), False),
+    (lambda x, o: np.add.accumulate(x, out=o), False),  # (reductions cast: 'unsafe')
+])
+def test_ufunc_out_of_another_kind_is_refused_as_numpy(call, refused):
+    """np.add(x[i], 1.0, out=int_buffer[i]) in a loop: NumPy refuses the cast (casting=
+    'same_kind': UFuncTypeError); vecgrad ignored `casting` and wrote truncated floats (a
+    silent wrong answer; found by the semantics probes). Now a CastingError (a TypeError);
+    an explicit casting='unsafe' and the reductions' casts still write, as NumPy's."""
+    x = np.random.default_rng(6).standard_normal((4, 3)) * 2
+
+    def f(x):
+        o = vnp.zeros((4, 3), dtype=np.int64)
+        for i in range(4):
+            call(x[i], o[i])
+        return o
+    if refused:
+        with pytest.raises(TypeError):
+            f(np.array(x))  # (NumPy: the oracle refuses it too)
+        with pytest.raises(vg.CastingError, match="test_fuzz_regressions.py"):
+            vg.jit(f)(x)
+    else:
+        assert_same(vg.jit(f)(x), f(np.array(x)))

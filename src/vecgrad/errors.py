@@ -291,11 +291,12 @@ class CastingError(VecgradError, TypeError):
     """An in-place operation whose result NumPy refuses to cast back into the array
     (casting='same_kind', e.g. `int_buffer += 0.5`): a TypeError, as NumPy's UFuncTypeError."""
 
-    def __init__(self, op: str, frm: object, to: object, src: Src | None = None):
+    def __init__(self, op: str, frm: object, to: object, src: Src | None = None,
+                 casting: str = "same_kind"):
         src = src or user_src(2)
         super().__init__(
             f"Cannot cast ufunc '{op}' output from dtype('{frm}') to dtype('{to}') with "
-            f"casting rule 'same_kind'{_where(src)} (NumPy refuses this in-place operation "
+            f"casting rule '{casting}'{_where(src)} (NumPy refuses this in-place operation "
             f"too). Make the array {frm} first (b = b.astype(np.{frm})), or make a new array "
             f"(b = b {_SYMBOLS.get(op, op)} v).")
 

@@ -16,7 +16,14 @@ from typing import Any
 import numpy as _np
 
 from .. import primitives as P
-from ..errors import TracedIntoNumpyError, UnsupportedError, _where, unsupported, user_src
+from ..errors import (
+    CastingError,
+    TracedIntoNumpyError,
+    UnsupportedError,
+    _where,
+    unsupported,
+    user_src,
+)
 from ..tracing import Tracer
 from . import _ops
 from ._base import _axis1, _dtype, asarray, astype, takes_out
@@ -143,7 +150,8 @@ class ufunc:
 
     def __call__(self, *args: Any, out: Any = None, where: Any = True, dtype: Any = None,
                  **kw: Any) -> Any:
-        kw.pop("casting", None), kw.pop("order", None), kw.pop("subok", None)
+        casting = kw.pop("casting", "same_kind")
+        kw.pop("order", None), kw.pop("subok", None)
         if kw:
             raise unsupported(f"numpy.{self.__name__} with {sorted(kw)}")
         if len(args) > self.nin:  # out given positionally
@@ -160,7 +168,7 @@ class ufunc:
                     f": pass out= (a vnp array), or use np.where(cond, np.{self.__name__}"
                     "(...), other)")
             res = _ops.where(where, res, o)
-        return res if out is None else _write_out(self.__name__, res, out)
+        return res if out is None else _write_out(self.__name__, res, out, casting)
 
     def reduce(self, a: Any, axis: Any = 0, dtype: Any = None, out: Any = None,
                keepdims: bool = False, **kw: Any) -> Any:
@@ -276,8 +284,10 @@ def _has_tracer(x: Any) -> bool:
     return isinstance(x, (tuple, list)) and any(_has_tracer(k) for k in x)
 
 
-def _write_out(name: str, res: Any, out: Any) -> Any:
-    """Write a ufunc's result into `out=` (a traced buffer) and return it, as NumPy does."""
+def _write_out(name: str, res: Any, out: Any, casting: str = "unsafe") -> Any:
+    """Write a ufunc's result into `out=` (a traced buffer) and return it, as NumPy does
+    (refusing a cast that `casting` does not allow: a ufunc's call, np.round and np.clip
+    refuse float results into an int buffer, 'same_kind'; reductions cast, 'unsafe')."""
     outs = out if isinstance(out, tuple) else (out,)
     ress = res if isinstance(res, tuple) else (res,)
     for o, r in zip(outs, ress):
@@ -285,6 +295,8 @@ def _write_out(name: str, res: Any, out: Any) -> Any:
             continue
         if not isinstance(o, Tracer):
             raise TracedIntoNumpyError()
+        if not _np.can_cast(_dtype(r), o.dtype, casting):
+            raise CastingError(name, _dtype(r), o.dtype, user_src(3), casting)
         if _ops.shape(r) != o.shape:
             r = _ops.broadcast_to(r, o.shape)
         o[...] = r
@@ -478,7 +490,7 @@ def fix(x: Any, out: Any = None) -> Any:
 def round(a: Any, decimals: int = 0, out: Any = None) -> Any:
     """Round to `decimals` places, half to even (zero gradient)."""
     res = P.round_(a, decimals=int(decimals))
-    return res if out is None else _write_out("round", res, out)
+    return res if out is None else _write_out("round", res, out, "same_kind")
 
 
 around = round
@@ -507,7 +519,7 @@ def clip(a: Any, a_min: Any = _np._NoValue, a_max: Any = _np._NoValue, out: Any 
     lo = a_min if a_min is not _np._NoValue else None if min is _np._NoValue else min
     hi = a_max if a_max is not _np._NoValue else None if max is _np._NoValue else max
     res = _ops.clip(a, lo, hi)
-    return res if out is None else _write_out("clip", res, out)
+    return res if out is None else _write_out("clip", res, out, "same_kind")
 
 
 @takes_out
