@@ -1382,3 +1382,17 @@ def test_ufunc_out_of_another_kind_is_refused_as_numpy(call, refused):
             vg.jit(f)(x)
     else:
         assert_same(vg.jit(f)(x), f(np.array(x)))
+
+
+@pytest.mark.parametrize("lo,hi", [(-1, 2), (-1000, 1000), (1, 300), (None, 300), (-300, None),
+                                   (-1.5, 2), (np.int64(-1), 2)])
+def test_clip_of_small_ints_by_python_ints_past_their_range(lo, hi):
+    """np.clip(uint8_array, -1, 2): NumPy takes Python int bounds past the dtype's range as
+    its ends (uint8 result); vecgrad raised OverflowError (a false refusal, found by the
+    semantics probes). In a loop over rows and as a method too."""
+    a = np.array([[0, 5, 200], [7, 1, 3]], np.uint8)
+    b = np.array([[-5, 0, 100], [9, -128, 127]], np.int8)
+    for arr in (a, b):
+        assert_same(vg.jit(lambda t: np.clip(t, lo, hi))(arr), np.clip(arr, lo, hi))
+        assert_same(vg.jit(lambda t: vnp.stack([t[i].clip(lo, hi) for i in range(2)]))(arr),
+                    arr.clip(lo, hi))

@@ -206,6 +206,14 @@ def where(condition: Any, x: Any, y: Any) -> Any:
     return out
 
 
+def _int_bound(b: Any, dt: _np.dtype) -> Any:
+    """A Python int bound of an integer clip, brought into dt's range."""
+    if type(b) is not int:
+        return b
+    info = _np.iinfo(dt)
+    return int(info.min) if b < info.min else int(info.max) if b > info.max else b
+
+
 def clip(a: Any, a_min: Any = None, a_max: Any = None) -> Any:
     """Limit values to [a_min, a_max], in the dtype NumPy gives all three together (a bool
     array clipped to (-0.5, np.float32(1.5)) is float32, not maximum-then-minimum's float64)."""
@@ -214,6 +222,11 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None) -> Any:
             return x._kind if x._weak else x.dtype
         return x if isinstance(x, (int, float, complex, _np.generic, _np.ndarray)) \
             else _np.asarray(x)
+    at = _dtype(a)
+    if at.kind in "iu" and not (isinstance(a, Tracer) and a._weak):
+        # (NumPy's clip takes Python int bounds past the dtype's range as its ends:
+        # np.clip(uint8_array, -1, 2) is uint8, where other ufuncs raise OverflowError)
+        a_min, a_max = _int_bound(a_min, at), _int_bound(a_max, at)
     dt = _np.result_type(*[weak(x) for x in (a, a_min, a_max) if x is not None])
     if _dtype(a) != dt:
         a = astype(a, dt)
