@@ -171,8 +171,30 @@ class CliffGen:
         patch = f"X[i * {sh}:i * {sh} + {kh}, j * {sw}:j * {sw} + {kw}]"
         ker = self.pick([f"W2[:{kh}, :{kw}]", "0.5", f"np.arange({kh * kw}).reshape({kh}, {kw}) * 0.1"])
         pre = f"W2 = np.outer(w, w)[:{kh}, :{kw}]\n" if ker.startswith("W2") else ""
-        form = self.pick(["buf", "comp", "max", "acc"])
+        form = self.pick(["buf", "comp", "max", "acc", "dilated", "im2col", "pool", "scatter"])
         short = f"k{kh}x{kw}s{sh}x{sw}_{form}"
+        if form == "dilated":  # taps 2 apart along the rows
+            dr = f"(len(X) - {2 * kh - 1}) // {sh} + 1"
+            return short, (f"out = xp.zeros(({dr}, {cols}))\nfor i in range({dr}):\n"
+                           f"    for j in range({cols}):\n"
+                           f"        out[i, j] = np.sum(X[i * {sh}:i * {sh} + {2 * kh - 1}:2, "
+                           f"j * {sw}:j * {sw} + {kw}] * {ker})\nreturn np.sum(out ** 2)")
+        if form == "im2col":  # patches flattened into a list, stacked, one matmul
+            return short, (f"cols = []\nfor i in range({rows}):\n    for j in range({cols}):\n"
+                           f"        cols.append({patch}.ravel())\n"
+                           f"out = np.stack(cols) @ np.linspace(0.5, 1.5, {kh * kw})\n"
+                           "return np.sum(np.tanh(out))")
+        if form == "pool":  # non-overlapping max pooling (stride = size)
+            pr, pc = f"len(X) // {kh}", f"{D} // {kw}"
+            return short, (f"out = xp.zeros(({pr}, {pc}))\nfor i in range({pr}):\n"
+                           f"    for j in range({pc}):\n"
+                           f"        out[i, j] = X[i * {kh}:(i + 1) * {kh}, j * {kw}:(j + 1) * {kw}].max()\n"
+                           "return np.sum(out ** 2)")
+        if form == "scatter":  # the transpose: each output pixel spread over a patch
+            return short, (f"{pre}img = xp.zeros(X.shape)\nfor i in range({rows}):\n"
+                           f"    for j in range({cols}):\n"
+                           f"        img[i * {sh}:i * {sh} + {kh}, j * {sw}:j * {sw} + {kw}] += "
+                           f"np.tanh(X[i, j]) * {ker}\nreturn np.sum(img ** 2)")
         if form == "buf":
             return short, (f"{pre}out = xp.zeros(({rows}, {cols}))\nfor i in range({rows}):\n"
                            f"    for j in range({cols}):\n        out[i, j] = np.sum({patch} * {ker})\n"
