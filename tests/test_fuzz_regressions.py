@@ -1396,3 +1396,33 @@ def test_clip_of_small_ints_by_python_ints_past_their_range(lo, hi):
         assert_same(vg.jit(lambda t: np.clip(t, lo, hi))(arr), np.clip(arr, lo, hi))
         assert_same(vg.jit(lambda t: vnp.stack([t[i].clip(lo, hi) for i in range(2)]))(arr),
                     arr.clip(lo, hi))
+
+
+@pytest.mark.parametrize("call,refused", [
+    (lambda b, x: np.copyto(b, x), True),  # float64 into int64: 'same_kind' refuses
+    (lambda b, x: np.copyto(b, 2.5), True),
+    (lambda b, x: np.copyto(b, 2), False),
+    (lambda b, x: np.copyto(b, x * 3, casting="unsafe"), False),
+    (lambda b, x: np.copyto(b, (x * 3).astype(np.int32)), False),
+    (lambda b, x: np.putmask(b, x > 0, x * 3), True),  # arrays: 'safe'
+    (lambda b, x: np.putmask(b, x > 0, 2.5), False),  # Python scalars: cast
+    (lambda b, x: np.putmask(b, x > 0, (x * 3).astype(np.int8)), False),
+])
+def test_copyto_and_putmask_cast_as_numpy(call, refused):
+    """np.copyto(int_row, float_row) and np.putmask(int_buffer, m, floats) in a loop: NumPy
+    refuses the cast (copyto by its casting rule, putmask's array values by 'safe'); vecgrad
+    wrote truncated values (silent wrong answers, found by the semantics probes)."""
+    x = np.random.default_rng(7).standard_normal((4, 3)) * 2
+
+    def f(x):
+        o = vnp.zeros((4, 3), dtype=np.int64)
+        for i in range(4):
+            call(o[i], x[i])
+        return o
+    if refused:
+        with pytest.raises(TypeError):
+            f(np.array(x))
+        with pytest.raises(vg.CastingError, match="test_fuzz_regressions.py"):
+            vg.jit(f)(x)
+    else:
+        assert_same(vg.jit(f)(x), f(np.array(x)))

@@ -294,14 +294,18 @@ class CastingError(VecgradError, TypeError):
     def __init__(self, op: str, frm: object, to: object, src: Src | None = None,
                  casting: str = "same_kind"):
         src = src or user_src(2)
+        what = f"numpy.{op}'s values" if op in _NOT_UFUNCS else f"ufunc '{op}' output"
         super().__init__(
-            f"Cannot cast ufunc '{op}' output from dtype('{frm}') to dtype('{to}') with "
-            f"casting rule '{casting}'{_where(src)} (NumPy refuses this in-place operation "
-            f"too). Make the array {frm} first (b = b.astype(np.{frm})), or make a new array "
-            f"(b = b {_SYMBOLS.get(op, op)} v).")
+            f"Cannot cast {what} from dtype('{frm}') to dtype('{to}') with casting rule "
+            f"'{casting}'{_where(src)} (NumPy refuses this in-place operation too). Make the "
+            f"array {frm} first (b = b.astype(np.{frm})), or "
+            + (f"make a new array (b = b {_SYMBOLS[op]} v)." if op in _SYMBOLS else
+               f"cast the values (v.astype(np.{to}))."))
 
 
 _SYMBOLS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
+# (the in-place operations not ufuncs: their values are cast, not a ufunc's output)
+_NOT_UFUNCS = frozenset({"copyto", "putmask"})
 
 
 def unsupported(name: str) -> UnsupportedError:

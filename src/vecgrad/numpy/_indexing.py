@@ -14,7 +14,7 @@ from typing import Any
 import numpy as _np
 
 from .. import primitives as P
-from ..errors import ShapeError, TraceError, unsupported
+from ..errors import CastingError, ShapeError, TraceError, unsupported, user_src
 from ..tracing import TRACED_ROW, Tracer, as_view
 from . import _ops
 from ._base import _axis1, _dtype, _nd, _shape, asarray, astype, takes_out, zeros
@@ -460,12 +460,25 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
 
 def putmask(a: Any, mask: Any, values: Any) -> None:
     """In-place `a[mask] = values` (values repeat if shorter), for a static or traced mask of
-    a's shape when `values` broadcasts to it."""
+    a's shape when `values` broadcasts to it. Array values cast by NumPy's 'safe' rule
+    (Python scalars by any)."""
+    if not isinstance(values, (bool, int, float, complex)):
+        _check_cast("putmask", values, a, "safe")
     a[...] = _ops.where(mask, _ops.broadcast_to(asarray(values), _shape(a)), a)
 
 
+def _check_cast(op: str, src: Any, dst: Any, casting: str) -> None:
+    """NumPy's refusal to cast `src`'s values into `dst` by `casting` (a Python scalar
+    counts as its default dtype: 2.5 is float64, 2 is int64)."""
+    frm = _np.dtype(type(src)) if isinstance(src, (bool, int, float, complex)) else _dtype(src)
+    if not _np.can_cast(frm, _dtype(dst), casting):
+        raise CastingError(op, frm, _dtype(dst), user_src(3), casting)
+
+
 def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
-    """In-place copy of `src` (broadcast) into `dst` where `where` holds."""
+    """In-place copy of `src` (broadcast) into `dst` where `where` holds, cast by the rule
+    `casting` (NumPy's refusal raises CastingError, a TypeError)."""
+    _check_cast("copyto", src, dst, casting)
     src = astype(_ops.broadcast_to(asarray(src), _shape(dst)), _dtype(dst))
     dst[...] = src if where is True else _ops.where(where, src, dst)
 
