@@ -56,3 +56,24 @@ def test_nan_propagates_as_numpy():
     src, dst = np.arange(10), R.integers(0, 6, 10)
     for f in (max_buffer, scatter_max):  # (the buffer exactly, NaN where NumPy's has one)
         np.testing.assert_array_equal(vg.jit(f)(x, src, dst), f(x, src, dst, np))
+
+
+def cluster_max(h, W, cluster, xp=vnp):
+    pooled = xp.full((max(cluster) + 1, W.shape[1]), -np.inf)
+    for i, c in enumerate(cluster):
+        pooled[c] = np.maximum(pooled[c], h[i] @ W)
+    return np.sum(np.tanh(pooled) ** 2)
+
+
+def test_writes_of_maxima_at_repeated_rows_are_one_scatter():
+    h, W = R.standard_normal((11, 3)), R.standard_normal((3, 2))
+    cluster = [0, 1, 2, 1, 0, 3, 3, 2, 0, 1, 3]
+    e = check_batched(cluster_max, (h, W, cluster), argnums=(0, 1))
+    g = e.stages["batch"]
+    assert count(g, P.scatter_reduce_along) == 1 and count(g, P.einsum) == 1, g
+
+
+def test_writes_of_maxima_at_distinct_rows_stay_elementwise():
+    h, W = R.standard_normal((6, 3)), R.standard_normal((3, 2))
+    e = check_batched(cluster_max, (h, W, [3, 1, 0, 5, 2, 4]), argnums=(0, 1))
+    assert count(e.stages["batch"], P.scatter_reduce_along) == 0

@@ -21,60 +21,139 @@ axis, so the per-step values batch as one operation feeding one scatter.
 """
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from .. import primitives as P
-from ..ir import Eqn, Graph, Params, Var, uses
+from ..ir import Const, Eqn, Graph, Params, Var, uses
 
 _OPS = ("maximum", "minimum")
 
 
+_EXTREME = {P.maximum: "maximum", P.minimum: "minimum"}
+
+
 def scatter_extremes(g: Graph) -> bool:
-    """Whether g holds a scatter-max or -min (a quick look)."""
-    srd = P.scatter_reduce_along
-    return any(e.prim is srd and e.params["op"] in _OPS for e in g.eqns)
+    """Whether g holds a scatter-max or -min, or a write of a maximum or minimum (a quick
+    look)."""
+    prims = {e.prim for e in g.eqns}
+    return P.scatter_reduce_along in prims or \
+        P.setitem in prims and (P.maximum in prims or P.minimum in prims)
+
+
+class _Link:
+    """One write of a chain: into `base`, the values `vals` (an atom, or a row to reshape)
+    at `idx` (an atom), by `op` along `axis`; `read` is the base's read it maximizes with."""
+
+    __slots__ = ("axis", "base", "e", "idx", "op", "read", "row", "vals")
+
+    def __init__(self, e, base, vals, idx, op, axis, read=None, row=None):
+        self.e, self.base, self.vals, self.idx = e, base, vals, idx
+        self.op, self.axis, self.read, self.row = op, axis, read, row
+
+
+def _link(e: Eqn, defs: dict) -> _Link | None:
+    """e as a scatter-extreme write: a scatter_reduce_along, or x.at[c].set(maximum(x[c], v))
+    at a Python-int row c (every other axis whole)."""
+    if e.prim is P.scatter_reduce_along:
+        if e.params["op"] not in _OPS:
+            return None
+        return _Link(e, e.inputs[0], e.inputs[1], e.inputs[2], e.params["op"],
+                     e.params["axis"])
+    if e.prim is not P.setitem:
+        return None
+    x, m = e.inputs
+    idx = e.params["idx"]
+    d = defs.get(m) if m.__class__ is Var else None
+    if d is None or d.prim not in _EXTREME or not idx or idx[0].__class__ is not int or \
+            not all(k == P.Sl(0, n, 1) for k, n in zip(idx[1:], x.aval.shape[1:])) or \
+            len(idx) != x.aval.ndim or m.aval.dtype != x.aval.dtype:
+        return None
+    for j, r in enumerate(d.inputs):
+        rd = defs.get(r) if r.__class__ is Var else None
+        v = d.inputs[1 - j]
+        if rd is not None and rd.prim is P.getitem and rd.inputs[0] is x and \
+                rd.params["idx"] == idx and v.aval.dtype == x.aval.dtype:
+            c = idx[0] % x.aval.shape[0]
+            pos = Const(np.full((1,) * x.aval.ndim, c, dtype=np.int64))
+            return _Link(e, x, v, pos, _EXTREME[d.prim], 0, read=r, row=m.aval.shape)
+    return None
 
 
 def join_extremes(g: Graph) -> Graph:
     """Chains of scatter-maxima (or minima) into one buffer, each link read only by the
-    next, become one scatter of the concatenated values and positions (module doc)."""
-    srd = P.scatter_reduce_along
+    next (and by its own read of the position it writes), become one scatter of the
+    concatenated values and positions (module doc). Chains of writes at Python-int rows
+    that never repeat a row are left to the batch pass (one elementwise maximum)."""
     n_uses = uses(g)
     outs = {a for a in g.outputs if a.__class__ is Var}
     defs: dict[Var, Eqn] = {}
-    links: dict[Var, list[Eqn]] = {}  # a link's result -> the chain's links up to it
+    chains: dict[Var, list[_Link]] = {}  # a link's result -> the chain's links up to it
     absorbed: set[int] = set()
     for e in g.eqns:
         defs[e.out] = e
-        if e.prim is not srd or e.params["op"] not in _OPS:
+        ln = _link(e, defs)
+        if ln is None:
             continue
-        inner = defs.get(e.inputs[0])
-        if inner is not None and inner.out in links and n_uses.get(inner.out) == 1 and \
-                inner.out not in outs and inner.params == e.params:
-            links[e.out] = links.pop(inner.out) + [e]
-            absorbed.add(id(inner))
+        prev = chains.get(ln.base)
+        own = 1 if ln.read is not None else 0  # (the link's own read of the base)
+        if prev is not None and prev[-1].op == ln.op and prev[-1].axis == ln.axis and \
+                n_uses.get(ln.base) == 1 + own and ln.base not in outs:
+            chains[e.out] = chains.pop(ln.base) + [ln]
+            absorbed.add(id(prev[-1].e))
         else:
-            links[e.out] = [e]
-    if not absorbed:
+            chains[e.out] = [ln]
+    ends = {id(c[-1].e): c for c in chains.values() if len(c) > 1 and _pays(c)}
+    if not ends:
         return g
+    gone = {id(ln.e) for c in ends.values() for ln in c[:-1]}
     eqns: list[Eqn] = []
     for e in g.eqns:
-        if id(e) in absorbed:
+        if id(e) in gone:
             continue
-        chain = links.get(e.out) if e.prim is srd else None
-        if chain is None or len(chain) == 1:
+        chain = ends.get(id(e))
+        if chain is None:
             eqns.append(e)
             continue
-        axis = e.params["axis"]
-        parts = []
-        for k in (1, 2):
-            ins = tuple(c.inputs[k] for c in chain)
-            shape = list(ins[0].aval.shape)
-            shape[axis] = sum(a.aval.shape[axis] for a in ins)
-            ps = Params({"axis": axis})
-            v = Var(P.concatenate.shape_rule(*[a.aval for a in ins], axis=axis))
-            eqns.append(Eqn(P.concatenate, ins, ps, v, e.src))
-            parts.append(v)
-        eqns.append(Eqn(srd, (chain[0].inputs[0], *parts), e.params, e.out, e.src))
+        vals = [_as_values(eqns, ln) for ln in chain]
+        parts = [_concat(eqns, vals, chain[0].axis, e.src),
+                 _concat(eqns, [ln.idx for ln in chain], chain[0].axis, e.src)]
+        ps = Params({"axis": chain[0].axis, "op": chain[0].op})
+        eqns.append(Eqn(P.scatter_reduce_along, (chain[0].base, *parts), ps, e.out, e.src))
     return g.replace(eqns=tuple(eqns))
+
+
+def _pays(chain: list[_Link]) -> bool:
+    """A chain of scatters, or of writes at rows of which some repeat."""
+    if any(ln.read is None for ln in chain):
+        return True
+    rows = [int(ln.idx.value.ravel()[0]) for ln in chain]
+    return len(set(rows)) < len(rows)
+
+
+def _as_values(eqns: list[Eqn], ln: _Link) -> Any:
+    if ln.row is None:
+        return ln.vals
+    v = ln.vals
+    if v.aval.shape != ln.row:
+        v = _emit(eqns, P.broadcast_to, (v,), {"shape": ln.row}, ln.e.src)
+    return _emit(eqns, P.reshape, (v,), {"shape": (1,) + ln.row}, ln.e.src)
+
+
+def _concat(eqns: list[Eqn], parts: list, axis: int, src: Any) -> Any:
+    if len(parts) == 1:
+        return parts[0]
+    if all(p.__class__ is Const for p in parts):
+        return Const(np.concatenate([p.value for p in parts], axis=axis))
+    return _emit(eqns, P.concatenate, tuple(parts), {"axis": axis}, src)
+
+
+def _emit(eqns: list[Eqn], prim: P.Primitive, ins: tuple, params: dict, src: Any) -> Var:
+    ps = Params(params)
+    v = Var(prim.shape_rule(*[a.aval for a in ins], **ps))
+    eqns.append(Eqn(prim, ins, ps, v, src))
+    return v
 
 
 __all__ = ["join_extremes", "scatter_extremes"]
