@@ -19,6 +19,7 @@ import argparse
 import functools
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -168,7 +169,127 @@ def _rnn(W, U, xs, h0=None, b=None):
     return run
 
 
+def _hand(doc: str) -> Any:
+    """A hand-written NumPy gradient (value and every cotangent) as a floor: the best graph
+    a compiler could emit with NumPy kernels, checked against vecgrad's in floors' --check."""
+    def wrap(f: Any) -> Any:
+        def make(*args: Any) -> Any:
+            def run() -> Any:
+                return f(*args)
+            run.doc = doc
+            run.grads = f
+            return run
+        return make
+    return wrap
+
+
+@_hand("X @ w, max(., 0) and the scale, then the cotangents: the forward's matvec, one for "
+       "w's (s @ X) and X's outer product s w^T written in full (as large as X)")
+def _maximum_rmw(X, w):
+    e = 1.0 + w[0] ** 2
+    f = X @ w
+    g = np.maximum(f, 0.0)
+    h = g * e
+    loss = np.sum(np.log1p(h))
+    r = 1.0 / (1.0 + h)
+    s = r * e * (f > 0)
+    dw = s @ X
+    dw[0] += (r @ g) * 2 * w[0]
+    return loss, np.multiply.outer(s, w), dw
+
+
+@_hand("X @ w - 0.5 clipped to [0, 2], squared: the matvec, the mask, s @ X and s w^T")
+def _builtin_max(X, w):
+    z = X @ w - 0.5
+    y = np.minimum(np.maximum(z, 0.0), 2.0)
+    s = 2 * y * ((z > 0) & (z < 2))
+    return np.sum(y ** 2), np.multiply.outer(s, w), s @ X
+
+
+@_hand("x * w, the two masks as np.where, the square and its cotangent through both masks, "
+       "w's column sums of g * x")
+def _masked(x, w):
+    d = x * w
+    c = x > 2
+    y = np.where(c, 2.0, np.maximum(d, 0.0))
+    g = np.where(c | (d < 0), 0.0, 2 * y)
+    return np.sum(y * y), g * w, np.sum(g * x, axis=0)
+
+
+@_hand("max(X, 0) with b added to column 0, R @ W, tanh, and the cotangents: 1 - t^2, "
+       "G @ W.T through the mask, R.T @ G")
+def _copy_mask(X, W, b):
+    R = np.maximum(X, 0.0)
+    R[:, 0] += b
+    t = np.tanh(R @ W)
+    G = 1.0 - t * t
+    dR = G @ W.T
+    dX = dR * (X > 0)
+    return np.sum(t), dX, R.T @ G, np.sum(dR[:, 0])
+
+
+@_hand("b = x^2 w, the differences, |.|^1.5 and its cotangent (sign * sqrt), spread back to "
+       "b's rows (two shifted adds), then 2 x w and the column sums for w")
+def _write_read(x, w):
+    b = x * x * w
+    d = b[1:] - b[:-1]
+    a = np.abs(d)
+    gd = 1.5 * np.sqrt(a) * np.sign(d)
+    gb = np.zeros_like(b)
+    gb[1:] += gd
+    gb[:-1] -= gd
+    return np.sum(a * np.sqrt(a)), gb * 2 * x * w, np.sum(gb * x * x, axis=0)
+
+
+@_hand("z = X @ w + b, the four terms' cotangent per row, then s @ X")
+def _four_term(w, b, X, y):
+    z = X @ w + b
+    loss = -(np.sum(y * z - np.log1p(np.exp(z)) + 1e-3 * z ** 2) - 1e-3 * len(y) * w.sum())
+    s = -(y - 1.0 / (1.0 + np.exp(-z)) + 2e-3 * z)
+    return loss, s @ X + 1e-3 * len(y), np.sum(s)
+
+
+@_hand("X @ w, softplus and c * sum(X^2) (X read twice), then s @ X, X's cotangent "
+       "s w^T + 2 c X written in full")
+def _closure(X, w, c):
+    z = X @ w
+    sq = np.sum(X * X)
+    s = 1.0 / (1.0 + np.exp(-z))
+    return np.sum(np.log1p(np.exp(z))) + c * sq, np.multiply.outer(s, w) + 2 * c * X, \
+        s @ X, sq
+
+
+@_hand("X @ w once, the kept rows' softplus terms by index, and the cotangents: a scatter of "
+       "the kept rows' s into X's rows, s @ X and s w^T")
+def _skip_rows(X, w, keep):
+    z = X @ w
+    idx = np.flatnonzero(keep)
+    sign = np.where(idx % 2 == 1, 1.0, -1.0)
+    zz = sign * z[idx]
+    s = np.zeros(len(X))
+    s[idx] = sign / (1.0 + np.exp(-zz))
+    return np.sum(np.logaddexp(0.0, zz)), np.multiply.outer(s, w), s @ X
+
+
+@_hand("np.where on X[:, 0] > 0, tanh(X @ w), the square, and s @ X, s w^T")
+def _where_rmw(X, w):
+    t = np.tanh(X @ w)
+    c = X[:, 0] > 0
+    y = np.where(c, 1.0 + t, 0.5)
+    s = np.where(c, 2 * y * (1 - t * t), 0.0)
+    return np.sum(y * y), np.multiply.outer(s, w), s @ X
+
+
 FLOORS = {
+    "maximum_rmw_rows": _maximum_rmw,
+    "builtin_max_rmw": _builtin_max,
+    "masked_assign": _masked,
+    "copy_mask_rows": _copy_mask,
+    "write_read_previous": _write_read,
+    "four_term_accumulator": _four_term,
+    "closure_kernel_loss": _closure,
+    "continue_skip_rows": _skip_rows,
+    "where_rmw_rows": _where_rmw,
     "conv2d": _conv2d,
     "overlap_add": _overlap_add,
     "kde_negative_log_likelihood": _kde,
@@ -183,10 +304,22 @@ FLOORS = {
 }
 
 
+def _check(p: Any, args: tuple, got: tuple) -> None:
+    """The hand-written floor computes the loss and the cotangents vecgrad does."""
+    import vecgrad as vg
+    want = vg.value_and_grad(p.natural, argnums=p.argnums)(*args)
+    want = (want[0], *(want[1] if len(p.argnums) > 1 else (want[1],)))
+    for x, y in zip(got, want):
+        np.testing.assert_allclose(np.asarray(x, float), np.asarray(y, float), rtol=1e-9,
+                                   atol=1e-9, err_msg=p.name)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bench/patterns/floors.py", description=__doc__)
     ap.add_argument("--only", default="", help="comma-separated program names")
     ap.add_argument("--budget", type=float, default=0.5, help="seconds per measurement")
+    ap.add_argument("--check", action="store_true",
+                    help="also check the hand-written gradients against vecgrad's")
     a = ap.parse_args(argv)
     names = [n for n in a.only.split(",") if n] or list(FLOORS)
     print(f"{'program':30s} {'ref fwd':>10s} {'floor':>10s} {'floor/ref':>9s}  floor kernels")
@@ -199,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
         run = f(*args)
         fl = measure(run, None, a.budget)
         doc = " ".join(run.doc.split())
+        if a.check and hasattr(run, "grads"):
+            _check(p, args, run())
         print(f"{name:30s} {fmt_time(ref.min):>10s} {fmt_time(fl.min):>10s} "
               f"{fl.min / ref.min:8.1f}x  {doc}")
     return 0
