@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ... import primitives as P
 from ...ir import Aval, Eqn
-from . import gathers, pairwise, planner, reductions, rows, signal, structural, transpose
+from . import gathers, pairwise, planner, reductions, rows, select, signal, structural, transpose
 from .lowering import PLAIN, Lowering
 
 LOWERINGS: dict[str, Lowering] = {
@@ -23,6 +24,10 @@ def entry(prim: Any) -> Lowering:
 
 def lowered(e: Eqn) -> Callable[..., Any]:
     """The callable the generated code runs for equation e (its params bound)."""
+    if e.prim is P.where:  # (a select of x or +0.0: a bit mask, see select)
+        fn = select.zero_select(e)
+        if fn is not None:
+            return fn
     return lower(e.prim, e.params, [a.aval for a in e.inputs])
 
 

@@ -1,0 +1,64 @@
+"""np.where(c, 0.0, x) and np.where(c, x, 0.0) run as a bit mask in the NumPy backend
+(backends/numpy/select.py): bit for bit np.where's result (NaN, infinities, -0.0 of x kept),
+for float32 and float64; other selections keep np.where."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+from vecgrad.backends.numpy.select import zero_select
+from vecgrad.ir import Aval, Const, Eqn, Params, Var
+
+R = np.random.default_rng(2)
+
+
+def _eqn(c, a, b):
+    ins = tuple(x if isinstance(x, Const) else Var(Aval(x.shape, x.dtype)) for x in (c, a, b))
+    out = Var(Aval(np.broadcast_shapes(c.shape, np.shape(getattr(a, "value", a)),
+                                       np.shape(getattr(b, "value", b))),
+                   np.result_type(getattr(a, "value", a), getattr(b, "value", b))))
+    return Eqn(P.where, ins, Params(), out, None)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("zero_first", [True, False])
+def test_bits_equal_numpys_where(dtype, zero_first):
+    x = R.standard_normal((50, 7)).astype(dtype)
+    x.ravel()[:6] = [-0.0, 0.0, np.nan, -np.inf, np.inf, -np.nan]
+    c = R.random((50, 7)) < 0.5
+    z = Const(np.zeros((), dtype))
+    e = _eqn(c, z, x) if zero_first else _eqn(c, x, z)
+    fn = zero_select(e)
+    assert fn is not None
+    got = fn(c, z.value, x) if zero_first else fn(c, x, z.value)
+    want = np.where(c, dtype(0), x) if zero_first else np.where(c, x, dtype(0))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def test_other_selections_keep_np_where():
+    x = R.standard_normal(5)
+    c = x < 0
+    assert zero_select(_eqn(c, Const(np.array(-0.0)), x)) is None  # (-0.0's sign bit)
+    assert zero_select(_eqn(c, Const(np.array(2.0)), x)) is None
+    assert zero_select(_eqn(c, Const(np.zeros((), np.float16)), x.astype(np.float16))) is None
+    assert zero_select(_eqn(np.array(True), Const(np.array(0.0)), x)) is None  # (broadcast)
+
+
+def masked(x, w):
+    y = x * w
+    y[y < 0] = 0.0
+    y[x > 2] = 2.0
+    return np.sum(y ** 2)
+
+
+def test_masked_writes_equal_numpy_and_their_gradient_is_right():
+    x, w = R.standard_normal((30, 4)) * 1.5, R.standard_normal(4)
+    x[0, 0] = -0.0
+    np.testing.assert_array_equal(vg.jit(lambda x, w: vnp.where(x * w < 0, 0.0, x * w))(x, w),
+                                  np.where(x * w < 0, 0.0, x * w))
+    np.testing.assert_allclose(vg.jit(masked)(x, w), masked(x.copy(), w), rtol=1e-14)
+    vg.check_grads(masked, (x, w), argnums=(0, 1), rtol=1e-6, atol=1e-8)
