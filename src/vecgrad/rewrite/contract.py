@@ -113,9 +113,10 @@ def _rewrite_operand(e: Eqn, ctx: Any, ins: list[str], out: str, k: int, y: Any,
     expand = lambda s: "".join(c for L in s for c, _ in split.get(L, [(L, 0)]))
     other_letters = set(expand(others))
     lonely = [r for r in bcast if R[r] != 1 and rletter[r] not in other_letters]
-    if any(rletter[r] in expand(out) for r in lonely) or \
-            (lonely and e.out.aval.dtype.kind not in "fc"):
-        return None  # a broadcast letter only this operand carried, kept: keep the copy
+    kept = {rletter[r] for r in lonely if rletter[r] in expand(out)}  # (broadcast after)
+    lonely = [r for r in lonely if rletter[r] not in kept]
+    if lonely and e.out.aval.dtype.kind not in "fc":
+        return None
     times = int(np.prod([R[r] for r in lonely]))  # (summed: the sum of equal terms)
     new_ins, ops = [], []
     for j, (s, xj) in enumerate(zip(ins, e.inputs)):
@@ -132,9 +133,16 @@ def _rewrite_operand(e: Eqn, ctx: Any, ins: list[str], out: str, k: int, y: Any,
         ops.append(_reshape(ctx, xj, shape, e) if shape is not None else xj)
         new_ins.append(ns)
     new_out = expand(out)
-    res = ctx.emit(P.einsum, tuple(ops), {"spec": make_spec(new_ins, new_out)}, e.src)
+    res = ctx.emit(P.einsum, tuple(ops), {"spec": make_spec(
+        new_ins, "".join(c for c in new_out if c not in kept))}, e.src)
     if times != 1:
         res = ctx.emit(P.mul, (res, Const(np.asarray(times, res.aval.dtype))), {}, e.src)
+    if kept:  # letters only the broadcast carried, kept in the result: broadcast it there
+        sizes = {c: sz for L in out for c, sz in split.get(L, [(L, None)])}
+        full = tuple(sizes[c] if sizes.get(c) is not None else
+                     e.out.aval.shape[out.index(c)] for c in new_out)
+        res = _reshape(ctx, res, tuple(1 if c in kept else d for c, d in zip(new_out, full)), e)
+        res = ctx.emit(P.broadcast_to, (res,), {"shape": full}, e.src)
     if res.aval.shape == e.out.aval.shape:
         return res
     return P.reshape, (res,), {"shape": e.out.aval.shape}
