@@ -203,8 +203,10 @@ def _pow_vjp(g: Any, ans: Any, x: Any, y: Any) -> tuple:
     return gx, g * log(where(eq(x, 0), 1, x)) * ans
 
 
-def _tie(x: Any, y: Any) -> Any:  # 1 where x wins, 1/2 on ties (as JAX), 0 where y wins
-    return where(gt(x, y), 1.0, where(eq(x, y), 0.5, 0.0))
+def _tie(x: Any, y: Any, g: Any) -> Any:
+    """1 where x wins, 1/2 on ties (as JAX), 0 where y wins (and where either is NaN), in g's
+    dtype: the masks cast and added (two np.where on random masks cost 10x as much)."""
+    return cast(gt(x, y), dtype=g.dtype) + 0.5 * cast(eq(x, y), dtype=g.dtype)
 
 
 # --- binary: name, impl, VJP (g, ans, x, y) -> (gx, gy) in the broadcast shape ------
@@ -215,9 +217,9 @@ div = elementwise("div", np.true_divide,
                   lambda g, ans, x, y: (g / y, -(g / y * ans)))  # g / y is computed once
 pow_ = elementwise("pow", np.power, _pow_vjp)
 maximum = elementwise("maximum", np.maximum,
-                      lambda g, ans, x, y: (g * _tie(x, y), g * _tie(y, x)), ordered=True)
+                      lambda g, ans, x, y: (g * _tie(x, y, g), g * _tie(y, x, g)), ordered=True)
 minimum = elementwise("minimum", np.minimum,
-                      lambda g, ans, x, y: (g * _tie(y, x), g * _tie(x, y)), ordered=True)
+                      lambda g, ans, x, y: (g * _tie(y, x, g), g * _tie(x, y, g)), ordered=True)
 lt = _nograd("lt", np.less, ordered=True)
 le = _nograd("le", np.less_equal, ordered=True)
 gt = _nograd("gt", np.greater, ordered=True)

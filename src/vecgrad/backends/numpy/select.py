@@ -34,8 +34,8 @@ def zero_select(e: Eqn) -> Callable[..., Any] | None:
     c, a, b = e.inputs
     out = e.out.aval
     it = _INT.get(out.dtype)
-    if it is None or c.aval.dtype != np.bool_ or c.aval.shape != out.shape:
-        return None
+    if it is None or c.aval.dtype != np.bool_ or c.aval.shape != out.shape or not out.shape:
+        return None  # (0-d: NumPy scalars, nothing to gain)
     if _is_plus_zero(a) and b.aval == out:
         keep_where_false = True
     elif _is_plus_zero(b) and a.aval == out:
@@ -45,7 +45,7 @@ def zero_select(e: Eqn) -> Callable[..., Any] | None:
     ft = out.dtype
 
     def run(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        m = c.view(np.int8).astype(it)
+        m = np.asarray(c).view(np.int8).astype(it)
         if keep_where_false:
             m -= 1  # (all ones where c is False: x = b kept)
             x = b
