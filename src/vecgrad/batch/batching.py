@@ -83,8 +83,8 @@ class _Emitter(Operands):
             self._sum(members)
         elif e.prim in (P.concatenate, P.stack) and _uniform(e):
             axis = e.params["axis"]
-            fin = (lambda x: _merge_axis(x, axis)) if e.prim is P.concatenate else \
-                (lambda x: _move_axis1(x, axis))
+            fin = (lambda x, lead: _merge_axis(x, axis, lead)) if e.prim is P.concatenate \
+                else (lambda x, lead: _move_axis1(x, axis, lead))
             self._set_rows(members, self._collect(members, fin))
         elif len(members) == 1:
             self._single(i0)
@@ -358,15 +358,17 @@ class _Emitter(Operands):
         return x
 
     def _collect(self, members: list[int], finish: Any) -> Tracer:
-        """Stack the n x k operands of n collective nodes as (n, k, ...) and finish them."""
+        """Stack the n x k operands of n collective nodes as (n, k, ...) and finish them
+        (`finish(x, lead)`, lead the number of axes before k: one node has no n axis, so that
+        a stack along its last axis is one transpose, which a contraction before it absorbs)."""
         p = self.p
         k = len(p.ops[members[0]])
         x, batched = self.operand([a for m in members for a in p.ops[m]])
         if not batched:
             x = P.broadcast_to(x, shape=(len(members) * k,) + x.shape)
-        x = P.reshape(x, shape=(len(members), k) + x.shape[1:])
-        out = finish(x)
-        return P.reshape(out, shape=out.shape[1:]) if len(members) == 1 else out
+        if len(members) == 1:
+            return finish(x, 0)
+        return finish(P.reshape(x, shape=(len(members), k) + x.shape[1:]), 1)
 
     def _sum(self, members: list[int]) -> None:
         self._set_rows(members, emit_sums(self, members))
@@ -383,19 +385,22 @@ def _uniform(e: Eqn) -> bool:
     return len(ops) >= 3 and all(a.aval == ops[0].aval for a in ops)
 
 
-def _merge_axis(x: Any, axis: int) -> Any:
-    """(n, k, *s) -> (n, *s with k pieces joined along `axis`)."""
-    s = x.shape[2:]
-    perm = (0,) + tuple(range(2, 2 + axis)) + (1,) + tuple(range(2 + axis, 2 + len(s)))
-    x = P.transpose(x, perm=perm) if perm != tuple(range(len(perm))) else x
-    return P.reshape(x, shape=(x.shape[0],) + s[:axis] + (x.shape[1 + axis] * s[axis],)
-                     + s[axis + 1:])
-
-
-def _move_axis1(x: Any, axis: int) -> Any:
-    """(n, k, *s) -> (n, *s[:axis], k, *s[axis:]): k pieces stacked along `axis`."""
-    perm = (0,) + tuple(range(2, 2 + axis)) + (1,) + tuple(range(2 + axis, x.ndim))
+def _k_to(x: Any, axis: int, lead: int) -> Any:
+    """(*n, k, *s) -> (*n, *s[:axis], k, *s[axis:]), n the `lead` axes."""
+    perm = tuple(range(lead)) + tuple(range(lead + 1, lead + 1 + axis)) + (lead,) + \
+        tuple(range(lead + 1 + axis, x.ndim))
     return P.transpose(x, perm=perm) if perm != tuple(range(x.ndim)) else x
+
+
+def _merge_axis(x: Any, axis: int, lead: int) -> Any:
+    """(*n, k, *s) -> (*n, *s with k pieces joined along `axis`)."""
+    n, k, s = x.shape[:lead], x.shape[lead], x.shape[lead + 1:]
+    return P.reshape(_k_to(x, axis, lead), shape=n + s[:axis] + (k * s[axis],) + s[axis + 1:])
+
+
+def _move_axis1(x: Any, axis: int, lead: int) -> Any:
+    """(*n, k, *s) -> (*n, *s[:axis], k, *s[axis:]): k pieces stacked along `axis`."""
+    return _k_to(x, axis, lead)
 
 
 def batch(g: Graph) -> Graph:

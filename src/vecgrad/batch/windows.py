@@ -201,6 +201,21 @@ def correlate_of_flat_windows(e: Eqn, c: Ctx) -> object:
                              "dims": tuple((dims[d][0], (steps[d],)) for d in kept)}
 
 
+def _split_terms(s: Eqn, letters: str, out: str, k: int) -> int:
+    """The products that splitting view s at axis k gives once its rest is split too (each
+    term's view is split again while it overlaps): a sum over the positions of 2-D windows
+    (a transposed convolution's filter cotangent) would be one term per position."""
+    dims = s.params["dims"]
+    n, rest = dims[k][0], dims[:k] + dims[k + 1:]
+    if n > MAX_OFFSETS or view_steps(s.inputs[0].aval.shape, list(s.params["start"]),
+                                     list(rest)) is not None:
+        return n
+    r = Eqn(P.strided, s.inputs, {"start": s.params["start"], "dims": rest}, s.out, s.src)
+    sub = letters[:k] + letters[k + 1:]
+    k2 = _split_axis(r, sub, out)
+    return n if k2 is None else n * _split_terms(r, sub, out, k2)
+
+
 def _rest_copied(s: Eqn, e: Eqn, k: int, letters: str, terms: list[str], out: str) -> bool:
     """Whether the view left by splitting axis k still overlaps and would end up copied (its
     own split refused: outer products): one copy of the whole view then beats a copy per
@@ -244,7 +259,8 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
         L = ins[j][k]
         terms = [t.replace(L, "") for t in ins]
         contracts = any(ch not in out for t in terms for ch in t)
-        cheaper = _copy_cheaper(s.out.aval.size, e.out.aval.size, s.params["dims"][k][0])
+        cheaper = _copy_cheaper(s.out.aval.size, e.out.aval.size, s.params["dims"][k][0]) \
+            or _split_terms(s, ins[j], out, k) > MAX_OFFSETS
         if cheaper and not contracts:
             continue  # (outer products of the view: no copy to share)
         if cheaper or _rest_copied(s, e, k, ins[j], terms, out):
@@ -252,7 +268,9 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
             cols = c.emit(P.relayout, (x,), {"perm": tuple(range(x.aval.ndim))}, e.src)
             return c.emit(P.einsum, tuple(cols if i == j else y for i, y in
                                           enumerate(e.inputs)), e.params, e.src)
-        spec = make_spec(terms, out)
+        order = _matmul_order(terms, out, j, _memory_letters(s, ins[j], k))
+        spec = make_spec(terms, order)
+        c.added_uses(s.inputs[0], s.params["dims"][k][0] - 1)
         total = None
         for a in range(s.params["dims"][k][0]):
             ops = [_offset(c, s, k, a) if i == j else
@@ -260,8 +278,39 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
                    for i, y in enumerate(e.inputs)]
             term = c.emit(P.einsum, tuple(ops), {"spec": spec}, e.src)
             total = term if total is None else c.emit(P.add, (total, term), {}, e.src)
+        if order != out:
+            total = c.emit(P.transpose, (total,), {"perm": tuple(order.index(ch) for ch in out)},
+                           e.src)
         return total
     return None
+
+
+def _memory_letters(s: Eqn, letters: str, k: int) -> str:
+    """The letters of view `s` but its axis k, from the largest step in memory to the least."""
+    shape = s.inputs[0].aval.shape
+    base = [math.prod(shape[a + 1:]) for a in range(len(shape))]
+    step = {ch: abs(sum(st * b for st, b in zip(d[1], base)))
+            for i, (ch, d) in enumerate(zip(letters, s.params["dims"])) if i != k}
+    return "".join(sorted(step, key=lambda ch: -step[ch]))
+
+
+def _matmul_order(terms: list[str], out: str, j: int, x: str) -> str:
+    """The output letters of the per-offset products in the order of the window operand j
+    (its letters `x` in memory order), its contracted letters replaced by the other
+    operands' output letters: the order a matmul of the view with a small filter writes
+    (w @ x[b] for 'bca,fc': 'bfa'), which the offsets' sum and the cotangents then share.
+    Its transpose into `out` meets the consumer's own (a stack along the last axis cancels
+    it; elementwise work and sums move it along)."""
+    if len(terms) != 2 or all(ch in out for ch in x):
+        return out
+    other = "".join(ch for ch in out if ch not in x)
+    order = ""
+    for ch in x:
+        if ch in out:
+            order += ch
+        elif other:
+            order, other = order + other, ""
+    return order + other
 
 
 def _fixed(c: Ctx, a: object, k: int, i: int, nd: int, src: object) -> object:

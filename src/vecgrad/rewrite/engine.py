@@ -116,6 +116,12 @@ class Ctx:
         if v in self._uses:
             self._uses[v] -= 1
 
+    def added_uses(self, v: Any, n: int) -> None:
+        """A rule made n more reads of input-graph value `v` (one view per window offset), so
+        rules that narrow a value read once (narrow.py) leave it whole."""
+        if isinstance(v, Var) and v in self._uses:
+            self._uses[v] += n
+
     def def_of(self, a: Atom, prim: P.Primitive | None = None) -> Eqn | None:
         e = self.defs.get(a) if isinstance(a, Var) else None
         return e if e is not None and (prim is None or e.prim is prim) else None
