@@ -179,6 +179,35 @@ def tile_count(shape: tuple[int, ...], perm: tuple[int, ...], itemsize: int) -> 
     return -(-rows // tile) if tile < rows else 0
 
 
+def broadcast_lead(a: str, b: str, out: str) -> tuple | None:
+    """The letters of a matmul that broadcasts the smaller operand over the leading free
+    letters of the other ('bca,fc->abf' as w @ x[b] for every b: (b, f, a), no copy of x):
+    (which operand leads, lead, its matrix groups in memory order, the other's, the result's
+    letters), or None. Only without batch or summed-alone letters."""
+    for k, (x, y) in enumerate(((a, b), (b, a))):
+        contr = "".join(c for c in x if c in y)
+        if not contr or any(c in out for c in contr) or \
+                any(c not in out for c in x + y if c not in contr) or \
+                "".join(c for c in y if c in contr) != contr:
+            continue
+        lead = ""
+        for c in x:
+            if c in contr:
+                break
+            lead += c
+        tail = x[len(lead):]
+        free = "".join(c for c in tail if c not in contr)
+        if not lead or not free or tail not in (contr + free, free + contr):
+            continue
+        fy = "".join(c for c in y if c not in contr)
+        if y not in (contr + fy, fy + contr):
+            continue
+        res = lead + (fy + free if tail.startswith(contr) else free + fy)
+        return k, lead, (tail[:len(contr)], tail[len(contr):]) if tail.startswith(contr) \
+            else (free, contr), y, fy, contr, res
+    return None
+
+
 def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],
                 m: Machine) -> float:
     """The modelled seconds of one of `linalg._candidates`' plans."""
@@ -214,4 +243,19 @@ def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],
         perm = tuple(s.index(c) for c in order)
         return transposed(m, shapes[small], perm, item) + \
             einsum_loop(m, ",".join(terms) + "->" + out, new, item)
+    if name == "bcast":  # the smaller operand broadcast over the other's leading free letters
+        k, lead, (g1, g2), y, fy, contr, res = broadcast_lead(a, b, out)
+        dims = _dims([a, b], shapes)
+        x = (a, b)[k]
+        cost = 3 * m.call
+        if _copied(shapes[k], list(range(len(x))), tuple(dims[c] for c in lead) +
+                   (_size(g1, dims), _size(g2, dims)), item):
+            cost += _size(x, dims) * item * m.copy
+        rows, cols = (_size(fy, dims), _size(g2, dims)) if g1 == contr else \
+            (_size(g1, dims), _size(fy, dims))
+        cost += gemm(m, _size(lead, dims), rows, _size(contr, dims), cols, item)
+        if res != out:
+            cost += transposed(m, tuple(dims[c] for c in res), tuple(res.index(c) for c in out),
+                               item)
+        return cost
     raise ValueError(f"no cost model for the einsum plan {name!r}")
