@@ -30,8 +30,9 @@ MAX_TAPS = 64
 
 
 def _link(e: Eqn | None, c: Ctx) -> tuple | None:
-    """(base, idx, einsum terms, out letters, operands) of `base[idx] += einsum(u, v)`, an
-    outer product (no letter contracted) added at a region of slices, one per base axis."""
+    """(base, idx, einsum terms, out letters, operands) of `base[idx] += einsum(u, v)`, a
+    product of two operands (letters contracted or not, none summed in one operand alone)
+    added at a region of slices, one per base axis."""
     if e is None or e.prim is not P.setitem_add:
         return None
     base, val = e.inputs
@@ -42,7 +43,8 @@ def _link(e: Eqn | None, c: Ctx) -> tuple | None:
     if s is None or len(s.inputs) != 2 or val.aval.shape != tuple(len(k) for k in idx):
         return None
     ins, out = parse_spec(s.params["spec"])
-    if set(ins[0]) & set(ins[1]) or sorted(ins[0] + ins[1]) != sorted(out) or \
+    both = set(ins[0]) & set(ins[1])
+    if both & set(out) or set(ins[0] + ins[1]) - both != set(out) or \
             any(len(set(t)) != len(t) for t in ins) or val.aval.dtype.kind != "f":
         return None
     return base, idx, ins, out, s.inputs
@@ -121,7 +123,13 @@ def taps_as_coefficients(e: Eqn, c: Ctx) -> object:
     chs = 1
     for i in C_axes:
         chs *= len(links[0][1][i])
-    if not _cheaper(rows, m, g.aval.size, chs):
+    kl = "".join(ch for ch in ins[side] if ch not in out)  # contracted with the taps
+    gp = [g.aval.shape[ins[side].index(out[i])] for i in P_axes]
+    F = g.aval.size // max(1, int(np.prod(gp)))
+    res = _residues(links, P_axes, gp, bool(kl))
+    if res is not None and _residues_cheaper(res, rows, m, gp, F, chs):
+        return _by_residues(e, c, links, side, res, P_axes, kl)
+    if kl or not _cheaper(rows, m, g.aval.size, chs):
         return None
     src = e.src
     zshape = tuple(shape[i] for i in P_axes) + (m,)
@@ -143,6 +151,119 @@ def taps_as_coefficients(e: Eqn, c: Ctx) -> object:
     if _zeros(base0, c) and d.aval.shape == shape:
         return d
     return P.setitem_add, (base0, d), {"idx": P.BasicIndex(region)}
+
+
+# element passes that one NumPy call costs (about a microsecond), in the residue comparison
+CALL = 1500
+
+
+def _residues(links: list[tuple], P_axes: list[int], gshape: list[int], contracts: bool
+              ) -> tuple | None:
+    """Per axis of g, the taps' start positions at the common step s split as s*q + r: (s,
+    q per tap (from 0), the tap's residue r, Q = the q's span, q's least value); None when
+    a step is negative, or every step is 1 and the taps contract nothing (then Z)."""
+    out = []
+    for i in P_axes:
+        st = links[0][1][i].step
+        if st < 1:
+            return None
+        qs = [lk[1][i].start // st for lk in links]
+        lo = min(qs)
+        out.append((st, [q - lo for q in qs], [lk[1][i].start % st for lk in links],
+                    max(qs) - lo + 1, lo))
+    return tuple(out) if contracts or any(ax[0] > 1 for ax in out) else None
+
+
+def _residues_cheaper(res: tuple, rows: int, m: int, gshape: list[int], F: int,
+                      ch: int) -> bool:
+    """Whether the residue-class product beats both the per-tap adds and Z, counting element
+    passes, BLAS multiply-adds (a quarter of a pass each) and calls (`CALL`): g padded (a
+    zeroed buffer and a copy), its windows copied, the product written and moved into (m, r)
+    order, then added into x; each tap's product is written and added into a strided slice.
+    (F: the entries of g per position, contracted with the taps.)"""
+    padded = M = Q = S = 1
+    for (st, _, _, q, _), n in zip(res, gshape):
+        padded *= n + 2 * (q - 1)
+        M *= n + q - 1
+        Q *= q
+        S *= st
+    g = int(np.prod(gshape)) * F
+    moved = sum(ax[0] > 1 for ax in res) > 1  # (m, r) pairs of two axes interleave: a copy
+    ours = 2 * padded * F + 2 * M * Q * F + M * Q * F * S * ch / 4 + \
+        (3 if moved else 1) * M * S * ch + 2 * rows * ch + 10 * CALL
+    per_tap = m * (g * ch / (2 if F > 1 else 4) + 3 * g // F * ch) + 2 * m * CALL
+    if F > 1:
+        return ours < per_tap
+    return ours < min(per_tap, 2 * rows * m + 2 * m * g + rows * ch + (m + 5) * CALL)
+
+
+def _by_residues(e: Eqn, c: Ctx, links: list[tuple], side: int, res: tuple,
+                 P_axes: list[int], kl: str) -> object:
+    """dx[S_a] += g (x) w_a with the taps' slices at step s (per axis of g): position
+    y = s*m + r of x gets sum over taps of residue r of g[m - q_a] w_a, so with g's windows
+    G[m, q'] = g[m + q' - (Q - 1)] (zero outside g: a view of g padded by Q - 1) and the taps
+    placed by residue and shift, Wq[Q - 1 - q_a, r_a] = w_a, x's (m, r) blocks are one
+    product G @ Wq (sub-pixel col2im): Q columns per window instead of every tap's rows.
+    Letters `kl` of g that the taps contract (a filter bank's outputs) ride along in both."""
+    src = e.src
+    base0 = links[0][0]
+    ins, out = links[0][2], links[0][3]
+    shape = base0.aval.shape
+    g = links[0][4][side]
+    gl = "".join(out[i] for i in P_axes) + kl
+    if ins[side] != gl:
+        g = c.emit(P.transpose, (g,), {"perm": tuple(ins[side].index(ch) for ch in gl)}, src)
+    k = len(P_axes)
+    ns, ks = g.aval.shape[:k], g.aval.shape[k:]
+    Qs = [ax[3] for ax in res]
+    if any(q > 1 for q in Qs):
+        gp = c.emit(P.full, (), {"shape": tuple(n + 2 * (q - 1) for n, q in zip(ns, Qs)) + ks,
+                                 "dtype": g.aval.dtype, "value": 0.0}, src)
+        g = c.emit(P.setitem, (gp, g), {"idx": P.BasicIndex(
+            tuple(P.Sl(q - 1, q - 1 + n, 1) for n, q in zip(ns, Qs)) +
+            tuple(P.Sl(0, n, 1) for n in ks))}, src)
+    nd = g.aval.ndim
+    unit = lambda i: tuple(int(j == i) for j in range(nd))
+    dims = tuple((n + q - 1, unit(i)) for i, (n, q) in enumerate(zip(ns, Qs))) + \
+        tuple((n, unit(k + i)) for i, n in enumerate(ks)) + \
+        tuple((q, unit(i)) for i, q in enumerate(Qs))
+    win = c.emit(P.strided, (g,), {"start": (0,) * nd, "dims": dims}, src)
+    ws = [c.emit(P.reshape, (lk[4][1 - side],), {"shape": (1,) + lk[4][1 - side].aval.shape},
+                 src) for lk in links]
+    w = c.emit(P.concatenate, tuple(ws), {"axis": 0}, src)
+    place = np.zeros(tuple(Qs) + tuple(ax[0] for ax in res) + (len(links),), w.aval.dtype)
+    for a in range(len(links)):
+        place[tuple(ax[3] - 1 - ax[1][a] for ax in res) + tuple(ax[2][a] for ax in res)
+              + (a,)] = 1
+    free = iter(ch for ch in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                if ch not in out and ch not in kl)
+    ml, ql, rl = [[next(free) for _ in P_axes] for _ in range(3)]
+    tap = next(free)
+    other = ins[1 - side]
+    wq = c.emit(P.einsum, (Const(place), w), {"spec": make_spec(
+        ["".join(ql + rl) + tap, tap + other], "".join(ql + rl) + other)}, src)
+    res_out = "".join(ml[P_axes.index(i)] + rl[P_axes.index(i)] if i in P_axes else out[i]
+                      for i in range(len(shape)))
+    d = c.emit(P.einsum, (win, wq), {"spec": make_spec(
+        ["".join(ml) + kl + "".join(ql), "".join(ql + rl) + other], res_out)}, src)
+    merged = tuple((ns[P_axes.index(i)] + Qs[P_axes.index(i)] - 1) * res[P_axes.index(i)][0]
+                   if i in P_axes else len(links[0][1][i]) for i in range(len(shape)))
+    d = c.emit(P.reshape, (d,), {"shape": merged}, src)
+    region, crop = [], []
+    for i in range(len(shape)):
+        if i in P_axes:
+            st, _, _, _, lo = res[P_axes.index(i)]
+            L = min(merged[i], shape[i] - st * lo)
+            region.append(P.Sl(st * lo, st * lo + L, 1))
+            crop.append(P.Sl(0, L, 1))
+        else:
+            region.append(links[0][1][i])
+            crop.append(P.Sl(0, merged[i], 1))
+    if any(sl.stop != n for sl, n in zip(crop, merged)):
+        d = c.emit(P.getitem, (d,), {"idx": P.BasicIndex(tuple(crop))}, src)
+    if _zeros(base0, c) and d.aval.shape == shape:
+        return d
+    return P.setitem_add, (base0, d), {"idx": P.BasicIndex(tuple(region))}
 
 
 def _zeros(a: object, c: Ctx) -> bool:
