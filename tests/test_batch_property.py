@@ -49,7 +49,8 @@ def loops(draw):
 STATEMENTS = ["window", "set_col", "add_row", "rmw", "iadd_repeat", "hang", "linear",
               "read_back", "sub_rmw", "block", "stencil", "empty", "two_terms",
               "traced_iadd", "traced_sum", "traced_read", "prefix", "suffix", "prefix_buf",
-              "window1d", "shrink", "list_read", "list_rmw", "checked_taps"]
+              "window1d", "shrink", "list_read", "list_rmw", "checked_taps",
+              "dilated_window", "scatter_window", "stack_last", "patch2d"]
 
 
 @st.composite
@@ -76,6 +77,7 @@ def build(p):
         acc = vnp.zeros((N, D))
         h = vnp.zeros(D)
         s = vnp.zeros(D)
+        cols = []
         total = 0.0
         for t, (i, q) in enumerate(zip(its, pos)):
             for kind in p["body"]:
@@ -138,10 +140,25 @@ def build(p):
                     for d in (-1, 0, 1):
                         if 0 <= i + d < N:
                             acc[i] += w[d + 1] * x[i + d]
+                elif kind == "dilated_window":  # k rows at dilation 2 (a strided window)
+                    lo = min(i, N - 1 - 2 * (k - 1))
+                    total = total + vnp.sum(vnp.sin(x[lo:lo + 2 * k - 1:2]) * w)
+                elif kind == "scatter_window":  # outer products into overlapping rows
+                    r0 = min(q, N + 3 - k)
+                    buf[r0:r0 + k] += x[i] * w[:k, None] * c
+                elif kind == "stack_last":  # rows stacked along the last axis
+                    cols.append(vnp.tanh(x[i] * c + y[q]))
+                elif kind == "patch2d":  # a 2x2 patch whose row and column both move
+                    r0, c0 = min(i, N - 2), min(2 * (t % 2), D - 2)
+                    total = total + vnp.sum(vnp.tanh(x[r0:r0 + 2, c0:c0 + 2]) * w[c0:c0 + 2])
                 elif kind == "window1d":  # one-channel windows against one vector
                     lo = min(i, D - k)
                     total = total + vnp.sum(w[lo:lo + k] * x[0, :k]) ** 2
         wt = np.cos(np.arange(buf.size, dtype=np.float64)).reshape(buf.shape)
+        if cols:
+            z = vnp.stack(cols, axis=-1)
+            total = total + vnp.sum(z * np.sin(np.arange(z.size, dtype=np.float64)
+                                               ).reshape(z.shape))
         return (total + vnp.sum(vnp.sin(buf) * wt) + vnp.sum(acc * acc[::-1])
                 + vnp.sum(h * s) + vnp.sum(s ** 2) + vnp.sum(s1 * vnp.cos(s1)))
     return f
