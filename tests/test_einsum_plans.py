@@ -136,3 +136,32 @@ def test_no_dot_plan_for_ints_sums_or_reordered_results():
     assert L._plan_dot("abc", "c", "ab", f8) is None
     assert L._plan_dot("ab", "ab", "", f8) is None  # (two letters contracted)
     assert L._plan_dot("ab", "c", "ac", f8) is None  # (no letter contracted)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+@pytest.mark.parametrize("spec,shapes", [
+    ("a,i->ai", [(40,), (7,)]), ("a,i->ia", [(3,), (50,)]), ("ab,c->abc", [(4, 5), (3,)]),
+    ("c,ab->abc", [(3,), (4, 5)]), ("a,bc->bca", [(9,), (2, 8)]), ("a,i->ai", [(3,), (7,)])])
+def test_outer_products_by_blas_equal_numpy_exactly(spec, shapes, dtype):
+    """An outer product of 8 rows or more runs as np.dot(column, row): each entry is one
+    product, the same as NumPy's (bit for bit); on views and mixed dtypes, NumPy's own."""
+    (a, b), out = L.parse_spec(spec)
+    rng = np.random.default_rng(1)
+    xs = [(rng.standard_normal(s) * 10).astype(dtype) for s in shapes]
+    plan = L._plan_outer(a, b, out, shapes)
+    rows = int(np.prod(shapes[0] if out.startswith(a) else shapes[1]))
+    assert (plan is not None) == (rows >= L.OUTER_ROWS)
+    run = L.plan_einsum(spec, shapes, [x.dtype for x in xs])
+    want = np.einsum(spec, *xs)
+    for ys in (xs, [np.pad(x, 1)[tuple(slice(1, 1 + n) for n in x.shape)] for x in xs],
+               [xs[0], xs[1].astype(np.complex64 if xs[1].dtype.kind == "c" else np.float32)]):
+        got = run(*ys)
+        assert got.shape == want.shape and got.dtype == np.einsum(spec, *ys).dtype
+        np.testing.assert_array_equal(got, np.einsum(spec, *ys))
+
+
+def test_no_outer_plan_for_shared_summed_or_scalar_letters():
+    assert L._plan_outer("a", "a", "a", [(9,), (9,)]) is None
+    assert L._plan_outer("ab", "c", "ac", [(9, 2), (3,)]) is None
+    assert L._plan_outer("ab", "c", "bac", [(9, 2), (3,)]) is None
+    assert L._plan_outer("", "ab", "ab", [(), (9, 9)]) is None
