@@ -192,6 +192,33 @@ def test_fuse_muladd_golden_and_equivalent():
     assert_equivalent(g, g1)
 
 
+def scattered_reads(x, y):
+    # a gradient whose cotangents are added into fresh zeros (one buffer, shared by CSE)
+    return vnp.sin(x[1:]), x[:4] * 3.0, vnp.exp(y[:4]), y[np.array([0, 2, 2, 4])] * 2.0
+
+
+INTO_ZEROS_GOLDEN = """\
+  t:f64[5,4] = full[shape=(5, 4), dtype=float64, value=0.0]
+  u:f64[5,4] = setitem[idx=(0:4, 0:4)] t q
+  v:f64[5,4] = setitem_add[idx=(1:5, 0:4)] u s
+  w:f64[5,4] = setitem_add[idx=(int[4], 0:4)] t o
+  x:f64[5,4] = setitem_add[idx=(0:4, 0:4)] w p
+  in (h, j, l, n, v, x) }"""
+
+
+def test_first_add_into_zeros_is_a_write_computed_into_the_region():
+    """zeros.at[r].add(v) = zeros.at[r].set(v) for a basic r (not for an index array, which
+    may repeat), then the elementwise v (3 * dx) that only the write reads is computed into
+    the write's region, with no temporary."""
+    g = simplify(cse(vjp_graph(graph(scattered_reads, (5, 4), (5, 4)), [0, 1])))
+    g1 = fuse_muladd(g)
+    assert strip(pretty(g1)).endswith(INTO_ZEROS_GOLDEN), pretty(g1)
+    assert_equivalent(g, g1)
+    src = compile_graph(g1).source
+    assert re.search(r"f\d+\(x3, c\d+, out=v\d+\[k\d+\]\)", src), src  # 3 * dx, in place
+    assert src.count("out=") == 2 and src.count("+=") == 2, src
+
+
 def batch_last(a, b):  # out[i, j, k] = sum_w a[w, i, k] b[w, j, k], batch k last (as seeds/000)
     s = P.einsum(a, b, spec="wik,wjk->ijk")
     return vnp.sum(P.einsum(vnp.tanh(s), a, spec="ijk,wik->wjk") * b)
@@ -1291,6 +1318,30 @@ def _rule_einsum_of_scaled(x):
     return P.einsum(t * x[1, 2], x[0], spec="ai,i->a"), P.einsum(-t, x[1], spec="ai,i->i")
 
 
+def _rule_scalar_out(x):
+    # a scaled cotangent times a derivative, read by a sum and a contraction: the scale
+    # outermost, then on the column sums and on the contraction's small operand
+    t = _big(x)
+    u = (x[0, 0] * t) * vnp.cos(t)
+    return vnp.sum(u, axis=0), P.einsum(u, x[1], spec="ai,i->a")
+
+
+SCALAR_OUT_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
+  c:f64[2592,3] = reshape[shape=(2592, 3)] b
+  d:f64[2592,3] = tanh c
+  e:f64[] = getitem[idx=(0, 0)] a
+  f:f64[2592,3] = cos d
+  g:f64[2592,3] = mul d f
+  h:f64[3] = reduce_sum[axes=(0,)] g
+  i:f64[3] = mul h e
+  j:f64[3] = getitem[idx=(1, 0:3)] a
+  k:f64[3] = mul j e
+  l:f64[2592] = einsum[spec=ai,i->a] g k
+  in (i, l) }"""
+
+
 COMMON_FACTOR_GOLDEN = """\
 { lambda a:f64[2,3] .
   b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
@@ -1455,6 +1506,8 @@ RULE_TESTS = {
     "smaller": (_rule_einsum_of_neg, _golden(EINSUM_OF_NEG_GOLDEN)),
     "x * a + x * b = x * (a + b), a and b small (and -)": (
         _rule_common_factor, _golden(COMMON_FACTOR_GOLDEN)),
+    "(s * x) * y = s * (x * y), s a scalar, x and y large": (
+        _rule_scalar_out, _golden(SCALAR_OUT_GOLDEN)),
     "sum(s * x) = s * sum(x), s a scalar, the sum smaller": (
         _rule_sum_of_scaled, _golden(SUM_OF_SCALED_GOLDEN)),
     "(-x) / a = x / (-a), a small": (_rule_div_of_neg, _golden(DIV_OF_NEG_GOLDEN)),

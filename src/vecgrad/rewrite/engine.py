@@ -111,6 +111,12 @@ class Ctx:
         stand for an input-graph value read several times)."""
         return self._uses.get(v, 0)
 
+    def stands_for(self, new: Atom, old: Var) -> None:
+        """A value made while rewriting stands for `old` (old = f(new) for a rewrite that
+        moves f outward): it is read as often as `old` is."""
+        if isinstance(new, Var) and new not in self._uses:
+            self._uses[new] = self.n_uses(old)
+
     def dropped_use(self, v: Var) -> None:
         """A rule replaced two reads of `v` by one (x + x = 2 * x)."""
         if v in self._uses:

@@ -288,6 +288,27 @@ def _small_factors_first(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _scalar_out(e: Eqn, c: Ctx) -> object:
+    """(s * x) * y = s * (x * y) for a scalar s and x, y as large as the product (a loss's
+    2 * r times a derivative; of PASS_OVER_CALL elements or more): the scalar outermost,
+    where sums and contractions of the product take it onto their (smaller) results or
+    operands. The same two roundings; s * x is made only for this product. (Oriented: the
+    scalar factors inside a product only decrease; of scalars alone, it would commute them
+    around forever.)"""
+    if e.out.aval.size < PASS_OVER_CALL:
+        return None
+    for u, y in (e.inputs, e.inputs[::-1]):
+        m = c.def_of(u, P.mul)
+        if m is None or c.n_uses(u) != 1 or y.aval != e.out.aval:
+            continue
+        for s, x in (m.inputs, m.inputs[::-1]):
+            if s.aval.ndim == 0 and x.aval == e.out.aval and s.aval.dtype == x.aval.dtype:
+                xy = c.emit(P.mul, (x, y), {}, e.src)
+                c.stands_for(xy, e.out)  # (read by the product's readers, the scale moved)
+                return P.mul, (s, xy), {}
+    return None
+
+
 def _factors(u: object, big: object, c: Ctx) -> list[tuple[object, object]]:
     """The ways u = x * a with a much smaller than `big` (a None: u = x itself)."""
     m = c.def_of(u, P.mul)
@@ -384,9 +405,9 @@ def _einsum_of_neg(e: Eqn, c: Ctx) -> object:
     readers (a gradient's cotangent read by several of them); for x of PASS_OVER_CALL
     elements or more (below, a call per reader costs more than the pass saved). A scalar
     factor alike: einsum(.., s * x, ..) = s * einsum(.., x, ..) (a loss's 2 * r read by the
-    contractions of a gradient) where the result is at most half of x, and = einsum(.., x,
-    .., s * y, ..) where an operand y is much smaller than x (an outer product's result is
-    larger than x): the scale goes to the smallest array it can."""
+    contractions of a gradient) where the result is at most half of x, or = einsum(.., x,
+    .., s * y, ..) where an operand y is much smaller than x and than the result (an outer
+    product's result is larger than x): the scale goes to the smallest array it can."""
     for k, a in enumerate(e.inputs):
         if a.aval.size < PASS_OVER_CALL:
             continue
@@ -399,13 +420,13 @@ def _einsum_of_neg(e: Eqn, c: Ctx) -> object:
             if f.aval.ndim != 0 or x.aval != a.aval or f.aval.dtype != a.aval.dtype:
                 continue
             ops = [x if j == k else o for j, o in enumerate(e.inputs)]
-            if e.out.aval.size * 2 <= a.aval.size:
-                return P.mul, (c.emit(P.einsum, tuple(ops), e.params, e.src), f), {}
             y = min((j for j in range(len(ops)) if j != k), key=lambda j: ops[j].aval.size,
                     default=None)
-            if y is not None and _small(ops[y], a):
+            if y is not None and _small(ops[y], a) and ops[y].aval.size < e.out.aval.size:
                 ops[y] = c.emit(P.mul, (ops[y], f), {}, e.src)
                 return P.einsum, tuple(ops), e.params
+            if e.out.aval.size * 2 <= a.aval.size:
+                return P.mul, (c.emit(P.einsum, tuple(ops), e.params, e.src), f), {}
     return None
 
 
@@ -500,6 +521,7 @@ RULES: list[Rule] = [
       for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.mul, _times_one, "x * 1 = x"),
     Rule(P.mul, _small_factors_first, "a * (b * x) = (a * b) * x, a and b small"),
+    Rule(P.mul, _scalar_out, "(s * x) * y = s * (x * y), s a scalar, x and y large"),
     Rule(P.mul, _small_quotients_first, "a * (x / b) = (a / b) * x, a and b small"),
     Rule(P.neg, _neg_into_small_factor, "-(a * x) = (-a) * x, a small"),
     Rule(P.mul, _neg_onto_small_factor, "(-x) * a = x * (-a), a small"),

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ...index import index_shape, is_basic, to_key
-from ...ir import Const, Graph, Var
+from ...ir import Const, Graph, Var, uses
 from .heap import retain_heap
 from .rows import Rows
 from .table import entry, lowered
@@ -64,24 +64,51 @@ def _ufunc_target(e: Any, reusable: Callable[[Any], bool]) -> int | None:
     return None
 
 
+def _computed_into(e: Any, w: Any) -> bool:
+    """Whether the elementwise e can be computed into the region that the write w sets to it
+    (`buf[key] = e`: a basic index, the region of e's shape and dtype, a plain ufunc)."""
+    if w.prim.name != "setitem" or len(w.inputs) != 2 or w.inputs[1] is not e.out or \
+            w.inputs[0] is e.out:
+        return False
+    idx = w.params["idx"]
+    if not isinstance(e.prim.impl, np.ufunc) or e.prim.impl.nout != 1 or e.params or \
+            entry(e.prim).lower is not None or entry(e.prim).inline is not None or \
+            not idx or not is_basic(idx) or not e.out.aval.shape:
+        return False
+    return e.out.aval.dtype == w.out.aval.dtype and \
+        e.out.aval.shape == index_shape(w.inputs[0].aval.shape, idx)
+
+
 def _into_writes(g: Graph, last: dict[Var, int]) -> set[int]:
     """Equations j whose elementwise result only the write right after them reads, as the
     whole region `buf[key] = v` sets (basic index, same dtype): the ufunc is computed into
     the region (`out=`), with no temporary and no copy of it."""
-    out = set()
-    for j, (e, w) in enumerate(zip(g.eqns, g.eqns[1:])):
-        if w.prim.name != "setitem" or len(w.inputs) != 2 or w.inputs[1] is not e.out or \
-                w.inputs[0] is e.out or last.get(e.out) != j + 1 or e.out in g.outputs:
-            continue
-        idx = w.params["idx"]
-        if not isinstance(e.prim.impl, np.ufunc) or e.prim.impl.nout != 1 or e.params or \
-                entry(e.prim).lower is not None or entry(e.prim).inline is not None or \
-                not idx or not is_basic(idx) or not e.out.aval.shape:
-            continue
-        if e.out.aval.dtype == w.out.aval.dtype and \
-                e.out.aval.shape == index_shape(w.inputs[0].aval.shape, idx):
-            out.add(j)
-    return out
+    return {j for j, (e, w) in enumerate(zip(g.eqns, g.eqns[1:]))
+            if last.get(e.out) == j + 1 and e.out not in g.outputs and _computed_into(e, w)}
+
+
+def sink_into_writes(g: Graph) -> Graph:
+    """g with each elementwise value that only a write reads, as that write's whole region,
+    computed right before the write (moving an equation later keeps every dependence: its
+    one reader is the write), so that `_into_writes` computes it into the region."""
+    n = uses(g)
+    pos = {e.out: j for j, e in enumerate(g.eqns)}
+    before: dict[int, int] = {}  # the write's position -> the value's
+    for i, w in enumerate(g.eqns):
+        j = pos.get(w.inputs[1]) if w.prim.name == "setitem" and len(w.inputs) == 2 else None
+        if j is not None and j < i - 1 and n[w.inputs[1]] == 1 and \
+                _computed_into(g.eqns[j], w):
+            before[i] = j
+    if not before:
+        return g
+    moved = set(before.values())
+    eqns = []
+    for i, e in enumerate(g.eqns):
+        if i in before:
+            eqns.append(g.eqns[before[i]])
+        if i not in moved:
+            eqns.append(e)
+    return g.replace(eqns=tuple(eqns))
 
 
 class _Codegen:
@@ -209,10 +236,10 @@ def generate(g: Graph, targets: dict[Var, str] | None = None) -> tuple[_Codegen,
     ...), and the code generator holding their names and the objects they refer to. A value
     in `targets` that an elementwise ufunc makes is written into that expression's array.
     `cg.line_src[k]` is the user's source line of statement k's equation (its first one)."""
-    cg = _Codegen(g, targets)
+    cg = _Codegen(sink_into_writes(g), targets)
     lines: list[str] = []
     cg.line_src = []
-    for i, e in enumerate(g.eqns):
+    for i, e in enumerate(cg.g.eqns):
         stmts = cg.line(i, e)
         lines += stmts
         cg.line_src += [e.src] + [None] * (len(stmts) - 1) if stmts else []
@@ -259,4 +286,4 @@ def compile_graph(g: Graph, name: str = "vecgrad_fn") -> Compiled:
     exec(code, cg.env)  # noqa: S102 - running the generated code is this module's purpose
     if all("\n" not in ln for ln in body):  # (else the numbering would need the splits)
         _show_in_tracebacks(filename, cg.env[name], src, cg.line_src)
-    return Compiled(cg.env[name], src, g)
+    return Compiled(cg.env[name], src, cg.g)
