@@ -134,3 +134,16 @@ def test_round_builtin_as_numpy_scalars():
 def test_format_without_spec_and_generic_alias():
     assert vg.jit(lambda x: (f"{x}".startswith("Tracer"), x * 1.0)[1])(M).shape == M.shape
     assert Tracer[np.float64] is not None
+
+
+@pytest.mark.parametrize("other", [None, "abc", b"x"])
+def test_equality_with_none_or_a_string_is_elementwise_as_numpy(other):
+    """NumPy compares elementwise against an object of another kind: all False for `==`, all
+    True for `!=` (a 0-d array gives a NumPy bool); vecgrad raised a TypeError."""
+    x = np.arange(6.0).reshape(2, 3)
+    got = vg.jit(lambda a: (a == other, a != other, a[0, 0] == other,
+                            vnp.where(a != other, a, 0.0)))(x)
+    want = (x == other, x != other, x[0, 0] == other, np.where(x != other, x, 0.0))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert np.asarray(g).dtype == np.asarray(w).dtype

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from ..ir import Primitive
 from ..tracing import Tracer, bind
 from .elementwise import add, div, eq, ge, gt, le, lt, mul, ne, sub
@@ -28,13 +30,25 @@ def _prim_op(prim: Primitive, swap: bool = False) -> Callable:
     return lambda self, other: bind(prim, self, other)
 
 
+def _equality(prim: Primitive, other_kind: bool) -> Callable:
+    """`==` / `!=`; against None or a string NumPy compares elementwise as objects of another
+    kind: all False (`!=`: all True), a constant of the array's shape (a scalar if 0-d)."""
+    def op(self: Tracer, other: object) -> object:
+        if other is None or isinstance(other, (str, bytes)):
+            shape = self._atom.aval.shape
+            return np.full(shape, other_kind) if shape else np.bool_(other_kind)
+        return bind(prim, self, other)
+    return op
+
+
 def install() -> None:
     """Set the operators on `Tracer`."""
     for n, p in [("add", add), ("sub", sub), ("mul", mul), ("truediv", div)]:
         setattr(Tracer, f"__{n}__", _prim_op(p))
         setattr(Tracer, f"__r{n}__", _prim_op(p, swap=True))
-    for n, p in [("lt", lt), ("le", le), ("gt", gt), ("ge", ge), ("eq", eq), ("ne", ne)]:
+    for n, p in [("lt", lt), ("le", le), ("gt", gt), ("ge", ge)]:
         setattr(Tracer, f"__{n}__", _prim_op(p))
+    Tracer.__eq__, Tracer.__ne__ = _equality(eq, False), _equality(ne, True)
     for n, p in [("floordiv", floor_divide), ("mod", remainder), ("and", bitwise_and),
                  ("or", bitwise_or), ("xor", bitwise_xor), ("lshift", left_shift),
                  ("rshift", right_shift)]:
