@@ -423,3 +423,30 @@ def test_histogram(kw):
     check(lambda xp, x, w: xp.histogram(x, weights=w, **kw)[0], x, w, argnums=1)
     check(lambda xp, x: xp.histogram_bin_edges(x, **{k: v for k, v in kw.items()
                                                       if k != "density"}), T)
+
+
+PTS = np.round(R.standard_normal((60, 3)) * 4) / 4  # (values on bin edges too)
+
+
+def _flat(hist, edges):
+    return (hist, *edges)
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"bins": (3, 4, 2)}, {"bins": 4, "range": [(-1.0, 1.0), None, (0.0, 3.0)]},
+    {"bins": [np.linspace(-2, 2, 5), 3, np.array([-1.0, 0.0, 0.5, 2.0])]},
+    {"bins": 5, "density": True}, {"bins": 2, "range": [(0.0, 0.0)] * 3},
+], ids=["default", "bins", "range", "edges", "density", "empty-range"])
+def test_histogramdd_and_histogram2d(kw):
+    """NumPy's bin search per dimension (the last edge in the last bin), outliers dropped."""
+    check(lambda xp, p: _flat(*xp.histogramdd(p, **kw)), PTS, grad=False)
+    w = np.abs(R.standard_normal(60)) + 0.1
+    check(lambda xp, p, w: xp.histogramdd(p, weights=w, **kw)[0], PTS, w, argnums=1)
+    check(lambda xp, p: tuple(xp.histogramdd([p[:, 0], p[:, 2], p[:, 1]], **kw)[1]),
+          R.standard_normal((60, 3)))  # (edges from the data's range: no tied extremes)
+    kw2 = {k: v[:2] if isinstance(v, list | tuple) and len(v) == 3 else v
+           for k, v in kw.items()}
+    check(lambda xp, p, w: xp.histogram2d(p[:, 0], p[:, 1], weights=w, **kw2), PTS, w,
+          argnums=1)
+    with pytest.raises(ValueError, match="dimension of bins"):
+        vg.jit(lambda p: vnp.histogramdd(p, bins=(2, 3)))(PTS)

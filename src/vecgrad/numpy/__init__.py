@@ -23,6 +23,7 @@ from ._ufuncs import *
 from ._shape_ops import *
 from ._tiling import *
 from ._pad import *
+from ._histdd import *
 from ._stats import *
 from ._order import *
 from ._indexing import *
