@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Const, Eqn, Graph, Var, dce, uses
+from ..ir import Atom, Const, Eqn, Graph, Var, dce, uses
 from ..rewrite.cse import cse
 from ..tracing import Tracer
 from . import gather
@@ -92,12 +92,13 @@ class _Emitter(Operands):
             self._unbatched(members, f"{len(members)} `{e.prim.name}` operations on arrays of "
                             f"{p.out[i0].aval.size:,} elements each ran one by one: merging "
                             "them would copy operands read at positions with no affine form")
-        else:
-            parts = self._by_source(members)
+        else:  # (the members' operands by position, read once for the checks and the emission:
+            cols = [list(c) for c in zip(*map(p.ops.__getitem__, members))]  # a big group's
+            parts = self._by_source(members, cols)  # ops lie far apart in memory)
             if parts is None:  # (each operand from one source: not checked again)
-                runs = self._affine_runs(members)
+                runs = self._affine_runs(members, cols)
                 if len(runs) == 1:
-                    self._batched(members, one=True)
+                    self._batched(members, one=True, cols=cols)
                     return
                 for run in runs:
                     self._batched(run, one=True) if len(run) > 1 else self._single(run[0])
@@ -108,15 +109,17 @@ class _Emitter(Operands):
                 else:
                     self._batched(part)
 
-    def _by_source(self, members: list[int]) -> list[list[int]] | None:
+    def _by_source(self, members: list[int], operands: list[list[Atom]]
+                   ) -> list[list[int]] | None:
         """Members split by where their operands come from, when there are few such
         combinations: each part then reads its operands as views (a loop invariant passed
         once), with no concatenation. Values only one member uses count as one source.
-        None (the common case) when each operand comes from one source."""
+        None (the common case) when each operand comes from one source. `operands`: the
+        members' operands by position."""
+        if all(map(self._one_source, operands)):
+            return None
         p = self.p
         ops = p.ops
-        if all(self._one_source(list(col)) for col in zip(*map(ops.__getitem__, members))):
-            return None
         cols = []
         for j in range(len(p.ops[members[0]])):
             col = [self._source(p.ops[m][j]) for m in members]
@@ -139,17 +142,19 @@ class _Emitter(Operands):
         # it saves (one stack per operand against one call per member)
         return [q for ms in out for q in _few_loose(ms, cols, members)]
 
-    def _affine_runs(self, ms: list[int]) -> list[list[int]]:
+    def _affine_runs(self, ms: list[int], ops: list[list[Atom]] | None = None
+                     ) -> list[list[int]]:
         """Members whose reads sit at positions that are affine only piecewise (the pairs
         (t, t-L) of a loop over t inside a loop over a few lags L), split into those few long
         runs: each reads its operands as views, and their gradients are slice additions, where
-        one gather of all positions would copy them and sum its gradient by segment."""
+        one gather of all positions would copy them and sum its gradient by segment. `ops`:
+        the members' operands by position, if known."""
         if len(ms) < 2 * MIN_RUN:
             return [ms]
         p, reads = self.p, self.reads
         cols = []
         M = len(ms)
-        for col in zip(*map(p.ops.__getitem__, ms)):
+        for col in zip(*map(p.ops.__getitem__, ms)) if ops is None else ops:
             r0, r1, rm, rl = map(reads.get, (col[0], col[1], col[M // 2], col[-1]))
             if r0 is None or not r0[3] or r1 is None or rm is None or rl is None:
                 continue  # (the common case, quickly: no read, or not all reads)
@@ -242,13 +247,16 @@ class _Emitter(Operands):
                                  zip(itertools.repeat(out), range(len(members)))))
         self.notes.batched(members, out, self.b.eqns[-1] if self.b.eqns else None)
 
-    def _batched(self, members: list[int], one: bool = False) -> None:
+    def _batched(self, members: list[int], one: bool = False,
+                 cols: list[list[Atom]] | None = None) -> None:
         p = self.p
         e = p.eqn[members[0]]
         n = len(members)
         if e.prim.batch is None:
             return self._unbatched(members, f"`{e.prim.name}` has no batching rule")
-        ops = [self.operand(list(col), one) for col in zip(*map(p.ops.__getitem__, members))]
+        if cols is None:
+            cols = [list(c) for c in zip(*map(p.ops.__getitem__, members))]
+        ops = [self.operand(col, one) for col in cols]
         if not any(b for _, b in ops):  # the same operation on the same values: run it once
             out = e.prim(*[x for x, _ in ops], **e.params)
             for m in members:
