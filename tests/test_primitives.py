@@ -284,7 +284,8 @@ _RUNS: dict[str, dict] = {}
 # list (about 3,100 fused equations) takes minutes. By default it runs a slice that still
 # reaches every lowering: each primitive once in float32 (its equation alone, fused or run as
 # NumPy; float64 where it takes no float32) and the float64 VJP graph of each primitive the
-# kernels fuse (300 cases, 335 fused equations). VECGRAD_NUMBA_FULL=1 runs every case.
+# kernels fuse (300 cases, 335 fused equations), and every case of the loop primitive.
+# VECGRAD_NUMBA_FULL=1 runs every case.
 NUMBA_FULL = os.environ.get("VECGRAD_NUMBA_FULL", "") not in ("", "0")
 
 
@@ -301,6 +302,9 @@ def _numba_slice() -> set[tuple]:
                             s.params_for(shapes)).eqns[0]
         if dt is np.float32 or (name, np.float32) not in firsts or fusible(eqn, FUSIBLE):
             keep.add((id(s), shapes, dt))
+    # every loop case: each is one compiled step kernel and driver (backends/numba/loop.py)
+    keep |= {(id(s), shapes, dt) for s, shapes, dt in (p.values for p in BACKEND_CASES)
+             if s.prim.name == "loop"}
     return keep
 
 

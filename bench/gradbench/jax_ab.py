@@ -71,11 +71,16 @@ def main(argv: list[str] | None = None) -> None:
                     help="a GradBench work tree (run.py's WORK/gradbench)")
     ap.add_argument("--runs", type=int, default=100, help="calls per round")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--backend", default="numpy",
+                    help="vecgrad's backend (numpy, or numba: loops as one compiled kernel)")
     ap.add_argument("sizes", nargs="+", help="eval:size,size,... (ode:n,s or gmm:d,k,n)")
     a = ap.parse_args(argv)
     sys.path[:0] = [str(HERE), str(a.gradbench / "python" / "gradbench")]
     import jax
+
+    import vecgrad as vg
     jax.config.update("jax_enable_x64", True)
+    vg.config(backend=a.backend)
     for spec in a.sizes:
         name, _, rest = spec.partition(":")
         ours, theirs = EVALS[name]([int(v) for v in rest.split(",")],

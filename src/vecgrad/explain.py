@@ -17,6 +17,7 @@ from . import primitives as P
 from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
 from .backends.numpy import is_view, profile_graph
+from .config import settings
 from .explain_text import Found, Hot, Report, _where
 from .ir import Eqn, Graph, Var
 from .notes import Note
@@ -137,7 +138,12 @@ def _what(e: Eqn) -> str:
     if e.prim.name == "loop":  # a rolled recurrence: its steps run one after another, each
         # paying one NumPy dispatch per operation (the floor on small arrays)
         n = sum(1 for b in e.params["body"].eqns if not is_view(b.prim))
-        return f"loop[{e.params['length']} steps x {n} operations]"
+        how = ""
+        if settings.backend == "numba":  # (explain compiles on the configured backend)
+            from .backends.numba.loop import why_not
+            why = why_not(e)
+            how = ", one numba kernel" if why is None else f", NumPy's loop: {why}"
+        return f"loop[{e.params['length']} steps x {n} operations{how}]"
     ps = ", ".join(f"{k}={v}" for k, v in e.params.items() if k in ("spec", "axes", "axis"))
     return e.prim.name + (f"[{ps}]" if ps else "")
 

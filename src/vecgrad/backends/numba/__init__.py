@@ -20,11 +20,11 @@ from ...ir import Const, Eqn, Graph, Var
 from .. import Backend
 from ..numpy import Compiled, is_view, lowered
 from ..numpy.codegen import identifier
-from . import blas, cache
+from . import blas, cache, loop
 from .kernel import SCALAR, KernelSource
-from .regions import VIEWS, Region, schedule
+from .regions import VIEWS, WRITES, Region, schedule
 
-FUSIBLE = frozenset(SCALAR) | {"cast", "logistic"}
+FUSIBLE = frozenset(SCALAR) | {"cast", "logistic"} | WRITES
 
 
 class FallbackTable(dict):
@@ -82,8 +82,11 @@ class _Outer:
     def numpy_eqn(self, e: Eqn) -> None:
         self.names[e.out] = self.fresh()
         args = ", ".join(self.ref(a) for a in e.inputs)
-        fn = blas.lowering(e) or lowered(e)
+        fn = (loop.lower(e, f"{self.name}_l{len(self.env)}") if e.prim.name == "loop" else
+              blas.lowering(e)) or lowered(e)
         self.lines.append(f"{self.names[e.out]} = {self.bind(fn)}({args})")
+        if hasattr(fn, "source") and e.prim.name == "loop":
+            self.kernels.append(fn.source)
         if is_view(e.prim) and e.inputs and (isinstance(e.inputs[0], Const)
                                          or e.inputs[0] in self.borrowed):
             self.borrowed.add(e.out)

@@ -21,8 +21,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...index import index_shape
 from ...ir import Atom, Const, Eqn, Var
-from .regions import CONTRACTIONS, REDUCTIONS, SLICES, VIEWS, Region, letters
+from .blocks import Blocks, bidx, cast, getitem_idx, literal
+from .regions import BLOCKS, CONTRACTIONS, REDUCTIONS, SLICES, VIEWS, WRITES, Region, letters
 
 # A contraction accumulating into its output along an output letter of at most UNROLL
 # elements, with at least UNROLL_MACS multiply-adds, has that loop written out (`unrolled`).
@@ -59,23 +61,6 @@ _NEEDS_CAST_RESULT = frozenset({"gt", "lt", "ge", "le", "eq", "ne", "logical_and
                                 "logical_or", "logical_not"})
 
 
-def literal(v: np.ndarray, dt: np.dtype) -> str:
-    """A scalar constant of dtype dt as numba source."""
-    x = v.reshape(()).item()
-    if dt == np.bool_:
-        return repr(bool(x))
-    if dt.kind in "iu":
-        return f"np.{dt.name}({int(x)})"
-    x = float(x)
-    s = "np.nan" if math.isnan(x) else ("np.inf" if x == math.inf else
-                                       "-np.inf" if x == -math.inf else repr(x))
-    return f"np.{dt.name}({s})"
-
-
-def cast(expr: str, src: np.dtype, dst: np.dtype) -> str:
-    return expr if src == dst else f"np.{dst.name}({expr})"
-
-
 def compute_dtype(e: Eqn) -> np.dtype:
     """The dtype an elementwise op computes in (NumPy's promotion; floats out of bools)."""
     dts = [a.aval.dtype for a in e.inputs]
@@ -90,12 +75,6 @@ def compute_dtype(e: Eqn) -> np.dtype:
     return dt
 
 
-def _bidx(shape: tuple[int, ...], out: tuple[int, ...], idx: list[str]) -> list[str]:
-    """The index into an operand of `shape` broadcast to `out` at index `idx`."""
-    off = len(out) - len(shape)
-    return ["0" if d == 1 and out[off + k] != 1 else idx[off + k] for k, d in enumerate(shape)]
-
-
 def _reshape_idx(src: tuple[int, ...], dst: tuple[int, ...], idx: list[str]) -> list[str]:
     """The index into an array of shape src of element idx of its reshape to dst."""
     if [d for d in src if d != 1] == [d for d in dst if d != 1]:
@@ -107,23 +86,13 @@ def _reshape_idx(src: tuple[int, ...], dst: tuple[int, ...], idx: list[str]) -> 
             for k, d in enumerate(src)]
 
 
-def _getitem_idx(key: tuple, idx: list[str]) -> list[str]:
-    out, it = [], iter(idx)
-    for k in key:
-        if k is None:
-            next(it)
-        elif isinstance(k, int):
-            out.append(str(k))
-        else:  # Sl
-            out.append(f"({k.start} + {k.step} * {next(it)})")
-    return out + list(it)
 
 
-class KernelSource:
+class KernelSource(Blocks):
     """The source of one region's kernel: `make()` returns (source, args, outputs)."""
 
-    def __init__(self, region: Region, live_out: set[Var], name: str):
-        self.region, self.name = region, name
+    def __init__(self, region: Region, live_out: set[Var], name: str, blas: bool = False):
+        self.region, self.name, self.blas = region, name, blas
         self.live_out = live_out
         self.lines: list[str] = []
         self.args: list[Atom] = []
@@ -193,18 +162,18 @@ class KernelSource:
             for k, ax in enumerate(p["perm"]):
                 j[ax] = idx[k]
         elif name == "broadcast_to":
-            j = _bidx(src, dst, idx)
+            j = bidx(src, dst, idx)
         else:
-            j = _getitem_idx(p["idx"], idx)
+            j = getitem_idx(p["idx"], idx)
         return self.read(x, j)
 
     def scalar_expr(self, e: Eqn, idx: list[str]) -> str:
         name, out = e.prim.name, e.out.aval
         if name == "cast":
-            return cast(self.read(e.inputs[0], _bidx(e.inputs[0].aval.shape, out.shape, idx)),
+            return cast(self.read(e.inputs[0], bidx(e.inputs[0].aval.shape, out.shape, idx)),
                         e.inputs[0].aval.dtype, out.dtype)
         dt = compute_dtype(e)
-        ops = [self.read(a, _bidx(a.aval.shape, out.shape, idx),
+        ops = [self.read(a, bidx(a.aval.shape, out.shape, idx),
                          None if (name == "where" and k == 0) else dt)
                for k, a in enumerate(e.inputs)]
         if name == "logistic":
@@ -341,7 +310,7 @@ class KernelSource:
             return idx, depth + 1
 
         def rd(a: Atom, idx: list[str]) -> str:
-            return self.read(a, _bidx(a.aval.shape, shape, idx), dt)
+            return self.read(a, bidx(a.aval.shape, shape, idx), dt)
         s = self.fresh("s")
         if name == "softmax_vjp":
             g, p = e.inputs
@@ -385,6 +354,8 @@ class KernelSource:
         """A loop over every letter; the innermost one chosen so that the operands and the
         accumulator are contiguous along it (SIMD), the output stored in the order that
         makes it so (its readers index through that order)."""
+        if self.dot(e):
+            return
         name, out = e.prim.name, e.out.aval
         dt = out.dtype
         if name == "norm":
@@ -482,7 +453,7 @@ class KernelSource:
         if e.prim.name == "muladd":
             c = e.inputs[2]
             return lambda acc, idx: \
-                f"{acc} + {self.read(c, _bidx(c.aval.shape, e.out.aval.shape, idx), dt)}"
+                f"{acc} + {self.read(c, bidx(c.aval.shape, e.out.aval.shape, idx), dt)}"
         return lambda acc, idx: acc
 
     # ------------------------------------------------------------------ the kernel
@@ -497,6 +468,13 @@ class KernelSource:
             return c.out.aval.size == v.aval.size
         if name in REDUCTIONS:
             return True
+        if name in BLOCKS:
+            return True
+        if name in WRITES:  # the base read once per element; the value once per region's
+            k = c.inputs.index(v)
+            return v.aval.size == (c.out.aval.size if k == 0 else
+                                   math.prod(index_shape(c.inputs[0].aval.shape,
+                                                         c.params["idx"])))
         if name in ("einsum", "muladd") and c.inputs.index(v) < 2:
             ins, _ = letters(c.params["spec"])  # type: ignore[misc]
             size: dict[str, int] = {}
@@ -525,6 +503,10 @@ class KernelSource:
                 self.slices(e)
             elif name in CONTRACTIONS:
                 self.contraction(e)
+            elif name in WRITES:
+                self.write(e)
+            elif name in BLOCKS:
+                self.concatenate(e)
             else:
                 raise AssertionError(f"not fusible: {name}")
         outs = [e.out for e in self.region.eqns if e.out in self.live_out]

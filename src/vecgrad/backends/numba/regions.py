@@ -25,6 +25,10 @@ REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min"})
 SLICES = frozenset({"softmax", "softmax_vjp", "logsumexp"})
 VIEWS = frozenset({"reshape", "transpose", "relayout", "broadcast_to", "getitem"})
 CONTRACTIONS = frozenset({"einsum", "muladd", "norm"})
+# Writes at a basic index (a copy of the base, then the region): fused where the caller names
+# them (a loop's step kernel, loop.py), since NumPy writes a dead base in place.
+WRITES = frozenset({"setitem", "setitem_add"})
+BLOCKS = frozenset({"concatenate"})
 
 # A contraction shaped like a matrix product (a letter only in x, one only in y, and a
 # summed one) with at least this many multiply-adds goes to BLAS through NumPy's planner;
@@ -67,31 +71,57 @@ def _macs(e: Eqn) -> tuple[int, bool]:
     return macs, gemm
 
 
-def fusible(e: Eqn, scalar: frozenset[str]) -> bool:
-    """Whether the kernel generator handles e (its primitive, dtypes, shapes and params)."""
+def fusible(e: Eqn, scalar: frozenset[str], blas: bool = False) -> bool:
+    """Whether the kernel generator handles e (its primitive, dtypes, shapes and params);
+    `scalar`: the elementwise primitives (and WRITES) the caller fuses; `blas`: the kernel may
+    call np.dot (a step kernel's large matrix products: blocks.Blocks.dot)."""
     name = e.prim.name
     avals = [a.aval for a in e.inputs] + [e.out.aval]
     if any(a.size == 0 for a in avals):
         return False
-    if name in scalar:
+    if name in scalar and name not in WRITES:
         return all(a.dtype in FLOATS or a.dtype == np.bool_ or
                    (isinstance(x, Const) and a.size == 1 and a.dtype.kind in "iu")
                    for a, x in zip(avals, list(e.inputs) + [e.out]))
     if not all(a.dtype in FLOATS for a in avals):
         return False
-    if name in REDUCTIONS or name in SLICES:
+    if name in REDUCTIONS or name in SLICES or name in BLOCKS:
         return True
-    if name in VIEWS:
-        return name != "getitem" or all(k is None or isinstance(k, (int, tuple)) or
-                                        type(k).__name__ == "Sl" for k in e.params["idx"])
+    if name in VIEWS or name in WRITES:
+        return (name in scalar if name in WRITES else True) and \
+            (name not in ("getitem", *WRITES) or _basic(e.params["idx"]))
     if name in CONTRACTIONS:
         if letters(e.params["spec"]) is None:
             return False
         if name == "norm":
             return True
         macs, gemm = _macs(e)
-        return not (gemm and macs >= BLAS_MACS)
+        return not (gemm and macs >= BLAS_MACS) or blas and dot_form(e.params["spec"]) is not None
     return False
+
+
+def dot_form(spec: str) -> tuple[int, bool, bool] | None:
+    """A two-operand contraction that is np.dot(L, R) of 2-d L and 2-d or 1-d R, each read
+    as it lies or transposed: (which operand is L, transpose L, transpose R); None if not."""
+    ls = letters(spec)
+    if ls is None or len(ls[0]) != 2:
+        return None
+    (a, b), out = ls
+    common = set(a) & set(b)
+    if any(len(set(s)) != len(s) for s in (a, b, out)) or not 1 <= len(out) <= 2 or \
+            len(common) != 1 or common & set(out) or set(a) | set(b) != set(out) | common:
+        return None
+    s = common.pop()
+    left = 0 if out[0] in a else 1
+    L, R = (a, b)[left], (a, b)[1 - left]
+    if len(L) != 2 or len(R) != len(out):
+        return None
+    return left, L != out[0] + s, len(R) == 2 and R != s + out[1]
+
+
+def _basic(idx: tuple) -> bool:
+    return all(k is None or isinstance(k, (int, tuple)) or type(k).__name__ == "Sl"
+               for k in idx)
 
 
 def schedule(g: Graph, scalar: frozenset[str]) -> list[Eqn | Region]:
