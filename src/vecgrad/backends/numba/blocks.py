@@ -90,6 +90,33 @@ class Blocks:
             self.emit(d, f"{self.store(e.out, oidx)} = {self.read(x, idx, dt)}")
             off += x.aval.shape[axis]
 
+    def stack(self, e: Eqn) -> None:
+        """Operand k copied into index k of the new axis."""
+        axis, dt = e.params["axis"], e.out.aval.dtype
+        self.alloc(e.out)
+        for k, x in enumerate(e.inputs):
+            idx, d = self.nest(x.aval.shape, 1)
+            self.emit(d, f"{self.store(e.out, idx[:axis] + [str(k)] + idx[axis:])} = "
+                      f"{self.read(x, idx, dt)}")
+
+    def static_gather(self, e: Eqn) -> None:
+        """take / segment_sum at static positions (at most STATIC_IDS: a tuple literal)."""
+        axis, dt = e.params["axis"], e.out.aval.dtype
+        ids = "(" + ", ".join(str(int(i)) for i in e.params["ids"].arr) + ",)"
+        x = e.inputs[0]
+        if e.prim.name == "take":
+            self.alloc(e.out)
+            idx, d = self.nest(e.out.aval.shape, 1)
+            src = list(idx)
+            src[axis] = f"{ids}[{idx[axis]}]"
+            self.emit(d, f"{self.store(e.out, idx)} = {self.read(x, src, dt)}")
+            return
+        self.alloc(e.out, "0.0")  # segment_sum: each element added at its label
+        idx, d = self.nest(x.aval.shape, 1)
+        dst = list(idx)
+        dst[axis] = f"{ids}[{idx[axis]}]"
+        self.emit(d, f"{self.store(e.out, dst)} += {self.read(x, idx, dt)}")
+
     def dot(self, e: Eqn) -> bool:
         """A matrix (or matrix-vector) product as np.dot of the operands as they lie (a
         transpose is numba's F-ordered view, no copy); muladd adds its third operand after.

@@ -24,7 +24,17 @@ import numpy as np
 from ...index import index_shape
 from ...ir import Atom, Const, Eqn, Var
 from .blocks import Blocks, bidx, cast, getitem_idx, literal
-from .regions import BLOCKS, CONTRACTIONS, REDUCTIONS, SLICES, VIEWS, WRITES, Region, letters
+from .regions import (
+    BLOCKS,
+    CONTRACTIONS,
+    REDUCTIONS,
+    SLICES,
+    STATIC_GATHERS,
+    VIEWS,
+    WRITES,
+    Region,
+    letters,
+)
 
 # A contraction accumulating into its output along an output letter of at most UNROLL
 # elements, with at least UNROLL_MACS multiply-adds, has that loop written out (`unrolled`).
@@ -468,7 +478,7 @@ class KernelSource(Blocks):
             return c.out.aval.size == v.aval.size
         if name in REDUCTIONS:
             return True
-        if name in BLOCKS:
+        if name in BLOCKS or name == "segment_sum":  # (each operand element read once)
             return True
         if name in WRITES:  # the base read once per element; the value once per region's
             k = c.inputs.index(v)
@@ -506,7 +516,9 @@ class KernelSource(Blocks):
             elif name in WRITES:
                 self.write(e)
             elif name in BLOCKS:
-                self.concatenate(e)
+                (self.concatenate if name == "concatenate" else self.stack)(e)
+            elif name in STATIC_GATHERS:
+                self.static_gather(e)
             else:
                 raise AssertionError(f"not fusible: {name}")
         outs = [e.out for e in self.region.eqns if e.out in self.live_out]

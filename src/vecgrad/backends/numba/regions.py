@@ -28,7 +28,10 @@ CONTRACTIONS = frozenset({"einsum", "muladd", "norm"})
 # Writes at a basic index (a copy of the base, then the region): fused where the caller names
 # them (a loop's step kernel, loop.py), since NumPy writes a dead base in place.
 WRITES = frozenset({"setitem", "setitem_add"})
-BLOCKS = frozenset({"concatenate"})
+BLOCKS = frozenset({"concatenate", "stack"})
+# take and segment_sum at static positions: fused when there are at most this many (the
+# kernel holds them as a tuple literal).
+STATIC_GATHERS, STATIC_IDS = frozenset({"take", "segment_sum"}), 64
 
 # A contraction shaped like a matrix product (a letter only in x, one only in y, and a
 # summed one) with at least this many multiply-adds goes to BLAS through NumPy's planner;
@@ -87,6 +90,8 @@ def fusible(e: Eqn, scalar: frozenset[str], blas: bool = False) -> bool:
         return False
     if name in REDUCTIONS or name in SLICES or name in BLOCKS:
         return True
+    if name in STATIC_GATHERS:
+        return e.params["ids"].arr.size <= STATIC_IDS
     if name in VIEWS or name in WRITES:
         return (name in scalar if name in WRITES else True) and \
             (name not in ("getitem", *WRITES) or _basic(e.params["idx"]))
