@@ -103,6 +103,10 @@ class KernelSource(Blocks):
 
     def __init__(self, region: Region, live_out: set[Var], name: str, blas: bool = False):
         self.region, self.name, self.blas = region, name, blas
+        # Values stored straight into a 1-d slice expression (a loop's stacked outputs: the
+        # step writes row t of the loop's result, loop.py), and those that were.
+        self.rows: dict[Var, str] = {}
+        self.in_rows: set[Var] = set()
         self.live_out = live_out
         self.lines: list[str] = []
         self.args: list[Atom] = []
@@ -227,6 +231,11 @@ class KernelSource(Blocks):
         if a.ndim == 0:
             return name
         shape = tuple(a.shape[p] for p in perm) if perm is not None else a.shape
+        row = self.rows.get(v)
+        if row is not None and fill is None and v not in self.perm:  # (a loop's stacked y)
+            self.in_rows.add(v)
+            self.emit(1, f"{name} = {row}.reshape({shape})")
+            return name
         # (np.zeros is a memset; numba's np.full fills element by element: 16K cost 20 us)
         make = "np.empty" if fill is None else "np.zeros" if fill == "0.0" else "np.full"
         extra = "" if fill in (None, "0.0") else f", {fill}"
@@ -263,7 +272,11 @@ class KernelSource(Blocks):
     def copy_out(self, v: Var) -> str:
         """A fresh array holding view or inline value v (a kernel result)."""
         tmp = Var(v.aval)
+        if v in self.rows:
+            self.rows[tmp] = self.rows[v]
         self.alloc(tmp)
+        if tmp in self.in_rows:
+            self.in_rows.add(v)
         idx, d = self.nest(v.aval.shape, 1)
         self.emit(d, f"{self.store(tmp, idx)} = {self.read(v, idx)}")
         return self.names[tmp]
@@ -523,7 +536,8 @@ class KernelSource(Blocks):
                 raise AssertionError(f"not fusible: {name}")
         outs = [e.out for e in self.region.eqns if e.out in self.live_out]
         rets = [self.names[v] if self.kind[v] == "arr" else self.copy_out(v) for v in outs]
-        params = ", ".join(f"a{k}" for k in range(len(self.args)))
+        params = ", ".join([f"a{k}" for k in range(len(self.args))] +
+                           (["out_", "t_"] if self.rows else []))  # (rows: loop.py)
         self.short = _innermost_trips(self.lines) <= UNROLL
         body = "\n".join(self.lines)
         src = (f"def {self.name}({params}):\n{body}\n"

@@ -92,6 +92,11 @@ def lower(e: Eqn, name: str) -> Callable[..., np.ndarray] | None:
     produced = {b.out for b in body.eqns}
     live = {o for o in body.outputs if isinstance(o, Var) and o in produced}
     ks = KernelSource(Region(list(body.eqns)), live, f"{name}_step", blas=True)
+    lay = layout(body, length, nc)
+    for o, (off, s) in zip(body.outputs[nc:], lay[nc:]):  # each step writes its rows
+        row = math.prod(s[1:])
+        if isinstance(o, Var) and o in produced and len(s) > 1 and o not in ks.rows:
+            ks.rows[o] = f"out_[{off} + t_ * {row}:{off} + (t_ + 1) * {row}]"
     step_src, args, outs = ks.make()
     src, consts = _driver(body, ks, args, outs, length, nc, nx, p.get("reverse", False),
                           name)
@@ -145,11 +150,15 @@ def _driver(body: Graph, ks: KernelSource, args: list, outs: list[Var], length: 
         lines.append(f"    c{i} = a{i}" if v.aval.ndim == 0 else f"    c{i} = a{i}.copy()")
     lines.append(f"    for t in range({length - 1}, -1, -1):" if reverse else
                  f"    for t in range({length}):")
-    step_args = ", ".join(ref(a) for a in args)
+    step_args = ", ".join([ref(a) for a in args] + (["out", "t"] if ks.rows else []))
+    written = {ks.rows[v] for v in ks.in_rows if v in ks.rows}
     if outs:
         lines.append(f"        {', '.join(res[v] for v in outs)}, = {ks.name}({step_args})")
     for k, (o, (off, s)) in enumerate(zip(body.outputs[nc:], lay[nc:])):
         row = math.prod(s[1:])
+        if ks.rows.get(o) == f"out_[{off} + t_ * {row}:{off} + (t_ + 1) * {row}]" and \
+                ks.rows[o] in written:
+            continue  # (the step wrote it)
         if len(s) == 1:
             lines.append(f"        out[{off} + t] = {ref(o)}")
         else:
