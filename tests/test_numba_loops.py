@@ -105,6 +105,17 @@ def rotate(x, a):  # concatenation and an add at a slice in the step
     return vnp.sum(h * vnp.arange(1.0, h.shape[0] + 1))
 
 
+PICK, PUT = np.array([2, 0, 3, 0, 1]), np.array([4, 1])
+
+
+def static_indices(x, a):  # reads and writes at static integer positions in the step
+    h = a
+    for t in range(x.shape[0]):
+        h = vnp.sin(h[PICK]) * x[t] + 0.5 * h
+        h[PUT] += x[t, :2] * h[0]
+    return vnp.sum(h * vnp.arange(1.0, h.shape[0] + 1))
+
+
 R = np.random.default_rng(3)
 CASES = {
     "rk4": (rk4, lambda: (R.uniform(0.5, 1.5, 12), 4), 0),
@@ -117,6 +128,8 @@ CASES = {
                                               R.standard_normal((20, 24))), (0, 1, 2)),
     "two_carries_reversed": (two_carries_reversed,
                              lambda: (R.standard_normal((7, 3)), R.standard_normal(3)), (0, 1)),
+    "static_indices": (static_indices, lambda: (R.standard_normal((6, 5)),
+                                                R.standard_normal(5)), (0, 1)),
     "rotate": (rotate, lambda: (R.standard_normal((6, 5)), R.standard_normal(5)), (0, 1)),
 }
 

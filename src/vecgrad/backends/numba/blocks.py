@@ -42,14 +42,22 @@ def bidx(shape: tuple[int, ...], out: tuple[int, ...], idx: list[str]) -> list[s
     return ["0" if d == 1 and out[off + k] != 1 else idx[off + k] for k, d in enumerate(shape)]
 
 
+def ids_literal(ids: np.ndarray) -> str:
+    """Static positions as a tuple literal (numba indexes a homogeneous tuple at run time)."""
+    return "(" + ", ".join(str(int(i)) for i in ids) + ",)"
+
+
 def getitem_idx(key: tuple, idx: list[str]) -> list[str]:
-    """The index into x of element idx of x[key] (key: ints, Sl and None)."""
+    """The index into x of element idx of x[key] (key: ints, Sl and None, or Sl and one
+    static 1-d integer array)."""
     out, it = [], iter(idx)
     for k in key:
         if k is None:
             next(it)
         elif isinstance(k, int):
             out.append(str(k))
+        elif hasattr(k, "arr"):  # a static integer array (regions._basic: its axis in place)
+            out.append(f"{ids_literal(k.arr)}[{next(it)}]")
         else:  # Sl
             out.append(f"({k.start} + {k.step} * {next(it)})")
     return out + list(it)
@@ -102,7 +110,7 @@ class Blocks:
     def static_gather(self, e: Eqn) -> None:
         """take / segment_sum at static positions (at most STATIC_IDS: a tuple literal)."""
         axis, dt = e.params["axis"], e.out.aval.dtype
-        ids = "(" + ", ".join(str(int(i)) for i in e.params["ids"].arr) + ",)"
+        ids = ids_literal(e.params["ids"].arr)
         x = e.inputs[0]
         if e.prim.name == "take":
             self.alloc(e.out)

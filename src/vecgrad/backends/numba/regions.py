@@ -125,6 +125,12 @@ def dot_form(spec: str) -> tuple[int, bool, bool] | None:
 
 
 def _basic(idx: tuple) -> bool:
+    """A key the kernels index with: ints, slices and None, or slices and one static 1-d
+    integer array of at most STATIC_IDS positions (its axis stays in place, as in NumPy)."""
+    adv = [k for k in idx if type(k).__name__ == "Adv"]
+    if adv:
+        return len(adv) == 1 and adv[0].arr.ndim == 1 and 0 < adv[0].arr.size <= STATIC_IDS \
+            and all(type(k).__name__ in ("Sl", "Adv") for k in idx)
     return all(k is None or isinstance(k, (int, tuple)) or type(k).__name__ == "Sl"
                for k in idx)
 
