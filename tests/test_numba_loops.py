@@ -217,3 +217,18 @@ def test_explain_says_how_each_loop_runs():
     with vg.config(backend="numba"):
         text = str(vg.explain(wide_tanh, *args, argnums=(0, 1, 2), budget=0.01))
     assert "NumPy's loop: per step" in text, text
+
+
+def test_wide_stacks_run_as_one_numpy_call():
+    # a stack of many arrays (seeds/001 stacks 256) would be a loop nest per operand in a kernel
+    xs = [R.standard_normal((3, 4)) for _ in range(20)]
+
+    def loss(xs):
+        return vnp.sum(vnp.tanh(vnp.stack(xs)) * vnp.stack(xs[::-1]))
+    want = vg.grad(loss)(xs)
+    f = vg.grad(loss, backend="numba")
+    for a, b in zip(f(xs), want):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    e, _ = f.entry(xs)
+    kernels = e.compiled.source.split("@njit")[1:]
+    assert kernels and all(k.count(" = a") < 20 for k in kernels)

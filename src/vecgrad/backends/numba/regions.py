@@ -29,6 +29,9 @@ CONTRACTIONS = frozenset({"einsum", "muladd", "norm"})
 # them (a loop's step kernel, loop.py), since NumPy writes a dead base in place.
 WRITES = frozenset({"setitem", "setitem_add"})
 BLOCKS = frozenset({"concatenate", "stack"})
+# A stack or concatenation of more operands stays one NumPy call: the kernel writes a loop
+# nest per operand (seeds/001 stacks 256 arrays: a 785-line kernel, 31 s of numba compile).
+MAX_BLOCK_OPERANDS = 8
 # take and segment_sum at static positions: fused when there are at most this many (the
 # kernel holds them as a tuple literal).
 STATIC_GATHERS, STATIC_IDS = frozenset({"take", "segment_sum"}), 64
@@ -88,7 +91,9 @@ def fusible(e: Eqn, scalar: frozenset[str], blas: bool = False) -> bool:
                    for a, x in zip(avals, list(e.inputs) + [e.out]))
     if not all(a.dtype in FLOATS for a in avals):
         return False
-    if name in REDUCTIONS or name in SLICES or name in BLOCKS:
+    if name in BLOCKS:
+        return len(e.inputs) <= MAX_BLOCK_OPERANDS
+    if name in REDUCTIONS or name in SLICES:
         return True
     if name in STATIC_GATHERS:
         return e.params["ids"].arr.size <= STATIC_IDS
