@@ -354,12 +354,17 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, keepdims:
     return _mean_of(a, axis, keepdims, where, total)
 
 
+def count_where(a: Any, axis: Any, keepdims: bool, where: Any, dtype: Any) -> Any:
+    """The count of entries of `a` that the mask `where` selects along `axis`, in `dtype`
+    (traced if the mask is): the n of a mean or variance with `where=`."""
+    ones = broadcast_to(_np.ones((), dtype), _np.broadcast_shapes(_shape(a), _np.shape(where)))
+    return sum(ones, axis, keepdims=keepdims, where=where)
+
+
 def _mean_of(a: Any, axis: Any, keepdims: bool, where: Any, total: Any) -> Any:
     """`total` divided by the count of entries that `where` selects along `axis`."""
-    if where is not True:  # the count of selected entries (traced if the mask is)
-        ones = broadcast_to(_np.ones((), _dtype(total)), _np.broadcast_shapes(
-            _shape(a), _np.shape(where)))
-        return divide(total, sum(ones, axis, keepdims=keepdims, where=where))
+    if where is not True:
+        return divide(total, count_where(a, axis, keepdims, where, _dtype(total)))
     n = math.prod(_shape(a)[i] for i in _axes(axis, len(_shape(a))))
     if n == 0:
         src = user_src(3)

@@ -84,9 +84,7 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: floa
     total = _ops.sum(sq, axis, keepdims=keepdims, where=where)
     if where is True:
         return _ops.divide(total, float(builtins.max(_count(a, axis) - ddof, 0)))
-    ones = _ops.broadcast_to(_np.ones((), _dtype(total)),
-                             _np.broadcast_shapes(_shape(a), _np.shape(where)))
-    n = _ops.sum(ones, axis, keepdims=keepdims, where=where)  # (traced if the mask is)
+    n = _ops.count_where(a, axis, keepdims, where, _dtype(total))
     return _ops.divide(total, _ops.maximum(_ops.subtract(n, ddof), 0))
 
 
