@@ -450,3 +450,20 @@ def test_histogramdd_and_histogram2d(kw):
           argnums=1)
     with pytest.raises(ValueError, match="dimension of bins"):
         vg.jit(lambda p: vnp.histogramdd(p, bins=(2, 3)))(PTS)
+
+
+def test_histogram_outer_edges_as_numpy():
+    """One rule for histogram and histogramdd (NumPy's _get_outer_edges): float32 data give
+    float32 edges, no data gives the edges of (0, 1), a non-finite range is NumPy's
+    ValueError (histogramdd's edges were float64, histogram raised on no data and gave NaN
+    edges for an infinite range)."""
+    x = R.standard_normal((20, 2)).astype(np.float32)
+    check(lambda xp, a: tuple(xp.histogramdd(a, 3)[1]), x, grad=False)
+    check(lambda xp, a: xp.histogram(a[:, 0], 3), x, grad=False)
+    for empty in (np.array([]), np.array([], np.float32), np.array([], np.int64)):
+        check(lambda xp, a: xp.histogram(a, 4), empty, grad=False)
+        check(lambda xp, a: tuple(xp.histogramdd(a, 2)[1]), empty.reshape(0, 1), grad=False)
+    for f, data in ((lambda a: vnp.histogram(a, 3, range=(0, np.inf)), x[:, 0]),
+                    (lambda a: vnp.histogramdd(a, 3, range=[(0, 1), (-np.inf, 0)]), x)):
+        with pytest.raises(ValueError, match="not finite"):
+            vg.jit(f)(data)

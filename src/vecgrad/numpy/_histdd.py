@@ -16,6 +16,7 @@ from ..tracing import Tracer
 from . import _ops
 from ._base import _shape, asarray, astype
 from ._creation import linspace
+from ._order import _outer_edges
 
 __all__ = ["histogram2d", "histogramdd"]
 
@@ -94,19 +95,7 @@ def _edges(col: Any, b: Any, r: Any, i: int) -> Any:
         k = operator.index(b)
     except TypeError as e:
         raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from e
-    if r is not None:
-        first, last = r
-        if first > last:
-            raise ValueError("max must be larger than min in range parameter.")
-        if not (_np.isfinite(first) and _np.isfinite(last)):
-            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-        if first == last:
-            first, last = first - 0.5, last + 0.5
-        return _np.linspace(first, last, k + 1)
-    if _shape(col)[0] == 0:
-        return _np.linspace(0, 1, k + 1)
-    first, last = _ops.min(col), _ops.max(col)
-    same = _ops.equal(first, last)
-    first = astype(_ops.where(same, _ops.subtract(first, 0.5), first), _np.float64)
-    last = astype(_ops.where(same, _ops.add(last, 0.5), last), _np.float64)
-    return linspace(first, last, k + 1)
+    first, last = _outer_edges(col, r)
+    if isinstance(first, Tracer):  # (in the data's dtype, or float64 for integers: NumPy's)
+        return linspace(first, last, k + 1)
+    return _np.linspace(first, last, k + 1)

@@ -398,20 +398,28 @@ def _hist_edges(a: Any, bins: Any, range: Any) -> tuple[Any, int | None]:
     n = int(bins)
     if n < 1:
         raise ValueError("`bins` must be positive, when an integer")
+    first, last = _outer_edges(a if range is not None else _float(a), range)
+    if isinstance(first, Tracer):
+        return linspace(first, last, n + 1), n
+    return _np.linspace(first, last, n + 1, dtype=_np.result_type(_dtype(a), first, last, 1.0)), n
+
+
+def _outer_edges(a: Any, range: Any) -> tuple[Any, Any]:
+    """NumPy's `_get_outer_edges`: the range given (checked), (0, 1) for no data, else the
+    data's minimum and maximum (traced); equal ends are widened by 1/2 each."""
     if range is not None:
-        first, last = float(range[0]), float(range[1])
+        first, last = range
         if first > last:
             raise ValueError("max must be larger than min in range parameter.")
-        if first == last:
-            first, last = first - 0.5, last + 0.5
-        dt = _np.result_type(_dtype(a), first, last, 1.0)
-        return _np.linspace(first, last, n + 1, dtype=dt), n
-    a = _float(a)
+        if not (_np.isfinite(first) and _np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+        return (first - 0.5, last + 0.5) if first == last else (first, last)
+    if math.prod(_shape(a)) == 0:
+        return 0, 1
     first, last = _ops.min(a), _ops.max(a)
     same = _ops.equal(first, last)
-    first = _ops.where(same, _ops.subtract(first, 0.5), first)
-    last = _ops.where(same, _ops.add(last, 0.5), last)
-    return linspace(first, last, n + 1), n
+    return (_ops.where(same, _ops.subtract(first, 0.5), first),
+            _ops.where(same, _ops.add(last, 0.5), last))
 
 
 def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:
