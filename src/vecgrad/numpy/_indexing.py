@@ -361,16 +361,23 @@ def _write_of_extreme(x: Any, key: Any, value: Any, reads: dict, e: Any) -> bool
     return False
 
 
-def index_reduce(a: Tracer, indices: Any, v: Any, op: str) -> None:
-    """In-place `np.<op>.at(a, indices, v)` (op maximum or minimum) where the index holds one
-    traced integer array with full slices."""
+def _along_axis(a: Tracer, indices: Any, v: Any) -> tuple:
+    """A scatter at one traced integer array among full slices, as one along an axis: the
+    buffer with its index arrays merged (and the view back), the axis, the values with the
+    index's axes flattened into it, and the flat index shaped to broadcast against them."""
     merged, indices, back = merge_index_arrays(a, indices)
     axis, idx = traced_index_axis(indices, merged.ndim)
     s = merged.shape
-    region = s[:axis] + idx.shape + s[axis + 1:]
-    vals = _ops.broadcast_to(asarray(v), region)
+    vals = _ops.broadcast_to(asarray(v), s[:axis] + idx.shape + s[axis + 1:])
     vals = _ops.reshape(vals, s[:axis] + (idx.size,) + s[axis + 1:])
     flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
+    return merged, back, axis, vals, flat
+
+
+def index_reduce(a: Tracer, indices: Any, v: Any, op: str) -> None:
+    """In-place `np.<op>.at(a, indices, v)` (op maximum or minimum) where the index holds one
+    traced integer array with full slices."""
+    merged, back, axis, vals, flat = _along_axis(a, indices, v)
     new = P.scatter_reduce_along(merged, vals, flat, axis=axis, op=op)
     a._replace((new if back is None else back(new)).atom)
 
@@ -588,14 +595,8 @@ def index_add(a: Tracer, indices: Any, v: Any) -> None:
     """In-place `a[indices] += v`, accumulating at repeated indices (NumPy's add.at); the
     index may hold one traced integer array with full slices."""
     if _has_tracer(indices):
-        merged, indices, back = merge_index_arrays(a, indices)
-        axis, idx = traced_index_axis(indices, merged.ndim)
-        s = merged.shape
-        region = s[:axis] + idx.shape + s[axis + 1:]
-        vals = _ops.broadcast_to(asarray(v), region)
-        vals = _ops.reshape(vals, s[:axis] + (idx.size,) + s[axis + 1:])
-        flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
-        add = P.scatter_add_along(vals, flat, axis=axis, size=s[axis])
+        merged, back, axis, vals, flat = _along_axis(a, indices, v)
+        add = P.scatter_add_along(vals, flat, axis=axis, size=merged.shape[axis])
         new = _ops.add(a, add if back is None else back(add))
         # (the buffer's new value, not a write of the whole region: a chain of these is the
         # sum a + s_1 + s_2 + ... that batching folds, not a recurrence through a[...])
