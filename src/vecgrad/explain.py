@@ -19,7 +19,7 @@ from .autodiff import vjp_graph
 from .backends.numpy import is_view, profile_graph
 from .config import settings
 from .explain_text import Found, Hot, Report, _where
-from .ir import Eqn, Graph, Var
+from .ir import Eqn, Graph, Var, dce
 from .notes import Note
 from .show import loss_of
 from .timing import measure, peak_memory
@@ -127,11 +127,8 @@ def _forward_vars(meta: dict, g: Graph) -> frozenset:
     primal outputs (value and aux) depend on. The second catches equations the backward
     passes rebuilt: `loops` replaces a forward loop by its residual-storing copy, a new
     variable that still runs forward."""
-    need = {a for a in g.outputs[:meta.get("primal_outputs", 0)] if isinstance(a, Var)}
-    for e in reversed(g.eqns):
-        if e.out in need:
-            need.update(a for a in e.inputs if isinstance(a, Var))
-    return meta["forward_vars"] | need
+    primal = dce(g.replace(outputs=g.outputs[:meta.get("primal_outputs", 0)]))
+    return meta["forward_vars"] | {e.out for e in primal.eqns}
 
 
 def _what(e: Eqn) -> str:
