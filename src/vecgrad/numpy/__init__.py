@@ -27,17 +27,18 @@ from ._histdd import *
 from ._stats import *
 from ._order import *
 from ._indexing import *
+from ._accumulate import *
 from ._polynomial import *
 from ._meta import *
 from ._misc import *
 from . import _ndarray, _ops
-from ._indexing import accumulate_at_read as _accumulate_at_read
+from ._accumulate import accumulate_at_read as _accumulate_at_read
 from ._indexing import traced_getitem as _traced_getitem
 from ._indexing import traced_row as _traced_row
 from ._indexing import write_at_traced as _write_at_traced
 from ._mixed_keys import write_basic_first as _write_basic_first
 from ._scatter import write_at_index_array as _write_at_index_array
-from ._indexing import wrote_at_read as _wrote_at_read
+from ._accumulate import wrote_at_read as _wrote_at_read
 from ._ops import dispatch_function
 from ._ufuncs import dispatch_ufunc
 from ..hooks import NUMPY as _NUMPY

@@ -25,8 +25,9 @@ from ..errors import (
 )
 from ..tracing import Tracer
 from . import _ops
+from ._accumulate import index_add
 from ._base import _axis1, _dtype, asarray, astype
-from ._indexing import index_add, take
+from ._indexing import take
 from ._nn import logsumexp
 from ._scatter import index_reduce
 
