@@ -17,7 +17,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import ConcretizationError, TracedIntoNumpyError, unsupported, user_src
 from ..tracing import Tracer, as_view, strided
-from . import _indexing, _ops, _order
+from . import _elementwise, _indexing, _ops, _order
 from ._base import astype
 from ._ufuncs import round as round_
 
@@ -347,7 +347,7 @@ def install(vnp: types.ModuleType) -> None:
         return m
 
     here = globals()
-    Tracer.__pow__ = _ops.array_power  # (NumPy's fast path; bound as the method itself)
+    Tracer.__pow__ = _elementwise.array_power  # (NumPy's fast path; bound as the method itself)
     for n, f in [("pow", "power"), ("matmul", "matmul")]:
         if n != "pow":
             setattr(Tracer, f"__{n}__", binop(f))
