@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from spec_lib import Spec, normal, with_zeros
 
+from vecgrad.inputs import trace
 from vecgrad.ir import Aval, Graph
-from vecgrad.tracing import trace
 
 
 def affine_ref(init: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 from vecgrad.backends import compile_graph
 from vecgrad.backends.numpy import LOWERINGS
+from vecgrad.inputs import trace
 from vecgrad.ir import (
     Aval,
     Const,
@@ -27,7 +28,7 @@ from vecgrad.ir import (
     typecheck,
 )
 from vecgrad.rewrite.cse import cse
-from vecgrad.tracing import Builder, Tracer, trace
+from vecgrad.tracing import Builder, Tracer
 
 F64 = np.dtype(np.float64)
 F32 = np.dtype(np.float32)

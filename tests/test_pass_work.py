@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from vecgrad import primitives as P
+from vecgrad.inputs import trace
 from vecgrad.ir import Aval, Graph, typecheck
 from vecgrad.rewrite import engine
 from vecgrad.rewrite.simplify import simplify
-from vecgrad.tracing import trace
 
 F64 = np.dtype(np.float64)
 

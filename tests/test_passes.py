@@ -20,12 +20,13 @@ from vecgrad.backends import compile_graph
 from vecgrad.backends.numpy.muladd import fuse_muladd
 from vecgrad.backends.numpy.relayout import candidates, relayout, with_copies
 from vecgrad.batch.batching import batch
+from vecgrad.inputs import trace
 from vecgrad.ir import Aval, Const, Graph, dce, pretty, typecheck
 from vecgrad.primitives import Sl
 from vecgrad.primitives.linalg import make_spec, parse_spec
 from vecgrad.rewrite.cse import cse
 from vecgrad.rewrite.simplify import RULES, simplify
-from vecgrad.tracing import Tracer, trace
+from vecgrad.tracing import Tracer
 
 F64 = np.dtype(np.float64)
 

@@ -122,8 +122,8 @@ WORKLOADS: dict[str, tuple[str, str, tuple[int, ...], Callable, int]] = {
 # ----------------------------------------------------------------------- rule chains
 
 def _traced(fn: Callable, *shapes: tuple[int, ...]) -> Any:
+    from vecgrad.inputs import trace
     from vecgrad.ir import Aval
-    from vecgrad.tracing import trace
     b, out = trace(fn, [Aval(s, np.dtype(np.float64)) for s in shapes], hash_cons=False)
     return b.build([out.atom])
 

@@ -26,6 +26,7 @@ from . import backends, compile_cache
 from .config import settings
 from .custom import _bwd_graph
 from .errors import ArgumentError, _where, user_src
+from .inputs import new_input
 from .interpret import inline
 from .ir import Graph
 from .jacobians import stage_jac
@@ -42,7 +43,7 @@ from .staging import (
     stage_grad,
     stage_jit,
 )
-from .tracing import Builder, Tracer, current_builder, new_input, to_atom
+from .tracing import Builder, Tracer, current_builder, to_atom
 
 __all__ = ["Entry", "Transformed", "clear_cache", "grad", "hessian", "jacfwd", "jacobian",
            "jacrev", "jit", "value_and_grad"]

@@ -25,10 +25,11 @@ import numpy as np
 
 from . import primitives as P
 from .errors import ArgumentError, ShapeError, _where, user_src
+from .inputs import new_input
 from .interpret import inline, vmap
 from .ir import Aval, Graph, Var
 from .pytree import describe, flatten, unflatten
-from .tracing import Builder, Tracer, current_builder, new_input, to_atom
+from .tracing import Builder, Tracer, current_builder, to_atom
 
 __all__ = ["custom_vjp", "custom_vjp_call"]
 

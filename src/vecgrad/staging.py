@@ -36,12 +36,13 @@ from .errors import (
     traceback_user_src,
     user_src,
 )
+from .inputs import new_input
 from .ir import Const, Graph, Var
 from .pybuiltins import traced_builtins
 from .pytree import flatten, unflatten
 from .randomness import checked_trace
 from .signature import ARRAY, Call, unflatten_call
-from .tracing import Builder, Tracer, current_builder, new_input, to_atom
+from .tracing import Builder, Tracer, current_builder, to_atom
 from .weak import WeakScalar, asks_type
 
 

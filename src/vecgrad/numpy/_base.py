@@ -13,7 +13,8 @@ from numpy import float64
 
 from .. import primitives as P
 from ..errors import ShapeError, TracedIntoNumpyError, unsupported, user_src
-from ..tracing import Tracer, const_tracer
+from ..inputs import const_tracer
+from ..tracing import Tracer
 from ..views import copy_layout
 
 ArrayLike = Any

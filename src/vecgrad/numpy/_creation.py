@@ -6,7 +6,8 @@ from typing import Any
 import numpy as _np
 
 from ..errors import unsupported
-from ..tracing import Tracer, const_tracer
+from ..inputs import const_tracer
+from ..tracing import Tracer
 from . import _ops
 from ._base import ArrayLike, _dtype, _float_default, _has_tracer, _shape, asarray, astype, zeros
 from ._ops import broadcast_to
