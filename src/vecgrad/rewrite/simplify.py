@@ -14,12 +14,10 @@ from ..batch.windows import (
     windows_added_product,
 )
 from ..ir import Const, Eqn, Graph
-from ..primitives.linalg import make_spec, parse_spec
 from .addchain import small_terms_first
 from .contract import (
     contraction_of_scatter_add,
     einsum_of_broadcast,
-    inline_subscripts,
     norm_of_squares,
     scale_into_contraction,
     sum_of_einsum,
@@ -35,6 +33,23 @@ from .distribute import (
 )
 from .engine import Ctx, Rule, rewrite
 from .hoist import einsum_of_gather, gather_of_gather
+from .identities import (
+    double,
+    einsum_by_one,
+    einsum_by_ones,
+    einsum_of_einsum,
+    fold,
+    neg_neg,
+    no_axes,
+    plus_zero,
+    reshape_reshape,
+    same,
+    same_shape,
+    times_one,
+    transpose_id,
+    transpose_transpose,
+    uniform_operand,
+)
 from .layout import (
     concatenate_of_slices,
     einsum_of_transpose,
@@ -76,11 +91,6 @@ def _whole(idx: list | tuple, shape: tuple[int, ...]) -> bool:
     return len(idx) == len(shape) and all(
         isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
         for k, d in zip(idx, shape))
-
-
-def _no_axes(e: Eqn, c: Ctx) -> object:
-    x = e.inputs[0]
-    return x if not e.params["axes"] and e.out.aval == x.aval else None
 
 
 def _add_everywhere(e: Eqn, c: Ctx) -> object:
@@ -151,122 +161,6 @@ def _end_of_scan(e: Eqn, c: Ctx) -> object:
     return P.getitem, (t,), {"idx": P.BasicIndex(rest)}
 
 
-def _einsum_of_einsum(e: Eqn, c: Ctx) -> object:
-    """einsum('ii->i', einsum('ji,jk->ik', a, b)) = einsum('ji,ji->i', a, b): a reindexing
-    of a contraction's result (diag(A.T @ B), its sum, its transpose) is one contraction,
-    with no intermediate product."""
-    (outer,), out = parse_spec(e.params["spec"])
-    s = c.def_of(e.inputs[0], P.einsum)
-    if s is None or c.n_uses(e.inputs[0]) != 1 or s.out.aval.dtype != e.out.aval.dtype:
-        return None
-    ins, inner = parse_spec(s.params["spec"])
-    if len(set(inner)) != len(inner):
-        return None
-    return P.einsum, s.inputs, {"spec": make_spec(inline_subscripts([outer], out, 0, ins,
-                                                                     inner), out)}
-
-
-def _same_shape(e: Eqn, c: Ctx) -> object:
-    return e.inputs[0] if e.inputs[0].aval == e.out.aval else None
-
-
-def _reshape_reshape(e: Eqn, c: Ctx) -> object:
-    s = c.def_of(e.inputs[0], P.reshape)
-    return (P.reshape, (s.inputs[0],), e.params) if s else None
-
-
-def _transpose_id(e: Eqn, c: Ctx) -> object:
-    return e.inputs[0] if e.params["perm"] == tuple(range(len(e.params["perm"]))) else None
-
-
-def _transpose_transpose(e: Eqn, c: Ctx) -> object:
-    s = c.def_of(e.inputs[0], P.transpose)
-    if s is None:
-        return None
-    return P.transpose, (s.inputs[0],), {"perm": tuple(s.params["perm"][p]
-                                                       for p in e.params["perm"])}
-
-
-def _scalar(a: object, value: float) -> bool:
-    return isinstance(a, Const) and a.value.ndim == 0 and a.value == value
-
-
-def _einsum_by_one(e: Eqn, c: Ctx) -> object:
-    ins, out = parse_spec(e.params["spec"])
-    keep = [i for i, (s, a) in enumerate(zip(ins, e.inputs)) if not (s == "" and _scalar(a, 1))]
-    if len(keep) == len(ins) or not keep or \
-            np.result_type(*[e.inputs[i].aval.dtype for i in keep]) != e.out.aval.dtype:
-        return None
-    if len(keep) == 1 and ins[keep[0]] == out and e.inputs[keep[0]].aval == e.out.aval:
-        return e.inputs[keep[0]]
-    return P.einsum, tuple(e.inputs[i] for i in keep), {
-        "spec": make_spec([ins[i] for i in keep], out)}
-
-
-def _ones(a: object) -> bool:
-    return isinstance(a, Const) and a.value.size <= 1 << 20 and bool(np.all(a.value == 1))
-
-
-def _einsum_by_ones(e: Eqn, c: Ctx) -> object:
-    """An operand of ones multiplies by one: drop it (its letters that no other operand has
-    are axes of the output: a broadcast view)."""
-    ins, out = parse_spec(e.params["spec"])
-    for i, a in enumerate(e.inputs):
-        if ins[i] == "" or len(ins) < 2 or not _ones(a):
-            continue
-        rest = [j for j in range(len(ins)) if j != i]
-        others = set("".join(ins[j] for j in rest))
-        alone = [ch for ch in ins[i] if ch not in others]
-        if any(ch not in out for ch in alone) or len(set(ins[i])) != len(ins[i]) or \
-                np.result_type(*[e.inputs[j].aval.dtype for j in rest]) != e.out.aval.dtype:
-            continue  # (a letter summed over ones alone multiplies by its length)
-        sub = "".join(ch for ch in out if ch not in alone)
-        x = c.emit(P.einsum, tuple(e.inputs[j] for j in rest),
-                   {"spec": make_spec([ins[j] for j in rest], sub)}, e.src)
-        if not alone:
-            return x
-        kd = tuple(1 if ch in alone else d for ch, d in zip(out, e.out.aval.shape))
-        x = c.emit(P.reshape, (x,), {"shape": kd}, e.src)
-        return P.broadcast_to, (x,), {"shape": e.out.aval.shape}
-    return None
-
-
-def _times_one(e: Eqn, c: Ctx) -> object:
-    for x, y in (e.inputs, e.inputs[::-1]):
-        if _scalar(y, 1) and x.aval == e.out.aval:
-            return x
-    return None
-
-
-def _plus_zero(e: Eqn, c: Ctx) -> object:
-    for x, y in (e.inputs, e.inputs[::-1]):
-        if _scalar(y, 0) and x.aval == e.out.aval:
-            return x
-    return None
-
-
-def _uniform_operand(e: Eqn, c: Ctx) -> object:
-    """A constant operand whose elements are all equal (a folded `broadcast_to(1.0)`, the
-    cotangent of a sum) becomes one 0-d constant when broadcasting gives the same result:
-    no array of ones to keep and read, and `x * 1` then goes."""
-    ins = list(e.inputs)
-    changed = False
-    for k, a in enumerate(ins):
-        if isinstance(a, Const) and a.value.ndim and a.value.size > 1:
-            v = a.value.reshape(-1)
-            if (v == v[0]).all() and not np.isnan(v[0]):
-                ins[k] = Const(np.asarray(v[0], a.value.dtype))
-                changed = True
-    if not changed or e.prim.shape_rule(*[a.aval for a in ins], **e.params) != e.out.aval:
-        return None
-    return e.prim, tuple(ins), e.params
-
-
-def _neg_neg(e: Eqn, c: Ctx) -> object:
-    n = c.def_of(e.inputs[0], P.neg)
-    return _same(e, n.inputs[0]) if n is not None else None
-
-
 def _log_of_logistic(e: Eqn, c: Ctx) -> object:
     """log(logistic(x)) = -logaddexp(0, -x): one pass instead of two, and exact where the
     logistic rounds to 0 (x < -745: log gave -inf) or to 1 (x > 37: log gave 0)."""
@@ -279,36 +173,14 @@ def _log_of_logistic(e: Eqn, c: Ctx) -> object:
     return (P.neg, (y,), {}) if y.aval == e.out.aval else None
 
 
-def _double(e: Eqn, c: Ctx) -> object:
-    x, y = e.inputs
-    if x is y and x.aval.dtype.kind == "f":
-        c.dropped_use(x)
-        return P.mul, (x, Const(np.asarray(2, x.aval.dtype))), {}
-    return None
-
-
-def _fold(e: Eqn, c: Ctx) -> object:
-    if not e.inputs or not all(isinstance(a, Const) for a in e.inputs) or \
-            e.out.aval.size > 1 << 16:  # keep big results out of the compiled constants
-        return None
-    with np.errstate(all="ignore"):
-        v = np.array(e.prim.impl(*[a.value for a in e.inputs], **e.params),
-                     dtype=e.out.aval.dtype)  # np.array: a copy, never a view of an input
-    return Const(v) if v.shape == e.out.aval.shape else None
-
-
 # --- complex numbers: the parts of a real value, and conj cancelling itself
 
 def _real(a: object) -> bool:
     return a.aval.dtype.kind != "c"
 
 
-def _same(e: Eqn, a: object) -> object:
-    return a if a.aval == e.out.aval else None
-
-
 def _of_real(e: Eqn, c: Ctx) -> object:
-    return _same(e, e.inputs[0]) if _real(e.inputs[0]) else None
+    return same(e, e.inputs[0]) if _real(e.inputs[0]) else None
 
 
 def _imag_of_real(e: Eqn, c: Ctx) -> object:
@@ -322,7 +194,7 @@ def _of_conj(e: Eqn, c: Ctx) -> object:
     s = c.def_of(e.inputs[0], P.conj)
     if s is None:
         return None
-    return _same(e, s.inputs[0]) if e.prim is P.conj else (e.prim, s.inputs, {})
+    return same(e, s.inputs[0]) if e.prim is P.conj else (e.prim, s.inputs, {})
 
 
 def _imag_of_conj(e: Eqn, c: Ctx) -> object:
@@ -347,17 +219,17 @@ def _conj_of_scaled_conj(e: Eqn, c: Ctx) -> object:
 
 
 RULES: list[Rule] = [
-    *[Rule(p, _fold, "f(constants) = its value, computed once while compiling")
+    *[Rule(p, fold, "f(constants) = its value, computed once while compiling")
       for p in P.REGISTRY.values()],
-    *[Rule(p, _uniform_operand, "f(x, full(c)) = f(x, c) by broadcasting")
+    *[Rule(p, uniform_operand, "f(x, full(c)) = f(x, c) by broadcasting")
       for p in P.REGISTRY.values() if p.elementwise],
-    Rule(P.mul, _times_one, "x * 1 = x"),
+    Rule(P.mul, times_one, "x * 1 = x"),
     Rule(P.mul, small_factors_first, "a * (b * x) = (a * b) * x, a and b small"),
     Rule(P.mul, scalar_out, "(s * x) * y = s * (x * y), s a scalar, x and y large"),
     Rule(P.mul, small_quotients_first, "a * (x / b) = (a / b) * x, a and b small"),
     Rule(P.neg, neg_into_small_factor, "-(a * x) = (-a) * x, a small"),
     Rule(P.mul, neg_onto_small_factor, "(-x) * a = x * (-a), a small"),
-    *[Rule(p, _no_axes, "reduce(x, axes=()) = x: nothing reduced") for p in
+    *[Rule(p, no_axes, "reduce(x, axes=()) = x: nothing reduced") for p in
       (P.reduce_sum, P.reduce_max, P.reduce_min, P.reduce_prod)],
     Rule(P.reduce_sum, sum_of_neg, "sum(-x) = -sum(x)"),
     Rule(P.reduce_sum, sum_of_scaled, "sum(s * x) = s * sum(x), s a scalar, the sum smaller"),
@@ -367,24 +239,24 @@ RULES: list[Rule] = [
     Rule(P.div, div_of_neg, "(-x) / a = x / (-a), a small"),
     Rule(P.div, div_of_scaled, "(a * x) / b = x * (a / b), a and b small"),
     Rule(P.reduce_sum, sum_of_einsum, "sum(einsum(a, b), axes) = einsum(a, b) to fewer axes"),
-    Rule(P.add, _plus_zero, "x + 0 = x"),
-    Rule(P.add, _double, "x + x = 2 * x"),
+    Rule(P.add, plus_zero, "x + 0 = x"),
+    Rule(P.add, double, "x + x = 2 * x"),
     *[Rule(p, common_factor, "x * a + x * b = x * (a + b), a and b small (and -)")
       for p in (P.add, P.sub)],
     Rule(P.setitem_add, _add_everywhere, "x.at[:, ..., :].add(v) = x + v; "
          "x.at[::-1, :].add(v) = x + v[::-1, :]"),
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
-    Rule(P.neg, _neg_neg, "-(-x) = x"),
+    Rule(P.neg, neg_neg, "-(-x) = x"),
     Rule(P.log, _log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
-    Rule(P.einsum, _einsum_by_one, "einsum(1, x) = x"),
-    Rule(P.einsum, _einsum_by_ones, "einsum(ones, x) = x, broadcast over the ones' own axes"),
-    Rule(P.einsum, lambda e, c: _einsum_of_einsum(e, c) if len(e.inputs) == 1 else None,
+    Rule(P.einsum, einsum_by_one, "einsum(1, x) = x"),
+    Rule(P.einsum, einsum_by_ones, "einsum(ones, x) = x, broadcast over the ones' own axes"),
+    Rule(P.einsum, lambda e, c: einsum_of_einsum(e, c) if len(e.inputs) == 1 else None,
          "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed"),
-    Rule(P.reshape, _same_shape, "reshape(x, x.shape) = x"),
-    Rule(P.reshape, _reshape_reshape, "reshape(reshape(x, s1), s2) = reshape(x, s2)"),
-    Rule(P.transpose, _transpose_id, "transpose(x, id) = x"),
-    Rule(P.transpose, _transpose_transpose, "transpose(transpose(x, p), q) = transpose(x, p[q])"),
-    Rule(P.broadcast_to, _same_shape, "broadcast_to(x, x.shape) = x"),
+    Rule(P.reshape, same_shape, "reshape(x, x.shape) = x"),
+    Rule(P.reshape, reshape_reshape, "reshape(reshape(x, s1), s2) = reshape(x, s2)"),
+    Rule(P.transpose, transpose_id, "transpose(x, id) = x"),
+    Rule(P.transpose, transpose_transpose, "transpose(transpose(x, p), q) = transpose(x, p[q])"),
+    Rule(P.broadcast_to, same_shape, "broadcast_to(x, x.shape) = x"),
     Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
     Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
     Rule(P.getitem, _end_of_scan, "cumsum(x, a)[.., -1, ..] = sum(x, a), and cumprod, cummax, "
@@ -409,7 +281,7 @@ RULES: list[Rule] = [
     Rule(P.getitem, read_of_elementwise, "f(a, b)[r] = f(a[r], b[r]), f(a, b) read only there"),
     Rule(P.getitem, read_of_contraction,
          "einsum(xs)[r] = einsum(xs[r]), sum(x)[r] = sum(x[r]), read only there"),
-    Rule(P.cast, _same_shape, "x.astype(x.dtype) = x"),
+    Rule(P.cast, same_shape, "x.astype(x.dtype) = x"),
     Rule(P.conj, _of_real, "conj(x) = x for real x"),
     Rule(P.real, _of_real, "real(x) = x for real x"),
     Rule(P.imag, _imag_of_real, "imag(x) = zeros for real x"),

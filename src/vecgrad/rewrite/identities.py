@@ -1,0 +1,159 @@
+"""Identities: neutral elements, involutions, constants folded, contractions by ones.
+
+x * 1, x + 0, -(-x), transpose(transpose(x)), reshape(reshape(x)), an einsum by ones or of an
+einsum: forms that tracing, batching and the VJP rules leave behind, each replaced by the
+value it stands for (exact: no rounding is added or removed).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import primitives as P
+from ..ir import Const, Eqn
+from ..primitives.linalg import make_spec, parse_spec
+from .contract import inline_subscripts
+from .engine import Ctx
+
+
+def no_axes(e: Eqn, c: Ctx) -> object:
+    x = e.inputs[0]
+    return x if not e.params["axes"] and e.out.aval == x.aval else None
+
+
+def einsum_of_einsum(e: Eqn, c: Ctx) -> object:
+    """einsum('ii->i', einsum('ji,jk->ik', a, b)) = einsum('ji,ji->i', a, b): a reindexing
+    of a contraction's result (diag(A.T @ B), its sum, its transpose) is one contraction,
+    with no intermediate product."""
+    (outer,), out = parse_spec(e.params["spec"])
+    s = c.def_of(e.inputs[0], P.einsum)
+    if s is None or c.n_uses(e.inputs[0]) != 1 or s.out.aval.dtype != e.out.aval.dtype:
+        return None
+    ins, inner = parse_spec(s.params["spec"])
+    if len(set(inner)) != len(inner):
+        return None
+    return P.einsum, s.inputs, {"spec": make_spec(inline_subscripts([outer], out, 0, ins,
+                                                                     inner), out)}
+
+
+def same_shape(e: Eqn, c: Ctx) -> object:
+    return e.inputs[0] if e.inputs[0].aval == e.out.aval else None
+
+
+def reshape_reshape(e: Eqn, c: Ctx) -> object:
+    s = c.def_of(e.inputs[0], P.reshape)
+    return (P.reshape, (s.inputs[0],), e.params) if s else None
+
+
+def transpose_id(e: Eqn, c: Ctx) -> object:
+    return e.inputs[0] if e.params["perm"] == tuple(range(len(e.params["perm"]))) else None
+
+
+def transpose_transpose(e: Eqn, c: Ctx) -> object:
+    s = c.def_of(e.inputs[0], P.transpose)
+    if s is None:
+        return None
+    return P.transpose, (s.inputs[0],), {"perm": tuple(s.params["perm"][p]
+                                                       for p in e.params["perm"])}
+
+
+def _scalar(a: object, value: float) -> bool:
+    return isinstance(a, Const) and a.value.ndim == 0 and a.value == value
+
+
+def einsum_by_one(e: Eqn, c: Ctx) -> object:
+    ins, out = parse_spec(e.params["spec"])
+    keep = [i for i, (s, a) in enumerate(zip(ins, e.inputs)) if not (s == "" and _scalar(a, 1))]
+    if len(keep) == len(ins) or not keep or \
+            np.result_type(*[e.inputs[i].aval.dtype for i in keep]) != e.out.aval.dtype:
+        return None
+    if len(keep) == 1 and ins[keep[0]] == out and e.inputs[keep[0]].aval == e.out.aval:
+        return e.inputs[keep[0]]
+    return P.einsum, tuple(e.inputs[i] for i in keep), {
+        "spec": make_spec([ins[i] for i in keep], out)}
+
+
+def _ones(a: object) -> bool:
+    return isinstance(a, Const) and a.value.size <= 1 << 20 and bool(np.all(a.value == 1))
+
+
+def einsum_by_ones(e: Eqn, c: Ctx) -> object:
+    """An operand of ones multiplies by one: drop it (its letters that no other operand has
+    are axes of the output: a broadcast view)."""
+    ins, out = parse_spec(e.params["spec"])
+    for i, a in enumerate(e.inputs):
+        if ins[i] == "" or len(ins) < 2 or not _ones(a):
+            continue
+        rest = [j for j in range(len(ins)) if j != i]
+        others = set("".join(ins[j] for j in rest))
+        alone = [ch for ch in ins[i] if ch not in others]
+        if any(ch not in out for ch in alone) or len(set(ins[i])) != len(ins[i]) or \
+                np.result_type(*[e.inputs[j].aval.dtype for j in rest]) != e.out.aval.dtype:
+            continue  # (a letter summed over ones alone multiplies by its length)
+        sub = "".join(ch for ch in out if ch not in alone)
+        x = c.emit(P.einsum, tuple(e.inputs[j] for j in rest),
+                   {"spec": make_spec([ins[j] for j in rest], sub)}, e.src)
+        if not alone:
+            return x
+        kd = tuple(1 if ch in alone else d for ch, d in zip(out, e.out.aval.shape))
+        x = c.emit(P.reshape, (x,), {"shape": kd}, e.src)
+        return P.broadcast_to, (x,), {"shape": e.out.aval.shape}
+    return None
+
+
+def times_one(e: Eqn, c: Ctx) -> object:
+    for x, y in (e.inputs, e.inputs[::-1]):
+        if _scalar(y, 1) and x.aval == e.out.aval:
+            return x
+    return None
+
+
+def plus_zero(e: Eqn, c: Ctx) -> object:
+    for x, y in (e.inputs, e.inputs[::-1]):
+        if _scalar(y, 0) and x.aval == e.out.aval:
+            return x
+    return None
+
+
+def uniform_operand(e: Eqn, c: Ctx) -> object:
+    """A constant operand whose elements are all equal (a folded `broadcast_to(1.0)`, the
+    cotangent of a sum) becomes one 0-d constant when broadcasting gives the same result:
+    no array of ones to keep and read, and `x * 1` then goes."""
+    ins = list(e.inputs)
+    changed = False
+    for k, a in enumerate(ins):
+        if isinstance(a, Const) and a.value.ndim and a.value.size > 1:
+            v = a.value.reshape(-1)
+            if (v == v[0]).all() and not np.isnan(v[0]):
+                ins[k] = Const(np.asarray(v[0], a.value.dtype))
+                changed = True
+    if not changed or e.prim.shape_rule(*[a.aval for a in ins], **e.params) != e.out.aval:
+        return None
+    return e.prim, tuple(ins), e.params
+
+
+def neg_neg(e: Eqn, c: Ctx) -> object:
+    n = c.def_of(e.inputs[0], P.neg)
+    return same(e, n.inputs[0]) if n is not None else None
+
+
+def double(e: Eqn, c: Ctx) -> object:
+    x, y = e.inputs
+    if x is y and x.aval.dtype.kind == "f":
+        c.dropped_use(x)
+        return P.mul, (x, Const(np.asarray(2, x.aval.dtype))), {}
+    return None
+
+
+def fold(e: Eqn, c: Ctx) -> object:
+    if not e.inputs or not all(isinstance(a, Const) for a in e.inputs) or \
+            e.out.aval.size > 1 << 16:  # keep big results out of the compiled constants
+        return None
+    with np.errstate(all="ignore"):
+        v = np.array(e.prim.impl(*[a.value for a in e.inputs], **e.params),
+                     dtype=e.out.aval.dtype)  # np.array: a copy, never a view of an input
+    return Const(v) if v.shape == e.out.aval.shape else None
+
+
+def same(e: Eqn, a: object) -> object:
+    """a, where it has the type of e's result (a rule's replacement by an existing value)."""
+    return a if a.aval == e.out.aval else None
