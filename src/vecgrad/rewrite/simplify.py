@@ -15,6 +15,13 @@ from ..batch.windows import (
 )
 from ..ir import Const, Eqn, Graph
 from .addchain import small_terms_first
+from .complexparts import (
+    conj_of_scaled_conj,
+    imag_of_conj,
+    imag_of_real,
+    of_conj,
+    of_real,
+)
 from .contract import (
     contraction_of_scatter_add,
     einsum_of_broadcast,
@@ -43,7 +50,6 @@ from .identities import (
     no_axes,
     plus_zero,
     reshape_reshape,
-    same,
     same_shape,
     times_one,
     transpose_id,
@@ -173,51 +179,6 @@ def _log_of_logistic(e: Eqn, c: Ctx) -> object:
     return (P.neg, (y,), {}) if y.aval == e.out.aval else None
 
 
-# --- complex numbers: the parts of a real value, and conj cancelling itself
-
-def _real(a: object) -> bool:
-    return a.aval.dtype.kind != "c"
-
-
-def _of_real(e: Eqn, c: Ctx) -> object:
-    return same(e, e.inputs[0]) if _real(e.inputs[0]) else None
-
-
-def _imag_of_real(e: Eqn, c: Ctx) -> object:
-    a = e.out.aval
-    return (P.full, (), {"shape": a.shape, "dtype": a.dtype, "value": 0}) \
-        if _real(e.inputs[0]) else None
-
-
-def _of_conj(e: Eqn, c: Ctx) -> object:
-    """conj(conj(x)) = x; real, abs of conj(x) are those of x."""
-    s = c.def_of(e.inputs[0], P.conj)
-    if s is None:
-        return None
-    return same(e, s.inputs[0]) if e.prim is P.conj else (e.prim, s.inputs, {})
-
-
-def _imag_of_conj(e: Eqn, c: Ctx) -> object:
-    s = c.def_of(e.inputs[0], P.conj)
-    return None if s is None else (P.neg, (c.emit(P.imag, s.inputs, {}, e.src),), {})
-
-
-def _conj_of_scaled_conj(e: Eqn, c: Ctx) -> object:
-    """conj(r * conj(z)) = r * z and conj(conj(z) / r) = z / r for real r: what abs's VJP
-    (g / |z| * conj(z)) meets in the VJP of a conj or of an FFT."""
-    m = c.def_of(e.inputs[0], P.mul) or c.def_of(e.inputs[0], P.div)
-    if m is None:
-        return None
-    x, y = m.inputs
-    for k, (r, z) in enumerate(((x, y), (y, x))):
-        s = c.def_of(z, P.conj)
-        if s is not None and _real(r) and (m.prim is P.mul or k == 1):
-            ins = (r, s.inputs[0]) if k == 0 else (s.inputs[0], r)
-            if m.prim.shape_rule(*[a.aval for a in ins]) == e.out.aval:
-                return m.prim, ins, {}
-    return None
-
-
 RULES: list[Rule] = [
     *[Rule(p, fold, "f(constants) = its value, computed once while compiling")
       for p in P.REGISTRY.values()],
@@ -282,13 +243,13 @@ RULES: list[Rule] = [
     Rule(P.getitem, read_of_contraction,
          "einsum(xs)[r] = einsum(xs[r]), sum(x)[r] = sum(x[r]), read only there"),
     Rule(P.cast, same_shape, "x.astype(x.dtype) = x"),
-    Rule(P.conj, _of_real, "conj(x) = x for real x"),
-    Rule(P.real, _of_real, "real(x) = x for real x"),
-    Rule(P.imag, _imag_of_real, "imag(x) = zeros for real x"),
-    *[Rule(p, _of_conj, f"{p.name}(conj(x)) = " + ("x" if p is P.conj else f"{p.name}(x)"))
+    Rule(P.conj, of_real, "conj(x) = x for real x"),
+    Rule(P.real, of_real, "real(x) = x for real x"),
+    Rule(P.imag, imag_of_real, "imag(x) = zeros for real x"),
+    *[Rule(p, of_conj, f"{p.name}(conj(x)) = " + ("x" if p is P.conj else f"{p.name}(x)"))
       for p in (P.conj, P.real, P.abs_)],
-    Rule(P.imag, _imag_of_conj, "imag(conj(x)) = -imag(x)"),
-    Rule(P.conj, _conj_of_scaled_conj, "conj(r * conj(z)) = r * z, conj(conj(z) / r) = z / r "
+    Rule(P.imag, imag_of_conj, "imag(conj(x)) = -imag(x)"),
+    Rule(P.conj, conj_of_scaled_conj, "conj(r * conj(z)) = r * z, conj(conj(z) / r) = z / r "
          "for real r"),
     Rule(P.concatenate, concatenate_of_slices, "concatenate(x[a:b], x[b:c]) = x[a:c]"),
     Rule(P.setitem_add, writes_tiling_zeros,
