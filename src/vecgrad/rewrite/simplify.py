@@ -1,8 +1,6 @@
 """Algebraic simplification: the rewrite rules (see `rewrite` for the engine)."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import primitives as P
 from ..batch.col2im import taps_as_coefficients
 from ..batch.windows import (
@@ -13,7 +11,7 @@ from ..batch.windows import (
     windows_add_loops_first,
     windows_added_product,
 )
-from ..ir import Const, Eqn, Graph
+from ..ir import Eqn, Graph
 from .addchain import small_terms_first
 from .complexparts import (
     conj_of_scaled_conj,
@@ -89,7 +87,7 @@ from .segments import (
     sum_of_scatter,
     sum_of_segment_sums,
 )
-from .softmax import logsumexp_pattern, softmax_pattern
+from .softmax import log_of_logistic, logsumexp_pattern, softmax_pattern
 
 
 def _whole(idx: list | tuple, shape: tuple[int, ...]) -> bool:
@@ -167,18 +165,6 @@ def _end_of_scan(e: Eqn, c: Ctx) -> object:
     return P.getitem, (t,), {"idx": P.BasicIndex(rest)}
 
 
-def _log_of_logistic(e: Eqn, c: Ctx) -> object:
-    """log(logistic(x)) = -logaddexp(0, -x): one pass instead of two, and exact where the
-    logistic rounds to 0 (x < -745: log gave -inf) or to 1 (x > 37: log gave 0)."""
-    s = c.def_of(e.inputs[0], P.logistic)
-    if s is None or c.n_uses(e.inputs[0]) != 1 or e.out.aval.dtype.kind != "f":
-        return None
-    x = s.inputs[0]
-    zero = Const(np.asarray(0, e.out.aval.dtype))
-    y = c.emit(P.logaddexp, (zero, c.emit(P.neg, (x,), {}, e.src)), {}, e.src)
-    return (P.neg, (y,), {}) if y.aval == e.out.aval else None
-
-
 RULES: list[Rule] = [
     *[Rule(p, fold, "f(constants) = its value, computed once while compiling")
       for p in P.REGISTRY.values()],
@@ -208,7 +194,7 @@ RULES: list[Rule] = [
          "x.at[::-1, :].add(v) = x + v[::-1, :]"),
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
     Rule(P.neg, neg_neg, "-(-x) = x"),
-    Rule(P.log, _log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
+    Rule(P.log, log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
     Rule(P.einsum, einsum_by_one, "einsum(1, x) = x"),
     Rule(P.einsum, einsum_by_ones, "einsum(ones, x) = x, broadcast over the ones' own axes"),
     Rule(P.einsum, lambda e, c: einsum_of_einsum(e, c) if len(e.inputs) == 1 else None,

@@ -1,11 +1,15 @@
-"""Fusion rules: hand-written softmax and logsumexp become the fused, stable primitives
-(one pass, no overflow for large inputs, and the fused VJP `p * (g - sum(g * p))`)."""
+"""Stable log-domain forms: hand-written softmax and logsumexp become the fused, stable
+primitives (one pass, no overflow for large inputs, and the fused VJP `p * (g - sum(g * p))`),
+and log(logistic(x)) becomes -logaddexp(0, -x)."""
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import primitives as P
-from ..ir import Atom, Eqn
+from ..ir import Atom, Const, Eqn
+from .engine import Ctx
 
 
 def _kept(a: Atom, ctx: Any, prim: P.Primitive) -> tuple[Atom, int] | None:
@@ -92,3 +96,15 @@ def logsumexp_pattern(e: Eqn, ctx: Any) -> Any:
     lse = ctx.emit(P.logsumexp, (x,), {"axis": axis}, e.src)
     return (P.reshape, (lse,), {"shape": e.out.aval.shape}) \
         if lse.aval.shape != e.out.aval.shape else lse
+
+
+def log_of_logistic(e: Eqn, c: Ctx) -> object:
+    """log(logistic(x)) = -logaddexp(0, -x): one pass instead of two, and exact where the
+    logistic rounds to 0 (x < -745: log gave -inf) or to 1 (x > 37: log gave 0)."""
+    s = c.def_of(e.inputs[0], P.logistic)
+    if s is None or c.n_uses(e.inputs[0]) != 1 or e.out.aval.dtype.kind != "f":
+        return None
+    x = s.inputs[0]
+    zero = Const(np.asarray(0, e.out.aval.dtype))
+    y = c.emit(P.logaddexp, (zero, c.emit(P.neg, (x,), {}, e.src)), {}, e.src)
+    return (P.neg, (y,), {}) if y.aval == e.out.aval else None
