@@ -1,4 +1,10 @@
-"""Algebraic simplification: the rewrite rules (see `rewrite` for the engine)."""
+"""Algebraic simplification: the table of rewrite rules, in the order they are tried (see
+`rewrite` for the engine). The rules live with their idea: identities (neutral elements,
+folding), regions (whole-array indexing, scans read at their end), scalings (small factors
+onto the smallest operand), contract and distribute (sums and contractions), layout
+(transposes, reshapes, broadcasts), narrow and hoist (reads of results, gathers), segments
+(scatters and segment sums), addchain (sums of many terms), softmax (stable log-domain forms),
+complexparts, and batch's windows and col2im."""
 from __future__ import annotations
 
 from .. import primitives as P
@@ -11,7 +17,7 @@ from ..batch.windows import (
     windows_add_loops_first,
     windows_added_product,
 )
-from ..ir import Eqn, Graph
+from ..ir import Graph
 from .addchain import small_terms_first
 from .complexparts import (
     conj_of_scaled_conj,
@@ -36,7 +42,7 @@ from .distribute import (
     sqdist_of_differences,
     sum_of_shared_contractions,
 )
-from .engine import Ctx, Rule, rewrite
+from .engine import Rule, rewrite
 from .hoist import einsum_of_gather, gather_of_gather
 from .identities import (
     double,
@@ -68,6 +74,7 @@ from .layout import (
     writes_tiling_zeros,
 )
 from .narrow import read_of_contraction, read_of_elementwise
+from .regions import add_everywhere, end_of_scan, full_index, index_is_reshape
 from .scalings import (
     common_factor,
     div_of_neg,
@@ -88,82 +95,6 @@ from .segments import (
     sum_of_segment_sums,
 )
 from .softmax import log_of_logistic, logsumexp_pattern, softmax_pattern
-
-
-def _whole(idx: list | tuple, shape: tuple[int, ...]) -> bool:
-    """One slice per axis, each covering its axis in order."""
-    return len(idx) == len(shape) and all(
-        isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
-        for k, d in zip(idx, shape))
-
-
-def _add_everywhere(e: Eqn, c: Ctx) -> object:
-    x, v = e.inputs
-    idx = e.params["idx"]
-    shape = x.aval.shape
-    # (axes covered in reverse: a group batched in the reverse of the rows' order; v's
-    # elements land reversed there, so x + v[::-1], a view, not a copy through a buffer)
-    if not P.is_basic(idx) or len(idx) != len(shape) or not all(
-            isinstance(k, P.Sl) and len(k) == d and (k.step == 1 and k.start == 0 or
-                                                     k.step == -1 and k.start == d - 1)
-            for k, d in zip(idx, shape)) or P.add.shape_rule(x.aval, v.aval) != e.out.aval:
-        return None
-    if _whole(idx, shape):
-        return P.add, (x, v), {}
-    lead = len(shape) - v.aval.ndim
-    rev = tuple(P.Sl(d - 1, -1, -1) if k.step == -1 and d > 1 else P.Sl(0, d, 1)
-                for k, d in zip(idx[lead:], v.aval.shape))
-    if all(k.step == 1 for k in rev):
-        return P.add, (x, v), {}
-    r = c.emit(P.getitem, (v,), {"idx": rev}, e.src)
-    zero = c.def_of(x, P.full)  # (a cotangent's zeros: the reversed view itself)
-    if zero is not None and zero.params["value"] == 0 and r.aval == e.out.aval:
-        return r
-    return P.add, (x, r), {}
-
-
-def _full_index(e: Eqn) -> bool:
-    return _whole(e.params["idx"], e.inputs[0].aval.shape)
-
-
-def _index_is_reshape(e: Eqn, c: Ctx) -> object:
-    """x[:, None, :] (full slices and new axes only) is a reshape, which rules see through."""
-    idx = e.params["idx"]
-    sls = [k for k in idx if k is not None]
-    if len(sls) == len(idx) or not _whole(sls, e.inputs[0].aval.shape):
-        return None
-    return P.reshape, (e.inputs[0],), {"shape": e.out.aval.shape}
-
-
-_SCAN_TOTALS = {P.cumsum: P.reduce_sum, P.cumprod: P.reduce_prod, P.cummax: P.reduce_max,
-                P.cummin: P.reduce_min}
-
-
-def _end_of_scan(e: Eqn, c: Ctx) -> object:
-    """A running total read only at its end is the total: a loop's running max `m =
-    np.maximum(m, h)` (a cummax once batched) whose last value alone is used is one max, and
-    its gradient one tie-sharing mask, not a running argmax and a scatter."""
-    s = c.def_of(e.inputs[0])
-    if s is None or s.prim not in _SCAN_TOTALS:
-        return None
-    a = s.params["axis"]
-    end = 0 if s.params.get("reverse", False) else s.out.aval.shape[a] - 1
-    idx = e.params["idx"]
-
-    def at_end(q: Eqn) -> bool:
-        if q.prim is not P.getitem:
-            return False
-        k = q.params["idx"]
-        return P.is_basic(k) and len(k) == s.out.aval.ndim and k[a] == end and \
-            all(isinstance(j, (int, P.Sl)) for j in k)
-    if not at_end(e) or not all(at_end(q) for q in c.all_readers.get(s.out, [e])):
-        return None
-    t = c.emit(_SCAN_TOTALS[s.prim], (s.inputs[0],), {"axes": (a,)}, e.src)
-    rest = tuple(idx[:a]) + tuple(idx[a + 1:])
-    if _whole(rest, t.aval.shape):
-        return t
-    return P.getitem, (t,), {"idx": P.BasicIndex(rest)}
-
 
 RULES: list[Rule] = [
     *[Rule(p, fold, "f(constants) = its value, computed once while compiling")
@@ -190,7 +121,7 @@ RULES: list[Rule] = [
     Rule(P.add, double, "x + x = 2 * x"),
     *[Rule(p, common_factor, "x * a + x * b = x * (a + b), a and b small (and -)")
       for p in (P.add, P.sub)],
-    Rule(P.setitem_add, _add_everywhere, "x.at[:, ..., :].add(v) = x + v; "
+    Rule(P.setitem_add, add_everywhere, "x.at[:, ..., :].add(v) = x + v; "
          "x.at[::-1, :].add(v) = x + v[::-1, :]"),
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
     Rule(P.neg, neg_neg, "-(-x) = x"),
@@ -204,9 +135,9 @@ RULES: list[Rule] = [
     Rule(P.transpose, transpose_id, "transpose(x, id) = x"),
     Rule(P.transpose, transpose_transpose, "transpose(transpose(x, p), q) = transpose(x, p[q])"),
     Rule(P.broadcast_to, same_shape, "broadcast_to(x, x.shape) = x"),
-    Rule(P.getitem, lambda e, c: e.inputs[0] if _full_index(e) else None, "x[:, ..., :] = x"),
-    Rule(P.getitem, _index_is_reshape, "x[:, None] = reshape(x)"),
-    Rule(P.getitem, _end_of_scan, "cumsum(x, a)[.., -1, ..] = sum(x, a), and cumprod, cummax, "
+    Rule(P.getitem, lambda e, c: e.inputs[0] if full_index(e) else None, "x[:, ..., :] = x"),
+    Rule(P.getitem, index_is_reshape, "x[:, None] = reshape(x)"),
+    Rule(P.getitem, end_of_scan, "cumsum(x, a)[.., -1, ..] = sum(x, a), and cumprod, cummax, "
          "cummin alike (the first entry of a reverse scan)"),
     Rule(P.add, sum_of_segment_sums,
          "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))"),
