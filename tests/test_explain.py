@@ -202,3 +202,20 @@ def test_hot_operations_fold_runs_of_equal_operands():
     ins = tuple(Var(Aval((), f64)) for _ in range(400)) + (Var(Aval((2,), f64)),) * 2
     e = Eqn(P.stack, ins, Params(axis=0), Var(Aval((402,), f64)), None)
     assert _shapes(e) == "f64[] x400, f64[2], f64[2] -> f64[402]"
+
+
+def test_compile_line_of_an_entry_compiled_before_explain_says_so():
+    def loss(x):
+        total = 0.0
+        for i in range(x.shape[0]):
+            total += vnp.sum(vnp.sin(x[i]) ** 2)
+        return total
+
+    x = np.random.default_rng(0).normal(size=(60, 3))
+    fresh = summary(vg.explain(loss, x, budget=0.01))
+    assert "first call (compile)" in fresh and "found it cached" not in fresh
+    again = summary(vg.explain(loss, x, budget=0.01))  # the grad entry is cached now
+    line = next(ln for ln in again.splitlines() if "first call (compile)" in ln)
+    assert "in an earlier call (this one found it cached" in line
+    staged = re.search(r"first call \(compile\) ([0-9.]+) (ms|us|s) in an earlier", line)
+    assert staged is not None
