@@ -12,9 +12,10 @@ from typing import Any
 import numpy as _np
 
 from .. import primitives as P
+from ..errors import ComplexError
 from ..tracing import Tracer
 from . import _ops
-from ._base import _shape, asarray, astype
+from ._base import _dtype, _shape, asarray, astype
 from ._creation import linspace
 from ._order import _outer_edges
 
@@ -26,6 +27,8 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
     """The D-dimensional histogram of N points (an (N, D) array, or a sequence of D arrays of
     length N) and the D arrays of edges, as NumPy computes them."""
     s = _sample(sample)
+    if _dtype(s).kind == "c":  # (NumPy bins the real parts, warning as it drops the rest)
+        raise ComplexError("numpy.histogramdd", why="NumPy bins only the real parts")
     n, d = _shape(s)
     try:
         if len(bins) != d:

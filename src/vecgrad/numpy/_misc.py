@@ -165,6 +165,8 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
         raise unsupported("numpy.digitize with traced bins (pass the bins as a NumPy array; "
                           "for increasing traced bins use vnp.searchsorted)")
     bins = _np.asarray(bins)
+    if _dtype(x).kind == "c":
+        raise TypeError("x may not be complex")  # (NumPy's words)
     if bins.ndim != 1:
         raise ValueError("object too deep for desired array")
     d = _np.diff(bins)

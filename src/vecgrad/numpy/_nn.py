@@ -6,8 +6,17 @@ import math
 from typing import Any
 
 from .. import primitives as P
+from ..errors import ComplexError
 from . import _ops
+from ._base import _dtype
 from ._ops import _axes
+
+
+def _real(name: str, x: Any) -> None:
+    # NumPy orders complex numbers lexicographically, so maximum(z, 0) is defined, but it is
+    # not a complex relu or softplus (JAX has none either): refuse rather than answer.
+    if _dtype(x).kind == "c":
+        raise ComplexError(name, why=f"{name} is defined for real input only")
 
 
 def _over_axes(prim: P.Primitive, x: Any, axis: Any, reduces: bool) -> Any:
@@ -52,6 +61,7 @@ def log_softmax(x: Any, axis: Any = -1) -> Any:
 
 def relu(x: Any) -> Any:
     """max(x, 0), with gradient 0 at 0."""
+    _real("relu", x)
     return _ops.where(_ops.greater(x, 0), x, 0.0)
 
 
@@ -62,4 +72,5 @@ def sigmoid(x: Any) -> Any:
 
 def softplus(x: Any) -> Any:
     """log(1 + exp(x)), stable for large |x|."""
+    _real("softplus", x)
     return _ops.maximum(x, 0.0) + _ops.log1p(_ops.exp(-_ops.abs(x)))

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as _np
 
 from .. import primitives as P
-from ..errors import unsupported
+from ..errors import ComplexError, unsupported
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype, takes_out
@@ -387,6 +387,8 @@ def nanargmin(a: Any, axis: int | None = None, out: Any = None, *,
 
 def _hist_edges(a: Any, bins: Any, range: Any) -> tuple[Any, int | None]:
     """(edges, number of equal bins or None for given edges), as NumPy computes them."""
+    if _dtype(a).kind == "c":  # (NumPy bins the real parts, warning as it drops the rest)
+        raise ComplexError("numpy.histogram", why="NumPy bins only the real parts")
     if isinstance(bins, str):
         raise unsupported(f"numpy.histogram with bins={bins!r} (pass a number of bins or the "
                           "edges)")

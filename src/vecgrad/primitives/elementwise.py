@@ -92,11 +92,11 @@ def real_only(name: str, *avals: Aval, why: str | None = None) -> None:
         raise ComplexError(name, why=why) if why else ComplexError(name)
 
 
-def elementwise(name: str, fn: Callable, vjp: Callable | None, ordered: bool = False,
+def elementwise(name: str, fn: Callable, vjp: Callable | None,
                 real_input: str | None = None, **kw: Any) -> Primitive:
     """An n-ary broadcasting primitive. `vjp(g, ans, *ins, **params) -> tuple` in out shape.
-    `ordered`: complex operands are refused (comparisons, maximum: complex numbers are not
-    ordered); `real_input`: they are refused for that reason.
+    `real_input`: complex operands are refused for that reason. (Comparisons and maximum
+    take complex numbers in NumPy's lexicographic order: real parts, then imaginary parts.)
 
     Complex numbers follow JAX's convention: a VJP is the transpose of the JVP under the real
     pairing <a, b> = Re(sum(a * b)), without conjugation. For a holomorphic f the rule is
@@ -104,7 +104,7 @@ def elementwise(name: str, fn: Callable, vjp: Callable | None, ordered: bool = F
     real, imag, conj, angle) say so in their rules. A real input of a complex operation gets
     the real part of its cotangent (the AD driver's cast)."""
     def shape_rule(*avals: Aval, **params: Any) -> Aval:
-        if ordered or real_input:
+        if real_input:
             real_only(getattr(fn, "__name__", name), *avals, why=real_input)
         shape = _broadcast(*[a.shape for a in avals])
         ps = tuple(sorted(params.items())) if params else ()
@@ -118,8 +118,8 @@ def unary(name: str, fn: Callable, vjp: Callable | None) -> Primitive:
     return elementwise(name, fn, None if vjp is None else (lambda g, ans, x: (vjp(g, ans, x),)))
 
 
-def _nograd(name: str, fn: Callable, ordered: bool = False) -> Primitive:
-    return elementwise(name, fn, None, ordered=ordered)
+def _nograd(name: str, fn: Callable) -> Primitive:
+    return elementwise(name, fn, None)
 
 
 def _logistic(x: np.ndarray) -> np.ndarray:
@@ -217,13 +217,13 @@ div = elementwise("div", np.true_divide,
                   lambda g, ans, x, y: (g / y, -(g / y * ans)))  # g / y is computed once
 pow_ = elementwise("pow", np.power, _pow_vjp)
 maximum = elementwise("maximum", np.maximum,
-                      lambda g, ans, x, y: (g * _tie(x, y, g), g * _tie(y, x, g)), ordered=True)
+                      lambda g, ans, x, y: (g * _tie(x, y, g), g * _tie(y, x, g)))
 minimum = elementwise("minimum", np.minimum,
-                      lambda g, ans, x, y: (g * _tie(y, x, g), g * _tie(x, y, g)), ordered=True)
-lt = _nograd("lt", np.less, ordered=True)
-le = _nograd("le", np.less_equal, ordered=True)
-gt = _nograd("gt", np.greater, ordered=True)
-ge = _nograd("ge", np.greater_equal, ordered=True)
+                      lambda g, ans, x, y: (g * _tie(y, x, g), g * _tie(x, y, g)))
+lt = _nograd("lt", np.less)
+le = _nograd("le", np.less_equal)
+gt = _nograd("gt", np.greater)
+ge = _nograd("ge", np.greater_equal)
 eq = _nograd("eq", np.equal)
 ne = _nograd("ne", np.not_equal)
 logical_and = _nograd("logical_and", np.logical_and)
@@ -305,12 +305,10 @@ def reduce_along(fn: Callable, x: np.ndarray, axes: tuple[int, ...],
     return r.reshape(x.shape[:-1] + ((1,) if keepdims else ()))
 
 
-def reduction(name: str, fn: Callable, vjp: Callable, ordered: bool = False) -> Primitive:
-    """A reduction over static `axes` (no keepdims), with its shape and batch rules
-    (`ordered`: complex input is refused)."""
+def reduction(name: str, fn: Callable, vjp: Callable) -> Primitive:
+    """A reduction over static `axes` (no keepdims), with its shape and batch rules (max and
+    min take complex input in NumPy's lexicographic order, NaN first)."""
     def shape_rule(x: Aval, axes: tuple[int, ...]) -> Aval:
-        if ordered:
-            real_only(fn.__name__, x)
         if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
             raise ShapeError(f"{name}: axis {axes} out of range for an array of shape {x.shape}")
         shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
@@ -322,6 +320,6 @@ def reduction(name: str, fn: Callable, vjp: Callable, ordered: bool = False) -> 
 
 
 reduce_sum = reduction("reduce_sum", np.sum, lambda g, ans, x, axes: (_keep(x, g, axes),))
-reduce_max = reduction("reduce_max", np.max, _extreme_vjp, ordered=True)
-reduce_min = reduction("reduce_min", np.min, _extreme_vjp, ordered=True)
+reduce_max = reduction("reduce_max", np.max, _extreme_vjp)
+reduce_min = reduction("reduce_min", np.min, _extreme_vjp)
 reduce_prod = reduction("reduce_prod", np.prod, _prod_vjp)

@@ -188,6 +188,6 @@ copysign = elementwise(  # |x| with y's sign: d/dx = +-1, nothing for y
 heaviside = elementwise(  # 0, h0 or 1: only h0 (taken where x == 0) has a gradient
     "heaviside", np.heaviside, lambda g, ans, x, h0: (None, where(eq(x, 0), g, 0)))
 fmax = elementwise("fmax", np.fmax, lambda g, ans, x, y: (
-    g * _fshare(x, y, _tie(x, y, g)), g * _fshare(y, x, _tie(y, x, g))), ordered=True)
+    g * _fshare(x, y, _tie(x, y, g)), g * _fshare(y, x, _tie(y, x, g))))
 fmin = elementwise("fmin", np.fmin, lambda g, ans, x, y: (
-    g * _fshare(x, y, _tie(y, x, g)), g * _fshare(y, x, _tie(x, y, g))), ordered=True)
+    g * _fshare(x, y, _tie(y, x, g)), g * _fshare(y, x, _tie(x, y, g))))

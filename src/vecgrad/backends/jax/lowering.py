@@ -3,6 +3,7 @@ whose callable runs the equation with jax.numpy / lax. Families are one line eac
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 from typing import Any
 
 import jax
@@ -15,6 +16,7 @@ from jax import lax
 from ... import primitives as P
 from ...custom import custom_vjp_call
 from ...ir import Graph
+from .. import complex_order as co
 from ..lowering import (
     Site,
     Table,
@@ -43,6 +45,17 @@ def cast(x: Any, dtype: np.dtype) -> Any:
 ew = functools.partial(_elementwise, cast=cast)
 _to_out = functools.partial(to_out, cast=cast)
 red = functools.partial(_reduction, cast=cast)
+
+
+# NumPy's complex order (backends/complex_order.py) in jax.numpy / lax
+_LIB = SimpleNamespace(
+    real=jnp.real, imag=jnp.imag, isnan=jnp.isnan, where=jnp.where, complex=lax.complex,
+    max=lambda a: jnp.max(a, axis=-1), min=lambda a: jnp.min(a, axis=-1),
+    any=lambda a: jnp.any(a, axis=-1), permute=jnp.transpose,
+    first=lambda x, m: jnp.take_along_axis(x, jnp.argmax(m, axis=-1)[..., None], -1)[..., 0])
+
+
+_ordered = co.lowering(_LIB, cast)
 
 
 def _powc(site: Site, p: float) -> Any:
@@ -233,14 +246,17 @@ LOWERINGS: Table = {
     P.logistic: ew(jax.nn.sigmoid), P.stop_gradient: ew(lax.stop_gradient),
     P.logical_not: ew(jnp.logical_not), P.powc: _powc,
     P.add: ew(jnp.add), P.sub: ew(jnp.subtract), P.mul: ew(jnp.multiply),
-    P.div: ew(jnp.true_divide), P.pow_: ew(jnp.power), P.maximum: ew(jnp.maximum),
-    P.minimum: ew(jnp.minimum), P.lt: ew(jnp.less), P.le: ew(jnp.less_equal),
-    P.gt: ew(jnp.greater), P.ge: ew(jnp.greater_equal), P.eq: ew(jnp.equal),
+    P.div: ew(jnp.true_divide), P.pow_: ew(jnp.power),
+    P.maximum: _ordered(ew(jnp.maximum), "maximum"),
+    P.minimum: _ordered(ew(jnp.minimum), "minimum"), P.lt: _ordered(ew(jnp.less), "lt"),
+    P.le: _ordered(ew(jnp.less_equal), "le"), P.gt: _ordered(ew(jnp.greater), "gt"),
+    P.ge: _ordered(ew(jnp.greater_equal), "ge"), P.eq: ew(jnp.equal),
     P.ne: ew(jnp.not_equal), P.logical_and: ew(jnp.logical_and),
     P.logical_or: ew(jnp.logical_or), P.where: _where,
     P.cast: lambda site, dtype: lambda x: cast(x, dtype),
     # reductions over static axes
-    P.reduce_sum: red(jnp.sum), P.reduce_max: red(jnp.max), P.reduce_min: red(jnp.min),
+    P.reduce_sum: red(jnp.sum), P.reduce_max: _ordered(red(jnp.max), "reduce_max"),
+    P.reduce_min: _ordered(red(jnp.min), "reduce_min"),
     P.reduce_prod: red(jnp.prod),
     # indexing, writes, creation and shapes
     P.getitem: _getitem, P.setitem: _write("set"), P.setitem_add: _write("add"),
@@ -288,7 +304,8 @@ LOWERINGS: Table = {
     P.bitwise_count: ew(jnp.bitwise_count), P.logaddexp: ew(jnp.logaddexp),
     P.logaddexp2: ew(jnp.logaddexp2), P.arctan2: ew(jnp.arctan2), P.hypot: ew(jnp.hypot),
     P.remainder: ew(jnp.remainder), P.fmod: ew(jnp.fmod), P.copysign: ew(jnp.copysign),
-    P.heaviside: ew(jnp.heaviside), P.fmax: ew(jnp.fmax), P.fmin: ew(jnp.fmin),
+    P.heaviside: ew(jnp.heaviside), P.fmax: _ordered(ew(jnp.fmax), "fmax"),
+    P.fmin: _ordered(ew(jnp.fmin), "fmin"),
     P.real: ew(jnp.real), P.imag: ew(jnp.imag), P.conj: ew(jnp.conj), P.angle: ew(jnp.angle),
     # scipy.special: jax.scipy.special where it has the function, the host otherwise
     P.polygamma: lambda site: lambda n, x: jsp.polygamma(  # (n: JAX wants an integer type)

@@ -6,6 +6,7 @@ says so."""
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ import torch
 from ... import primitives as P
 from ...custom import custom_vjp_call
 from ...ir import Graph
+from .. import complex_order as co
 from ..lowering import (
     Program,
     Site,
@@ -287,6 +289,18 @@ def _imag(x: Any) -> Any:
     return torch.imag(x) if x.is_complex() else torch.zeros_like(x)  # NumPy: zeros
 
 
+def _first(x: Any, m: Any) -> Any:
+    at = torch.argmax(m.to(torch.uint8), dim=-1, keepdim=True)
+    return torch.take_along_dim(x, at, dim=-1)[..., 0]
+
+
+# NumPy's complex order (backends/complex_order.py): torch has no complex comparison
+_ordered = co.lowering(SimpleNamespace(
+    real=torch.real, imag=_imag, isnan=torch.isnan, where=torch.where, complex=torch.complex,
+    max=lambda a: torch.amax(a, dim=-1), min=lambda a: torch.amin(a, dim=-1),
+    any=lambda a: torch.any(a, dim=-1), first=_first, permute=torch.permute), cast)
+
+
 LOWERINGS: Table = {
     # elementwise: the torch function of the same meaning
     P.neg: ew(torch.neg), P.exp: ew(torch.exp), P.log: ew(torch.log), P.log1p: ew(torch.log1p),
@@ -295,13 +309,16 @@ LOWERINGS: Table = {
     P.logistic: ew(torch.sigmoid), P.stop_gradient: ew(lambda x: x),
     P.logical_not: ew(torch.logical_not), P.powc: _powc,
     P.add: ew(torch.add), P.sub: ew(torch.sub), P.mul: ew(torch.mul),
-    P.div: ew(torch.true_divide), P.pow_: ew(torch.pow), P.maximum: ew(torch.maximum),
-    P.minimum: ew(torch.minimum), P.lt: ew(torch.lt), P.le: ew(torch.le), P.gt: ew(torch.gt),
-    P.ge: ew(torch.ge), P.eq: ew(torch.eq), P.ne: ew(torch.ne),
+    P.div: ew(torch.true_divide), P.pow_: ew(torch.pow),
+    P.maximum: _ordered(ew(torch.maximum), "maximum"),
+    P.minimum: _ordered(ew(torch.minimum), "minimum"), P.lt: _ordered(ew(torch.lt), "lt"),
+    P.le: _ordered(ew(torch.le), "le"), P.gt: _ordered(ew(torch.gt), "gt"),
+    P.ge: _ordered(ew(torch.ge), "ge"), P.eq: ew(torch.eq), P.ne: ew(torch.ne),
     P.logical_and: ew(torch.logical_and), P.logical_or: ew(torch.logical_or),
     P.where: _where, P.cast: lambda site, dtype: lambda x: cast(x, dtype),
     # reductions over static axes
-    P.reduce_sum: red(torch.sum), P.reduce_max: red(torch.amax), P.reduce_min: red(torch.amin),
+    P.reduce_sum: red(torch.sum), P.reduce_max: _ordered(red(torch.amax), "reduce_max"),
+    P.reduce_min: _ordered(red(torch.amin), "reduce_min"),
     P.reduce_prod: red(_prod),
     # indexing, writes, creation and shapes
     P.getitem: _getitem, P.setitem: _write(False), P.setitem_add: _write(True), P.full: _full,
@@ -347,7 +364,8 @@ LOWERINGS: Table = {
     P.bitwise_count: host(P.bitwise_count), P.logaddexp: ew(torch.logaddexp),
     P.logaddexp2: ew(torch.logaddexp2), P.arctan2: ew(torch.atan2), P.hypot: ew(torch.hypot),
     P.remainder: ew(torch.remainder), P.fmod: ew(torch.fmod), P.copysign: ew(torch.copysign),
-    P.heaviside: ew(torch.heaviside), P.fmax: ew(torch.fmax), P.fmin: ew(torch.fmin),
+    P.heaviside: ew(torch.heaviside), P.fmax: _ordered(ew(torch.fmax), "fmax"),
+    P.fmin: _ordered(ew(torch.fmin), "fmin"),
     P.real: ew(torch.real), P.imag: ew(_imag), P.conj: ew(torch.conj_physical),
     P.angle: ew(torch.angle),
     # scipy.special: torch.special where it has the function, the host otherwise
