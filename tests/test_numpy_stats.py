@@ -411,6 +411,24 @@ def test_in_place_index_writers():
     check(f, T)
 
 
+@pytest.mark.parametrize("axis, k", [(1, 1), (0, 2), (-1, 3), (2, 2)])
+def test_put_along_axis_at_traced_indices(axis, k):
+    """An argsort's first k positions overwritten (with constants, or with values computed
+    from the input): NumPy's values, and the gradient through the values written and the
+    entries kept."""
+    def f(xp, x, vals):
+        buf = x * 1.0
+        idx = xp.take(xp.argsort(x, axis=axis), range(k), axis=axis)
+        xp.put_along_axis(buf, idx, vals(xp, x, idx), axis=axis)
+        return buf
+    for vals in (lambda xp, x, i: -1.0,
+                 lambda xp, x, i: xp.take_along_axis(x, i, axis) ** 2 + 1.0):
+        check(lambda xp, x, vals=vals: f(xp, x, vals), T)
+        vg.check_grads(lambda x, vals=vals: vnp.sum(f(vnp, x, vals) ** 2), [T])
+    with pytest.raises(IndexError, match="integer"):
+        vg.jit(lambda x: vnp.put_along_axis(x * 1, vnp.argmax(x, 0) * 1.0, 0.0, 0))(T)
+
+
 @pytest.mark.parametrize("kw", [
     {}, {"bins": 4}, {"bins": 7, "range": (-1.0, 1.5)}, {"bins": [-2.0, -0.5, 0.0, 0.3, 2.0]},
     {"bins": 5, "density": True}, {"bins": [-1.0, 0.0, 1.0], "density": True},

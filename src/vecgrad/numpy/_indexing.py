@@ -310,29 +310,30 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None = -1) -> Any:
     return P.take_along(arr, idx, axis=axis)
 
 
-def _along_key(idx: _np.ndarray, shape: tuple, axis: int) -> tuple:
-    """NumPy's fancy index for put_along_axis with a static index."""
+def _along_key(idx: Any, shape: tuple, axis: int) -> tuple:
+    """NumPy's fancy index for put_along_axis: `idx` (static or traced) along `axis`, the
+    positions along every other axis, all broadcast to one shape."""
     nd = len(shape)
-    out = []
-    for d in range(nd):
-        if d == axis:
-            out.append(idx)
-        else:
-            s = [1] * nd
-            s[d] = shape[d]
-            out.append(_np.arange(shape[d]).reshape(s))
-    return tuple(_np.broadcast_arrays(*out))
+    grids = [_np.arange(shape[d]).reshape([shape[d] if e == d else 1 for e in range(nd)])
+             for d in range(nd)]
+    full = _np.broadcast_shapes(_shape(idx), *[g.shape for d, g in enumerate(grids)
+                                               if d != axis])
+    return tuple(_ops.broadcast_to(idx, full) if d == axis and isinstance(idx, Tracer) else
+                 _np.broadcast_to(idx if d == axis else grids[d], full) for d in range(nd))
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> None:
-    """In-place `arr[... indices ...] = values` along `axis` (static indices)."""
-    if isinstance(indices, Tracer):
-        raise unsupported("numpy.put_along_axis with traced indices (use np.add.at into a "
-                          "zero buffer, which accumulates)")
+    """In-place `arr[... indices ...] = values` along `axis` (static or traced indices: a
+    traced index, such as an argmax, writes through the traced-index write)."""
     if axis is None:
         raise unsupported("numpy.put_along_axis with axis=None")
     axis = _axis1(axis, _nd(arr))
-    arr[_along_key(_np.asarray(indices), _shape(arr), axis)] = values
+    idx = indices if isinstance(indices, Tracer) else _np.asarray(indices)
+    if _dtype(idx).kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if _nd(idx) != _nd(arr):
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    arr[_along_key(idx, _shape(arr), axis)] = values
 
 
 def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
