@@ -219,3 +219,39 @@ def test_compile_line_of_an_entry_compiled_before_explain_says_so():
     assert "in an earlier call (this one found it cached" in line
     staged = re.search(r"first call \(compile\) ([0-9.]+) (ms|us|s) in an earlier", line)
     assert staged is not None
+
+
+def _two_carries_one_line(g):
+    v, p, tot = 0.0, 0.0, 0.0
+    for t in range(g.shape[0]):
+        v, p = 0.9 * v + g[t], p - 0.1 * (0.9 * v + g[t])
+        tot += p ** 2
+    return tot
+
+
+def _two_carries_semicolons(g):
+    v = 0.0
+    p = 0.0
+    tot = 0.0
+    for t in range(g.shape[0]):
+        v = 0.9 * v + g[t]; p = p - 0.1 * v; tot += p ** 2
+    return tot
+
+
+@pytest.mark.parametrize("fun", [_two_carries_one_line, _two_carries_semicolons])
+def test_repeated_work_on_a_recurrence_line_is_listed(fun):
+    """Whatever batching makes of these lines, explain lists every line whose operations
+    remain one per iteration in the compiled gradient, also a line that holds a rolled
+    recurrence too (it once said "all repeated work was merged" at 18,000 equations)."""
+    from vecgrad.explain import REPEATED
+    g = np.random.default_rng(0).normal(size=300)
+    r = vg.explain(fun, g, budget=0.01)
+    final = vg.grad(fun).entry(g)[0].stages["final"]
+    counts: dict = {}
+    for e in final.eqns:
+        if e.src is not None:
+            k = (e.src.line, e.prim.name, str(e.out.aval))
+            counts[k] = counts.get(k, 0) + 1
+    repeated = {k[0] for k, c in counts.items() if c >= REPEATED}
+    listed = {f.src.line for f in r.unbatched}
+    assert repeated <= listed, (repeated, listed)

@@ -80,8 +80,10 @@ def _repeated(entry: Any, notes: tuple) -> list[Found]:
     final = entry.stages.get("final")
     if final is None:
         return []
+    # (a line noted as batched, or as a recurrence rolled into a loop or scan, may still hold
+    # repeated work: another chain on the same line, `v, p = b * v + g[t], p - v`)
     said = {(n.src.file, n.src.line) for n in notes if isinstance(n, Note) and n.src is not None
-            and n.kind != "batched"}
+            and n.kind not in ("batched", "recurrence")}
     count: dict[tuple, int] = {}
     srcs: dict[tuple, Any] = {}
     for e in final.eqns:
