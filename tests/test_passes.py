@@ -1307,6 +1307,27 @@ def _rule_common_factor(x):
     return t * x[0] + s, t - t * x[1, ::-1], vnp.sum(s)
 
 
+def _rule_repeated_terms(x):
+    # a sum whose terms come twice and three times (a product of a value with itself gives
+    # one cotangent per operand, the same value), and a repeated broadcast row
+    u, v, r = vnp.tanh(x), vnp.sin(x), vnp.cos(x[0])
+    return (u + v) + u, ((v + r) + v + v) + r
+
+
+REPEATED_TERMS_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[2,3] = sin a
+  d:f64[3] = getitem[idx=(0, 0:3)] a
+  e:f64[3] = cos d
+  f:f64[2,3] = mul b 2.0
+  g:f64[2,3] = add f c
+  h:f64[2,3] = mul c 3.0
+  i:f64[3] = mul e 2.0
+  j:f64[2,3] = add h i
+  in (g, j) }"""
+
+
 def _rule_sum_of_scaled(x):
     # the column sums of x00 * t: a scale of 3 sums, not of t
     t = _big(x)
@@ -1505,6 +1526,8 @@ RULE_TESTS = {
         _rule_sum_of_shared_contractions, _golden(SHARED_CONTRACTIONS_GOLDEN)),
     "einsum(-x, y) = -einsum(x, y), einsum(s * x, y) = s * einsum(x, y), the result "
     "smaller": (_rule_einsum_of_neg, _golden(EINSUM_OF_NEG_GOLDEN)),
+    "a + t + b + t = (a + b) + 2 * t": (_rule_repeated_terms,
+                                        _golden(REPEATED_TERMS_GOLDEN)),
     "x * a + x * b = x * (a + b), a and b small (and -)": (
         _rule_common_factor, _golden(COMMON_FACTOR_GOLDEN)),
     "(s * x) * y = s * (x * y), s a scalar, x and y large": (

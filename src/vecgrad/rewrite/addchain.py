@@ -1,17 +1,24 @@
-"""Sums of many terms where several are small broadcasts of one shape.
+"""Sums of many terms: small broadcasts of one shape, and terms added more than once.
 
 A gradient accumulates a cotangent term by term: `g = a + r1 + b + r2 + r3`, where a and b
 are full arrays and the r's are broadcasts of one shape (a normalisation's per-row terms,
 (n, 1) against (n, d)). Added in that order, every r costs a pass over the full array; summed
 among themselves first, they cost one. The terms are the same, only their order changes: the
 rounding error stays within eps times the sum of their magnitudes, as before.
+
+A term can also arrive twice: the VJP of a product of a value with itself (x * x, `r @ r`,
+einsum('ab,ab->a', x, x)) gives one cotangent per operand, the same value, and the driver adds
+both. k copies of t are k * t, one scaling, which the scalings then merge into t's own
+factors (2 * (c * x) = (2 c) * x): a pass fewer.
 """
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import primitives as P
-from ..ir import Eqn
+from ..ir import Const, Eqn
 
 # Terms gathered from one chain at most (a longer chain is taken in pieces of this many).
 MAX_TERMS = 64
@@ -58,6 +65,34 @@ def small_terms_first(e: Eqn, ctx: Any) -> Any:
     return total
 
 
+def repeated_terms(e: Eqn, ctx: Any) -> Any:
+    """a + t + b + t = (a + b) + 2 * t: each term added k times is added once, as k * t. As
+    accurate: t + t = 2 * t exactly, and the sum has fewer roundings."""
+    if e.out.aval.dtype.kind not in "fc":
+        return None
+    rd = ctx.reader(e.out)
+    if rd is not None and rd.prim is P.add and rd.out.aval.shape == e.out.aval.shape:
+        return None  # (not the chain's last add: its reader gathers the whole chain)
+    terms = _terms(e, ctx)
+    counts: dict[int, int] = {}
+    for t in terms:
+        counts[id(t)] = counts.get(id(t), 0) + 1
+    if len(counts) == len(terms) or any(t.aval.dtype != e.out.aval.dtype for t in terms):
+        return None
+    total, seen = None, set()
+    for t in terms:
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        k = counts[id(t)]
+        if k > 1:
+            for _ in range(k - 1):
+                ctx.dropped_use(t)
+            t = ctx.emit(P.mul, (t, Const(np.asarray(k, t.aval.dtype))), {}, e.src)
+        total = t if total is None else ctx.emit(P.add, (total, t), {}, e.src)
+    return total if total.aval == e.out.aval else None
+
+
 def _sum(ctx: Any, ts: list[Any], e: Eqn) -> Any:
     s = ts[0]
     for t in ts[1:]:
@@ -65,4 +100,4 @@ def _sum(ctx: Any, ts: list[Any], e: Eqn) -> Any:
     return s
 
 
-__all__ = ["small_terms_first"]
+__all__ = ["repeated_terms", "small_terms_first"]

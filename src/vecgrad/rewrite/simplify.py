@@ -18,7 +18,7 @@ from ..batch.windows import (
     windows_added_product,
 )
 from ..ir import Graph
-from .addchain import small_terms_first
+from .addchain import repeated_terms, small_terms_first
 from .complexparts import (
     conj_of_scaled_conj,
     imag_of_conj,
@@ -123,6 +123,7 @@ RULES: list[Rule] = [
       for p in (P.add, P.sub)],
     Rule(P.setitem_add, add_everywhere, "x.at[:, ..., :].add(v) = x + v; "
          "x.at[::-1, :].add(v) = x + v[::-1, :]"),
+    Rule(P.add, repeated_terms, "a + t + b + t = (a + b) + 2 * t"),
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
     Rule(P.neg, neg_neg, "-(-x) = x"),
     Rule(P.log, log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
