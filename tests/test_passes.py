@@ -1328,6 +1328,26 @@ REPEATED_TERMS_GOLDEN = """\
   in (g, j) }"""
 
 
+def _rule_shared_scale(x):
+    # two values scaled by one constant up to sign, added or subtracted: every sign case
+    u, v = vnp.tanh(x), vnp.sin(x)
+    return 2.0 * u + v * 2.0, 2.0 * u - 2.0 * v, -3.0 * u + 3.0 * v, -0.5 * u - 0.5 * v
+
+
+SHARED_SCALE_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[2,3] = sin a
+  d:f64[2,3] = add b c
+  e:f64[2,3] = mul d 2.0
+  f:f64[2,3] = sub b c
+  g:f64[2,3] = mul f 2.0
+  h:f64[2,3] = sub c b
+  i:f64[2,3] = mul h 3.0
+  j:f64[2,3] = mul d -0.5
+  in (e, g, i, j) }"""
+
+
 def _rule_sum_of_scaled(x):
     # the column sums of x00 * t: a scale of 3 sums, not of t
     t = _big(x)
@@ -1526,6 +1546,8 @@ RULE_TESTS = {
         _rule_sum_of_shared_contractions, _golden(SHARED_CONTRACTIONS_GOLDEN)),
     "einsum(-x, y) = -einsum(x, y), einsum(s * x, y) = s * einsum(x, y), the result "
     "smaller": (_rule_einsum_of_neg, _golden(EINSUM_OF_NEG_GOLDEN)),
+    "a * x + b * y = a * (x + y), b = a (a * (x - y), b = -a), constant scalars (and -)": (
+        _rule_shared_scale, _golden(SHARED_SCALE_GOLDEN)),
     "a + t + b + t = (a + b) + 2 * t": (_rule_repeated_terms,
                                         _golden(REPEATED_TERMS_GOLDEN)),
     "x * a + x * b = x * (a + b), a and b small (and -)": (

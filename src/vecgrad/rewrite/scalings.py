@@ -100,6 +100,41 @@ def common_factor(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _scaled_by_constant(u: object, c: Ctx) -> tuple[object, float] | None:
+    """(x, a) where u = a * x for a 0-d constant a (u read only here)."""
+    m = c.def_of(u, P.mul)
+    if m is None or c.n_uses(u) != 1:
+        return None
+    for a, x in (m.inputs, m.inputs[::-1]):
+        if isinstance(a, Const) and a.value.ndim == 0 and x.aval.dtype == a.value.dtype:
+            return x, a.value.item()
+    return None
+
+
+def shared_scale(e: Eqn, c: Ctx) -> object:
+    """a * x + b * y = a * (x + y) for b = a, = a * (x - y) for b = -a (and -), a and b
+    constant scalars: two passes instead of three (a gradient's 2 * d and -2 * d gathered
+    back onto one array: the two ends of an edge's squared difference). A power of two as
+    a (2 from a square's VJP) keeps every rounding; another a rounds x + y then the product,
+    as accurate as the two products and their sum."""
+    if e.out.aval.dtype.kind not in "fc":
+        return None
+    fu, fv = _scaled_by_constant(e.inputs[0], c), _scaled_by_constant(e.inputs[1], c)
+    if fu is None or fv is None or fu[1] == 0 or abs(fu[1]) != abs(fv[1]):
+        return None
+    (x, a), (y, b) = fu, fv
+    plus = (b > 0) == (e.prim is P.add)  # a * x + |a| * y, or a * x - |a| * y
+    if a > 0:
+        inner, ins, factor = (P.add if plus else P.sub), (x, y), a
+    elif plus:
+        inner, ins, factor = P.sub, (y, x), -a
+    else:
+        inner, ins, factor = P.add, (x, y), a
+    s = c.emit(inner, ins, {}, e.src)
+    f = Const(np.asarray(factor, e.out.aval.dtype))
+    return (P.mul, (s, f), {}) if P.mul.shape_rule(s.aval, f.aval) == e.out.aval else None
+
+
 def small_quotients_first(e: Eqn, c: Ctx) -> object:
     """a * (x / b) = (a / b) * x for a, b much smaller than x (`h * k / 2` read by a
     backward step as `(g / 2) * h`): one pass over x instead of two, as (a * x) / b is."""

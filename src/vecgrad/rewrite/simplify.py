@@ -83,6 +83,7 @@ from .scalings import (
     neg_into_small_factor,
     neg_onto_small_factor,
     scalar_out,
+    shared_scale,
     small_factors_first,
     small_quotients_first,
 )
@@ -120,6 +121,9 @@ RULES: list[Rule] = [
     Rule(P.add, plus_zero, "x + 0 = x"),
     Rule(P.add, double, "x + x = 2 * x"),
     *[Rule(p, common_factor, "x * a + x * b = x * (a + b), a and b small (and -)")
+      for p in (P.add, P.sub)],
+    *[Rule(p, shared_scale, "a * x + b * y = a * (x + y), b = a (a * (x - y), b = -a), "
+           "constant scalars (and -)")
       for p in (P.add, P.sub)],
     Rule(P.setitem_add, add_everywhere, "x.at[:, ..., :].add(v) = x + v; "
          "x.at[::-1, :].add(v) = x + v[::-1, :]"),
