@@ -39,6 +39,24 @@ def test_bits_equal_numpys_where(dtype, zero_first):
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kept_shape", [(), (1,), (7,), (1, 7), (50, 1)])
+def test_a_kept_branch_that_broadcasts(dtype, kept_shape):
+    x = R.standard_normal(kept_shape).astype(dtype)
+    if x.size:
+        x.ravel()[:1] = -0.0
+    c = R.random((50, 7)) < 0.5
+    z = Const(np.zeros((), dtype))
+    for zero_first in (True, False):
+        e = _eqn(c, z, Const(x)) if zero_first else _eqn(c, Const(x), z)
+        fn = zero_select(e)
+        assert fn is not None
+        got = fn(c, z.value, x) if zero_first else fn(c, x, z.value)
+        want = np.where(c, dtype(0), x) if zero_first else np.where(c, x, dtype(0))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 def test_other_selections_keep_np_where():
     x = R.standard_normal(5)
     c = x < 0
@@ -46,6 +64,8 @@ def test_other_selections_keep_np_where():
     assert zero_select(_eqn(c, Const(np.array(2.0)), x)) is None
     assert zero_select(_eqn(c, Const(np.zeros((), np.float16)), x.astype(np.float16))) is None
     assert zero_select(_eqn(np.array(True), Const(np.array(0.0)), x)) is None  # (broadcast)
+    assert zero_select(_eqn(c, Const(np.array(0.0)), np.ones(5, np.float32))) is None  # dtype
+    assert zero_select(_eqn(c[:, None], Const(np.array(0.0)), np.ones((5, 2)))) is None
 
 
 def masked(x, w):

@@ -9,8 +9,10 @@ zero, so the selection is x's bits and-ed with a mask of all ones where x is kep
     where(c, +0.0, x) = bits(x) & (c - 1)        where(c, x, +0.0) = bits(x) & -c
 
 over the integers of x's width: bit for bit np.where's result (NaNs, infinities and -0.0 of x
-kept; the +0.0 written), 20x faster. Only for float32 and float64 arrays of the result's shape
-and dtype and a boolean mask of that shape, with the constant +0.0 (not -0.0).
+kept; the +0.0 written), 20x faster. x may be smaller than the result and broadcast (a scalar
+constant: the cotangent mask `where(c, 1.0, 0.0)` of a select, 10x faster than np.where); the
+mask has the result's shape. Only for float32 and float64 results of x's dtype, with the
+constant +0.0 (not -0.0).
 """
 from __future__ import annotations
 
@@ -29,6 +31,13 @@ def _is_plus_zero(a: Any) -> bool:
         float(a.value.reshape(())) == 0.0 and not np.signbit(a.value.reshape(()))
 
 
+def _fits(x: Any, out: Any) -> bool:
+    """x has out's dtype and broadcasts to out's shape (no larger)."""
+    shape = x.aval.shape
+    return x.aval.dtype == out.dtype and len(shape) <= len(out.shape) and \
+        all(d in (1, o) for d, o in zip(shape[::-1], out.shape[::-1]))
+
+
 def zero_select(e: Eqn) -> Callable[..., Any] | None:
     """The bit-mask form of `where(c, 0.0, x)` / `where(c, x, 0.0)` (module doc), or None."""
     c, a, b = e.inputs
@@ -36,9 +45,9 @@ def zero_select(e: Eqn) -> Callable[..., Any] | None:
     it = _INT.get(out.dtype)
     if it is None or c.aval.dtype != np.bool_ or c.aval.shape != out.shape or not out.shape:
         return None  # (0-d: NumPy scalars, nothing to gain)
-    if _is_plus_zero(a) and b.aval == out:
+    if _is_plus_zero(a) and _fits(b, out):
         keep_where_false = True
-    elif _is_plus_zero(b) and a.aval == out:
+    elif _is_plus_zero(b) and _fits(a, out):
         keep_where_false = False
     else:
         return None
