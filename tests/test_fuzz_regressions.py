@@ -1426,3 +1426,32 @@ def test_copyto_and_putmask_cast_as_numpy(call, refused):
             vg.jit(f)(x)
     else:
         assert_same(vg.jit(f)(x), f(np.array(x)))
+
+
+BOOL_SCALAR_KEYS = {
+    "True": lambda a: a[True], "False": lambda a: a[False], "True, 1": lambda a: a[True, 1],
+    "1, True": lambda a: a[1, True], ":, True": lambda a: a[:, True],
+    "True, True": lambda a: a[True, True], "True, [0, 1]": lambda a: a[True, [0, 1]],
+    "array(True)": lambda a: a[np.array(True)], "..., True": lambda a: a[..., True],
+    "True, ..., None": lambda a: a[True, ..., None], "True, :, 1": lambda a: a[True, :, 1],
+    "np.True_, 2:": lambda a: a[np.True_, 2:], "mask, True": lambda a: a[[True, False, True], True],
+    "[0][True]": lambda a: a[0][True], "[0, 0][False]": lambda a: a[0, 0][False],
+}
+
+
+@pytest.mark.parametrize("key", BOOL_SCALAR_KEYS)
+def test_a_boolean_scalar_index_is_a_new_axis_as_numpy(key):
+    """x[True] is x[None] (x[False] its empty selection), as NumPy reads a 0-d boolean index:
+    it raised IndexError (found by the semantics probes)."""
+    same_as_numpy(lambda a: BOOL_SCALAR_KEYS[key](a) * 1.0, X, grad=key != "[0, 0][False]")
+
+
+@pytest.mark.parametrize("key", ["True", "False", "True, 1", "1, True", ":, True", "..., True"])
+def test_writes_through_a_boolean_scalar_index(key):
+    def f(a):
+        c = a * 1.0
+        k = eval(f"np.s_[{key}]")  # noqa: S307 - the key under test
+        c[k] = a[0] * 2.0 if key in ("True", "1, True", "True, 1") else 1.5
+        c[k] += 0.5
+        return c
+    same_as_numpy(f, X)

@@ -253,3 +253,34 @@ def ellipsis_separated(key: Any, ndim: int) -> tuple[tuple, int, int] | None:
     except ValueError:
         return None  # (the key is invalid: indexing raises NumPy's IndexError)
     return key[:ells[0]] + key[ells[0] + 1:], adv[0], k
+
+
+def _is_bool_scalar(k: Any) -> bool:
+    return isinstance(k, (bool, np.bool_)) or \
+        isinstance(k, np.ndarray) and k.dtype == bool and k.ndim == 0
+
+
+def split_bool_scalars(key: Any) -> tuple[tuple, tuple] | None:
+    """NumPy reads a 0-d boolean index (`x[True]`, `x[False]`, `x[i, True]`) as a new axis
+    of length 1 indexed by the advanced index [0] (True) or [] (False). For a key holding
+    one: (first, second) with x[key] == x[first][second], `first` the basic index that
+    inserts the axes, `second` the key with each boolean made that advanced index. None for
+    any other key."""
+    key = key if key.__class__ is tuple else (key,)
+    if not any(_is_bool_scalar(k) for k in key):
+        return None
+    first: list = []
+    second: list = []
+    for k in key:
+        if _is_bool_scalar(k):
+            first.append(None)
+            second.append(np.arange(int(bool(k))))
+        elif k is None or k is Ellipsis:
+            first.append(k)
+            second.append(slice(None) if k is None else k)
+        else:
+            a = np.asarray(k) if isinstance(k, list) else k
+            nd = a.ndim if getattr(a, "dtype", None) == bool else 1  # (a mask: its axes)
+            first += [slice(None)] * nd
+            second.append(k)
+    return tuple(first), tuple(second)

@@ -46,6 +46,7 @@ from .index import (
     index_shape,
     is_basic,
     normalize_index,
+    split_bool_scalars,
 )
 from .ir import Atom, Aval, Const, Primitive, Var, set_bind
 from .views import (  # noqa: F401 (re-exported)
@@ -278,6 +279,9 @@ class Tracer(Traced):
         shape = self._atom.aval.shape
         idx = _fast_basic(key if key.__class__ is tuple else (key,), shape)
         if idx is None:
+            parts = split_bool_scalars(key)
+            if parts is not None:  # x[True], x[i, False]: a new axis, indexed
+                return self[parts[0]][parts[1]]
             sep = ellipsis_separated(key, len(shape))
             if sep is not None:  # x[:, 0, ..., j]: NumPy's result axes in NumPy's order
                 out = self[sep[0]]
@@ -338,6 +342,10 @@ class Tracer(Traced):
     def _slow_key(self, key: Any, value: Any) -> tuple | None:
         """`self[key] = value` for a key that is not only ints and slices: (the key, the
         value, the normalized index) to write as usual, or None where the write is done."""
+        parts = split_bool_scalars(key)
+        if parts is not None:  # x[True] = v: through the view with the new axis
+            self[parts[0]][parts[1]] = value
+            return None
         sep = ellipsis_separated(key, self.ndim)
         if sep is not None:  # (see __getitem__): the value's axes in the key's order
             key, p, k = sep
