@@ -31,10 +31,10 @@ from typing import ClassVar
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-import fuzz_cliffs  # noqa: E402
-from fuzz_cliffs import ARGS, ARGNUMS, D, K, Case, CliffGen, Result, check  # noqa: E402
+import fuzz_cliffs
+from fuzz_cliffs import ARGNUMS, ARGS, Case, CliffGen, D, K, Result, check
 
-import vecgrad as vg  # noqa: E402
+import vecgrad as vg
 
 PRELUDE2 = '''\
 import functools

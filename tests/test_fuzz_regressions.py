@@ -1450,7 +1450,7 @@ def test_a_boolean_scalar_index_is_a_new_axis_as_numpy(key):
 def test_writes_through_a_boolean_scalar_index(key):
     def f(a):
         c = a * 1.0
-        k = eval(f"np.s_[{key}]")  # noqa: S307 - the key under test
+        k = eval(f"np.s_[{key}]")
         c[k] = a[0] * 2.0 if key in ("True", "1, True", "True, 1") else 1.5
         c[k] += 0.5
         return c
