@@ -28,7 +28,8 @@ import time
 from collections import Counter
 from typing import ClassVar
 
-import numpy as np
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # (run as a script: BLAS threads on a
+import numpy as np  # busy machine make a tiny dot product take milliseconds)
 
 sys.path.insert(0, os.path.dirname(__file__))
 import fuzz_cliffs
