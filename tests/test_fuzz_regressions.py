@@ -1455,3 +1455,24 @@ def test_writes_through_a_boolean_scalar_index(key):
         c[k] += 0.5
         return c
     same_as_numpy(f, X)
+
+
+MAX_CHAIN_BODIES = {
+    "self": "o[c] = np.maximum(o[c], o[c])",
+    "scaled": "o[c] = np.minimum(o[c], o[c] * 2.0)",
+    "shifted": "o[c] = np.maximum(o[c], np.tanh(o[c]) + a[i, 0])",
+    "used": "t = np.maximum(o[c], a[i])\n        o[c] = t\n        acc = acc + t",
+}
+
+
+@pytest.mark.parametrize("body", MAX_CHAIN_BODIES)
+@pytest.mark.parametrize("rows", [[1, 1], [1, 1, 0, 1], [0, 2, 0, 2, 2]])
+def test_a_running_maximum_whose_value_reads_the_buffer_is_not_joined(body, rows):
+    """`o[c] = np.maximum(o[c], g(o[c]))` at Python-int rows that repeat: the join of
+    scatter-maxima (batch/extremes.py) took the value for independent of the buffer and read
+    a removed write (KeyError; found by the semantics fuzzer's edge propagation)."""
+    ns: dict = {"np": np}
+    exec("def f(a):\n    o = a * 1.0\n    acc = 0.0\n"  # noqa: S102 - the program under test
+         f"    for i, c in enumerate({rows}):\n        {MAX_CHAIN_BODIES[body]}\n"
+         "    return o + acc", ns)
+    same_as_numpy(ns["f"], np.random.default_rng(1).standard_normal((5, 3)))

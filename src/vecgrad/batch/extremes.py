@@ -53,9 +53,10 @@ class _Link:
         self.op, self.axis, self.read, self.row = op, axis, read, row
 
 
-def _link(e: Eqn, defs: dict) -> _Link | None:
+def _link(e: Eqn, defs: dict, n_uses: dict) -> _Link | None:
     """e as a scatter-extreme write: a scatter_reduce_along, or x.at[c].set(maximum(x[c], v))
-    at a Python-int row c (every other axis whole)."""
+    at a Python-int row c (every other axis whole), with the read x[c] and the maximum used
+    there only (`x[c] = maximum(x[c], x[c] * 0.5)` reads the previous link in its value)."""
     if e.prim is P.scatter_reduce_along:
         if e.params["op"] not in _OPS:
             return None
@@ -68,13 +69,14 @@ def _link(e: Eqn, defs: dict) -> _Link | None:
     d = defs.get(m) if m.__class__ is Var else None
     if d is None or d.prim not in _EXTREME or not idx or idx[0].__class__ is not int or \
             not all(k == P.Sl(0, n, 1) for k, n in zip(idx[1:], x.aval.shape[1:])) or \
-            len(idx) != x.aval.ndim or m.aval.dtype != x.aval.dtype:
+            len(idx) != x.aval.ndim or m.aval.dtype != x.aval.dtype or n_uses.get(m) != 1:
         return None
     for j, r in enumerate(d.inputs):
         rd = defs.get(r) if r.__class__ is Var else None
         v = d.inputs[1 - j]
         if rd is not None and rd.prim is P.getitem and rd.inputs[0] is x and \
-                rd.params["idx"] == idx and v.aval.dtype == x.aval.dtype:
+                rd.params["idx"] == idx and v.aval.dtype == x.aval.dtype and \
+                n_uses.get(r) == 1 and v is not r:
             c = idx[0] % x.aval.shape[0]
             pos = Const(np.full((1,) * x.aval.ndim, c, dtype=np.int64))
             return _Link(e, x, v, pos, _EXTREME[d.prim], 0, read=r, row=m.aval.shape)
@@ -93,7 +95,7 @@ def join_extremes(g: Graph) -> Graph:
     absorbed: set[int] = set()
     for e in g.eqns:
         defs[e.out] = e
-        ln = _link(e, defs)
+        ln = _link(e, defs, n_uses)
         if ln is None:
             continue
         prev = chains.get(ln.base)
