@@ -14,8 +14,10 @@ false recurrences, values against NumPy, gradients against central differences).
 `check_time` then runs the compiled `vg.value_and_grad` at trip counts T and 2T: a time ratio
 above TIME_CLIFF (3; linear work gives 2) is a cliff in time ('slow2n'); where the family
 wrote a hand-vectorized NumPy forward `ref` of the same function, the gradient's time over
-the reference's (at 2T) above REF_CLIFF (3) is 'slowref'. Minimum of several runs, each
-measured in this process.
+the reference's (at 2T) above REF_CLIFF (3) is 'slowref' where the reference takes at least
+REF_LEAST (a faster one measures the per-call overhead). A jump from T to 2T is confirmed at
+4T (the edge of a cache makes one jump). Minimum of several runs, each measured in this
+process; with one BLAS thread.
 
     nice .venv/bin/python tests/fuzz_shapes.py COUNT [START] [FAMILY] [--time] [--write DIR]
 """
@@ -65,6 +67,7 @@ def wsum(seg, wt):
     return acc
 '''
 TIME_CLIFF, REF_CLIFF = 3.0, 3.0
+REF_LEAST = 50e-6  # (a reference faster than this measures vecgrad's per-call overhead)
 
 
 class ShapeGen(CliffGen):
@@ -318,7 +321,8 @@ class ShapeGen(CliffGen):
         if kind == "bilin":
             return kind, ("M = np.outer(w, w)\nout = xp.zeros(len(X))\nfor i in range(len(X)):\n"
                           f"    out[i] = X[i, :{K}] @ M @ X[i, {D - K}:]\nreturn np.sum(out ** 2)"), True, \
-                f"return np.sum(((X[:, :{K}] @ w) * (X[:, {D - K}:] @ w)) ** 2)"
+                (f"return np.sum(np.einsum('ni,ij,nj->n', X[:, :{K}], np.outer(w, w), "
+                 f"X[:, {D - K}:]) ** 2)")
         return kind, (f"out = xp.zeros((len(X), {D}, {K}))\nfor i in range(len(X)):\n"
                       "    out[i] = np.outer(np.tanh(X[i]), w)\nreturn np.sum(out ** 2)"), True, \
             "return np.sum((np.tanh(X)[:, :, None] * w) ** 2)"
@@ -367,7 +371,9 @@ def check_time(case: Case, seed: int, T: int = 4000) -> Result:
     TIME_CLIFF), and against the hand-vectorized forward `case.ref` at 2T ('slowref' past
     REF_CLIFF); 'ok' with the ratios in detail otherwise."""
     times = []
-    for size in (T, 2 * T):
+    for size in (T, 2 * T, 4 * T):
+        if size == 4 * T and times[1] <= TIME_CLIFF * times[0]:
+            break  # (a jump from T to 2T counts when 2T to 4T jumps too: not a cache's edge)
         args = fuzz_cliffs._args(size, seed)
         if case.vmapped:
             args[0] = fuzz_cliffs.batch_of(args[0])
@@ -379,8 +385,11 @@ def check_time(case: Case, seed: int, T: int = 4000) -> Result:
         times.append(_best(g, args))
     r2 = times[1] / times[0]
     detail = f"t(2T)/t(T) = {r2:.2f} ({times[0] * 1e3:.2f} -> {times[1] * 1e3:.2f} ms, T={T})"
-    if r2 > TIME_CLIFF:
-        return Result("slow2n", detail)
+    if len(times) == 3:
+        detail += f", t(4T) = {times[2] * 1e3:.2f} ms"
+        if times[2] > TIME_CLIFF * times[1]:
+            return Result("slow2n", detail)
+    args = fuzz_cliffs._args(2 * T, seed)
     ref = getattr(case, "ref", None)
     if ref:
         ns = {"np": np, "xp": np}
@@ -389,9 +398,10 @@ def check_time(case: Case, seed: int, T: int = 4000) -> Result:
         got = float(ns["ref"](*args))
         if want is not None and not np.isclose(got, want, rtol=1e-6, atol=1e-8):
             return Result("badref", f"reference {got} != program {want}")
-        rr = times[1] / _best(ns["ref"], args, 9)
-        detail += f"; grad / ref forward = {rr:.2f}"
-        if rr > REF_CLIFF:
+        tr = _best(ns["ref"], args, 9)
+        rr = times[1] / tr
+        detail += f"; grad / ref forward = {rr:.2f} (ref {tr * 1e3:.3f} ms)"
+        if rr > REF_CLIFF and tr >= REF_LEAST:
             return Result("slowref", detail)
     return Result("ok", detail)
 
