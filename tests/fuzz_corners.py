@@ -85,7 +85,9 @@ class CornerGen(SemGen):
 
     def halfs(self) -> str:
         o, n = self.fresh(), self.n
-        pre = self.pick(["h = s.astype(np.float16)\n", "h = (v * 3).astype(np.float16)\n"])
+        h = self.pick(["s.astype(np.float16)", "(v * 3).astype(np.float16)"])
+        self.ns = {**self.ns, "h": eval(h, dict(self.ns))}  # (for _loop_of's look at the dtype)
+        pre = f"h = {h}\n"
         return pre + self.pick([self._loop_of(o, self.pick(HALF), n), f"{o} = {self.pick(HALF_WHOLE)}",
                                 (f"{o} = xp.zeros({n}, dtype=np.float16)\nfor i in range({n}):\n"
                                  f"    {o}[i] = {self.pick(HALF)}"),
