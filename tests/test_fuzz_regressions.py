@@ -1476,3 +1476,23 @@ def test_a_running_maximum_whose_value_reads_the_buffer_is_not_joined(body, rows
          f"    for i, c in enumerate({rows}):\n        {MAX_CHAIN_BODIES[body]}\n"
          "    return o + acc", ns)
     same_as_numpy(ns["f"], np.random.default_rng(1).standard_normal((5, 3)))
+
+
+def test_explain_finds_a_dependence_past_a_wide_operand(monkeypatch):
+    """A sum of 22,500 terms feeding one more `sum` (`e += (4 * u[i, j] - s) ** 2` over a
+    grid): the dependence search started from every member and operand at once, spent its
+    budget before one step and told the user "the trace is too large to say whether they
+    depend on each other" (the lead's mixed_boundary_ifs reproducer). Here with the budget
+    made small."""
+    from vecgrad.batch import notes
+    monkeypatch.setattr(notes, "PATH_BUDGET", 60)
+
+    def f(u):
+        e = 0.0
+        for i in range(1, len(u) - 1):
+            s = u[i - 1] + u[i + 1]
+            e += (2 * u[i] - s) ** 2
+        return e
+    rep = vg.explain(f, np.random.default_rng(0).standard_normal(200), budget=0.001)
+    assert not [n for n in rep.unbatched if "too large" in getattr(n, "reason", "")], \
+        [n.reason for n in rep.unbatched]

@@ -3,7 +3,7 @@ unmerged and why. A recurrence is claimed only where a dependence path joins the
 Notes never list per-member details, so no line grows with a trip count."""
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from operator import attrgetter
 from typing import Any
 
@@ -125,17 +125,22 @@ class Notes:
         first = set(groups[0])
         lo = min(first)
         preds = self._preds()
-        todo = list(groups[1])
-        seen = set(todo)
-        while todo and len(seen) < PATH_BUDGET:
-            j = todo.pop()
-            for q in preds[j]:
-                if q in first:
-                    return True
-                if q >= lo and q not in seen:
-                    seen.add(q)
-                    todo.append(q)
-        return None if todo else False
+        seen: set[int] = set()
+        steps = 0
+        for start in groups[1]:  # (one member at a time, breadth first, the budget counted in
+            todo = deque([start])  # nodes expanded: a dependence shows near the first member,
+            while todo:  # and 20,000 members or operands must not spend it before a step)
+                steps += 1
+                if steps > PATH_BUDGET:
+                    return None
+                j = todo.popleft()
+                for q in preds[j]:
+                    if q in first:
+                        return True
+                    if q >= lo and q not in seen:
+                        seen.add(q)
+                        todo.append(q)
+        return False
 
     def _preds(self) -> list[list[int]]:
         if not hasattr(self, "_pred_lists"):
