@@ -1496,3 +1496,25 @@ def test_explain_finds_a_dependence_past_a_wide_operand(monkeypatch):
     rep = vg.explain(f, np.random.default_rng(0).standard_normal(200), budget=0.001)
     assert not [n for n in rep.unbatched if "too large" in getattr(n, "reason", "")], \
         [n.reason for n in rep.unbatched]
+
+
+def test_explain_lists_operations_left_at_a_line_it_calls_a_rolled_recurrence():
+    """A line noted as a recurrence (rolled) whose steps also remain one operation each in the
+    compiled gradient is listed as 'repeated': explain said "Not batched: nothing" for the
+    lead's scan_momentum_two_carries (2,000 scalar steps left unrolled beside a cumsum)."""
+    from types import SimpleNamespace
+
+    from vecgrad.explain import _repeated
+    from vecgrad.ir import Const, Eqn, Params, Src, Var
+    from vecgrad.notes import Recurrence
+    from vecgrad.primitives import add
+
+    src = Src("user.py", 7, "f")
+    eqns, a = [], Const(np.float64(1.0))
+    for _ in range(20):
+        v = Var(add.shape_rule(a.aval, a.aval))
+        eqns.append(Eqn(add, (a, a), Params({}), v, src))
+        a = v
+    entry = SimpleNamespace(stages={"final": SimpleNamespace(eqns=eqns)})
+    found = _repeated(entry, (Recurrence(src, "add", 20, became="cumsum"),))
+    assert [f.kind for f in found] == ["repeated"] and found[0].count == 20
