@@ -17,7 +17,9 @@ rows appended to a list then stacked), compiles `vg.grad` of each at two trip co
   'assoc': batching it as a scatter is allowed but not required);
 - 'wrong': the value differs from NumPy's, or the gradient from central differences (a silent
   wrong answer, the worst kind);
-- 'crash': an exception that is not a typed `VecgradError`.
+- 'crash': an exception that is not a typed `VecgradError`;
+- 'unexplained': it grows, and `vg.explain` lists nothing unbatched, sequential, repeated or
+  rolled (a false "all repeated work was merged").
 
 A typed refusal is counted, not flagged. Each program is a `Case`: the source of `f(x, X, w,
 src, dst, edges, ptr, mask)` (x (n,), X (n, D), w (K,) float64; src, dst (E,) int64 with
@@ -507,7 +509,7 @@ def false_recurrences(entry) -> dict:
 
 @dataclass
 class Result:
-    status: str  # ok | grows | recurrence | wrong | crash | refused | skip
+    status: str  # ok | grows | unexplained | recurrence | wrong | crash | refused | skip
     detail: str = ""
     counts: tuple = ()
 
@@ -567,6 +569,9 @@ def check(case: Case, seed: int, n: int = 80, grad_check: bool = True) -> Result
         c4 = r[0]
         what = ", ".join(f"{s} {a} -> {b} -> {c}" for s, a, b, c in zip(STAGES, c1, c2, c4))
         linear = any(c4[j] - c2[j] >= 1.5 * (c2[j] - c1[j]) for j in grew)
+        if linear and explain_line(case, seed, 2 * n) == "all batched":
+            return Result("unexplained", f"{what}, and vg.explain lists nothing left "
+                          "unbatched or rolled", (c1, c2, c4))
         return Result("grows" if linear else "sublinear",
                       f"{what} (n={n} -> {2 * n} -> {4 * n})", (c1, c2, c4))
     grown = [t for line, (k, t) in recur.items() if k > got[0][1].get(line, (0, ""))[0]]
@@ -669,7 +674,7 @@ def run(count: int, start: int = 0, family: str | None = None, n: int = 80,
     if write:
         os.makedirs(write, exist_ok=True)
         for (fam, short, status), (seed, case, res) in found.items():
-            if status not in ("grows", "recurrence"):
+            if status not in ("grows", "unexplained", "recurrence"):
                 continue
             path = os.path.join(write, f"{fam}_{case.short}.py")
             if os.path.exists(path):

@@ -437,7 +437,7 @@ def run(count: int, start: int = 0, family: str | None = None, n: int = 80,
 def _write(found: dict, n: int, write: str) -> None:
     os.makedirs(write, exist_ok=True)
     for (fam, _, status), (seed, case, res) in found.items():
-        if status not in ("grows", "recurrence", "slow2n", "slowref"):
+        if status not in ("grows", "unexplained", "recurrence", "slow2n", "slowref"):
             continue
         path = os.path.join(write, f"{fam}_{case.short}.py")
         if os.path.exists(path):

@@ -28,7 +28,7 @@ N = 70  # the smaller trip count (above the size below which simplify unrolls an
 # CSR rows, the writes through views and the scatter-maxima found this session are fixed:
 # their programs are checked like any other).
 KNOWN = {("rmw", "dup_fancy")}
-BAD = ("wrong", "crash", "grows", "recurrence")
+BAD = ("wrong", "crash", "grows", "unexplained", "recurrence")
 
 
 @pytest.mark.parametrize("family", CliffGen.FAMILIES)
@@ -81,6 +81,7 @@ def f(x, X, w, src, dst, edges, ptr, mask):
 def test_growth_rule(monkeypatch, counts, status):
     it = iter(counts)
     monkeypatch.setattr(fuzz_cliffs, "_compile", lambda *a: (next(it), {}))
+    monkeypatch.setattr(fuzz_cliffs, "explain_line", lambda *a: "unbatched line 3 x9")
     assert check(Case("window", "t", ""), 0, n=8).status == status
 
 
@@ -88,3 +89,10 @@ def test_every_family_draws():
     fams = {CliffGen(s).draw().family for s in range(200)}
     assert fams == set(CliffGen.FAMILIES)
     assert all(isinstance(check(CliffGen(1).draw(f), 1, n=70), Result) for f in ("append",))
+
+
+def test_growth_that_explain_does_not_name_is_unexplained(monkeypatch):
+    it = iter([(10, 20), (30, 20), (70, 20)])
+    monkeypatch.setattr(fuzz_cliffs, "_compile", lambda *a: (next(it), {}))
+    monkeypatch.setattr(fuzz_cliffs, "explain_line", lambda *a: "all batched")
+    assert check(Case("window", "t", ""), 0, n=8).status == "unexplained"

@@ -22,7 +22,7 @@ from fuzz_cliffs import check
 from fuzz_shapes import ShapeGen
 
 SEEDS = int(os.environ.get("VECGRAD_FUZZ_SHAPES", "3"))
-BAD = ("wrong", "crash", "grows", "recurrence")
+BAD = ("wrong", "crash", "grows", "unexplained", "recurrence")
 KNOWN: set = set()  # (family, variant) cliffs open, with a reproducer in /work/notes/cliffs22/
 
 
