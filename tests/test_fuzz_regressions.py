@@ -1518,3 +1518,56 @@ def test_explain_lists_operations_left_at_a_line_it_calls_a_rolled_recurrence():
     entry = SimpleNamespace(stages={"final": SimpleNamespace(eqns=eqns)})
     found = _repeated(entry, (Recurrence(src, "add", 20, became="cumsum"),))
     assert [f.kind for f in found] == ["repeated"] and found[0].count == 20
+
+
+FOLD_VALUES = {
+    "plain": [0.3, -1.2, 2.5, 0.7, 2.4, -0.1, 1.1, 0.0, 0.9],
+    "ties": [1.0, 2.0, 2.0, -3.0, 2.0, 0.5, -3.0, 1.5, 0.25],
+    "nan_first": [np.nan, 1.0, 3.0, -2.0, 0.5, 0.1, 0.2, 0.3],
+    "nan_later": [1.0, np.nan, 3.0, -2.0, np.nan, 4.0, 0.2, -5.0],
+    "signed_zeros": [-0.0, 0.0, -0.0, 0.0, -1.0, -1.0, -2.0, -0.0],
+    "infs": [-np.inf, np.nan, -np.inf, -np.inf, np.inf, np.inf, -1.0, 0.0],
+}
+
+
+@pytest.mark.parametrize("name", FOLD_VALUES)
+@pytest.mark.parametrize("fn", ["max", "min"])
+@pytest.mark.parametrize("form", ["gen", "args", "mixed", "float32", "int"])
+def test_builtin_max_of_many_traced_items_is_pythons_fold(name, fn, form):
+    """max(...) / min(...) of 8 or more traced 0-d values is one selection (stack, argmax,
+    gather): it was a chain of one selection per item, a graph growing with the items
+    (the cliff detector's genexpr/max). The value is Python's own fold, NaNs, ties and signed
+    zeros included, and the gradient goes to the first of equal items."""
+    vals = np.array(FOLD_VALUES[name])
+    if form == "int":
+        vals = np.nan_to_num(vals, nan=7, posinf=9, neginf=-9).astype(np.int64) * 3
+    elif form == "float32":
+        vals = vals.astype(np.float32)
+    import builtins
+
+    def op(*a):  # (looked up at the call: vecgrad patches builtins.max while it traces)
+        return getattr(builtins, fn)(*a)
+
+    def f(a):
+        if form == "args":
+            return op(*[a[i] for i in range(len(a))]) * 1
+        if form == "mixed":  # Python numbers among the traced items
+            return op(a[0], 0.5, *[a[i] for i in range(1, len(a))], -0.25) * 1
+        return op(a[i] for i in range(len(a))) * 1
+    got, want = vg.jit(f)(vals), f(vals)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert np.signbit(got) == np.signbit(want)
+    if form in ("gen", "args") and np.isfinite(want):
+        g = vg.grad(lambda a: f(a) * 1.0)(vals.astype(np.float64))
+        first = next(i for i, v in enumerate(vals) if v == want)
+        np.testing.assert_array_equal(g, np.eye(len(vals))[first])
+
+
+def test_builtin_max_over_a_loop_has_a_flat_graph():
+    def f(X, w):
+        return max(np.sum(X[i] * w[0]) for i in range(len(X)))
+    counts = [vg.value_and_grad(f, argnums=(0, 1)).entry(
+        np.random.default_rng(n).standard_normal((n, 3)), np.ones(2))[0].counts["final"]
+        for n in (40, 80)]
+    assert counts[0] == counts[1]

@@ -9,7 +9,9 @@ a traced 0-d value of one dtype, the result is Python's own fold written as sele
 
 which is exactly what Python computes (the first of equal items wins, a NaN is kept only where
 Python keeps it, since a comparison with NaN is False), and whose gradient goes to the item
-picked. Any other call (no traced item, a `key=`, arrays that are not 0-d, mixed dtypes whose
+picked. From FOLD_AT_ONCE items on, the same result is one selection: the item at an argmax
+of the stacked items (a chain of n selections grew with the items of `max(... for i in
+range(n))`). Any other call (no traced item, a `key=`, arrays that are not 0-d, mixed dtypes whose
 winner's dtype would depend on the values) is Python's own function, unchanged: it raises the
 ConcretizationError for traced values as before. Outside a trace the builtins are untouched."""
 from __future__ import annotations
@@ -45,7 +47,15 @@ def _foldable(items: list) -> bool:
     return True
 
 
+# From this many items, the fold runs as one selection (below, a chain of selections, each
+# reading the previous one, is cheaper): `max(f(x[i]) for i in range(n))` is then one stack,
+# one argmax and one gather whatever n, not a chain of n steps.
+FOLD_AT_ONCE = 8
+
+
 def _fold(items: list, greater: bool) -> Any:
+    if len(items) >= FOLD_AT_ONCE:
+        return _select(items, greater)
     m = items[0]
     for it in items[1:]:
         c = it > m if greater else it < m
@@ -54,6 +64,20 @@ def _fold(items: list, greater: bool) -> Any:
         elif c:
             m = it
     return m
+
+
+def _select(items: list, greater: bool) -> Any:
+    """Python's fold as one selection, exactly: the item at the argmax (argmin) of the
+    stacked items, which is the first of equal ones as Python's strict comparison keeps it;
+    NaNs after the first place can never win (a comparison with NaN is False) and count as
+    -inf (+inf), while a NaN in the first place is kept (argmax picks the first NaN)."""
+    dt = next(x.dtype for x in items if isinstance(x, Tracer))
+    s = NUMPY.stack([x if isinstance(x, Tracer) else np.asarray(x, dt) for x in items])
+    key = s
+    if np.issubdtype(dt, np.floating):
+        later = np.arange(len(items)) > 0
+        key = NUMPY.where(np.isnan(s) & later, -np.inf if greater else np.inf, s)
+    return s[key.argmax() if greater else key.argmin()]
 
 
 def _wrap(orig: Any, greater: bool) -> Any:
