@@ -203,10 +203,15 @@ def _pow_vjp(g: Any, ans: Any, x: Any, y: Any) -> tuple:
     return gx, g * log(where(eq(x, 0), 1, x)) * ans
 
 
+_I8 = np.dtype(np.int8)
+
+
 def _tie(x: Any, y: Any, g: Any) -> Any:
     """1 where x wins, 1/2 on ties (as JAX), 0 where y wins (and where either is NaN), in g's
-    dtype: the masks cast and added (two np.where on random masks cost 10x as much)."""
-    return cast(gt(x, y), dtype=g.dtype) + 0.5 * cast(eq(x, y), dtype=g.dtype)
+    dtype: (x >= y) + (x > y) counted in int8, then halved in g's dtype, so that one pass
+    writes floats (np.where on random masks costs 10x as much; two masks cast to floats and
+    added wrote three float arrays)."""
+    return 0.5 * cast(cast(ge(x, y), dtype=_I8) + cast(gt(x, y), dtype=_I8), dtype=g.dtype)
 
 
 # --- binary: name, impl, VJP (g, ans, x, y) -> (gx, gy) in the broadcast shape ------

@@ -116,12 +116,13 @@ def plus_zero(e: Eqn, c: Ctx) -> object:
 
 def uniform_operand(e: Eqn, c: Ctx) -> object:
     """A constant operand whose elements are all equal (a folded `broadcast_to(1.0)`, the
-    cotangent of a sum) becomes one 0-d constant when broadcasting gives the same result:
+    cotangent of a sum, also a [1, 1] one) becomes one 0-d constant when broadcasting gives the
+    same result:
     no array of ones to keep and read, and `x * 1` then goes."""
     ins = list(e.inputs)
     changed = False
     for k, a in enumerate(ins):
-        if isinstance(a, Const) and a.value.ndim and a.value.size > 1:
+        if isinstance(a, Const) and a.value.ndim and a.value.size:
             v = a.value.reshape(-1)
             if (v == v[0]).all() and not np.isnan(v[0]):
                 ins[k] = Const(np.asarray(v[0], a.value.dtype))
