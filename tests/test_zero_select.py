@@ -23,20 +23,24 @@ def _eqn(c, a, b):
     return Eqn(P.where, ins, Params(), out, None)
 
 
+def _check_bits(c, x, kept, zero_first):
+    """zero_select's run of where(c, 0, x) or where(c, x, 0) (x given to the equation as
+    `kept`) equals np.where's bit for bit."""
+    z = Const(np.zeros((), x.dtype))
+    fn = zero_select(_eqn(c, z, kept) if zero_first else _eqn(c, kept, z))
+    assert fn is not None
+    got = fn(c, z.value, x) if zero_first else fn(c, x, z.value)
+    want = np.where(c, z.value, x) if zero_first else np.where(c, x, z.value)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("zero_first", [True, False])
 def test_bits_equal_numpys_where(dtype, zero_first):
     x = R.standard_normal((50, 7)).astype(dtype)
     x.ravel()[:6] = [-0.0, 0.0, np.nan, -np.inf, np.inf, -np.nan]
-    c = R.random((50, 7)) < 0.5
-    z = Const(np.zeros((), dtype))
-    e = _eqn(c, z, x) if zero_first else _eqn(c, x, z)
-    fn = zero_select(e)
-    assert fn is not None
-    got = fn(c, z.value, x) if zero_first else fn(c, x, z.value)
-    want = np.where(c, dtype(0), x) if zero_first else np.where(c, x, dtype(0))
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    _check_bits(R.random((50, 7)) < 0.5, x, x, zero_first)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -45,16 +49,8 @@ def test_a_kept_branch_that_broadcasts(dtype, kept_shape):
     x = R.standard_normal(kept_shape).astype(dtype)
     if x.size:
         x.ravel()[:1] = -0.0
-    c = R.random((50, 7)) < 0.5
-    z = Const(np.zeros((), dtype))
     for zero_first in (True, False):
-        e = _eqn(c, z, Const(x)) if zero_first else _eqn(c, Const(x), z)
-        fn = zero_select(e)
-        assert fn is not None
-        got = fn(c, z.value, x) if zero_first else fn(c, x, z.value)
-        want = np.where(c, dtype(0), x) if zero_first else np.where(c, x, dtype(0))
-        assert got.dtype == want.dtype and got.shape == want.shape
-        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+        _check_bits(R.random((50, 7)) < 0.5, x, Const(x), zero_first)
 
 
 def test_other_selections_keep_np_where():
