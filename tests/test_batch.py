@@ -21,7 +21,7 @@ from vecgrad.autodiff import vjp_graph
 from vecgrad.backends import compile_graph
 from vecgrad.examples import seeds as S
 from vecgrad.ir import Graph, typecheck
-from vecgrad.notes import Batched, Recorded, Sequential, of
+from vecgrad.notes import Batched, Recorded, Recurrence, Sequential, of
 from vecgrad.pytree import flatten
 
 RTOL = 1e-9
@@ -656,8 +656,11 @@ def test_recurrence_stays_sequential_and_correct():
     # what can batch around the recurrence still batches: U @ x_t for all t is one product
     ein_u = [x for x in eqns(g, P.einsum) if g.inputs[1] in x.inputs]
     assert len(ein_u) == 1 and ein_u[0].out.aval.size == 5 * 3
-    seq = [n for n in of(e.stages["batch"].notes, Sequential) if n.depends]
-    assert any(n.what == "tanh" and n.count == 5 for n in seq), e.stages["batch"].notes
+    # the recurrence is rolled before batching (the roll stage), and said to be one
+    line = rnn.__code__.co_firstlineno + 3
+    rec = of(e.notes, Recurrence)
+    assert [(n.src.line, n.count) for n in rec] == [(line, 5)], e.notes
+    assert not [n for n in of(e.notes, Sequential) if n.depends and n.src.line == line]
 
 
 def prefix(x):

@@ -4,10 +4,12 @@ test), `vg.show`'s stage order and `explain`'s compile-time breakdown are read f
     trace -> FORWARD -> differentiate -> BACKWARD -> LOWER (the backend's own) -> codegen
 
 The trace is recorded hash-consed (tracing.Builder.emit), so it arrives with CSE done; the
-forward pipeline starts at batching. `scans` rolls what batching left sequential
-(recurrences) into loops and scans. On the gradient graph, `loops` shares each forward loop
-with its residual-storing copy and optimizes the backward loops the same way; CSE runs again
-there, since AD combines rules' output from many equations. LOWER runs after FORWARD (jit) or
+forward pipeline starts with `roll`: a recurrence through a nonlinear function (which
+batching could not break) becomes a loop on the trace, so batching never walks its steps.
+`scans` rolls what batching left sequential (linear recurrences, buffers, copies of one
+recurrence that batching merged) into loops and scans. On the gradient graph, `loops` shares
+each forward loop with its residual-storing copy and optimizes the backward loops the same
+way; CSE runs again there, since AD combines rules' output from many equations. LOWER runs after FORWARD (jit) or
 BACKWARD (grad): AD-only markers are dropped, then come rewrites only a backend understands;
 each backend names the ones it runs (backends.Backend.lower_passes).
 """
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from .backends.numpy.muladd import fuse_muladd
 from .backends.numpy.relayout import relayout
 from .batch.batching import batch
-from .batch.scans import loops, scans
+from .batch.scans import loops, recurrences, scans
 from .ir import Graph, dce, typecheck
 from .rewrite.cse import cse
 from .rewrite.markers import strip_ad_markers
@@ -51,7 +53,8 @@ def _cse_dce(g: Graph) -> Graph:
 
 
 TRACE = Stage("trace", note="recorded hash-consed, which is CSE")
-FORWARD: tuple[Stage, ...] = (Stage("batch", batch), Stage("scans", scans),
+FORWARD: tuple[Stage, ...] = (Stage("roll", recurrences, note="nonlinear recurrences"),
+                              Stage("batch", batch), Stage("scans", scans),
                               Stage("simplify", simplify))
 AD = Stage("ad", label="differentiate")
 BACKWARD: tuple[Stage, ...] = (Stage("loops", loops), Stage("cse", _cse_dce),

@@ -9,11 +9,13 @@ with its residual-storing copy).
 """
 from __future__ import annotations
 
+from .. import primitives as P
 from ..ir import Graph, dce
 from ..notes import Sequential, Unbatched
 from .batching import batch
 from .loops import emit_loop, optimize_loops, share_forward
 from .prune import prune_loop_outputs
+from .recur import Region
 from .roll import roll
 
 
@@ -42,4 +44,31 @@ def loops(g: Graph) -> Graph:
     return prune_loop_outputs(dce(optimize_loops(share_forward(g))))
 
 
-__all__ = ["loops", "scans"]
+_NONLINEAR = frozenset([P.exp, P.log, P.log1p, P.expm1, P.sqrt, P.tanh, P.sin, P.cos,
+                        P.logistic, P.tan, P.sinh, P.cosh, P.arcsin, P.arccos, P.arctan,
+                        P.arcsinh, P.arccosh, P.arctanh, P.log2, P.log10, P.exp2, P.cbrt,
+                        P.reciprocal])
+_WRITES = frozenset([P.setitem, P.setitem_add, P.concatenate, P.stack])
+
+
+def _sequential(g: Graph, r: Region) -> bool:
+    """Whether batching would leave this recurrence of the trace as it is: a nonlinear
+    function (tanh, exp, ...) of the carry is no sum, product, running extreme or buffer
+    batching could turn into a reduction or a scan; and it is the only copy of its step
+    (independent copies, say one RNN per sequence, batching merges first: one loop on a
+    batched state)."""
+    members = [g.eqns[i].prim for i in r.steps[0]]
+    return r.share >= 0.9 and any(p in _NONLINEAR for p in members) and \
+        not any(p in _WRITES for p in members)
+
+
+def recurrences(g: Graph) -> Graph:
+    """Roll, on the traced graph, the recurrences batching could not break: batching then
+    works on what feeds and reads the loop, not on every step of a sequential chain."""
+    rolled, notes = roll(g, emit_loop, _sequential, rounds=12)
+    if not notes:
+        return g
+    return rolled.replace(notes=rolled.notes + tuple(notes))
+
+
+__all__ = ["loops", "recurrences", "scans"]
