@@ -36,14 +36,11 @@ class Region:
     """A run of iterations of one recurrence: `steps[k][j]` is the index (in the graph) of
     member j of iteration k; `sig[j][p]` says what operand p of member j reads: ("g", i)
     member i of the same iteration, ("p", i) member i of the previous one, ("x",) anything
-    else. `init[i]` is what the first iteration reads for ("p", i). `share` is the part of
-    its recurrence's equations (every instance of its members' labels) that the regions found
-    for it cover: less when batching would first merge independent copies of it."""
+    else. `init[i]` is what the first iteration reads for ("p", i)."""
 
     steps: list[list[int]]
     sig: tuple
     init: dict[int, Atom] = field(default_factory=dict)
-    share: float = 1.0
 
     @property
     def length(self) -> int:
@@ -118,22 +115,14 @@ class _Labels:
 def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
     """The recurrences of g that can be rolled, as runs of matching iterations. Labels that
     stand for two things in one iteration (two identical chains side by side) are refined
-    by one more level of operands, up to `rounds` times, where no run was found. Each
-    region's `share` is the part of its first component (before any refinement) that the
-    regions found in it cover."""
+    by one more level of operands, up to `rounds` times, where no run was found."""
     labels = _Labels(g)
     out: list[Region] = []
     taken: set[int] = set()
-    root_of: dict[int, int] = {}  # equation -> its first component
-    sizes: list[int] = []
     todo = [(list(range(len(g.eqns))), 1)]
     while todo:
         eqns, r = todo.pop()
         for S, insts in _components(g, labels, eqns):
-            if not root_of or next(iter(insts.values()))[0] not in root_of:
-                for v in insts.values():
-                    root_of.update(dict.fromkeys(v, len(sizes)))
-                sizes.append(sum(len(v) for v in insts.values()))
             twice, med = _twice(insts)
             if twice and r < rounds:  # split them until none is left (or rounds run out)
                 r += _split(labels, twice, med, rounds - r)
@@ -150,15 +139,6 @@ def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
             else:  # one more level of operands for every label of the component
                 labels.refine([i for v in insts.values() for i in v])
                 todo.append(([i for v in insts.values() for i in v], r + 1))
-    covered = [0] * len(sizes)
-    for x in out:
-        for st in x.steps:
-            for i in st:
-                if i in root_of:
-                    covered[root_of[i]] += 1
-    for x in out:
-        root = next(root_of[i] for i in x.steps[-1] if i in root_of)
-        x.share = covered[root] / sizes[root]
     return out
 
 

@@ -33,9 +33,11 @@ def roll(g: Graph, emit: Any, keep: Any = None, rounds: int = 6) -> tuple[Graph,
     """Replace each rollable recurrence of g by what `emit(body, length, n_carry, n_xs,
     operands, src)` builds (it returns the final carry and the stacked ys, as tracers, and
     a description for explain). Returns the graph and one note per rolled region. `keep(g,
-    region)`, if given, chooses the regions rolled; `rounds` bounds find_regions' label
+    regions)`, if given, chooses the regions rolled; `rounds` bounds find_regions' label
     refinement."""
-    regions = [r for r in find_regions(g, rounds) if _typed(g, r) and (keep is None or keep(g, r))]
+    regions = [r for r in find_regions(g, rounds) if _typed(g, r)]
+    if keep is not None:
+        regions = keep(g, regions)
     while regions:
         try:
             order = _order(g, regions)

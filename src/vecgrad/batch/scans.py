@@ -9,6 +9,9 @@ with its residual-storing copy).
 """
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
 from .. import primitives as P
 from ..ir import Graph, dce
 from ..notes import Sequential, Unbatched
@@ -51,21 +54,39 @@ _NONLINEAR = frozenset([P.exp, P.log, P.log1p, P.expm1, P.sqrt, P.tanh, P.sin, P
 _WRITES = frozenset([P.setitem, P.setitem_add, P.concatenate, P.stack])
 
 
-def _sequential(g: Graph, r: Region) -> bool:
-    """Whether batching would leave this recurrence of the trace as it is: a nonlinear
-    function (tanh, exp, ...) of the carry is no sum, product, running extreme or buffer
-    batching could turn into a reduction or a scan; and it is the only copy of its step
-    (independent copies, say one RNN per sequence, batching merges first: one loop on a
-    batched state)."""
+def _sequential(g: Graph, regions: list[Region]) -> list[Region]:
+    """The recurrences of the trace batching would leave as they are: through a nonlinear
+    function (tanh, exp, ...) of the carry, which is no sum, product, running extreme or
+    buffer batching could turn into a reduction or a scan; and the only copies of their
+    steps: some member's kind of operation (primitive, line, shape) occurs in these regions
+    only. (Independent copies of one recurrence, one RNN per sequence, of which the regions
+    found hold one, batching merges first: one recurrence on a batched state.)"""
+    cands = [r for r in regions if _nonlinear(g, r)]
+    if not cands:
+        return []
+    def kind(i: int) -> tuple:
+        e = g.eqns[i]
+        return (e.prim, e.src, e.out.aval)
+    inside = Counter(kind(i) for r in cands for st in r.steps for i in st)
+    total = Counter(k for k in map(kind, range(len(g.eqns))) if k in inside)
+    return [r for r in cands if max(inside[kind(i)] / total[kind(i)] for i in r.steps[-1]) >= 0.9]
+
+
+def _nonlinear(g: Graph, r: Region) -> bool:
     members = [g.eqns[i].prim for i in r.steps[0]]
-    return r.share >= 0.9 and any(p in _NONLINEAR for p in members) and \
-        not any(p in _WRITES for p in members)
+    return any(p in _NONLINEAR for p in members) and not any(p in _WRITES for p in members)
+
+
+def _emit_batched(body: Graph, *args: Any, **kwargs: Any) -> Any:
+    """emit_loop of a step batched first: the independent work of one step (an LSTM's
+    gates) merges as it would have before rolling."""
+    return emit_loop(batch(body), *args, **kwargs)
 
 
 def recurrences(g: Graph) -> Graph:
     """Roll, on the traced graph, the recurrences batching could not break: batching then
     works on what feeds and reads the loop, not on every step of a sequential chain."""
-    rolled, notes = roll(g, emit_loop, _sequential, rounds=12)
+    rolled, notes = roll(g, _emit_batched, _sequential, rounds=12)
     if not notes:
         return g
     return rolled.replace(notes=rolled.notes + tuple(notes))
