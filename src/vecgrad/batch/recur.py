@@ -131,7 +131,9 @@ def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
             found = _regions_of(g, S, insts, labels)
             covered = sum(len(x.steps) * len(x.sig) for x in found)
             if covered * 2 >= sum(len(v) for v in insts.values()) or r >= rounds:
-                for x in found:  # (regions never share an equation)
+                for x in sorted(found, key=lambda x: -x.length):  # (regions never share an
+                    # equation: where two runs overlap, through the earlier iterations
+                    # `_first` adds, the longer one is kept)
                     mine = {i for st in x.steps for i in st}
                     if not mine & taken:
                         taken |= mine

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from .. import primitives as P
-from ..ir import Graph, dce
+from ..ir import Graph, Var, dce
 from ..notes import Sequential, Unbatched
 from .batching import batch
 from .loops import emit_loop, optimize_loops, share_forward
@@ -77,6 +77,28 @@ def _nonlinear(g: Graph, r: Region) -> bool:
     return any(p in _NONLINEAR for p in members) and not any(p in _WRITES for p in members)
 
 
+MIN_CHAIN = 16  # nonlinear operations one after another, at least, for the search to run
+
+
+def _nonlinear_depth(g: Graph) -> int:
+    """The most nonlinear operations on one path of g (a recurrence of T steps through a
+    tanh has T)."""
+    nl = _NONLINEAR
+    if sum(e.prim in nl for e in g.eqns) < MIN_CHAIN:
+        return 0
+    depth: dict[Var, int] = {}
+    get = depth.get
+    best = 0
+    for e in g.eqns:
+        d = max([get(a, 0) for a in e.inputs if a.__class__ is Var], default=0)
+        if e.prim in nl:
+            d += 1
+        if d:
+            depth[e.out] = d
+            best = max(best, d)
+    return best
+
+
 def _emit_batched(body: Graph, *args: Any, **kwargs: Any) -> Any:
     """emit_loop of a step batched first: the independent work of one step (an LSTM's
     gates) merges as it would have before rolling."""
@@ -85,7 +107,11 @@ def _emit_batched(body: Graph, *args: Any, **kwargs: Any) -> Any:
 
 def recurrences(g: Graph) -> Graph:
     """Roll, on the traced graph, the recurrences batching could not break: batching then
-    works on what feeds and reads the loop, not on every step of a sequential chain."""
+    works on what feeds and reads the loop, not on every step of a sequential chain. (Only
+    a trace with a long chain of nonlinear operations is searched: the search costs about
+    what batching does, and a short recurrence batching leaves is rolled after it.)"""
+    if _nonlinear_depth(g) < MIN_CHAIN:
+        return g
     rolled, notes = roll(g, _emit_batched, _sequential, rounds=12)
     if not notes:
         return g
