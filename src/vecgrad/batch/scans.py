@@ -89,8 +89,14 @@ def _nonlinear_depth(g: Graph) -> int:
     depth: dict[Var, int] = {}
     get = depth.get
     best = 0
-    for e in g.eqns:
-        d = max([get(a, 0) for a in e.inputs if a.__class__ is Var], default=0)
+    for e in g.eqns:  # (unrolled for one and two operands: this runs on every trace)
+        ins = e.inputs
+        if len(ins) == 2:
+            d = max(get(ins[0], 0), get(ins[1], 0))
+        elif len(ins) == 1:
+            d = get(ins[0], 0)
+        else:
+            d = max([get(a, 0) for a in ins], default=0)
         if e.prim in nl:
             d += 1
         if d:
