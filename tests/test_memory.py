@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import vecgrad as vg
+import vecgrad.numpy as vnp
 from vecgrad import api, compile_cache
 
 
@@ -109,6 +110,64 @@ def test_the_trace_is_not_kept_alive(users_defaults, monkeypatch):
     gc.collect()
     assert made and all(r() is None for r in made)
     assert compile_cache.stats()["entries"] == 1
+
+
+def _coo(v, x, rows, cols):
+    y = vnp.zeros(4)
+    for k in range(len(v)):
+        y[rows[k]] += v[k] * x[cols[k]]
+    return vnp.sum(y ** 2)
+
+
+def _sum_back(v, x, rows, cols):
+    y = vnp.zeros(4)
+    for k in range(len(v)):
+        y[rows[k]] = y[rows[k]] - v[k]
+    return vnp.sum(y * x)
+
+
+def _max_back(v, x, rows, cols):
+    y = vnp.zeros(4)
+    for k in range(len(v)):
+        y[cols[k]] = vnp.maximum(y[cols[k]], v[k] * x[rows[k]])
+    return vnp.sum(y)
+
+
+def _fresh_buffers(v, x, rows, cols):
+    acc = 0.0
+    for k in range(len(v)):
+        z = vnp.zeros(4)  # (one shared constant per shape: the builder's scratch table)
+        z[1] = v[k]
+        acc = acc + vnp.sum(z * x)
+    return acc
+
+
+@pytest.mark.parametrize("f", [_coo, _sum_back, _max_back, _fresh_buffers])
+def test_the_trace_is_freed_without_the_cyclic_gc(users_defaults, monkeypatch, f):
+    """The tables a trace keeps for reads and writes at traced indices and for shared
+    constants hold tracers, which hold the builder: dropped when the trace ends, so that the
+    whole trace is freed by reference counting (the cyclic GC, off while compiling, would
+    otherwise traverse every equation of a long trace once it is back on)."""
+    from vecgrad import builder
+    made = []
+    init = builder.Builder.__init__
+
+    def record(self, *a, **k):
+        init(self, *a, **k)
+        made.append(weakref.ref(self))
+    monkeypatch.setattr(builder.Builder, "__init__", record)
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal(6), rng.standard_normal(4), np.array([0, 3, 1, 3, 2, 0]),
+            np.array([2, 2, 0, 1, 3, 1]))
+    g = vg.grad(f, argnums=(0, 1))
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        g(*args)
+        assert made and all(r() is None for r in made)
+    finally:
+        if was:
+            gc.enable()
 
 
 def test_keep_stages_compiles_again_for_show(users_defaults):

@@ -72,6 +72,12 @@ class Builder:
         self._avals: dict[tuple, Aval] = {}
         self._pool: dict[Aval, Aval] = {}
         self.recorded = 0  # operations recorded, repeats included (what an eager tape runs)
+        # tables that the layers above keep for the length of this trace, by name (numpy's
+        # reads and writes at traced indices, the shared constants of uniform buffers). They
+        # hold tracers, which hold this builder: a cycle, which would leave the whole trace
+        # (its equations, values and parameters, a million objects for a long loop) to the
+        # cyclic GC; they are dropped when the trace ends (`__exit__`)
+        self.scratch: dict[str, dict] = {}
 
     def emit(self, prim: Primitive, atoms: Sequence[Atom], params: dict) -> Var:
         """Record `prim(*atoms)`, or return the value of an identical earlier operation: the
@@ -174,6 +180,7 @@ class Builder:
 
     def __exit__(self, *exc: object) -> None:
         _current.reset(self._token)
+        self.scratch.clear()
 
 
 # Hash-consing looks back this many equations at least (twice as many at most): a repeated

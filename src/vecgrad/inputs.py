@@ -41,7 +41,7 @@ def const_tracer(value: np.ndarray, uniform: bool = False) -> Any:
         return value
     if not uniform or not b.hash_cons or not value.size:
         return Tracer(b, Const(value), ndarray=True)
-    fresh = b.__dict__.setdefault("_uniform_consts", {})
+    fresh = b.scratch.setdefault("_uniform_consts", {})
     key = (value.dtype.str, value.shape, value.reshape(-1)[:1].tobytes())
     c = fresh.get(key)
     if c is None:

@@ -442,7 +442,7 @@ class Tracer(Traced):
     def _inplace(self, other: Any, fn: Callable) -> Tracer:
         if self._readonly:
             raise _read_only(self)
-        if (fn is _add or fn is _sub) and "_traced_reads" in self._b.__dict__:
+        if (fn is _add or fn is _sub) and "_traced_reads" in self._b.scratch:
             acc = NUMPY.accumulate_at_read(self, other, fn is _sub)
             if acc is not None:  # x[i] += v at a traced int i: np.add.at(x, i, v)
                 return acc

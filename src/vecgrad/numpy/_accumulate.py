@@ -34,7 +34,7 @@ def accumulate_at_read(t: Any, other: Any, negate: bool) -> Any:
     """For `t += v` (or `-=`) where t is x[i] read at one traced int and x has not changed
     since: t + v, with v accumulated into x at i now (a row) or at the write back (an
     element). None when t is not such a read."""
-    rec = t._b.__dict__.get("_traced_reads", {}).pop(t, None)
+    rec = t._b.scratch.get("_traced_reads", {}).pop(t, None)
     if rec is None:
         return None
     base, key, version = rec
@@ -48,14 +48,14 @@ def accumulate_at_read(t: Any, other: Any, negate: bool) -> Any:
     if t.shape:  # a row, a view of x: it reads x after the accumulation (as NumPy's `t`)
         index_add(base, key, v)
         v, new = None, t
-    t._b.__dict__.setdefault("_traced_writes", {})[new] = (base, key, base.atom, v)
+    t._b.scratch.setdefault("_traced_writes", {})[new] = (base, key, base.atom, v)
     return new
 
 
 def wrote_at_read(x: Any, key: Any, value: Any) -> bool:
     """Whether `x[key] = value` writes back a `t += v` of `accumulate_at_read` (then done), or
     writes `x[key] + v` (or `- v`) just computed from x as it is: then v is accumulated."""
-    d = x._b.__dict__
+    d = x._b.scratch
     rec = d.get("_traced_writes", {}).pop(value, None)
     if rec is None:
         return _write_of_sum(x, key, value, d.get("_traced_read_atoms"))

@@ -153,7 +153,7 @@ def traced_getitem(x: Any, key: Any) -> Any:
     elif r is not None:  # one element: a NumPy scalar (`t += 0.5` on an int one is t + 0.5)
         out = Tracer(x._b, out.atom)
     if isinstance(key, Tracer) and not key.shape:  # x[i] at one traced int: see below
-        d = x._b.__dict__
+        d = x._b.scratch
         d.setdefault("_traced_reads", {})[out] = d.setdefault("_traced_read_atoms", {})[
             out.atom] = (x, key, x.atom)
     return out
