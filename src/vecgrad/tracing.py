@@ -279,6 +279,9 @@ class Tracer(Traced):
         shape = self._atom.aval.shape
         idx = _fast_basic(key if key.__class__ is tuple else (key,), shape)
         if idx is None:
+            if key.__class__ is Tracer:  # x[i] at a traced int (x[dst[e]]): a gather, as
+                key._concrete()  # below, without normalize_index's error
+                return NUMPY.traced_getitem(self, key)
             parts = split_bool_scalars(key)
             if parts is not None:  # x[True], x[i, False]: a new axis, indexed
                 return self[parts[0]][parts[1]]
@@ -342,6 +345,9 @@ class Tracer(Traced):
     def _slow_key(self, key: Any, value: Any) -> tuple | None:
         """`self[key] = value` for a key that is not only ints and slices: (the key, the
         value, the normalized index) to write as usual, or None where the write is done."""
+        if key.__class__ is Tracer:  # x[i] = v at a traced int: as below, without
+            key._concrete()  # normalize_index's error
+            return self._write_traced(key, value)
         parts = split_bool_scalars(key)
         if parts is not None:  # x[True] = v: through the view with the new axis
             self[parts[0]][parts[1]] = value
@@ -357,18 +363,22 @@ class Tracer(Traced):
         try:
             return key, value, normalize_index(key, self.shape)
         except TraceError:
-            if self._write_masked(key, value) or NUMPY.wrote_at_read(self, key, value) \
-                    or NUMPY.write_at_traced(self, key, value) \
-                    or NUMPY.write_basic_first(self, key, value) \
-                    or NUMPY.write_at_index_array(self, key, value):
-                return None
-            raise TraceError(
-                "writing at a traced (data-dependent) index is supported for traced integer "
-                "scalars among basic indices (x[i] = v, x[i, 1:] = v, x[i, j] = v) and for "
-                "integer arrays with full slices (x[idx] = v, x[:, idx] = v, x[i, j] = v with "
-                "arrays i, j: the last write to a repeated position wins, as in NumPy); for "
-                "other forms write the whole region (x[idx] = v for the rows), accumulate with "
-                "np.add.at(x, idx, v), or select values with vnp.where") from None
+            return self._write_traced(key, value)
+
+    def _write_traced(self, key: Any, value: Any) -> None:
+        """`self[key] = value` for a key holding traced values (done, or a TraceError)."""
+        if self._write_masked(key, value) or NUMPY.wrote_at_read(self, key, value) \
+                or NUMPY.write_at_traced(self, key, value) \
+                or NUMPY.write_basic_first(self, key, value) \
+                or NUMPY.write_at_index_array(self, key, value):
+            return
+        raise TraceError(
+            "writing at a traced (data-dependent) index is supported for traced integer "
+            "scalars among basic indices (x[i] = v, x[i, 1:] = v, x[i, j] = v) and for "
+            "integer arrays with full slices (x[idx] = v, x[:, idx] = v, x[i, j] = v with "
+            "arrays i, j: the last write to a repeated position wins, as in NumPy); for "
+            "other forms write the whole region (x[idx] = v for the rows), accumulate with "
+            "np.add.at(x, idx, v), or select values with vnp.where") from None
 
     def _write_masked(self, mask: Any, value: Any) -> bool:
         """`x[mask] = v` for a traced boolean mask over x's leading axes and a v that
