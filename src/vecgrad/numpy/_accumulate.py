@@ -18,7 +18,7 @@ from ..errors import TraceError
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, _shape, asarray, astype, zeros
-from ._indexing import merge_index_arrays, traced_index_axis
+from ._indexing import merge_index_arrays, operand_reshape, traced_index_axis
 
 __all__ = ["bincount"]
 
@@ -123,8 +123,8 @@ def _along_axis(a: Tracer, indices: Any, v: Any) -> tuple:
     axis, idx = traced_index_axis(indices, merged.ndim)
     s = merged.shape
     vals = _ops.broadcast_to(asarray(v), s[:axis] + idx.shape + s[axis + 1:])
-    vals = _ops.reshape(vals, s[:axis] + (idx.size,) + s[axis + 1:])
-    flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
+    vals = operand_reshape(vals, s[:axis] + (idx.size,) + s[axis + 1:])
+    flat = operand_reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
     return merged, back, axis, vals, flat
 
 

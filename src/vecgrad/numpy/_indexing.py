@@ -38,12 +38,19 @@ def _check_int_index(dtype: Any) -> None:
         raise TraceError(f"a traced (data-dependent) index must be an integer array, not "
                          f"{dtype}: cast it with .astype(int)")
 
+def operand_reshape(a: Any, shape: tuple[int, ...]) -> Any:
+    """`a` reshaped (Python ints), where the result is only an operand of the primitive that
+    comes next (a gather's or scatter's index or values): whether it is a view, which
+    `_ops.reshape` works out from simulated strides, is never seen."""
+    return a if _shape(a) == shape else P.reshape(a, shape=shape)
+
+
 def _take_traced(a: Any, idx: Tracer, axis: int) -> Any:
     """a[(:,) * axis + (idx,)] for a traced integer index of any shape."""
     _check_int_index(idx.dtype)
     s = _shape(a)
     k = idx.size
-    flat = _ops.reshape(idx, (1,) * axis + (k,) + (1,) * (len(s) - axis - 1))
+    flat = operand_reshape(idx, (1,) * axis + (k,) + (1,) * (len(s) - axis - 1))
     out = P.take_along(a, flat, axis=axis)
     return _ops.reshape(out, s[:axis] + idx.shape + s[axis + 1:])
 

@@ -24,7 +24,7 @@ from ..ir import Const
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, asarray, astype
-from ._indexing import merge_index_arrays, traced_index_axis
+from ._indexing import merge_index_arrays, operand_reshape, traced_index_axis
 
 __all__: list[str] = []
 
@@ -62,13 +62,13 @@ def _along(x: Tracer, key: Any) -> tuple | None:
     if idx.dtype.kind not in "iu" or not idx.ndim:
         return None
     s = merged.shape
-    flat = _ops.reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
+    flat = operand_reshape(idx, (1,) * axis + (idx.size,) + (1,) * (len(s) - axis - 1))
     return merged, axis, flat, s[:axis] + idx.shape + s[axis + 1:], back
 
 
 def _values(v: Any, region: tuple, axis: int, s: tuple, e: int, dtype: Any) -> Any:
     v = astype(asarray(v), dtype) if _dtype(asarray(v)) != dtype else asarray(v)
-    return _ops.reshape(_ops.broadcast_to(v, region), s[:axis] + (e,) + s[axis + 1:])
+    return operand_reshape(_ops.broadcast_to(v, region), s[:axis] + (e,) + s[axis + 1:])
 
 
 def write_at_index_array(x: Tracer, key: Any, value: Any) -> bool:
