@@ -17,6 +17,7 @@ is a NumPy *scalar*: an immutable copy, so `t = b[0]; b[0] = b[1]` leaves `t` al
 from __future__ import annotations
 
 import dis
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Self
@@ -155,7 +156,7 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
                 return x._b.emit(P.cast, [x.atom], {"dtype": dt})
         return x.atom
     if _is_scalar(x):
-        return Const(np.asarray(x, np.result_type(*dtypes, x) if dtypes else None))
+        return _number(x, dtypes)
     if isinstance(x, (np.ndarray, np.generic)):
         b = _current.get()
         return b.capture(x) if b is not None else Const(x)
@@ -165,6 +166,25 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
     if why is not None:
         raise why(x)
     raise TypeError(f"vecgrad cannot use a value of type {type(x).__name__} as an array")
+
+
+_NUMBERS: dict[tuple, Const] = {}  # (type, number, the arrays' dtypes) -> its constant
+
+
+def _number(x: Any, dtypes: Sequence[np.dtype]) -> Const:
+    """A Python number as a constant in the arrays' dtypes (`x * 2.0` in a loop: one constant
+    for every iteration, made once, its value read-only). Zeros are made afresh (-0.0 == 0.0),
+    as are NaNs (not equal to themselves) and complex numbers."""
+    key = (x.__class__, x, *dtypes)
+    c = _NUMBERS.get(key)
+    if c is None:
+        c = Const(np.asarray(x, np.result_type(*dtypes, x) if dtypes else None))
+        if x and x.__class__ is not complex and not (x.__class__ is float and math.isnan(x)):
+            c.value.flags.writeable = False
+            if len(_NUMBERS) >= 4096:  # (bounded)
+                _NUMBERS.clear()
+            _NUMBERS[key] = c
+    return c
 
 
 class Tracer(Traced):
