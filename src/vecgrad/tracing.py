@@ -77,6 +77,16 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
         a = args[0]
         builder = a._b
         atoms = (a._atom if a._view is None else a.atom,)
+    elif n == 2 and (args[0].__class__ is Tracer and args[1].__class__ in _NUMBER_TYPES or
+                     args[1].__class__ is Tracer and args[0].__class__ in _NUMBER_TYPES):
+        a, b = args  # (a plain tracer and a Python number: `x[i] * 2.0`, as below)
+        t = a if a.__class__ is Tracer else b
+        builder = t._b
+        dts = (t._atom.aval.dtype,)
+        try:
+            atoms = (t.atom, _number(b, dts)) if t is a else (_number(a, dts), t.atom)
+        except OverflowError:
+            return _out_of_range(prim, args, params, builder)
     else:
         builder = None
         simple = True  # all arguments are (strongly typed) tracers of one trace
@@ -168,6 +178,7 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
     raise TypeError(f"vecgrad cannot use a value of type {type(x).__name__} as an array")
 
 
+_NUMBER_TYPES = (float, int)
 _NUMBERS: dict[tuple, Const] = {}  # (type, number, the arrays' dtypes) -> its constant
 
 
