@@ -183,9 +183,10 @@ _NUMBERS: dict[tuple, Const] = {}  # (type, number, the arrays' dtypes) -> its c
 
 
 def _number(x: Any, dtypes: Sequence[np.dtype]) -> Const:
-    """A Python number as a constant in the arrays' dtypes (`x * 2.0` in a loop: one constant
-    for every iteration, made once, its value read-only). Zeros are made afresh (-0.0 == 0.0),
-    as are NaNs (not equal to themselves) and complex numbers."""
+    """A Python number as a constant in the arrays' dtypes (`x * 2.0` in a loop: its value
+    and content key made once, read-only, shared by a new Const per use: batching tells
+    operands apart by identity). Zeros are made afresh (-0.0 == 0.0), as are NaNs (not equal
+    to themselves) and complex numbers."""
     key = (x.__class__, x, *dtypes)
     c = _NUMBERS.get(key)
     if c is None:
@@ -195,7 +196,13 @@ def _number(x: Any, dtypes: Sequence[np.dtype]) -> Const:
             if len(_NUMBERS) >= 4096:  # (bounded)
                 _NUMBERS.clear()
             _NUMBERS[key] = c
-    return c
+        return c
+    out = _new_const(Const)
+    out.value, out.aval, out._key = c.value, c.aval, c.key()
+    return out
+
+
+_new_const = object.__new__
 
 
 class Tracer(Traced):
