@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
+from .carries import several_carries, splits
 from ..ir import Atom, Const, Eqn, Graph, Params, Var, dce, uses
 from ..notes import Augments
 from ..rewrite.cse import cse
@@ -211,7 +212,8 @@ def _affine(plan: _Plan) -> tuple[str, dict, list[Eqn]] | None:
         e = plan.core[0]
         x = e.inputs[1] if e.inputs[0] is c else e.inputs[0]
         if x is not c and e.out.aval == c.aval:
-            return ("cummax" if e.prim is P.maximum else "cummin", {out: (_ONE, x)}, new)
+            return ("cummax" if e.prim is P.maximum else "cummin",
+                    {c: (_ONE, _ZERO), out: (_ONE, x)}, new)
     for e in plan.core:
         fs = [forms.get(a) if isinstance(a, Var) else None for a in e.inputs]
         if e.out.aval != c.aval:
@@ -268,6 +270,11 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
     body = clean(body)
     body = regroup_sums(body, list(body.inputs[:n_carry]))
     plan = _Plan(body, n_carry, n_xs)
+    if len(plan.live) > 1:
+        made = several_carries(body, length, n_carry, n_xs, plan.live, operands, _ready,
+                               emit_loop, reverse)
+        if made is not None:
+            return made
     lin = _affine(plan)
     if plan.trivial and lin is None:
         return _plain(body, length, n_carry, n_xs, operands, reverse)
@@ -278,6 +285,13 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
     except P.NotBatchable:
         del b.eqns[mark:]  # (nothing refers to them yet)
         return _plain(body, length, n_carry, n_xs, operands, reverse)
+
+
+def _ready(body: Graph, nc: int, nx: int) -> bool:
+    """Whether the loop `body` describes is emitted as scans and sums only."""
+    body = clean(body)
+    plan = _Plan(regroup_sums(body, list(body.inputs[:nc])), nc, nx)
+    return not plan.live or _affine(plan) is not None
 
 
 def _plain(body: Graph, length: int, nc: int, nx: int, operands: list[Any],
@@ -493,7 +507,9 @@ def _worth(e: Eqn) -> bool:
     body = clean(p["body"])
     body = regroup_sums(body, list(body.inputs[:p["n_carry"]]))
     plan = _Plan(body, p["n_carry"], p["n_xs"])
-    return not plan.trivial or _affine(plan) is not None or len(body.eqns) < len(p["body"].eqns)
+    return not plan.trivial or _affine(plan) is not None or len(body.eqns) < len(
+        p["body"].eqns) or splits(body, p["n_carry"], p["n_xs"], plan.live, _ready,
+                                  p.get("reverse", False))
 
 
 def _projections(e: Eqn, readers: list[Eqn]) -> dict[int, list[Eqn]] | None:
