@@ -26,11 +26,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import primitives as P
-from ..ir import Atom, Eqn, Graph, Var
+from ..ir import Atom, Aval, Eqn, Graph, Params, Var, dce
 from ..tracing import Tracer
 
-# (body, n_carry, n_xs) -> whether emitting it gives scans (and sums) only, no loop
-Ready = Callable[[Graph, int, int], bool]
+# (body, n_carry, n_xs) -> what emitting it gives: "scan" (with sums over the steps),
+# "sums" only, or "" (a loop)
+Ready = Callable[[Graph, int, int], str]
 
 
 # ------------------------------------------------------------------ analysis
@@ -282,6 +283,125 @@ def _emit_fission(body: Graph, T: int, nc: int, nx: int, subs: list[_Sub], opera
                       "; then ".join(text))
 
 
+# ------------------------------------------------------------------ stacked carries
+
+def unstack(body: Graph, nc: int, nx: int) -> tuple[Graph, list[int]] | None:
+    """The step with each carry whose new value is a `stack` of rows (batching merged the
+    isomorphic updates of several values into one) carried as its rows, and the reads of
+    stacked values split by row (`narrow_reads`); with the number of rows of each original
+    carry (1: kept whole). None when no carry is such a stack."""
+    defs = {e.out: e for e in body.eqns}
+    rows = []
+    for k in range(nc):
+        d = defs.get(body.outputs[k])
+        ok = d is not None and d.prim is P.stack and d.params["axis"] == 0 and \
+            d.out.aval == body.inputs[k].aval
+        rows.append(len(d.inputs) if ok else 1)
+    if all(r == 1 for r in rows):
+        return None
+    ins: list[Var] = []
+    outs: list[Atom] = []
+    eqns: list[Eqn] = []
+    for k in range(nc):
+        c = body.inputs[k]
+        if rows[k] == 1:
+            ins.append(c)
+            outs.append(body.outputs[k])
+            continue
+        parts = [Var(Aval(c.aval.shape[1:], c.aval.dtype)) for _ in range(rows[k])]
+        ins += parts
+        outs += defs[body.outputs[k]].inputs
+        eqns.append(Eqn(P.stack, tuple(parts), defs[body.outputs[k]].params, c, None))
+    new = Graph(tuple(ins) + body.inputs[nc:], tuple(eqns) + body.eqns,
+                tuple(outs) + body.outputs[nc:])
+    return narrow_reads(new), rows
+
+
+def narrow_reads(body: Graph) -> Graph:
+    """Inside a step, a value read only in parts is computed in those parts: a row of a
+    stack is the stacked operand, and a part of an elementwise result is the operation on
+    its operands' parts (f(a, b)[r] = f(a[r], b[r])), when every reader of the result reads
+    a part of it: together the parts cost what the whole did, and no per-step stack (a
+    copy) is made."""
+    defs = {e.out: e for e in body.eqns}
+    readers: dict[Var, list[Eqn]] = {}
+    for e in body.eqns:
+        for a in e.inputs:
+            if isinstance(a, Var):
+                readers.setdefault(a, []).append(e)
+    outs = {a for a in body.outputs if isinstance(a, Var)}
+
+    def parts_only(u: Var) -> bool:
+        return u not in outs and all(r.prim is P.getitem and _plain(r.params["idx"], u)
+                                     for r in readers.get(u, ()))
+    eqns: list[Eqn] = []
+    env: dict[Var, Atom] = {}
+
+    def read(u: Atom, idx: tuple, src: Any) -> Atom:
+        if all(isinstance(k, P.Sl) and k == P.Sl(0, n, 1) for k, n in zip(idx, u.aval.shape)):
+            return env.get(u, u) if isinstance(u, Var) else u
+        d = defs.get(u) if isinstance(u, Var) else None
+        if d is not None and d.prim is P.stack and d.params["axis"] == 0 and \
+                isinstance(idx[0], int):
+            return read(d.inputs[idx[0]], idx[1:], src)
+        if d is not None and d.prim.elementwise and len(d.inputs) <= 3 and parts_only(u):
+            shape = d.out.aval.shape
+            ins = tuple(read(a, _operand_index(a.aval.shape, shape, idx), src)
+                        for a in d.inputs)
+            return _emit(eqns, d.prim, ins, dict(d.params), src)
+        return _emit(eqns, P.getitem, (env.get(u, u),), {"idx": P.BasicIndex(idx)}, src)
+    for e in body.eqns:
+        if e.prim is P.getitem and _plain(e.params["idx"], e.inputs[0]):
+            env[e.out] = read(e.inputs[0], tuple(e.params["idx"]), e.src)
+            continue
+        ins = tuple(env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
+        eqns.append(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
+    out = tuple(env.get(a, a) if isinstance(a, Var) else a for a in body.outputs)
+    return dce(Graph(body.inputs, tuple(eqns), out))
+
+
+def _plain(idx: Any, u: Atom) -> bool:
+    """A basic index over every axis of u, of ints and slices."""
+    return P.is_basic(idx) and len(idx) == u.aval.ndim and all(
+        isinstance(k, (int, P.Sl)) for k in idx)
+
+
+def _operand_index(shape: tuple[int, ...], out: tuple[int, ...], r: tuple) -> tuple:
+    """r (an index over `out`) as it reads an operand of `shape` that broadcasts to out."""
+    lead = len(out) - len(shape)
+    return tuple(k if d == n else 0 if isinstance(k, int) else P.Sl(0, 1, 1)
+                 for d, n, k in zip(shape, out[lead:], r[lead:]))
+
+
+def _emit(eqns: list[Eqn], prim: P.Primitive, ins: tuple, params: dict, src: Any) -> Var:
+    ps = Params.of(params) if params else Params()
+    out = Var(prim.shape_rule(*[a.aval for a in ins], **params))
+    eqns.append(Eqn(prim, ins, ps, out, src))
+    return out
+
+
+def emit_unstacked(body: Graph, length: int, nc: int, nx: int, new: Graph, rows: list[int],
+                   operands: list[Any], emit: Any, reverse: bool) -> Any:
+    """The loop over the unstacked step `new` (see `unstack`), its final carries stacked
+    back."""
+    ops: list[Any] = []
+    for k in range(nc):
+        x = operands[k]
+        if rows[k] == 1:
+            ops.append(x)
+            continue
+        x = P.broadcast_to(x, shape=body.inputs[k].aval.shape)
+        ops += [P.getitem(x, idx=(i,) + _full(x.shape[1:])) for i in range(rows[k])]
+    made = emit(new, length, sum(rows), nx, ops + list(operands[nc:]), reverse=reverse)
+    final, j = [], 0
+    for k in range(nc):
+        final.append(made.final[j] if rows[k] == 1 else P.stack(*made.final[j:j + rows[k]],
+                                                                  axis=0))
+        j += rows[k]
+    return type(made)(final, made.ys, f"a stacked carry as {sum(rows)} carries; "
+                      f"{made.became}")
+
+
 # ------------------------------------------------------------------ the entry point
 
 def _how(body: Graph, nc: int, nx: int, live: list[int], ready: Ready, reverse: bool,
@@ -298,23 +418,26 @@ def _how(body: Graph, nc: int, nx: int, live: list[int], ready: Ready, reverse: 
                 reverse, depth + 1) is not None):
             return ("derived", k, new, used)
     groups = _groups(body, nc, live)
-    n_live = sum(1 for g in groups if g[0] in live)
-    if n_live < 2:
+    if sum(1 for g in groups if g[0] in live) < 2:
         return None
     subs = _split(body, nc, nx, groups)
-    ok = [ready(s.body, len(s.carries), len(s.xs) + len(s.imports)) for s in subs[:n_live]]
+    # a group is a scan, sums over the steps only, or a loop; without a scan nothing is
+    # gained (a loop's accumulators stay in it: see loops._matrix_product)
+    ok = [ready(s.body, len(s.carries), len(s.xs) + len(s.imports)) == "scan" or
+          _how(s.body, len(s.carries), len(s.xs) + len(s.imports), list(range(len(
+              s.carries))), ready, reverse, depth + 1) is not None for s in subs]
     if not any(ok):
         return None
-    merged: list[list[int]] = []  # adjacent groups that stay loops run as one loop
-    for g, f in zip(groups[:n_live], ok):
+    merged: list[list] = []  # adjacent groups that are no scans run as one loop
+    for g, f in zip(groups, ok):
         if merged and not f and not merged[-1][1]:
             merged[-1][0].extend(g)
         else:
             merged.append([list(g), f])
-    groups = [sorted(g) for g, _ in merged] + groups[n_live:]
-    if len(groups) < 2:
+    if len(merged) < 2:
         return None
-    return ("split", _split(body, nc, nx, groups) if len(merged) < n_live else subs)
+    return ("split", _split(body, nc, nx, [sorted(g) for g, _ in merged])
+            if len(merged) < len(groups) else subs)
 
 
 def splits(body: Graph, nc: int, nx: int, live: list[int], ready: Ready, reverse: bool) -> bool:
@@ -337,4 +460,4 @@ def several_carries(body: Graph, length: int, nc: int, nx: int, live: list[int],
     return _emit_fission(body, length, nc, nx, how[1], operands, reverse, emit)
 
 
-__all__ = ["several_carries", "splits"]
+__all__ = ["emit_unstacked", "narrow_reads", "several_carries", "splits", "unstack"]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from .carries import several_carries, splits
+from .carries import emit_unstacked, several_carries, splits, unstack
 from ..ir import Atom, Const, Eqn, Graph, Params, Var, dce, uses
 from ..notes import Augments
 from ..rewrite.cse import cse
@@ -188,9 +188,9 @@ def _affine(plan: _Plan) -> tuple[str, dict, list[Eqn]] | None:
         return None
     new: list[Eqn] = []
 
-    def op(prim: P.Primitive, *xs: Atom) -> Atom:
-        aval = prim.shape_rule(*[x.aval for x in xs])
-        e = Eqn(prim, tuple(xs), Params(), Var(aval), None)
+    def op(prim: P.Primitive, *xs: Atom, **params: Any) -> Atom:
+        aval = prim.shape_rule(*[x.aval for x in xs], **params)
+        e = Eqn(prim, tuple(xs), Params.of(params) if params else Params(), Var(aval), None)
         new.append(e)
         return e.out
 
@@ -216,10 +216,21 @@ def _affine(plan: _Plan) -> tuple[str, dict, list[Eqn]] | None:
                     {c: (_ONE, _ZERO), out: (_ONE, x)}, new)
     for e in plan.core:
         fs = [forms.get(a) if isinstance(a, Var) else None for a in e.inputs]
-        if e.out.aval != c.aval:
+        if not _holds(e.out.aval, c.aval):
             return None
         p = e.prim
-        if p in (P.add, P.sub) and any(fs):
+        if p is P.getitem and fs[0] is not None:
+            # v[idx] with idx full over the carry's axes: (A_v and B_v broadcast)[idx]
+            v = e.inputs[0].aval.shape
+            idx = e.params["idx"]
+            k = len(c.aval.shape)
+            if len(idx) != len(v) or any(not isinstance(i, P.Sl) or i != P.Sl(0, d, 1) for
+                                         i, d in zip(idx[len(v) - k:], c.aval.shape)):
+                return None
+            forms[e.out] = tuple(x if x is _ONE or x is _ZERO else op(
+                P.getitem, x if x.aval.shape == v else op(P.broadcast_to, x, shape=v), idx=idx)
+                for x in fs[0])
+        elif p in (P.add, P.sub) and any(fs):
             (u, fu), (v, fv) = zip(e.inputs, fs)
             fu = fu or (_ZERO, u)
             fv = fv or (_ZERO, v)
@@ -236,6 +247,16 @@ def _affine(plan: _Plan) -> tuple[str, dict, list[Eqn]] | None:
         elif p is P.neg:
             forms[e.out] = tuple(_ZERO if x is _ZERO else op(P.neg, _one(c) if x is _ONE
                                                              else x) for x in fs[0])
+        elif p is P.where and fs[0] is None and (fs[1] or fs[2]):
+            # where(m, f, g) = where(m, A_f, A_g) * c + where(m, B_f, B_g): a select of the
+            # carry and a new value is affine with a 0/1 coefficient (the scan composes
+            # such steps exactly)
+            m = e.inputs[0]
+            fu, fv = (f or (_ZERO, a) for f, a in zip(fs[1:], e.inputs[1:]))
+            forms[e.out] = tuple(_ZERO if x is _ZERO and y is _ZERO else op(
+                P.where, m, _zero(c) if x is _ZERO else _one(c) if x is _ONE else x,
+                _zero(c) if y is _ZERO else _one(c) if y is _ONE else y)
+                for x, y in zip(fu, fv))
         else:
             return None
     A, B = forms.get(out, (None, None))
@@ -245,8 +266,18 @@ def _affine(plan: _Plan) -> tuple[str, dict, list[Eqn]] | None:
     return kind, forms, new
 
 
+def _holds(v: Any, c: Any) -> bool:
+    """A value of aval v can be an affine form in a carry of aval c: c's dtype, and c's
+    shape its trailing axes (the carry broadcast over leading ones, as a window's rows)."""
+    return v.dtype == c.dtype and v.shape[len(v.shape) - len(c.shape):] == c.shape
+
+
 def _one(c: Var) -> Const:
     return Const(np.ones((), c.aval.dtype))
+
+
+def _zero(c: Var) -> Const:
+    return Const(np.zeros((), c.aval.dtype))
 
 
 # ------------------------------------------------------------------ emission
@@ -276,6 +307,11 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
         if made is not None:
             return made
     lin = _affine(plan)
+    if lin is None and plan.live:
+        un = unstack(body, n_carry, n_xs)
+        if un is not None and _scans_only(un[0], sum(un[1]), n_xs, reverse):
+            return emit_unstacked(body, length, n_carry, n_xs, un[0], un[1], operands,
+                                  emit_loop, reverse)
     if plan.trivial and lin is None:
         return _plain(body, length, n_carry, n_xs, operands, reverse)
     b = operands[0]._b if operands else None
@@ -287,11 +323,23 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
         return _plain(body, length, n_carry, n_xs, operands, reverse)
 
 
-def _ready(body: Graph, nc: int, nx: int) -> bool:
-    """Whether the loop `body` describes is emitted as scans and sums only."""
+def _ready(body: Graph, nc: int, nx: int) -> str:
+    """What the loop `body` describes is emitted as: "scan" (a scan, and maybe sums over
+    the steps), "sums" (sums only), or "" (a loop)."""
     body = clean(body)
     plan = _Plan(regroup_sums(body, list(body.inputs[:nc])), nc, nx)
-    return not plan.live or _affine(plan) is not None
+    return "sums" if not plan.live else "scan" if _affine(plan) is not None else ""
+
+
+def _scans_only(body: Graph, nc: int, nx: int, reverse: bool) -> bool:
+    """Whether the loop `body` describes is emitted as scans and sums, through the rewrites
+    of several carries where it has them."""
+    if _ready(body, nc, nx):
+        return True
+    body = clean(body)
+    body = regroup_sums(body, list(body.inputs[:nc]))
+    plan = _Plan(body, nc, nx)
+    return len(plan.live) > 1 and splits(body, nc, nx, plan.live, _ready, reverse)
 
 
 def _plain(body: Graph, length: int, nc: int, nx: int, operands: list[Any],
@@ -439,10 +487,11 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
         env[c] = prev = (run(prev), True)
         for v in need:
             fa, fb = forms[v]
-            p0 = prev[0]
-            term = p0 if fa is _ONE else p0 * _rows_to(_stacked(_value(fa, env), T), s)
+            vs = v.aval.shape  # (a value may hold the carry broadcast over leading axes)
+            p0 = prev[0] if vs == s else _rows_to(prev[0], vs)
+            term = p0 if fa is _ONE else p0 * _rows_to(_stacked(_value(fa, env), T), vs)
             env[v] = (term if fb is _ZERO else
-                      term + _rows_to(_stacked(_value(fb, env), T), s), True)
+                      term + _rows_to(_stacked(_value(fb, env), T), vs), True)
     last = P.getitem(traj, idx=(T - 1,) + _full(s))
     return {i: last}, f"{kind} -> {traj.aval}", whole
 
