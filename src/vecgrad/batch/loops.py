@@ -23,15 +23,14 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from .carries import emit_unstacked, several_carries, splits, unstack
 from ..ir import Atom, Const, Eqn, Graph, Params, Var, dce, uses
 from ..notes import Augments
 from ..rewrite.cse import cse
 from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
-
-_ONE, _ZERO = "one", "zero"  # the trivial parts of an affine form
+from .affine import ONE, ZERO, affine, one
+from .carries import emit_unstacked, several_carries, splits, unstack
 
 
 def clean(body: Graph) -> Graph:
@@ -175,111 +174,6 @@ def _ancestors(g: Graph, outs: list[Atom]) -> set[Var]:
     return need
 
 
-# ------------------------------------------------------------------ affine forms
-
-def _affine(plan: _Plan) -> tuple[str, dict, list[Eqn]] | None:
-    """For a single carry updated affinely: (kind, forms, new equations), where forms maps
-    each core value v to (A, B) with v = A * c + B, A and B computed from the inputs by the
-    new equations (or _ONE/_ZERO)."""
-    if len(plan.live) != 1:
-        return None
-    c = plan.carry[plan.live[0]]
-    if c.aval.dtype.kind != "f":
-        return None
-    new: list[Eqn] = []
-
-    def op(prim: P.Primitive, *xs: Atom, **params: Any) -> Atom:
-        aval = prim.shape_rule(*[x.aval for x in xs], **params)
-        e = Eqn(prim, tuple(xs), Params.of(params) if params else Params(), Var(aval), None)
-        new.append(e)
-        return e.out
-
-    def scale(f: Any, k: Atom) -> Any:  # f * k
-        return _ZERO if f is _ZERO else k if f is _ONE else op(P.mul, f, k)
-
-    def plus(f: Any, g: Any, minus: bool = False) -> Any:  # f + g, or f - g
-        if g is _ZERO:
-            return f
-        if f is _ZERO:
-            return op(P.neg, g if g is not _ONE else _one(c)) if minus else g
-        f = _one(c) if f is _ONE else f
-        g = _one(c) if g is _ONE else g
-        return op(P.sub if minus else P.add, f, g)
-    forms: dict[Var, tuple[Any, Any]] = {c: (_ONE, _ZERO)}
-    out = plan.body.outputs[plan.live[0]]
-    if len(plan.core) == 1 and plan.core[0].prim in (P.maximum, P.minimum) and \
-            plan.core[0].out is out and c in plan.core[0].inputs:
-        e = plan.core[0]
-        x = e.inputs[1] if e.inputs[0] is c else e.inputs[0]
-        if x is not c and e.out.aval == c.aval:
-            return ("cummax" if e.prim is P.maximum else "cummin",
-                    {c: (_ONE, _ZERO), out: (_ONE, x)}, new)
-    for e in plan.core:
-        fs = [forms.get(a) if isinstance(a, Var) else None for a in e.inputs]
-        if not _holds(e.out.aval, c.aval):
-            return None
-        p = e.prim
-        if p is P.getitem and fs[0] is not None:
-            # v[idx] with idx full over the carry's axes: (A_v and B_v broadcast)[idx]
-            v = e.inputs[0].aval.shape
-            idx = e.params["idx"]
-            k = len(c.aval.shape)
-            if len(idx) != len(v) or any(not isinstance(i, P.Sl) or i != P.Sl(0, d, 1) for
-                                         i, d in zip(idx[len(v) - k:], c.aval.shape)):
-                return None
-            forms[e.out] = tuple(x if x is _ONE or x is _ZERO else op(
-                P.getitem, x if x.aval.shape == v else op(P.broadcast_to, x, shape=v), idx=idx)
-                for x in fs[0])
-        elif p in (P.add, P.sub) and any(fs):
-            (u, fu), (v, fv) = zip(e.inputs, fs)
-            fu = fu or (_ZERO, u)
-            fv = fv or (_ZERO, v)
-            forms[e.out] = (plus(fu[0], fv[0], p is P.sub), plus(fu[1], fv[1], p is P.sub))
-        elif p in (P.mul, P.div) and sum(f is not None for f in fs) == 1 and \
-                (fs[0] is not None or p is P.mul):
-            k = e.inputs[1] if fs[0] is not None else e.inputs[0]
-            f = fs[0] or fs[1]
-            if p is P.div:
-                forms[e.out] = tuple(_ZERO if x is _ZERO else op(P.div, _one(c) if x is _ONE
-                                                                  else x, k) for x in f)
-            else:
-                forms[e.out] = (scale(f[0], k), scale(f[1], k))
-        elif p is P.neg:
-            forms[e.out] = tuple(_ZERO if x is _ZERO else op(P.neg, _one(c) if x is _ONE
-                                                             else x) for x in fs[0])
-        elif p is P.where and fs[0] is None and (fs[1] or fs[2]):
-            # where(m, f, g) = where(m, A_f, A_g) * c + where(m, B_f, B_g): a select of the
-            # carry and a new value is affine with a 0/1 coefficient (the scan composes
-            # such steps exactly)
-            m = e.inputs[0]
-            fu, fv = (f or (_ZERO, a) for f, a in zip(fs[1:], e.inputs[1:]))
-            forms[e.out] = tuple(_ZERO if x is _ZERO and y is _ZERO else op(
-                P.where, m, _zero(c) if x is _ZERO else _one(c) if x is _ONE else x,
-                _zero(c) if y is _ZERO else _one(c) if y is _ONE else y)
-                for x, y in zip(fu, fv))
-        else:
-            return None
-    A, B = forms.get(out, (None, None))
-    if A is None or (A is _ONE and B is _ZERO):
-        return None
-    kind = "cumsum" if A is _ONE else "cumprod" if B is _ZERO else "affine_scan"
-    return kind, forms, new
-
-
-def _holds(v: Any, c: Any) -> bool:
-    """A value of aval v can be an affine form in a carry of aval c: c's dtype, and c's
-    shape its trailing axes (the carry broadcast over leading ones, as a window's rows)."""
-    return v.dtype == c.dtype and v.shape[len(v.shape) - len(c.shape):] == c.shape
-
-
-def _one(c: Var) -> Const:
-    return Const(np.ones((), c.aval.dtype))
-
-
-def _zero(c: Var) -> Const:
-    return Const(np.zeros((), c.aval.dtype))
-
-
 # ------------------------------------------------------------------ emission
 
 @dataclass
@@ -306,7 +200,7 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
                                emit_loop, reverse)
         if made is not None:
             return made
-    lin = _affine(plan)
+    lin = affine(plan)
     if lin is None and plan.live:
         un = unstack(body, n_carry, n_xs)
         if un is not None and _scans_only(un[0], sum(un[1]), n_xs, reverse):
@@ -328,7 +222,7 @@ def _ready(body: Graph, nc: int, nx: int) -> str:
     the steps), "sums" (sums only), or "" (a loop)."""
     body = clean(body)
     plan = _Plan(regroup_sums(body, list(body.inputs[:nc])), nc, nx)
-    return "sums" if not plan.live else "scan" if _affine(plan) is not None else ""
+    return "sums" if not plan.live else "scan" if affine(plan) is not None else ""
 
 
 def _scans_only(body: Graph, nc: int, nx: int, reverse: bool) -> bool:
@@ -458,9 +352,9 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
     run = (lambda x: P.flip(x)) if reverse else (lambda x: x)  # step order <-> run order
     whole = None
     if kind == "affine_scan":
-        a, batched = _value(A, env) if A is not _ONE else (Tracer(init._b, _one(c)), False)
+        a, batched = _value(A, env) if A is not ONE else (Tracer(init._b, one(c)), False)
         a = run(a) if batched else P.reshape(a, shape=(1,) + a.shape)
-        b = run(_stacked(_value(B, env), T)) if B is not _ZERO else \
+        b = run(_stacked(_value(B, env), T)) if B is not ZERO else \
             P.full(shape=(T,) + s, dtype=c.aval.dtype, value=0.0)
         a, b = (v if v.dtype == c.aval.dtype else P.cast(v, dtype=c.aval.dtype) for v in (a, b))
         traj = P.affine_scan(init, a, b)
@@ -489,8 +383,8 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
             fa, fb = forms[v]
             vs = v.aval.shape  # (a value may hold the carry broadcast over leading axes)
             p0 = prev[0] if vs == s else _rows_to(prev[0], vs)
-            term = p0 if fa is _ONE else p0 * _rows_to(_stacked(_value(fa, env), T), vs)
-            env[v] = (term if fb is _ZERO else
+            term = p0 if fa is ONE else p0 * _rows_to(_stacked(_value(fa, env), T), vs)
+            env[v] = (term if fb is ZERO else
                       term + _rows_to(_stacked(_value(fb, env), T), vs), True)
     last = P.getitem(traj, idx=(T - 1,) + _full(s))
     return {i: last}, f"{kind} -> {traj.aval}", whole
@@ -556,7 +450,7 @@ def _worth(e: Eqn) -> bool:
     body = clean(p["body"])
     body = regroup_sums(body, list(body.inputs[:p["n_carry"]]))
     plan = _Plan(body, p["n_carry"], p["n_xs"])
-    return not plan.trivial or _affine(plan) is not None or len(body.eqns) < len(
+    return not plan.trivial or affine(plan) is not None or len(body.eqns) < len(
         p["body"].eqns) or splits(body, p["n_carry"], p["n_xs"], plan.live, _ready,
                                   p.get("reverse", False))
 
