@@ -9,7 +9,10 @@
 - core: what is left is the recurrence. A single carry whose update is affine in it,
   `c' = A * c + B` (A, B computed from the inputs only), is a scan primitive: `cumsum` when
   A is 1, `cumprod` when B is 0, `affine_scan` otherwise; `c' = max(c, x)` is `cummax`.
-  Anything else is a `loop` over the core's step.
+  Anything else is a `loop` over the core's step (affine.py builds the forms).
+- several carries (carries.py): a carry stacked from rows is carried as its rows, a derived
+  carry is recomputed from the others after a peeled first step, and carries split into
+  groups run one after another, so that each linear group becomes a scan.
 
 The same treatment applies to the loops the VJP of a loop emits (`optimize_loops`), after
 `share_forward` made the forward loop a view of its residual-storing copy.
