@@ -166,3 +166,28 @@ def test_taps_under_bounds_checks_are_one_view_each():
         assert not gathers(g) and count(g, P.segment_sum) == 0, vg.ir.pretty(g)
     assert_size_independent(lambda n: (bounds_checked_stencil, (
         rng().standard_normal((n, 3)), rng().standard_normal(3))), sizes=(12, 20))
+
+
+def boundary_ifs(u):
+    """Neighbour sums built by `if` on Python ints (1 or 2 terms per iteration)."""
+    n = u.shape[0]
+    e = 0.0
+    for i in range(n):
+        s = 0.0
+        if i > 0:
+            s = s + u[i - 1]
+        if i < n - 1:
+            s = s + u[i + 1]
+        e += (2 * u[i] - s) ** 2
+    return e
+
+
+def test_ragged_neighbour_sums_are_shifted_slices():
+    """The ragged sums (a gather of every term and a segment sum) are a few shifted slices
+    after simplification, forward and backward (rewrite/segments.segment_sum_of_shifts)."""
+    u = rng().standard_normal(12)
+    e = check(boundary_ifs, (u,))
+    ref = np.sum((2 * u - np.pad(u, 1)[:-2] - np.pad(u, 1)[2:]) ** 2)
+    np.testing.assert_allclose(vg.jit(boundary_ifs)(u), ref, rtol=1e-12)
+    g = e.stages["final"]
+    assert not gathers(g) and count(g, P.segment_sum) == 0 and count(g, P.take) == 0, g

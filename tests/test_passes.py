@@ -731,6 +731,28 @@ def _check_row_into_segment_sum(g0, g1):
     assert prims(g1).count("segment_sum") == 1 and "setitem_add" not in prims(g1), pretty(g1)
 
 
+def _rule_segment_sum_of_shifts(x):
+    # neighbour sums that hit the boundary: out[j] = x[:, j] + x[:, j + 1] for j < 2, 0 at 2
+    t = P.take(vnp.tanh(x), ids=P.Adv(np.array([0, 1, 1, 2])), axis=1)
+    return P.segment_sum(t, ids=P.Adv(np.array([0, 0, 1, 1])), axis=1, num=3)
+
+
+def _check_segment_sum_of_shifts(g0, g1):
+    assert "take" not in prims(g1) and "segment_sum" not in prims(g1), pretty(g1)
+    assert prims(g1).count("setitem_add") == 2, pretty(g1)
+
+
+def test_shifted_runs():
+    """The (segment, position) pairs of a gathered segment sum as runs of one shift."""
+    from vecgrad.rewrite.segments import MAX_SHIFTS, shifted_runs
+    seg = np.array([0, 0, 1, 2, 2, 3])  # a hole at segment 1 for the shift 0
+    ids = np.array([0, 1, 2, 2, 3, 4])
+    assert sorted(shifted_runs(ids, seg, 4)) == [(0, 1, 0), (0, 4, 1), (2, 3, 0)]
+    assert shifted_runs(np.array([1, 1]), np.array([0, 0]), 1) is None  # a term twice
+    n = MAX_SHIFTS + 1  # too many shifts
+    assert shifted_runs(np.arange(n) * 3, np.arange(n), 3 * n) is None
+
+
 def _rule_neg_onto_small_factor(x):
     return -vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))) * vnp.exp(x[0])
 
@@ -1492,6 +1514,8 @@ RULE_TESTS = {
                                                           _check_gather_of_broadcast),
     "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))": (
         _rule_row_into_segment_sum, _check_row_into_segment_sum),
+    "segment_sum(x[ids], seg) = sum of shifted slices x[lo+d:hi+d] at lo:hi, the (seg, ids) "
+    "pairs on a few diagonals": (_rule_segment_sum_of_shifts, _check_segment_sum_of_shifts),
     "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w": (
         _rule_read_of_write, _check_read_of_write),
     "f(a, b)[r] = f(a[r], b[r]), f(a, b) read only there": (

@@ -245,5 +245,72 @@ def scatter_of_scaled(e: Eqn, ctx: Any) -> Any:
     return P.mul, (s, c), {}
 
 
-__all__ = ["gather_of_broadcast", "row_into_segment_sum", "scatter_of_scaled", "slice_of_gather",
-           "sum_of_scatter", "sum_of_segment_sums"]
+MAX_SHIFTS = 8  # shifted slices a gathered segment sum may become (each one pass)
+
+
+def shifted_runs(ids: np.ndarray, seg: np.ndarray, num: int) -> list[tuple[int, int, int]] | None:
+    """segment_sum(x[ids], seg) as a sum of shifted slices: the runs (lo, hi, d) with
+    out[lo:hi] += x[lo + d:hi + d], when the pairs (seg, ids) split into at most MAX_SHIFTS
+    such runs (runs of consecutive segments at one shift d = ids - seg), each segment met
+    once per shift (None otherwise)."""
+    if ids.ndim != 1 or ids.shape != seg.shape or not ids.size:
+        return None
+    d = ids.astype(np.int64) - seg
+    shifts, inv = np.unique(d, return_inverse=True)
+    runs = []
+    for k, sh in enumerate(shifts):
+        s = np.sort(seg[inv == k])
+        step = np.diff(s)
+        if np.any(step == 0) or s[-1] >= num:
+            return None  # (a term met twice in a segment)
+        cut = np.flatnonzero(step != 1) + 1
+        if len(runs) + len(cut) + 1 > MAX_SHIFTS:
+            return None
+        for a, b in zip(np.r_[0, cut], np.r_[cut, s.size]):
+            runs.append((int(s[a]), int(s[b - 1]) + 1, int(sh)))
+    return runs
+
+
+def segment_sum_of_shifts(e: Eqn, ctx: Any) -> Any:
+    """segment_sum(take(x, ids), seg) = sum over shifts d of x[lo+d:hi+d] placed at lo:hi,
+    when the (segment, position) pairs lie on a few diagonals: the ragged neighbour sums of
+    a loop whose terms hit a boundary (`s = 0; if i > 0: s += u[i-1]; if i < n-1: s +=
+    u[i+1]`) are two shifted slices, not a gather of every term and a scatter-add. Each
+    slice is one pass over its rows."""
+    t = ctx.def_of(e.inputs[0], P.take)
+    if t is None or t.params["axis"] != e.params["axis"] or ctx.reads(e.inputs[0]) != 1:
+        return None
+    axis, num = e.params["axis"], e.params["num"]
+    ids, seg = np.asarray(t.params["ids"].arr), np.asarray(e.params["ids"].arr)
+    runs = shifted_runs(ids, seg, num)
+    if runs is None:
+        return None
+    x = t.inputs[0]
+    shape = e.out.aval.shape
+
+    def rows(lo: int, hi: int) -> tuple:
+        return tuple(P.Sl(lo, hi, 1) if a == axis else P.Sl(0, n, 1)
+                     for a, n in enumerate(x.aval.shape))
+
+    def piece(lo: int, hi: int, sh: int) -> Any:
+        return ctx.emit(P.getitem, (x,), {"idx": P.BasicIndex(rows(lo + sh, hi + sh))}, e.src)
+    runs.sort(key=lambda r: r[0] - r[1])  # the longest run first: it may cover every row
+    lo, hi, sh = runs[0]
+    if (lo, hi) == (0, num):
+        out = piece(lo, hi, sh)
+        rest = runs[1:]
+    else:
+        out = ctx.emit(P.full, (), {"shape": shape, "dtype": e.out.aval.dtype, "value": 0.0},
+                       e.src)
+        rest = runs
+    for lo, hi, sh in rest:
+        where = tuple(P.Sl(lo, hi, 1) if a == axis else P.Sl(0, n, 1)
+                      for a, n in enumerate(shape))
+        out = ctx.emit(P.setitem_add, (out, piece(lo, hi, sh)), {"idx": P.BasicIndex(where)},
+                       e.src)
+    return out
+
+
+__all__ = ["gather_of_broadcast", "row_into_segment_sum", "scatter_of_scaled",
+           "segment_sum_of_shifts", "shifted_runs", "slice_of_gather", "sum_of_scatter",
+           "sum_of_segment_sums"]

@@ -91,6 +91,7 @@ from .segments import (
     gather_of_broadcast,
     row_into_segment_sum,
     scatter_of_scaled,
+    segment_sum_of_shifts,
     slice_of_gather,
     sum_of_scatter,
     sum_of_segment_sums,
@@ -146,6 +147,8 @@ RULES: list[Rule] = [
          "cummin alike (the first entry of a reverse scan)"),
     Rule(P.add, sum_of_segment_sums,
          "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))"),
+    Rule(P.segment_sum, segment_sum_of_shifts, "segment_sum(x[ids], seg) = sum of shifted "
+         "slices x[lo+d:hi+d] at lo:hi, the (seg, ids) pairs on a few diagonals"),
     Rule(P.reduce_sum, sum_of_scatter,
          "sum(scatter_add_along(g, i, a), dims) = scatter_add_along(g, i) with dims joined to a"),
     Rule(P.take_along, gather_of_broadcast, "take_along(broadcast_to(x), i) = take_along(x, i)"),
