@@ -191,3 +191,21 @@ def test_ragged_neighbour_sums_are_shifted_slices():
     np.testing.assert_allclose(vg.jit(boundary_ifs)(u), ref, rtol=1e-12)
     g = e.stages["final"]
     assert not gathers(g) and count(g, P.segment_sum) == 0 and count(g, P.take) == 0, g
+
+
+def two_lists(A, B, I, J):
+    return sum(vnp.exp(-vnp.sum((A[i] - B[j]) ** 2)) for i in I for j in J)
+
+
+def test_pairs_over_two_lists_are_one_grid():
+    """A nested generator over two index lists: the (|I|, |J|) grid of two small gathers,
+    not a gather of every pair (rewrite/segments.grid_of_gathers)."""
+    r = rng()
+    A, B = 0.3 * r.standard_normal((9, 3)), 0.3 * r.standard_normal((9, 3))
+    I, J = [4, 1, 7, 1], [0, 8, 2]
+    e = check(lambda A, B: two_lists(A, B, I, J), (A, B), argnums=(0, 1))
+    d = ((A[I][:, None] - B[J][None]) ** 2).sum(-1)
+    np.testing.assert_allclose(vg.jit(two_lists, static_argnums=(2, 3))(A, B, I, J),
+                               np.exp(-d).sum(), rtol=1e-12)
+    takes = [x for x in e.stages["final"].eqns if x.prim is P.take]
+    assert takes and all(x.out.aval.shape[0] <= 4 for x in takes), e.stages["final"]

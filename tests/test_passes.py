@@ -753,6 +753,28 @@ def test_shifted_runs():
     assert shifted_runs(np.arange(n) * 3, np.arange(n), 3 * n) is None
 
 
+def _rule_grid_of_gathers(x):
+    # every pair of rows (i, j) of I x J = [0, 1] x [1, 0, 1]: x[i] * exp(x[j])
+    a = P.take(x, ids=P.Adv(np.array([0, 0, 0, 1, 1, 1])), axis=0)
+    b = P.take(vnp.exp(x), ids=P.Adv(np.array([1, 0, 1, 1, 0, 1])), axis=0)
+    return vnp.tanh(a * b)
+
+
+def _check_grid_of_gathers(g0, g1):
+    takes = [e for e in g1.eqns if e.prim is P.take]
+    assert sorted(e.out.aval.shape[0] for e in takes) == [2, 3], pretty(g1)
+    assert any(e.out.aval.shape == (2, 3, 3) for e in g1.eqns if e.prim is P.mul), pretty(g1)
+
+
+def test_outer_factors():
+    from vecgrad.rewrite.segments import outer_factors
+    I, J = np.array([4, 4, 1]), np.array([2, 0, 3, 2])
+    assert outer_factors(np.repeat(I, 4), np.tile(J, 3)) == 4
+    assert outer_factors(np.tile(J, 3), np.repeat(I, 4)) is None  # the other order
+    assert outer_factors(np.array([0, 0, 1, 1]), np.array([0, 1, 1, 0])) is None
+    assert outer_factors(np.zeros(6, int), np.zeros(6, int)) == 2  # (a repeated pair)
+
+
 def _rule_neg_onto_small_factor(x):
     return -vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))) * vnp.exp(x[0])
 
@@ -1514,6 +1536,8 @@ RULE_TESTS = {
                                                           _check_gather_of_broadcast),
     "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))": (
         _rule_row_into_segment_sum, _check_row_into_segment_sum),
+    "f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]) reshaped, the pairs (i1, i2) all of I x J":
+        (_rule_grid_of_gathers, _check_grid_of_gathers),
     "segment_sum(x[ids], seg) = sum of shifted slices x[lo+d:hi+d] at lo:hi, the (seg, ids) "
     "pairs on a few diagonals": (_rule_segment_sum_of_shifts, _check_segment_sum_of_shifts),
     "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w": (

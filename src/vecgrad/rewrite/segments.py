@@ -245,6 +245,55 @@ def scatter_of_scaled(e: Eqn, ctx: Any) -> Any:
     return P.mul, (s, c), {}
 
 
+def outer_factors(i1: np.ndarray, i2: np.ndarray) -> int | None:
+    """p such that i1 = repeat(I, p) and i2 = tile(J, len(i1) // p), with 1 < p < len(i1):
+    the index pairs (i1[k], i2[k]) are every pair of I x J, row by row (None otherwise)."""
+    n = i1.size
+    if i1.ndim != 1 or i1.shape != i2.shape or n < 4:
+        return None
+    # p is the period of i2 and the run length of i1: i1 changes only at multiples of p
+    changes = np.flatnonzero(np.diff(i1)) + 1
+    g = int(np.gcd.reduce(np.r_[changes, n]))
+    for p in range(2, g + 1):
+        if g % p or n % p:
+            continue
+        a, b = i1.reshape(n // p, p), i2.reshape(n // p, p)
+        if np.all(a == a[:, :1]) and np.all(b == b[:1]) and n // p > 1:
+            return p
+    return None
+
+
+def grid_of_gathers(e: Eqn, ctx: Any) -> Any:
+    """f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]).reshape(...) when the pairs (i1, i2)
+    are every pair of two index lists I x J (a nested loop `for i in I for j in J`): two
+    small gathers and one broadcast operation make the (|I|, |J|) grid, where the gathers of
+    every pair cost a copy each; the gradient sums the grid's axes before scattering."""
+    if len(e.inputs) != 2:
+        return None
+    ts = [ctx.def_of(a, P.take) for a in e.inputs]
+    if any(t is None or t.params["axis"] != 0 or ctx.reads(a) != 1
+           for t, a in zip(ts, e.inputs)):
+        return None
+    ids = [np.asarray(t.params["ids"].arr) for t in ts]
+    rest = e.out.aval.shape[1:]
+    if any(a.aval.shape[1:] != rest for a in e.inputs):
+        return None
+    for k in (0, 1):  # which operand is repeated (the outer index)
+        p = outer_factors(ids[k], ids[1 - k])
+        if p is None:
+            continue
+        m = ids[k].size // p
+        small = []
+        for j, (t, i) in enumerate(zip(ts, ids)):
+            lst = i.reshape(m, p)[:, 0] if j == k else i[:p]
+            g = ctx.emit(P.take, (t.inputs[0],), {"ids": P.Adv(lst), "axis": 0}, e.src)
+            shape = (m, 1) + rest if j == k else (1, p) + rest
+            small.append(ctx.emit(P.reshape, (g,), {"shape": shape}, e.src))
+        grid = ctx.emit(e.prim, tuple(small), dict(e.params), e.src)
+        return P.reshape, (grid,), {"shape": e.out.aval.shape}
+    return None
+
+
 MAX_SHIFTS = 8  # shifted slices a gathered segment sum may become (each one pass)
 
 
@@ -311,6 +360,6 @@ def segment_sum_of_shifts(e: Eqn, ctx: Any) -> Any:
     return out
 
 
-__all__ = ["gather_of_broadcast", "row_into_segment_sum", "scatter_of_scaled",
+__all__ = ["gather_of_broadcast", "grid_of_gathers", "outer_factors", "row_into_segment_sum", "scatter_of_scaled",
            "segment_sum_of_shifts", "shifted_runs", "slice_of_gather", "sum_of_scatter",
            "sum_of_segment_sums"]

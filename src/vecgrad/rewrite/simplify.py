@@ -89,6 +89,7 @@ from .scalings import (
 )
 from .segments import (
     gather_of_broadcast,
+    grid_of_gathers,
     row_into_segment_sum,
     scatter_of_scaled,
     segment_sum_of_shifts,
@@ -147,6 +148,8 @@ RULES: list[Rule] = [
          "cummin alike (the first entry of a reverse scan)"),
     Rule(P.add, sum_of_segment_sums,
          "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))"),
+    *[Rule(p, grid_of_gathers, "f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]) reshaped, "
+           "the pairs (i1, i2) all of I x J") for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.segment_sum, segment_sum_of_shifts, "segment_sum(x[ids], seg) = sum of shifted "
          "slices x[lo+d:hi+d] at lo:hi, the (seg, ids) pairs on a few diagonals"),
     Rule(P.reduce_sum, sum_of_scatter,
