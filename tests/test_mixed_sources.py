@@ -209,3 +209,26 @@ def test_pairs_over_two_lists_are_one_grid():
                                np.exp(-d).sum(), rtol=1e-12)
     takes = [x for x in e.stages["final"].eqns if x.prim is P.take]
     assert takes and all(x.out.aval.shape[0] <= 4 for x in takes), e.stages["final"]
+
+
+def four_terms(w, b, X, y):
+    total = 0.0
+    for i in range(X.shape[0]):
+        z = X[i] @ w + b
+        total += y[i] * z
+        total -= vnp.log1p(vnp.exp(z))
+        total -= 1e-3 * w.sum()
+        total += 1e-3 * z ** 2
+    return -total
+
+
+def test_loop_invariant_term_beside_per_sample_terms_is_not_padded_in():
+    """`1e-3 * w.sum()` (one value, CSE'd across iterations) beside the per-sample products
+    `y[i] * z` and `1e-3 * z ** 2`: each kind is its own operation, with no concatenation
+    of their operands and no gather in member order (batching._boundary)."""
+    r = rng()
+    args = (r.standard_normal(3), np.array(0.1), r.standard_normal((12, 3)),
+            (r.random(12) < 0.5).astype(float))
+    e = check(four_terms, args, argnums=(0, 1))
+    g = e.stages["batch"]
+    assert not gathers(g) and count(g, P.concatenate) == 0, g

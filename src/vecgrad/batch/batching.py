@@ -136,7 +136,7 @@ class _Emitter(Operands):
         # windows one concatenated copy; but not one with a constant where the others read,
         # a zero boundary `x[i - 1] if i > 0 else 0.0`, padded with the others)
         split = len(parts) <= MAX_SPLIT and (min(sizes) > 1 or max(sizes) >= MIN_RUN and not any(
-            a.__class__ is Const for ms in parts.values() if len(ms) == 1 for a in ops[ms[0]]))
+            _boundary(k, ops[ms[0]], parts) for k, ms in parts.items() if len(ms) == 1))
         out = list(parts.values()) if split else [members]
         # a few members whose operands are unrelated values: stacking them costs more than
         # it saves (one stack per operand against one call per member)
@@ -380,6 +380,16 @@ class _Emitter(Operands):
 
     def _sum(self, members: list[int]) -> None:
         self._set_rows(members, emit_sums(self, members))
+
+
+def _boundary(key: tuple, ops: list[Atom], parts: dict[tuple, list[int]]) -> bool:
+    """Whether a member alone in its source combination `key` is a boundary case of a long
+    run: it reads what the run reads but for constants in some places (`x[i - 1] if i > 0
+    else 0.0`), so it pads the run's operands. A member that differs elsewhere (a loop
+    invariant term `1e-3 * w.sum()` beside per-sample terms) runs on its own."""
+    const = [a.__class__ is Const for a in ops]
+    return any(len(ms) >= MIN_RUN and any(const) and all(
+        c or a == b for a, b, c in zip(key, k, const)) for k, ms in parts.items())
 
 
 def _few_loose(ms: list[int], cols: list[list[tuple]], members: list[int]) -> list[list[int]]:
