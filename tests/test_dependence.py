@@ -446,3 +446,64 @@ def test_steps_differing_in_python_numbers_roll(f, make, prim):
     e = check(f, args, argnums=tuple(range(len(args))))
     g = e.stages["final"]
     assert count(g, prim) >= 1 and len(g.eqns) < 30, vg.ir.pretty(g)
+
+
+_NEW_AXIS_FORMS = {
+    "row[None, :]": lambda A, t: A[t][None, :],
+    "row[:, None]": lambda A, t: A[t][:, None],
+    "row[None]": lambda A, t: A[t][None],
+    "col[None, :, None]": lambda A, t: A.T[:, t][None, :, None],
+    "window[None, ::2]": lambda A, t: A[t, 1:5][None, ::2],
+    "row[None][0]": lambda A, t: A[t][None][0],
+    "row[None][:, 1:]": lambda A, t: A[t][None][:, 1:],
+}
+
+
+@pytest.mark.parametrize("form", sorted(_NEW_AXIS_FORMS))
+def test_a_new_axis_of_a_loop_indexed_view_batches(form):
+    """`A[t][None, :]` is the view `A[t, None, :]`, which moves with t like `A[t]`: the two
+    getitems compose into one (they did not, with a new axis: one piece per t and a
+    concatenate, forward and backward)."""
+    view = _NEW_AXIS_FORMS[form]
+
+    def f(A, w):
+        tot = 0.0
+        for t in range(A.shape[0]):
+            tot += vnp.sum(vnp.tanh(view(A, t) * w[t]) ** 2)
+        return tot
+
+    def make(n):
+        r = rng(n)
+        return f, (r.standard_normal((n, 6)), r.standard_normal(n))
+    check(f, make(5)[1], argnums=(0, 1))
+    assert_size_independent(make)
+
+
+def test_composed_basic_indices_read_what_numpy_reads():
+    """batch.regions.compose(outer, inner) against x[outer][inner] on random basic indices
+    with new axes, negative steps and empty slices; None (kept as two reads) only where a
+    new axis is sliced to no elements."""
+    from vecgrad.batch.regions import compose
+    from vecgrad.index import normalize_index
+    r = rng(3)
+    pool = [0, 2, -1, slice(None), slice(1, 4), slice(None, None, 2), slice(4, 0, -2), None,
+            slice(0, 1), slice(0, 0), slice(None, None, -1)]
+    composed = 0
+    for shape in [(5, 6, 7), (3, 1, 4), (6,)]:
+        x = r.standard_normal(shape)
+        for _ in range(1500):
+            outer = tuple(pool[i] for i in r.choice(len(pool), r.integers(1, 4)))
+            inner = tuple(pool[i] for i in r.choice(len(pool), r.integers(1, 4)))
+            try:
+                want = x[outer][inner]
+            except IndexError:
+                continue
+            j = compose(tuple(normalize_index(outer, x.shape)),
+                        tuple(normalize_index(inner, x[outer].shape)))
+            if j is None:
+                assert any(k is None for k in outer)
+                continue
+            got = x[tuple(k.to_slice() if isinstance(k, P.Sl) else k for k in j)]
+            assert got.shape == want.shape and np.array_equal(got, want), (outer, inner, j)
+            composed += 1
+    assert composed > 1500

@@ -36,9 +36,14 @@ def _sl(start: int, n: int, step: int) -> Sl:
     return Sl(start, -1 if stop < 0 else stop, step)
 
 
+_END = object()
+
+
 def compose(outer: tuple, inner: tuple) -> tuple | None:
-    """The index J with x[J] == x[outer][inner], or None (new axes, integer arrays)."""
-    if any(k is None or isinstance(k, Adv) for k in outer + inner):
+    """The index J with x[J] == x[outer][inner], or None (integer arrays, or a new axis of
+    `outer` sliced to no elements). New axes (None) of either index stay new axes: `A[t]`
+    then `[None, :]` is `A[t, None, :]`, a view that moves with t like `A[t]`."""
+    if any(isinstance(k, Adv) for k in outer + inner):
         return None
     out: list = []
     it = iter(inner)
@@ -46,12 +51,28 @@ def compose(outer: tuple, inner: tuple) -> tuple | None:
         if isinstance(k, int):
             out.append(k)
             continue
-        j = next(it)
-        if isinstance(j, int):
+        j = next(it, _END)
+        while j is None:  # inner's new axes before this axis
+            out.append(None)
+            j = next(it, _END)
+        if j is _END:
+            return None
+        if k is None:  # an axis of length 1 that outer made: [0] drops it, [0:1] keeps it
+            if isinstance(j, int):
+                continue
+            if len(j) != 1:
+                return None
+            out.append(None)
+        elif isinstance(j, int):
             out.append(k.start + j * k.step)
-        else:
+        elif len(j):
             out.append(_sl(k.start + j.start * k.step, len(j), j.step * k.step))
-    return tuple(out)
+        else:  # (an empty slice's start may lie outside the axis: none of its elements)
+            out.append(Sl(0, 0, 1))
+    rest = list(it)
+    if any(j is not None for j in rest):
+        return None
+    return tuple(out + rest)
 
 
 def relative(w: tuple, r: tuple) -> tuple | None:
