@@ -74,7 +74,7 @@ class _Emitter(Operands):
             return
         self.notes.group(members)
         if kind == WRITE:
-            self._write(members)
+            self._write(self._ascending(members, None))
         elif kind == BREAD:
             self._read(members, self.buffer(p.info[i0][0]), p.info)
         elif kind == READ:
@@ -94,6 +94,10 @@ class _Emitter(Operands):
                             "them would copy operands read at positions with no affine form")
         else:  # (the members' operands by position, read once for the checks and the emission:
             cols = [list(c) for c in zip(*map(p.ops.__getitem__, members))]  # a big group's
+            order = self._ascending(members, cols)
+            if order is not members:
+                members = order
+                cols = [list(c) for c in zip(*map(p.ops.__getitem__, members))]
             parts = self._by_source(members, cols)  # ops lie far apart in memory)
             if parts is None:  # (each operand from one source: not checked again)
                 runs = self._affine_runs(members, cols)
@@ -108,6 +112,57 @@ class _Emitter(Operands):
                     self._single(part[0])
                 else:
                     self._batched(part)
+
+    def _ascending(self, members: list[int], cols: list[list[Any]] | None) -> list[int]:
+        """`members` in ascending order of their positions when they run backwards (a loop
+        over `reversed(range(n))` or `range(n - 1, -1, -1)`): the members of a group are
+        independent, so their order is free, and in ascending order the views of their reads
+        and writes step forwards, which NumPy's kernels (BLAS above all) run far faster than
+        at negative strides. The positions are those of the first operand column in `cols`
+        that varies (reads' positions, or rows of one group), or with `cols` None the
+        members' write positions. O(1) when the first member's positions are not past the
+        last's (the common case); kept when no order makes them affine."""
+        if len(members) < 2:
+            return members
+        info = self.p.info
+        for col in cols if cols is not None else [None]:
+            pos = (lambda m: info[m][3]) if col is None else self._positions(col)
+            if pos is None:
+                continue
+            try:
+                first, last = map(pos, (members[0], members[-1]) if col is None
+                                  else (col[0], col[-1]))
+                if first == last:
+                    continue
+                if first < last:
+                    return members
+                at = np.array([pos(a) for a in (members if col is None else col)], np.int64)
+            except (KeyError, ValueError, TypeError):  # (not one kind of position throughout)
+                return members
+            at = at.reshape(len(members), -1)
+            order = np.lexsort(at.T[::-1])
+            if gather.digits(at[order]) is None:
+                return members  # (not affine in any order: a gather either way)
+            return [members[k] for k in order]
+        return members
+
+    def _positions(self, col: list[Any]) -> Any:
+        """How to read a member's positions in the operand column `col` (a read's positions,
+        or a row of the group that the column's first value is a row of: KeyError for a
+        value that is neither); None when its ends have none."""
+        a0, a1 = col[0], col[-1]
+        if a0.__class__ is not Var:
+            return None
+        reads, rows = self.reads, self.rows
+        if a0 in reads and a1 in reads:
+            src, pat, axes, _ = reads[a0]  # (Tracers compare by value: by atom here)
+            return lambda a: reads[a][3] if reads[a][0].atom is src.atom and \
+                reads[a][1:3] == (pat, axes) else reads[None]
+        h0, h1 = rows.get(a0), rows.get(a1)
+        if h0 is not None and h1 is not None and h0[0] is h1[0]:
+            g = h0[0]
+            return lambda a: (rows[a][1],) if rows[a][0] is g else rows[None]
+        return None
 
     def _by_source(self, members: list[int], operands: list[list[Atom]]
                    ) -> list[list[int]] | None:
