@@ -24,6 +24,9 @@ from .gather import view_steps
 # Windows with more offsets than this stay one strided view (the split would emit one
 # operation per offset).
 MAX_OFFSETS = 64
+# A split's terms that read their windows in contiguous runs shorter than this are strided
+# passes (see `_strided_terms`).
+RUN = 16
 
 
 def strided_is_basic(e: Eqn, c: Ctx) -> object:
@@ -221,6 +224,41 @@ def _split_terms(s: Eqn, letters: str, out: str, k: int) -> int:
     return n if k2 is None else n * _split_terms(r, sub, out, k2)
 
 
+def _strided_terms(s: Eqn, letters: str, out: str, k: int) -> bool:
+    """Whether the split's terms would each read their view of the windows in short strided
+    pieces (no run of RUN contiguous elements): a strided or dilated 2-D convolution's taps
+    `img[a::s, b::s]`, or channels-last taps whose position axes do not merge. Each term is
+    then a slow pass (an elementwise product at a step) or a product whose operand NumPy
+    copies first, so one copy of all the windows and one product beat them. A term that
+    contracts channels with its positions along one axis at a step (a matrix with a leading
+    dimension, `x[a*d::s] @ w[a]`, or its transpose) runs as one matrix product and stays
+    split: the copy would gather the windows in short runs and add them back so."""
+    dims = s.params["dims"]
+    shape = s.inputs[0].aval.shape
+    rest, sub = list(dims), letters
+    while True:  # (the axes every term still has once the split is done)
+        rest, sub = rest[:k] + rest[k + 1:], sub[:k] + sub[k + 1:]
+        if view_steps(shape, list(s.params["start"]), rest) is not None:
+            break
+        k2 = _split_axis(Eqn(P.strided, s.inputs, {"start": s.params["start"],
+                                                   "dims": tuple(rest)}, s.out, s.src), sub, out)
+        if k2 is None:
+            break
+        k = k2
+    axes = sorted((abs(st), n, ch) for (n, _), st, ch in
+                  zip(rest, _flat_steps(shape, tuple(rest)), sub) if n > 1)
+    run = 1
+    for st, n, _ in axes:
+        if st == run:
+            run *= n
+    if run >= RUN:
+        return False
+    if any(ch not in out for _, _, ch in axes):  # (each term a product: fast where its
+        kept = [(st, n) for st, n, ch in axes if ch in out]  # positions are one axis at a step)
+        return any(kept[i + 1][0] != kept[i][0] * kept[i][1] for i in range(len(kept) - 1))
+    return True
+
+
 def _rest_copied(s: Eqn, e: Eqn, k: int, letters: str, terms: list[str], out: str) -> bool:
     """Whether the view left by splitting axis k still overlaps and would end up copied (its
     own split refused: outer products): one copy of the whole view then beats a copy per
@@ -265,7 +303,8 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
         terms = [t.replace(L, "") for t in ins]
         contracts = any(ch not in out for t in terms for ch in t)
         cheaper = _copy_cheaper(s.out.aval.size, e.out.aval.size, s.params["dims"][k][0]) \
-            or _split_terms(s, ins[j], out, k) > MAX_OFFSETS
+            or _split_terms(s, ins[j], out, k) > MAX_OFFSETS \
+            or contracts and _strided_terms(s, ins[j], out, k)
         if cheaper and not contracts:
             continue  # (outer products of the view: no copy to share)
         if cheaper or _rest_copied(s, e, k, ins[j], terms, out):
