@@ -456,6 +456,14 @@ _NEW_AXIS_FORMS = {
     "window[None, ::2]": lambda A, t: A[t, 1:5][None, ::2],
     "row[None][0]": lambda A, t: A[t][None][0],
     "row[None][:, 1:]": lambda A, t: A[t][None][:, 1:],
+    "row[[0, 2, 4]]": lambda A, t: A[t][[0, 2, 4]],
+    "row[[5, 1, 1]]": lambda A, t: A[t][[5, 1, 1]],
+    "A[t, [5, 1, 3]]": lambda A, t: A[t, [5, 1, 3]],
+    "A[[5, 1, 1], t]": lambda A, t: A.T[[5, 1, 1], t],
+    "take(row, idx)": lambda A, t: vnp.take(A[t], np.array([5, 1, 1])),
+    "row[1:][[0, 2]]": lambda A, t: A[t][1:][[0, 2]],
+    "row[::-1][[0, 1]]": lambda A, t: A[t][::-1][[0, 1]],
+    "col[[1, 3]]": lambda A, t: A.T[:, t][[1, 3]],
 }
 
 
@@ -463,7 +471,9 @@ _NEW_AXIS_FORMS = {
 def test_a_new_axis_of_a_loop_indexed_view_batches(form):
     """`A[t][None, :]` is the view `A[t, None, :]`, which moves with t like `A[t]`: the two
     getitems compose into one (they did not, with a new axis: one piece per t and a
-    concatenate, forward and backward)."""
+    concatenate, forward and backward). A ramp list into a row reads as a slice of it, and
+    `A[t, [5, 1, 1]]` as the row A[t] (a view that moves with t) gathered with one fixed
+    index (each had one piece per t)."""
     view = _NEW_AXIS_FORMS[form]
 
     def f(A, w):
@@ -477,6 +487,19 @@ def test_a_new_axis_of_a_loop_indexed_view_batches(form):
         return f, (r.standard_normal((n, 6)), r.standard_normal(n))
     check(f, make(5)[1], argnums=(0, 1))
     assert_size_independent(make)
+
+
+def test_index_lists_beside_loop_integers_read_as_numpy():
+    """`B[t, [0, 2]]`, `B[t][:, [0, 2]]`, `B[t, :, [0, 2]]` (NumPy puts that list's axis
+    first) and `B[:, t][[1, 0]]`: values and gradients as NumPy's, batched or not."""
+    for view in (lambda B, t: B[t, [0, 2]], lambda B, t: B[t][:, [0, 2]],
+                 lambda B, t: B[t, :, [0, 2]], lambda B, t: B[:, t][[1, 0]]):
+        def f(B, view=view):
+            tot = 0.0
+            for t in range(3):
+                tot += vnp.sum(vnp.sin(view(B, t)) * vnp.arange(1.0, 1 + view(B, t).shape[-1]))
+            return tot
+        check(f, (rng(4).standard_normal((3, 3, 4)),))
 
 
 def test_composed_basic_indices_read_what_numpy_reads():
@@ -507,3 +530,31 @@ def test_composed_basic_indices_read_what_numpy_reads():
             assert got.shape == want.shape and np.array_equal(got, want), (outer, inner, j)
             composed += 1
     assert composed > 1500
+
+
+def test_ints_beside_an_index_list_split_into_a_view_and_a_gather():
+    """index.gather_after_ints: x[idx] == x[view][gather] on random indices of integers,
+    slices and one index list; None where NumPy would place the list's axes elsewhere (and
+    for ramps, which read as one view already)."""
+    from vecgrad.index import gather_after_ints, normalize_index
+    r = rng(5)
+    pool = [0, 2, -1, slice(None), slice(1, 4), slice(None, None, 2), slice(4, 0, -2)]
+    lists = [[1, 0, 1], [-1, 0, 2], np.array([[0, 1], [1, 0]]), [3]]
+    split = 0
+    for shape in [(5, 6, 7), (4, 3), (6,)]:
+        x = r.standard_normal(shape)
+        for _ in range(1500):
+            key = [pool[i] for i in r.choice(len(pool), len(shape))]
+            key[int(r.integers(0, len(shape)))] = lists[int(r.integers(0, len(lists)))]
+            key = tuple(key)
+            try:
+                want = x[key]
+            except IndexError:
+                continue
+            parts = gather_after_ints(tuple(normalize_index(key, x.shape)), x.shape)
+            if parts is None:
+                continue
+            got = x[parts[0]][parts[1]]
+            assert got.shape == want.shape and np.array_equal(got, want), (key, parts)
+            split += 1
+    assert split > 1000

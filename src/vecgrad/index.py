@@ -284,3 +284,27 @@ def split_bool_scalars(key: Any) -> tuple[tuple, tuple] | None:
             first += [slice(None)] * nd
             second.append(k)
     return tuple(first), tuple(second)
+
+
+def gather_after_ints(idx: tuple, shape: tuple[int, ...]) -> tuple[tuple, tuple] | None:
+    """For a normalized index with integers and one integer array (no new axis), the keys
+    (view, gather) with x[idx] == x[view][gather]: the integers and slices as a view, then the
+    array on the view's axis, so that a loop's `A[t, idx]` reads a view that moves with t and
+    gathers it with one fixed index. None where NumPy places the array's axes differently in
+    the two (its advanced indices, the integers and the array, are not adjacent and a slice
+    precedes the array: x[idx] then puts the array's axes first)."""
+    if any(k is None for k in idx):
+        return None
+    advs = [i for i, k in enumerate(idx) if isinstance(k, Adv)]
+    ints = [i for i, k in enumerate(idx) if isinstance(k, int)]
+    if len(advs) != 1 or not ints or ramp_as_basic(idx) is not None:
+        return None  # (a ramp is a slice: the whole index reads as one view already)
+    a = advs[0]
+    lo, hi = min(ints + advs), max(ints + advs)
+    if hi - lo + 1 != len(ints) + 1 and any(isinstance(idx[i], Sl) for i in range(a)):
+        return None
+    view = tuple(slice(None) if i == a else k.to_slice() if isinstance(k, Sl) else k
+                 for i, k in enumerate(idx))
+    gather = tuple(idx[a].arr if i == a else slice(None) for i, k in enumerate(idx)
+                   if not isinstance(k, int))
+    return view, gather

@@ -43,6 +43,7 @@ from .index import (
     Traced,
     _fast_basic,
     ellipsis_separated,
+    gather_after_ints,
     has_duplicates,
     index_shape,
     is_basic,
@@ -332,6 +333,9 @@ class Tracer(Traced):
                 idx = normalize_index(key, shape)
             except TraceError:  # a traced integer index: a gather (see numpy/_indexing.py)
                 return NUMPY.traced_getitem(self, key)
+            parts = None if idx.__class__ is BasicIndex else gather_after_ints(idx, shape)
+            if parts is not None:  # A[t, idx]: a view that moves with t, gathered (batches)
+                return self[parts[0]][parts[1]]
         version = self._atom if self._view is None else self.atom
         out = self._b.emit(P.getitem, [version], {"idx": idx})
         if 0 in out.aval.shape:  # an empty selection holds no values: a constant (writes

@@ -72,8 +72,10 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
             written[e.out] = (e.inputs[1], e.params["idx"])
         if prim is getitem:
             inner = defs.get(e.inputs[0])
-            if inner is not None and inner.prim is getitem and _basic(inner) and _basic(e):
-                idx = compose(inner.params["idx"], e.params["idx"])
+            ramp = None if inner is None or _basic(e) else ramp_as_basic(e.params["idx"])
+            if inner is not None and inner.prim is getitem and _basic(inner) and (
+                    _basic(e) or ramp is not None):  # (a ramp list reads as its slice)
+                idx = compose(inner.params["idx"], ramp or e.params["idx"])
                 if idx is not None:
                     e = Eqn(getitem, inner.inputs, {"idx": P.BasicIndex(idx)}, e.out, e.src)
                     changed = True
