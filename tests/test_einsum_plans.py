@@ -165,3 +165,23 @@ def test_no_outer_plan_for_shared_summed_or_scalar_letters():
     assert L._plan_outer("ab", "c", "ac", [(9, 2), (3,)]) is None
     assert L._plan_outer("ab", "c", "bac", [(9, 2), (3,)]) is None
     assert L._plan_outer("", "ab", "ab", [(), (9, 9)]) is None
+
+
+def test_views_that_read_elements_twice_take_the_einsum_loop():
+    # windows of an image (sliding_window_view, as the windows rewrites leave them uncopied)
+    # are not reshaped for a matmul (which would copy every window): the loop reads them
+    from numpy.lib.stride_tricks import sliding_window_view
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((30, 30)), rng.standard_normal((34, 34))
+    win = sliding_window_view(b, (30, 30))
+    calls = []
+    run = L._unless_overlapping(lambda x, y: calls.append("plan") or np.einsum(
+        "bc,debc->deb", x, y), lambda x, y: calls.append("loop") or np.einsum(
+        "bc,debc->deb", x, y))
+    np.testing.assert_allclose(run(a, win), np.einsum("bc,debc->deb", a, win))
+    run(a, np.ascontiguousarray(win))
+    run(a[1:, 1:], win[:, :, 1:, 1:])  # (a view of the windows: still read twice)
+    assert calls == ["loop", "plan", "loop"]
+    assert not L._reads_twice(b[1:, ::2]) and L._reads_twice(win)
+    plan = L.plan_einsum("bc,debc->deb", [a.shape, win.shape], [a.dtype, win.dtype])
+    np.testing.assert_allclose(plan(a, win), np.einsum("bc,debc->deb", a, win), rtol=1e-12)
