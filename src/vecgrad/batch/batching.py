@@ -49,6 +49,10 @@ _OUT = itemgetter(3)  # an equation's result
 # has a combination only one member uses) runs as one operation on concatenated operands;
 # otherwise as one operation per combination, each reading its operands as views.
 MAX_SPLIT = 4
+# ... or than MAX_SPLIT_BIG, where every combination's members hold BIG elements or more:
+# a call per combination then costs less than the concatenation's copy (several lags'
+# differences `x[t] - x[t - L]`, each lag a run of positions)
+MAX_SPLIT_BIG = 16
 # A group whose read positions are affine in at most MAX_RUNS runs of at least MIN_RUN members
 # each runs as one operation per run, on views (see `_Emitter._affine_runs`).
 MAX_RUNS, MIN_RUN = 8, 8
@@ -190,7 +194,9 @@ class _Emitter(Operands):
         # outside a loop, `w.ravel()` beside every window's `.ravel()`, must not make the
         # windows one concatenated copy; but not one with a constant where the others read,
         # a zero boundary `x[i - 1] if i > 0 else 0.0`, padded with the others)
-        split = len(parts) <= MAX_SPLIT and (min(sizes) > 1 or max(sizes) >= MIN_RUN and not any(
+        few = len(parts) <= MAX_SPLIT or len(parts) <= MAX_SPLIT_BIG and \
+            min(sizes) * max(a.aval.size for a in ops[members[0]]) >= BIG
+        split = few and (min(sizes) > 1 or max(sizes) >= MIN_RUN and not any(
             _boundary(k, ops[ms[0]], parts) for k, ms in parts.items() if len(ms) == 1))
         out = list(parts.values()) if split else [members]
         # a few members whose operands are unrelated values: stacking them costs more than
