@@ -17,6 +17,7 @@ group alone.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -132,7 +133,8 @@ def packed_rows(g: Graph) -> Graph:
             if ch is not None:
                 chains.setdefault(tuple(ch.sig), []).append(ch)
         for chs in chains.values():
-            if len(chs) >= _MIN_MEMBERS and _ragged([c.rng[1] - c.rng[0] for c in chs]):
+            if len(chs) >= _MIN_MEMBERS and _ragged([c.rng[1] - c.rng[0] for c in chs]) \
+                    and not _window_classes([c.rng for c in chs]):
                 groups.append((pat, chs))
     if not groups:
         return g
@@ -147,6 +149,26 @@ def _ragged(lens: list[int]) -> bool:
     for n in lens:
         counts[n] = counts.get(n, 0) + 1
     return len(counts) > 1 and 2 * max(counts.values()) <= len(lens)
+
+
+# windows of at most this many widths, each width read at MIN_WINDOWS or more positions
+# evenly spaced, batch as windows (one group per width), not packed
+MAX_WIDTHS, MIN_WINDOWS = 8, 8
+
+
+def _window_classes(rngs: list[tuple[int, int]]) -> bool:
+    """Whether the row ranges are windows of a few widths (`x[t:t+k]` for k in a list of
+    widths), each width's starts evenly spaced: each width then batches as sliding windows
+    (views, and sums over their offsets), cheaper than gathering every window's rows."""
+    starts: dict[int, list[int]] = {}
+    for lo, hi in rngs:
+        starts.setdefault(hi - lo, []).append(lo)
+        if len(starts) > MAX_WIDTHS:
+            return False
+    for st in starts.values():
+        if len(st) < MIN_WINDOWS or len({b - a for a, b in itertools.pairwise(st)}) != 1:
+            return False
+    return True
 
 
 def _toposort(eqns: list[Eqn], inputs: tuple) -> list[Eqn] | None:
