@@ -1571,3 +1571,18 @@ def test_builtin_max_over_a_loop_has_a_flat_graph():
         np.random.default_rng(n).standard_normal((n, 3)), np.ones(2))[0].counts["final"]
         for n in (40, 80)]
     assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16])
+def test_modf_of_infinities_is_signed_zero_and_infinity(dt):
+    """np.modf(+-inf) is (+-0.0, +-inf) in NumPy; vecgrad's fmod(x, 1) made the fractional
+    part NaN (a silent wrong answer, found by the semantics probes)."""
+    b = np.array([np.nan, -np.inf, np.inf, 0.0, -0.0, -1.5, 2.25, 1e4], dtype=dt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vg.jit(np.modf)(b)
+    for g, w in zip(got, np.modf(b)):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+    same_as_numpy(lambda a: np.modf(a)[0] * 2.0 + np.modf(a)[1], np.array([0.25, -1.75, 3.5]))

@@ -278,9 +278,10 @@ def _divmod(x: Any, y: Any) -> tuple:
 
 
 def _modf(x: Any) -> tuple:
-    """The fractional and integral parts of x (both with x's sign)."""
+    """The fractional and integral parts of x (both with x's sign; of +-inf, +-0 and +-inf,
+    where fmod(inf, 1) is NaN)."""
     x = _float(asarray(x), "modf")
-    return P.fmod(x, 1.0), P.trunc(x)
+    return P.where(P.isinf(x), P.copysign(0.0, x), P.fmod(x, 1.0)), P.trunc(x)
 
 
 def _frexp(x: Any) -> tuple:
