@@ -1586,3 +1586,20 @@ def test_modf_of_infinities_is_signed_zero_and_infinity(dt):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
     same_as_numpy(lambda a: np.modf(a)[0] * 2.0 + np.modf(a)[1], np.array([0.25, -1.75, 3.5]))
+
+
+@pytest.mark.parametrize("make", ["vnp.arange(3.0)", "vnp.linspace(0.0, 1.0, 3)", "vnp.eye(3)[0]",
+                                  "vnp.array([1.0, 2.0, 3.0])"])
+def test_a_write_into_a_constant_vnp_array_says_how_to_make_a_buffer(make):
+    """vnp.arange & co. give constant NumPy arrays, which a traced write cannot enter: the
+    refusal said 'create it with vnp.zeros/vnp.empty' to a user who had used vnp (found by
+    the corner styles)."""
+    ns: dict = {"vnp": vnp}
+    exec(f"def f(v):\n    o = {make}\n    for i in range(3):\n"  # noqa: S102
+         "        o[i] = v[i] * 2\n    return o", ns)
+    with pytest.raises(vg.errors.TracedIntoNumpyError, match=r"vnp\.zeros\(n\) \+ vnp\.arange"):
+        vg.jit(ns["f"])(np.ones(3))
+    ns2: dict = {"vnp": vnp}
+    exec("def g(v):\n    o = vnp.zeros(3) + vnp.arange(3.0)\n    for i in range(3):\n"  # noqa: S102
+         "        o[i] = o[i] + v[i] * 2\n    return o", ns2)
+    np.testing.assert_array_equal(vg.jit(ns2["g"])(np.ones(3)), np.arange(3.0) + 2)

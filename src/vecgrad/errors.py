@@ -228,7 +228,9 @@ class TracedIntoNumpyError(VecgradError, TypeError):
         super().__init__(
             f"a traced array cannot become a plain NumPy array{_where(src)}. If you are writing "
             "into a buffer, create it with vnp.zeros/vnp.empty (import vecgrad.numpy as vnp) "
-            "instead of np.zeros/np.empty so that the write can be traced. If you are making "
+            "instead of np.zeros/np.empty so that the write can be traced (vnp.arange, "
+            "vnp.linspace, vnp.eye and vnp.array of constants give constant NumPy arrays: "
+            "start from vnp.zeros(n) + vnp.arange(n) to write into one). If you are making "
             "an array from a list of traced values, use vnp.array(...) or vnp.stack(...) "
             "instead of np.array/np.asarray. If you are converting a traced value with a "
             "NumPy type (np.float32(x), np.int64(x)), use x.astype(np.float32). If you are indexing a NumPy array with a traced "
