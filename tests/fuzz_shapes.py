@@ -7,7 +7,8 @@ inner accumulator, `while` loops on a counter, a body calling a helper that loop
 lists of arrays stacked then reduced, dict and dataclass parameters, `functools.reduce`,
 generator expressions in `sum` / `max`, `zip(a[:-1], a[1:])` pairs, `np.roll` stencils,
 edge lists walked backwards, `continue` / `break` on Python ints, `np.outer` / `np.einsum`
-per item, and masks built in the loop. Programs have the signature of fuzz_cliffs (`f(x, X,
+per item, masks built in the loop, and Python's iteration tools (rows of an array,
+itertools.pairwise / accumulate, dicts and lists of traced values). Programs have the signature of fuzz_cliffs (`f(x, X,
 w, src, dst, edges, ptr, mask)`) and go through its `check` (graph growth from n to 2n to 4n,
 false recurrences, values against NumPy, gradients against central differences).
 
@@ -76,7 +77,7 @@ class ShapeGen(CliffGen):
 
     FAMILIES: ClassVar[tuple[str, ...]] = (
         "carries", "nested", "whiles", "helper", "stacked", "params", "reduce", "genexpr",
-        "pairs", "roll", "revedges", "flow", "outer", "maskloop")
+        "pairs", "roll", "revedges", "flow", "outer", "maskloop", "pyiter")
 
     def carries(self):
         kind = self.pick(["welford", "momentum", "ema2", "adam", "minsum", "vecstats", "count"])
@@ -345,6 +346,41 @@ class ShapeGen(CliffGen):
                           "    acc = acc + np.sum(X[i] * m) / (np.sum(m) + 1)\nreturn acc"), True, None
         return kind, ("acc = 0.0\nfor i in range(len(x)):\n    m = mask[i] & (i % 2 == 0)\n"
                       "    acc = acc + x[i] * m\nreturn acc"), True, None
+
+    def pyiter(self):
+        """Python's iteration tools over arrays and Python containers of traced values."""
+        kind = self.pick(["rows", "pairwise", "accumulate", "dict", "defaultdict", "list_rmw",
+                          "zip_xX", "lse", "prod", "nested_list"])
+        if kind == "rows":
+            return kind, "acc = 0.0\nfor row in X:\n    acc = acc + np.sum(np.tanh(row) * row)\nreturn acc", \
+                True, "return np.sum(np.tanh(X) * X)"
+        if kind == "pairwise":
+            return kind, ("import itertools\nreturn sum(np.sum(a * b) for a, b in itertools.pairwise(X))"), \
+                True, "return np.sum(X[:-1] * X[1:])"
+        if kind == "accumulate":  # a running sum: a true recurrence (a cumsum)
+            return kind, ("import itertools\nparts = list(itertools.accumulate([x[i] * 2 for i in range(len(x))]))\n"
+                          "return np.sum(xp.array(parts) ** 2)"), False, "return np.sum(np.cumsum(x * 2) ** 2)"
+        if kind == "dict":
+            return kind, ("d = {}\nfor a, b in edges:\n    d[b % 5] = d.get(b % 5, 0.0) + x[a]\n"
+                          "return sum(v ** 2 for v in d.values())"), True, None
+        if kind == "defaultdict":
+            return kind, ("from collections import defaultdict\nd = defaultdict(float)\nfor i in range(len(x)):\n"
+                          "    d[i % 3] += x[i] ** 2\nreturn d[0] + d[1] * 2 + d[2]"), True, None
+        if kind == "list_rmw":
+            return kind, ("vals = [0.0] * 5\nfor a, b in edges:\n    vals[b % 5] = vals[b % 5] + X[a, 0]\n"
+                          "return sum(v * v for v in vals)"), True, None
+        if kind == "zip_xX":
+            return kind, "acc = 0.0\nfor xi, r in zip(x, X):\n    acc = acc + xi * np.sum(r)\nreturn acc", \
+                True, "return np.sum(x * X.sum(1))"
+        if kind == "lse":
+            return kind, "acc = -np.inf\nfor i in range(len(x)):\n    acc = np.logaddexp(acc, x[i])\nreturn acc", \
+                False, "return np.logaddexp.reduce(x)"
+        if kind == "prod":
+            return kind, ("acc = 1.0\nfor i in range(len(x)):\n    acc = acc * (1.0 + 0.01 * np.tanh(x[i]))\nreturn acc"), \
+                False, "return np.prod(1.0 + 0.01 * np.tanh(x))"
+        return kind, ("rows = [[X[i, j] * w[j % 4] for j in range(5)] for i in range(len(X))]\n"
+                      "return np.sum(xp.array(rows) ** 2)"), True, \
+            "return np.sum((X * w[np.arange(5) % 4]) ** 2)"
 
     def draw(self, family: str | None = None) -> Case:
         fam = family or self.pick(self.FAMILIES)
