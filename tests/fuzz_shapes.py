@@ -20,7 +20,7 @@ REF_LEAST (a faster one measures the per-call overhead). A jump from T to 2T is 
 4T (the edge of a cache makes one jump). Minimum of several runs, each measured in this
 process; with one BLAS thread.
 
-    nice .venv/bin/python tests/fuzz_shapes.py COUNT [START] [FAMILY] [--time] [--write DIR]
+    nice .venv/bin/python tests/fuzz_shapes.py COUNT [START] [FAMILY] [--time [--T 4000]] [--write DIR]
 """
 from __future__ import annotations
 
@@ -443,7 +443,7 @@ def check_time(case: Case, seed: int, T: int = 4000) -> Result:
 
 
 def run(count: int, start: int = 0, family: str | None = None, n: int = 80,
-        timed: bool = False, write: str | None = None) -> dict:
+        timed: bool = False, write: str | None = None, T: int = 4000) -> dict:
     """Checks programs start..start+count of ShapeGen (graph, values, gradients; with
     `timed`, check_time on the ones whose graph is flat) and prints the findings."""
     stats: dict[str, Counter] = {}
@@ -452,7 +452,7 @@ def run(count: int, start: int = 0, family: str | None = None, n: int = 80,
         case = ShapeGen(seed).draw(family)
         res = check(case, seed, n)
         if res.status == "ok" and timed:
-            res = check_time(case, seed)
+            res = check_time(case, seed, T)
             if res.status == "ok" and res.detail:
                 print(f"seed {seed}: {case.family}/{case.short}: {res.detail}", flush=True)
         stats.setdefault(case.family, Counter())[res.status] += 1
@@ -494,9 +494,9 @@ def _write(found: dict, n: int, write: str) -> None:
 
 
 if __name__ == "__main__":
-    argv = [a for a in sys.argv[1:] if not a.startswith("--")]
-    out = sys.argv[sys.argv.index("--write") + 1] if "--write" in sys.argv else None
-    if out in argv:
-        argv.remove(out)
+    opts = {k: sys.argv[sys.argv.index(k) + 1] for k in ("--write", "--T") if k in sys.argv}
+    taken = {sys.argv.index(k) + 1 for k in opts}
+    argv = [a for j, a in enumerate(sys.argv[1:], 1) if not a.startswith("--") and j not in taken]
+    out, T = opts.get("--write"), int(opts.get("--T", 4000))
     run(int(argv[0]) if argv else 100, int(argv[1]) if len(argv) > 1 else 0,
-        argv[2] if len(argv) > 2 else None, timed="--time" in sys.argv, write=out)
+        argv[2] if len(argv) > 2 else None, timed="--time" in sys.argv, write=out, T=T)
