@@ -1603,3 +1603,16 @@ def test_a_write_into_a_constant_vnp_array_says_how_to_make_a_buffer(make):
     exec("def g(v):\n    o = vnp.zeros(3) + vnp.arange(3.0)\n    for i in range(3):\n"  # noqa: S102
          "        o[i] = o[i] + v[i] * 2\n    return o", ns2)
     np.testing.assert_array_equal(vg.jit(ns2["g"])(np.ones(3)), np.arange(3.0) + 2)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (0, 2), (2, 0, 0)])
+def test_matrix_rank_and_lstsq_of_empty_matrices(shape):
+    """np.linalg.matrix_rank of a matrix with no singular values is 0 (NumPy's max over
+    them starts at 0), and lstsq, which reads it, solves: both raised 'zero-size array to
+    reduction operation maximum' (found by the semantics probes)."""
+    A = np.zeros(shape)
+    np.testing.assert_array_equal(vg.jit(np.linalg.matrix_rank)(A), np.linalg.matrix_rank(A))
+    if len(shape) == 2:
+        b = np.ones(shape[0])
+        got = vg.jit(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0])(A, b)
+        assert_same(got, np.linalg.lstsq(A, b, rcond=None)[0])

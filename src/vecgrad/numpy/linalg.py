@@ -485,7 +485,7 @@ def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any =
         nonzero = _ops.sum(astype(_ops.not_equal(A, 0), _np.int64))
         return astype(_ops.greater(nonzero, 0), _np.int64)
     s = _ops.stop_gradient(svdvals(A))
-    smax = _ops.max(s, axis=-1, keepdims=True)
+    smax = _ops.max(s, axis=-1, keepdims=True, initial=0.0)  # (as NumPy: 0 for 0 x 0)
     if tol is None:
         r = rtol if rtol is not None else builtins.max(shp[-2:]) * _np.finfo(s.dtype).eps
         tol = smax * r
