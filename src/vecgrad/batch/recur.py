@@ -75,31 +75,42 @@ class _Labels:
         full = [ids.setdefault((e.prim, e.params, tuple([a.aval for a in e.inputs]), e.src),
                                len(ids)) for e in g.eqns]
         cnt = Counter(full)
+        M = MIN_TRIPS - 1
         # (how many instances of each label read a value: a layer's weights are read by
-        # every step of that layer, a per-step value by its own step)
+        # every step of that layer, a per-step value by its own step; counted only for the
+        # values read M times or more)
+        n_uses = Counter(a for e in g.eqns for a in e.inputs if a.__class__ is Var)
         by = Counter((a, f) for e, f in zip(g.eqns, full) for a in e.inputs
-                     if a.__class__ is Var)
+                     if a.__class__ is Var and n_uses[a] >= M)
         coarse: dict[tuple, int] = {}
         self.prods: list[list[int]] = []  # per equation: its producers (-1: a fixed desc)
         self.fixed: list[tuple] = []
-        for i, e in enumerate(g.eqns):  # an operand read by many instances of e's label
+        for e, fi in zip(g.eqns, full):  # an operand read by many instances of e's label
             ps, fx = [], []  # (an invariant) counts by which value it is
             for a in e.inputs:
-                d = pos.get(a) if isinstance(a, Var) else None
-                shared = d is not None and by[a, full[i]] >= MIN_TRIPS - 1
-                if d is not None and cnt[full[d]] >= MIN_TRIPS - 1 and not shared:
+                if a.__class__ is not Var:
+                    ps.append(-1)
+                    fx.append(_const_label(a))
+                    continue
+                d = pos.get(a)
+                if d is None:
+                    ps.append(-1)
+                    fx.append(("in", a))
+                    continue
+                shared = n_uses[a] >= M and by[a, fi] >= M
+                if cnt[full[d]] >= M and not shared:
                     ps.append(d)
                     fx.append(None)
                 else:
                     ps.append(-1)
-                    fx.append(_const_label(a) if isinstance(a, Const) else
-                              ("in", a) if d is None or shared else
+                    fx.append(("in", a) if shared else
                               ("k", coarse.setdefault(_coarse(g.eqns[d]), len(coarse))))
             self.prods.append(ps)
             self.fixed.append(tuple(fx))
         self.lab = full
         self.ids: dict[tuple, int] = {}
-        self.refine(range(len(g.eqns)))
+        # (a label seen fewer than M times stays unique when refined: it is left as it is)
+        self.refine([i for i, f in enumerate(full) if cnt[f] >= M])
 
     def refine(self, eqns: Any) -> None:
         """One more level of operand labels for these equations."""
