@@ -5,7 +5,9 @@
 
 Runs in the forward pipeline after batching, and on the gradient graph (`loops`: the
 backward loops the VJP of a loop emits get the same treatment, and the forward loop is shared
-with its residual-storing copy).
+with its residual-storing copy). Before batching, `recurrences` (the pipeline's `roll` stage)
+rolls on the trace the recurrences batching could not break (through a nonlinear function of
+the carry, one copy of their step), so batching never walks their steps.
 """
 from __future__ import annotations
 
