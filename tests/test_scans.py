@@ -556,3 +556,91 @@ def test_no_unbatched_note_at_a_rolled_line(f, make, ref):
     e, _ = vg.grad(f, argnums=0).entry(*args)
     lines = {s for n in recurrences(e) for s in n.lines}
     assert lines and not [n for n in of(e.notes, Unbatched) if n.src in lines]
+
+
+# ------------------------------------------------------------------ rolled before batching
+# (pipeline's `roll` stage: a recurrence through a nonlinear function of its carry, the only
+# copy of its step, with a chain of at least scans.MIN_CHAIN nonlinear operations)
+
+def _long(seed: int, T: int):
+    return {
+        "tanh_rnn": (tanh_rnn, (0.5 * rng(seed).standard_normal((4, 4)),
+                                rng(seed + 1).standard_normal((4, 3)),
+                                rng(seed + 2).standard_normal(4),
+                                rng(seed + 3).standard_normal((T, 3)))),
+        "lstm": (lstm, (0.3 * rng(seed).standard_normal((12, 3)),
+                        0.3 * rng(seed + 1).standard_normal((12, 2)),
+                        rng(seed + 2).standard_normal(12), rng(seed + 3).standard_normal((T, 2)))),
+        "two_layer": (two_layer, (0.4 * rng(seed).standard_normal((3, 3)),
+                                  0.4 * rng(seed + 1).standard_normal((3, 3)),
+                                  rng(seed + 2).standard_normal((T, 3)))),
+    }
+
+
+def _loops(g: Graph) -> int:
+    return sum(x.prim is P.loop for x in g.eqns)
+
+
+@pytest.mark.parametrize("name,n_rec", [("tanh_rnn", 1), ("lstm", 1), ("two_layer", 2)])
+def test_long_nonlinear_recurrences_roll_before_batching(name, n_rec):
+    f, args = _long(20, 40)[name]
+    e = check(f, args, argnums=tuple(range(len(args))))
+    # each recurrence (two_layer: one per layer) is a loop on the trace, before batching
+    assert _loops(e.stages["roll"]) == n_rec
+    assert len(e.stages["roll"].eqns) < len(e.stages["traced"].eqns)
+    assert len(recurrences(e)) == n_rec
+    assert _loops(e.stages["simplify"]) == n_rec
+
+
+@pytest.mark.parametrize("name", ["tanh_rnn", "lstm", "two_layer"])
+def test_rolling_first_gives_the_graph_rolling_after_batching_gives(name, monkeypatch):
+    """The roll stage changes when a recurrence is rolled, not what it becomes: without it
+    (batching first, then the scans pass) the compiled gradient is the same graph (the loop
+    may be attributed to another line of its step)."""
+    from vecgrad import pipeline
+
+    f, args = _long(30, 40)[name]
+    argnums = tuple(range(len(args)))
+
+    def final():
+        def g(*a):  # (a new function: a compile of its own)
+            return f(*a)
+        e, _ = vg.grad(g, argnums=argnums).entry(*args)
+        return re.sub(r"#.*", "", pretty(e.stages["final"]))
+    first = final()
+    monkeypatch.setattr(pipeline, "FORWARD", tuple(s for s in pipeline.FORWARD
+                                                   if s.name != "roll"))
+    assert final() == first
+
+
+def test_independent_copies_are_batched_before_rolling():
+    """Five RNNs of one shape, one after the other: none is rolled on the trace (the regions
+    found hold one of the five copies); batching merges them into one recurrence on a
+    batched state, which the scans pass rolls into one loop."""
+    args = (0.5 * rng(9).standard_normal((3, 3)), rng(10).standard_normal((5, 24, 3)))
+    e = check(independent_rnns, args, argnums=(0, 1))
+    assert _loops(e.stages["roll"]) == 0
+    assert _loops(e.stages["simplify"]) == 1
+
+
+def short_sin_chain(x):
+    h = x[0]
+    for t in range(1, 6):
+        h = vnp.sin(h) + x[t]
+    return vnp.sum(h ** 2)
+
+
+def exp_terms_accumulated(x):
+    s = vnp.zeros(x.shape[1])
+    for t in range(x.shape[0]):
+        s = s + vnp.exp(vnp.sin(x[t]))  # nonlinear work off the carry: a sum batching makes
+    return vnp.sum(s ** 2)
+
+
+@pytest.mark.parametrize("f,x", [
+    (short_sin_chain, rng(40).standard_normal((6, 4))),  # a chain under MIN_CHAIN
+    (exp_terms_accumulated, rng(41).standard_normal((64, 4))),  # linear in the carry
+], ids=["short", "linear_carry"])
+def test_what_batching_can_break_is_not_rolled_first(f, x):
+    e = check(f, (x,))
+    assert _loops(e.stages["roll"]) == 0
