@@ -252,7 +252,14 @@ def test_shape_mismatch_in_binary_op():
 def test_shape_mismatch_in_matmul():
     def f(x):
         return x @ x  # <- error
-    assert "(3, 4)" in raises(vg.ShapeError, f, A)
+    msg = raises(vg.ShapeError, f, A)
+    assert "(3, 4)" in msg and "matmul" in msg and "einsum" not in msg
+    for sa, sb in [((6,), (5, 2)), ((3, 6), (5,)), ((2, 3, 6), (2, 5, 2))]:
+        with pytest.raises(ValueError) as want:
+            np.ones(sa) @ np.ones(sb)
+        with pytest.raises(vg.ShapeError) as got:
+            vg.jit(lambda x, y: x @ y)(np.ones(sa), np.ones(sb))
+        assert str(want.value) in str(got.value)
 
 
 def test_shape_mismatch_in_reshape():

@@ -145,14 +145,17 @@ def matmul(a: Any, b: Any) -> Any:
         return P.einsum(a, b, spec="i,i->")
     if len(sa) == 0 or len(sb) == 0:
         raise ShapeError("matmul: input operand does not have enough dimensions")
+    k_a, k_b = sa[-1], sb[0] if len(sb) == 1 else sb[-2]
+    if k_a != k_b:  # (NumPy's words, not the einsum's it would become)
+        raise ShapeError("matmul: Input operand 1 has a mismatch in its core dimension 0, "
+                         "with gufunc signature (n?,k),(k,m?)->(n?,m?) "
+                         f"(size {k_b} is different from {k_a}): shapes {sa} @ {sb}")
     if len(sa) == 1 and len(sb) == 1:
         return einsum("i,i->", a, b)
     if len(sa) == 1:
         return einsum("...ij,i->...j", b, a) if len(sb) > 2 else einsum("i,ij->j", a, b)
     if len(sb) == 1:
         return einsum("...ij,j->...i", a, b)
-    if sa[-1] != sb[-2]:
-        raise ShapeError(f"matmul: shapes {sa} and {sb} are not aligned ({sa[-1]} != {sb[-2]})")
     batch = _np.broadcast_shapes(sa[:-2], sb[:-2])
     a = broadcast_to(a, batch + sa[-2:]) if len(sa) > 2 or batch else a
     b = broadcast_to(b, batch + sb[-2:]) if len(sb) > 2 or batch else b
