@@ -121,6 +121,8 @@ class Builder:
             hit = self._memo.get(key)
             if hit is None and self._older:
                 hit = self._older.get(key)
+                if hit is not None:  # (still in use: kept past the next checkpoint, so a
+                    self._memo[key] = hit  # loop invariant stays one value in any trace)
             if hit is not None:
                 return hit
         if len(self.eqns) >= self._check:
