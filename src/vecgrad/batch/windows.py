@@ -58,11 +58,12 @@ def _overlaps(shape: tuple[int, ...], dims: tuple) -> bool:
 def _split_axis(e: Eqn, letters: str, out: str) -> int | None:
     """The window axis to split over: contracted (not in `out`), the fewest offsets, and
     leaving a view whose axes tile (or at least one axis fewer to split). (einsum_of_windows
-    then splits only into at most as many terms as the result has elements: a filter's
-    cotangent, sum_t g[t] * x[s*t:s*t+k] with the k taps in the result, split over the
-    windows t would be one k-vector product, a NumPy call, per window: a graph growing with
-    the trip count up to MAX_OFFSETS windows, and slower than one product over the view (60
-    windows of 4 taps: 42 us against 1.1 us for one np.dot).)"""
+    then splits only into at most as many terms as each term reads elements of the view: a
+    filter's cotangent, sum_t g[t] * x[s*t:s*t+k] with the k taps in the result, split over
+    the windows t would be one k-vector product, a NumPy call, per window: a graph growing
+    with the trip count up to MAX_OFFSETS windows, and slower than one product over the view
+    (60 windows of 4 taps: 42 us against 1.1 us for one np.dot). A split over the taps reads
+    whole runs of positions per term, and a sum of windows to a scalar still splits.)"""
     dims = e.params["dims"]
     shape = e.inputs[0].aval.shape
     moves = [{a for a, st in enumerate(d[1]) if st} for d in dims]
@@ -297,8 +298,8 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
             continue  # (rows with gaps between them: np.einsum reads the view as it is; a
             #           plain sum over a short axis of it is still split, into adds)
         k = _split_axis(s, ins[j], out)
-        if k is None or s.params["dims"][k][0] > e.out.aval.size:
-            continue  # (more terms than each has elements: see _split_axis)
+        if k is None or s.params["dims"][k][0] ** 2 > s.out.aval.size:
+            continue  # (more terms than each reads elements: see _split_axis)
         L = ins[j][k]
         terms = [t.replace(L, "") for t in ins]
         contracts = any(ch not in out for t in terms for ch in t)
