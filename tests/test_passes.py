@@ -1004,6 +1004,55 @@ def _check_strided_is_basic(g0, g1):
     assert "transpose" in prims(g1)
 
 
+def _rule_read_of_reshaped_view(x):
+    # the windows of width 2 and 3 of x's 6 elements, flattened (a copy), read at whole
+    # steps: pairs (u[0::2], u[1::2] = e[0:5], e[1:6]), a triple's last (v[2::3] = e[2:6])
+    # and a read whose step moves the inner position (v[0::2]: stays a read of the copy)
+    e = vnp.exp(P.reshape(x, shape=(6,)))
+    u = P.reshape(P.strided(e, start=(0,), dims=((5, (1,)), (2, (1,)))), shape=(10,))
+    v = P.reshape(P.strided(e, start=(0,), dims=((4, (1,)), (3, (1,)))), shape=(12,))
+    return u[0::2] * u[1::2], vnp.tanh(v[2::3]), v[0::2]
+
+
+def _rule_elementwise_of_reshaped_view(x):
+    # functions of the flattened windows of width 2 (a copy): computed on x's elements, the
+    # windows then taken of the result; a sum of them reads the view
+    e = P.reshape(x, shape=(6,))
+    v = P.reshape(P.strided(e, start=(0,), dims=((5, (1,)), (2, (1,)))), shape=(10,))
+    return vnp.tanh(v), vnp.sum(vnp.exp(v) * 2.0)
+
+
+ELEMENTWISE_OF_RESHAPED_VIEW_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[6] = reshape[shape=(6,)] a
+  c:f64[6] = tanh b
+  d:f64[5,2] = strided[start=(0,), dims=((5, (1,)), (2, (1,)))] c
+  e:f64[10] = reshape[shape=(10,)] d
+  f:f64[6] = exp b
+  g:f64[6] = mul f 2.0
+  h:f64[5] = getitem[idx=(0:5,)] g
+  i:f64[] = einsum[spec=a->] h
+  j:f64[5] = getitem[idx=(1:6,)] g
+  k:f64[] = einsum[spec=a->] j
+  l:f64[] = add i k
+  in (e, l) }"""
+
+
+READ_OF_RESHAPED_VIEW_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[6] = reshape[shape=(6,)] a
+  c:f64[6] = exp b
+  d:f64[4,3] = strided[start=(0,), dims=((4, (1,)), (3, (1,)))] c
+  e:f64[12] = reshape[shape=(12,)] d
+  f:f64[5] = getitem[idx=(0:5,)] c
+  g:f64[5] = getitem[idx=(1:6,)] c
+  h:f64[5] = mul f g
+  i:f64[4] = getitem[idx=(2:6,)] c
+  j:f64[4] = tanh i
+  k:f64[6] = getitem[idx=(0:12:2,)] e
+  in (h, j, k) }"""
+
+
 def _rule_einsum_of_windows(x):
     return P.einsum(P.strided(vnp.exp(x), **_WINDOWS), vnp.tanh(x[:, :2]).T, spec="tkc,kc->t")
 
@@ -1596,6 +1645,10 @@ RULE_TESTS = {
     "smaller": (_rule_einsum_of_neg, _golden(EINSUM_OF_NEG_GOLDEN)),
     "a * x + b * y = a * (x + y), b = a (a * (x - y), b = -a), constant scalars (and -)": (
         _rule_shared_scale, _golden(SHARED_SCALE_GOLDEN)),
+    "reshape(windows(x))[j::k] = x[j:j+n]: a read at whole steps of flattened view axes is "
+    "a view of x": (_rule_read_of_reshaped_view, _golden(READ_OF_RESHAPED_VIEW_GOLDEN)),
+    "f(reshape(windows(x))) = reshape(windows(f(x))): once per element": (
+        _rule_elementwise_of_reshaped_view, _golden(ELEMENTWISE_OF_RESHAPED_VIEW_GOLDEN)),
     "a + t + b + t = (a + b) + 2 * t": (_rule_repeated_terms,
                                         _golden(REPEATED_TERMS_GOLDEN)),
     "x * a + x * b = x * (a + b), a and b small (and -)": (

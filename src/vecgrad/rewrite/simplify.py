@@ -98,6 +98,7 @@ from .segments import (
     sum_of_segment_sums,
 )
 from .softmax import log_of_logistic, logsumexp_pattern, softmax_pattern
+from .views import elementwise_of_reshaped_view, read_of_reshaped_view
 
 RULES: list[Rule] = [
     *[Rule(p, fold, "f(constants) = its value, computed once while compiling")
@@ -167,6 +168,8 @@ RULES: list[Rule] = [
          "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))"),
     Rule(P.getitem, read_of_write,
          "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w"),
+    Rule(P.getitem, read_of_reshaped_view, "reshape(windows(x))[j::k] = x[j:j+n]: a read at "
+         "whole steps of flattened view axes is a view of x"),
     Rule(P.getitem, read_of_elementwise, "f(a, b)[r] = f(a[r], b[r]), f(a, b) read only there"),
     Rule(P.getitem, read_of_contraction,
          "einsum(xs)[r] = einsum(xs[r]), sum(x)[r] = sum(x[r]), read only there"),
@@ -226,6 +229,8 @@ RULES: list[Rule] = [
          "dx[S_a] += g (x) w_a for taps a = dx += Z @ stack(w_a), Z[S_a, a] = g (col2im)"),
     Rule(P.strided_add, windows_add_loops_first,
          "windows(out) += einsum(..->ia) = windows'(out) += einsum(..->ai): offsets first"),
+    *[Rule(p, elementwise_of_reshaped_view, "f(reshape(windows(x))) = reshape(windows(f(x))): "
+           "once per element") for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, elementwise_of_windows, "f(windows(x), c) = windows(f(x, c)): once per element")
       for p in P.REGISTRY.values() if p.elementwise],
 ]
