@@ -775,6 +775,24 @@ def test_outer_factors():
     assert outer_factors(np.zeros(6, int), np.zeros(6, int)) == 2  # (a repeated pair)
 
 
+def _rule_closed_affine_scan(x):
+    # a running mean's coefficients t / (t + 1), constants, from a nonzero initial state
+    a = vnp.asarray(np.array([[0.5], [2.0 / 3.0]]))
+    return P.affine_scan(vnp.sin(x[0]), a, vnp.tanh(x))
+
+
+def _check_closed_affine_scan(g0, g1):
+    assert "affine_scan" not in prims(g1) and prims(g1).count("cumsum") == 1, pretty(g1)
+
+
+def test_closed_affine_scan_keeps_the_paired_steps_out_of_range():
+    """Coefficients whose product leaves the safe range (0.01 ** 200) keep affine_scan."""
+    def f(x):
+        return P.affine_scan(x[0], vnp.asarray(np.full((200, 1), 0.01)), x)
+    g = simplify(graph(f, (200, 3)))
+    assert "affine_scan" in prims(g)
+
+
 def _rule_neg_onto_small_factor(x):
     return -vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))) * vnp.exp(x[0])
 
@@ -1587,6 +1605,8 @@ RULE_TESTS = {
         _rule_row_into_segment_sum, _check_row_into_segment_sum),
     "f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]) reshaped, the pairs (i1, i2) all of I x J":
         (_rule_grid_of_gathers, _check_grid_of_gathers),
+    "affine_scan(c0, a, b) = P * (c0 + cumsum(b / P)), a constant, P = cumprod(a) well inside "
+    "the floating-point range": (_rule_closed_affine_scan, _check_closed_affine_scan),
     "segment_sum(x[ids], seg) = sum of shifted slices x[lo+d:hi+d] at lo:hi, the (seg, ids) "
     "pairs on a few diagonals": (_rule_segment_sum_of_shifts, _check_segment_sum_of_shifts),
     "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w": (

@@ -19,6 +19,7 @@ from ..batch.windows import (
 )
 from ..ir import Graph
 from .addchain import repeated_terms, small_terms_first
+from .closed_form import closed_affine_scan
 from .complexparts import (
     conj_of_scaled_conj,
     imag_of_conj,
@@ -151,6 +152,8 @@ RULES: list[Rule] = [
          "segment_sum(u, i) + segment_sum(v, j) = segment_sum(concat(u, v), concat(i, j))"),
     *[Rule(p, grid_of_gathers, "f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]) reshaped, "
            "the pairs (i1, i2) all of I x J") for p in P.REGISTRY.values() if p.elementwise],
+    Rule(P.affine_scan, closed_affine_scan, "affine_scan(c0, a, b) = P * (c0 + cumsum(b / P)), "
+         "a constant, P = cumprod(a) well inside the floating-point range"),
     Rule(P.segment_sum, segment_sum_of_shifts, "segment_sum(x[ids], seg) = sum of shifted "
          "slices x[lo+d:hi+d] at lo:hi, the (seg, ids) pairs on a few diagonals"),
     Rule(P.reduce_sum, sum_of_scatter,
