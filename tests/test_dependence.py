@@ -445,7 +445,9 @@ def test_steps_differing_in_python_numbers_roll(f, make, prim):
     assert np.isclose(vg.jit(f)(*args), f(*args), rtol=1e-12)
     e = check(f, args, argnums=tuple(range(len(args))))
     g = e.stages["final"]
-    assert count(g, prim) >= 1 and len(g.eqns) < 30, vg.ir.pretty(g)
+    # (constant coefficients: the affine scan is written in closed form, one cumsum)
+    scan = count(g, prim) >= 1 or prim is P.affine_scan and count(g, P.cumsum) >= 1
+    assert scan and len(g.eqns) < 30, vg.ir.pretty(g)
 
 
 _NEW_AXIS_FORMS = {
