@@ -214,7 +214,7 @@ def has_duplicates(idx: tuple, shape: tuple[int, ...]) -> bool:
 
 def index_shape(shape: tuple[int, ...], idx: tuple) -> tuple[int, ...]:
     """The shape of `x[idx]` for `x` of this shape."""
-    if is_basic(idx):
+    if idx.__class__ is BasicIndex or is_basic(idx):
         return tuple([len(range(*k)) if k.__class__ is Sl else 1 for k in idx
                       if k.__class__ is not int])
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1), shape, (0,) * len(shape))

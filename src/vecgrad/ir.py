@@ -37,6 +37,11 @@ class Aval(NamedTuple):
         return f"{_short_dtype(self.dtype)}[{','.join(map(str, self.shape))}]"
 
 
+# Aval(shape, dtype) without the NamedTuple constructor's Python-level __new__ (a shape rule
+# that runs once per operation, as getitem's at a new index: new_aval((shape, dtype)))
+new_aval = functools.partial(tuple.__new__, Aval)
+
+
 def _short_dtype(dt: np.dtype) -> str:
     return {"float32": "f32", "float64": "f64", "int64": "i64", "int32": "i32", "bool": "bool"}.get(
         dt.name, dt.name)

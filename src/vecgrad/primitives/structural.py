@@ -17,7 +17,7 @@ from ..index import (  # noqa: F401 (the index model, re-exported)
     normalize_index,
     to_key,
 )
-from ..ir import Aval
+from ..ir import Aval, new_aval
 from .core import REGISTRY, Primitive, Sparse, register
 from .shapes import _lift, broadcast_to, full, relayout, reshape, transpose
 
@@ -61,7 +61,7 @@ def _getitem_batch(n: int, batched: tuple[bool, ...], x: Any, idx: tuple) -> Any
 
 getitem = register(Primitive(
     "getitem", lambda x, idx: x[to_key(idx)],
-    lambda x, idx: Aval(index_shape(x.shape, idx), x.dtype),
+    lambda x, idx: new_aval((index_shape(x.shape, idx), x.dtype)),
     lambda g, ans, x, idx: (Sparse(idx, g),), _getitem_batch))
 
 
