@@ -48,7 +48,7 @@ class Numpy(Filled):
     __slots__ = ("accumulate_at_read", "asarray", "astype", "concatenate", "dispatch_function",
                  "dispatch_ufunc", "ravel", "reshape", "stack", "sum", "traced_getitem", "traced_row",
                  "where", "write_at_index_array", "write_at_traced", "write_basic_first",
-                 "wrote_at_read", "zeros")
+                 "write_masked", "wrote_at_read", "zeros")
 
 
 class Autodiff(Filled):

@@ -126,6 +126,32 @@ class Const:
 
 Atom = Var | Const
 
+NUMBER_TYPES = (float, int)  # (Python numbers taken by tracing's fast path)
+_NUMBERS: dict[tuple, Const] = {}  # (type, number, the arrays' dtypes) -> its constant
+
+
+def number_const(x: Any, dtypes: Sequence[np.dtype]) -> Const:
+    """A Python number as a constant in the arrays' dtypes, as NumPy 2 weighs a weak scalar
+    (`x * 2.0` in a loop: its value and content key made once, read-only, shared by a new
+    Const per use: batching tells operands apart by identity). Zeros are made afresh (-0.0
+    == 0.0), as are NaNs (not equal to themselves) and complex numbers."""
+    key = (x.__class__, x, *dtypes)
+    c = _NUMBERS.get(key)
+    if c is None:
+        c = Const(np.asarray(x, np.result_type(*dtypes, x) if dtypes else None))
+        if x and x.__class__ is not complex and not (x.__class__ is float and math.isnan(x)):
+            c.value.flags.writeable = False
+            if len(_NUMBERS) >= 4096:  # (bounded)
+                _NUMBERS.clear()
+            _NUMBERS[key] = c
+        return c
+    out = _new_const(Const)
+    out.value, out.aval, out._key = c.value, c.aval, c.key()
+    return out
+
+
+_new_const = object.__new__
+
 
 class Params(dict):
     """Immutable, hashable equation parameters (all values must be hashable)."""

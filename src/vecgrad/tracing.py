@@ -17,7 +17,6 @@ is a NumPy *scalar*: an immutable copy, so `t = b[0]; b[0] = b[1]` leaves `t` al
 from __future__ import annotations
 
 import dis
-import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Self
@@ -50,7 +49,7 @@ from .index import (
     normalize_index,
     split_bool_scalars,
 )
-from .ir import Atom, Aval, Const, Primitive, Var, set_bind
+from .ir import NUMBER_TYPES, Atom, Aval, Const, Primitive, Var, number_const, set_bind
 from .views import (  # noqa: F401 (re-exported)
     TRACED_ROW,
     c_contiguous,
@@ -78,14 +77,14 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
         a = args[0]
         builder = a._b
         atoms = (a._atom if a._view is None else a.atom,)
-    elif n == 2 and (args[0].__class__ is Tracer and args[1].__class__ in _NUMBER_TYPES or
-                     args[1].__class__ is Tracer and args[0].__class__ in _NUMBER_TYPES):
+    elif n == 2 and (args[0].__class__ is Tracer and args[1].__class__ in NUMBER_TYPES or
+                     args[1].__class__ is Tracer and args[0].__class__ in NUMBER_TYPES):
         a, b = args  # (a plain tracer and a Python number: `x[i] * 2.0`, as below)
         t = a if a.__class__ is Tracer else b
         builder = t._b
         dts = (t._atom.aval.dtype,)
         try:
-            atoms = (t.atom, _number(b, dts)) if t is a else (_number(a, dts), t.atom)
+            atoms = (t.atom, number_const(b, dts)) if t is a else (number_const(a, dts), t.atom)
         except OverflowError:
             return _out_of_range(prim, args, params, builder)
     else:
@@ -167,7 +166,7 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
                 return x._b.emit(P.cast, [x.atom], {"dtype": dt})
         return x.atom
     if _is_scalar(x):
-        return _number(x, dtypes)
+        return number_const(x, dtypes)
     if isinstance(x, (np.ndarray, np.generic)):
         b = _current.get()
         return b.capture(x) if b is not None else Const(x)
@@ -177,33 +176,6 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
     if why is not None:
         raise why(x)
     raise TypeError(f"vecgrad cannot use a value of type {type(x).__name__} as an array")
-
-
-_NUMBER_TYPES = (float, int)
-_NUMBERS: dict[tuple, Const] = {}  # (type, number, the arrays' dtypes) -> its constant
-
-
-def _number(x: Any, dtypes: Sequence[np.dtype]) -> Const:
-    """A Python number as a constant in the arrays' dtypes (`x * 2.0` in a loop: its value
-    and content key made once, read-only, shared by a new Const per use: batching tells
-    operands apart by identity). Zeros are made afresh (-0.0 == 0.0), as are NaNs (not equal
-    to themselves) and complex numbers."""
-    key = (x.__class__, x, *dtypes)
-    c = _NUMBERS.get(key)
-    if c is None:
-        c = Const(np.asarray(x, np.result_type(*dtypes, x) if dtypes else None))
-        if x and x.__class__ is not complex and not (x.__class__ is float and math.isnan(x)):
-            c.value.flags.writeable = False
-            if len(_NUMBERS) >= 4096:  # (bounded)
-                _NUMBERS.clear()
-            _NUMBERS[key] = c
-        return c
-    out = _new_const(Const)
-    out.value, out.aval, out._key = c.value, c.aval, c.key()
-    return out
-
-
-_new_const = object.__new__
 
 
 class Tracer(Traced):
@@ -409,7 +381,7 @@ class Tracer(Traced):
 
     def _write_traced(self, key: Any, value: Any) -> None:
         """`self[key] = value` for a key holding traced values (done, or a TraceError)."""
-        if self._write_masked(key, value) or NUMPY.wrote_at_read(self, key, value) \
+        if NUMPY.write_masked(self, key, value) or NUMPY.wrote_at_read(self, key, value) \
                 or NUMPY.write_at_traced(self, key, value) \
                 or NUMPY.write_basic_first(self, key, value) \
                 or NUMPY.write_at_index_array(self, key, value):
@@ -421,28 +393,6 @@ class Tracer(Traced):
             "arrays i, j: the last write to a repeated position wins, as in NumPy); for "
             "other forms write the whole region (x[idx] = v for the rows), accumulate with "
             "np.add.at(x, idx, v), or select values with vnp.where") from None
-
-    def _write_masked(self, mask: Any, value: Any) -> bool:
-        """`x[mask] = v` for a traced boolean mask over x's leading axes and a v that
-        broadcasts to one selected entry (a scalar, or a row): `where(mask, v, x)`, exactly
-        NumPy's result. False if the write is not of that form."""
-        write_into = getattr(type(value), "write_into", None)  # (numpy/_masked.py)
-        if write_into is not None:  # y[mask] = x[mask], or x[mask] *= c written back
-            return write_into(value, self, mask)
-        if not (isinstance(mask, Tracer) and mask.dtype == bool and mask.ndim
-                and self.shape[:mask.ndim] == mask.shape):
-            return False
-        rest = self.shape[mask.ndim:]
-        try:
-            ok = np.broadcast_shapes(np.shape(value), rest) == rest
-        except ValueError:
-            ok = False
-        if not ok:
-            return False
-        m = NUMPY.reshape(mask, mask.shape + (1,) * len(rest))
-        new = NUMPY.astype(NUMPY.where(m, value, self), self.dtype)
-        self._replace(new.atom)
-        return True
 
     def _write(self, idx: tuple, value: Any, prim: Primitive) -> None:
         if self._readonly:

@@ -37,6 +37,7 @@ from ._indexing import traced_getitem as _traced_getitem
 from ._indexing import traced_row as _traced_row
 from ._indexing import write_at_traced as _write_at_traced
 from ._mixed_keys import write_basic_first as _write_basic_first
+from ._masked import write_masked as _write_masked
 from ._scatter import write_at_index_array as _write_at_index_array
 from ._accumulate import wrote_at_read as _wrote_at_read
 from ._ops import dispatch_function
@@ -52,7 +53,8 @@ _NUMPY.fill(accumulate_at_read=_accumulate_at_read, asarray=asarray, astype=asty
             dispatch_ufunc=dispatch_ufunc, ravel=ravel, reshape=reshape, stack=stack, sum=sum,
             traced_getitem=_traced_getitem, traced_row=_traced_row, where=where,
             write_at_index_array=_write_at_index_array, write_at_traced=_write_at_traced,
-            write_basic_first=_write_basic_first, wrote_at_read=_wrote_at_read, zeros=zeros)
+            write_basic_first=_write_basic_first, write_masked=_write_masked,
+            wrote_at_read=_wrote_at_read, zeros=zeros)
 _ops.NAMESPACES.update({"numpy": _sys.modules[__name__], "numpy.linalg": linalg,
                        "numpy.fft": fft, "numpy.lib.stride_tricks": lib.stride_tricks})
 _ndarray.install(_sys.modules[__name__])

@@ -136,3 +136,27 @@ def select(x: Tracer, key: Any) -> MaskedSelection | None:
             and x.shape[:key.ndim] == key.shape:
         return MaskedSelection(x, key)
     return None
+
+
+def write_masked(x: Tracer, mask: Any, value: Any) -> bool:
+    """`x[mask] = v` for a traced boolean mask over x's leading axes and a v that broadcasts
+    to one selected entry (a scalar, or a row): `where(mask, v, x)`, exactly NumPy's result.
+    False if the write is not of that form (tracing's write at a traced key asks here
+    first)."""
+    write_into = getattr(type(value), "write_into", None)  # (MaskedSelection)
+    if write_into is not None:  # y[mask] = x[mask], or x[mask] *= c written back
+        return write_into(value, x, mask)
+    if not (isinstance(mask, Tracer) and mask.dtype == bool and mask.ndim
+            and x.shape[:mask.ndim] == mask.shape):
+        return False
+    rest = x.shape[mask.ndim:]
+    try:
+        ok = _np.broadcast_shapes(_np.shape(value), rest) == rest
+    except ValueError:
+        ok = False
+    if not ok:
+        return False
+    m = _ops.reshape(mask, mask.shape + (1,) * len(rest))
+    new = astype(_ops.where(m, value, x), x.dtype)
+    x._replace(new.atom)
+    return True
