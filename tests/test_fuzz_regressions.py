@@ -1616,3 +1616,12 @@ def test_matrix_rank_and_lstsq_of_empty_matrices(shape):
         b = np.ones(shape[0])
         got = vg.jit(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0])(A, b)
         assert_same(got, np.linalg.lstsq(A, b, rcond=None)[0])
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, "fro"])
+def test_cond_of_an_empty_matrix_raises_numpys_linalgerror(p):
+    """np.linalg.cond of a 0 x 0 matrix raises LinAlgError in NumPy; vecgrad raised a
+    ValueError from a reduction (found by the semantics probes)."""
+    with pytest.raises(np.linalg.LinAlgError, match="empty"):
+        vg.jit(lambda a: np.linalg.cond(a, p))(np.zeros((0, 0)))
+    assert_same(vg.jit(lambda a: np.linalg.cond(a, p))(np.eye(2) * 3), np.linalg.cond(np.eye(2) * 3, p))

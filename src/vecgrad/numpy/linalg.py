@@ -470,6 +470,8 @@ def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:
 def cond(x: Any, p: Any = None) -> Any:
     """The condition number of each matrix in the norm `p`."""
     x = _mat(x, "cond")
+    if 0 in _shape(x)[-2:]:  # (as NumPy, whose message this is)
+        raise _np.linalg.LinAlgError("cond is not defined on empty arrays")
     if p is None or p in (2, -2):
         s = svdvals(x)
         big, small = _ops.max(s, axis=-1), _ops.min(s, axis=-1)
