@@ -175,9 +175,11 @@ def test_views_that_read_elements_twice_take_the_einsum_loop():
     a, b = rng.standard_normal((30, 30)), rng.standard_normal((34, 34))
     win = sliding_window_view(b, (30, 30))
     calls = []
+    few = L._few_uses(L.einsum_work("bc,debc->deb", [a.shape, win.shape]), [a.shape, win.shape])
+    assert few == (False, True)  # (each window element is used once)
     run = L._unless_overlapping(lambda x, y: calls.append("plan") or np.einsum(
         "bc,debc->deb", x, y), lambda x, y: calls.append("loop") or np.einsum(
-        "bc,debc->deb", x, y))
+        "bc,debc->deb", x, y), few)
     np.testing.assert_allclose(run(a, win), np.einsum("bc,debc->deb", a, win))
     run(a, np.ascontiguousarray(win))
     run(a[1:, 1:], win[:, :, 1:, 1:])  # (a view of the windows: still read twice)
@@ -185,3 +187,16 @@ def test_views_that_read_elements_twice_take_the_einsum_loop():
     assert not L._reads_twice(b[1:, ::2]) and L._reads_twice(win)
     plan = L.plan_einsum("bc,debc->deb", [a.shape, win.shape], [a.dtype, win.dtype])
     np.testing.assert_allclose(plan(a, win), np.einsum("bc,debc->deb", a, win), rtol=1e-12)
+
+
+def test_windows_used_once_per_filter_are_still_copied_for_the_matmul():
+    """A convolution's windows (each element used once per filter) are worth one copy for
+    BLAS: the overlapping-view rule takes the einsum loop only for operands used fewer than
+    FEW_USES times (conv_pool_classifier went 0.8 -> 1.9 ms when every window view did)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+    x = np.random.default_rng(1).standard_normal((64, 200))
+    win, K = sliding_window_view(x, 5, axis=1), np.ones((16, 5))
+    shapes = [win.shape, K.shape]
+    few = L._few_uses(L.einsum_work("btk,fk->btf", shapes), shapes)
+    assert few == (False, False)
+    assert L._unless_overlapping(np.matmul, np.matmul, few) is np.matmul

@@ -4,6 +4,7 @@ per shape when compiling by `kernels.choose` (the cost model of `costs`, or a me
 stored on disk), and the lowerings of einsum, norm and muladd that run the chosen plans."""
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -50,12 +51,12 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
                 return cands["loop"]
             return _unless_overlapping(
                 cands["lead"] if "lead" in cands and _mm_moves_big(a, b, out, shapes)
-                else cands["mm"], cands["loop"])
+                else cands["mm"], cands["loop"], _few_uses(work, shapes))
         if work < 4096:  # (np.einsum parses its spec on every call: 1-3 us, np.dot 0.5)
             return _plan_dot(ins[0], ins[1], out, dts) or cands["loop"]
         name = choose_einsum(spec, [tuple(s) for s in shapes], dts, cands)
         return cands[name] if name in ("loop", "blas") else \
-            _unless_overlapping(cands[name], cands["loop"])
+            _unless_overlapping(cands[name], cands["loop"], _few_uses(work, shapes))
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
         fast = _plain_sum(ins[0], out, shapes[0], dtypes[0]) if dtypes else None
         return fast or (lambda x: _owned(np.einsum(spec, x), x))
@@ -193,14 +194,33 @@ def _matvec_needing_copy(a: str, b: str, out: str, shapes: list) -> bool:
     return bool(batch) and not (fa and fb) and big[:len(batch)] != "".join(batch)
 
 
-def _unless_overlapping(plan: Callable, loop: Callable) -> Callable:
+# An operand whose elements the contraction uses fewer times than this is not worth copying
+# for BLAS when it is an overlapping view (the copy costs more than the products it speeds up:
+# a cost volume's windows are each used once; a convolution's windows once per filter).
+FEW_USES = 4
+
+
+def _few_uses(work: int, shapes: list) -> tuple[bool, ...]:
+    """Per operand: whether the contraction uses each of its elements fewer than FEW_USES
+    times (its multiply-adds over its size)."""
+    return tuple(work < FEW_USES * max(1, math.prod(s)) for s in shapes)
+
+
+def _unless_overlapping(plan: Callable, loop: Callable, few: tuple[bool, ...]) -> Callable:
     """`plan` (planned for C-ordered operands: the timings and the model see shapes only),
     or NumPy's einsum loop where an operand is a view that reads elements more than once
     (windows that the rewrites chose not to copy, `sliding_window_view(b, (H, W))` against
     an image: 'bc,debc->deb'): reshaping it for a matmul would copy every window (a
-    cost-volume's 120 x 120 windows at 25 shifts: 1.5 ms against 76 us)."""
+    cost-volume's 120 x 120 windows at 25 shifts: 1.5 ms against 76 us), when the
+    contraction uses that operand's elements `few` times: windows each used once per filter
+    of a convolution are still copied for the matmul (1.9 ms by the loop, 0.8 ms copied)."""
+    fx, fy = few
+    if not (fx or fy):
+        return plan
+
     def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        if x.base is not None and _reads_twice(x) or y.base is not None and _reads_twice(y):
+        if fx and x.base is not None and _reads_twice(x) or \
+                fy and y.base is not None and _reads_twice(y):
             return loop(x, y)
         return plan(x, y)
     return run
