@@ -785,6 +785,15 @@ def _check_closed_affine_scan(g0, g1):
     assert "affine_scan" not in prims(g1) and prims(g1).count("cumsum") == 1, pretty(g1)
 
 
+def test_closed_affine_scan_keeps_the_paired_steps_for_long_rows():
+    """Rows of more than closed_form.ROW_MAX elements keep affine_scan (NumPy's cumsum along
+    the first axis of long rows is slower than the paired steps)."""
+    def f(x):
+        return P.affine_scan(x[0], vnp.asarray(np.full((50, 1), 0.9)), x)
+    assert "affine_scan" in prims(simplify(graph(f, (50, 64))))
+    assert "affine_scan" not in prims(simplify(graph(f, (50, 32))))
+
+
 def test_closed_affine_scan_keeps_the_paired_steps_out_of_range():
     """Coefficients whose product leaves the safe range (0.01 ** 200) keep affine_scan."""
     def f(x):
