@@ -13,13 +13,14 @@ strides are simulated, see `_strided`); fancy indexing, `flatten`, `astype` and 
 writable copies. A 0-d result of an operation, or an integer index that selects one element,
 is a NumPy *scalar*: an immutable copy, so `t = b[0]; b[0] = b[1]` leaves `t` alone and
 `t += 1` rebinds `t` only. A 0-d *array* (`vnp.zeros(())`, `x[0, ...]`) is written in place.
+In-place arithmetic (`x += v`) is in inplace.py.
 """
 from __future__ import annotations
 
 import dis
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 
@@ -439,94 +440,6 @@ class Tracer(Traced):
             inv = tuple(int(i) for i in np.argsort(params["perm"]))
             base._replace(self._b.emit(P.transpose, [new], {"perm": inv}))
         self._atom, self._base_seen = new, base.atom
-
-    # -- in-place arithmetic: rebinds this handle (and writes through views) ---------
-    def _inplace(self, other: Any, fn: Callable) -> Tracer:
-        if self._readonly:
-            raise _read_only(self)
-        if (fn is _add or fn is _sub) and "_traced_reads" in self._b.scratch:
-            acc = NUMPY.accumulate_at_read(self, other, fn is _sub)
-            if acc is not None:  # x[i] += v at a traced int i: np.add.at(x, i, v)
-                return acc
-        if self._is_scalar():
-            return self._scalar_update(other, fn)
-        self._check_same_kind(other, fn)
-        if self._view is not None and self._view[1] is P.getitem and fn is _add:
-            base, _, params = self._view  # x[i] += v: one accumulation into the base
-            base._write(params["idx"], other, P.setitem_add)
-            self._wrote = base.atom
-            return self
-        new = fn(self, other)
-        if new.shape != self.shape:
-            from .errors import ShapeError
-            raise ShapeError(f"in-place operation would change shape {self.shape} to {new.shape}")
-        new = NUMPY.astype(new, self.dtype)
-        self._replace(new.atom)
-        return self
-
-    def _check_same_kind(self, other: Any, fn: Callable) -> None:
-        """NumPy casts an in-place result back with casting='same_kind' (`int_buf += 0.5`
-        raises): so does vecgrad, rather than truncate silently."""
-        try:  # (NumPy's own errors, e.g. bool subtract, come from the operation itself)
-            dt = to_atom(other, [self.dtype], self._b).aval.dtype
-            with np.errstate(all="ignore"):
-                res = fn(np.ones((1, 1), self.dtype), np.ones((1, 1), dt)).dtype
-        except (TypeError, ValueError):
-            return
-        if not np.can_cast(res, self.dtype, "same_kind"):
-            from .errors import CastingError
-            raise CastingError(_INPLACE_NAMES.get(fn, "operation"), res, self.dtype,
-                               user_src(3))
-
-    def _scalar_update(self, other: Any, fn: Callable) -> Tracer:
-        """`t += v` on a NumPy scalar is `t = t + v`: a new object. When `t` was read as
-        `x[idx]` (so `x[idx] += v` is what the user wrote), the sum is computed as
-        `setitem_add(x, v)[idx]` and a write of it back into `x[idx]` is that setitem_add:
-        an accumulation that batching recognizes. The element is derived only when read."""
-        o = self._origin
-        if fn is not _add or o is None or o[0]._readonly:
-            return fn(self, other)
-        v = to_atom(other, [self.dtype])
-        dt = v.aval.dtype
-        if v.aval.shape or dt != self.dtype and np.result_type(self.dtype, dt) != self.dtype:
-            return fn(self, other)  # (t + v would have another dtype than x: not the idiom)
-        base, idx, version, read_from = o
-        new = self._b.emit(P.setitem_add, [version, v], {"idx": idx})
-        t = Tracer(self._b, self._atom, (Tracer(self._b, new), P.getitem, {"idx": idx}))
-        t._base_seen = None  # derived on first read
-        t._origin = (base, idx, new, read_from)
-        return t
-
-    def __iadd__(self, o: Any) -> Self:
-        return self._inplace(o, _add)
-
-    def __isub__(self, o: Any) -> Self:
-        return self._inplace(o, _sub)
-
-    def __imul__(self, o: Any) -> Self:
-        return self._inplace(o, _mul)
-
-    def __itruediv__(self, o: Any) -> Self:
-        return self._inplace(o, _div)
-
-
-def _add(a: Any, b: Any) -> Any:
-    return a + b
-
-
-def _sub(a: Any, b: Any) -> Any:
-    return a - b
-
-
-def _mul(a: Any, b: Any) -> Any:
-    return a * b
-
-
-def _div(a: Any, b: Any) -> Any:
-    return a / b
-
-
-_INPLACE_NAMES = {_add: "add", _sub: "subtract", _mul: "multiply", _div: "divide"}
 
 
 def _read_only(x: Tracer) -> ReadOnlyError:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .. import inplace
 from ..ir import Primitive
 from ..tracing import Tracer, bind
 from .elementwise import add, div, eq, ge, gt, le, lt, mul, ne, sub
@@ -43,6 +44,7 @@ def _equality(prim: Primitive, other_kind: bool) -> Callable:
 
 def install() -> None:
     """Set the operators on `Tracer`."""
+    inplace.install()
     for n, p in [("add", add), ("sub", sub), ("mul", mul), ("truediv", div)]:
         setattr(Tracer, f"__{n}__", _prim_op(p))
         setattr(Tracer, f"__r{n}__", _prim_op(p, swap=True))
