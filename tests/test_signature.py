@@ -288,3 +288,80 @@ def test_snapshots_share_immutable_items():
     vg.grad(edge_loss)(X, edges)
     snap = pytree._MEMO[id(edges)][1]
     assert snap == edges and all(a is b for a, b in zip(snap, edges))
+
+
+# -------------------------------------------- Python floats inside differentiated pytrees
+
+def _central(f, p, key, eps=1e-6):
+    hi, lo = dict(p), dict(p)
+    hi[key], lo[key] = p[key] + eps, p[key] - eps
+    return (f(hi) - f(lo)) / (2 * eps)
+
+
+@pytest.mark.parametrize("scale", [2.0, -0.5, 1e-3])
+def test_grad_of_a_python_float_in_a_dict_is_its_derivative(scale):
+    """As JAX's grad: a Python float inside a differentiated container is a leaf with a
+    gradient (vecgrad kept it static and returned None: a silently missing gradient)."""
+    x = np.random.default_rng(0).normal(size=5)
+
+    def f(p):
+        return vnp.sum(vnp.tanh(p["w"] * x) * p["scale"]) + p["scale"] ** 2
+
+    p = {"w": np.linspace(0.1, 0.9, 5), "scale": scale}
+    g = vg.grad(f)(p)
+    assert isinstance(g["scale"], np.ndarray) and g["scale"].shape == ()
+    assert g["scale"].dtype == np.float64
+    np.testing.assert_allclose(g["scale"], _central(f, p, "scale"), rtol=1e-6)
+    np.testing.assert_allclose(f(p), vg.jit(f)(p))
+
+
+def test_python_floats_in_lists_tuples_and_namedtuples_are_leaves():
+    from typing import NamedTuple
+
+    class P(NamedTuple):
+        a: float
+        b: np.ndarray
+
+    x = np.arange(3.0)
+    val, g = vg.value_and_grad(lambda p, x: p[0][1] * vnp.sum(x) + p[1].a * p[1].b[0])(
+        ([1.0, 3.0], P(2.0, np.ones(2))), x)
+    assert val == 11.0
+    np.testing.assert_allclose(g[0][0], 0.0)
+    np.testing.assert_allclose(g[0][1], 3.0)
+    np.testing.assert_allclose(g[1].a, 1.0)
+    np.testing.assert_allclose(g[1].b, [2.0, 0.0])
+    # a new value of the float does not compile again (it is traced, not a static key)
+    f = vg.grad(lambda p: p["a"] * p["w"].sum())
+    f({"a": 1.0, "w": np.ones(2)})
+    n = len(vg.api.fun_cache(f._base))
+    np.testing.assert_allclose(f({"a": 5.0, "w": np.ones(2)})["w"], 5.0)
+    assert len(vg.api.fun_cache(f._base)) == n
+
+
+def test_floats_of_arguments_not_differentiated_stay_static():
+    """Only the differentiated arguments' floats are traced (jit and argnums leave the rest
+    static, as before: a float there may be a hyperparameter used as a Python number)."""
+    def f(w, cfg):
+        return vnp.sum(w) * cfg["lr"] * len(range(int(cfg["steps"])))
+
+    g = vg.grad(f)(np.ones(2), {"lr": 0.5, "steps": 3.0})
+    np.testing.assert_allclose(g, 1.5)
+    assert vg.jit(f)(np.ones(2), {"lr": 0.5, "steps": 3.0}) == 3.0
+
+
+@pytest.mark.parametrize("where", ["top", "dict"])
+def test_a_differentiated_float_used_as_a_python_number_is_a_typed_error(where):
+    """JAX raises a concretization error here; vecgrad names the argument and the way out
+    (the value is needed by an `if`, so it cannot carry a gradient)."""
+    def f(p, x):
+        a = p["a"] if where == "dict" else p
+        if a > 0:
+            return a * vnp.sum(x)
+        return vnp.sum(x)
+
+    arg = {"a": 2.0} if where == "dict" else 2.0
+    with pytest.raises(vg.ArgumentError, match=r"argument 0(\['a'\])?, the Python float 2.0.*"
+                       r"uses its value as a Python number") as e:
+        vg.grad(f)(arg, np.ones(2))
+    assert "test_signature.py" in str(e.value)
+    np.testing.assert_allclose(vg.grad(f, argnums=1)(arg, np.ones(2)), 2.0)

@@ -120,20 +120,22 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _signature(cache: FunCache, args: tuple, kwargs: dict) -> tuple[list, Any, tuple]:
+def _signature(cache: FunCache, args: tuple, kwargs: dict, deep: frozenset = frozenset()
+               ) -> tuple[list, Any, tuple]:
     if not kwargs and all(type(x) is np.ndarray for x in args):  # the common call, quickly
         return array_call(args)
-    return flatten_call(args, kwargs, cache.static, settings.trace_scalars)
+    return flatten_call(args, kwargs, cache.static, settings.trace_scalars, deep)
 
 
 def _build(cache: FunCache, key_head: tuple, args: tuple, kwargs: dict,
-           build: Callable[[Call], Any], store: Callable[[Any], bool] = lambda e: True
-           ) -> tuple[Any, list]:
+           build: Callable[[Call], Any], store: Callable[[Any], bool] = lambda e: True,
+           deep: frozenset = frozenset()) -> tuple[Any, list]:
     """The cached value for this call (building it on a miss) and the call's leaves. A trace
-    that needed the value of Python-number arguments makes them static and traces again."""
+    that needed the value of Python-number arguments makes them static and traces again.
+    `deep`: the differentiated positions (their containers' Python floats are traced)."""
     known = cache.static  # (restored if a guess about which arguments are static fails)
     while True:
-        leaves, td, sig = _signature(cache, args, kwargs)
+        leaves, td, sig = _signature(cache, args, kwargs, deep)
         key = (key_head, td, sig)
         e = cache.entries.get(key)
         if e is not None and not (settings.keep_stages and getattr(e, "slim", False)):
@@ -238,7 +240,16 @@ class Transformed:
         head = self._head()
         self._mark_static(args, kwargs)
         return _build(self._cache, head, args, kwargs, lambda call: compile_staged(
-            self._stage(call), f"{self.kind}_{self.__name__}", head[-1]))
+            self._stage(call), f"{self.kind}_{self.__name__}", head[-1]),
+            deep=self._deep(len(args)))
+
+    def _deep(self, nargs: int) -> frozenset:
+        """The positions differentiated (none for jit; out-of-range argnums are refused by
+        the staging, which names them)."""
+        if self.kind == "jit":
+            return frozenset()
+        nums = (self.argnums,) if isinstance(self.argnums, int) else self.argnums
+        return frozenset(a % nargs for a in nums if -nargs <= a < nargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if current_builder() is not None:
@@ -249,7 +260,7 @@ class Transformed:
         for x in (None,) if kwargs else args:
             if type(x) is not np.ndarray:
                 leaves, td, sig = flatten_call(args, kwargs, cache.static,
-                                               settings.trace_scalars)
+                                               settings.trace_scalars, self._deep(len(args)))
                 e = cache.entries.get((head, td, sig))
                 if e is None:
                     e, leaves = self.entry(*args, **kwargs)
@@ -283,7 +294,7 @@ class Transformed:
         """Called inside a trace: inline the staged graph into it."""
         self._mark_static(args, kwargs)
         st, leaves = _build(self._cache, ("staged",) + self._chain, args, kwargs, self._stage,
-                            lambda st: not st.closure)
+                            lambda st: not st.closure, self._deep(len(args)))
         return st.finish(_inline(st, leaves))
 
 

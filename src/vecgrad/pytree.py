@@ -14,6 +14,7 @@ MEMO_MIN = 32  # shorter containers are flattened each call (cheaper than a memo
 MEMO_SIZE = 256  # big static containers remembered by identity (cleared when full)
 _MEMO: dict[int, tuple[Any, Any, Any]] = {}  # id(container) -> (it, snapshot, its treedef)
 _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range)
+_TO_NUMPY = {float: np.float64, int: np.int64, complex: np.complex128}
 
 # Array types that are leaves, and how to read each one's (shape, dtype) without copying it.
 # The JAX and torch backends add theirs when they load (the core imports neither package).
@@ -49,9 +50,10 @@ def flatten(x: Any) -> tuple[list, Any]:
     return leaves, flat(x, leaves)
 
 
-def flat(x: Any, leaves: list) -> Any:
+def flat(x: Any, leaves: list, numbers: bool = False) -> Any:
     """x's treedef, appending its array leaves (NumPy arrays and scalars, tracers) to
-    `leaves`. A list, tuple or dict of at least MEMO_MIN items with no array inside (an edge
+    `leaves`; with `numbers`, also its Python floats and complex numbers, as weak leaves (a
+    differentiated argument's, as JAX's: see signature.py). A list, tuple or dict of at least MEMO_MIN items with no array inside (an edge
     list of index pairs, say) is flattened once and then recognized by identity: a tuple of
     immutable values cannot change, so the same object has the same treedef; a list or dict
     can, so it is compared with a snapshot taken when it was first seen (a C-speed comparison
@@ -62,8 +64,11 @@ def flat(x: Any, leaves: list) -> Any:
     if t is np.ndarray:
         leaves.append(x)
         return ARRAY
+    if numbers and (t is float or t is complex):
+        leaves.append(_TO_NUMPY[t](x))
+        return ("weak", t())
     if t is tuple or t is list or t is dict:
-        big = len(x) >= MEMO_MIN
+        big = len(x) >= MEMO_MIN and not numbers  # (the memo holds static treedefs only)
         if big:
             hit = _MEMO.get(id(x))
             if hit is not None and hit[0] is x and (hit[1] is None or x == hit[1]):
@@ -71,12 +76,12 @@ def flat(x: Any, leaves: list) -> Any:
         n = len(leaves)
         if t is dict:
             keys = sorted(x, key=repr)
-            td = ("dict", tuple(keys), tuple([flat(x[k], leaves) for k in keys]))
+            td = ("dict", tuple(keys), tuple([flat(x[k], leaves, numbers) for k in keys]))
         else:
-            td = (t.__name__, tuple([flat(c, leaves) for c in x]))
+            td = (t.__name__, tuple([flat(c, leaves, numbers) for c in x]))
         return _memoize(x, td) if big and len(leaves) == n else td
     if isinstance(x, tuple) and hasattr(x, "_fields"):  # a NamedTuple (e.g. linalg.eigh's)
-        return ("tuple", tuple([flat(c, leaves) for c in x]), t)
+        return ("tuple", tuple([flat(c, leaves, numbers) for c in x]), t)
     if isinstance(x, Tracer) or is_leaf(x):  # (also the arrays of a loaded jax/torch backend)
         leaves.append(x)
         return ARRAY

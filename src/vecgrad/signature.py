@@ -11,7 +11,9 @@ treedef (structure and static values) and the shape and dtype of each leaf.
   function needs the value itself (a shape, a `range`, an `if`, an index) the argument is
   made static for that function (`static` below, found by the api) and keyed by its value.
   Bools stay static (they are flags), and so do numbers inside containers (index lists,
-  shapes, configurations).
+  shapes, configurations), except in a differentiated argument (`deep` below), where, as in
+  JAX, floats and complex numbers are weak leaves too, so grad of `{"w": w, "scale": 2.0}`
+  gives a gradient for "scale" (ints there are refused: staging.wrt_leaves).
 - **Big static data.** A list, tuple or dict of at least MEMO_MIN items with no array inside
   is flattened once and then recognized by identity (see `pytree.flat`, the one flattener of
   arguments and results).
@@ -23,17 +25,17 @@ from typing import Any
 import numpy as np
 
 from .ir import Aval
-from .pytree import ARRAY, _build, clear_memo, flat, leaf_kinds, leaf_signature
+from .pytree import _TO_NUMPY, ARRAY, _build, clear_memo, flat, leaf_kinds, leaf_signature
 from .tracing import Tracer
 
 __all__ = ["ARRAY", "Call", "array_call", "clear_memo", "flatten_call", "unflatten_call"]
 
 _WEAK = {float: ("weak", 0.0), int: ("weak", 0), complex: ("weak", 0j)}
-_TO_NUMPY = {float: np.float64, int: np.int64, complex: np.complex128}
 
 
-def _arg(x: Any, leaves: list, weak: bool) -> Any:
-    """One argument's treedef; a Python number becomes a weak leaf when `weak`."""
+def _arg(x: Any, leaves: list, weak: bool, deep: bool = False) -> Any:
+    """One argument's treedef; a Python number becomes a weak leaf when `weak`, and so do the
+    floats and complex numbers inside its containers when `deep`."""
     t = type(x)
     if t is np.ndarray:
         leaves.append(x)
@@ -44,15 +46,17 @@ def _arg(x: Any, leaves: list, weak: bool) -> Any:
     if isinstance(x, Tracer) and x._weak:
         leaves.append(x)
         return ("weak", x._kind)
-    return flat(x, leaves)
+    return flat(x, leaves, deep and weak)
 
 
 def flatten_call(args: tuple, kwargs: dict, static: frozenset = frozenset(),
-                 trace_scalars: bool = True) -> tuple[list, Any, tuple]:
+                 trace_scalars: bool = True, deep: frozenset = frozenset()
+                 ) -> tuple[list, Any, tuple]:
     """(leaves, treedef, signature) of a call. `static`: positions (ints) and keyword names
-    of Python-number arguments to treat as static values."""
+    of Python-number arguments to treat as static values; `deep`: positions whose
+    containers' Python floats are weak leaves (the differentiated arguments)."""
     leaves: list = []
-    tds = tuple([_arg(a, leaves, trace_scalars and i not in static)
+    tds = tuple([_arg(a, leaves, trace_scalars and i not in static, i in deep)
                  for i, a in enumerate(args)])
     kw = None
     if kwargs:

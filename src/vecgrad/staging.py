@@ -308,6 +308,15 @@ def wrt_leaves(call: Call, nums: tuple[int, ...], fun: Callable, what: str) -> l
     vecgrad keeps static), naming where in the argument they are."""
     wrt: dict[int, None] = {}
     for a in nums:
+        for path, node in _leaf_paths(call.td[0][a]):
+            if node is not None and node[1] is not int:
+                raise ArgumentError(f"{what} cannot differentiate argument {a}{path}, the Python "
+                                    f"{node[1].__name__} {node[2]!r}: the function uses its "
+                                    f"value as a Python number (an `if`, a `range`, a shape or "
+                                    f"an index), so it is static. Pass it in an argument that "
+                                    f"is not differentiated (or through a closure), or use it "
+                                    f"through array operations only (np.where instead of "
+                                    f"`if`){fun_where(fun)}")
         if not call.ranges[a]:
             raise ArgumentError(f"argument {a} is static (it holds no array), so it cannot "
                                 f"be differentiated: pass a NumPy float array "
