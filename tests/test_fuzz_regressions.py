@@ -1626,3 +1626,23 @@ def test_cond_of_an_empty_matrix_raises_numpys_linalgerror(p):
     with pytest.raises(np.linalg.LinAlgError, match="empty"):
         vg.jit(lambda a: np.linalg.cond(a, p))(np.zeros((0, 0)))
     assert_same(vg.jit(lambda a: np.linalg.cond(a, p))(np.eye(2) * 3), np.linalg.cond(np.eye(2) * 3, p))
+
+
+@pytest.mark.parametrize("m, n, bshape", [(4, 4, ()), (3, 5, ()), (4, 4, (2,)), (6, 4, ()),
+                                          (6, 4, (2,))])
+def test_lstsq_residuals_empty_where_numpys_are_and_rank_int32(m, n, bshape):
+    """np.linalg.lstsq's residuals are empty when a has no more rows than columns (a shape
+    known from the shapes), and its rank is LAPACK's int32: vecgrad returned the squared
+    norms (shape (k,)) and an int64 (found by bench/numpy_coverage.py)."""
+    r = np.random.default_rng(1)
+    a, b = r.standard_normal((m, n)), r.standard_normal((m, *bshape))
+    got = vg.jit(lambda a, b: np.linalg.lstsq(a, b, rcond=None))(a, b)
+    for g, w in zip(got, np.linalg.lstsq(a, b, rcond=None)):
+        assert_same(g, np.asarray(w))
+    same_as_numpy(lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0], a, b)
+
+
+def test_nextafter_passes_the_gradient_to_its_first_argument():
+    """np.nextafter(x, y) is x moved by one ulp: its gradient for x is 1, which central
+    differences see; vecgrad's was 0 (found by bench/numpy_coverage.py)."""
+    same_as_numpy(lambda x, y: np.nextafter(x, y) * x, X, X[::-1].copy())

@@ -499,10 +499,11 @@ def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any =
 
 
 def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple:
-    """Least-squares solution of `a @ x = b`: (x, residuals, rank, singular values). Unlike
-    NumPy (whose residuals are empty when a is rank-deficient, a shape known only from the
-    data), the residuals are always the squared norms of the columns of `b - a @ x`, as
-    jax.numpy.linalg.lstsq returns them."""
+    """Least-squares solution of `a @ x = b`: (x, residuals, rank, singular values). The
+    residuals are empty, as NumPy's, where a has no more rows than columns; otherwise they
+    are the squared norms of the columns of `b - a @ x`, as jax.numpy.linalg.lstsq returns
+    them (NumPy's are also empty where a is rank-deficient, a shape known only from the
+    data)."""
     a = _mat(a, "lstsq")
     b = _floating(asarray(b))
     vec = len(_shape(b)) == 1
@@ -511,8 +512,9 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple:
     if rcond is None:
         rcond = _np.finfo(_np.dtype(a.dtype)).eps * builtins.max(m, n)
     x = _contract.matmul(pinv(a, rcond=float(rcond)), bm)
-    resid = _ops.sum(_ops.square(bm - _contract.matmul(a, x)), axis=0)
-    rank = matrix_rank(a, rtol=float(rcond))
+    resid = (_ops.sum(_ops.square(bm - _contract.matmul(a, x)), axis=0) if m > n else
+             _np.zeros(0, _np.empty(0, x.dtype).real.dtype))
+    rank = astype(matrix_rank(a, rtol=float(rcond)), _np.int32)  # (LAPACK's int, as NumPy's)
     s = svdvals(a)
     if vec:
         x = _ops.reshape(x, (-1,))

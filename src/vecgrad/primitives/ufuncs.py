@@ -139,7 +139,6 @@ invert = _nograd("invert", np.invert)
 left_shift = _nograd("left_shift", np.left_shift)
 right_shift = _nograd("right_shift", np.right_shift)
 frexp_exponent = _nograd("frexp_exponent", lambda x: np.frexp(x)[1])
-nextafter = _nograd("nextafter", np.nextafter)
 spacing = _nograd("spacing", np.spacing)
 gcd = _nograd("gcd", np.gcd)
 lcm = _nograd("lcm", np.lcm)
@@ -185,6 +184,8 @@ fmod = elementwise(  # C's fmod: x - trunc(x / y) y
 copysign = elementwise(  # |x| with y's sign: d/dx = +-1, nothing for y
     "copysign", np.copysign,
     lambda g, ans, x, y: (where(eq(signbit(x), signbit(y)), g, -g), None))
+nextafter = elementwise(  # x moved by one ulp towards y: d/dx = 1 (as central differences
+    "nextafter", np.nextafter, lambda g, ans, x, y: (g, None))  # see it), nothing for y
 heaviside = elementwise(  # 0, h0 or 1: only h0 (taken where x == 0) has a gradient
     "heaviside", np.heaviside, lambda g, ans, x, h0: (None, where(eq(x, 0), g, 0)))
 fmax = elementwise("fmax", np.fmax, lambda g, ans, x, y: (
