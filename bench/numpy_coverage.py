@@ -3,7 +3,7 @@ most (bench/numpy_coverage_cases.py), each called with its common keywords, trac
 arrays ("whole"), inside a loop over samples ("loop": a list comprehension over a leading
 axis), and differentiated ("grad": central differences in float64 along a random direction,
 on the whole arrays and in the loop), each result checked against NumPy's (values, dtype,
-shape).
+shape); "float32" repeats "whole" with the float inputs in float32 (NEP 50's dtypes).
 
 Each check of each call is classified
 
@@ -111,7 +111,8 @@ def loss_of(fn, weights: list[np.ndarray]):
     return loss
 
 
-def check_grad(loss, args: list, fl: list[int], rng: np.random.Generator) -> str | None:
+def check_grad(loss, args: list, fl: list[int], rng: np.random.Generator,
+               eps: float) -> str | None:
     g = vg.grad(loss, argnums=tuple(fl))(*args)
     dirs = [rng.standard_normal(np.shape(args[i])) for i in fl]
     ana = sum(float(np.sum(np.asarray(gi) * d)) for gi, d in zip(g, dirs))
@@ -121,7 +122,6 @@ def check_grad(loss, args: list, fl: list[int], rng: np.random.Generator) -> str
         for i, d in zip(fl, dirs):
             a[i] = args[i] + t * d
         return float(loss(*a))
-    eps = 1e-6
     num = (at(eps) - at(-eps)) / (2 * eps)
     if not np.isfinite(num):
         return None
@@ -134,11 +134,16 @@ def run_case(expr: str, seed: int) -> dict[str, tuple[str, str]]:
     names = names_in(expr)
     fn = eval(f"lambda {', '.join(names)}: {expr}", {"np": np})
     res: dict[str, tuple[str, str]] = {}
-    for mode in ("whole", "loop"):
+    for mode in ("whole", "loop", "float32"):
         rng = np.random.default_rng(seed)
         inp = make(rng, names, batch=mode == "loop")
+        if mode == "float32":  # the float inputs in float32: NumPy's dtypes (NEP 50)
+            if not FLOATS & set(names):
+                res[mode] = ("n/a", "no float input")
+                continue
+            inp = {k: v.astype(np.float32) if k in FLOATS else v for k, v in inp.items()}
         args = [inp[k] for k in names]
-        if mode == "whole":
+        if mode != "loop":
             f = fn
         else:
             batched = [k not in SHARED for k in names]
@@ -151,7 +156,8 @@ def run_case(expr: str, seed: int) -> dict[str, tuple[str, str]]:
                 want = f(*[a.copy() for a in args])
         except Exception as e:  # NumPy refuses: vecgrad should too (not checked here)
             res[mode] = ("n/a", f"NumPy raises {type(e).__name__}")
-            res["grad " + mode] = ("n/a", "")
+            if mode != "float32":
+                res["grad " + mode] = ("n/a", "")
             continue
         try:
             with warnings.catch_warnings():
@@ -161,6 +167,8 @@ def run_case(expr: str, seed: int) -> dict[str, tuple[str, str]]:
             res[mode] = ("wrong", d) if d else ("ok", "")
         except Exception as e:
             res[mode] = classify_exc(e)
+        if mode == "float32":
+            continue
         fl = [j for j, k in enumerate(names) if k in FLOATS]
         outs = float_leaves(want)
         if not fl or not outs or any(np.asarray(o).dtype != np.float64 for o in outs):
@@ -173,14 +181,15 @@ def run_case(expr: str, seed: int) -> dict[str, tuple[str, str]]:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                d = check_grad(loss_of(f, weights), args, fl, rng)
+                d = check_grad(loss_of(f, weights), args, fl, rng,
+                               1e-2 if "float32" in expr or "f4" in expr else 1e-6)
             res["grad " + mode] = ("wrong", d) if d else ("ok", "")
         except Exception as e:
             res["grad " + mode] = classify_exc(e)
     return res
 
 
-CHECKS = ["whole", "loop", "grad whole", "grad loop"]
+CHECKS = ["whole", "loop", "float32", "grad whole", "grad loop"]
 KINDS = ["ok", "refused", "crash", "wrong", "n/a"]
 
 

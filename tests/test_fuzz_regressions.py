@@ -1646,3 +1646,13 @@ def test_nextafter_passes_the_gradient_to_its_first_argument():
     """np.nextafter(x, y) is x moved by one ulp: its gradient for x is 1, which central
     differences see; vecgrad's was 0 (found by bench/numpy_coverage.py)."""
     same_as_numpy(lambda x, y: np.nextafter(x, y) * x, X, X[::-1].copy())
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int8, np.bool_, np.uint8, np.complex64])
+def test_vander_has_numpys_dtype(dt):
+    """np.vander computes in x's dtype promoted with int (float32 -> float64, int8 ->
+    int64): vecgrad kept x's dtype (found by bench/numpy_coverage.py's float32 check)."""
+    v = (np.arange(4) - 1).astype(dt)
+    for n, inc in [(None, False), (3, True), (1, False)]:
+        assert_same(vg.jit(lambda v: np.vander(v, n, inc))(v), np.vander(v, n, inc))
+    same_as_numpy(lambda v: np.vander(v, 3), X[0].astype(np.float64))

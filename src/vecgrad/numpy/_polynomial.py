@@ -81,8 +81,12 @@ def polyval(p: Any, x: Any) -> Any:
 
 
 def vander(x: Any, N: int | None = None, increasing: bool = False) -> Any:
-    """The Vandermonde matrix: columns x**(N-1), ..., x**0 (or increasing)."""
+    """The Vandermonde matrix: columns x**(N-1), ..., x**0 (or increasing), in NumPy's
+    dtype, x's promoted with int (float32 and int8 give float64 and int64)."""
     x = _1d(x, "vander")
+    dt = _np.promote_types(_dtype(x), int)
+    if dt != _dtype(x):
+        x = astype(x, dt)
     n = _shape(x)[0] if N is None else int(N)
     cols = [_ops.power(x, k) if k > 1 else x if k == 1 else _ops.power(x, 0)
             for k in range(n)]
