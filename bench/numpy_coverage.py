@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from numpy_coverage_cases import CASES, FLOATS, INPUTS, SHARED  # noqa: E402
+from numpy_coverage_cases import CASES, FLOATS, INPUTS, SHARED
 
-import vecgrad as vg  # noqa: E402
+import vecgrad as vg
 
 N = 3  # loop iterations (samples)
 
@@ -154,7 +154,7 @@ def run_case(expr: str, seed: int) -> dict[str, tuple[str, str]]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 want = f(*[a.copy() for a in args])
-        except Exception as e:  # NumPy refuses: vecgrad should too (not checked here)
+        except Exception as e:  # noqa: BLE001  # NumPy refuses: vecgrad should too (not checked here)
             res[mode] = ("n/a", f"NumPy raises {type(e).__name__}")
             if mode != "float32":
                 res["grad " + mode] = ("n/a", "")
@@ -165,7 +165,7 @@ def run_case(expr: str, seed: int) -> dict[str, tuple[str, str]]:
                 got = vg.jit(f)(*[a.copy() for a in args])
             d = same(want, got)
             res[mode] = ("wrong", d) if d else ("ok", "")
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             res[mode] = classify_exc(e)
         if mode == "float32":
             continue
@@ -184,7 +184,7 @@ def run_case(expr: str, seed: int) -> dict[str, tuple[str, str]]:
                 d = check_grad(loss_of(f, weights), args, fl, rng,
                                1e-2 if "float32" in expr or "f4" in expr else 1e-6)
             res["grad " + mode] = ("wrong", d) if d else ("ok", "")
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             res["grad " + mode] = classify_exc(e)
     return res
 
@@ -205,7 +205,7 @@ def main() -> None:
     for n, expr in enumerate(cases):
         try:
             r = run_case(expr, n)
-        except Exception as e:  # the harness itself
+        except Exception as e:  # noqa: BLE001  # the harness itself
             r = {c: ("crash", f"harness: {type(e).__name__}: {e}"[:160]) for c in CHECKS}
         report[expr] = r
         for c in CHECKS:

@@ -1654,5 +1654,5 @@ def test_vander_has_numpys_dtype(dt):
     int64): vecgrad kept x's dtype (found by bench/numpy_coverage.py's float32 check)."""
     v = (np.arange(4) - 1).astype(dt)
     for n, inc in [(None, False), (3, True), (1, False)]:
-        assert_same(vg.jit(lambda v: np.vander(v, n, inc))(v), np.vander(v, n, inc))
+        assert_same(vg.jit(lambda v, n=n, inc=inc: np.vander(v, n, inc))(v), np.vander(v, n, inc))
     same_as_numpy(lambda v: np.vander(v, 3), X[0].astype(np.float64))
