@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from . import pyarrays
 from .hooks import NUMPY
 from .tracing import Tracer
 
@@ -101,11 +102,13 @@ _TRACED_MAX, _TRACED_MIN = _wrap(_MAX, True), _wrap(_MIN, False)
 
 @contextlib.contextmanager
 def traced_builtins() -> Iterator[None]:
-    """`builtins.max` / `builtins.min` fold traced 0-d values inside (nested uses share one
-    patch, removed when the outermost ends)."""
+    """`builtins.max` / `builtins.min` fold traced 0-d values inside, and `np.array` /
+    `np.asarray` & co. of traced values called from the user's code make traced arrays (see
+    pyarrays; nested uses share one patch, removed when the outermost ends)."""
     global _depth
     if _depth == 0:
         builtins.max, builtins.min = _TRACED_MAX, _TRACED_MIN
+        pyarrays.patch()
     _depth += 1
     try:
         yield
@@ -113,6 +116,7 @@ def traced_builtins() -> Iterator[None]:
         _depth -= 1
         if _depth == 0:
             builtins.max, builtins.min = _MAX, _MIN
+            pyarrays.unpatch()
 
 
 __all__ = ["traced_builtins"]
