@@ -1677,7 +1677,7 @@ def test_np_array_of_traced_values_is_numpys_array(call, dt):
     make NumPy's array, in NumPy's dtype (a Python float beside a float32 makes float64,
     and keeps its float64 value): they raised TracedIntoNumpyError (NumPy's constructors do
     not dispatch; found by bench/numpy_coverage.py)."""
-    f = eval(f"lambda x: {call}")  # noqa: S307
+    f = eval(f"lambda x: {call}")
     x = X.astype(dt)
     got, want = vg.jit(f)(x), f(x)
     assert_same(got, np.asarray(want), rtol=1e-6 if dt == np.float32 else 1e-10)
