@@ -211,3 +211,54 @@ CASES = [
     "np.broadcast_shapes((3, 1), (4,))", "np.errstate(all='ignore').__enter__() and x",
     "np.einsum_path('ij,jk', x, M)[0]",
 ]
+
+# -- generated: reductions with each axis / keepdims / dtype / out, as functions and methods ----
+_RED = ["sum", "mean", "std", "var", "max", "min", "prod", "any", "all", "argmax", "argmin",
+        "median", "nansum", "nanmean", "nanmax", "nanstd", "ptp", "cumsum", "cumprod",
+        "count_nonzero", "average", "nanmedian", "amax", "nanprod", "nancumprod"]
+_METHODS = {"sum", "mean", "std", "var", "max", "min", "prod", "any", "all", "argmax",
+            "argmin", "cumsum", "cumprod"}
+_NO_KEEPDIMS = {"cumsum", "cumprod", "nancumprod"}
+for _f in _RED:
+    for _ax in ["None", "0", "-1", "(0, 1)", "(-1, 0)"]:
+        for _kd in ([""] if _f in _NO_KEEPDIMS else ["", ", keepdims=True"]):
+            CASES.append(f"np.{_f}(x, axis={_ax}{_kd})")
+            if _f in _METHODS and _ax != "(-1, 0)":
+                CASES.append(f"x.{_f}(axis={_ax}{_kd})")
+for _f in ["sum", "mean", "prod", "cumsum", "nansum", "std", "var"]:
+    for _dt in ["np.float32", "np.float64", "'f4'", "np.int64"]:
+        CASES.append(f"np.{_f}(P, axis=0, dtype={_dt})")
+        CASES.append(f"np.{_f}(n, dtype={_dt})")
+        CASES.append(f"np.{_f}(h, axis=-1, dtype={_dt})")
+for _f in ["sum", "mean", "max", "min", "prod", "cumsum", "std", "argmax"]:
+    CASES.append(f"np.{_f}(x, axis=1, out=np.zeros_like(x[:, 0]))")
+for _f in ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "arctan2",
+           "hypot", "logaddexp", "fmax", "copysign"]:
+    _a = "P" if _f == "power" else "x"
+    CASES.append(f"np.{_f}({_a}, y, out=np.empty_like(x))")
+    CASES.append(f"np.{_f}({_a}, y, where=b, out=np.zeros_like(x))")
+    CASES.append(f"np.{_f}({_a}, 2)")
+    CASES.append(f"np.{_f}(2.0, {_a})")
+    CASES.append(f"np.{_f}({_a}, v)")
+    CASES.append(f"np.{_f}({_a}[:, :1], v[None, :])")
+    CASES.append(f"np.{_f}.reduce({_a}, axis=0)" if _f not in ("arctan2", "hypot", "copysign")
+                 else f"np.{_f}({_a}, y, dtype=np.float32)")
+    CASES.append(f"np.{_f}.accumulate({_a}, axis=1)")
+    CASES.append(f"np.{_f}.outer(v, u)")
+    CASES.append(f"np.{_f}(h, 2)")
+    CASES.append(f"np.{_f}(h, 2.5)")
+    CASES.append(f"np.{_f}(h, np.float64(2.5))")
+    CASES.append(f"np.{_f}(n, 2)")
+    CASES.append(f"np.{_f}(n, 2.5)")
+for _f in ["exp", "log", "sqrt", "sin", "tanh", "abs", "square", "negative", "floor", "sign",
+           "log1p", "expm1", "reciprocal", "arctan", "cosh"]:
+    CASES.append(f"np.{_f}(P, out=np.empty_like(P))")
+    CASES.append(f"np.{_f}(P, where=b, out=np.ones_like(P))")
+    CASES.append(f"np.{_f}(P, dtype=np.float32)")
+    CASES.append(f"np.{_f}(n)" if _f not in ("log", "sqrt", "reciprocal", "log1p") else
+                 f"np.{_f}(k)")
+    CASES.append(f"np.{_f}(h)")
+    CASES.append(f"np.{_f}(P[0, 0])")
+    CASES.append(f"np.{_f}(b)" if _f in ("abs", "square", "negative", "sign", "floor")
+                 else f"np.{_f}(2)")
+CASES = list(dict.fromkeys(CASES))

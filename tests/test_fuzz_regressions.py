@@ -1693,3 +1693,27 @@ def test_np_array_copy_is_writable_and_leaves_its_source():
         return x + y + z
     assert_same(vg.jit(f)(X), f(X))
     same_as_numpy(lambda x: f(x) - np.asarray(x, dtype=np.float32), X)
+
+
+@pytest.mark.parametrize("f", [np.var, np.std, np.nanvar, np.nanstd])
+@pytest.mark.parametrize("dt", [None, np.float32, np.complex128])
+@pytest.mark.parametrize("kind", ["real", "complex", "nan"])
+def test_variance_dtypes_are_numpys(f, dt, kind):
+    """np.var / np.std with dtype=complex128 are complex in NumPy (vecgrad's were float64);
+    np.nanvar / np.nanstd ignored dtype=float32 and were complex for complex values (NumPy:
+    real |d|^2); an integer dtype= (NumPy rounds the mean and the result, or raises) is
+    refused (found by bench/numpy_coverage.py's dtype= variants)."""
+    a = np.abs(X) + 0.5
+    if kind == "complex":
+        a = a + 1j * X[::-1]
+    elif kind == "nan":
+        a[0, 1] = np.nan
+    if dt is np.float32 and kind == "complex":
+        with pytest.raises(vg.UnsupportedError, match="dtype"):
+            vg.jit(lambda a: f(a, axis=0, dtype=dt))(a)
+        return
+    for ax in (0, None):
+        assert_same(vg.jit(lambda a, ax=ax: f(a, axis=ax, dtype=dt))(a),
+                    np.asarray(f(a, axis=ax, dtype=dt)), rtol=1e-5)
+    with pytest.raises(vg.UnsupportedError, match="dtype=int64"):
+        vg.jit(lambda a: f(a, axis=0, dtype=np.int64))(a)

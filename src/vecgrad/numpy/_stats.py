@@ -75,17 +75,37 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: floa
         raise unsupported("numpy.var with out=")
     if correction is not None:
         ddof = correction
+    dt = _var_dtype(a, dtype, "var")
     a = _float(asarray(a))
-    if dtype is not None:
-        a = astype(a, dtype)
+    if dt is not None and dt.kind == "f":
+        a = astype(a, dt)
     m = _ops.mean(a, axis, keepdims=True, where=where) if mean is None else mean
     d = _ops.subtract(a, m)
     sq = _ops.multiply(d, d) if _dtype(d).kind != "c" else _ops.square(_ops.abs(d))
     total = _ops.sum(sq, axis, keepdims=keepdims, where=where)
     if where is True:
-        return _ops.divide(total, float(builtins.max(_count(a, axis) - ddof, 0)))
+        return _in(_ops.divide(total, float(builtins.max(_count(a, axis) - ddof, 0))), dt)
     n = _ops.count_where(a, axis, keepdims, where, _dtype(total))
-    return _ops.divide(total, _ops.maximum(_ops.subtract(n, ddof), 0))
+    return _in(_ops.divide(total, _ops.maximum(_ops.subtract(n, ddof), 0)), dt)
+
+
+def _var_dtype(a: Any, dtype: Any, name: str) -> _np.dtype | None:
+    """The dtype= of a variance: NumPy sums the squared deviations in it, so the result has
+    it (a complex one too, whose values are then real). An integer or bool one rounds the
+    mean and the result in NumPy, or raises; a real one of complex values drops their
+    imaginary parts in the mean only: neither is traced."""
+    if dtype is None:
+        return None
+    dt = _np.dtype(dtype)
+    if dt.kind not in "fc" or (_dtype(a).kind == "c" and dt.kind != "c"):
+        raise unsupported(f"numpy.{name} with dtype={dt} of {_dtype(a)} values (NumPy rounds "
+                          "or drops parts on the way, or raises): pass a float dtype for "
+                          "real values, a complex one for complex values, or cast the result")
+    return dt
+
+
+def _in(x: Any, dt: _np.dtype | None) -> Any:
+    return x if dt is None or _dtype(x) == dt else astype(x, dt)
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
@@ -470,12 +490,15 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: f
     """Variance of the non-NaN entries."""
     if correction is not None:
         ddof = correction
+    dt = _var_dtype(a, dtype, "nanvar")
     a = _float(asarray(a))
-    m = nanmean(a, axis, dtype, keepdims=True) if mean is None else mean
+    real = dt if dt is not None and dt.kind == "f" else None  # (NumPy's sums' dtype)
+    m = nanmean(a, axis, real, keepdims=True) if mean is None else mean
     d = _nan0(_ops.subtract(a, m))
-    s = _ops.sum(_ops.multiply(d, d), axis, keepdims=keepdims)
+    sq = _ops.multiply(d, d) if _dtype(d).kind != "c" else _ops.square(_ops.abs(d))
+    s = _ops.sum(sq, axis, real, keepdims=keepdims)
     n = _ops.subtract(astype(_nan_count(a, axis, keepdims), _dtype(s)), float(ddof))
-    return _ops.divide(s, _ops.maximum(n, 0.0))
+    return _in(_ops.divide(s, _ops.maximum(n, 0.0)), dt)
 
 
 def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
