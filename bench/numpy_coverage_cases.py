@@ -262,3 +262,28 @@ for _f in ["exp", "log", "sqrt", "sin", "tanh", "abs", "square", "negative", "fl
     CASES.append(f"np.{_f}(b)" if _f in ("abs", "square", "negative", "sign", "floor")
                  else f"np.{_f}(2)")
 CASES = list(dict.fromkeys(CASES))
+
+# -- generated: out= written and returned (the buffer must hold the result too) --------------
+for _f in ["sum", "mean", "std", "var", "max", "min", "prod", "nansum", "nanmean", "nanstd",
+           "nanvar", "nanmax", "nanmin", "nanprod", "median", "nanmedian", "ptp", "amax",
+           "amin", "average" if False else "all", "any", "argmax", "argmin", "nanargmax",
+           "cumsum", "cumprod", "nancumsum", "trapezoid" if False else "count_nonzero"]:
+    _like = "x" if _f in ("cumsum", "cumprod", "nancumsum") else "x[:, 0]"
+    _dt = (", dtype=np.intp" if _f in ("argmax", "argmin", "nanargmax", "count_nonzero")
+           else ", dtype=bool" if _f in ("all", "any") else "")
+    CASES.append(f"(lambda o: (np.{_f}(x, axis=1, out=o), o))(np.zeros_like({_like}{_dt}))"
+                 if _f != "count_nonzero" else "np.count_nonzero(x, axis=1)")
+for _f in ["quantile", "percentile", "nanquantile", "nanpercentile"]:
+    CASES.append(f"(lambda o: (np.{_f}(x, 50, axis=1, out=o), o))(np.zeros_like(x[:, 0]))")
+for _f in ["clip", "round", "around", "cumsum", "dot", "matmul", "take", "sort" if False else
+           "sqrt", "add", "exp", "maximum", "mod", "modf" if False else "negative"]:
+    _args = {"clip": "x, -0.5, 0.5", "round": "x, 1", "around": "x", "cumsum": "x, 1",
+             "dot": "x, M", "matmul": "x, M", "take": "x, [0, 1, 1, 2], 1" if False else
+             "v, [[0, 1, 2, 0], [1, 1, 2, 3], [3, 2, 1, 0]]", "sqrt": "P", "add": "x, y",
+             "exp": "x", "maximum": "x, 0.0", "mod": "x, 0.7", "negative": "x"}[_f]
+    CASES.append(f"(lambda o: (np.{_f}({_args}, out=o), o))(np.zeros_like(x))")
+CASES.append("(lambda o: (x.clip(-0.5, 0.5, out=o), o))(np.zeros_like(x))")
+CASES.append("(lambda o: (x.sum(0, out=o), o))(np.zeros_like(v))")
+CASES.append("(lambda o: (np.divmod(x, 0.7, out=(o, o * 0)), o))(np.zeros_like(x))")
+CASES.append("(lambda o: (np.modf(x, out=(o, np.zeros_like(x))), o))(np.zeros_like(x))")
+CASES = list(dict.fromkeys(CASES))

@@ -1717,3 +1717,19 @@ def test_variance_dtypes_are_numpys(f, dt, kind):
                     np.asarray(f(a, axis=ax, dtype=dt)), rtol=1e-5)
     with pytest.raises(vg.UnsupportedError, match="dtype=int64"):
         vg.jit(lambda a: f(a, axis=0, dtype=np.int64))(a)
+
+
+@pytest.mark.parametrize("f", [np.std, np.var, np.nanstd, np.nanvar, np.matmul])
+def test_out_holds_the_result(f):
+    """np.nanstd(x, out=o) wrote the variance into o (it passed out= on to nanvar, then took
+    the square root: a silent wrong buffer); np.var / np.std / np.matmul with out= were
+    refused (found by bench/numpy_coverage.py's out= variants)."""
+    def g(x):
+        if f is np.matmul:
+            o = np.zeros_like(x)
+            r = f(x, x.T[:, :3] @ x, out=o)
+        else:
+            o = np.zeros_like(x[:, 0])
+            r = f(x, axis=1, out=o, ddof=1)
+        return o * 2.0 + r
+    same_as_numpy(g, X)

@@ -134,7 +134,8 @@ def _normalize_spec(spec: str, ranks: tuple[int, ...]) -> str:
     return ",".join(terms) + "->" + out
 
 
-def matmul(a: Any, b: Any) -> Any:
+@takes_out
+def matmul(a: Any, b: Any, out: Any = None) -> Any:
     """Matrix product with NumPy's rules for 1-D operands and broadcast batch axes."""
     if a.__class__ is not Tracer or b.__class__ is not Tracer or not a.shape or not b.shape:
         a, b = asarray(a), asarray(b)  # (two traced arrays, the common case, need nothing)

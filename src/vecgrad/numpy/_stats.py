@@ -66,13 +66,12 @@ def _flat_or(a: Any, axis: int | None) -> tuple[Any, int]:
 
 # ------------------------------------------------------------------------------ moments
 
+@takes_out
 def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
         keepdims: bool = False, *, where: Any = True, mean: Any = None,
         correction: Any = None) -> Any:
     """Variance: the mean squared deviation, divided by n - ddof (n: the entries `where`
     selects along `axis`, per position when it is an array)."""
-    if out is not None:
-        raise unsupported("numpy.var with out=")
     if correction is not None:
         ddof = correction
     dt = _var_dtype(a, dtype, "var")
@@ -108,11 +107,12 @@ def _in(x: Any, dt: _np.dtype | None) -> Any:
     return x if dt is None or _dtype(x) == dt else astype(x, dt)
 
 
+@takes_out
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
         keepdims: bool = False, *, where: Any = True, mean: Any = None,
         correction: Any = None) -> Any:
     """Standard deviation: the square root of `var`."""
-    return _sqrt0(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+    return _sqrt0(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
                       correction=correction))
 
 
@@ -501,10 +501,11 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: f
     return _in(_ops.divide(s, _ops.maximum(n, 0.0)), dt)
 
 
+@takes_out
 def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: float = 0,
            keepdims: bool = False, *, mean: Any = None, correction: Any = None) -> Any:
     """Standard deviation of the non-NaN entries."""
-    return _sqrt0(nanvar(a, axis, dtype, out, ddof, keepdims, mean=mean,
+    return _sqrt0(nanvar(a, axis, dtype, None, ddof, keepdims, mean=mean,
                          correction=correction))
 
 

@@ -9,6 +9,7 @@ semantics), which is why repeated indices there are an error.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -392,7 +393,10 @@ def dispatch_ufunc(uf: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         return m(*inputs, **kwargs)
     if method != "__call__":
         raise unsupported(f"numpy.{uf.__name__}.{method}")
-    if kwargs.pop("out", None) is not None:
-        raise unsupported(f"numpy.{uf.__name__} with out=")
+    out = kwargs.pop("out", None)
+    if out is not None:  # (a gufunc written with takes_out, e.g. matmul, writes into it)
+        if "out" not in inspect.signature(fn).parameters:
+            raise unsupported(f"numpy.{uf.__name__} with out=")
+        kwargs["out"] = out
     return fn(*inputs, **kwargs)  # (gufuncs such as vecdot take axis=, keepdims=)
 
