@@ -1733,3 +1733,56 @@ def test_out_holds_the_result(f):
             r = f(x, axis=1, out=o, ddof=1)
         return o * 2.0 + r
     same_as_numpy(g, X)
+
+
+IX = np.array([0, 5, 1, 3])
+EITHER_REFUSED = [
+    "np.float32(0) + max(ix[0], 2)", "max(ix[0], 2) + x32", "x32 * min(ix[1], 2)",
+    "max(x[0], 0.0) + x32", "max([ix[0], 2, ix[2]]) + np.int8(1)", "(max(x[0], 0.0) * 2) + x32",
+    "max(x.astype(np.float32)[0], 0.1)", "min(ix.astype(np.uint8)[0], 2) - 3", "sum(max(ix[i], 2) for i in range(4)) * x32"]
+EITHER_OK = [
+    "max(x[0], 0.0) + x", "max(x32[0], 0.0) + x32", "max(ix[0], 2) + x", "max(x[1], 0.5) * 2.0",
+    "np.sqrt(max(ix[0], 2)) + x32", "max(ix[0], 2) * np.int64(3)", "x[max(ix[0], 1)]",
+    "sum(max(x[i], 0.0) for i in range(4)) * x", "0 + max(x32[0], 0.0) + max(x32[1], 0.0) + x32",
+    "np.asarray(max(x[0], 0.0), np.float32) + x32", "np.maximum(ix[0], 2) + x32", "max(x[0], x[1]) + x32"]
+
+
+def _either(expr, x, ix):
+    ns = {"np": np, "x32": x.astype(np.float32), "u8": np.array([1, 2, 3], np.uint8)}
+    return eval(f"lambda x, ix: {expr}", ns)  # noqa: S307
+
+
+@pytest.mark.parametrize("expr", EITHER_REFUSED)
+def test_max_of_traced_values_and_python_numbers_refuses_a_value_dependent_dtype(expr):
+    """`o = np.float32(0); o = o + max(ix[i], 2)` is float32 in NumPy where the Python int 2
+    wins (weakly typed) and float64 where an np.int64 does: vecgrad gave float64 silently.
+    Python's max / min of traced values and Python numbers is now either (an EitherScalar):
+    where the cases' dtypes (or, for narrow ints, their arithmetic) differ it is refused with
+    a typed error naming np.maximum (found by the semantics generator, session 22)."""
+    x = X[0] * 3
+    with pytest.raises(vg.TraceError, match=r"np\.(maximum|minimum)"):
+        vg.jit(_either(expr, x, IX))(x, IX)
+
+
+@pytest.mark.parametrize("expr", EITHER_OK)
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_max_of_traced_values_and_python_numbers_where_every_case_agrees(expr, sign):
+    """Where every case gives one dtype (a float64 array, Python numbers, a NumPy function of
+    it, an explicit cast) the value is NumPy's, whichever item wins."""
+    x = X[0] * 3 * sign
+    f = _either(expr, x, IX)
+    want = np.asarray(f(x, IX))
+    assert_same(vg.jit(f)(x, IX), want, rtol=1e-6 if want.dtype == np.float32 else 1e-10)
+    if want.dtype == np.float64:
+        central_diff_check(lambda x: vnp.sum(f(x, IX)), [x], argnums=(0,))
+
+
+def test_returned_max_with_a_python_int_is_float64():
+    """`max(loss, 0)` returns the int 0 in NumPy's program where 0 wins: vecgrad returns the
+    value as its NumPy case's float64 (exactly), as the docstring of pybuiltins.returned
+    says; a hinge loss summed over samples stays traceable."""
+    def hinge(s, y):
+        return sum(max(0, 1 - y[i] * s[i]) for i in range(4))
+    s, y = X[0], np.array([1.0, -1.0, 1.0, -1.0])
+    assert float(vg.jit(hinge)(s, y)) == float(hinge(s, y))
+    central_diff_check(hinge, [s, y], argnums=(0,))

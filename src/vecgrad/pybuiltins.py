@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import numbers
+import operator
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,7 +44,8 @@ def _foldable(items: list) -> bool:
         if isinstance(x, Tracer):
             if x.shape != () or x.dtype != dt:
                 return False
-        elif isinstance(x, bool) or not isinstance(x, (numbers.Number, np.ndarray, np.generic)) or np.ndim(x) != 0 or np.result_type(dt, x) != dt:
+        elif isinstance(x, bool) or not isinstance(x, (numbers.Number, np.ndarray, np.generic)) or np.ndim(x) != 0 or np.result_type(dt, x) != dt or type(x) is int and dt.kind in "iu" and not \
+                np.iinfo(dt).min <= x <= np.iinfo(dt).max:
             return False
     return True
 
@@ -81,6 +83,160 @@ def _select(items: list, greater: bool) -> Any:
     return s[key.argmax() if greater else key.argmin()]
 
 
+class EitherScalar(Tracer):
+    """Python's max / min of traced values and Python numbers (`max(ix[i], 2)`): a NumPy
+    scalar of `dtype` where a traced item wins, a Python number (weakly typed; of one of the
+    types `_kinds`) where a number does. Combined with an array or a NumPy scalar its dtype
+    is NumPy's only where every case gives one dtype (`+ x64`): where they differ
+    (`np.float32(0) + max(ix[i], 2)` is float64 or float32 as the values say), and where it
+    is returned as a dtype that depends on the values, it is refused (tracing.bind calls
+    check_either). Python arithmetic with numbers keeps it either, each case as Python
+    computes it. (`_either` False: every item is a Python number or a traced Python-number
+    argument, so the result is a Python number.)"""
+
+    __slots__ = ("_either", "_kind", "_kinds", "_what")
+    _weak = True
+
+    def __init__(self, builder: Any, atom: Any, kinds: Any, either: bool = True,
+                 what: str = "max(...)"):
+        super().__init__(builder, atom)
+        self._kinds = tuple(sorted(set(kinds), key=_ORDER.index))
+        self._kind = self._kinds[0](0)  # (what tracing.to_atom casts by, where all agree)
+        self._either, self._what = either, what
+
+    def outcomes(self, dtypes: Any) -> set:
+        """The dtypes of this value combined with `dtypes`, in each case."""
+        out = {np.result_type(*dtypes, k(0)) for k in self._kinds}
+        return out | {np.result_type(*dtypes, self.dtype)} if self._either else out
+
+    def check_either(self, dtypes: Any) -> None:
+        """Refuse an operation whose dtype depends on which item won (see tracing.bind)."""
+        got = self.outcomes(dtypes)
+        if len(got) > 1:
+            raise self.ambiguous(got, "this operation's")
+
+    def ambiguous(self, dts: Any, whose: str) -> Exception:
+        from .errors import TraceError
+        dts = sorted(str(d) for d in dts)
+        np_fn = "maximum" if self._what.startswith("max") else "minimum"
+        return TraceError(
+            f"{whose} dtype depends on the values: `{self._what}` of traced values and Python "
+            "numbers is a NumPy scalar where a traced item wins and a (weakly typed) Python "
+            "number where a number wins, and NumPy's dtype is then "
+            f"{' or '.join(dts)} as the values say, which vecgrad cannot trace. Use "
+            f"np.{np_fn}(...) (a NumPy result), write the numbers as NumPy scalars "
+            f"(np.{np.dtype(self.dtype).name}(...)), or cast the result (.astype(...))")
+
+
+_ORDER = [int, float, complex]
+_PY_DTYPES = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.complex128))
+_PY_TYPE = {"b": int, "i": int, "u": int, "f": float, "c": complex}
+
+
+def _kinds_of(x: Any) -> tuple:
+    """The Python number types `x` may be (none for a NumPy value)."""
+    if isinstance(x, EitherScalar):
+        return x._kinds
+    if isinstance(x, Tracer):
+        return (type(x._kind),) if x._weak else ()
+    if isinstance(x, (int, float, complex)) and not isinstance(x, np.generic):
+        return (int,) if isinstance(x, bool) else (type(x),)
+    return ()
+
+
+def _py(op: Any, kinds: tuple, other: list, swap: bool) -> set:
+    """The Python types of `op` on numbers of the types `kinds` and the numbers `other` (1
+    stands for a number of a type: 1 / 1 is a float, abs(1j) too; `2 ** -1` is a float)."""
+    out = set()
+    for k in kinds:
+        for o in other or [None]:
+            try:
+                r = op(k(1)) if o is None else op(o, k(1)) if swap else op(k(1), o)
+            except (ArithmeticError, TypeError, ValueError):
+                continue
+            if type(r) in _ORDER:
+                out.add(type(r))
+    return out
+
+
+def _either_op(name: str) -> Any:
+    """Python arithmetic of an EitherScalar: with a Python number (or a traced one) the number
+    takes the NumPy case's dtype as NumPy's weak promotion does, and the result is either
+    again; with another EitherScalar both cases' dtypes must agree; with arrays and NumPy
+    scalars it is NumPy's (tracing.bind checks the dtypes)."""
+    method = getattr(Tracer, name)
+    base = name.strip("_")
+    swap = base.startswith("r") and base not in ("round",)
+    op = getattr(operator, base[1:] if swap else base, None) or getattr(operator, base)
+
+    def fn(self: EitherScalar, *other: Any) -> Any:
+        o = other[0] if other else None
+        ok = _kinds_of(o)
+        if other and not ok:  # (an array or a NumPy scalar: NumPy's, checked by bind)
+            return method(self, *other)
+        if self._either and self.dtype.kind in "iu" and self.dtype != np.int64:
+            from .errors import TraceError  # (min(u8[i], 2) - 3: 255 or -1)
+            raise TraceError(
+                f"Python arithmetic on `{self._what}` of {self.dtype} values and Python ints "
+                f"depends on the values: where a traced item wins it is {self.dtype} "
+                "arithmetic (which wraps around), where a Python int wins it is Python's "
+                f"(exact). Use np.{'maximum' if self._what.startswith('max') else 'minimum'}"
+                "(...) (a NumPy result), or write the numbers as NumPy scalars "
+                f"(np.{self.dtype.name}(...))")
+        if isinstance(o, EitherScalar):  # the four cases' NumPy dtypes must agree
+            dts = {np.result_type(self.dtype, o.dtype)} if self._either and o._either else set()
+            dts |= {np.result_type(self.dtype, k(0)) for k in ok} if self._either else set()
+            dts |= {np.result_type(k(0), o.dtype) for k in self._kinds} if o._either else set()
+            if len(dts) > 1:
+                raise self.ambiguous(dts, "this operation's")
+        elif other:  # a number takes the NumPy case's dtype (weakly), as NumPy computes it
+            try:
+                dt = np.result_type(self.dtype, *(k(0) for k in ok))
+                o = NUMPY.astype(o, dt) if isinstance(o, Tracer) else np.asarray(o, dt)
+            except (OverflowError, TypeError, ValueError):
+                return method(self, *other)
+        reps = [] if not other else [other[0]] if not isinstance(other[0], Tracer) else \
+            [k(1) for k in ok]
+        out = method(self, *((o,) if other else ()))
+        kinds = _py(op, self._kinds, reps, swap)
+        if not isinstance(out, Tracer) or out.shape or not kinds:
+            return out
+        either = self._either or getattr(other[0] if other else None, "_either", False)
+        return EitherScalar(out._b, out.atom, kinds, either, self._what)
+    fn.__name__ = name
+    return fn
+
+
+for _n in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow"]:
+    for _m in (f"__{_n}__", f"__r{_n}__"):
+        setattr(EitherScalar, _m, _either_op(_m))
+for _m in ("__neg__", "__pos__", "__abs__"):
+    setattr(EitherScalar, _m, _either_op(_m))
+
+
+def returned(leaves: list) -> None:
+    """A traced function's results: an EitherScalar returned as it is is its NumPy case or
+    its Python number, which vecgrad returns as an array of int64 / float64. Where the NumPy
+    case is int64, float64 or complex128 the Python number's value is that dtype's exactly
+    (`max(loss, 0)` is a float64 0.0 where NumPy's program returns the int 0); in a narrower
+    dtype (`max(x32[i], 0.1)`: float32, or the float 0.1) it is refused."""
+    for x in leaves:
+        if isinstance(x, EitherScalar) and x.dtype not in _PY_DTYPES:
+            dts = x.outcomes(())
+            if len(dts) > 1:
+                raise x.ambiguous(dts, "the returned value's")
+
+
+def _typed(items: list, m: Any, greater: bool) -> Any:
+    """The fold's result `m` as Python's: a NumPy scalar if every item is a traced (strongly
+    typed) value, an EitherScalar if some item is a Python number."""
+    kinds = {k for x in items for k in _kinds_of(x)}
+    if not kinds or not isinstance(m, Tracer):
+        return m
+    strong = builtins.any(isinstance(x, Tracer) and (not x._weak or x._either) for x in items)
+    return EitherScalar(m._b, m.atom, kinds, strong, f"{'max' if greater else 'min'}(...)")
+
+
 def _wrap(orig: Any, greater: bool) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not args or kwargs.get("key") is not None:
@@ -89,10 +245,10 @@ def _wrap(orig: Any, greater: bool) -> Any:
             items = list(args[0])  # (an iterator is consumed once, as Python's own does)
             if not items or not _foldable(items):
                 return orig(items, **kwargs)
-            return _fold(items, greater)
+            return _typed(items, _fold(items, greater), greater)
         if kwargs or not _foldable(list(args)):
             return orig(*args, **kwargs)
-        return _fold(list(args), greater)
+        return _typed(list(args), _fold(list(args), greater), greater)
     wrapper.__name__, wrapper.__doc__ = orig.__name__, orig.__doc__
     return wrapper
 

@@ -38,7 +38,7 @@ from .errors import (
 )
 from .inputs import new_input
 from .ir import Const, Graph, Var
-from .pybuiltins import traced_builtins
+from .pybuiltins import returned, traced_builtins
 from .pytree import flatten, unflatten
 from .randomness import checked_trace
 from .signature import ARRAY, Call, unflatten_call
@@ -162,6 +162,7 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
         aux_leaves, aux_td = flatten(aux)
         _no_escape(out_td, fun)
         _no_escape(aux_td, fun)
+        returned(out_leaves + aux_leaves)  # (max(x32[i], 0.0): float32, or a Python float)
         atoms = [to_atom(x, (), b) for x in out_leaves + aux_leaves]
     g = b.build(atoms)
     times["trace"] = time.perf_counter() - t0

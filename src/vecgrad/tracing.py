@@ -106,6 +106,10 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
         else:
             dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
                    isinstance(a, Tracer) and not a._weak]
+            if dts:  # (max(ix[i], 2): a NumPy scalar or a Python int, as the values say)
+                for a in args:
+                    if isinstance(a, Tracer) and a._either:
+                        a.check_either(dts)
             try:
                 if builder is None:  # eager, with the same weak Python scalars as in a trace
                     return prim.impl(*[to_atom(a, dts).value for a in args], **params)
@@ -187,6 +191,7 @@ class Tracer(Traced):
     __array_priority__ = 1000
     __hash__ = object.__hash__
     _weak = False  # True for a Python number passed as an argument (weak.WeakScalar)
+    _either = False  # True where that depends on the values (pybuiltins.EitherScalar)
 
     def __init__(self, builder: Builder, atom: Atom, view: tuple | None = None,
                  readonly: bool | str = False, ndarray: bool = False):

@@ -93,7 +93,11 @@ def _weak_op(name: str) -> Callable:
                 isinstance(other[0], Tracer) and other[0]._weak or _is_scalar(other[0])):
             return out
         kind = _PY_KIND.get(out.dtype.kind)
-        return out if kind is None or out.shape else WeakScalar(out._b, out.atom, kind)
+        if kind is None or out.shape:
+            return out
+        if other and isinstance(other[0], Tracer) and other[0]._either:  # (weak or strong,
+            return type(other[0])(out._b, out.atom, kind)  # as that value)
+        return WeakScalar(out._b, out.atom, kind)
     op.__name__ = name
     return op
 
