@@ -193,6 +193,65 @@ def test_ragged_neighbour_sums_are_shifted_slices():
     assert not gathers(g) and count(g, P.segment_sum) == 0 and count(g, P.take) == 0, g
 
 
+def boundary_ifs_2d(u):
+    H, W = u.shape
+    e = 0.0
+    for i in range(H):
+        for j in range(W):
+            s = 0.0
+            if i > 0:
+                s = s + u[i - 1, j]
+            if i < H - 1:
+                s = s + u[i + 1, j]
+            if j > 0:
+                s = s + u[i, j - 1]
+            if j < W - 1:
+                s = s + u[i, j + 1]
+            e += (4 * u[i, j] - s) ** 2
+    return e
+
+
+def boundary_ifs_2d_channels(u, w):
+    # pixels of (H, W, C): the neighbour sums of whole channel vectors, weighted
+    H, W, _ = u.shape
+    e = 0.0
+    for i in range(H):
+        for j in range(W):
+            s = 0.0 * u[i, j]
+            if j > 0:
+                s = s + u[i, j - 1]
+            if i < H - 1:
+                s = s + u[i + 1, j]
+            if j < W - 1:
+                s = s + 0.5 * u[i, j + 1]
+            e += vnp.sum(vnp.tanh(u[i, j] * w - s))
+    return e
+
+
+def test_ragged_neighbour_sums_2d_are_shifted_boxes():
+    """2-D neighbour sums that hit the zero boundary by `if` branches (the cliff
+    mixed_boundary_ifs.py, 11.9x at 150x150): a few shifted boxes of the image, forward and
+    backward, no gather of every term (rewrite/segments.segment_sum_of_boxes)."""
+    r = rng()
+    for H, W in ((5, 4), (3, 7), (6, 6)):
+        u = r.standard_normal((H, W))
+        e = check(boundary_ifs_2d, (u,))
+        p = np.pad(u, 1)
+        s = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]
+        np.testing.assert_allclose(vg.jit(boundary_ifs_2d)(u), np.sum((4 * u - s) ** 2),
+                                   rtol=1e-12)
+        g = e.stages["final"]
+        big = [x for x in g.eqns if x.prim in (P.take, P.segment_sum, P.getitem)
+               and any(getattr(k, "arr", None) is not None and k.arr.size > 2 * W
+                       for k in x.params.get("idx", ()) or (x.params.get("ids"),))]
+        assert not big, g
+    u, w = r.standard_normal((4, 5, 3)), r.standard_normal(3)
+    e = check(boundary_ifs_2d_channels, (u, w), argnums=(0, 1))
+    g = e.stages["final"]
+    assert count(g, P.segment_sum) <= 1 and not [x for x in g.eqns if x.prim is P.getitem
+                                                  and not P.is_basic(x.params["idx"])], g
+
+
 def two_lists(A, B, I, J):
     return sum(vnp.exp(-vnp.sum((A[i] - B[j]) ** 2)) for i in I for j in J)
 

@@ -753,6 +753,48 @@ def test_shifted_runs():
     assert shifted_runs(np.arange(n) * 3, np.arange(n), 3 * n) is None
 
 
+def _rule_segment_sum_of_boxes(x):
+    # x's (2, 3) grid: out[a, b] = x[a, b + 1] for b < 2, + x[a + 1, b] on row 0
+    rows = np.array([0, 0, 1, 1, 1, 1, 1])
+    cols = np.array([1, 2, 1, 2, 0, 1, 2])
+    seg = np.array([0, 1, 3, 4, 0, 1, 2])
+    t = P.getitem(vnp.tanh(x), idx=(P.Adv(rows), P.Adv(cols)))
+    return P.segment_sum(t, ids=P.Adv(seg), axis=0, num=6)
+
+
+def _check_segment_sum_of_boxes(g0, g1):
+    assert "segment_sum" not in prims(g1), pretty(g1)
+    assert all(P.is_basic(e.params["idx"]) for e in g1.eqns if "idx" in e.params), pretty(g1)
+
+
+def test_shifted_boxes():
+    """The (segment, position) pairs of a gathered segment sum over a grid as shifted
+    boxes; holes split a shift's segments into boxes, a term twice or too many boxes
+    refuse."""
+    from vecgrad.rewrite.segments import MAX_BOXES, shifted_boxes
+    W = 40
+    a, b = np.meshgrid(np.arange(3), np.arange(W), indexing="ij")
+    seg = (a * W + b).ravel()
+    keep = (b < W - 1).ravel()  # x[a, b + 1] where b + 1 < W
+    got = shifted_boxes((a.ravel()[keep], b.ravel()[keep] + 1), seg[keep], (3, W))
+    assert got == [((0, 0), (3, W - 1), (0, 1))]
+    hole = keep & (seg != W + 1)  # segment (1, 1) missing: rows 0, 1, 2 as four boxes
+    got = shifted_boxes((a.ravel()[hole], b.ravel()[hole] + 1), seg[hole], (3, W))
+    assert sorted(got) == [((0, 0), (1, W - 1), (0, 1)), ((1, 0), (2, 1), (0, 1)),
+                           ((1, 2), (2, W - 1), (0, 1)), ((2, 0), (3, W - 1), (0, 1))]
+    w = np.where(a.ravel() == 2, 0.5, 1.0)[keep]  # weights: row 2's terms halved
+    got = shifted_boxes((a.ravel()[keep], b.ravel()[keep] + 1), seg[keep], (3, W), w)
+    assert sorted(got) == [((0, 0), (2, W - 1), (0, 1), 1.0), ((2, 0), (3, W - 1), (0, 1), 0.5)]
+    few = seg < 3 * 3  # tiny boxes: the gather is cheaper
+    assert shifted_boxes((a.ravel()[few] + b.ravel()[few] % 3, b.ravel()[few]), seg[few],
+                         (3, W)) is None
+    twice = np.r_[seg, seg]
+    assert shifted_boxes((np.r_[a.ravel(), a.ravel()], np.r_[b.ravel(), b.ravel()]), twice,
+                         (3, W)) is None
+    n = MAX_BOXES + 1  # every segment its own shift
+    assert shifted_boxes((np.arange(n) * 2, np.zeros(n, int)), np.arange(n), (n, 1)) is None
+
+
 def _rule_grid_of_gathers(x):
     # every pair of rows (i, j) of I x J = [0, 1] x [1, 0, 1]: x[i] * exp(x[j])
     a = P.take(x, ids=P.Adv(np.array([0, 0, 0, 1, 1, 1])), axis=0)
@@ -1618,6 +1660,9 @@ RULE_TESTS = {
     "the floating-point range": (_rule_closed_affine_scan, _check_closed_affine_scan),
     "segment_sum(x[ids], seg) = sum of shifted slices x[lo+d:hi+d] at lo:hi, the (seg, ids) "
     "pairs on a few diagonals": (_rule_segment_sum_of_shifts, _check_segment_sum_of_shifts),
+    "segment_sum(x[rows, cols], seg) over x's pixels = sum of shifted boxes x[lo+d:hi+d] at "
+    "lo:hi, the pairs on a few diagonals of the grid": (_rule_segment_sum_of_boxes,
+                                                       _check_segment_sum_of_boxes),
     "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w": (
         _rule_read_of_write, _check_read_of_write),
     "f(a, b)[r] = f(a[r], b[r]), f(a, b) read only there": (

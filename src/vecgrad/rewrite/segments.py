@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Eqn
+from ..ir import Const, Eqn
 
 # The values a chain of joins has gathered, as a tree of pieces (joined in O(1), read in order
 # once, when the join is built): ("leaf", values, ids, dtype) or ("join", left, right, dtype),
@@ -320,6 +320,143 @@ def shifted_runs(ids: np.ndarray, seg: np.ndarray, num: int) -> list[tuple[int, 
     return runs
 
 
+MAX_BOXES = 12  # shifted boxes a gathered segment sum over a grid may become (each one pass)
+
+
+def _boxes_of(pts: np.ndarray) -> list[tuple[tuple, tuple]]:
+    """Distinct points (rows of coordinates, sorted) as boxes (lo, hi): runs of consecutive
+    first coordinates whose points on the remaining axes form the same boxes are merged."""
+    if pts.shape[1] == 0:
+        return [((), ())]
+    out: list = []
+    heads, starts = np.unique(pts[:, 0], return_index=True)
+    ends = list(starts[1:]) + [len(pts)]
+    prev = None
+    for h, a, b in zip(heads, starts, ends):
+        sub = _boxes_of(pts[a:b, 1:])
+        if prev is not None and prev[1] == sub and prev[0][-1] == h - 1:
+            prev[0].append(int(h))
+        else:
+            prev = ([int(h)], sub)
+            out.append(prev)
+        if len(out) > MAX_BOXES:
+            break
+    return [((hs[0],) + lo, (hs[-1] + 1,) + hi) for hs, sub in out for lo, hi in sub]
+
+
+def shifted_boxes(pos: tuple, seg: np.ndarray, grid: tuple,
+                  weight: np.ndarray | None = None) -> list[tuple] | None:
+    """segment_sum(x[pos], seg) over the segments laid out as `grid` (C order), as shifted
+    boxes: (lo, hi, d) with out[lo:hi] += x[lo + d:hi + d] on every axis of the grid, when
+    the terms of each shift d = pos - coords(seg) meet each segment at most once and all
+    shifts' segments make at most MAX_BOXES boxes (None otherwise). The neighbour sums of a
+    2-D loop whose terms hit the image's edge by `if i > 0:` branches are four boxes. With
+    a `weight` per term, the classes are (shift, weight) and each box is (lo, hi, d, w)."""
+    if len(pos) != len(grid) or any(a.shape != seg.shape for a in pos) or not seg.size:
+        return None
+    coords = np.stack(np.unravel_index(seg, grid), axis=1)
+    d = np.stack([np.asarray(p, np.int64) for p in pos], axis=1) - coords
+    key = d if weight is None else np.concatenate([d.astype(np.float64),
+                                                   weight.reshape(-1, 1)], axis=1)
+    classes, inv = np.unique(key, axis=0, return_inverse=True)
+    if len(classes) > MAX_BOXES:
+        return None
+    inv = inv.reshape(-1)
+    boxes: list = []
+    for k, c in enumerate(classes):
+        mine = coords[inv == k]
+        pts = np.unique(mine, axis=0)  # (sorted)
+        if len(pts) != len(mine):
+            return None  # (a term met twice in a segment)
+        sh = tuple(int(v) for v in c[:d.shape[1]])
+        boxes += [(lo, hi, sh) if weight is None else (lo, hi, sh, float(c[-1]))
+                  for lo, hi in _boxes_of(pts)]
+        if len(boxes) > MAX_BOXES:
+            return None
+    if len(boxes) > 4 + seg.size // 32:
+        return None  # (tiny boxes: a call each costs more than the gather's share per term)
+    return boxes
+
+
+def _box_grid(x_shape: tuple, k: int, num: int) -> tuple | None:
+    """The segments' layout for a gather at k coordinates of an array of x_shape: its first
+    k axes (a loop over every pixel), when they hold num segments."""
+    grid = tuple(x_shape[:k])
+    return grid if int(np.prod(grid)) == num else None
+
+
+def _weighted_gather(v: Any, ctx: Any) -> tuple[Eqn, np.ndarray | None] | None:
+    """The gather x[rows, cols, ...] that `v` is, or c * that gather with c a constant per
+    term (its weights), each read once; None otherwise."""
+    m = ctx.def_of(v, P.mul)
+    if m is None:
+        return None if ctx.def_of(v, P.getitem) is None else (ctx.def_of(v), None)
+    if ctx.reads(v) != 1:
+        return None
+    for c, g in (m.inputs, m.inputs[::-1]):
+        t = ctx.def_of(g, P.getitem)
+        if not isinstance(c, Const) or t is None or ctx.reads(g) != 1:
+            continue
+        n = g.aval.shape[0]
+        cv = np.asarray(c.value)
+        if cv.ndim > len(g.aval.shape) or np.prod(cv.shape[1:], dtype=int) != 1 or \
+                cv.ndim == len(g.aval.shape) and cv.shape[0] not in (1, n) or \
+                cv.dtype.kind != "f" or not np.all(np.isfinite(cv)):
+            continue
+        w = np.broadcast_to(cv.reshape(-1)[:n] if cv.ndim == len(g.aval.shape) else
+                            cv.reshape(-1)[:1], (n,)).astype(np.float64)
+        if w.astype(cv.dtype).tolist() != np.broadcast_to(cv.reshape(-1), (n,)).tolist():
+            continue
+        return t, w
+    return None
+
+
+def segment_sum_of_boxes(e: Eqn, ctx: Any) -> Any:
+    """segment_sum(x[rows, cols, ...], seg) over the pixels of x = a few shifted boxes of x
+    added into the result laid out as those pixels (see shifted_boxes); a constant weight
+    per term (s = s + 0.5 * u[i, j + 1]) scales each box of its weight."""
+    if e.params["axis"] != 0 or ctx.reads(e.inputs[0]) != 1:
+        return None
+    found = _weighted_gather(e.inputs[0], ctx)
+    if found is None:
+        return None
+    t, weight = found
+    x = t.inputs[0]
+    idx = tuple(t.params["idx"])
+    while idx and isinstance(idx[-1], P.Sl) and idx[-1] == P.Sl(0, x.aval.shape[len(idx) - 1], 1):
+        idx = idx[:-1]  # (whole trailing axes)
+    if len(idx) < 2 or not all(isinstance(k, P.Adv) and k.arr.ndim == 1 for k in idx):
+        return None
+    grid = _box_grid(x.aval.shape, len(idx), e.params["num"])
+    boxes = None if grid is None else shifted_boxes(
+        tuple(k.arr for k in idx), np.asarray(e.params["ids"].arr), grid, weight)
+    if boxes is None:
+        return None
+    rest = x.aval.shape[len(idx):]
+    shape = grid + rest
+    whole = tuple(P.Sl(0, n, 1) for n in rest)
+    dt = e.out.aval.dtype
+
+    def box(lo: tuple, hi: tuple, d: tuple = ()) -> Any:
+        d = d or (0,) * len(lo)
+        return P.BasicIndex(tuple(P.Sl(a + s, b + s, 1) for a, b, s in zip(lo, hi, d)) + whole)
+
+    def piece(b: tuple) -> Any:
+        v = ctx.emit(P.getitem, (x,), {"idx": box(*b[:3])}, e.src)
+        if len(b) == 4 and b[3] != 1.0:
+            v = ctx.emit(P.mul, (Const(np.asarray(b[3], dt)), v), {}, e.src)
+        return v
+    boxes.sort(key=lambda b: -int(np.prod(np.subtract(b[1], b[0]))))
+    if (boxes[0][0], boxes[0][1]) == ((0,) * len(grid), grid):
+        out, todo = piece(boxes[0]), boxes[1:]
+    else:
+        out = ctx.emit(P.full, (), {"shape": shape, "dtype": dt, "value": 0.0}, e.src)
+        todo = boxes
+    for b in todo:
+        out = ctx.emit(P.setitem_add, (out, piece(b)), {"idx": box(b[0], b[1])}, e.src)
+    return P.reshape, (out,), {"shape": e.out.aval.shape}
+
+
 def segment_sum_of_shifts(e: Eqn, ctx: Any) -> Any:
     """segment_sum(take(x, ids), seg) = sum over shifts d of x[lo+d:hi+d] placed at lo:hi,
     when the (segment, position) pairs lie on a few diagonals: the ragged neighbour sums of
@@ -361,5 +498,6 @@ def segment_sum_of_shifts(e: Eqn, ctx: Any) -> Any:
 
 
 __all__ = ["gather_of_broadcast", "grid_of_gathers", "outer_factors", "row_into_segment_sum", "scatter_of_scaled",
-           "segment_sum_of_shifts", "shifted_runs", "slice_of_gather", "sum_of_scatter",
+           "segment_sum_of_boxes", "segment_sum_of_shifts", "shifted_boxes",
+           "shifted_runs", "slice_of_gather", "sum_of_scatter",
            "sum_of_segment_sums"]

@@ -93,6 +93,7 @@ from .segments import (
     grid_of_gathers,
     row_into_segment_sum,
     scatter_of_scaled,
+    segment_sum_of_boxes,
     segment_sum_of_shifts,
     slice_of_gather,
     sum_of_scatter,
@@ -156,6 +157,8 @@ RULES: list[Rule] = [
          "a constant, P = cumprod(a) well inside the floating-point range"),
     Rule(P.segment_sum, segment_sum_of_shifts, "segment_sum(x[ids], seg) = sum of shifted "
          "slices x[lo+d:hi+d] at lo:hi, the (seg, ids) pairs on a few diagonals"),
+    Rule(P.segment_sum, segment_sum_of_boxes, "segment_sum(x[rows, cols], seg) over x's pixels "
+         "= sum of shifted boxes x[lo+d:hi+d] at lo:hi, the pairs on a few diagonals of the grid"),
     Rule(P.reduce_sum, sum_of_scatter,
          "sum(scatter_add_along(g, i, a), dims) = scatter_add_along(g, i) with dims joined to a"),
     Rule(P.take_along, gather_of_broadcast, "take_along(broadcast_to(x), i) = take_along(x, i)"),
