@@ -385,29 +385,60 @@ def _box_grid(x_shape: tuple, k: int, num: int) -> tuple | None:
     return grid if int(np.prod(grid)) == num else None
 
 
-def _weighted_gather(v: Any, ctx: Any) -> tuple[Eqn, np.ndarray | None] | None:
-    """The gather x[rows, cols, ...] that `v` is, or c * that gather with c a constant per
-    term (its weights), each read once; None otherwise."""
-    m = ctx.def_of(v, P.mul)
-    if m is None:
-        return None if ctx.def_of(v, P.getitem) is None else (ctx.def_of(v), None)
-    if ctx.reads(v) != 1:
+def _pixel_positions(t: Eqn) -> tuple | None:
+    """The integer arrays of a gather x[rows, cols, ...] (two or more, 1-D, then whole axes)."""
+    shape = t.inputs[0].aval.shape
+    idx = tuple(t.params["idx"])
+    while idx and isinstance(idx[-1], P.Sl) and idx[-1] == P.Sl(0, shape[len(idx) - 1], 1):
+        idx = idx[:-1]  # (whole trailing axes)
+    if len(idx) < 2 or not all(isinstance(k, P.Adv) and k.arr.ndim == 1 for k in idx):
         return None
-    for c, g in (m.inputs, m.inputs[::-1]):
+    return tuple(np.asarray(k.arr) for k in idx)
+
+
+def _term_weights(c: Any, n: int, ndim: int) -> np.ndarray | None:
+    """The per-term weights (float64, exact) of a constant factor c of n terms of rank ndim
+    (a scalar, or a column of shape (n, 1, ...)); None for any other constant."""
+    if not isinstance(c, Const):
+        return None
+    cv = np.asarray(c.value)
+    if cv.ndim > ndim or np.prod(cv.shape[1:], dtype=int) != 1 or cv.dtype.kind != "f" or \
+            cv.ndim == ndim and cv.shape[0] not in (1, n) or not np.all(np.isfinite(cv)):
+        return None
+    w = np.broadcast_to(cv.reshape(-1)[:n] if cv.ndim == ndim else cv.reshape(-1)[:1], (n,))
+    w64 = w.astype(np.float64)
+    return w64 if np.array_equal(w64.astype(cv.dtype), w) else None
+
+
+def _weighted_gather(v: Any, ctx: Any, shared: bool = False) -> tuple | None:
+    """(x, positions, weights or None) when `v` is a gather x[rows, cols, ...], c * that
+    gather with c a constant per term, or take(either, ids) on the terms' axis (the products
+    hash-consed into one per pixel, picked per use); each read once but inside a take."""
+    if not shared and ctx.reads(v) != 1:
+        return None
+    e = ctx.def_of(v)
+    if e is None:
+        return None
+    if e.prim is P.getitem:
+        pos = _pixel_positions(e)
+        return None if pos is None else (e.inputs[0], pos, None)
+    if e.prim is P.take and e.params["axis"] == 0 and not shared:
+        inner = _weighted_gather(e.inputs[0], ctx, shared=True)
+        if inner is None:
+            return None
+        ids = np.asarray(e.params["ids"].arr)
+        x, pos, w = inner
+        return x, tuple(p[ids] for p in pos), None if w is None else w[ids]
+    if e.prim is not P.mul:
+        return None
+    for c, g in (e.inputs, e.inputs[::-1]):
         t = ctx.def_of(g, P.getitem)
-        if not isinstance(c, Const) or t is None or ctx.reads(g) != 1:
+        if t is None or (not shared and ctx.reads(g) != 1):
             continue
-        n = g.aval.shape[0]
-        cv = np.asarray(c.value)
-        if cv.ndim > len(g.aval.shape) or np.prod(cv.shape[1:], dtype=int) != 1 or \
-                cv.ndim == len(g.aval.shape) and cv.shape[0] not in (1, n) or \
-                cv.dtype.kind != "f" or not np.all(np.isfinite(cv)):
-            continue
-        w = np.broadcast_to(cv.reshape(-1)[:n] if cv.ndim == len(g.aval.shape) else
-                            cv.reshape(-1)[:1], (n,)).astype(np.float64)
-        if w.astype(cv.dtype).tolist() != np.broadcast_to(cv.reshape(-1), (n,)).tolist():
-            continue
-        return t, w
+        pos = _pixel_positions(t)
+        w = None if pos is None else _term_weights(c, g.aval.shape[0], len(g.aval.shape))
+        if w is not None and v.aval.shape == g.aval.shape:
+            return t.inputs[0], pos, w
     return None
 
 
@@ -415,24 +446,18 @@ def segment_sum_of_boxes(e: Eqn, ctx: Any) -> Any:
     """segment_sum(x[rows, cols, ...], seg) over the pixels of x = a few shifted boxes of x
     added into the result laid out as those pixels (see shifted_boxes); a constant weight
     per term (s = s + 0.5 * u[i, j + 1]) scales each box of its weight."""
-    if e.params["axis"] != 0 or ctx.reads(e.inputs[0]) != 1:
+    if e.params["axis"] != 0:
         return None
     found = _weighted_gather(e.inputs[0], ctx)
     if found is None:
         return None
-    t, weight = found
-    x = t.inputs[0]
-    idx = tuple(t.params["idx"])
-    while idx and isinstance(idx[-1], P.Sl) and idx[-1] == P.Sl(0, x.aval.shape[len(idx) - 1], 1):
-        idx = idx[:-1]  # (whole trailing axes)
-    if len(idx) < 2 or not all(isinstance(k, P.Adv) and k.arr.ndim == 1 for k in idx):
-        return None
-    grid = _box_grid(x.aval.shape, len(idx), e.params["num"])
+    x, pos, weight = found
+    grid = _box_grid(x.aval.shape, len(pos), e.params["num"])
     boxes = None if grid is None else shifted_boxes(
-        tuple(k.arr for k in idx), np.asarray(e.params["ids"].arr), grid, weight)
+        pos, np.asarray(e.params["ids"].arr), grid, weight)
     if boxes is None:
         return None
-    rest = x.aval.shape[len(idx):]
+    rest = x.aval.shape[len(pos):]
     shape = grid + rest
     whole = tuple(P.Sl(0, n, 1) for n in rest)
     dt = e.out.aval.dtype
