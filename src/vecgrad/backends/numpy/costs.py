@@ -208,6 +208,43 @@ def broadcast_lead(a: str, b: str, out: str) -> tuple | None:
     return None
 
 
+def batched_broadcast(a: str, b: str, out: str) -> tuple | None:
+    """The letters of np.matmul(X, Y) broadcasting over shared batch letters, where each
+    operand is its leading letters then two groups, one contracted: a grouped convolution's
+    taps 'bdce,doc->bdoe' as W (d, o, c) @ x (b, d, c, e) -> (b, d, o, e), without moving x's
+    batch letter d first (the matmul plan's copy) and with BLAS per block (NumPy's einsum loop
+    has none). (X's operand index, lead P, X's (M, K) in memory order, Y's (K, N) likewise,
+    M, N, the result's letters), or None. Only with a batch letter (broadcast_lead covers
+    the rest) and without summed-alone letters."""
+    contr = "".join(c for c in a if c in b and c not in out)
+    if not contr or any(c not in out and c not in contr for c in a + b):
+        return None
+    for k, (x, y) in enumerate(((a, b), (b, a))):
+        for gx, px in _matrix_tails(x, contr, out):
+            for gy, py in _matrix_tails(y, contr, out):
+                mx, ny = gx[0] if gx[1] == contr else gx[1], gy[0] if gy[1] == contr else gy[1]
+                lead = out[:len(out) - len(mx) - len(ny)]
+                if out[len(lead):] == mx + ny and set(px) & set(py) and \
+                        not set(mx) & set(y) and not set(ny) & set(x) and \
+                        set(px) | set(py) == set(lead) and \
+                        "".join(c for c in lead if c in px) == px and \
+                        "".join(c for c in lead if c in py) == py:
+                    return k, lead, gx, gy, mx, ny, lead + mx + ny
+    return None
+
+
+def _matrix_tails(t: str, contr: str, out: str) -> list[tuple[tuple[str, str], str]]:
+    """The ways `t` ends in two groups, the contracted letters and a run of output letters
+    (in memory order), with what leads them."""
+    found = []
+    for n in range(1, len(t) - len(contr) + 1):
+        for g in ((t[-n - len(contr):-len(contr)], contr), (contr, t[-n:])):
+            if "".join(g) == t[len(t) - n - len(contr):] and all(c in out for c in g[0] + g[1]
+                                                                  if c not in contr):
+                found.append((g, t[:len(t) - n - len(contr)]))
+    return found
+
+
 def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],
                 m: Machine) -> float:
     """The modelled seconds of one of `linalg._candidates`' plans."""
@@ -254,6 +291,23 @@ def einsum_plan(name: str, spec: str, shapes: Shapes, dtypes: list[np.dtype],
         rows, cols = (_size(fy, dims), _size(g2, dims)) if g1 == contr else \
             (_size(g1, dims), _size(fy, dims))
         cost += gemm(m, _size(lead, dims), rows, _size(contr, dims), cols, item)
+        if res != out:
+            cost += transposed(m, tuple(dims[c] for c in res), tuple(res.index(c) for c in out),
+                               item)
+        return cost
+    if name == "bmm":  # np.matmul broadcasting over the batch letters
+        k, lead, gx, gy, mx, ny, res = batched_broadcast(a, b, out)
+        dims = _dims([a, b], shapes)
+        cost = 3 * m.call
+        for t, sh, g in (((a, b)[k], shapes[k], gx), ((a, b)[1 - k], shapes[1 - k], gy)):
+            if any(len(x) > 1 for x in g) and _copied(
+                    sh, list(range(len(t))), tuple(dims[c] for c in t[:len(t) - len(g[0]) -
+                                                                     len(g[1])]) +
+                    (_size(g[0], dims), _size(g[1], dims)), item):
+                cost += _size(t, dims) * item * m.copy
+        contr = "".join(c for c in a if c in b and c not in out)
+        cost += gemm(m, _size(lead, dims), _size(mx, dims), _size(contr, dims), _size(ny, dims),
+                     item)
         if res != out:
             cost += transposed(m, tuple(dims[c] for c in res), tuple(res.index(c) for c in out),
                                item)

@@ -138,6 +138,7 @@ def _candidates(spec: str, shapes: list[tuple[int, ...]]) -> dict[str, Callable]
              "lead": _plan_lead_batch(a, b, out, shapes),
              "aligned": _plan_loop_aligned(a, b, out, shapes),
              "bcast": _plan_broadcast_lead(a, b, out, shapes),
+             "bmm": _plan_batched_broadcast(a, b, out, shapes),
              # the matmul's result in the output's order, copied with a cache-friendly
              # transpose (its consumers then read contiguous memory)
              "mm_c": lambda x, y: contiguous(mm(x, y))}
@@ -282,6 +283,34 @@ def _plan_broadcast_lead(a: str, b: str, out: str, shapes: list) -> Callable | N
         x, w = x.reshape(shp_x), w.reshape(shp_y)
         w = w.T if ty else w
         return (np.matmul(w, x) if left else np.matmul(x, w)).reshape(shp_r).transpose(po)
+    return run
+
+
+def _plan_batched_broadcast(a: str, b: str, out: str, shapes: list) -> Callable | None:
+    """`batched_broadcast`'s matmul: each operand's leading letters spread to the lead's
+    axes (size 1 where it lacks one: broadcast), its two groups as one matrix each (a view
+    when its letters are in memory order), the result transposed into the output's order
+    as a view."""
+    form = costs.batched_broadcast(a, b, out)
+    if form is None:
+        return None
+    k, lead, gx, gy, mx, ny, res = form
+    dims = {c: d for s, sh in zip((a, b), shapes) for c, d in zip(s, sh)}
+    size = lambda s: int(np.prod([dims[c] for c in s], dtype=np.int64))
+
+    def shape_of(t: str, g: tuple) -> tuple:
+        own = t[:len(t) - len(g[0]) - len(g[1])]
+        return tuple(dims[c] if c in own else 1 for c in lead) + (size(g[0]), size(g[1]))
+    sx, sy = shape_of((a, b)[k], gx), shape_of((a, b)[1 - k], gy)
+    tx, ty = gx[0] != mx, gy[0] == ny  # (held as (K, M) / (N, K): transposed views)
+    po = tuple(res.index(c) for c in out)
+    same = po == tuple(range(len(out)))
+
+    def run(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        x, y = (p, q) if k == 0 else (q, p)
+        x, y = x.reshape(sx), y.reshape(sy)
+        r = np.matmul(x.swapaxes(-1, -2) if tx else x, y.swapaxes(-1, -2) if ty else y)
+        return r if same else r.transpose(po)
     return run
 
 
