@@ -10,7 +10,14 @@ NumPy's dtype (that of the leaves, Python scalars counting as the default int / 
 complex, as NumPy's array coercion counts them, each leaf cast before the stack, so that
 `np.array([t32, 0.1])` keeps 0.1 in float64 as NumPy does), `dtype=` / `copy=` / `ndmin=`
 honoured. Any other call (no traced leaf; one from vecgrad or NumPy; other keywords) is
-NumPy's own function, unchanged. Outside a trace NumPy is untouched."""
+NumPy's own function, unchanged. Outside a trace NumPy is untouched.
+
+NumPy functions that users call on lists of traced values (`np.mean([loss(a, b) for a, b in
+pairs])`, `np.linalg.norm([dx, dy])`, `np.dot([a, b], w)`: `LISTS`) dispatch on their array
+arguments, but NumPy does not look inside a list; while tracing, a list or tuple argument
+holding a traced value becomes the array `np.asarray` makes of it above, and the call goes on
+as NumPy's own (now dispatched to vecgrad). Ufuncs are left alone (NumPy matches them by
+identity when it dispatches, and they keep their methods)."""
 from __future__ import annotations
 
 import builtins
@@ -25,6 +32,15 @@ from .tracing import Tracer
 
 NAMES = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
 _ORIG = {n: getattr(np, n) for n in NAMES}
+LISTS = ("mean", "sum", "prod", "max", "min", "amax", "amin", "std", "var", "average",
+         "median", "argmax", "argmin", "cumsum", "cumprod", "ptp", "dot", "vdot", "inner",
+         "outer", "diff", "sort", "argsort", "clip", "nansum", "nanmean", "nanmax", "nanmin",
+         "all", "any", "count_nonzero", "trace", "transpose", "reshape", "ravel", "squeeze",
+         "flip", "roll", "tile", "repeat", "cross", "tensordot", "einsum", "linalg.norm",
+         "linalg.det", "linalg.inv", "linalg.solve")
+_LIST_FUNCS = [(np.linalg if n.startswith("linalg.") else np, n.rpartition(".")[2]) for n in LISTS]
+_LIST_ORIG = {(m, n): getattr(m, n) for m, n in _LIST_FUNCS}
+assert not any(isinstance(f, np.ufunc) for f in _LIST_ORIG.values())
 POSITIONAL = {"array": ("dtype",), "asarray": ("dtype", "order"), "asanyarray": ("dtype", "order"),
               "ascontiguousarray": ("dtype",), "asfortranarray": ("dtype",)}
 _INTERNAL: dict[str, bool] = {}  # a caller's file name -> whether vecgrad's or NumPy's
@@ -83,18 +99,22 @@ def _traced(obj: Any, dtype: Any, copy: Any, ndmin: int) -> Any:
     return out
 
 
+def _internal_caller() -> bool:
+    """Whether the wrapper's caller is vecgrad's or NumPy's own code (np.percentile calls
+    np.asanyarray on its input and then works on an ndarray: it keeps NumPy's behaviour)."""
+    fname = sys._getframe(2).f_code.co_filename
+    internal = _INTERNAL.get(fname)
+    if internal is None:
+        internal = _INTERNAL[fname] = _is_internal(fname)
+    return internal
+
+
 def _wrap(name: str) -> Any:
     orig = _ORIG[name]
     copies = name == "array"
 
     def wrapper(a: Any = None, *args: Any, **kwargs: Any) -> Any:
-        if not isinstance(a, (Tracer, list, tuple)):
-            return orig(a, *args, **kwargs)
-        fname = sys._getframe(1).f_code.co_filename
-        internal = _INTERNAL.get(fname)
-        if internal is None:
-            internal = _INTERNAL[fname] = _is_internal(fname)
-        if internal:  # (vecgrad's and NumPy's own calls keep NumPy's behaviour)
+        if not isinstance(a, (Tracer, list, tuple)) or _internal_caller():
             return orig(a, *args, **kwargs)
         keys = dict(zip(POSITIONAL[name], args))
         if len(keys) < len(args) or builtins.any(k in keys for k in kwargs):
@@ -110,19 +130,47 @@ def _wrap(name: str) -> Any:
     return wrapper
 
 
+def _listed(x: Any) -> Any:
+    """A list / tuple argument holding a traced value, as the traced array np.asarray makes."""
+    if type(x) is list or type(x) is tuple:
+        out = _traced(x, None, False, 0)
+        if out is not None:
+            return out
+    return x
+
+
+def _wrap_lists(orig: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if (builtins.any(type(a) is list or type(a) is tuple for a in args) or
+                builtins.any(type(v) is list or type(v) is tuple for v in kwargs.values())) \
+                and not _internal_caller():
+            args = tuple([_listed(a) for a in args])
+            kwargs = {k: _listed(v) for k, v in kwargs.items()}
+        return orig(*args, **kwargs)
+    wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = \
+        orig.__name__, orig.__qualname__, orig.__doc__
+    wrapper.__wrapped__ = orig
+    return wrapper
+
+
 _TRACED = {n: _wrap(n) for n in NAMES}
+_LIST_TRACED = {k: _wrap_lists(f) for k, f in _LIST_ORIG.items()}
 
 
 def patch() -> None:
-    """Put the wrappers in place of NumPy's constructors."""
+    """Put the wrappers in place of NumPy's constructors and list-taking functions."""
     for n in NAMES:
         setattr(np, n, _TRACED[n])
+    for (m, n), f in _LIST_TRACED.items():
+        setattr(m, n, f)
 
 
 def unpatch() -> None:
-    """Put NumPy's own constructors back."""
+    """Put NumPy's own functions back."""
     for n in NAMES:
         setattr(np, n, _ORIG[n])
+    for (m, n), f in _LIST_ORIG.items():
+        setattr(m, n, f)
 
 
 __all__ = ["patch", "unpatch"]
