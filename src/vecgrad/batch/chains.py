@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import primitives as P
 from ..index import ramp_as_basic
-from ..ir import Atom, Const, Eqn, Graph, Var, uses
+from ..ir import Atom, Const, Eqn, Graph, Params, Var, uses
 from .regions import compose
 
 WRITES = (P.setitem, P.setitem_add)
@@ -25,7 +25,6 @@ _INS, _OUT, _FIRST = itemgetter(1), itemgetter(3), itemgetter(0)  # its inputs, 
 
 
 def _eqn(prim: P.Primitive, ins: tuple, params: dict, src: Any) -> Eqn:
-    from ..ir import Params
     ps = Params(params)
     return Eqn(prim, ins, ps, Var(prim.shape_rule(*[a.aval for a in ins], **ps)), src)
 
@@ -79,6 +78,15 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
                 if idx is not None:
                     e = Eqn(getitem, inner.inputs, {"idx": P.BasicIndex(idx)}, e.out, e.src)
                     changed = True
+            elif ramp is None and not _basic(e) and (
+                    inner is not None and inner.prim in WRITES or
+                    e.inputs[0].__class__ is Const):  # (a buffer, or its initial value)
+                parts = _narrowed(e)
+                if parts is not None:
+                    out.append(parts[0])
+                    defs[parts[0].out] = parts[0]
+                    e = Eqn(getitem, (parts[0].out,), Params({"idx": parts[1]}), e.out, e.src)
+                    changed = True
         elif prim is setitem or prim is setitem_add:
             if _basic(e):
                 rewritten = _write_back(e, defs, n_uses) or _rmw(e, defs)
@@ -110,6 +118,34 @@ def _unchanged(eqns: tuple[Eqn, ...]) -> bool:
     is_read = list(map(is_, prims, repeat(P.getitem)))  # (in C: this runs on every trace)
     reads = set(map(_OUT, compress(eqns, is_read)))
     return not reads or reads.isdisjoint(map(_FIRST, map(_INS, compress(eqns, is_read))))
+
+
+def _narrowed(e: Eqn) -> tuple[Eqn, tuple] | None:
+    """A buffer's read at one 1-d integer list among ints and slices (`buf[[i, i]]`,
+    `h[[j, j + 2, j + 1]]`) as the slice its positions span, then the list relative to it:
+    (the slice's read, the index into it), when the span is narrower than the axis. The
+    slice is a basic read, whose region the dependence analysis knows exactly (a list's
+    is the whole buffer): iterations reading and writing apart no longer order each other."""
+    idx = e.params["idx"]
+    adv = [i for i, k in enumerate(idx) if k.__class__ is P.Adv]
+    if len(adv) != 1 or any(k is None for k in idx):
+        return None
+    a = adv[0]
+    arr = idx[a].arr
+    n = e.inputs[0].aval.shape[a]
+    if arr.ndim != 1 or not arr.size or arr.min() < 0 or arr.max() >= n:
+        return None
+    lo, hi = int(arr.min()), int(arr.max()) + 1
+    joint = [i for i, k in enumerate(idx) if k.__class__ is P.Adv or isinstance(k, int)]
+    if hi - lo == n or joint[-1] - joint[0] != len(joint) - 1:
+        return None  # (nothing narrower; ints apart from the list: its axis goes first)
+    outer = idx[:a] + (P.Sl(lo, hi, 1),) + idx[a + 1:]
+    read = _eqn(P.getitem, (e.inputs[0],), {"idx": P.BasicIndex(outer)}, e.src)
+    p = sum(not isinstance(k, int) for k in idx[:a])
+    nd = read.out.aval.ndim
+    inner = tuple(P.Adv(arr - lo) if j == p else P.Sl(0, read.out.aval.shape[j], 1)
+                  for j in range(nd))
+    return read, inner
 
 
 def _write_back(e: Eqn, defs: dict, n_uses: dict) -> list[Eqn] | None:

@@ -20,6 +20,7 @@ import numpy as _np
 
 from .. import primitives as P
 from ..errors import TraceError
+from ..index import Adv, Sl, index_shape, normalize_index, to_key
 from ..ir import Const
 from ..tracing import Tracer
 from . import _ops
@@ -71,10 +72,58 @@ def _values(v: Any, region: tuple, axis: int, s: tuple, e: int, dtype: Any) -> A
     return operand_reshape(_ops.broadcast_to(v, region), s[:axis] + (e,) + s[axis + 1:])
 
 
+def _as_basic(arr: _np.ndarray) -> Any:
+    """A list of distinct positions as the int or slice that selects the same (a ramp
+    `[2 i, 2 i + 1]` is `2 i:2 i + 2`: a basic write, whose region is exact), else itself."""
+    if arr.size == 1:
+        return int(arr[0])
+    step = int(arr[1] - arr[0])
+    if not _np.array_equal(_np.diff(arr), _np.full(arr.size - 1, step)):
+        return arr
+    stop = int(arr[-1]) + step
+    return slice(int(arr[0]), None if stop < 0 else stop, step)
+
+
+def _last_writes_static(x: Tracer, key: Any, value: Any) -> bool:
+    """`x[key] = value` for a static key of one 1-d integer array among ints and slices that
+    repeats positions: the last member writing each position is known while tracing, so the
+    write is one at the distinct positions of the values at their last members (an int where
+    one position is left: `buf[[i, i]] += v` is `buf[i] = (buf[[i, i]] + v)[1]`, a basic
+    write that batches across iterations). False for other keys."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, Tracer) for k in parts):
+        return False
+    try:
+        idx = normalize_index(key, x.shape)
+    except (IndexError, TraceError):
+        return False  # (the general path raises NumPy's error)
+    advs = [a for a, k in enumerate(idx) if isinstance(k, Adv)]
+    if len(advs) != 1 or idx[advs[0]].arr.ndim != 1 or \
+            any(not isinstance(k, (Sl, int)) for k in idx if not isinstance(k, Adv)):
+        return False
+    a = advs[0]
+    arr = idx[a].arr
+    if arr.size and (arr.min() < 0 or arr.max() >= x.shape[a]):
+        return False
+    u, first = _np.unique(arr[::-1], return_index=True)
+    last = arr.size - 1 - first
+    order = _np.argsort(last, kind="stable")  # (the program's order of writes)
+    u, last = u[order], last[order]
+    region = index_shape(x.shape, idx)
+    p = sum(not isinstance(k, int) for k in idx[:a])  # the array's axis in the region
+    v = asarray(value)
+    v = _ops.broadcast_to(astype(v, x.dtype) if _dtype(v) != x.dtype else v, region)
+    pick, put = _as_basic(last), _as_basic(u)
+    x[to_key(idx[:a] + (put,) + idx[a + 1:])] = v[(slice(None),) * p + (pick,)]
+    return True
+
+
 def write_at_index_array(x: Tracer, key: Any, value: Any) -> bool:
     """`x[key] = value` where key holds an integer index array that may repeat positions
     (traced, or NumPy's): the last write to each position wins, as in NumPy. False when the
     key has no such form."""
+    if _last_writes_static(x, key, value):
+        return True
     r = _along(x, key)
     if r is None:
         return False
