@@ -44,7 +44,7 @@ from .distribute import (
     sum_of_shared_contractions,
 )
 from .engine import Rule, rewrite
-from .hoist import einsum_of_gather, gather_of_gather
+from .hoist import einsum_of_gather, einsum_of_pair_gathers, gather_of_gather
 from .identities import (
     double,
     einsum_by_one,
@@ -166,6 +166,8 @@ RULES: list[Rule] = [
          "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar"),
     Rule(P.einsum, einsum_of_gather, "einsum(x[ids], y) = einsum(x, y)[ids]: on x's rows, "
          "when fewer"),
+    Rule(P.einsum, einsum_of_pair_gathers, "einsum('ak,ak->a', x[I], y[J]) = (x @ y.T)"
+         ".ravel()[I * m + J]: dense pair sets"),
     Rule(P.take, gather_of_gather, "x[a][b] = x[a[b]]"),
     Rule(P.getitem, gather_of_gather, "x[a][b] = x[a[b]]"),
     Rule(P.getitem, slice_of_gather, "take_along(x, i)[s] = take_along(x[s], i[s]), slices its "
