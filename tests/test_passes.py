@@ -808,6 +808,27 @@ def _check_grid_of_gathers(g0, g1):
     assert any(e.out.aval.shape == (2, 3, 3) for e in g1.eqns if e.prim is P.mul), pretty(g1)
 
 
+def _rule_einsum_of_pair_gathers(x):
+    # dot products of row pairs (i, j) of the 2 x 2 grid, some repeated: Gram entries
+    a = P.take(vnp.tanh(x), ids=P.Adv(np.array([0, 1, 1, 0, 1])), axis=0)
+    b = P.take(x, ids=P.Adv(np.array([1, 1, 0, 0, 1])), axis=0)
+    return vnp.exp(P.einsum(a, b, spec="ak,ak->a"))
+
+
+def _check_einsum_of_pair_gathers(g0, g1):
+    gram = [e for e in g1.eqns if e.prim is P.einsum and e.out.aval.shape == (2, 2)]
+    assert gram and not any(e.prim is P.take and e.out.aval.ndim == 2 for e in g1.eqns), \
+        pretty(g1)
+
+
+def test_dense_pairs_cheaper():
+    from vecgrad.rewrite.hoist import DENSE_PAIRS_MAX, dense_pairs_cheaper
+    assert dense_pairs_cheaper(200, 200, 16, 6000)  # 15% of the grid
+    assert not dense_pairs_cheaper(200, 200, 16, 200)  # 0.5%
+    assert not dense_pairs_cheaper(3000, 3000, 3, 9000)  # few pairs of short rows
+    assert not dense_pairs_cheaper(DENSE_PAIRS_MAX, 2, 64, DENSE_PAIRS_MAX * 2)  # too big
+
+
 def test_outer_factors():
     from vecgrad.rewrite.segments import outer_factors
     I, J = np.array([4, 4, 1]), np.array([2, 0, 3, 2])
@@ -1654,6 +1675,8 @@ RULE_TESTS = {
                                                           _check_gather_of_broadcast),
     "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))": (
         _rule_row_into_segment_sum, _check_row_into_segment_sum),
+    "einsum('ak,ak->a', x[I], y[J]) = (x @ y.T).ravel()[I * m + J]: dense pair sets": (
+        _rule_einsum_of_pair_gathers, _check_einsum_of_pair_gathers),
     "f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]) reshaped, the pairs (i1, i2) all of I x J":
         (_rule_grid_of_gathers, _check_grid_of_gathers),
     "affine_scan(c0, a, b) = P * (c0 + cumsum(b / P)), a constant, P = cumprod(a) well inside "
