@@ -11,6 +11,7 @@ import numpy as np
 from test_batch import check, entry
 
 import vecgrad as vg
+import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 
 
@@ -66,3 +67,35 @@ def test_sparse_pair_sets_stay_gathers():
     mask[np.arange(0, 299), np.arange(1, 300)] = True  # 299 of 90,000 pairs
     e, _ = entry(lambda X: masked_pairs(X, mask.tolist()), (X,))
     assert not _gram(e.stages["simplify"])
+
+
+def grid_scatter(v, M, rows, cols):
+    G = vnp.zeros(M.shape)
+    for k, (r, c) in enumerate(zip(rows, cols)):
+        G[r, c] += v[k]
+    return np.sum(G * M) + np.sum(G[rows, cols] ** 2)
+
+
+def add_at_cells(G0, v, rows, cols):
+    G = G0.copy()
+    np.add.at(G, (rows, cols), v)
+    return np.sum(np.sin(G) * G)
+
+
+def test_scatter_into_a_grid_by_row_and_column_lists():
+    """(rewrite/segments.scatter_into_cells, gather_of_cells): one scatter into the flattened
+    grid, one gather from it, repeated cells accumulating."""
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((6, 5))
+    rows, cols = rng.integers(0, 6, 40).tolist(), rng.integers(0, 5, 40).tolist()
+    v = rng.standard_normal(40)
+    np.testing.assert_allclose(vg.jit(grid_scatter)(v, M, rows, cols),
+                               grid_scatter(v, M, rows, cols), rtol=1e-12)
+    e = check(lambda v: grid_scatter(v, M, rows, cols), (v,))
+    g = e.stages["simplify"]
+    assert not any(q.prim is P.setitem_add for q in g.eqns), vg.ir.pretty(g)
+    G0 = rng.standard_normal((6, 5))
+    np.testing.assert_allclose(vg.jit(add_at_cells)(G0, v, rows, cols),
+                               add_at_cells(G0, v, rows, cols), rtol=1e-12)
+    e = check(lambda G0, v: add_at_cells(G0, v, rows, cols), (G0, v), argnums=(0, 1))
+    assert not any(q.prim is P.setitem_add for q in e.stages["simplify"].eqns)

@@ -821,6 +821,28 @@ def _check_einsum_of_pair_gathers(g0, g1):
         pretty(g1)
 
 
+def _rule_scatter_into_cells(x):
+    # per-cell sums of 5 values scattered into the 2 x 3 grid's cells (0, 1), (1, 2), (0, 1)
+    u = P.segment_sum(vnp.tanh(x[0]), ids=P.Adv(np.array([0, 1, 2])), axis=0, num=3)
+    rc = (P.Adv(np.array([0, 1, 0])), P.Adv(np.array([1, 2, 1])))
+    a = P.setitem_add(vnp.zeros((2, 3)), u, idx=rc)
+    return P.setitem_add(vnp.exp(x), x[1] * 2.0, idx=rc) * a
+
+
+def _check_scatter_into_cells(g0, g1):
+    assert "setitem_add" not in prims(g1), pretty(g1)
+    assert all(e.params["num"] == 6 for e in g1.eqns if e.prim is P.segment_sum), pretty(g1)
+
+
+def _rule_gather_of_cells(x):
+    return vnp.sin(P.getitem(vnp.exp(x), idx=(P.Adv(np.array([1, 0, 1, 1])),
+                                            P.Adv(np.array([2, 0, 0, 2])))))
+
+
+def _check_gather_of_cells(g0, g1):
+    assert "getitem" not in prims(g1) and prims(g1).count("take") == 1, pretty(g1)
+
+
 def test_dense_pairs_cheaper():
     from vecgrad.rewrite.hoist import DENSE_PAIRS_MAX, dense_pairs_cheaper
     assert dense_pairs_cheaper(200, 200, 16, 6000)  # 15% of the grid
@@ -1675,6 +1697,11 @@ RULE_TESTS = {
                                                           _check_gather_of_broadcast),
     "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))": (
         _rule_row_into_segment_sum, _check_row_into_segment_sum),
+    "x.at[r, c].add(u) = x + segment_sum(u, r * W + c) reshaped (no add into zeros); of "
+    "segment_sum(v, i): segment_sum(v, (r * W + c)[i])": (_rule_scatter_into_cells,
+                                                           _check_scatter_into_cells),
+    "x[r, c] = x.reshape(H * W, ...)[r * W + c], the cells an eighth of x or more": (
+        _rule_gather_of_cells, _check_gather_of_cells),
     "einsum('ak,ak->a', x[I], y[J]) = (x @ y.T).ravel()[I * m + J]: dense pair sets": (
         _rule_einsum_of_pair_gathers, _check_einsum_of_pair_gathers),
     "f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]) reshaped, the pairs (i1, i2) all of I x J":

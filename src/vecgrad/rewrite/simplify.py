@@ -90,8 +90,10 @@ from .scalings import (
 )
 from .segments import (
     gather_of_broadcast,
+    gather_of_cells,
     grid_of_gathers,
     row_into_segment_sum,
+    scatter_into_cells,
     scatter_of_scaled,
     segment_sum_of_boxes,
     segment_sum_of_shifts,
@@ -172,6 +174,10 @@ RULES: list[Rule] = [
     Rule(P.getitem, gather_of_gather, "x[a][b] = x[a[b]]"),
     Rule(P.getitem, slice_of_gather, "take_along(x, i)[s] = take_along(x[s], i[s]), slices its "
          "only readers"),
+    Rule(P.setitem_add, scatter_into_cells, "x.at[r, c].add(u) = x + segment_sum(u, r * W + c) "
+         "reshaped (no add into zeros); of segment_sum(v, i): segment_sum(v, (r * W + c)[i])"),
+    Rule(P.getitem, gather_of_cells, "x[r, c] = x.reshape(H * W, ...)[r * W + c], the cells "
+         "an eighth of x or more"),
     Rule(P.setitem_add, row_into_segment_sum,
          "segment_sum(u, i).at[r].add(v) = segment_sum(concat(u, v), concat(i, [r]))"),
     Rule(P.getitem, read_of_write,
