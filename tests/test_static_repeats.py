@@ -78,3 +78,31 @@ def test_integer_buffer_and_negative_positions():
         return buf * x
     x = np.arange(6.0)
     _numpy_and_vecgrad(f, x)
+
+
+def add_at_per_row(X, idx):
+    out = vnp.zeros((X.shape[0], 8))
+    for r in range(X.shape[0]):
+        np.add.at(out[r], idx, X[r])  # repeated positions accumulate
+    return np.sum(out ** 2)
+
+
+def subtract_at_cells_per_block(X, idx):
+    out = vnp.ones((X.shape[0], 3, 5))
+    for r in range(X.shape[0]):
+        np.subtract.at(out[r], (1, idx), np.tanh(X[r]))  # an int beside the list
+    return np.sum(out * np.cos(out))
+
+
+def test_ufunc_at_per_row_batches_as_one_write():
+    """primitives/structural._joint_advanced: a write through a static list per iteration is
+    one write at (:, list) when the list's axes stay in place."""
+    rng = np.random.default_rng(3)
+    idx = [0, 3, 3, 7]
+    for f, X in ((lambda X: add_at_per_row(X, idx), rng.standard_normal((6, 4))),
+                 (lambda X: subtract_at_cells_per_block(X, [4, 0, 4, 2]),
+                  rng.standard_normal((5, 4)))):
+        _numpy_and_vecgrad(f, X)
+        check(f, (X,))
+    assert_size_independent(lambda n: (lambda X: add_at_per_row(X, idx),
+                                       (rng.standard_normal((n, 4)),)), sizes=(5, 11))

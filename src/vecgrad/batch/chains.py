@@ -78,7 +78,7 @@ def normalize(g: Graph, n_uses: dict | None = None) -> Graph:
                 if idx is not None:
                     e = Eqn(getitem, inner.inputs, {"idx": P.BasicIndex(idx)}, e.out, e.src)
                     changed = True
-            elif ramp is None and not _basic(e) and (
+            elif not _basic(e) and ramp_as_basic(e.params["idx"]) is None and (
                     inner is not None and inner.prim in WRITES or
                     e.inputs[0].__class__ is Const):  # (a buffer, or its initial value)
                 parts = _narrowed(e)

@@ -282,23 +282,28 @@ def _reduce_at_vjp(g: Any, ans: Any, a: Any, v: Any, idx: Any, axis: int, op: st
         cnt = hit_a + scatter_add_along(hit_v, idx, axis=axis, size=size)
         share = div(g, maximum(cnt, 1.0))  # (0 only where the result is NaN)
         return mul(share, hit_a), mul(take_along(share, idx, axis=axis), hit_v), None
-    # the product of the others, exact where factors are 0 (as reduce_prod's VJP): p, the
-    # product of the nonzero factors, over x where the position holds no zero; p itself for
-    # the one zero where it holds one; 0 otherwise (two zeros or more, or x nonzero beside a
-    # zero: the product of the others has a zero factor)
+    # the product of the others, exact where factors are 0 and its own derivative (as
+    # reduce_prod's VJP): p, the product of the nonzero factors, over x, times the product
+    # of the zero factors other than x, by their number n0: 1, the other zero's value (zs,
+    # their sum, or zs - x for a zero x), or 0 (three zeros or more). zs and zs - x are 0 in value;
+    # their derivatives are the second-order terms (the VJP of this VJP), not dead code
     za, zv = eq(a, 0), eq(v, 0)
     a1, v1 = where(za, 1.0, a), where(zv, 1.0, v)
     i64 = np.dtype(np.int64)
     n0 = cast(za, dtype=i64) + scatter_add_along(cast(zv, dtype=i64), idx, axis=axis, size=size)
+    zs = where(za, a, 0.0) + scatter_add_along(where(zv, v, 0.0), idx, axis=axis, size=size)
     p = scatter_reduce_along(a1, v1, idx, axis=axis, op="multiply")
 
-    def others(g: Any, p: Any, n0: Any, x1: Any, z: Any) -> Any:
-        return where(where(z, eq(n0, 1), eq(n0, 0)), g * p / x1, 0.0)
+    def others(g: Any, p: Any, n0: Any, zs: Any, x: Any, x1: Any, z: Any) -> Any:
+        one, two = eq(n0, 1), eq(n0, 2)
+        at_zero = where(one, 1.0, where(two, zs, 0.0)) - where(two, x, 0.0)
+        at_other = where(eq(n0, 0), 1.0, where(one, zs, 0.0))
+        return g * p / x1 * where(z, at_zero, at_other)
 
     def gathered(y: Any) -> Any:
         return take_along(y, idx, axis=axis)
-    ga = others(g, p, n0, a1, za)
-    gv = others(gathered(g), gathered(p), gathered(n0), v1, zv)
+    ga = others(g, p, n0, zs, a, a1, za)
+    gv = others(gathered(g), gathered(p), gathered(n0), gathered(zs), v, v1, zv)
     return ga, gv, None
 
 

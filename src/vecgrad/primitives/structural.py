@@ -113,10 +113,20 @@ def _add(base: np.ndarray, v: np.ndarray, idx: tuple) -> np.ndarray:
     return out
 
 
+def _joint_advanced(idx: tuple) -> bool:
+    """Whether an index's integer arrays and ints stand next to each other: the region keeps
+    its axes in place (NumPy moves them first only when something separates them), so a
+    leading batch slice leaves them where they were (`np.add.at(out[r], idx, v)` for every r
+    is one write at (:, idx))."""
+    adv = [i for i, k in enumerate(idx) if isinstance(k, (Adv, int))]
+    return bool(adv) and adv[-1] - adv[0] == len(adv) - 1
+
+
 def _write_batch(prim_name: str) -> Any:
     def rule(n: int, batched: tuple[bool, ...], base: Any, v: Any, idx: tuple) -> Any:
-        if not is_basic(idx):
-            raise NotBatchable("batched writes through integer-array indices")
+        if not is_basic(idx) and not _joint_advanced(idx):
+            raise NotBatchable("batched writes through integer-array indices apart from "
+                               "each other (NumPy moves their axes first)")
         if not batched[0]:
             base = broadcast_to(base, shape=(n,) + base.shape)
         if batched[1]:
