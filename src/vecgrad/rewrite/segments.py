@@ -294,79 +294,6 @@ def grid_of_gathers(e: Eqn, ctx: Any) -> Any:
     return None
 
 
-def _cells(idx: tuple, shape: tuple) -> tuple[np.ndarray, int] | None:
-    """(flat positions, axes) of an index made of 1-d integer arrays of one length over the
-    leading axes, whole slices after them (`G[r, c]`, `T[r, c, :]`): the cells' positions in
-    the leading axes flattened (row-major), and how many axes those are (None otherwise)."""
-    lead = 0
-    while lead < len(idx) and idx[lead].__class__ is P.Adv:
-        lead += 1
-    if lead < 2 or any(k.__class__ is not P.Sl or k.start != 0 or k.step != 1 or len(k) != d
-                       for k, d in zip(idx[lead:], shape[lead:])) or len(idx) != len(shape):
-        return None
-    arrs = [k.arr for k in idx[:lead]]
-    if any(a.ndim != 1 or a.shape != arrs[0].shape for a in arrs):
-        return None
-    dims = shape[:lead]
-    arrs = [np.where(a < 0, a + d, a) for a, d in zip(arrs, dims)]
-    if any(a.size and (a.min() < 0 or a.max() >= d) for a, d in zip(arrs, dims)):
-        return None
-    return np.ravel_multi_index(arrs, dims).astype(np.int64), lead
-
-
-def _is_zero(a: Any, ctx: Any) -> bool:
-    if isinstance(a, Const):
-        return a.value.size <= 1 << 22 and not a.value.any()
-    d = ctx.def_of(a, P.full)
-    return d is not None and d.params["value"] == 0
-
-
-def scatter_into_cells(e: Eqn, ctx: Any) -> Any:
-    """zeros.at[r, c].add(u) = segment_sum(u, r * W + c, H * W) reshaped (np.add.at's
-    accumulation at repeated cells), and of segment_sum(v, i) = segment_sum(v, (r * W + c)[i]):
-    one scatter into the flattened grid, where the per-cell sums were scattered again by
-    two index arrays (values into a 2-D grid by (row, col) lists). Into a base x that is not
-    zeros: x + that, where the cells are at least an eighth of x (an add over all of x)."""
-    base, u = e.inputs
-    shape = e.out.aval.shape
-    cells = _cells(e.params["idx"], shape)
-    if cells is None or u.aval.dtype != e.out.aval.dtype or base.aval != e.out.aval:
-        return None
-    flat, lead = cells
-    zero = _is_zero(base, ctx)
-    if u.aval.shape != (flat.size,) + shape[lead:] or \
-            not zero and 8 * _flat_size(flat, shape[lead:]) < e.out.aval.size:
-        return None  # (into a nonzero base: an add over all of it, worth it for many cells)
-    inner = ctx.def_of(u, P.segment_sum)
-    if inner is not None and inner.params["axis"] == 0 and ctx.reads(u) == 1:
-        u, flat = inner.inputs[0], flat[np.asarray(inner.params["ids"].arr)]
-    num = int(np.prod(shape[:lead]))
-    s = ctx.emit(P.segment_sum, (u,), {"ids": P.Adv(flat), "axis": 0, "num": num}, e.src)
-    if zero:
-        return P.reshape, (s,), {"shape": shape}
-    return P.add, (base, ctx.emit(P.reshape, (s,), {"shape": shape}, e.src)), {}
-
-
-def gather_of_cells(e: Eqn, ctx: Any) -> Any:
-    """x[r, c] = x.reshape(H * W, ...)[r * W + c]: one index into the flattened leading axes
-    (a take, which gathers of it then compose with), where two index arrays broadcast
-    together; only where the cells are at least an eighth of x (a reshape may copy x)."""
-    x = e.inputs[0]
-    shape = x.aval.shape
-    cells = _cells(e.params["idx"], shape)
-    if cells is None or 8 * _flat_size(cells[0], shape[cells[1]:]) < x.aval.size:
-        return None
-    flat, lead = cells
-    rest = shape[lead:]
-    r = ctx.emit(P.reshape, (x,), {"shape": (int(np.prod(shape[:lead])),) + rest}, e.src)
-    return P.take, (r,), {"ids": P.Adv(flat), "axis": 0}
-
-
-def _flat_size(flat: np.ndarray, rest: tuple) -> int:
-    """The elements of the cells `flat` with trailing axes `rest`."""
-    return int(flat.size * np.prod(rest, dtype=np.int64))
-
-
 MAX_SHIFTS = 8  # shifted slices a gathered segment sum may become (each one pass)
 
 
@@ -469,6 +396,26 @@ def _pixel_positions(t: Eqn) -> tuple | None:
     return tuple(np.asarray(k.arr) for k in idx)
 
 
+def _pixel_gather(t: Eqn, ctx: Any) -> tuple | None:
+    """(x, positions) of a gather x[rows, cols, ...], or of the same gather through x's
+    flattened leading axes (take(reshape(x), rows * W + cols): cells.gather_of_cells)."""
+    if t.prim is P.getitem:
+        pos = _pixel_positions(t)
+        return None if pos is None else (t.inputs[0], pos)
+    r = ctx.def_of(t.inputs[0], P.reshape) if t.prim is P.take and t.params["axis"] == 0 \
+        else None
+    if r is None:
+        return None
+    x, flat = r.inputs[0], r.out.aval.shape
+    lead = x.aval.ndim - (len(flat) - 1)
+    if lead < 2 or x.aval.shape[lead:] != flat[1:]:
+        return None
+    ids = np.asarray(t.params["ids"].arr)
+    if ids.ndim != 1:
+        return None
+    return x, tuple(np.unravel_index(ids, x.aval.shape[:lead]))
+
+
 def _term_weights(c: Any, n: int, ndim: int) -> np.ndarray | None:
     """The per-term weights (float64, exact) of a constant factor c of n terms of rank ndim
     (a scalar, or a column of shape (n, 1, ...)); None for any other constant."""
@@ -492,9 +439,10 @@ def _weighted_gather(v: Any, ctx: Any, shared: bool = False) -> tuple | None:
     e = ctx.def_of(v)
     if e is None:
         return None
-    if e.prim is P.getitem:
-        pos = _pixel_positions(e)
-        return None if pos is None else (e.inputs[0], pos, None)
+    if e.prim is P.getitem or e.prim is P.take:
+        px = _pixel_gather(e, ctx)
+        if px is not None:
+            return px[0], px[1], None
     if e.prim is P.take and e.params["axis"] == 0 and not shared:
         inner = _weighted_gather(e.inputs[0], ctx, shared=True)
         if inner is None:
@@ -505,13 +453,13 @@ def _weighted_gather(v: Any, ctx: Any, shared: bool = False) -> tuple | None:
     if e.prim is not P.mul:
         return None
     for c, g in (e.inputs, e.inputs[::-1]):
-        t = ctx.def_of(g, P.getitem)
+        t = ctx.def_of(g)
         if t is None or (not shared and ctx.reads(g) != 1):
             continue
-        pos = _pixel_positions(t)
-        w = None if pos is None else _term_weights(c, g.aval.shape[0], len(g.aval.shape))
+        px = _pixel_gather(t, ctx)
+        w = None if px is None else _term_weights(c, g.aval.shape[0], len(g.aval.shape))
         if w is not None and v.aval.shape == g.aval.shape:
-            return t.inputs[0], pos, w
+            return px[0], px[1], w
     return None
 
 
@@ -595,8 +543,8 @@ def segment_sum_of_shifts(e: Eqn, ctx: Any) -> Any:
     return out
 
 
-__all__ = ["gather_of_broadcast", "gather_of_cells", "grid_of_gathers", "outer_factors",
-           "row_into_segment_sum", "scatter_into_cells", "scatter_of_scaled",
+__all__ = ["gather_of_broadcast", "grid_of_gathers", "outer_factors",
+           "row_into_segment_sum", "scatter_of_scaled",
            "segment_sum_of_boxes", "segment_sum_of_shifts", "shifted_boxes",
            "shifted_runs", "slice_of_gather", "sum_of_scatter",
            "sum_of_segment_sums"]

@@ -19,6 +19,7 @@ from ..batch.windows import (
 )
 from ..ir import Graph
 from .addchain import repeated_terms, small_terms_first
+from .cells import gather_of_cells, scatter_into_cells
 from .closed_form import closed_affine_scan
 from .complexparts import (
     conj_of_scaled_conj,
@@ -90,10 +91,8 @@ from .scalings import (
 )
 from .segments import (
     gather_of_broadcast,
-    gather_of_cells,
     grid_of_gathers,
     row_into_segment_sum,
-    scatter_into_cells,
     scatter_of_scaled,
     segment_sum_of_boxes,
     segment_sum_of_shifts,
