@@ -198,6 +198,10 @@ def _take_along(avals: list[Aval], axis: int) -> Callable:
         if x.ndim == 1:
             return np.take
         return lambda x, i: np.take(x, i.reshape(-1), axis)
+    if all(d == 1 for d in x.shape[:axis]) and all(d == 1 for d in idx.shape[axis + 1:]):
+        # (an index per leading position into one array: the impl's second branch)
+        xs, ishape = x.shape[axis:], idx.shape[:axis + 1]
+        return lambda x, i: np.take(x.reshape(xs), i.reshape(ishape), 0)
     return functools.partial(S._take_along, axis=axis)
 
 
