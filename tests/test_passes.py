@@ -795,6 +795,43 @@ def test_shifted_boxes():
     assert shifted_boxes((np.arange(n) * 2, np.zeros(n, int)), np.arange(n), (n, 1)) is None
 
 
+def _rule_einsum_of_diagonal_pairs(x):
+    # row pairs (i, j) of x's 2 rows on the diagonals 0 ((0, 0), (1, 1)) and 1 ((0, 1)),
+    # each met several times: the rows' dot products
+    i = P.Adv(np.array([0, 1, 0, 1, 0, 0, 1, 0]))
+    j = P.Adv(np.array([0, 1, 1, 1, 1, 0, 1, 1]))
+    wide = vnp.reshape(vnp.broadcast_to(vnp.reshape(x, (2, 3, 1)), (2, 3, 200)), (2, 600))
+    a = P.take(vnp.tanh(wide), ids=i, axis=0)  # (rows long enough for slices to pay)
+    b = P.take(vnp.exp(wide), ids=j, axis=0)
+    return P.einsum(a, b, spec="ai,ai->a")
+
+
+def _check_einsum_of_diagonal_pairs(g0, g1):
+    takes = [e for e in g1.eqns if e.prim is P.take]
+    assert len(takes) == 1 and takes[0].inputs[0].aval.shape == (3,), pretty(g1)
+
+
+def test_diagonal_runs():
+    """Pairs of rows as runs on diagonals: distinct pairs, each pair's place in run order;
+    refused when the runs are too many or too short."""
+    from vecgrad.rewrite.diagonals import MAX_PAIR_RUNS, diagonal_runs
+    n, b = 40, 2
+    pi = [(i, j) for i in range(n) for j in range(max(0, i - b), min(n, i + b + 1))]
+    I, J = (np.array(v) for v in zip(*pi))
+    runs, where = diagonal_runs(I, J)
+    assert sorted(runs) == sorted((max(0, -d), n - max(0, d), d) for d in range(-b, b + 1))
+    # the runs' rows, in run order, read back at `where`, are the pairs
+    flat = np.array([(r, r + d) for lo, hi, d in runs for r in range(lo, hi)])
+    assert np.array_equal(flat[where], np.stack([I, J], axis=1))
+    twice = diagonal_runs(np.r_[I, I], np.r_[J, J])  # repeated pairs: computed once
+    assert twice[0] == runs and np.array_equal(twice[1], np.r_[where, where])
+    assert diagonal_runs(np.arange(8), np.arange(8) ** 2 % 5) is None  # runs of one or two
+    assert diagonal_runs(np.zeros(3, int), np.zeros(3, int)) is None  # too few terms
+    k = MAX_PAIR_RUNS + 1
+    assert diagonal_runs(np.repeat(np.arange(k) * 10, 4) + np.tile(np.arange(4), k),
+                         np.repeat(np.arange(k), 4) + np.tile(np.arange(4), k)) is None
+
+
 def _rule_grid_of_gathers(x):
     # every pair of rows (i, j) of I x J = [0, 1] x [1, 0, 1]: x[i] * exp(x[j])
     a = P.take(x, ids=P.Adv(np.array([0, 0, 0, 1, 1, 1])), axis=0)
@@ -1710,6 +1747,9 @@ RULE_TESTS = {
     "the floating-point range": (_rule_closed_affine_scan, _check_closed_affine_scan),
     "segment_sum(x[ids], seg) = sum of shifted slices x[lo+d:hi+d] at lo:hi, the (seg, ids) "
     "pairs on a few diagonals": (_rule_segment_sum_of_shifts, _check_segment_sum_of_shifts),
+    "einsum(x[I], y[J]) over the terms = einsums of slices x[lo:hi], y[lo+d:hi+d] joined and "
+    "gathered, the pairs (I, J) on a few diagonals": (_rule_einsum_of_diagonal_pairs,
+                                                     _check_einsum_of_diagonal_pairs),
     "segment_sum(x[rows, cols], seg) over x's pixels = sum of shifted boxes x[lo+d:hi+d] at "
     "lo:hi, the pairs on a few diagonals of the grid": (_rule_segment_sum_of_boxes,
                                                        _check_segment_sum_of_boxes),

@@ -38,6 +38,7 @@ from .contract import (
     sum_of_product,
     sum_of_scaled,
 )
+from .diagonals import einsum_of_diagonal_pairs
 from .distribute import (
     einsum_of_broadcast_sum,
     einsum_of_own_sums,
@@ -165,6 +166,8 @@ RULES: list[Rule] = [
     Rule(P.take_along, gather_of_broadcast, "take_along(broadcast_to(x), i) = take_along(x, i)"),
     Rule(P.scatter_add_along, scatter_of_scaled,
          "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar"),
+    Rule(P.einsum, einsum_of_diagonal_pairs, "einsum(x[I], y[J]) over the terms = einsums of "
+         "slices x[lo:hi], y[lo+d:hi+d] joined and gathered, the pairs (I, J) on a few diagonals"),
     Rule(P.einsum, einsum_of_gather, "einsum(x[ids], y) = einsum(x, y)[ids]: on x's rows, "
          "when fewer"),
     Rule(P.einsum, einsum_of_pair_gathers, "einsum('ak,ak->a', x[I], y[J]) = (x @ y.T)"
