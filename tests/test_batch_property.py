@@ -50,7 +50,8 @@ STATEMENTS = ["window", "set_col", "add_row", "rmw", "iadd_repeat", "hang", "lin
               "read_back", "sub_rmw", "block", "stencil", "empty", "two_terms",
               "traced_iadd", "traced_sum", "traced_read", "prefix", "suffix", "prefix_buf",
               "window1d", "shrink", "list_read", "list_rmw", "checked_taps",
-              "dilated_window", "scatter_window", "stack_last", "patch2d"]
+              "dilated_window", "scatter_window", "stack_last", "patch2d", "stencil2d",
+              "band_pairs"]
 
 
 @st.composite
@@ -151,6 +152,23 @@ def build(p):
                 elif kind == "patch2d":  # a 2x2 patch whose row and column both move
                     r0, c0 = min(i, N - 2), min(2 * (t % 2), D - 2)
                     total = total + vnp.sum(vnp.tanh(x[r0:r0 + 2, c0:c0 + 2]) * w[c0:c0 + 2])
+                elif kind == "stencil2d":  # pixels' neighbours under if-boundaries
+                    # (every pixel of x on the first iteration, this iteration's after)
+                    for r0, c0 in ([(a, b) for a in range(N) for b in range(D)] if t == 0
+                                   else [(min(max(q, 0), N - 1), (i + t) % D)]):
+                        nb = 0.0
+                        if r0 > 0:
+                            nb = nb + x[r0 - 1, c0]
+                        if r0 < N - 1:
+                            nb = nb + x[r0 + 1, c0]
+                        if c0 > 0:
+                            nb = nb + 0.5 * x[r0, c0 - 1]
+                        if c0 < D - 1:
+                            nb = nb + x[r0, c0 + 1]
+                        total = total + (2.0 * x[r0, c0] - nb) ** 2 * c
+                elif kind == "band_pairs":  # row i against its neighbours j of a band
+                    for j in range(max(0, i - 1), min(N, i + 2)):
+                        total = total + vnp.tanh(vnp.dot(x[i], y[j]) * c)
                 elif kind == "window1d":  # one-channel windows against one vector
                     lo = min(i, D - k)
                     total = total + vnp.sum(w[lo:lo + k] * x[0, :k]) ** 2
@@ -181,3 +199,25 @@ def test_random_dependence_programs(p):
     assert_same_function(e.stages["traced"], e.stages["simplify"], leaves)
     if p["fd"]:
         vg.check_grads(f, args, argnums=(0, 1, 2), rtol=1e-5, atol=1e-7)
+
+
+@settings(max_examples=max(EXAMPLES // 2, 10), deadline=None)
+@given(programs(), st.sampled_from(["stencil2d", "band_pairs"]))
+def test_random_neighbour_programs(p, kind):
+    """Programs with 2-D neighbour sums under if-boundaries or band pairs, with the size
+    thresholds of their rewrites (rewrite/segments' boxes, rewrite/diagonals' runs) lifted,
+    so that the rewrites fire at this size: same values as NumPy, same function, gradients."""
+    from vecgrad.rewrite import diagonals
+    p = {**p, "body": p["body"][:2] + [kind]}
+    f = build(p)
+    args = (*inputs(), np.array(p["ix"]))
+    saved = diagonals.RUN_ELEMS
+    diagonals.RUN_ELEMS = 0
+    try:
+        want = f(*[np.array(a) for a in args])
+        np.testing.assert_allclose(vg.jit(f)(*args), want, rtol=1e-9, atol=1e-12)
+        e, leaves = entry(f, args, argnums=(0, 1, 2))
+        assert_same_function(e.stages["traced"], e.stages["simplify"], leaves)
+        vg.check_grads(f, args, argnums=(0, 1, 2), rtol=1e-5, atol=1e-7)
+    finally:
+        diagonals.RUN_ELEMS = saved
