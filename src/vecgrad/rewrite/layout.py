@@ -87,13 +87,14 @@ def reduction_of_transpose(e: Eqn, ctx: Any) -> Any:
 
 
 def sum_of_reshaped_view(e: Eqn, ctx: Any) -> Any:
-    """sum(reshape(v, s), axes) = reshape(sum(v, axes'), ..) where v is a strided view and the
-    summed axes of s are whole axes of v: the reshape of such a view is a copy (batching
-    merges a loop's axes around a window sum), the sum of the view itself is not, and the
-    window rules see it."""
+    """sum(reshape(v, s), axes) = reshape(sum(v, axes'), ..) where v is a strided view (or a
+    transposed array: the blocks of a pooling at its own stride) and the summed axes of s
+    are whole axes of v: the reshape of such a view is a copy (batching merges a loop's axes
+    around a window sum), the sum of the view itself is not, and the window rules see it."""
     r = ctx.def_of(e.inputs[0], P.reshape)
-    if r is None or ctx.def_of(r.inputs[0], P.strided) is None:
-        return None
+    if r is None or ctx.def_of(r.inputs[0], P.strided) is None and \
+            ctx.def_of(r.inputs[0], P.transpose) is None:
+        return None  # (a transposed array's reshape is a copy too: non-overlapping blocks)
     ref = refine(r.inputs[0].aval.shape, r.out.aval.shape)
     if ref is None:
         return None

@@ -47,6 +47,50 @@ def column_sum(aval: Aval, axes: tuple[int, ...]) -> Callable[[np.ndarray], np.n
     return run
 
 
+MIDDLE_MIN = 4096  # elements from which a sum over middle axes is worth its own kernel
+SHORT_INNER = 32  # a kept last axis shorter than this makes NumPy's reduce loop slow
+FEW_SLICES = 16  # reduced positions up to which a sum over strided axes adds slices
+
+
+def middle_sum(aval: Aval, axes: tuple[int, ...]) -> Callable[[np.ndarray], np.ndarray] | None:
+    """A sum over axes that are neither the leading ones nor the last alone, where NumPy's
+    reduce runs one inner loop per short row, or None where its reduce is as good:
+    - the last axis kept and short: np.einsum ('abc->ac'), which walks the kept axes
+      outside: (1994, 7, 16) over axis 1 in 66 us against 202 (np.add.reduce), (4000, 3, 8)
+      in 37 against 195 (loaded machine, one process);
+    - the last axis summed with others, not as one trailing block (a pooling's blocks
+      (12, 2, 12, 2, 12, 2) over (1, 3, 5)): the few reduced positions' slices added in
+      place, 12 us against 82 (reduce) and 44 (einsum).
+    Each output entry adds its terms in order, as one running sum."""
+    n = aval.ndim
+    if aval.dtype.kind not in "fc" or n < 2 or aval.size < MIDDLE_MIN or \
+            axes == (n - 1,) or axes == tuple(range(len(axes))):
+        return None
+    if n - 1 not in axes:
+        if aval.shape[-1] >= SHORT_INNER:
+            return None
+        letters = "abcdefghijklmnopqrstuvwxyz"[:n]
+        spec = letters + "->" + "".join(c for i, c in enumerate(letters) if i not in axes)
+        return lambda x: np.einsum(spec, x)
+    reduced = [aval.shape[a] for a in axes]
+    if axes == tuple(range(n - len(axes), n)) or not 2 <= math.prod(reduced) <= FEW_SLICES:
+        return None  # (a trailing block: one inner loop over it)
+    idxs = []
+    for sub in np.ndindex(*reduced):
+        idx: list[Any] = [slice(None)] * n
+        for a, v in zip(axes, sub):
+            idx[a] = v
+        idxs.append(tuple(idx))
+    first, second, rest = idxs[0], idxs[1], idxs[2:]
+
+    def run(x: np.ndarray) -> np.ndarray:
+        out = np.add(x[first], x[second])
+        for i in rest:
+            np.add(out, x[i], out=out)
+        return out
+    return run
+
+
 def _short_rows(aval: Aval, axes: tuple[int, ...]) -> bool:
     """Whether reduce_along would transpose (many short rows: `short_last_axis`)."""
     s = aval.shape
@@ -70,7 +114,7 @@ def _reducer(ufunc: np.ufunc, fn: Callable) -> Callable[..., Callable[..., np.nd
 
 def _reduce_sum(avals: list[Aval], axes: tuple[int, ...]) -> Callable[..., np.ndarray]:
     fast = row_sum(avals[0]) if axes == (avals[0].ndim - 1,) else column_sum(avals[0], axes)
-    return fast or _reducer(np.add, np.sum)(avals, axes)
+    return fast or middle_sum(avals[0], axes) or _reducer(np.add, np.sum)(avals, axes)
 
 
 def _softmax_vjp(avals: list[Aval], axis: int) -> Any:
