@@ -365,3 +365,44 @@ def test_a_differentiated_float_used_as_a_python_number_is_a_typed_error(where):
         vg.grad(f)(arg, np.ones(2))
     assert "test_signature.py" in str(e.value)
     np.testing.assert_allclose(vg.grad(f, argnums=1)(arg, np.ones(2)), 2.0)
+
+
+def test_vjp_jvp_and_linearize_treat_python_floats_as_leaves():
+    """As JAX's: a Python float primal (at the top or inside a container) has a cotangent and
+    takes a tangent (vjp gave None, and jvp dropped the tangent of a float in a dict: a
+    silently wrong directional derivative)."""
+    x = np.arange(3.0)
+
+    def f(p, x):
+        return vnp.sin(p["a"] * x) * p["b"][0]
+
+    p = {"a": 2.0, "b": [0.5]}
+    _, back = vg.vjp(f, p, x)
+    ct = np.array([1.0, -2.0, 0.5])
+    gp, gx = back(ct)
+    np.testing.assert_allclose(gx, ct * 2.0 * np.cos(2.0 * x) * 0.5)
+    eps = 1e-6
+
+    def fa(a):
+        return np.sin(a * x) * 0.5
+
+    np.testing.assert_allclose(gp["a"], ct @ ((fa(2.0 + eps) - fa(2.0 - eps)) / (2 * eps)),
+                               rtol=1e-6)
+    np.testing.assert_allclose(gp["b"][0], ct @ np.sin(2.0 * x))
+    _, t = vg.jvp(f, (p, x), ({"a": 1.0, "b": [0.0]}, np.zeros(3)))
+    np.testing.assert_allclose(t, (fa(2.0 + eps) - fa(2.0 - eps)) / (2 * eps), rtol=1e-6)
+    _, lin = vg.linearize(f, p, x)
+    np.testing.assert_allclose(lin({"a": 1.0, "b": [0.0]}, np.zeros(3)), t)
+    _, back2 = vg.vjp(lambda a, x: a * x, 2.0, x)
+    np.testing.assert_allclose(back2(ct)[0], ct @ x)
+
+
+def test_jvp_tangent_of_a_static_float_is_an_error_not_dropped():
+    def f(p, x):
+        return p["a"] * x if p["a"] > 0 else x
+
+    x = np.arange(3.0)
+    _, t = vg.jvp(f, ({"a": 2.0}, x), ({"a": 0.0}, np.ones(3)))
+    np.testing.assert_allclose(t, 2.0)
+    with pytest.raises(vg.ArgumentError, match=r"argument 0\['a'\] is the Python float 2.0"):
+        vg.jvp(f, ({"a": 2.0}, x), ({"a": 1.0}, np.ones(3)))

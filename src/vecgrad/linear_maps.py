@@ -35,9 +35,10 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
     `jax.vjp`; with has_aux, `(out, vjp_fn, aux)`.
 
     `ct` has the structure and shapes of `out` (a Python number is fine for a 0-d output).
-    A primal's cotangent has its structure, with None for non-array leaves (static values
-    and Python numbers) and for non-float arrays. The forward and the backward are compiled
-    once per signature, as two programs: `vg.vjp` runs the forward and keeps the values the
+    A primal's cotangent has its structure: a 0-d array for a Python float (as in JAX; None
+    where the function uses its value as a Python number, which makes it static), None for
+    other non-array leaves (static values, Python ints) and for non-float arrays. The
+    forward and the backward are compiled once per signature, as two programs: `vg.vjp` runs the forward and keeps the values the
     backward needs; `vjp_fn` runs only the backward. `backend` as in `jit`."""
     _check_fun(fun, "vg.vjp")
     base, chain = _base(fun)
@@ -46,10 +47,11 @@ def vjp(fun: Callable, *primals: Any, has_aux: bool = False,
     head = (("vjp", has_aux),) + chain
     if current_builder() is not None:
         st, leaves = _build(cache, ("staged",) + head, primals, {},
-                            lambda c: stage_vjp(fun, c, has_aux), lambda st: not st.closure)
+                            lambda c: stage_vjp(fun, c, has_aux), lambda st: not st.closure,
+                            _every(primals))
         return _vjp_nested(st, leaves, has_aux)
     e, leaves = _build(cache, head + (backend,), primals, {},
-                       lambda c: _compile_vjp(fun, c, has_aux, backend))
+                       lambda c: _compile_vjp(fun, c, has_aux, backend), deep=_every(primals))
     outs = e.compiled.fn(*leaves)
     m = e.meta
     res = outs[m["n_fwd"]:]
@@ -79,6 +81,12 @@ def _per_primal(cts: Sequence, m: dict) -> tuple:
     pos = {leaf: k for k, leaf in enumerate(m["wrt"])}
     return tuple(grad_tree(call.td[0][a], cts, call.ranges[a], pos)
                  for a in range(call.nargs))
+
+
+def _every(primals: tuple) -> frozenset:
+    """Every primal is differentiated: the Python floats inside its containers are leaves
+    (weak, as at the top level), with cotangents and tangents, as in JAX."""
+    return frozenset(range(len(primals)))
 
 
 def _vjp_nested(st: Staged, leaves: list, has_aux: bool) -> tuple:
@@ -160,7 +168,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
     nested = current_builder() is not None
     build = (lambda c: stage_jvp(fun, c)) if nested else (lambda c: _compile_jvp(fun, c))
     e, leaves = _build(cache, (("staged",) + head) if nested else head, primals, {}, build,
-                       lambda st: not nested or not st.closure)
+                       lambda st: not nested or not st.closure, _every(primals))
     m = e.meta
     tans = _tangents(tangents, m, leaves)
     outs = _inline(e, leaves, tans) if nested else e.compiled.fn(*leaves, *tans)
@@ -174,8 +182,30 @@ def _compile_jvp(fun: Callable, call: Call) -> Entry:
 
 
 def _tangents(tangents: tuple, m: dict, leaves: Sequence) -> list:
+    for a, (t, td) in enumerate(zip(tangents, m["call"].td[0])):
+        _no_static_tangent(t, td, f"argument {a}")
     flat = _leaves_like(tuple(tangents), ("tuple", m["call"].td[0]), "the tangents")
     return [_seed(flat[i], _aval_of(leaves[i]), "a tangent") for i in m["wrt"]]
+
+
+def _no_static_tangent(x: Any, td: Any, path: str) -> None:
+    """A nonzero tangent for a primal number the function used as a Python value (so static:
+    its tangent would be dropped) is an error naming it, as JAX's concretization error."""
+    kind = td[0]
+    if kind in ("tuple", "list") and isinstance(x, (tuple, list)):
+        for k, (c, t) in enumerate(zip(x, td[1])):
+            _no_static_tangent(c, t, f"{path}[{k}]")
+    elif kind == "dict" and isinstance(x, dict):
+        for k, t in zip(td[1], td[2]):
+            _no_static_tangent(x.get(k), t, f"{path}[{k!r}]")
+    elif kind == "static" and td[1] in (float, complex) and \
+            isinstance(x, (int, float, complex, np.generic)) and x != 0:
+        raise ArgumentError(f"vg.jvp: the primal {path} is the Python {td[1].__name__} "
+                            f"{td[2]!r}, whose value the "
+                            f"function uses as a Python number (an `if`, a `range`, a shape), "
+                            f"so it is static and its tangent {x!r} would be dropped: pass it "
+                            f"through a closure, or use it through array operations only"
+                            f"{_where(user_src())}")
 
 
 def _aval_of(x: Any) -> Aval:
@@ -200,7 +230,7 @@ def linearize(fun: Callable, *primals: Any) -> tuple:
         return out, lambda *tangents: jvp(fun, primals, tangents)[1]
     base, chain = _base(fun)
     e, leaves = _build(fun_cache(base), (("linearize",),) + chain, primals, {},
-                       lambda c: _compile_linearize(fun, c))
+                       lambda c: _compile_linearize(fun, c), deep=_every(primals))
     m = e.meta
     outs = e.compiled.fn(*leaves)
     n = m["n_out"]

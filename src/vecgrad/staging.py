@@ -460,12 +460,12 @@ def stage_grad(fun: Callable, call: Call, argnums: Any, has_aux: bool, value: bo
 def stage_vjp(fun: Callable, call: Call, has_aux: bool) -> Staged:
     """vjp: inputs are the leaves, the closure, then one cotangent per output leaf; outputs
     are the result's leaves, the aux's, then one cotangent per float array leaf of the
-    arguments (Python numbers and non-float leaves get none: `meta['wrt']`)."""
+    arguments and per Python float (as JAX's; ints and non-float leaves get none:
+    `meta['wrt']`)."""
     tr = trace_call(fun, call, has_aux)
     g, times, stages = tr.graph, tr.times, tr.stages
     n_out = tr.n_out
-    wrt = [i for i, (a, k) in enumerate(zip(call.avals, call.weak))
-           if k is None and a.dtype.kind in "fc"]
+    wrt = [i for i, a in enumerate(call.avals) if a.dtype.kind in "fc"]
     seeds = [Var(o.aval) for o in g.outputs[:n_out]]
     t0 = time.perf_counter()
     gg = vjp_graph(g, wrt, seeds + [None] * (len(g.outputs) - n_out))
