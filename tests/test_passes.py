@@ -1245,7 +1245,9 @@ def _check_windows_add_loops_first(g0, g1):
     add = next(e for e in g1.eqns if e.prim is P.strided_add)
     assert add.params["dims"][0] == (2, (1, 0))  # the looped offset axis first
     prod = next(e for e in g1.eqns if e.out is add.inputs[1])
-    assert prod.prim is P.einsum and parse_spec(prod.params["spec"])[1] == "atc"
+    assert prod.prim is P.einsum
+    ins, out = parse_spec(prod.params["spec"])  # x's axes a, c: out[a, t, c] (S = S.T's
+    assert out[0] == ins[0][0] and out[2] == ins[0][1]  # letters may be renamed)
 
 
 def _rule_taps_as_coefficients(x):  # out[a:a+6] += g (x) x[a] for taps a = 0, 1
@@ -1570,6 +1572,136 @@ REPEATED_TERMS_GOLDEN = """\
   in (g, j) }"""
 
 
+def _rule_columns_as_contraction(x):
+    # columns of one array scaled by entries of a vector (a column pair sharing an entry,
+    # summed over a strided slice as batching leaves it), rows scaled by constants, and a
+    # chain with another term kept between the columns
+    b, c = vnp.tanh(x), vnp.sin(x[0])
+    pair = P.reduce_sum(b[:, 0:3:2] * c[1], axes=(1,))
+    return (pair + b[:, 1] * c[0], b[0] * 2.0 + b[1] * -0.5 + c,
+            b[:, 0] * c[2] + vnp.cos(x[:, 1]) + b[:, 1] * c[0])
+
+
+COLUMNS_AS_CONTRACTION_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[3] = getitem[idx=(0, 0:3)] a
+  d:f64[3] = sin c
+  e:f64[3] = getitem[idx=(int[3],)] d
+  f:f64[2] = einsum[spec=ab,b->a] b e
+  g:f64[3] = einsum[spec=ab,a->b] b constf64[2]
+  h:f64[3] = add g d
+  i:f64[2] = getitem[idx=(0:2, 1)] a
+  j:f64[2] = cos i
+  k:f64[2] = getitem[idx=(int[2],)] d
+  l:f64[2,2] = getitem[idx=(0:2, 0:2)] b
+  m:f64[2] = einsum[spec=ab,b->a] l k
+  n:f64[2] = add m j
+  in (f, h, n) }"""
+
+
+def _rule_periodic_operand(x):
+    # coefficients stacked once per row (C repeats along x's rows), once per column (sub,
+    # the constant first), and a constant that repeats along no axis of x (kept)
+    u = P.reshape(vnp.tanh(x), shape=(6,))
+    return (u * np.tile([0.5, -2.0, 3.0], 2), np.repeat([1.5, 2.5], 3) - u,
+            u * np.arange(6.0))
+
+
+PERIODIC_OPERAND_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[6] = reshape[shape=(6,)] b
+  d:f64[2,3] = mul b constf64[1,3]
+  e:f64[6] = reshape[shape=(6,)] d
+  f:f64[2,3] = sub constf64[2,1] b
+  g:f64[6] = reshape[shape=(6,)] f
+  h:f64[6] = mul c constf64[6]
+  in (e, g, h) }"""
+
+
+def _rule_einsum_of_symmetric(x):
+    # G = sin(t t^T) is symmetric: G t and G^T t become one product (written once); an
+    # outer product b b^T flattened, scaled and unflattened is symmetric too; a square
+    # matrix that is not symmetric keeps its orientation
+    t = vnp.tanh(x)
+    G = vnp.sin(P.einsum(t, t, spec="ij,kj->ik"))
+    b = x[0, :2]
+    B = P.reshape(P.reshape(P.einsum(b, b, spec="i,j->ij"), shape=(4,)) * 3.0, shape=(2, 2))
+    A = vnp.exp(x[:, :2])
+    return (P.einsum(G, t, spec="ij,jk->ik") + P.einsum(G, t, spec="ji,jk->ik"),
+            P.einsum(B, t, spec="ji,jk->ik"), P.einsum(A, t, spec="ji,jk->ik"))
+
+
+EINSUM_OF_SYMMETRIC_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[2,2] = einsum[spec=ij,kj->ik] b b
+  d:f64[2,2] = sin c
+  e:f64[2] = getitem[idx=(0, 0:2)] a
+  f:f64[2,2] = einsum[spec=i,j->ij] e e
+  g:f64[4] = reshape[shape=(4,)] f
+  h:f64[4] = mul g 3.0
+  i:f64[2,2] = reshape[shape=(2, 2)] h
+  j:f64[2,2] = getitem[idx=(0:2, 0:2)] a
+  k:f64[2,2] = exp j
+  l:f64[2,3] = einsum[spec=ab,ac->bc] d b
+  m:f64[2,3] = mul l 2.0
+  n:f64[2,3] = einsum[spec=ab,ac->bc] i b
+  o:f64[2,3] = einsum[spec=ji,jk->ik] k b
+  in (m, n, o) }"""
+
+
+def _rule_read_of_correlate(x):
+    # the middle lags of a full autocorrelation, a slice of a valid correlation, and a read
+    # of all but one output (not cheaper: kept)
+    u = P.reshape(vnp.tanh(x), shape=(6,))
+    w = vnp.sin(x[0])
+    return (P.correlate(u, u, mode="full")[6:9], P.correlate(u, w, mode="valid")[1:3],
+            P.correlate(u, w, mode="full")[1:8])
+
+
+READ_OF_CORRELATE_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[6] = reshape[shape=(6,)] b
+  d:f64[3] = getitem[idx=(0, 0:3)] a
+  e:f64[3] = sin d
+  f:f64[5] = getitem[idx=(1:6,)] c
+  g:f64[3] = full[shape=(3,), dtype=float64, value=0.0]
+  h:f64[8] = concatenate[axis=0] f g
+  i:f64[3] = correlate[mode=valid] h c
+  j:f64[4] = getitem[idx=(1:5,)] c
+  k:f64[2] = correlate[mode=valid] j e
+  l:f64[8] = correlate[mode=full] c e
+  m:f64[7] = getitem[idx=(1:8,)] l
+  in (i, k, m) }"""
+
+
+def _rule_correlate_of_zero_padded(x):
+    # a run of 3 in zeros of 8 against 3 taps (valid) and 2 taps (full)
+    p = vnp.zeros(8)
+    p[2:5] = vnp.tanh(x[0])
+    return P.correlate(p, vnp.sin(x[1]), mode="valid"), P.correlate(p, x[1, :2], mode="full")
+
+
+CORRELATE_OF_ZERO_PADDED_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[3] = getitem[idx=(0, 0:3)] a
+  c:f64[3] = tanh b
+  d:f64[3] = getitem[idx=(1, 0:3)] a
+  e:f64[3] = sin d
+  f:f64[5] = correlate[mode=full] c e
+  g:f64[1] = full[shape=(1,), dtype=float64, value=0.0]
+  h:f64[6] = concatenate[axis=0] f g
+  i:f64[2] = getitem[idx=(1, 0:2)] a
+  j:f64[4] = correlate[mode=full] c i
+  k:f64[2] = full[shape=(2,), dtype=float64, value=0.0]
+  l:f64[3] = full[shape=(3,), dtype=float64, value=0.0]
+  m:f64[9] = concatenate[axis=0] k j l
+  in (h, m) }"""
+
+
 def _rule_shared_scale(x):
     # two values scaled by one constant up to sign, added or subtracted: every sign case
     u, v = vnp.tanh(x), vnp.sin(x)
@@ -1813,6 +1945,18 @@ RULE_TESTS = {
     "a view of x": (_rule_read_of_reshaped_view, _golden(READ_OF_RESHAPED_VIEW_GOLDEN)),
     "f(reshape(windows(x))) = reshape(windows(f(x))): once per element": (
         _rule_elementwise_of_reshaped_view, _golden(ELEMENTWISE_OF_RESHAPED_VIEW_GOLDEN)),
+    "sum_j B[:, j] * c[k_j] = einsum(B[:, J], c[K]): distinct columns of one array scaled "
+    "by entries of one vector": (_rule_columns_as_contraction,
+                                 _golden(COLUMNS_AS_CONTRACTION_GOLDEN)),
+    "f(reshape(x), C) = reshape(f(x, C')), C' one period of C in x's shape": (
+        _rule_periodic_operand, _golden(PERIODIC_OPERAND_GOLDEN)),
+    "einsum(.., S as 'ij', ..) = einsum(.., S as 'ji', ..), S symmetric: one orientation, so "
+    "that G^T X and G X meet": (_rule_einsum_of_symmetric, _golden(EINSUM_OF_SYMMETRIC_GOLDEN)),
+    "correlate(x, w, mode)[s:t] = correlate(x[s-o:t+k-1-o], w, 'valid'), x read as zeros "
+    "beyond its ends: the outputs read only": (_rule_read_of_correlate,
+                                               _golden(READ_OF_CORRELATE_GOLDEN)),
+    "correlate(zeros.at[a:b].set(g), w) = correlate(g, w, 'full') at shifted positions: the "
+    "run alone": (_rule_correlate_of_zero_padded, _golden(CORRELATE_OF_ZERO_PADDED_GOLDEN)),
     "a + t + b + t = (a + b) + 2 * t": (_rule_repeated_terms,
                                         _golden(REPEATED_TERMS_GOLDEN)),
     "x * a + x * b = x * (a + b), a and b small (and -)": (
@@ -2009,3 +2153,15 @@ def test_shared_contractions_stay_apart_where_the_matrices_are_not_small():
         return P.einsum(x, p, spec="ai,ij->aj") + P.einsum(x, vnp.exp(p), spec="aj,ij->ai")
     g1 = simplify(graph(f, (2, 3)))
     assert prims(g1).count("einsum") == 2, strip(pretty(g1))
+
+
+def test_scalings_meet_after_a_merged_copy_is_doubled():
+    """(2 * u) + (2 * u'), u' an equal copy kept as u (as CSE would): x + x = 2 * x drops one
+    read of 2 * u, and the two scalings still meet as 4 * u (one pass, not two)."""
+    def f(x):
+        u = vnp.tanh(x)
+        return u * 2.0 + u * 2.0
+    g0 = graph(f, (2, 3))
+    g1 = simplify(g0)
+    assert prims(g1) == ["tanh", "mul"], strip(pretty(g1))
+    assert_equivalent(g0, g1)

@@ -118,3 +118,23 @@ def test_the_simplifier_has_no_cycle_on_scaled_products():
         return (a + b).sum() + (c * x).sum() + (-(s * x) * y).sum()
     g = graph(f, (), (64, 64), (64, 64), (64,))
     assert_equivalent(g, rewrite(g, RULES, strict=True))
+
+
+def test_equal_large_uniform_constants_meet():
+    """Two zero buffers made apart (large constants are keyed by identity, not contents) with
+    the same cotangent added in: the rewrite keeps one scatter, and the product reads it
+    twice; zeros of another sign or value stay apart (equal bits only)."""
+    import vecgrad.numpy as vnp
+
+    def f(x):
+        u = vnp.tanh(x)
+        outs = []
+        for fill in (0.0, 0.0, -0.0, 1.0):
+            z = vnp.full((10, 10), fill)
+            z[1:3, 2:5] += u
+            outs.append(z)
+        return outs[0] * outs[1], outs[2], outs[3]
+    g0 = graph(f, (2, 3))
+    g1 = rewrite(g0, RULES)
+    assert prims(g1).count("setitem_add") == 3, pretty(g1)
+    assert_equivalent(g0, g1)

@@ -239,8 +239,9 @@ def rewrite(g: Graph, rules: list[Rule], strict: bool | None = None) -> Graph:
             ctx.readers[a] = e
             if a.__class__ is Var:
                 ctx.all_readers.setdefault(a, []).append(e)
+    same = _UniformConsts()
     for e in g.eqns:
-        ins = tuple([ctx.env.get(a, a) if isinstance(a, Var) else a for a in e.inputs])
+        ins = tuple([ctx.env.get(a, a) if isinstance(a, Var) else same(a) for a in e.inputs])
         if ctx.pending:
             ins = ctx.settle(ins, e)
         new = _add(ctx, e, ins)
@@ -250,6 +251,33 @@ def rewrite(g: Graph, rules: list[Rule], strict: bool | None = None) -> Graph:
     if ctx.pending:
         outs = ctx.settle(outs, None)
     return dce(g.replace(eqns=tuple(ctx.eqns), outputs=outs))
+
+
+class _UniformConsts:
+    """Large constants of one value (the zeros each VJP of a view adds its cotangent into),
+    one object per (dtype, shape, value): a large constant is keyed by its identity (its
+    contents are not hashed), so equal operations on equal zeros would not meet otherwise
+    (five identical scatters of one cotangent into five zero arrays). Equal bits only:
+    -0.0 and 0.0 stay apart."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, Const] = {}
+        self.canon: dict[tuple, Const] = {}
+
+    def __call__(self, a: Const) -> Const:
+        v = a.value
+        if v.size <= 64:
+            return a
+        hit = self.seen.get(id(a))
+        if hit is not None:
+            return hit
+        out = a
+        if v.dtype.itemsize in (1, 2, 4, 8) and v.flags.c_contiguous:
+            u = v.reshape(-1).view(f"u{v.dtype.itemsize}")
+            if (u == u[0]).all():
+                out = self.canon.setdefault((v.dtype.str, v.shape, u[0].item()), a)
+        self.seen[id(a)] = out
+        return out
 
 
 def _add(ctx: Ctx, e: Eqn, ins: tuple) -> Atom:

@@ -132,6 +132,36 @@ def uniform_operand(e: Eqn, c: Ctx) -> object:
     return e.prim, tuple(ins), e.params
 
 
+def periodic_operand(e: Eqn, c: Ctx) -> object:
+    """f(reshape(x), C) = reshape(f(x, C')) where C, seen in x's shape, repeats along some
+    axes and C' is one period (those axes of length 1): batching stacks a Python list of
+    constant coefficients once per iteration (`X[i, j] * COEF[j]` flattened over (i, j));
+    one row of them broadcasts the same values, and the product in x's shape lets the
+    reshapes cancel (then sum(x * C', j) is a contraction). Exact: the same products."""
+    if len(e.inputs) != 2:
+        return None
+    for k in (0, 1):
+        r, a = c.def_of(e.inputs[k], P.reshape), e.inputs[1 - k]
+        if r is not None and isinstance(a, Const) and a.aval.shape == e.out.aval.shape:
+            break
+    else:
+        return None
+    x = r.inputs[0]
+    if x.aval.ndim < 2 or not a.value.size or e.inputs[k].aval.shape != e.out.aval.shape:
+        return None
+    v = a.value.reshape(x.aval.shape)
+    for ax in range(v.ndim):
+        if v.shape[ax] > 1 and (v == v.take([0], axis=ax)).all():
+            v = v.take([0], axis=ax)
+    if v.size == a.value.size:
+        return None
+    ins = [x, Const(v)] if k == 0 else [Const(v), x]
+    inner = c.emit(e.prim, tuple(ins), dict(e.params), e.src)
+    if inner.aval.shape != x.aval.shape:
+        return None
+    return P.reshape, (inner,), {"shape": e.out.aval.shape}
+
+
 def neg_neg(e: Eqn, c: Ctx) -> object:
     n = c.def_of(e.inputs[0], P.neg)
     return same(e, n.inputs[0]) if n is not None else None

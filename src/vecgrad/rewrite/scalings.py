@@ -27,7 +27,7 @@ def _unshared(y: object, x: object, c: Ctx) -> bool:
     """Whether a rule may read x in place of y = f(x, small): y has no other reader (a pass
     saved), or x is large enough that a small extra call costs less than the passes that
     reading x directly may save later (y's other readers keep it: no pass added)."""
-    if c.n_uses(y) == 1:
+    if c.n_uses(y) <= 1:  # (0: x + x = 2 * x dropped a read of a value CSE merged into y)
         return True
     if x.aval.size < PASS_OVER_CALL:
         return False

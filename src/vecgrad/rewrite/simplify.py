@@ -21,6 +21,7 @@ from ..ir import Graph
 from .addchain import repeated_terms, small_terms_first
 from .cells import gather_of_cells, scatter_into_cells
 from .closed_form import closed_affine_scan
+from .columns import columns_as_contraction
 from .complexparts import (
     conj_of_scaled_conj,
     imag_of_conj,
@@ -38,6 +39,7 @@ from .contract import (
     sum_of_product,
     sum_of_scaled,
 )
+from .correlate import correlate_of_zero_padded, read_of_correlate
 from .diagonals import einsum_of_diagonal_pairs
 from .distribute import (
     einsum_of_broadcast_sum,
@@ -55,6 +57,7 @@ from .identities import (
     fold,
     neg_neg,
     no_axes,
+    periodic_operand,
     plus_zero,
     reshape_reshape,
     same_shape,
@@ -102,6 +105,7 @@ from .segments import (
     sum_of_segment_sums,
 )
 from .softmax import log_of_logistic, logsumexp_pattern, softmax_pattern
+from .symmetry import einsum_of_symmetric
 from .views import elementwise_of_reshaped_view, read_of_reshaped_view
 
 RULES: list[Rule] = [
@@ -109,6 +113,8 @@ RULES: list[Rule] = [
       for p in P.REGISTRY.values()],
     *[Rule(p, uniform_operand, "f(x, full(c)) = f(x, c) by broadcasting")
       for p in P.REGISTRY.values() if p.elementwise],
+    *[Rule(p, periodic_operand, "f(reshape(x), C) = reshape(f(x, C')), C' one period of "
+           "C in x's shape") for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.mul, times_one, "x * 1 = x"),
     Rule(P.mul, small_factors_first, "a * (b * x) = (a * b) * x, a and b small"),
     Rule(P.mul, scalar_out, "(s * x) * y = s * (x * y), s a scalar, x and y large"),
@@ -135,6 +141,8 @@ RULES: list[Rule] = [
     Rule(P.setitem_add, add_everywhere, "x.at[:, ..., :].add(v) = x + v; "
          "x.at[::-1, :].add(v) = x + v[::-1, :]"),
     Rule(P.add, repeated_terms, "a + t + b + t = (a + b) + 2 * t"),
+    Rule(P.add, columns_as_contraction, "sum_j B[:, j] * c[k_j] = einsum(B[:, J], c[K]): "
+         "distinct columns of one array scaled by entries of one vector"),
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
     Rule(P.neg, neg_neg, "-(-x) = x"),
     Rule(P.log, log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
@@ -249,6 +257,12 @@ RULES: list[Rule] = [
            "once per element") for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, elementwise_of_windows, "f(windows(x), c) = windows(f(x, c)): once per element")
       for p in P.REGISTRY.values() if p.elementwise],
+    Rule(P.getitem, read_of_correlate, "correlate(x, w, mode)[s:t] = correlate(x[s-o:t+k-1-o], "
+         "w, 'valid'), x read as zeros beyond its ends: the outputs read only"),
+    Rule(P.correlate, correlate_of_zero_padded, "correlate(zeros.at[a:b].set(g), w) = "
+         "correlate(g, w, 'full') at shifted positions: the run alone"),
+    Rule(P.einsum, einsum_of_symmetric, "einsum(.., S as 'ij', ..) = einsum(.., S as 'ji', ..), "
+         "S symmetric: one orientation, so that G^T X and G X meet"),
 ]
 
 
