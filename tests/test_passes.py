@@ -1702,6 +1702,50 @@ CORRELATE_OF_ZERO_PADDED_GOLDEN = """\
   in (h, m) }"""
 
 
+I8 = np.dtype(np.int8)
+
+
+def _rule_product_of_counts(x):
+    # two tie counts (0..2 each, as np.clip's gradient makes them) multiplied as floats; a
+    # count against 100 (its product, 200, leaves int8: kept)
+    def count(a, b):
+        return P.cast(a, dtype=I8) + P.cast(b, dtype=I8)
+    lo, hi = count(x >= 0.1, x > 0.1), count(x <= 0.5, x < 0.5)
+    many = P.cast(x > 0.2, dtype=I8) * np.int8(100)
+    f64 = np.dtype(np.float64)
+    return (P.cast(lo, dtype=f64) * P.cast(hi, dtype=f64) * x,
+            P.cast(count(x > 0.3, x >= 0.3), dtype=f64) * P.cast(many, dtype=f64))
+
+
+PRODUCT_OF_COUNTS_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:bool[2,3] = ge a 0.1
+  c:bool[2,3] = gt a 0.1
+  d:int8[2,3] = cast[dtype=int8] b
+  e:int8[2,3] = cast[dtype=int8] c
+  f:int8[2,3] = add d e
+  g:bool[2,3] = le a 0.5
+  h:bool[2,3] = lt a 0.5
+  i:int8[2,3] = cast[dtype=int8] g
+  j:int8[2,3] = cast[dtype=int8] h
+  k:int8[2,3] = add i j
+  l:bool[2,3] = gt a 0.2
+  m:int8[2,3] = cast[dtype=int8] l
+  n:int8[2,3] = mul m 100
+  o:int8[2,3] = mul f k
+  p:f64[2,3] = cast[dtype=float64] o
+  q:f64[2,3] = mul p a
+  r:bool[2,3] = gt a 0.3
+  s:bool[2,3] = ge a 0.3
+  t:int8[2,3] = cast[dtype=int8] r
+  u:int8[2,3] = cast[dtype=int8] s
+  v:int8[2,3] = add t u
+  w:f64[2,3] = cast[dtype=float64] v
+  x:f64[2,3] = cast[dtype=float64] n
+  y:f64[2,3] = mul w x
+  in (q, y) }"""
+
+
 def _rule_shared_scale(x):
     # two values scaled by one constant up to sign, added or subtracted: every sign case
     u, v = vnp.tanh(x), vnp.sin(x)
@@ -1957,6 +2001,8 @@ RULE_TESTS = {
                                                _golden(READ_OF_CORRELATE_GOLDEN)),
     "correlate(zeros.at[a:b].set(g), w) = correlate(g, w, 'full') at shifted positions: the "
     "run alone": (_rule_correlate_of_zero_padded, _golden(CORRELATE_OF_ZERO_PADDED_GOLDEN)),
+    "cast(a, f) * cast(b, f) = cast(a * b, f), a and b small integer counts": (
+        _rule_product_of_counts, _golden(PRODUCT_OF_COUNTS_GOLDEN)),
     "a + t + b + t = (a + b) + 2 * t": (_rule_repeated_terms,
                                         _golden(REPEATED_TERMS_GOLDEN)),
     "x * a + x * b = x * (a + b), a and b small (and -)": (

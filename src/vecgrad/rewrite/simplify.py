@@ -40,6 +40,7 @@ from .contract import (
     sum_of_scaled,
 )
 from .correlate import correlate_of_zero_padded, read_of_correlate
+from .counts import product_of_counts
 from .diagonals import einsum_of_diagonal_pairs
 from .distribute import (
     einsum_of_broadcast_sum,
@@ -116,6 +117,8 @@ RULES: list[Rule] = [
     *[Rule(p, periodic_operand, "f(reshape(x), C) = reshape(f(x, C')), C' one period of "
            "C in x's shape") for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.mul, times_one, "x * 1 = x"),
+    Rule(P.mul, product_of_counts, "cast(a, f) * cast(b, f) = cast(a * b, f), a and b small "
+         "integer counts"),
     Rule(P.mul, small_factors_first, "a * (b * x) = (a * b) * x, a and b small"),
     Rule(P.mul, scalar_out, "(s * x) * y = s * (x * y), s a scalar, x and y large"),
     Rule(P.mul, small_quotients_first, "a * (x / b) = (a / b) * x, a and b small"),

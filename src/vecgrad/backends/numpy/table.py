@@ -7,7 +7,18 @@ from typing import Any
 
 from ... import primitives as P
 from ...ir import Aval, Eqn
-from . import gathers, pairwise, planner, reductions, rows, select, signal, structural, transpose
+from . import (
+    clamp,
+    gathers,
+    pairwise,
+    planner,
+    reductions,
+    rows,
+    select,
+    signal,
+    structural,
+    transpose,
+)
 from .lowering import PLAIN, Lowering
 
 LOWERINGS: dict[str, Lowering] = {
@@ -26,6 +37,10 @@ def lowered(e: Eqn) -> Callable[..., Any]:
     """The callable the generated code runs for equation e (its params bound)."""
     if e.prim is P.where:  # (a select of x or +0.0: a bit mask, see select)
         fn = select.zero_select(e)
+        if fn is not None:
+            return fn
+    if e.prim is P.maximum or e.prim is P.minimum:  # (a scalar bound: the clip loop)
+        fn = clamp.clamp(e)
         if fn is not None:
             return fn
     return lower(e.prim, e.params, [a.aval for a in e.inputs])
