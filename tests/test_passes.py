@@ -1746,6 +1746,48 @@ PRODUCT_OF_COUNTS_GOLDEN = """\
   in (q, y) }"""
 
 
+def _rule_einsum_of_scattered(x):
+    # a one-hot (one entry of 7 at a traced position) contracted with a matrix and in an
+    # outer product; two entries of 8 with a repeated position against a vector; entries at
+    # 4 of 7 positions (not sparse enough: kept)
+    i = P.reshape(P.argmax(x[0], axis=0), shape=(1,))
+    hot = P.scatter_add_along(vnp.ones(1), i, axis=0, size=7)
+    A = P.reshape(P.concatenate(x, x, x[:, :1], axis=1), shape=(7, 2))
+    two = P.scatter_add_along(x[1, :2], P.concatenate(i, i, axis=0), axis=0, size=8)
+    many = P.scatter_add_along(x[0, :2], P.concatenate(i, i + 1, axis=0), axis=0, size=7)
+    return (P.einsum(hot, A, spec="a,ab->b"), P.einsum(hot, x[0], spec="a,b->ab"),
+            P.einsum(two, vnp.arange(8.0) * x[1, 0], spec="a,a->"),
+            P.einsum(many, x[1, :1], spec="a,b->ab"))
+
+
+EINSUM_OF_SCATTERED_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[3] = getitem[idx=(0, 0:3)] a
+  c:i64[] = argmax[axis=0] b
+  d:i64[1] = reshape[shape=(1,)] c
+  e:f64[2,1] = getitem[idx=(0:2, 0:1)] a
+  f:f64[2,7] = concatenate[axis=1] a a e
+  g:f64[7,2] = reshape[shape=(7, 2)] f
+  h:f64[2] = getitem[idx=(1, 0:2)] a
+  i:i64[2] = concatenate[axis=0] d d
+  j:f64[2] = getitem[idx=(0, 0:2)] a
+  k:i64[1] = add d 1
+  l:i64[2] = concatenate[axis=0] d k
+  m:f64[7] = scatter_add_along[axis=0, size=7] j l
+  n:i64[1,1] = reshape[shape=(1, 1)] c
+  o:f64[1,2] = take_along[axis=0] g n
+  p:f64[2] = einsum[spec=cb->b] o
+  q:f64[1,3] = reshape[shape=(1, 3)] b
+  r:f64[7,3] = scatter_add_along[axis=0, size=7] q n
+  s:f64[] = getitem[idx=(1, 0)] a
+  t:f64[8] = mul constf64[8] s
+  u:f64[2] = take_along[axis=0] t i
+  v:f64[] = einsum[spec=b,b->] h u
+  w:f64[1] = getitem[idx=(1, 0:1)] a
+  x:f64[7,1] = einsum[spec=a,b->ab] m w
+  in (p, r, v, x) }"""
+
+
 def _rule_shared_scale(x):
     # two values scaled by one constant up to sign, added or subtracted: every sign case
     u, v = vnp.tanh(x), vnp.sin(x)
@@ -2003,6 +2045,9 @@ RULE_TESTS = {
     "run alone": (_rule_correlate_of_zero_padded, _golden(CORRELATE_OF_ZERO_PADDED_GOLDEN)),
     "cast(a, f) * cast(b, f) = cast(a * b, f), a and b small integer counts": (
         _rule_product_of_counts, _golden(PRODUCT_OF_COUNTS_GOLDEN)),
+    "einsum(scatter(v, idx, n) as 'a', A) = einsum(v, A[idx]) (a contracted), scatter(einsum(v, "
+    "B), idx) (a kept): the m entries only": (_rule_einsum_of_scattered,
+                                               _golden(EINSUM_OF_SCATTERED_GOLDEN)),
     "a + t + b + t = (a + b) + 2 * t": (_rule_repeated_terms,
                                         _golden(REPEATED_TERMS_GOLDEN)),
     "x * a + x * b = x * (a + b), a and b small (and -)": (

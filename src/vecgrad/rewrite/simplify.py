@@ -81,6 +81,7 @@ from .layout import (
     writes_tiling_zeros,
 )
 from .narrow import read_of_contraction, read_of_elementwise
+from .onehot import einsum_of_scattered
 from .regions import add_everywhere, end_of_scan, full_index, index_is_reshape
 from .scalings import (
     common_factor,
@@ -264,6 +265,8 @@ RULES: list[Rule] = [
          "w, 'valid'), x read as zeros beyond its ends: the outputs read only"),
     Rule(P.correlate, correlate_of_zero_padded, "correlate(zeros.at[a:b].set(g), w) = "
          "correlate(g, w, 'full') at shifted positions: the run alone"),
+    Rule(P.einsum, einsum_of_scattered, "einsum(scatter(v, idx, n) as 'a', A) = einsum(v, "
+         "A[idx]) (a contracted), scatter(einsum(v, B), idx) (a kept): the m entries only"),
     Rule(P.einsum, einsum_of_symmetric, "einsum(.., S as 'ij', ..) = einsum(.., S as 'ji', ..), "
          "S symmetric: one orientation, so that G^T X and G X meet"),
 ]
