@@ -20,7 +20,7 @@ from ...ir import Const, Eqn, Graph, Var
 from .. import Backend
 from ..numpy import Compiled, is_view, lowered
 from ..numpy.codegen import identifier
-from . import blas, cache, loop
+from . import blas, cache, generic, loop
 from .kernel import SCALAR, KernelSource
 from .regions import VIEWS, WRITES, Region, schedule
 
@@ -94,11 +94,13 @@ class _Outer:
     def region(self, r: Region, live: set[Var], k: int) -> None:
         ks = KernelSource(r, live, f"{self.name}_k{k}")
         src, args, outs = ks.make()
+        mod = generic.abstract(src)
         fn = self.bind(None)
-        self.env[fn] = cache.FirstCall(cache.kernel(src, ks.name), self.env, fn, ks.short)
-        self.kernels.append(cache.DECORATOR + src)
+        self.env[fn] = cache.FirstCall(cache.kernel(mod.source, ks.name), self.env, fn,
+                                       ks.short)
+        self.kernels.append(mod.comment() + cache.DECORATOR + mod.source)
         refs = [f"np.{a.aval.dtype.name}({self.ref(a)})" if a.aval.ndim == 0 else self.ref(a)
-                for a in args]
+                for a in args] + [repr(v) for v in mod.values]
         res = ["r" + self.fresh()[1:] for v in outs]
         self.lines.append(f"{', '.join(res)}{',' if len(res) == 1 else ''} = "
                           f"{fn}({', '.join(refs)})")

@@ -90,10 +90,16 @@ def _reshape_idx(src: tuple[int, ...], dst: tuple[int, ...], idx: list[str]) -> 
     if [d for d in src if d != 1] == [d for d in dst if d != 1]:
         it = iter(i for i, d in zip(idx, dst) if d != 1)
         return ["0" if d == 1 else next(it) for d in src]
-    flat = " + ".join(f"{i} * {math.prod(dst[k + 1:])}" for k, i in enumerate(idx) if dst[k] != 1)
-    flat = f"({flat or '0'})"
-    return [f"(({flat} // {math.prod(src[k + 1:])}) % {d})" if d != 1 else "0"
-            for k, d in enumerate(src)]
+    terms = [(i, math.prod(dst[k + 1:])) for k, i in enumerate(idx) if dst[k] != 1]
+    flat = "(" + (" + ".join(i if p == 1 else f"{i} * {p}" for i, p in terms) or "0") + ")"
+    out = []
+    for k, d in enumerate(src):
+        q = math.prod(src[k + 1:])
+        e = flat if q == 1 else f"({flat} // {q})"
+        # (no remainder on the first axis longer than 1: the quotient is below d there; the
+        # kernels' extents are arguments (generic.py), where % and // cost a division each)
+        out.append("0" if d == 1 else e if all(s == 1 for s in src[:k]) else f"({e} % {d})")
+    return out
 
 
 

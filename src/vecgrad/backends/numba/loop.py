@@ -23,7 +23,7 @@ from ...ir import Const, Eqn, Graph, Var
 from ...primitives.loop import layout, pack_dtype
 from ...rewrite.markers import strip_ad_markers
 from ..numpy.muladd import fuse_muladd
-from . import cache
+from . import cache, generic
 from .kernel import SCALAR, KernelSource, literal
 from .regions import WRITES, Region, fusible
 
@@ -100,23 +100,26 @@ def lower(e: Eqn, name: str) -> Callable[..., np.ndarray] | None:
     step_src, args, outs = ks.make()
     src, consts = _driver(body, ks, args, outs, length, nc, nx, p.get("reverse", False),
                           name)
-    disp = cache.kernel(step_src + "\n\n" + cache.DECORATOR + src, name)
+    mod = generic.abstract(step_src + "\n\n" + cache.DECORATOR + src)
+    disp = cache.kernel(mod.source, name)
     env: dict[str, Any] = {}
     env[name] = cache.FirstCall(disp, env, name, ks.short)
     zero_d = [a.ndim == 0 for a in (v.aval for v in body.inputs)]
     dts = [v.aval.dtype for v in body.inputs]
+    tail = (*consts, length, *mod.values)
 
     def run(*ops: Any) -> np.ndarray:
         vals = [dt.type(o) if z else np.ascontiguousarray(o)
                 for o, z, dt in zip(ops, zero_d, dts)]
-        return env[name](*vals, *consts)
-    run.source = cache.DECORATOR + step_src + "\n\n" + cache.DECORATOR + src  # type: ignore[attr-defined]
+        return env[name](*vals, *tail)
+    run.source = mod.comment() + cache.DECORATOR + mod.source  # type: ignore[attr-defined]
     return run
 
 
 def _driver(body: Graph, ks: KernelSource, args: list, outs: list[Var], length: int,
             nc: int, nx: int, reverse: bool, name: str) -> tuple[str, list[np.ndarray]]:
-    """The driver's source (operands, then the step's constant arrays) and those arrays."""
+    """The driver's source (operands, the step's constant arrays, then the trip count
+    `len_`: an argument at every length, so one compile serves them all) and those arrays."""
     n_in = len(body.inputs)
     dt = pack_dtype(body)
     here = {v: (f"c{i}" if i < nc else f"a{i}[t]" if i < nc + nx else f"a{i}")
@@ -148,8 +151,8 @@ def _driver(body: Graph, ks: KernelSource, args: list, outs: list[Var], length: 
     lines = [f"    out = np.empty({total}, np.{dt.name})"]
     for i, v in enumerate(body.inputs[:nc]):  # (a private, writable copy: one numba type)
         lines.append(f"    c{i} = a{i}" if v.aval.ndim == 0 else f"    c{i} = a{i}.copy()")
-    lines.append(f"    for t in range({length - 1}, -1, -1):" if reverse else
-                 f"    for t in range({length}):")
+    lines.append("    for t in range(len_ - 1, -1, -1):" if reverse else
+                 "    for t in range(len_):")
     step_args = ", ".join([ref(a) for a in args] + (["out", "t"] if ks.rows else []))
     written = {ks.rows[v] for v in ks.in_rows if v in ks.rows}
     if outs:
@@ -176,5 +179,5 @@ def _driver(body: Graph, ks: KernelSource, args: list, outs: list[Var], length: 
         lines.append(f"    out[{off}] = c{i}" if v.aval.ndim == 0 else
                      f"    out[{off}:{off + n}] = np.ravel(c{i})")
     lines.append("    return out")
-    params = [f"a{i}" for i in range(n_in)] + [f"k{j}" for j in range(len(consts))]
+    params = [f"a{i}" for i in range(n_in)] + [f"k{j}" for j in range(len(consts))] + ["len_"]
     return f"def {name}({', '.join(params)}):\n" + "\n".join(lines) + "\n", consts
