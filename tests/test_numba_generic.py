@@ -40,18 +40,20 @@ def k3(a0, a12, len_):
 
 def test_sizes_and_constants_become_parameters_named_by_value():
     g = generic.abstract(SRC)
-    assert g.values == (1000, 999, 0.1, 1e-05, 11000, 17, 1e+20, 41000)
+    assert g.values == (1000, 7, 999, 0.1, 1e-05, 11000, 17, 1e+20, 41000)
     names = g.names()
-    assert names == ["n0_", "n1_", "f2_", "f3_", "n4_", "n5_", "f6_", "n7_"]
+    assert names == ["n0_", "n1_", "n2_", "f3_", "f4_", "n5_", "n6_", "f7_", "n8_"]
     s = g.source
     tail = ", ".join(names)
     assert f"def k3_step(a0, a12, out_, t_, {tail}):" in s
     assert f"def k3(a0, a12, len_, {tail}):" in s
     assert f"= k3_step(a0, a12, out, t, {tail})" in s
-    # literals that stay: small ints (short loops, positions), 0.5 and small whole floats
+    # literals that stay: small ints (short innermost loops, positions), 0.5 and small whole
+    # floats; a small extent of an allocation becomes a parameter
     assert "range(7)" in s and "np.float64(2.0) * np.float64(0.5)" in s and "(t_ + 1)" in s
-    assert "np.float64(-f2_)" in s and "(n1_ + -1 * i2)" in s  # (signs stay operators)
-    assert "a12[i3]" in s and "range(n0_)" in s and "out_[n4_ + t_ * n0_:" in s
+    assert "np.empty((n0_, n1_), np.float64)" in s
+    assert "np.float64(-f3_)" in s and "(n2_ + -1 * i2)" in s  # (signs stay operators)
+    assert "a12[i3]" in s and "range(n0_)" in s and "out_[n5_ + t_ * n0_:" in s
     assert not any(str(v) in s for v in (1000, 999, 11000, 41000, "1e-05", "1e+20", "0.1"))
     # the rewritten module runs as the original did
     env_a: dict = {"np": np}
@@ -60,11 +62,14 @@ def test_sizes_and_constants_become_parameters_named_by_value():
     exec(s, env_b)  # noqa: S102
     a0, a12 = np.arange(1000.0), np.arange(7.0)
     np.testing.assert_array_equal(env_a["k3"](a0, a12, 3), env_b["k3"](a0, a12, 3, *g.values))
-    assert g.comment().startswith("# n0_ = 1000, n1_ = 999, f2_ = 0.1")
+    assert g.comment().startswith("# n0_ = 1000, n1_ = 7, n2_ = 999, f3_ = 0.1")
 
 
 def test_nothing_to_abstract_and_switched_off():
     src = "def k(a0):\n    for i in range(16):\n        a0[i] = a0[i] * np.float64(3.0)\n"
+    outer = "def k(a0):\n    for i in range(4):\n        for j in range(16):\n            pass\n"
+    assert generic.abstract(outer).source.startswith(
+        "def k(a0, n0_):\n    for i in range(n0_):\n        for j in range(16):")
     assert UNROLL == 16
     assert generic.abstract(src) == generic.Generic(src, ())
     call = "def f(a0):\n    return g()\n\ndef g():\n    return 17\n"
@@ -107,6 +112,16 @@ def rows_reshaped(x, a):  # stacked steps read back through a reshape (region ke
     return vnp.sum(vnp.exp(-y[:, 0] * y[:, 1]))
 
 
+FAR = np.random.default_rng(1).permutation(30)  # (positions past UNROLL: a tuple of names)
+
+
+def static_far(x, a):
+    h = a
+    for t in range(x.shape[0]):
+        h = vnp.sin(h[FAR]) * x[t] + 0.5 * h
+    return vnp.sum(h * h)
+
+
 def no_loop(x, w):  # a region kernel only: extents as arguments without a loop
     return vnp.sum(vnp.exp(-x * x / x.shape[0]) * w[None, :] + vnp.tanh(x) ** 2)
 
@@ -122,13 +137,15 @@ def _sizes(rng):
             (rng.standard_normal((T, 30)), rng.standard_normal(30)) for T in (18, 25, 40)]),
         "rows_reshaped": (rows_reshaped, (0, 1), [
             (rng.standard_normal((T, 34)), rng.standard_normal(34)) for T in (20, 30, 44)]),
+        "static_far": (static_far, (0, 1), [
+            (rng.standard_normal((T, 30)), rng.standard_normal(30)) for T in (18, 25, 40)]),
         "no_loop": (no_loop, (0, 1), [
             (rng.standard_normal((n, 3)), rng.standard_normal(3)) for n in (30, 50, 70)]),
     }
 
 
 @pytest.mark.parametrize("name", ["rk4", "tanh_rnn", "reversed_decay", "rows_reshaped",
-                                  "no_loop"])
+                                  "static_far", "no_loop"])
 def test_one_compile_serves_every_size(name, tmp_path, monkeypatch):
     monkeypatch.setenv("VECGRAD_NUMBA_CACHE", str(tmp_path))
     fn, argnums, sizes = _sizes(np.random.default_rng(7))[name]

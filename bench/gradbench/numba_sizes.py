@@ -4,7 +4,8 @@ sizes, with size-generic kernels (backends/numba/generic.py) against literal one
     OPENBLAS_NUM_THREADS=1 nice python bench/gradbench/numba_sizes.py \\
         ode:1000,10 ode:2000,50 ode:10000,100 lstm:2,256 lstm:2,512 lstm:2,1024
 
-Each kernel mode gets an empty numba cache (a temporary folder); the sizes then run in order,
+First, each size's first call on the default NumPy backend (vecgrad's own compile: trace,
+passes, code). Then each kernel mode gets an empty numba cache (a temporary folder); the sizes then run in order,
 each in a fresh process, and the first size once more: `first call` is the gradient's first
 call in that process (vecgrad's compile plus numba's compile or disk-cache load; wall and CPU
 time of the process). With literal kernels every new size compiles anew; with generic ones
@@ -50,15 +51,18 @@ def program(spec: str):
 
 
 def child_first(spec: str, mode: str) -> dict:
-    """The first call of the numba gradient in this (fresh) process."""
+    """The first call of the gradient in this (fresh) process (mode "numpy": on the default
+    backend, vecgrad's own compile), and how many kernel modules it wrote to the cache."""
     import vecgrad as vg
-    from vecgrad.backends.numba import generic
+    from vecgrad.backends.numba import cache, generic
     generic.ENABLED = mode == "generic"
     fn, args, argnums = program(spec)
-    g = vg.grad(fn, argnums=argnums, backend="numba")
+    g = vg.grad(fn, argnums=argnums, backend="numpy" if mode == "numpy" else "numba")
+    before = set(cache.directory().glob("vk_*.py"))
     t, c = time.perf_counter(), time.process_time()
     g(*args)
-    return {"wall": time.perf_counter() - t, "cpu": time.process_time() - c}
+    return {"wall": time.perf_counter() - t, "cpu": time.process_time() - c,
+            "new": len(set(cache.directory().glob("vk_*.py")) - before)}
 
 
 def child_run(spec: str, caches: dict[str, str], rounds: int) -> dict:
@@ -126,12 +130,14 @@ def main() -> None:
                                          "1st size again"]) + " |")
         print("|---|---|---|---|---|---|")
         for ev, specs in by_eval.items():
-            for mode in ("literal", "generic"):
-                os.environ["VECGRAD_NUMBA_CACHE"] = os.path.join(caches[mode], ev)
+            for mode in ("numpy", "literal", "generic"):
+                os.environ["VECGRAD_NUMBA_CACHE"] = os.path.join(caches.get(mode, tmp), ev)
                 cells = []
-                for s in specs + specs[:1]:
+                for s in specs + (specs[:1] if mode != "numpy" else []):
                     r = _child("first", s, mode)
-                    cells.append(f"{s.split(':')[1]}: {_ms(r['wall'])} (CPU {_ms(r['cpu'])})")
+                    new = f", {r['new']} new kernel modules" if mode != "numpy" else ""
+                    cells.append(f"{s.split(':')[1]}: CPU {_ms(r['cpu'])} (wall "
+                                 f"{_ms(r['wall'])}{new})")
                 print(f"| {ev} | {mode} | " + " | ".join(cells) + " |", flush=True)
         print("\n| program | NumPy backend | numba, literal kernels | numba, generic kernels "
               "| generic / literal |")

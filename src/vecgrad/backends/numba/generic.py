@@ -12,9 +12,12 @@ those values give one text, hence one cache file and one compile; the caller pas
 values (`Generic.values`) at each call.
 
 The literals that stay are structure: integers up to UNROLL are the trip counts of the short
-loops LLVM unrolls for the SLP vectorizer, the constant positions of unrolled accumulations,
-axes and permutations (a size that crosses UNROLL is another source); 0, 1, 2, 0.5 and the
-like are the generator's own constants (initial values, logistic's halves). Correctness does
+innermost loops LLVM unrolls for the SLP vectorizer, the constant positions of unrolled
+accumulations, axes, steps and permutations (a size that crosses UNROLL there is another
+source); 0, 1, 0.5 and the like are the generator's own constants (initial values,
+logistic's halves). Small integers do become parameters where nothing depends on their being
+constant: the shape of an allocation or reshape, and the trip count of a loop that holds
+another loop (a stack of s steps of an ODE, s = 10 or 100, is one source). Correctness does
 not depend on which literals are chosen: each name is bound, at every call, to the very value
 it replaced in this size's source.
 """
@@ -68,6 +71,40 @@ def _parameter(text: str) -> int | float | None:
     return f
 
 
+def _sized(toks: list[tokenize.TokenInfo], lines: list[str]) -> set[int]:
+    """The indices of the integer tokens that are only sizes: in the shape argument of an
+    allocation or a reshape, or the trip count of a loop around another loop."""
+    outer = set()
+    for r, ln in enumerate(lines):
+        body = ln.lstrip()
+        if body.startswith("for ") and "range(" in body:
+            ind = len(ln) - len(body)
+            for ln2 in lines[r + 1:]:
+                b2 = ln2.lstrip()
+                if b2 and len(ln2) - len(b2) <= ind:
+                    break
+                if b2.startswith("for "):
+                    outer.add(r + 1)  # (token rows count from 1)
+                    break
+    out = set()
+    for k, t in enumerate(toks):
+        if t.type == tokenize.NAME and t.string in ("empty", "zeros", "full", "reshape") and \
+                k and toks[k - 1].string == "." and toks[k + 1].string == "(":
+            depth = 0
+            for j in range(k + 1, len(toks)):
+                s = toks[j].string
+                depth += s in "([{" and toks[j].type == tokenize.OP
+                depth -= s in ")]}" and toks[j].type == tokenize.OP
+                if depth == 0 or depth == 1 and s == ",":
+                    break
+                if toks[j].type == tokenize.NUMBER:
+                    out.add(j)
+        elif t.type == tokenize.NAME and t.string == "range" and t.start[0] in outer:
+            j = _closing(toks, k + 1)
+            out.update(i for i in range(k + 2, j) if toks[i].type == tokenize.NUMBER)
+    return out
+
+
 def _closing(toks: list[tokenize.TokenInfo], k: int) -> int:
     """The index of the `)` matching the `(` at toks[k]."""
     depth = 0
@@ -91,9 +128,12 @@ def abstract(source: str) -> Generic:
     index: dict[tuple[type, int | float], int] = {}
     values: list[int | float] = []
     edits: list[tuple[tuple[int, int], tuple[int, int], int | None]] = []  # (from, to, value #)
-    for t in toks:
+    sized = _sized(toks, source.splitlines())
+    for k, t in enumerate(toks):
         if t.type == tokenize.NUMBER:
             v = _parameter(t.string)
+            if v is None and k in sized and t.string.isdigit() and int(t.string) > 1:
+                v = int(t.string)
             if v is not None:
                 key = (type(v), v)
                 if key not in index:
