@@ -17,8 +17,8 @@ from vecgrad.pytree import flatten
 
 pytest.importorskip("numba")
 
-from vecgrad.backends.numba import generic  # noqa: E402
-from vecgrad.backends.numba.kernel import UNROLL  # noqa: E402
+from vecgrad.backends.numba import generic
+from vecgrad.backends.numba.kernel import UNROLL
 
 SRC = '''def k3_step(a0, a12, out_, t_):
     t1 = np.empty((1000, 7), np.float64)

@@ -95,7 +95,8 @@ def child_run(spec: str, caches: dict[str, str], rounds: int) -> dict:
 
 
 def _child(*argv: str) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", *argv], capture_output=True,
+    out = subprocess.run([sys.executable, __file__, "--child", *argv], check=False,
+                         capture_output=True,
                          text=True, env=os.environ.copy())
     if out.returncode:
         raise SystemExit(out.stderr)

@@ -54,7 +54,7 @@ class Generic:
         return [_name(v, k) for k, v in enumerate(self.values)]
 
 
-def _name(v: int | float, k: int) -> str:
+def _name(v: float, k: int) -> str:
     return f"{'n' if isinstance(v, int) else 'f'}{k}_"
 
 
