@@ -391,7 +391,8 @@ def test_gradient_loops_carry_only_what_is_read(argnums):
     e = check(euler_with_dt, args, argnums=argnums)
     (fwd, bwd) = [x for x in e.stages["final"].eqns if x.prim is P.loop]
     scalars = [v for v in bwd.params["body"].inputs[:bwd.params["n_carry"]] if not v.aval.shape]
-    assert bool(scalars) == (3 in argnums), pretty(bwd.params["body"])
+    # (dt's cotangent, a small contraction per step, is summed after the loop: loops.KEEP_MACS)
+    assert not scalars, pretty(bwd.params["body"])
     if 3 not in argnums:  # the forward stacks nothing only dt's accumulator read
         assert len(fwd.params["body"].outputs) - fwd.params["n_carry"] <= 3
 
