@@ -11,7 +11,8 @@ call in that process (vecgrad's compile plus numba's compile or disk-cache load;
 time of the process). With literal kernels every new size compiles anew; with generic ones
 only the first does. Then, in one process per size, the warm gradient's run time on the
 default NumPy backend, the numba backend with literal kernels and with generic ones
-(alternating rounds, min), and that the three agree.
+(alternating rounds, min of thread CPU time, and of wall time in parentheses: on a loaded
+machine a call of milliseconds waits for the CPU), and that the three agree.
 """
 from __future__ import annotations
 
@@ -84,14 +85,16 @@ def child_run(spec: str, caches: dict[str, str], rounds: int) -> dict:
         for a, b in zip(got, ref):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     best = {k: float("inf") for k in fns}
+    cpu = {k: float("inf") for k in fns}
     for _ in range(rounds):
         for k, f in fns.items():
             runs = 5
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             for _ in range(runs):
                 f(*args)
+            cpu[k] = min(cpu[k], (time.thread_time() - c) / runs)
             best[k] = min(best[k], (time.perf_counter() - t) / runs)
-    return best
+    return {**best, **{f"{k}_cpu": v for k, v in cpu.items()}}
 
 
 def _child(*argv: str) -> dict:
@@ -113,6 +116,9 @@ def main() -> None:
                                                  "ode:10000,100", "lstm:2,256", "lstm:2,512",
                                                  "lstm:2,1024"])
     ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--run-only", action="store_true",
+                    help="only the run-time table (the caches of a previous --keep run)")
+    ap.add_argument("--keep", metavar="DIR", help="keep the kernel caches in DIR")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
@@ -121,11 +127,21 @@ def main() -> None:
             child_run(spec, json.loads(a.child[2]), a.rounds)
         print(json.dumps(res))
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        caches = {m: os.path.join(tmp, m) for m in ("literal", "generic")}
-        by_eval: dict[str, list[str]] = {}
-        for s in a.sizes:
-            by_eval.setdefault(s.split(":")[0], []).append(s)
+    if a.keep:
+        os.makedirs(a.keep, exist_ok=True)
+        tables(a, a.keep)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            tables(a, tmp)
+
+
+def tables(a: argparse.Namespace, tmp: str) -> None:
+    """The first-call table (unless --run-only), then the run-time table."""
+    caches = {m: os.path.join(tmp, m) for m in ("literal", "generic")}
+    by_eval: dict[str, list[str]] = {}
+    for s in a.sizes:
+        by_eval.setdefault(s.split(":")[0], []).append(s)
+    if not a.run_only:
         print("| program | mode | " + " | ".join(
             f"first call: {s}" for s in ["1st size (empty cache)", "2nd size", "3rd size",
                                          "1st size again"]) + " |")
@@ -140,15 +156,16 @@ def main() -> None:
                     cells.append(f"{s.split(':')[1]}: CPU {_ms(r['cpu'])} (wall "
                                  f"{_ms(r['wall'])}{new})")
                 print(f"| {ev} | {mode} | " + " | ".join(cells) + " |", flush=True)
-        print("\n| program | NumPy backend | numba, literal kernels | numba, generic kernels "
-              "| generic / literal |")
-        print("|---|---|---|---|---|")
-        for ev, specs in by_eval.items():
-            for s in specs:
-                r = _child("run", s, json.dumps({m: os.path.join(caches[m], ev)
-                                                 for m in caches}))
-                print(f"| {s} | {_ms(r['numpy'])} | {_ms(r['literal'])} | "
-                      f"{_ms(r['generic'])} | {r['generic'] / r['literal']:.2f} |", flush=True)
+    print("\n| program | NumPy backend | numba, literal kernels | numba, generic kernels "
+          "| generic / literal | NumPy / generic |")
+    print("|---|---|---|---|---|---|")
+    for ev, specs in by_eval.items():
+        for s in specs:
+            r = _child("run", s, json.dumps({m: os.path.join(caches[m], ev) for m in caches}))
+            print(f"| {s} | " + " | ".join(f"{_ms(r[m + '_cpu'])} ({_ms(r[m])})" for m in
+                                          ("numpy", "literal", "generic")) +
+                  f" | {r['generic_cpu'] / r['literal_cpu']:.2f} | "
+                  f"{r['numpy_cpu'] / r['generic_cpu']:.1f} |", flush=True)
 
 
 if __name__ == "__main__":
