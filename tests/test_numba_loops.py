@@ -217,6 +217,11 @@ def test_explain_says_how_each_loop_runs():
     with vg.config(backend="numba"):
         text = str(vg.explain(wide_tanh, *args, argnums=(0, 1, 2), budget=0.01))
     assert "NumPy's loop: per step" in text, text
+    # on the default backend, a loop numba would run as one kernel says so (it stays NumPy's)
+    text = str(vg.explain(rk4, x, 4, budget=0.01))
+    assert "NumPy calls; backend='numba' would run them as one kernel" in text, text
+    text = str(vg.explain(wide_tanh, *args, argnums=(0, 1, 2), budget=0.01))
+    assert text.count("backend='numba' would") == 1, text  # (the forward has 48x48 tanh)
 
 
 def test_wide_stacks_run_as_one_numpy_call():

@@ -16,6 +16,7 @@ import numpy as np
 from . import primitives as P
 from .api import grad, jit, trace_graph
 from .autodiff import vjp_graph
+from .backends import available
 from .backends.numpy import is_view, profile_graph
 from .config import settings
 from .explain_text import Found, Hot, Report, _where
@@ -142,6 +143,11 @@ def _what(e: Eqn) -> str:
             from .backends.numba.loop import why_not
             why = why_not(e)
             how = ", one numba kernel" if why is None else f", NumPy's loop: {why}"
+        elif settings.backend == "numpy" and available("numba"):
+            from .backends.numba.loop import why_not
+            if why_not(e) is None:  # (not by default: BENCHMARKS.md, session 23 gradbench)
+                how = (f", {e.params['length'] * n:,} NumPy calls; backend='numba' would run "
+                       "them as one kernel, compiled on its first call (seconds; disk-cached)")
         return f"loop[{e.params['length']} steps x {n} operations{how}]"
     ps = ", ".join(f"{k}={v}" for k, v in e.params.items() if k in ("spec", "axes", "axis"))
     return e.prim.name + (f"[{ps}]" if ps else "")
