@@ -444,13 +444,14 @@ def check_time(case: Case, seed: int, T: int = 4000) -> Result:
 
 
 def run(count: int, start: int = 0, family: str | None = None, n: int = 80,
-        timed: bool = False, write: str | None = None, T: int = 4000) -> dict:
-    """Checks programs start..start+count of ShapeGen (graph, values, gradients; with
+        timed: bool = False, write: str | None = None, T: int = 4000,
+        gen: type = ShapeGen) -> dict:
+    """Checks programs start..start+count of `gen` (graph, values, gradients; with
     `timed`, check_time on the ones whose graph is flat) and prints the findings."""
     stats: dict[str, Counter] = {}
     found: dict[tuple, tuple] = {}
     for seed in range(start, start + count):
-        case = ShapeGen(seed).draw(family)
+        case = gen(seed).draw(family)
         res = check(case, seed, n)
         if res.status == "ok" and timed:
             res = check_time(case, seed, T)

@@ -257,3 +257,31 @@ def test_repeated_work_on_a_recurrence_line_is_listed(fun):
     repeated = {k[0] for k, c in counts.items() if c >= REPEATED}
     listed = {f.src.line for f in r.unbatched}
     assert repeated <= listed, (repeated, listed)
+
+
+def _rolled_pairs(X):
+    acc = 0.0
+    for i in range(len(X)):
+        r = X[i]
+        acc = acc + sum(r[j] * r[(j + 1) % 3] for j in range(3))
+    return acc
+
+
+def _rows_scaled(X):
+    acc = 0.0
+    for i in range(len(X)):
+        acc = acc + vnp.sum(X[i] * 2.0)
+    return acc
+
+
+def test_a_line_batched_into_a_gather_says_gather_not_a_view():
+    """r[(j + 1) % 3] over rows batches into a gather with two index arrays (a copy of every
+    element); explain said 'no gather: a strided view (reshape/transpose) of the array'
+    (found by tests/fuzz_funcs.py, closures/nested). A plain row read is still a view."""
+    X = np.random.default_rng(0).standard_normal((6, 3))
+    r = vg.explain(_rolled_pairs, X, budget=BUDGET)
+    line = group(r.batched, _rolled_pairs, "acc = acc + sum(r[j]")
+    assert any(b.startswith("gather[2 index arrays]") for b in line.became), line.became
+    assert not any("no gather" in b for f in r.batched for b in f.became)
+    r = vg.explain(_rows_scaled, X, budget=BUDGET)
+    assert not any(b.startswith("gather") for f in r.batched for b in f.became)

@@ -20,6 +20,7 @@ from .backends import available
 from .backends.numpy import is_view, profile_graph
 from .config import settings
 from .explain_text import Found, Hot, Report, _where
+from .index import Adv, is_basic
 from .ir import Eqn, Graph, Var, dce
 from .notes import Note
 from .show import loss_of
@@ -54,7 +55,7 @@ def _became(found: list[Found], entry: Any) -> list[Found]:
     fwd = _forward_vars(entry.meta, final) if "forward_vars" in entry.meta else frozenset()
     by_line: dict[tuple, list[str]] = {}
     for e in final.eqns:
-        if e.src is not None and e.out in fwd and e.prim.name not in _LAYOUT:
+        if e.src is not None and e.out in fwd and (e.prim.name not in _LAYOUT or _gathers(e)):
             d = f"{_what(e)} -> {e.out.aval}"
             items = by_line.setdefault((e.src.file, e.src.line), [])
             if d not in items:
@@ -134,7 +135,16 @@ def _forward_vars(meta: dict, g: Graph) -> frozenset:
     return meta["forward_vars"] | {e.out for e in primal.eqns}
 
 
+def _gathers(e: Eqn) -> bool:
+    """A getitem with an integer-array index: a gather (a copy of every element it reads),
+    not a view."""
+    return e.prim.name == "getitem" and not is_basic(e.params["idx"])
+
+
 def _what(e: Eqn) -> str:
+    if _gathers(e):
+        arrays = sum(1 for k in e.params["idx"] if isinstance(k, Adv))
+        return f"gather[{arrays} index array{'s' if arrays > 1 else ''}]"
     if e.prim.name == "loop":  # a rolled recurrence: its steps run one after another, each
         # paying one NumPy dispatch per operation (the floor on small arrays)
         n = sum(1 for b in e.params["body"].eqns if not is_view(b.prim))
