@@ -19,8 +19,8 @@ import sys
 from typing import ClassVar
 
 sys.path.insert(0, os.path.dirname(__file__))
-import fuzz_shapes  # noqa: E402  (sets one BLAS thread before NumPy loads)
-from fuzz_shapes import ShapeGen  # noqa: E402
+import fuzz_shapes
+from fuzz_shapes import ShapeGen
 
 PRELUDE3 = '''\
 def rbf(a, b, gamma=0.5):
