@@ -19,6 +19,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import fuzz_shapes
 from fuzz_cliffs import check
+from fuzz_funcs import FuncGen
 from fuzz_shapes import ShapeGen
 
 SEEDS = int(os.environ.get("VECGRAD_FUZZ_SHAPES", "3"))
@@ -37,14 +38,28 @@ def test_shapes_seeded(family):
     assert not bad, bad[0]
 
 
-def test_every_family_draws_and_references_agree():
+@pytest.mark.parametrize("family", FuncGen.FAMILIES)
+def test_function_shapes_seeded(family):
+    """tests/fuzz_funcs.py's families (kernel arguments, map(lambda), layer classes,
+    closures, recursion, Python helpers, 2-D comprehensions into np.array)."""
+    bad = []
+    for seed in range(SEEDS):
+        case = FuncGen(seed).draw(family)
+        res = check(case, seed, n=50)
+        if res.status in BAD:
+            bad.append(f"seed {seed} {case.short}: {res.status}: {res.detail}\n{case.src}")
+    assert not bad, bad[0]
+
+
+@pytest.mark.parametrize("gen", [ShapeGen, FuncGen])
+def test_every_family_draws_and_references_agree(gen):
     """Each family is drawn; each hand-vectorized reference equals its program (the time
     check compares with it)."""
-    fams = {ShapeGen(s).draw().family for s in range(300)}
-    assert fams == set(ShapeGen.FAMILIES)
+    fams = {gen(s).draw().family for s in range(300)}
+    assert fams == set(gen.FAMILIES)
     seen = set()
     for s in range(400):
-        case = ShapeGen(s).draw()
+        case = gen(s).draw()
         if case.ref is None or (case.family, case.short) in seen:
             continue
         seen.add((case.family, case.short))
