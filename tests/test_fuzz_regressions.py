@@ -1786,3 +1786,22 @@ def test_returned_max_with_a_python_int_is_float64():
     s, y = X[0], np.array([1.0, -1.0, 1.0, -1.0])
     assert float(vg.jit(hinge)(s, y)) == float(hinge(s, y))
     central_diff_check(hinge, [s, y], argnums=(0,))
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2", "fmax", "fmin", "hypot",
+                                  "subtract", "divide"])
+@pytest.mark.parametrize("method", ["accumulate", "reduce"])
+@pytest.mark.parametrize("shape, axis", [((3, 7), 1), ((3, 7), 0), ((3, 1), 1), ((5,), 0)])
+def test_ufunc_scans_and_reductions_without_a_primitive(name, method, shape, axis):
+    """np.logaddexp.accumulate (a log-space running total), np.hypot.reduce,
+    np.subtract.reduce & co. were refused: associative ufuncs now scan by doubling and
+    reduce pairwise (log2(n) whole-array steps), subtract / divide by their closed forms
+    (found by bench/numpy_coverage.py)."""
+    x = np.random.default_rng(2).uniform(0.5, 2.0, shape) * np.where(
+        np.arange(np.prod(shape)).reshape(shape) % 3 == 0, -1, 1)
+
+    def f(a):
+        return getattr(getattr(np, name), method)(a, axis=axis)
+    assert_same(vg.jit(f)(x), np.asarray(f(x)))
+    same_as_numpy(f, x)
+    assert_same(vg.jit(f)(x.astype(np.float32)), np.asarray(f(x.astype(np.float32))), rtol=1e-5)

@@ -71,6 +71,8 @@ class ufunc:
                keepdims: bool = False, **kw: Any) -> Any:
         """`numpy.<ufunc>.reduce`: fold the ufunc over `axis` (0 by default, as NumPy)."""
         fn = _REDUCE.get(self.__name__)
+        if fn is None and self.__name__ in _ASSOCIATIVE:
+            fn = functools.partial(_tree_reduce, self._fn, getattr(_np, self.__name__).identity)
         takes = _params(fn) if fn is not None else set()
         if fn is None or set(kw) - takes or self.nin != 2:
             raise unsupported(f"numpy.{self.__name__}.reduce" + (f" with {sorted(kw)}" if kw
@@ -87,6 +89,8 @@ class ufunc:
         """`numpy.<ufunc>.accumulate`: the running reduction along `axis` (add, multiply,
         maximum, minimum, logical_and/or)."""
         fn = _ACCUMULATE.get(self.__name__)
+        if fn is None and self.__name__ in _ASSOCIATIVE:
+            fn = functools.partial(_doubling_scan, self._fn)
         if fn is None:
             raise unsupported(f"numpy.{self.__name__}.accumulate")
         a = asarray(a)
@@ -232,3 +236,70 @@ def _logaddexp_reduce(a: Any, axis: Any = 0, keepdims: bool = False) -> Any:
 
 
 _REDUCE["logaddexp"] = _logaddexp_reduce
+
+# Associative ufuncs without a scan primitive: their accumulate is a prefix scan by doubling
+# (Hillis-Steele), log2(n) whole-array steps of the ufunc itself, each as stable as one call
+# (np.logaddexp.accumulate: a log-space running total, the forward pass of an HMM or CTC).
+_ASSOCIATIVE = ("logaddexp", "logaddexp2", "fmax", "fmin", "hypot")
+
+
+def _doubling_scan(fn: Callable, a: Any, axis: int = 0) -> Any:
+    """out[k] = fn(... fn(a[0], a[1]) ..., a[k]) along `axis`, for an associative fn."""
+    ax = _axis1(axis, len(_ops.shape(a)))
+    n, d = _ops.shape(a)[ax], 1
+    out = a
+    while d < n:
+        lo = tuple(slice(None) if i != ax else slice(0, n - d) for i in range(_ops.ndim(out)))
+        hi = tuple(slice(None) if i != ax else slice(d, n) for i in range(_ops.ndim(out)))
+        keep = tuple(slice(None) if i != ax else slice(0, d) for i in range(_ops.ndim(out)))
+        out = _ops.concatenate([out[keep], fn(out[lo], out[hi])], axis=ax)
+        d *= 2
+    return out
+
+
+def _tree_reduce(fn: Callable, identity: Any, a: Any, axis: Any = 0,
+                 keepdims: bool = False) -> Any:
+    """fn folded over `axis` pairwise (halves combined, log2(n) whole-array steps), for an
+    associative fn without a reduction primitive (np.hypot.reduce, np.logaddexp2.reduce);
+    one element is fn(identity, it) where the ufunc has one, as NumPy's (|x| for hypot)."""
+    if axis is None or isinstance(axis, tuple):
+        raise unsupported("a reduction of this ufunc over several axes")
+    ax = _axis1(axis, len(_ops.shape(a)))
+    n = _ops.shape(a)[ax]
+    if n == 0:
+        raise ValueError("zero-size array to reduction operation which has no identity")
+
+    def part(x: Any, lo: int, hi: int) -> Any:
+        return x[tuple(slice(None) if i != ax else slice(lo, hi) for i in range(_ops.ndim(x)))]
+    out = a
+    if n == 1 and identity is not None:
+        out = fn(_np.asarray(identity, _dtype(a)), out)
+    while n > 1:
+        h = n // 2
+        pair = fn(part(out, 0, h), part(out, h, 2 * h))
+        out = pair if n % 2 == 0 else _ops.concatenate([pair, part(out, 2 * h, n)], axis=ax)
+        n = (n + 1) // 2
+    return out if keepdims else _ops.squeeze(out, ax)
+
+
+def _left_fold(name: str, combine: Callable, scan: Callable, pad: float) -> tuple:
+    """`name`.reduce / accumulate (subtract, divide: not associative) by their closed forms:
+    a[0] - (a[1] + ... + a[k]), a[0] / (a[1] * ... * a[k])."""
+    def split(a: Any, axis: int) -> tuple:
+        ax = _axis1(axis, len(_ops.shape(a)))
+        first = tuple(slice(None) if i != ax else slice(0, 1) for i in range(_ops.ndim(a)))
+        rest = tuple(slice(None) if i != ax else slice(1, None) for i in range(_ops.ndim(a)))
+        return ax, a[first], a[rest]
+
+    def reduce(a: Any, axis: Any = 0, keepdims: bool = False) -> Any:
+        if axis is None or isinstance(axis, tuple):
+            raise unsupported(f"numpy.{name}.reduce over several axes")
+        ax, first, rest = split(a, axis)
+        r = combine(first, scan.reduce(rest, axis=ax, keepdims=True))
+        return r if keepdims else _ops.squeeze(r, ax)
+
+    def accumulate(a: Any, axis: int = 0) -> Any:
+        ax, first, rest = split(a, axis)
+        pads = _ops.concatenate([_np.full(_ops.shape(first), pad, _dtype(first)), rest], axis=ax)
+        return combine(first, scan.accumulate(pads, axis=ax))
+    return reduce, accumulate

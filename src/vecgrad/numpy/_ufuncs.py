@@ -18,7 +18,7 @@ import numpy as _np
 from .. import primitives as P
 from ..errors import unsupported
 from ..tracing import Tracer
-from . import _ops
+from . import _ops, _ufunc
 from ._base import _dtype, asarray, astype, takes_out
 from ._ufunc import _write_out, ufunc
 
@@ -169,6 +169,10 @@ add = _wrap("add", _ops.add, 2)
 subtract = _wrap("subtract", _ops.subtract, 2)
 multiply = _wrap("multiply", _ops.multiply, 2)
 divide = _wrap("divide", _ops.divide, 2)
+for _name, _combine, _scan, _pad in (("subtract", _ops.subtract, add, 0),
+                                     ("divide", _ops.divide, multiply, 1)):
+    _ufunc._REDUCE[_name], _ufunc._ACCUMULATE[_name] = _ufunc._left_fold(
+        _name, _combine, _scan, _pad)
 maximum = _wrap("maximum", _ops.maximum, 2)
 minimum = _wrap("minimum", _ops.minimum, 2)
 power = _wrap("power", _ops.power, 2)
