@@ -1805,3 +1805,21 @@ def test_ufunc_scans_and_reductions_without_a_primitive(name, method, shape, axi
     assert_same(vg.jit(f)(x), np.asarray(f(x)))
     same_as_numpy(f, x)
     assert_same(vg.jit(f)(x.astype(np.float32)), np.asarray(f(x.astype(np.float32))), rtol=1e-5)
+
+
+@pytest.mark.parametrize("ord_", [None, 2, 0.5, 1.5, 3, -1, -2])
+@pytest.mark.parametrize("x", [np.zeros(4), np.array([0.0, 1.0, -2.0, 0.0]),
+                               np.array([[0.0, 0.0], [1.0, -2.0]])])
+def test_norm_gradient_at_zeros_is_the_zero_subgradient(ord_, x):
+    """The gradient of np.linalg.norm at a vector of zeros (and of a p-norm at zero entries)
+    was nan (x / |x| = 0 / 0; |x|^(p-1) = inf at 0): central differences see 0, as vecgrad's
+    std and hypot give (found by the corner styles, seed 520081: a norm of a row zeroed by
+    `o2 * zeros`)."""
+    def f(a):
+        return vnp.sum(np.linalg.norm(a, ord_, axis=-1) * 1.5)
+    g = vg.grad(f)(x)
+    assert np.all(np.isfinite(g))
+    if ord_ != 0.5 or not x.any():  # (|t|^0.5 at a zero entry of a nonzero row: central
+        central_diff_check(f, [x], argnums=(0,))  # differences are off by eps^0.5 there)
+    assert_same(vg.jit(lambda a: np.linalg.norm(a, ord_, axis=-1))(x),
+                np.linalg.norm(x, ord_, axis=-1))

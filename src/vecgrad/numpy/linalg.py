@@ -418,7 +418,21 @@ def _vector_norm(x: Any, ord: Any, axes: tuple[int, ...]) -> Any:
         return _ops.sum(astype(_ops.not_equal(x, 0), x.dtype), axis=axes)
     if ord == 1:
         return _ops.sum(_ops.abs(x), axis=axes)
-    return _ops.power(_ops.sum(_ops.power(_ops.abs(x), float(ord)), axis=axes), 1.0 / ord)
+    return _p_norm(x, float(ord), axes)
+
+
+def _p_norm(x: Any, p: float, axes: tuple[int, ...]) -> Any:
+    """(sum |x|^p)^(1/p). Its gradient at zeros is the subgradient 0 (what central
+    differences see), not inf * 0 = nan: |x|^p at x = 0 for p < 1, and the outer power at a
+    sum of 0 for p > 1, are taken at 1 and selected away."""
+    a = _ops.abs(x)
+    zero = _ops.equal(a, 0)
+    t = _ops.where(zero, 0.0 if p > 0 else _np.inf, _ops.power(_ops.where(zero, 1.0, a), p))
+    total = _ops.sum(t, axis=axes)
+    if p < 0:  # (a zero entry makes the sum inf and the norm 0, with a zero gradient)
+        return _ops.power(total, 1.0 / p)
+    none = _ops.equal(total, 0)
+    return _ops.where(none, 0.0, _ops.power(_ops.where(none, 1.0, total), 1.0 / p))
 
 
 def _matrix_norm(x: Any, ord: Any, axes: tuple[int, ...]) -> Any:

@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
-from .elementwise import add, div
+from .elementwise import add, div, eq, where
 from .structural import broadcast_to, reshape, transpose
 
 __all__ = ["einsum", "make_spec", "muladd", "norm", "parse_spec"]
@@ -110,8 +110,10 @@ def _norm_shape(x: Aval, spec: str) -> Aval:
 
 
 def _norm_vjp(g: Any, ans: Any, x: Any, spec: str) -> tuple:
+    # d|x| = x / |x|; at x = 0 the subgradient 0 (as hypot's and std's here, and central
+    # differences), not 0 * inf = nan, which poisoned a gradient through a norm of zeros
     s, t = spec.split("->")
-    return (einsum(x, div(g, ans), spec=f"{s},{t}->{s}"),)  # d|x| = x / |x|
+    return (einsum(x, div(g, where(eq(ans, 0), np.inf, ans)), spec=f"{s},{t}->{s}"),)
 
 
 def _norm_batch(n: int, batched: tuple[bool, ...], x: Any, spec: str) -> Any:
