@@ -185,7 +185,8 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     n = _shape(x)[1]
     if w is None:
         xc = _ops.subtract(x, _ops.mean(x, 1, keepdims=True))
-        c = _ops.divide(_contract.einsum("ij,kj->ik", xc, xc), float(builtins.max(n - ddof, 0)))
+        c = _ops.divide(_contract.einsum("ij,kj->ik", xc, _conj(xc)),
+                        float(builtins.max(n - ddof, 0)))
         return _ops.squeeze(c) if _shape(c) == (1, 1) else c
     if len(w) != n:
         raise RuntimeError("incompatible numbers of samples and weights")
@@ -197,8 +198,13 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         fact = 0.0
     wc = _np.asarray(w, dtype=_dtype(x))
     xc = _ops.subtract(x, _ops.divide(_contract.einsum("ij,j->i", x, wc)[:, None], ws))
-    c = _ops.divide(_contract.einsum("ij,kj,j->ik", xc, xc, wc), fact)
+    c = _ops.divide(_contract.einsum("ij,kj,j->ik", xc, _conj(xc), wc), fact)
     return _ops.squeeze(c) if _shape(c) == (1, 1) else c
+
+
+def _conj(x: Any) -> Any:
+    """NumPy's covariance is X @ X^H: the second factor conjugated for complex data."""
+    return _ops.conj(x) if _dtype(x).kind == "c" else x
 
 
 def _cov_weights(fweights: Any, aweights: Any) -> tuple:
@@ -226,8 +232,11 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     c = cov(x, y, rowvar, dtype=dtype)
     if _nd(c) == 0:
         return _ops.divide(c, c)
-    d = _ops.sqrt(_contract.einsum("ii->i", c))
+    d = _ops.sqrt(_ops.real(_contract.einsum("ii->i", c)))  # (real, as NumPy's stddev)
     c = _ops.divide(_ops.divide(c, _ops.reshape(d, (-1, 1))), d)
+    if _dtype(c).kind == "c":  # (NumPy clips the real and imaginary parts each)
+        return _ops.add(_ops.clip(_ops.real(c), -1, 1),
+                        _ops.multiply(_ops.clip(_ops.imag(c), -1, 1), 1j))
     return _ops.clip(c, -1, 1)
 
 
