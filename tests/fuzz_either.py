@@ -6,7 +6,8 @@ Each program draws a dtype for v (int64, int8, uint8, float32, float64), a fold 
 `min([...])` of 1-3 traced items and a Python number, optionally Python arithmetic on it, then
 an operation with a Python number, a NumPy scalar, an array of another dtype or a traced
 Python-number argument `n`; it runs on three value sets (a traced item wins, the number
-wins, ties). A returned Python number is compared by value where vecgrad's documented rule
+wins, ties); the operation may be a NumPy function (np.exp, np.maximum, np.stack), and the
+fold a fold of a fold. A returned Python number is compared by value where vecgrad's documented rule
 returns it in its NumPy case's int64 / float64.
 
     nice .venv/bin/python tests/fuzz_either.py [COUNT] [SEED]
@@ -24,7 +25,8 @@ import vecgrad as vg
 DT = ["int64", "int8", "float32", "float64", "uint8"]
 NUMS = ["2", "0", "-1", "0.5", "2.0", "-3.0"]
 OPS = ["{a} + {b}", "{b} + {a}", "{a} * {b}", "{a} - {b}", "{b} / {a}", "{a} ** 2 + {b}",
-       "abs({a}) + {b}", "-{a} * {b}"]
+       "abs({a}) + {b}", "-{a} * {b}", "np.exp({a}) + {b}", "np.maximum({a}, {b})",
+       "np.sqrt(np.abs({a})) * {b}", "np.stack([{a}, {a}]) * {b}"]
 OTHERS = ["1", "1.5", "np.float32(1)", "np.int8(3)", "np.float64(2)", "np.int64(1)", "x32",
           "x16", "i8", "x64", "True", "n"]
 ENV = {"np": np, "x32": np.ones(2, np.float32), "x16": np.ones(2, np.float16),
@@ -39,6 +41,8 @@ def program(r: random.Random) -> tuple[str, str]:
     a = f"{fold}({', '.join(items)})" if r.random() < 0.7 else f"{fold}([{', '.join(items)}])"
     if r.random() < 0.3:
         a = f"({a} {r.choice(['+ 1', '* 2.0', '- 3', '+ n'])})"
+    if r.random() < 0.25:  # a fold of a fold (a clip written with max and min)
+        a = f"{r.choice(['max', 'min'])}({a}, {r.choice(NUMS)})"
     return r.choice(DT), r.choice(OPS).format(a=a, b=r.choice(OTHERS))
 
 

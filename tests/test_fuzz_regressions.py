@@ -1839,3 +1839,26 @@ def test_cov_and_corrcoef_of_complex_values_conjugate(fn, kw):
     w = np.array([1, 2, 1, 3, 1])
     assert_same(vg.jit(lambda a: np.cov(a, fweights=w))(z), np.cov(z, fweights=w))
     same_as_numpy(lambda x: fn(x, **kw), X)
+
+
+@pytest.mark.parametrize("expr, refused", [
+    ("min(max(x[0], -1.0), 1.0) * x", False), ("x[max(ix[0], 1)] * 2", False),
+    ("x[min(ix[1], 1)]", False), ("-max(x[0], 0.0) + x", False),
+    ("np.exp(max(x[1], 0.0))", True), ("np.maximum(max(x[1], 0.0), 0.0)", True),
+    ("np.stack([max(x[1], 0.5), max(x[2], 0.5)])", True),
+    ("np.stack([max(x[1], 0.5), x[0]])", True)])
+def test_either_in_folds_indices_numpy_functions_and_stacks(expr, refused):
+    """A fold of a fold (a clip written with max and min) of float32 values was refused, as
+    was a float32 array indexed at max(ix[k], 1): the inner result met the fold's selection
+    and the gather as an operation with a dtype to weigh; a NumPy function of it alone
+    (np.exp(max(x32[i], 0.0)): float32 or float64) and a stack of it (NumPy makes the number
+    a float64 array) gave float32 silently (found by tests/fuzz_either.py)."""
+    ns = {"np": np}
+    f = eval(f"lambda x, ix: {expr}", ns)
+    x, ix = np.array([1.0, -2.0, 3.0], np.float32), np.array([0, 2, 1])
+    for v in (x, -x):
+        if refused:
+            with pytest.raises(vg.TraceError, match="depends on the values"):
+                vg.jit(f)(v, ix)
+        else:
+            assert_same(vg.jit(f)(v, ix), np.asarray(f(v, ix)), rtol=1e-6)

@@ -104,14 +104,18 @@ class EitherScalar(Tracer):
         self._kind = self._kinds[0](0)  # (what tracing.to_atom casts by, where all agree)
         self._either, self._what = either, what
 
-    def outcomes(self, dtypes: Any) -> set:
-        """The dtypes of this value combined with `dtypes`, in each case."""
-        out = {np.result_type(*dtypes, k(0)) for k in self._kinds}
+    def outcomes(self, dtypes: Any, joins: bool = False) -> set:
+        """The dtypes of this value combined with `dtypes`, in each case (`joins`: in an
+        array NumPy makes of it, np.stack, where a Python number is int64 / float64)."""
+        out = {np.result_type(*dtypes, np.asarray(k(0)).dtype if joins else k(0))
+               for k in self._kinds}
         return out | {np.result_type(*dtypes, self.dtype)} if self._either else out
 
-    def check_either(self, dtypes: Any) -> None:
-        """Refuse an operation whose dtype depends on which item won (see tracing.bind)."""
-        got = self.outcomes(dtypes)
+    def check_either(self, dtypes: Any, joins: bool = False) -> None:
+        """Refuse an operation whose dtype depends on which item won (see tracing.bind;
+        `dtypes` empty: a NumPy function of numbers alone, which makes a Python float a
+        float64, `np.exp(max(x32[i], 0.0))` float32 or float64)."""
+        got = self.outcomes(dtypes, joins)
         if len(got) > 1:
             raise self.ambiguous(got, "this operation's")
 
@@ -197,7 +201,8 @@ def _either_op(name: str) -> Any:
                 return method(self, *other)
         reps = [] if not other else [other[0]] if not isinstance(other[0], Tracer) else \
             [k(1) for k in ok]
-        out = method(self, *((o,) if other else ()))
+        # (on the plain values: the cases' dtypes are settled above, bind checks no more)
+        out = method(_plain(self), *((_plain(o),) if other else ()))
         kinds = _py(op, self._kinds, reps, swap)
         if not isinstance(out, Tracer) or out.shape or not kinds:
             return out
@@ -205,6 +210,11 @@ def _either_op(name: str) -> Any:
         return EitherScalar(out._b, out.atom, kinds, either, self._what)
     fn.__name__ = name
     return fn
+
+
+def _plain(x: Any) -> Any:
+    """An EitherScalar's value as a plain traced NumPy scalar (anything else as it is)."""
+    return Tracer(x._b, x.atom) if isinstance(x, EitherScalar) else x
 
 
 for _n in ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow"]:
@@ -245,10 +255,10 @@ def _wrap(orig: Any, greater: bool) -> Any:
             items = list(args[0])  # (an iterator is consumed once, as Python's own does)
             if not items or not _foldable(items):
                 return orig(items, **kwargs)
-            return _typed(items, _fold(items, greater), greater)
+            return _typed(items, _fold([_plain(x) for x in items], greater), greater)
         if kwargs or not _foldable(list(args)):
             return orig(*args, **kwargs)
-        return _typed(list(args), _fold(list(args), greater), greater)
+        return _typed(list(args), _fold([_plain(x) for x in args], greater), greater)
     wrapper.__name__, wrapper.__doc__ = orig.__name__, orig.__doc__
     return wrapper
 

@@ -106,10 +106,11 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
         else:
             dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
                    isinstance(a, Tracer) and not a._weak]
-            if dts:  # (max(ix[i], 2): a NumPy scalar or a Python int, as the values say)
-                for a in args:
+            joins = prim.name in ("stack", "concatenate")  # (NumPy makes numbers arrays)
+            if prim.elementwise or joins:  # (max(ix[i], 2): a NumPy scalar or a Python
+                for a in args:  # int, as the values say; an index has no dtype to weigh)
                     if isinstance(a, Tracer) and a._either:
-                        a.check_either(dts)
+                        a.check_either(dts, joins)
             try:
                 if builder is None:  # eager, with the same weak Python scalars as in a trace
                     return prim.impl(*[to_atom(a, dts).value for a in args], **params)

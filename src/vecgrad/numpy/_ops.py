@@ -436,8 +436,18 @@ def broadcast_to(a: Any, shape: Any) -> Any:
     return as_view(P.broadcast_to(a, **params), a, P.broadcast_to, params, readonly=ro)
 
 
+def _joined(arrays: Sequence[Any]) -> None:
+    """`max(x32[i], 0.0)` (pybuiltins' EitherScalar) joined into an array: NumPy makes the
+    Python number a float64 array, so the array's dtype may depend on which item won."""
+    for x in arrays:
+        if getattr(x, "_either", False):
+            x.check_either([_dtype(a) for a in arrays if not getattr(a, "_weak", False)],
+                           True)  # (a Python number in the list: its int64 / float64)
+
+
 def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
     """Join arrays along an existing axis."""
+    _joined(arrays)
     arrays = [asarray(x) for x in arrays]
     if not arrays:
         raise ValueError("need at least one array to concatenate")
@@ -453,6 +463,7 @@ def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
 @takes_out
 def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> Any:
     """Join arrays along a new axis."""
+    _joined(arrays)
     arrays = [asarray(x) for x in arrays]
     if not arrays:
         raise ValueError("need at least one array to stack")
