@@ -281,7 +281,8 @@ def test_a_line_batched_into_a_gather_says_gather_not_a_view():
     X = np.random.default_rng(0).standard_normal((6, 3))
     r = vg.explain(_rolled_pairs, X, budget=BUDGET)
     line = group(r.batched, _rolled_pairs, "acc = acc + sum(r[j]")
-    assert any(b.startswith("gather[2 index arrays]") for b in line.became), line.became
+    # (a gather with two index arrays, or what simplify makes of it: a take)
+    assert any(b.startswith(("gather[", "take[")) for b in line.became), line.became
     assert not any("no gather" in b for f in r.batched for b in f.became)
     r = vg.explain(_rows_scaled, X, budget=BUDGET)
     assert not any(b.startswith("gather") for f in r.batched for b in f.became)
