@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .. import primitives as P
 from ..ir import Atom, Aval, Eqn, Graph, Params, Var, dce
 from ..tracing import Tracer
@@ -317,12 +319,15 @@ def unstack(body: Graph, nc: int, nx: int) -> tuple[Graph, list[int]] | None:
     return narrow_reads(new), rows
 
 
-def narrow_reads(body: Graph) -> Graph:
+def narrow_reads(body: Graph, always: bool = False) -> Graph:
     """Inside a step, a value read only in parts is computed in those parts: a row of a
-    stack is the stacked operand, and a part of an elementwise result is the operation on
-    its operands' parts (f(a, b)[r] = f(a[r], b[r])), when every reader of the result reads
-    a part of it: together the parts cost what the whole did, and no per-step stack (a
-    copy) is made."""
+    stack is the stacked operand (of a `take` of constant rows, the row it takes), and a
+    part of an elementwise result is the operation on its operands' parts (f(a, b)[r] =
+    f(a[r], b[r])), when every reader of the result reads a part of it: together the parts
+    cost what the whole did, and no per-step stack (a copy) is made. With `always`, also
+    where the whole is read too (batching merged the updates of several carries with
+    other work into one stacked operation: the carries' parts, computed on their own, may
+    then be scans, and the whole is computed after the loop)."""
     defs = {e.out: e for e in body.eqns}
     readers: dict[Var, list[Eqn]] = {}
     for e in body.eqns:
@@ -344,7 +349,15 @@ def narrow_reads(body: Graph) -> Graph:
         if d is not None and d.prim is P.stack and d.params["axis"] == 0 and \
                 isinstance(idx[0], int):
             return read(d.inputs[idx[0]], idx[1:], src)
-        if d is not None and d.prim.elementwise and len(d.inputs) <= 3 and parts_only(u):
+        if d is not None and d.prim is P.take and d.params["axis"] == 0 and \
+                isinstance(idx[0], int):
+            ids = np.asarray(d.params["ids"].arr).reshape(-1)
+            if ids.size == u.aval.shape[0]:
+                j = int(ids[idx[0]])
+                return read(d.inputs[0], (j + d.inputs[0].aval.shape[0] * (j < 0),) +
+                            idx[1:], src)
+        if d is not None and d.prim.elementwise and len(d.inputs) <= 3 and (
+                always or parts_only(u)):
             shape = d.out.aval.shape
             ins = tuple(read(a, _operand_index(a.aval.shape, shape, idx), src)
                         for a in d.inputs)

@@ -33,7 +33,7 @@ from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
 from .affine import ONE, ZERO, affine, one
-from .carries import emit_unstacked, several_carries, splits, unstack
+from .carries import emit_unstacked, narrow_reads, several_carries, splits, unstack
 
 
 def clean(body: Graph) -> Graph:
@@ -211,6 +211,12 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
     body = clean(body)
     body = regroup_sums(body, list(body.inputs[:n_carry]))
     plan = _Plan(body, n_carry, n_xs)
+    if len(plan.live) > 1 and not _scans_only(body, n_carry, n_xs, reverse):
+        # (carries updated by one stacked operation with other work: their own parts)
+        narrow = regroup_sums(clean(narrow_reads(body, always=True)),
+                              list(body.inputs[:n_carry]))
+        if _scans_only(narrow, n_carry, n_xs, reverse):
+            body, plan = narrow, _Plan(narrow, n_carry, n_xs)
     if len(plan.live) > 1:
         made = several_carries(body, length, n_carry, n_xs, plan.live, operands, _ready,
                                emit_loop, reverse)

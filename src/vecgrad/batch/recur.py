@@ -70,6 +70,7 @@ class _Labels:
     varies (a label seen fewer than MIN_TRIPS times) counts by what it computes."""
 
     def __init__(self, g: Graph):
+        self.g = g
         self.pos = pos = {e.out: i for i, e in enumerate(g.eqns)}
         ids: dict[tuple, int] = {}
         full = [ids.setdefault((e.prim, e.params, tuple([a.aval for a in e.inputs]), e.src),
@@ -112,12 +113,17 @@ class _Labels:
         # (a label seen fewer than M times stays unique when refined: it is left as it is)
         self.refine([i for i, f in enumerate(full) if cnt[f] >= M])
 
-    def refine(self, eqns: Any) -> None:
-        """One more level of operand labels for these equations."""
+    def refine(self, eqns: Any, values: bool = False) -> None:
+        """One more level of operand labels for these equations; with `values`, scalar
+        constants count by their value (`0.9 * a` and `0.1 * a` in one step)."""
         lab, ids, prods, fixed = self.lab, self.ids, self.prods, self.fixed
         new = {}
         for i in eqns:
-            key = (lab[i], tuple([f if d < 0 else lab[d] for d, f in zip(prods[i], fixed[i])]))
+            fx = fixed[i]
+            if values:
+                fx = tuple(("v", a.key()) if a.__class__ is Const else f
+                           for a, f in zip(self.g.eqns[i].inputs, fx))
+            key = (lab[i], tuple([f if d < 0 else lab[d] for d, f in zip(prods[i], fx)]))
             new[i] = ids.setdefault(key, len(ids) + 1_000_000_000)
         for i, v in new.items():
             lab[i] = v
@@ -167,14 +173,20 @@ def _split(labels: _Labels, twice: list[list[int]], med: int, rounds: int) -> in
     """Refine the labels of `twice`'s instances, again while some are still seen half again
     as often as `med`; returns the rounds spent."""
     n = 0
+    stuck = False
     while twice and n < rounds:
         n += 1
         sub = [i for v in twice for i in v]
-        labels.refine(sub)
+        # (when a round splits nothing, the copies differ only in a constant: `0.9 * a`
+        # and `0.1 * a` on one line; a number that varies with the step, 1 / (t + 1), is
+        # in one copy per step, never seen twice in a step)
+        labels.refine(sub, values=stuck)
         by: dict[int, list[int]] = defaultdict(list)
         for i in sub:
             by[labels.lab[i]].append(i)
-        twice = [v for v in by.values() if len(v) * 2 > med * 3]
+        left = [v for v in by.values() if len(v) * 2 > med * 3]
+        stuck = len(left) == len(twice) and not stuck
+        twice = left
     return n
 
 
