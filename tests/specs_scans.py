@@ -41,6 +41,41 @@ SPECS: list[Spec] = [
 ]
 
 
+def linear_ref(init: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """c[t] = A[t] @ c[t-1] + b[t] over the state axis (axis 0 of each step), c[-1] = init,
+    as a plain loop; rows (the axes after the state's) broadcast, aligned on the right."""
+    T, k = b.shape[:2]
+    row = np.broadcast_shapes(init.shape[1:], A.shape[3:], b.shape[2:])
+
+    def pad(x: np.ndarray, lead: int) -> np.ndarray:
+        return x.reshape(x.shape[:lead] + (1,) * (len(row) - x.ndim + lead) + x.shape[lead:])
+    c = np.broadcast_to(pad(init, 1), (k,) + row)
+    A, b = pad(A, 3), pad(b, 2)
+    rows = []
+    for t in range(T):
+        At = A[t if A.shape[0] > 1 else 0]
+        c = np.stack([sum(At[i, j] * c[j] for j in range(k)) for i in range(k)]) + b[t]
+        rows.append(np.broadcast_to(c, (k,) + row))
+    return np.stack(rows)
+
+
+def small_matrices(r: np.random.Generator, s: tuple) -> np.ndarray:
+    """Coupling matrices of either sign whose products stay in range."""
+    return r.uniform(-0.6, 0.6, s)
+
+
+SPECS += [
+    Spec("linear_scan", ((2, 3), (6, 2, 2, 3), (6, 2, 3)), linear_ref,
+         gens=(normal, small_matrices, normal), label="2x2-vector"),
+    Spec("linear_scan", ((2,), (1, 2, 2), (9, 2)), linear_ref,
+         gens=(normal, small_matrices, normal), label="2x2-scalar-invariant"),
+    Spec("linear_scan", ((3, 1), (7, 3, 3, 4), (7, 3, 1)), linear_ref,
+         gens=(normal, small_matrices, normal), label="3x3-broadcast"),
+    Spec("linear_scan", ((2, 2), (1, 2, 2), (12, 2, 2)), linear_ref,
+         gens=(normal, small_matrices, normal), label="invariant-long"),
+]
+
+
 # ------------------------------------------------------------------ the loop primitive
 
 def step_graph(fn, *shapes: tuple) -> Graph:

@@ -17,6 +17,60 @@ from ..ir import Atom, Const, Eqn, Params, Var
 ONE, ZERO = "one", "zero"  # the trivial parts of an affine form
 
 
+class _Ops:
+    """Emits the equations that compute a form's coefficients (into `new`), with the trivial
+    parts ONE and ZERO folded away."""
+
+    def __init__(self, c: Var):
+        self.c = c
+        self.new: list[Eqn] = []
+
+    def op(self, prim: P.Primitive, *xs: Atom, **params: Any) -> Atom:
+        aval = prim.shape_rule(*[x.aval for x in xs], **params)
+        e = Eqn(prim, tuple(xs), Params.of(params) if params else Params(), Var(aval), None)
+        self.new.append(e)
+        return e.out
+
+    def atom(self, f: Any) -> Atom:
+        return one(self.c) if f is ONE else zero(self.c) if f is ZERO else f
+
+    def scale(self, f: Any, k: Atom) -> Any:  # f * k
+        return ZERO if f is ZERO else k if f is ONE else self.op(P.mul, f, k)
+
+    def div(self, f: Any, k: Atom) -> Any:  # f / k
+        return ZERO if f is ZERO else self.op(P.div, self.atom(f), k)
+
+    def neg(self, f: Any) -> Any:
+        return ZERO if f is ZERO else self.op(P.neg, self.atom(f))
+
+    def plus(self, f: Any, g: Any, minus: bool = False) -> Any:  # f + g, or f - g
+        if g is ZERO:
+            return f
+        if f is ZERO:
+            return self.neg(g) if minus else g
+        return self.op(P.sub if minus else P.add, self.atom(f), self.atom(g))
+
+    def select(self, m: Atom, f: Any, g: Any) -> Any:  # where(m, f, g)
+        if f is ZERO and g is ZERO:
+            return ZERO
+        return self.op(P.where, m, self.atom(f), self.atom(g))
+
+    def read(self, f: Any, v: tuple, idx: Any) -> Any:  # (f broadcast to v)[idx]
+        if f is ONE or f is ZERO:
+            return f
+        return self.op(P.getitem, f if f.aval.shape == v else
+                       self.op(P.broadcast_to, f, shape=v), idx=idx)
+
+
+def _full_rows(e: Eqn, c: Var) -> bool:
+    """A read `v[idx]` whose index is full over the carry's (trailing) axes."""
+    v = e.inputs[0].aval.shape
+    idx = e.params["idx"]
+    k = len(c.aval.shape)
+    return len(idx) == len(v) and all(isinstance(i, P.Sl) and i == P.Sl(0, d, 1) for i, d in
+                                      zip(idx[len(v) - k:], c.aval.shape))
+
+
 def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
     """For a single carry updated affinely: (kind, forms, new equations), where forms maps
     each core value v to (A, B) with v = A * c + B, A and B computed from the inputs by the
@@ -26,25 +80,7 @@ def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
     c = plan.carry[plan.live[0]]
     if c.aval.dtype.kind != "f":
         return None
-    new: list[Eqn] = []
-
-    def op(prim: P.Primitive, *xs: Atom, **params: Any) -> Atom:
-        aval = prim.shape_rule(*[x.aval for x in xs], **params)
-        e = Eqn(prim, tuple(xs), Params.of(params) if params else Params(), Var(aval), None)
-        new.append(e)
-        return e.out
-
-    def scale(f: Any, k: Atom) -> Any:  # f * k
-        return ZERO if f is ZERO else k if f is ONE else op(P.mul, f, k)
-
-    def plus(f: Any, g: Any, minus: bool = False) -> Any:  # f + g, or f - g
-        if g is ZERO:
-            return f
-        if f is ZERO:
-            return op(P.neg, g if g is not ONE else one(c)) if minus else g
-        f = one(c) if f is ONE else f
-        g = one(c) if g is ONE else g
-        return op(P.sub if minus else P.add, f, g)
+    ops = _Ops(c)
     forms: dict[Var, tuple[Any, Any]] = {c: (ONE, ZERO)}
     out = plan.body.outputs[plan.live[0]]
     if len(plan.core) == 1 and plan.core[0].prim in (P.maximum, P.minimum) and \
@@ -53,57 +89,82 @@ def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
         x = e.inputs[1] if e.inputs[0] is c else e.inputs[0]
         if x is not c and e.out.aval == c.aval:
             return ("cummax" if e.prim is P.maximum else "cummin",
-                    {c: (ONE, ZERO), out: (ONE, x)}, new)
+                    {c: (ONE, ZERO), out: (ONE, x)}, ops.new)
     for e in plan.core:
-        fs = [forms.get(a) if isinstance(a, Var) else None for a in e.inputs]
-        if not holds(e.out.aval, c.aval):
+        f = _step_form(ops, e, [forms.get(a) if isinstance(a, Var) else None
+                                for a in e.inputs], c, 1)
+        if f is None:
             return None
-        p = e.prim
-        if p is P.getitem and fs[0] is not None:
-            # v[idx] with idx full over the carry's axes: (A_v and B_v broadcast)[idx]
-            v = e.inputs[0].aval.shape
-            idx = e.params["idx"]
-            k = len(c.aval.shape)
-            if len(idx) != len(v) or any(not isinstance(i, P.Sl) or i != P.Sl(0, d, 1) for
-                                         i, d in zip(idx[len(v) - k:], c.aval.shape)):
-                return None
-            forms[e.out] = tuple(x if x is ONE or x is ZERO else op(
-                P.getitem, x if x.aval.shape == v else op(P.broadcast_to, x, shape=v), idx=idx)
-                for x in fs[0])
-        elif p in (P.add, P.sub) and any(fs):
-            (u, fu), (v, fv) = zip(e.inputs, fs)
-            fu = fu or (ZERO, u)
-            fv = fv or (ZERO, v)
-            forms[e.out] = (plus(fu[0], fv[0], p is P.sub), plus(fu[1], fv[1], p is P.sub))
-        elif p in (P.mul, P.div) and sum(f is not None for f in fs) == 1 and \
-                (fs[0] is not None or p is P.mul):
-            k = e.inputs[1] if fs[0] is not None else e.inputs[0]
-            f = fs[0] or fs[1]
-            if p is P.div:
-                forms[e.out] = tuple(ZERO if x is ZERO else op(P.div, one(c) if x is ONE
-                                                                  else x, k) for x in f)
-            else:
-                forms[e.out] = (scale(f[0], k), scale(f[1], k))
-        elif p is P.neg:
-            forms[e.out] = tuple(ZERO if x is ZERO else op(P.neg, one(c) if x is ONE
-                                                             else x) for x in fs[0])
-        elif p is P.where and fs[0] is None and (fs[1] or fs[2]):
-            # where(m, f, g) = where(m, A_f, A_g) * c + where(m, B_f, B_g): a select of the
-            # carry and a new value is affine with a 0/1 coefficient (the scan composes
-            # such steps exactly)
-            m = e.inputs[0]
-            fu, fv = (f or (ZERO, a) for f, a in zip(fs[1:], e.inputs[1:]))
-            forms[e.out] = tuple(ZERO if x is ZERO and y is ZERO else op(
-                P.where, m, zero(c) if x is ZERO else one(c) if x is ONE else x,
-                zero(c) if y is ZERO else one(c) if y is ONE else y)
-                for x, y in zip(fu, fv))
-        else:
-            return None
+        forms[e.out] = f
     A, B = forms.get(out, (None, None))
     if A is None or (A is ONE and B is ZERO):
         return None
     kind = "cumsum" if A is ONE else "cumprod" if B is ZERO else "affine_scan"
-    return kind, forms, new
+    return kind, forms, ops.new
+
+
+def _step_form(ops: _Ops, e: Eqn, fs: list, c: Var, k: int) -> tuple | None:
+    """The form of e's result from its operands' forms (None: carry-free), each form a tuple
+    of k coefficients (one per carry) and the carry-free part last; None where e is not
+    affine in the carries."""
+    if not holds(e.out.aval, c.aval):
+        return None
+    p = e.prim
+    if all(f is None for f in fs):
+        return None
+    if p is P.getitem and fs[0] is not None:
+        # v[idx] with idx full over the carry's axes: (each part broadcast)[idx]
+        if not _full_rows(e, c):
+            return None
+        return tuple(ops.read(x, e.inputs[0].aval.shape, e.params["idx"]) for x in fs[0])
+    if p in (P.add, P.sub):
+        fu, fv = (f or (ZERO,) * k + (a,) for f, a in zip(fs, e.inputs))
+        return tuple(ops.plus(x, y, p is P.sub) for x, y in zip(fu, fv))
+    if p in (P.mul, P.div) and sum(f is not None for f in fs) == 1 and \
+            (fs[0] is not None or p is P.mul):
+        m = e.inputs[1] if fs[0] is not None else e.inputs[0]
+        f = fs[0] or fs[1]
+        return tuple((ops.div if p is P.div else ops.scale)(x, m) for x in f)
+    if p is P.neg:
+        return tuple(ops.neg(x) for x in fs[0])
+    if p is P.where and fs[0] is None:
+        # where(m, f, g): a select of the carry and a new value is affine with a 0/1
+        # coefficient (the scan composes such steps exactly)
+        fu, fv = (f or (ZERO,) * k + (a,) for f, a in zip(fs[1:], e.inputs[1:]))
+        return tuple(ops.select(e.inputs[0], x, y) for x, y in zip(fu, fv))
+    return None
+
+
+MAX_COUPLED = 4  # carries at most in one linear system (its matrices are k x k per element)
+
+
+def linear(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
+    """For k (2 to MAX_COUPLED) live carries of one shape updated together linearly,
+    `c_i' = sum_j A_ij * c_j + B_i`: ("linear", forms, new equations), where forms maps each
+    core value to its k coefficients and carry-free part (ONE/ZERO or atoms the new
+    equations compute from the inputs)."""
+    live = plan.live
+    k = len(live)
+    cs = [plan.carry[i] for i in live]
+    if not 2 <= k <= MAX_COUPLED or any(x.aval != cs[0].aval for x in cs) or \
+            cs[0].aval.dtype.kind != "f":
+        return None
+    ops = _Ops(cs[0])
+    forms: dict[Var, tuple] = {x: tuple(ONE if j == i else ZERO for j in range(k)) + (ZERO,)
+                               for i, x in enumerate(cs)}
+    for e in plan.core:
+        f = _step_form(ops, e, [forms.get(a) if isinstance(a, Var) else None
+                                for a in e.inputs], cs[0], k)
+        if f is None:
+            return None
+        forms[e.out] = f
+    for i in live:
+        o = plan.body.outputs[i]
+        if o not in forms:  # (a new value that reads no carry)
+            if isinstance(o, Var) and o in plan.dep:
+                return None
+            forms[o] = (ZERO,) * k + (o,)
+    return "linear", forms, ops.new
 
 
 def holds(v: Any, c: Any) -> bool:
@@ -120,4 +181,4 @@ def zero(c: Var) -> Const:
     return Const(np.zeros((), c.aval.dtype))
 
 
-__all__ = ["ONE", "ZERO", "affine", "holds", "one", "zero"]
+__all__ = ["MAX_COUPLED", "ONE", "ZERO", "affine", "holds", "linear", "one", "zero"]

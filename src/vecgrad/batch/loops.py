@@ -32,7 +32,7 @@ from ..rewrite.cse import cse
 from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
-from .affine import ONE, ZERO, affine, one
+from .affine import ONE, ZERO, affine, linear, one
 from .carries import emit_unstacked, narrow_reads, several_carries, splits, unstack
 
 
@@ -222,7 +222,7 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
                                emit_loop, reverse)
         if made is not None:
             return made
-    lin = affine(plan)
+    lin = affine(plan) or linear(plan)
     if lin is None and plan.live:
         un = unstack(body, n_carry, n_xs)
         if un is not None and _scans_only(un[0], sum(un[1]), n_xs, reverse):
@@ -244,7 +244,7 @@ def _ready(body: Graph, nc: int, nx: int) -> str:
     the steps), "sums" (sums only), or "" (a loop)."""
     body = clean(body)
     plan = _Plan(regroup_sums(body, list(body.inputs[:nc])), nc, nx)
-    return "sums" if not plan.live else "scan" if affine(plan) is not None else ""
+    return "sums" if not plan.live else "scan" if (affine(plan) or linear(plan)) else ""
 
 
 def _scans_only(body: Graph, nc: int, nx: int, reverse: bool) -> bool:
@@ -294,7 +294,9 @@ def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any], reverse: boo
         env[v] = (x, nc <= i < nc + nx)
     pre = plan.pre + (lin[2] if lin else [])
     _vmap(pre, env, T)
-    if lin is not None:
+    if lin is not None and lin[0] == "linear":
+        (made, text), whole = _emit_linear(plan, lin[1], env, T, operands, reverse), None
+    elif lin is not None:
         made, text, whole = _emit_scan(plan, lin, env, T, operands, reverse)
     else:
         (made, text), whole = _emit_core(plan, env, T, operands, reverse), None
@@ -307,7 +309,7 @@ def _emit_split(plan: _Plan, lin: Any, T: int, operands: list[Any], reverse: boo
             final.append(made[i])
     ys = [_stacked(_value(o, env), T) for o in body.outputs[nc:]]
     what = [text] + [f"sum over the steps (accumulator {operands[i].aval})" for i in plan.acc]
-    out = plan.body.outputs[plan.live[0]] if whole is not None else None
+    out = plan.body.outputs[plan.live[0]] if whole is not None else None  # (one carry)
     with_init = {k: whole for k, o in enumerate(body.outputs[nc:]) if o is out}
     return Emitted(final, ys, "; ".join(what), with_init)
 
@@ -412,6 +414,75 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
     return {i: last}, f"{kind} -> {traj.aval}", whole
 
 
+def _emit_linear(plan: _Plan, forms: dict, env: dict, T: int, operands: list[Any],
+                 reverse: bool) -> tuple[dict[int, Any], str]:
+    """The linear system of several carries as one `linear_scan` over k x k matrices (per
+    element of the state), in the loop's run order; the values post work reads are
+    recomputed from the carries' previous states, batched."""
+    live = plan.live
+    k = len(live)
+    cs = [plan.carry[i] for i in live]
+    s, dt = cs[0].aval.shape, cs[0].aval.dtype
+    b0 = operands[live[0]]._b
+    run = (lambda x: P.flip(x)) if reverse else (lambda x: x)
+
+    def part(f: Any) -> tuple[Any, bool]:  # a coefficient or carry-free part, as a value
+        if f is ONE or f is ZERO:
+            return Tracer(b0, one(cs[0]) if f is ONE else Const(np.zeros((), dt))), False
+        v, batched = _value(f, env)
+        return (v if v.dtype == dt else P.cast(v, dtype=dt)), batched
+    rows = [forms[plan.body.outputs[i]] for i in live]
+    coefs = [[part(r[j]) for j in range(k)] for r in rows]
+    if any(bt for row in coefs for _, bt in row):  # (T, k, k, *s): per-step matrices
+        A = P.stack(*[P.stack(*[_rows_to(_stacked(x, T), s) for x in row], axis=1)
+                      for row in coefs], axis=1)
+        A = run(A)
+    else:  # (1, k, k, *s): one matrix for every step
+        A = P.stack(*[P.stack(*[P.broadcast_to(x, shape=s) for x, _ in row], axis=0)
+                      for row in coefs], axis=0)
+        A = P.reshape(A, shape=(1,) + A.shape)
+    B = run(P.stack(*[_rows_to(_stacked(part(r[k]), T), s) for r in rows], axis=1))
+    init = P.stack(*[P.broadcast_to(operands[i] if operands[i].dtype == dt else
+                                    P.cast(operands[i], dtype=dt), shape=s) for i in live],
+                   axis=0)
+    traj = run(P.linear_scan(init, A, B))  # (T, k, *s), in step order
+    full = _full(s)
+    made = {}
+    prev = {}
+    for j, i in enumerate(live):
+        tj = P.getitem(traj, idx=(P.Sl(0, T, 1), j) + full)
+        env[plan.body.outputs[i]] = (tj, True)
+        made[i] = P.getitem(tj, idx=(T - 1 if not reverse else 0,) + full)
+        first = P.broadcast_to(operands[i], shape=s)
+        prev[j] = shift_prev(tj, first, reverse)
+    for v in [v for v in forms if v in plan.read and v not in env]:
+        f = forms[v]  # v = sum_j A_vj * c_j[t-1] + B_v, batched
+        vs = v.aval.shape
+        acc = None if f[k] is ZERO else _rows_to(_stacked(part(f[k]), T), vs)
+        for j in range(k):
+            if f[j] is ZERO:
+                continue
+            p = _rows_to(prev[j], vs)
+            term = p if f[j] is ONE else p * _rows_to(_stacked(part(f[j]), T), vs)
+            acc = term if acc is None else acc + term
+        env[v] = (acc if acc is not None else P.full(shape=(T,) + vs, dtype=dt, value=0.0),
+                  True)
+    for j, c in enumerate(cs):  # (post work reads each step's carry-in)
+        env[c] = (prev[j], True)
+    return made, f"linear_scan of {k} coupled carries -> {traj.aval}"
+
+
+def shift_prev(traj: Any, first: Any, reverse: bool) -> Any:
+    """The state before each step, in step order: [first, traj[0], ..., traj[T-2]] (for a
+    loop run backwards, [traj[1], ..., traj[T-1], first])."""
+    T = traj.shape[0]
+    if T == 1:
+        return P.reshape(first, shape=(1,) + first.shape)
+    if reverse:
+        return P.flip(P.shift_down(P.flip(traj), first))
+    return P.shift_down(traj, first)
+
+
 def _row(x: Any, s: tuple[int, ...]) -> Any:
     """x broadcast to the state shape s, as one row (1, *s)."""
     return P.reshape(P.broadcast_to(x, shape=s), shape=(1,) + s)
@@ -472,7 +543,7 @@ def _worth(e: Eqn) -> bool:
     body = clean(p["body"])
     body = regroup_sums(body, list(body.inputs[:p["n_carry"]]))
     plan = _Plan(body, p["n_carry"], p["n_xs"])
-    return not plan.trivial or affine(plan) is not None or len(body.eqns) < len(
+    return not plan.trivial or (affine(plan) or linear(plan)) is not None or len(body.eqns) < len(
         p["body"].eqns) or splits(body, p["n_carry"], p["n_xs"], plan.live, _ready,
                                   p.get("reverse", False))
 

@@ -1,10 +1,12 @@
-"""The first-order linear recurrence `c[t] = a[t] * c[t-1] + b[t]` (`affine_scan`); prefix
-sums, products and extrema are `cumulative`'s.
+"""The first-order linear recurrences `c[t] = a[t] * c[t-1] + b[t]` (`affine_scan`) and, for
+a state of k coupled values, `c[t] = A[t] @ c[t-1] + b[t]` with small k x k matrices
+(`linear_scan`); prefix sums, products and extrema are `cumulative`'s.
 
 affine_scan runs as a work-efficient associative scan (pairs of steps compose exactly, no
 division, so no closed form that over- or underflows), falling back to the sequential order
 where a product of many steps overflows. Its VJP is one reverse affine scan: the adjoint of
-the recurrence is `lam[t] = g[t] + a[t+1] * lam[t+1]`.
+the recurrence is `lam[t] = g[t] + a[t+1] * lam[t+1]`. linear_scan's is the same with the
+transposed matrices, and its matrix cotangent is the outer product lam[t] c[t-1]^T.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from .core import Primitive, register
 from .elementwise import mul, reduce_sum
 from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
 
-__all__ = ["affine_scan", "flip", "moveaxis0", "rev_linear", "shift_down"]
+__all__ = ["affine_scan", "flip", "linear_scan", "moveaxis0", "rev_linear", "shift_down"]
 
 
 # ------------------------------------------------------------------ traced helpers (views)
@@ -168,3 +170,138 @@ def _affine_batch(n: int, batched: tuple[bool, ...], init: Any, a: Any, b: Any) 
 
 affine_scan = register(Primitive("affine_scan", _affine_impl, _affine_shape, _affine_vjp,
                                  _affine_batch))
+
+
+# ------------------------------------------------------------------ linear_scan
+
+def _linear_shape(init: Aval, A: Aval, b: Aval) -> Aval:
+    """init (k, *r0), A (T or 1, k, k, *r1), b (T, k, *r2) -> (T, k, *r), r the rows
+    broadcast."""
+    if b.ndim < 2 or A.ndim < 3 or init.ndim < 1:
+        raise ShapeError(f"linear_scan: init {init.shape}, A {A.shape} and b {b.shape} need "
+                         "a state axis (init (k, ...), A (steps, k, k, ...), b (steps, k, ...))")
+    T, k = b.shape[:2]
+    if A.shape[0] not in (1, T) or A.shape[1:3] != (k, k) or init.shape[0] != k:
+        raise ShapeError(f"linear_scan: init {init.shape}, A {A.shape} and b {b.shape} do "
+                         f"not agree on the state size {k} and the {T} steps")
+    try:
+        row = np.broadcast_shapes(init.shape[1:], A.shape[3:], b.shape[2:])
+    except ValueError:
+        raise ShapeError(f"linear_scan: the rows of init {init.shape}, A {A.shape} and b "
+                         f"{b.shape} do not broadcast") from None
+    return Aval((T, k) + row, np.result_type(init.dtype, A.dtype, b.dtype))
+
+
+def _matvec(A: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """A (n, k, k, *r) applied to c (n, k, *r): k^2 whole-array products (k is small)."""
+    k = A.shape[1]
+    return np.stack([sum(A[:, i, j] * c[:, j] for j in range(k)) for i in range(k)], axis=1)
+
+
+def _matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    k = A.shape[1]
+    return np.stack([np.stack([sum(A[:, i, l] * B[:, l, j] for l in range(k))
+                               for j in range(k)], axis=1) for i in range(k)], axis=1)
+
+
+def _lin_sequential(A: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
+    c = np.zeros(out.shape[1:], out.dtype)
+    for t in range(out.shape[0]):
+        c = out[t] = _matvec(A[t if A.shape[0] > 1 else 0][None], c[None])[0] + b[t]
+    return out
+
+
+def _lin_assoc(A: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """out[t] = A[t] out[t-1] + b[t], out[-1] = 0, by pairing steps (as `_assoc`)."""
+    T = b.shape[0]
+    if T <= 4:
+        _lin_sequential(A, b, out)
+        return
+    inv = A.shape[0] == 1
+    h = T // 2
+    Ao = A if inv else A[1::2]
+    b2 = _matvec(Ao if inv else Ao[:h], b[0:2 * h:2]) + b[1::2]
+    A2 = _matmul(Ao, A if inv else A[0:T - 1:2])
+    odd = out[1::2]
+    _lin_assoc(A2, b2, odd)
+    out[0] = b[0]
+    even = out[2::2]
+    n = even.shape[0]
+    even[...] = _matvec(A if inv else A[2::2], odd[:n]) + b[2::2]
+
+
+def _linear_impl(init: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    aval = _linear_shape(Aval(init.shape, init.dtype), Aval(A.shape, A.dtype),
+                         Aval(b.shape, b.dtype))
+    T, k, row = aval.shape[0], aval.shape[1], aval.shape[2:]
+    out = np.empty(aval.shape, aval.dtype)
+    A = np.broadcast_to(_pad_np(A, 3, len(row)), A.shape[:3] + row).astype(aval.dtype,
+                                                                           copy=False)
+    b = np.array(np.broadcast_to(_pad_np(b, 2, len(row)), aval.shape), dtype=aval.dtype)
+    init = np.broadcast_to(_pad_np(init, 1, len(row)), (k,) + row)
+    with np.errstate(all="ignore"):
+        # the initial state enters through the first step only
+        b[0] += _matvec(A[:1], init[None])[0]
+        _lin_assoc(A, b, out)
+        if not np.isfinite(out).all() and np.isfinite(A).all() and np.isfinite(b).all():
+            _lin_sequential(A, b, out)  # (a product of many steps overflowed: as written)
+    return out
+
+
+def _pad_np(x: np.ndarray, lead: int, rank: int) -> np.ndarray:
+    """x with unit axes after its first `lead` axes, up to `rank` axes after them."""
+    return x.reshape(x.shape[:lead] + (1,) * (rank - x.ndim + lead) + x.shape[lead:])
+
+
+def _swap01(x: Any) -> Any:
+    """The k x k axes (1, 2) of (steps, k, k, *row) transposed."""
+    return transpose(x, perm=(0, 2, 1) + tuple(range(3, x.ndim)))
+
+
+def _linear_vjp(g: Any, ans: Any, init: Any, A: Any, b: Any) -> tuple:
+    T, k = g.shape[:2]
+    r = g.ndim - 2
+    Ap = reshape(A, shape=A.shape[:3] + (1,) * (r + 3 - A.ndim) + A.shape[3:])
+    At = _swap01(Ap)  # lam[t] = g[t] + A[t+1]^T lam[t+1]
+    a = At if At.shape[0] == 1 or T == 1 else \
+        shift_down(flip(At), _zeros(At.shape[1:], At.dtype))
+    lam = flip(linear_scan(_zeros(g.shape[1:], g.dtype), a, flip(g)))
+    prev = shift_down(ans, _pad(init, 1, r))  # c[t-1], c[-1] = init
+    outer = mul(reshape(lam, shape=(T, k, 1) + lam.shape[2:]),
+                reshape(prev, shape=(T, 1, k) + prev.shape[2:]))
+    # init's cotangent: A[0]^T lam[0], summed over i of A[0, i, j] lam[0, i]
+    l0 = reshape(_rows(lam, 0, 1), shape=(k, 1) + lam.shape[2:])
+    gi = reduce_sum(mul(reshape(_rows(Ap, 0, 1), shape=Ap.shape[1:]), l0), axes=(0,))
+    return (_sum_lead(gi, init, 1), _sum_lead(outer, A, 3), _sum_lead(lam, b, 2))
+
+
+def _sum_lead(ct: Any, x: Any, lead: int) -> Any:
+    """A cotangent summed to the shape of x, whose row (after its first `lead` axes)
+    broadcast to ct's (and a step axis of 1 to ct's steps)."""
+    padded = x.shape[:lead] + (1,) * (ct.ndim - x.ndim) + x.shape[lead:]
+    axes = tuple(i for i, (d, e) in enumerate(zip(padded, ct.shape)) if d == 1 and e != 1)
+    ct = reduce_sum(ct, axes=axes) if axes else ct
+    return reshape(ct, shape=x.shape) if ct.shape != x.shape else ct
+
+
+def _linear_batch(n: int, batched: tuple[bool, ...], init: Any, A: Any, b: Any) -> Any:
+    """Instances stacked on axis 0 become the first row axis (after the state axes), then
+    move back."""
+    fi, fa, fb = batched
+    rank = max(init.ndim - 1 - fi, A.ndim - 3 - fa, b.ndim - 2 - fb)  # one instance's row
+    def inner(x: Any, lead: int, on: bool) -> Any:
+        # x's own row padded to `rank` axes, the instance axis put before it (or a unit one)
+        x = _pad(x, lead + on, rank)
+        if not on:
+            return reshape(x, shape=x.shape[:lead] + (1,) + x.shape[lead:])
+        perm = tuple(range(1, lead + 1)) + (0,) + tuple(range(lead + 1, x.ndim))
+        return transpose(x, perm=perm)
+    init, A, b = inner(init, 1, fi), inner(A, 3, fa), inner(b, 2, fb)
+    if not (fi or fa or fb):
+        b = broadcast_to(b, shape=b.shape[:2] + (n,) + b.shape[3:])
+    out = linear_scan(init, A, b)  # (T, k, n, *row)
+    return transpose(out, perm=(2, 0, 1) + tuple(range(3, out.ndim)))
+
+
+linear_scan = register(Primitive("linear_scan", _linear_impl, _linear_shape, _linear_vjp,
+                                 _linear_batch))

@@ -178,6 +178,29 @@ def _affine_scan(site: Site) -> Any:
     return run
 
 
+def _linear_scan(site: Site) -> Any:
+    """c[t] = A[t] c[t-1] + b[t] (k-vectors) as an associative scan of the steps'
+    composition, (A2, b2) after (A1, b1) = (A2 A1, A2 b1 + b2)."""
+    out, dt = site.out.shape, site.out.dtype
+    T, k, row = out[0], out[1], out[2:]
+
+    def pad(x: Any, lead: int) -> Any:
+        x = cast(x, dt)
+        return x.reshape(x.shape[:lead] + (1,) * (len(row) - x.ndim + lead) + x.shape[lead:])
+
+    def run(init: Any, A: Any, b: Any) -> Any:
+        A = jnp.broadcast_to(pad(A, 3), (T, k, k) + row)
+        b = jnp.broadcast_to(pad(b, 2), out)
+        c0 = jnp.broadcast_to(pad(init, 1), (k,) + row)
+        b = b.at[0].add(jnp.einsum("ij...,j...->i...", A[0], c0))
+
+        def compose(l: Any, r: Any) -> Any:
+            return (jnp.einsum("tij...,tjl...->til...", r[0], l[0]),
+                    jnp.einsum("tij...,tj...->ti...", r[0], l[1]) + r[1])
+        return lax.associative_scan(compose, (A, b))[1]
+    return run
+
+
 def _cumulative(fn: Any) -> Any:
     def build(site: Site, axis: int, reverse: bool = False) -> Any:
         dt = site.out.dtype
@@ -339,7 +362,7 @@ LOWERINGS: Table = {
     P.rfft: lambda site, axes, norm: lambda x: jnp.fft.rfftn(x, axes=axes, norm=norm),
     P.irfft: lambda site, axes, n, norm: lambda x: jnp.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm),
-    P.affine_scan: _affine_scan, P.loop: _loop,
+    P.affine_scan: _affine_scan, P.linear_scan: _linear_scan, P.loop: _loop,
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
     # gathers and their adjoints at static positions; what only SciPy computes
     P.strided: _strided, P.strided_add: _strided_add,

@@ -281,6 +281,30 @@ def _affine_scan(site: Site) -> Any:
     return run
 
 
+def _linear_scan(site: Site) -> Any:
+    """c[t] = A[t] c[t-1] + b[t] (k-vectors) by doubling, as `_affine_scan`, each step
+    composing with the one d before it: (A, b) -> (A A_d, A b_d + b)."""
+    out, dt = site.out.shape, torch_dtype(site.out.dtype)
+    T, k, row = out[0], out[1], out[2:]
+
+    def pad(x: Any, lead: int) -> Any:
+        x = x.to(dt)
+        return x.reshape(x.shape[:lead] + (1,) * (len(row) - x.ndim + lead) + x.shape[lead:])
+
+    def run(init: Any, A: Any, b: Any) -> Any:
+        A = pad(A, 3).expand((T, k, k) + row)
+        b = pad(b, 2).expand(out).clone()
+        c0 = pad(init, 1).expand((k,) + row)
+        b[0] += torch.einsum("ij...,j...->i...", A[0], c0)
+        d = 1
+        while d < T:
+            b = torch.cat([b[:d], torch.einsum("tij...,tj...->ti...", A[d:], b[:-d]) + b[d:]])
+            A = torch.cat([A[:d], torch.einsum("tij...,tjl...->til...", A[d:], A[:-d])])
+            d *= 2
+        return b
+    return run
+
+
 def _fft(x: Any, axes: tuple, inverse: bool, norm: Any) -> Any:
     return (torch.fft.ifftn if inverse else torch.fft.fftn)(x, dim=axes, norm=norm)
 
@@ -399,7 +423,7 @@ LOWERINGS: Table = {
     P.rfft: lambda site, axes, norm: lambda x: torch.fft.rfftn(x, dim=axes, norm=norm),
     P.irfft: lambda site, axes, n, norm: lambda x: torch.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], dim=axes, norm=norm),
-    P.affine_scan: _affine_scan, P.loop: _loop,
+    P.affine_scan: _affine_scan, P.linear_scan: _linear_scan, P.loop: _loop,
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
     # gathers and their adjoints at static positions; what only SciPy computes
     P.strided: _strided, P.strided_add: _strided_add, P.take: _take,
