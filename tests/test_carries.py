@@ -260,3 +260,77 @@ def test_unstack_splits_rows_and_narrows_reads():
 
 def _aval(shape):
     return Aval(shape, np.dtype("float64"))
+
+
+# ------------------------------------------------------------------ coupled linear carries
+
+def oscillators(U):
+    """Two damped oscillators rotated together each step (a fully coupled 2x2 system)."""
+    x = vnp.zeros(U.shape[1])
+    y = vnp.zeros(U.shape[1])
+    energy = 0.0
+    for t in range(U.shape[0]):
+        x, y = 0.9 * x - 0.2 * y + U[t], 0.2 * x + 0.9 * y
+        energy = energy + vnp.sum(x * y)
+    return energy + vnp.sum(x)
+
+
+def holt(X):
+    """Holt's level and trend, each new value reading both old ones."""
+    level, trend, sse = X[0], vnp.zeros(X.shape[1]), 0.0
+    for t in range(1, X.shape[0]):
+        forecast = level + trend
+        sse = sse + vnp.sum((X[t] - forecast) ** 2)
+        new_level = 0.3 * X[t] + 0.7 * forecast
+        trend = 0.1 * (new_level - level) + 0.9 * trend
+        level = new_level
+    return sse
+
+
+def covariance(X, Y):
+    """Three carries: two running means (batching merges their updates into one stacked
+    operation with the co-moment's term) and the co-moment reading both."""
+    mx, my, cxy = vnp.zeros(X.shape[1]), vnp.zeros(X.shape[1]), vnp.zeros(X.shape[1])
+    for t in range(X.shape[0]):
+        dx = X[t] - mx
+        mx = mx + dx / (t + 1)
+        my = my + (Y[t] - my) / (t + 1)
+        cxy = cxy + dx * (Y[t] - my)
+    return vnp.sum(cxy) + vnp.sum(mx * my)
+
+
+@pytest.mark.parametrize("T", [30, 100])
+def test_coupled_carries_are_one_linear_scan(T):
+    """x, y = 0.9 x - 0.2 y + u, 0.2 x + 0.9 y: one linear_scan over 2x2 matrices, no loop,
+    and a graph that does not grow with the trip count."""
+    r = rng(3)
+    sizes = []
+    for n in (T, 2 * T):
+        e = check(oscillators, (r.standard_normal((n, 3)),))
+        sizes.append(e.counts["final"])
+    assert sizes[0] == sizes[1], sizes
+    with vg.config(keep_stages=True):
+        e, _ = vg.jit(oscillators).entry(r.standard_normal((T, 3)))
+    found = prims(e.stages["scans"])
+    assert "linear_scan" in found and "loop" not in found, found
+
+
+def test_holt_trend_is_a_linear_scan():
+    check(holt, (rng(4).standard_normal((30, 4)),))
+    with vg.config(keep_stages=True):
+        e, _ = vg.jit(holt).entry(rng(4).standard_normal((30, 4)))
+    found = prims(e.stages["scans"])
+    assert "linear_scan" in found and "loop" not in found, found
+
+
+def test_stacked_updates_of_several_carries_narrow_to_scans():
+    """Two running means whose updates batching merged into one stacked subtraction (with
+    the co-moment's term) are read row by row: two scans, no loop."""
+    r = rng(5)
+    args = (r.standard_normal((25, 3)), r.standard_normal((25, 3)))
+    check(covariance, args, argnums=(0, 1))
+    with vg.config(keep_stages=True):
+        e, _ = vg.jit(covariance).entry(*args)
+    found = prims(e.stages["scans"])
+    assert "loop" not in found and found.count("affine_scan") + found.count("cumsum") >= 2, \
+        found

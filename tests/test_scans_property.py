@@ -150,3 +150,58 @@ def test_random_nonlinear_recurrences_become_loops(act, T, H, reverse, gated, lo
     found = check_program(nonlinear(act, T, reverse, gated, loss, lag), args)
     if not lag:  # (reading further back may stay unrolled; it must stay correct)
         assert "loop" in found, found
+
+
+def coupled(M: np.ndarray, T: int, style: str, reverse: bool, use: str):
+    """Two or three carries updated together by the constant matrix M (fully coupled: every
+    new value reads every old one), the input added to the first, written out term by term
+    as users do: one tuple assignment on one line, or one line per new value."""
+    m = [[float(v) for v in row] for row in M]
+    k = len(m)
+
+    def f(x, c0):
+        order = range(T - 1, -1, -1) if reverse else range(T)
+        a, b, c = c0[0], c0[1], c0[k - 1]
+        total = 0.0
+        for t in order:
+            if k == 2 and style == "tuple":
+                a, b = m[0][0] * a + m[0][1] * b + x[t], m[1][0] * a + m[1][1] * b
+            elif k == 2:
+                na = m[0][0] * a + m[0][1] * b + x[t]
+                nb = m[1][0] * a + m[1][1] * b
+                a, b = na, nb
+            else:
+                na = m[0][0] * a + m[0][1] * b + m[0][2] * c + x[t]
+                nb = m[1][0] * a + m[1][1] * b + m[1][2] * c
+                nc = m[2][0] * a + m[2][1] * b + m[2][2] * c
+                a, b, c = na, nb, nc
+            if use == "all":
+                total = total + vnp.sum(vnp.sin(a) * b)
+        return total + vnp.sum(a ** 2 + b)
+    return f
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(k=st.just(2), T=st.integers(4, 11), shape=st.sampled_from([(), (3,)]),
+       style=st.sampled_from(["tuple", "lines"]), reverse=st.booleans(),
+       use=st.sampled_from(["all", "final"]), seed=st.integers(0, 2 ** 16))
+def test_random_coupled_linear_carries_become_scans(k, T, shape, style, reverse, use, seed):
+    """Several carries updated together linearly are one linear_scan (or, where the matrix
+    happens to be triangular, scans one after another): no sequential loop is left. (Three
+    carries are left: batching merges their products into a matrix-vector product of one
+    stacked carry, which the linear forms do not read yet.)"""
+    r = np.random.default_rng(seed)
+    M = r.uniform(0.1, 0.5, (k, k)) * r.choice([-1, 1], (k, k))
+    f = coupled(M, T, style, reverse, use)
+    args = (r.standard_normal((T,) + shape), r.standard_normal((k,) + shape))
+    want = f(*args)
+    val0, grads0 = unrolled(f, args, (0, 1))
+    val, grads = vg.value_and_grad(f, argnums=(0, 1))(*args)
+    np.testing.assert_allclose(val, want, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(val, val0, rtol=1e-9, atol=1e-9)
+    for a, b in zip(flatten(grads)[0], grads0):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-9)
+    vg.check_grads(f, args, argnums=(0, 1), rtol=1e-5, atol=1e-7, n_dirs=2)
+    e, _ = vg.jit(f).entry(*args)
+    found = prims(e.stages["scans"])
+    assert "loop" not in found, found

@@ -9,7 +9,9 @@
 - core: what is left is the recurrence. A single carry whose update is affine in it,
   `c' = A * c + B` (A, B computed from the inputs only), is a scan primitive: `cumsum` when
   A is 1, `cumprod` when B is 0, `affine_scan` otherwise; `c' = max(c, x)` is `cummax`.
-  Anything else is a `loop` over the core's step (affine.py builds the forms).
+  Several carries updated together linearly (`x, y = c x - s y + u[t], s x + c y`) are
+  one `linear_scan` over k x k matrices. Anything else is a `loop` over the core's step
+  (affine.py builds the forms).
 - several carries (carries.py): a carry stacked from rows is carried as its rows, a derived
   carry is recomputed from the others after a peeled first step, and carries split into
   groups run one after another, so that each linear group becomes a scan.

@@ -233,7 +233,7 @@ def _lin_assoc(A: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 def _linear_impl(init: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
     aval = _linear_shape(Aval(init.shape, init.dtype), Aval(A.shape, A.dtype),
                          Aval(b.shape, b.dtype))
-    T, k, row = aval.shape[0], aval.shape[1], aval.shape[2:]
+    k, row = aval.shape[1], aval.shape[2:]
     out = np.empty(aval.shape, aval.dtype)
     A = np.broadcast_to(_pad_np(A, 3, len(row)), A.shape[:3] + row).astype(aval.dtype,
                                                                            copy=False)
