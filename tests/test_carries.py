@@ -334,3 +334,29 @@ def test_stacked_updates_of_several_carries_narrow_to_scans():
     found = prims(e.stages["scans"])
     assert "loop" not in found and found.count("affine_scan") + found.count("cumsum") >= 2, \
         found
+
+
+def cascade(x):
+    """Three scalar filters in cascade, kept in a list of floats: batching merges their
+    scalar updates into short stacked vectors (read element by element: scalarize.py)."""
+    s = [0.0, 0.0, 0.0]
+    total = 0.0
+    for t in range(x.shape[0]):
+        s[0] = 0.9 * s[0] + x[t]
+        s[1] = 0.8 * s[1] + 0.2 * s[0]
+        s[2] = s[2] + 0.1 * s[1]
+        total = total + s[2] * s[2]
+    return total
+
+
+def test_scalar_carries_stacked_by_batching_become_scans():
+    """No loop is left, and the graph does not grow with the trip count."""
+    r = rng(6)
+    sizes = []
+    for n in (40, 80):
+        e = check(cascade, (r.standard_normal(n),))
+        sizes.append(e.counts["final"])
+        with vg.config(keep_stages=True):
+            e, _ = vg.jit(cascade).entry(r.standard_normal(n))
+        assert "loop" not in prims(e.stages["scans"]), prims(e.stages["scans"])
+    assert sizes[0] == sizes[1], sizes

@@ -58,7 +58,7 @@ def _matscan2(M, B, c0):
 # ------------------------------------------------------------------ filters and processes
 
 def kalman_steady_gain(Z, k):
-    """A scalar Kalman filter per channel at its steady-state gain k (a vector): predict with
+    """Item 6: A scalar Kalman filter per channel at its steady-state gain k (a vector): predict with
     F = 0.95, correct by the innovation, and penalize every innovation and the filtered
     state's departure from the measurement."""
     x = vnp.zeros(Z.shape[1])
@@ -82,7 +82,7 @@ def _zk_inputs(rng, n, d):
 
 
 def ar2_tuple(E):
-    """An AR(2) process per channel driven by E, its two lags carried as a tuple
+    """Item 6: An AR(2) process per channel driven by E, its two lags carried as a tuple
     (y1, y2 = a1 y1 + a2 y2 + e, y1), and the squared path summed."""
     y1 = vnp.zeros(E.shape[1])
     y2 = vnp.zeros(E.shape[1])
@@ -101,7 +101,7 @@ def ar2_tuple_ref(E):
 
 
 def ar2_buffer(E):
-    """An AR(2) process written into a buffer, y[t] = 0.6 y[t-1] - 0.2 y[t-2] + e[t], read
+    """Item 6: An AR(2) process written into a buffer, y[t] = 0.6 y[t-1] - 0.2 y[t-2] + e[t], read
     two steps back, then a squared loss on the whole buffer."""
     n = E.shape[0]
     y = vnp.zeros_like(E)
@@ -120,7 +120,7 @@ def ar2_buffer_ref(E):
 
 
 def lif_no_reset(I, w):
-    """A leaky integrate-and-fire membrane per neuron without reset (v += dt (-v / tau +
+    """Item 6: A leaky integrate-and-fire membrane per neuron without reset (v += dt (-v / tau +
     w I[t])), with a smooth spike count (a logistic of v - threshold) summed."""
     v = vnp.zeros(I.shape[1])
     rate = 0.0
@@ -140,7 +140,7 @@ def _iw_inputs(rng, n, d):
 
 
 def adam_grad_list(p0, grads):
-    """Adam's two bias-corrected moments over a Python list of given gradients, moving p."""
+    """Item 6: Adam's two bias-corrected moments over a Python list of given gradients, moving p."""
     m = vnp.zeros_like(p0)
     v = vnp.zeros_like(p0)
     p = p0
@@ -169,7 +169,7 @@ def _adam_inputs(rng, n, d):
 
 
 def holt_linear_trend(X):
-    """Holt's linear trend per channel: a level and a trend carry updated together (fully
+    """Item 6: Holt's linear trend per channel: a level and a trend carry updated together (fully
     coupled), and the squared one-step forecast errors summed."""
     alpha, beta = 0.3, 0.1
     level = X[0]
@@ -196,7 +196,7 @@ def holt_linear_trend_ref(X):
 
 
 def coupled_oscillators(U):
-    """Two coupled damped oscillators per channel, x and y rotated by a fixed angle each step
+    """Item 6: Two coupled damped oscillators per channel, x and y rotated by a fixed angle each step
     (a 2x2 rotation times 0.99) and driven by U; the energy summed over the steps."""
     c, s = 0.99 * np.cos(0.1), 0.99 * np.sin(0.1)
     x = vnp.zeros(U.shape[1])
@@ -219,7 +219,7 @@ def coupled_oscillators_ref(U):
 # ------------------------------------------------------------------ running statistics
 
 def running_covariance(X, Y):
-    """The running co-moment of two series per channel (Welford's update for a covariance:
+    """Item 6: The running co-moment of two series per channel (Welford's update for a covariance:
     three carries, the co-moment reading both means before and after), then the sample
     covariance and the means."""
     mx = vnp.zeros(X.shape[1])
@@ -239,7 +239,7 @@ def running_covariance_ref(X, Y):
 
 
 def ew_variance(X):
-    """An exponentially weighted variance per channel from the moving averages of x and of
+    """Item 6: An exponentially weighted variance per channel from the moving averages of x and of
     x^2 (two independent carries), its square root summed at every step."""
     a = 0.95
     m = X[0]
@@ -262,7 +262,7 @@ def ew_variance_ref(X):
 
 
 def clipped_growth(R):
-    """Wealth compounding by clipped growth factors per channel (w *= clip(r, 0.9, 1.1)),
+    """Item 6: Wealth compounding by clipped growth factors per channel (w *= clip(r, 0.9, 1.1)),
     with the log-wealth of every step summed."""
     w = vnp.ones(R.shape[1])
     total = 0.0
@@ -281,7 +281,7 @@ def _growth_inputs(rng, n, d):
 
 
 def discounted_done_returns(R, done):
-    """Discounted returns computed backwards with a done mask (an episode ends where done is
+    """Item 6: Discounted returns computed backwards with a done mask (an episode ends where done is
     1), G = r + gamma G (1 - done), and the squared returns summed."""
     G = vnp.zeros(R.shape[1])
     total = 0.0
@@ -312,7 +312,7 @@ def _rd_inputs(rng, n, d):
 
 
 def running_logsumexp(X):
-    """A running log-sum-exp per channel kept stable by its running maximum (m = max(m, x);
+    """Item 6: A running log-sum-exp per channel kept stable by its running maximum (m = max(m, x);
     s = s e^(m_old - m) + e^(x - m)), and log-sum-exp of every prefix summed."""
     m = X[0]
     s = vnp.ones(X.shape[1])
@@ -330,7 +330,7 @@ def running_logsumexp_ref(X):
 
 
 def nesterov_path(p0, G):
-    """Momentum with a Nesterov look-ahead over given gradients (v = mu v - lr g; p += mu v -
+    """Item 6: Momentum with a Nesterov look-ahead over given gradients (v = mu v - lr g; p += mu v -
     lr g), and the squared norm of every iterate."""
     v = vnp.zeros_like(p0)
     p = p0
@@ -353,7 +353,7 @@ def _path_inputs(rng, n, d):
 
 
 def dict_state_ema(X):
-    """Carries kept in a dict: a moving mean and a moving mean absolute deviation from it,
+    """Item 6: Carries kept in a dict: a moving mean and a moving mean absolute deviation from it,
     the state read back each step and the deviation scores summed."""
     state = {"mean": vnp.zeros(X.shape[1]), "mad": vnp.ones(X.shape[1])}
     score = 0.0
@@ -377,7 +377,7 @@ def dict_state_ema_ref(X):
 
 
 def list_float_cascade(x):
-    """Three filters in cascade over a scalar series, their states kept in a Python list of
+    """Item 6: Three filters in cascade over a scalar series, their states kept in a Python list of
     floats: a leaky integrator, a second stage smoothing it, and a running sum of the
     second, squared at every step."""
     s = [0.0, 0.0, 0.0]
@@ -403,7 +403,7 @@ def _series_inputs(rng, n):
 
 
 def bias_corrected_ema(X, w):
-    """A moving average with Adam's bias correction (m / (1 - b^t)), read every step against
+    """Item 6: A moving average with Adam's bias correction (m / (1 - b^t)), read every step against
     the next value: a prediction loss weighted per channel."""
     m = vnp.zeros(X.shape[1])
     loss = 0.0

@@ -398,18 +398,22 @@ def emit_unstacked(body: Graph, length: int, nc: int, nx: int, new: Graph, rows:
     """The loop over the unstacked step `new` (see `unstack`), its final carries stacked
     back."""
     ops: list[Any] = []
+    whole = []  # (carries kept as they are)
     for k in range(nc):
         x = operands[k]
-        if rows[k] == 1:
+        part = new.inputs[len(ops)].aval.shape  # (a row, or an element: see scalarize)
+        whole.append(rows[k] == 1 and part == body.inputs[k].aval.shape)
+        if whole[k]:
             ops.append(x)
             continue
-        x = P.broadcast_to(x, shape=body.inputs[k].aval.shape)
-        ops += [P.getitem(x, idx=(i,) + _full(x.shape[1:])) for i in range(rows[k])]
+        x = P.reshape(P.broadcast_to(x, shape=body.inputs[k].aval.shape),
+                      shape=(rows[k],) + part)
+        ops += [P.getitem(x, idx=(i,) + _full(part)) for i in range(rows[k])]
     made = emit(new, length, sum(rows), nx, ops + list(operands[nc:]), reverse=reverse)
     final, j = [], 0
     for k in range(nc):
-        final.append(made.final[j] if rows[k] == 1 else P.stack(*made.final[j:j + rows[k]],
-                                                                  axis=0))
+        final.append(made.final[j] if whole[k] else P.reshape(P.stack(
+            *made.final[j:j + rows[k]], axis=0), shape=body.inputs[k].aval.shape))
         j += rows[k]
     return type(made)(final, made.ys, f"a stacked carry as {sum(rows)} carries; "
                       f"{made.became}")

@@ -21,6 +21,7 @@ The same treatment applies to the loops the VJP of a loop emits (`optimize_loops
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
 from .affine import ONE, ZERO, affine, linear, one
 from .carries import emit_unstacked, narrow_reads, several_carries, splits, unstack
+from .scalarize import scalarize
 
 
 def clean(body: Graph) -> Graph:
@@ -207,9 +209,13 @@ class Emitted:
 
 
 def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[Any],
-              src: Any = None, reverse: bool = False) -> Emitted:
+              src: Any = None, reverse: bool = False, elements: bool = True) -> Emitted:
     """Emit (into the current trace) the loop `P.loop(*operands, body, ...)` computes, split
-    and recognized as the module doc says."""
+    and recognized as the module doc says. With `elements`, small
+    carries batching stacked are also tried element by element (scalarize.py); the
+    gradient's loops are not (their carries are cotangents of a real vector state: a
+    matrix scan of per-step Jacobians would replace the compiled reverse loop).
+    """
     body = clean(body)
     body = regroup_sums(body, list(body.inputs[:n_carry]))
     plan = _Plan(body, n_carry, n_xs)
@@ -221,15 +227,18 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
             body, plan = narrow, _Plan(narrow, n_carry, n_xs)
     if len(plan.live) > 1:
         made = several_carries(body, length, n_carry, n_xs, plan.live, operands, _ready,
-                               emit_loop, reverse)
+                               functools.partial(emit_loop, elements=elements), reverse)
         if made is not None:
             return made
     lin = affine(plan) or linear(plan)
     if lin is None and plan.live:
         un = unstack(body, n_carry, n_xs)
+        if elements and (un is None or not _scans_only(un[0], sum(un[1]), n_xs, reverse)):
+            # (small carries that batching stacked from scalar updates: their elements)
+            un = scalarize(body, n_carry)
         if un is not None and _scans_only(un[0], sum(un[1]), n_xs, reverse):
             return emit_unstacked(body, length, n_carry, n_xs, un[0], un[1], operands,
-                                  emit_loop, reverse)
+                                  functools.partial(emit_loop, elements=elements), reverse)
     if plan.trivial and lin is None:
         return _plain(body, length, n_carry, n_xs, operands, reverse)
     b = operands[0]._b if operands else None
@@ -527,7 +536,8 @@ def optimize_loops(g: Graph) -> Graph:
                 b.src = e.src
                 p = e.params
                 made = emit_loop(p["body"], p["length"], p["n_carry"], p["n_xs"],
-                                 [Tracer(b, a) for a in ins], reverse=p.get("reverse", False))
+                                 [Tracer(b, a) for a in ins], reverse=p.get("reverse", False),
+                                 elements=False)
                 parts = made.final + made.ys
                 for k, rs in projs.items():
                     flat = P.reshape(parts[k], shape=(parts[k].size,)).atom
