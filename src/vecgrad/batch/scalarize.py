@@ -19,7 +19,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Aval, Const, Eqn, Graph, Params, Var
 
-MAX_ELEMS = 32  # elements at most in a carry-dependent value of the step
+MAX_ELEMS = 8  # elements at most in a carry-dependent value (a vector state of more stays whole)
 MAX_READ = 64  # ... and in a value it reads (a coupling matrix)
 
 
