@@ -35,22 +35,24 @@ _EXTREME = {P.maximum: "maximum", P.minimum: "minimum"}
 
 
 def scatter_extremes(g: Graph) -> bool:
-    """Whether g holds a scatter-max or -min, or a write of a maximum or minimum (a quick
-    look)."""
+    """Whether g holds a scatter-max or -min, or a write of a maximum or minimum (np's, or
+    Python's builtin: a where of a comparison) (a quick look)."""
     prims = {e.prim for e in g.eqns}
-    return P.scatter_reduce_along in prims or \
-        P.setitem in prims and (P.maximum in prims or P.minimum in prims)
+    return P.scatter_reduce_along in prims or P.setitem in prims and (
+        P.maximum in prims or P.minimum in prims or
+        P.where in prims and (P.gt in prims or P.lt in prims))
 
 
 class _Link:
     """One write of a chain: into `base`, the values `vals` (an atom, or a row to reshape)
     at `idx` (an atom), by `op` along `axis`; `read` is the base's read it maximizes with."""
 
-    __slots__ = ("axis", "base", "e", "idx", "op", "read", "row", "vals")
+    __slots__ = ("axis", "base", "clean", "e", "idx", "op", "read", "row", "vals")
 
-    def __init__(self, e, base, vals, idx, op, axis, read=None, row=None):
+    def __init__(self, e, base, vals, idx, op, axis, read=None, row=None, clean=False):
         self.e, self.base, self.vals, self.idx = e, base, vals, idx
         self.op, self.axis, self.read, self.row = op, axis, read, row
+        self.clean = clean  # (Python's max: a NaN value never wins; see _builtin_link)
 
 
 def _link(e: Eqn, defs: dict, n_uses: dict) -> _Link | None:
@@ -67,10 +69,13 @@ def _link(e: Eqn, defs: dict, n_uses: dict) -> _Link | None:
     x, m = e.inputs
     idx = e.params["idx"]
     d = defs.get(m) if m.__class__ is Var else None
-    if d is None or d.prim not in _EXTREME or not idx or idx[0].__class__ is not int or \
+    if d is None or d.prim not in _EXTREME and d.prim is not P.where or not idx or \
+            idx[0].__class__ is not int or \
             not all(k == P.Sl(0, n, 1) for k, n in zip(idx[1:], x.aval.shape[1:])) or \
             len(idx) != x.aval.ndim or m.aval.dtype != x.aval.dtype or n_uses.get(m) != 1:
         return None
+    if d.prim is P.where:
+        return _builtin_link(e, x, idx, d, defs, n_uses)
     for j, r in enumerate(d.inputs):
         rd = defs.get(r) if r.__class__ is Var else None
         v = d.inputs[1 - j]
@@ -81,6 +86,26 @@ def _link(e: Eqn, defs: dict, n_uses: dict) -> _Link | None:
             pos = Const(np.full((1,) * x.aval.ndim, c, dtype=np.int64))
             return _Link(e, x, v, pos, _EXTREME[d.prim], 0, read=r, row=m.aval.shape)
     return None
+
+
+_BUILTIN = {P.gt: "maximum", P.lt: "minimum"}
+
+
+def _builtin_link(e: Eqn, x: Any, idx: tuple, d: Eqn, defs: dict, n_uses: dict
+                  ) -> _Link | None:
+    """x.at[c].set(max(x[c], v)) with Python's builtin max (where(v > x[c], v, x[c]),
+    pybuiltins; min: `<`), the comparison and the read used there only: a link whose values
+    are v as a scatter-max takes them (`_accumulate.extreme_values`: a NaN v never wins)."""
+    cond, v, r = d.inputs
+    c = defs.get(cond) if cond.__class__ is Var else None
+    rd = defs.get(r) if r.__class__ is Var else None
+    if c is None or c.prim not in _BUILTIN or c.inputs[0] is not v or c.inputs[1] is not r \
+            or n_uses.get(cond) != 1 or rd is None or rd.prim is not P.getitem or \
+            rd.inputs[0] is not x or rd.params["idx"] != idx or n_uses.get(r) != 2 or \
+            v.aval != r.aval or v is r:
+        return None
+    pos = Const(np.full((1,) * x.aval.ndim, idx[0] % x.aval.shape[0], dtype=np.int64))
+    return _Link(e, x, v, pos, _BUILTIN[c.prim], 0, read=r, row=r.aval.shape, clean=True)
 
 
 def join_extremes(g: Graph) -> Graph:
@@ -138,6 +163,10 @@ def _as_values(eqns: list[Eqn], ln: _Link) -> Any:
     if ln.row is None:
         return ln.vals
     v = ln.vals
+    if ln.clean and v.aval.dtype.kind == "f":  # (where(isnan(v), -inf, v), as the tracer's)
+        nan = _emit(eqns, P.isnan, (v,), {}, ln.e.src)
+        inf = Const(np.array(-np.inf if ln.op == "maximum" else np.inf, v.aval.dtype))
+        v = _emit(eqns, P.where, (nan, inf, v), {}, ln.e.src)
     if v.aval.shape != ln.row:
         v = _emit(eqns, P.broadcast_to, (v,), {"shape": ln.row}, ln.e.src)
     return _emit(eqns, P.reshape, (v,), {"shape": (1,) + ln.row}, ln.e.src)

@@ -80,11 +80,14 @@ def _write_of_sum(x: Any, key: Any, value: Any, reads: dict | None) -> bool:
     `x[i] = np.maximum(x[i], v)` (or minimum): a scatter-max of v into x at i."""
     if not reads or not isinstance(value, Tracer) or value.dtype != x.dtype:
         return False
-    for e in reversed(x._b.eqns[-4:]):
+    recent = x._b.eqns[-4:]
+    for e in reversed(recent):
         if e.out is not value.atom:
             continue
         if e.prim in _EXTREMES:
             return _write_of_extreme(x, key, value, reads, e)
+        if e.prim is P.where:
+            return _write_of_builtin_extreme(x, key, reads, e, recent)
         if e.prim not in (P.add, P.sub):
             return False
         for j, a in enumerate(e.inputs):
@@ -113,6 +116,36 @@ def _write_of_extreme(x: Any, key: Any, value: Any, reads: dict, e: Any) -> bool
         index_reduce(x, key, Tracer(x._b, v), _EXTREMES[e.prim])
         return True
     return False
+
+
+_BUILTIN = {P.gt: "maximum", P.lt: "minimum"}
+
+
+def extreme_values(v: Any, op: str) -> Any:
+    """The values of Python's `max(x, v)` (`where(v > x, v, x)`, pybuiltins) as a scatter-max
+    takes them: a NaN v never wins there (its comparison is False), so it is -inf (+inf for
+    min), which leaves the maximum as it is; a NaN already in x stays, as in np.maximum.
+    Equal values are equal, except where zeros of both signs tie (the loop keeps the first
+    one's sign, np.maximum.at the last one's)."""
+    if _dtype(v).kind != "f":
+        return v
+    return _ops.where(P.isnan(v), -_np.inf if op == "maximum" else _np.inf, v)
+
+
+def _write_of_builtin_extreme(x: Any, key: Any, reads: dict, e: Any, recent: Any) -> bool:
+    """`x[i] = max(x[i], v)` (Python's builtin, traced as where(v > x[i], v, x[i])) or min
+    (`<`) at traced i: x = scatter_reduce_along(x, v, i), as `_write_of_extreme`."""
+    c, v, r = e.inputs
+    rec = reads.get(r)
+    if rec is None or rec[0] is not x or not _same(rec[1], key) or rec[2] is not x.atom \
+            or v.aval != r.aval or v.aval.dtype != x.dtype:
+        return False
+    d = next((q for q in recent if q.out is c), None)
+    if d is None or d.prim not in _BUILTIN or d.inputs[0] is not v or d.inputs[1] is not r:
+        return False
+    op = _BUILTIN[d.prim]
+    index_reduce(x, key, extreme_values(Tracer(x._b, v), op), op)
+    return True
 
 
 def _along_axis(a: Tracer, indices: Any, v: Any) -> tuple:
