@@ -40,6 +40,7 @@ from .operands import Operands
 from .packed import packed_rows
 from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
+from .setchains import join_set_writes, traced_set_writes
 from .sums import BIG, emit_sums, partition
 
 _POS = itemgetter(3)
@@ -521,6 +522,8 @@ def _batch_once(g: Graph) -> Graph:
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
     if scatter_extremes(g):  # (chains of scatter-maxima: one scatter, see extremes)
         g = dce(join_extremes(g))
+    if traced_set_writes(g):  # (chains of writes at traced positions: one, see setchains)
+        g = dce(join_set_writes(g))
     ragged = partial_slices(g)
     if ragged:  # (growing and shrinking slices: see ragged and packed)
         g1 = packed_rows(cumulative_sums(g))
