@@ -30,6 +30,7 @@ from ..tracing import Tracer
 from . import gather
 from .agenda import schedule
 from .chains import normalize
+from .decays import decayed_scatters, scale_scatters
 from .deps import plan
 from .extremes import join_extremes, scatter_extremes
 from .listmaps import list_maps
@@ -520,6 +521,10 @@ def _batch_once(g: Graph) -> Graph:
     g0, g = g, normalize(g, n_uses)
     if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
+    if decayed_scatters(g):  # (a buffer scaled between scatters into it: see decays)
+        g1 = scale_scatters(g)
+        if g1 is not g:
+            g = dce(g1)
     if scatter_extremes(g):  # (chains of scatter-maxima: one scatter, see extremes)
         g = dce(join_extremes(g))
     if traced_set_writes(g):  # (chains of writes at traced positions: one, see setchains)
