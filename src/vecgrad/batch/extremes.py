@@ -131,24 +131,33 @@ def join_extremes(g: Graph) -> Graph:
             absorbed.add(id(prev[-1].e))
         else:
             chains[e.out] = [ln]
-    ends = {id(c[-1].e): c for c in chains.values() if len(c) > 1 and _pays(c)}
-    if not ends:
+    return joined_chains(g, [c for c in chains.values() if len(c) > 1 and _pays(c)], _joined)
+
+
+def joined_chains(g: Graph, chains: list, join: Any) -> Graph:
+    """g with each chain of links (records with the equation `.e`) made one equation: every
+    link but the last dropped, the last replaced by `join(eqns, chain, e)`, which may append
+    the equations it needs to `eqns` first and returns the one that takes e's result."""
+    if not chains:
         return g
-    gone = {id(ln.e) for c in ends.values() for ln in c[:-1]}
+    ends = {id(c[-1].e): c for c in chains}
+    gone = {id(ln.e) for c in chains for ln in c[:-1]}
     eqns: list[Eqn] = []
     for e in g.eqns:
         if id(e) in gone:
             continue
         chain = ends.get(id(e))
-        if chain is None:
-            eqns.append(e)
-            continue
-        vals = [_as_values(eqns, ln) for ln in chain]
-        parts = [_concat(eqns, vals, chain[0].axis, e.src),
-                 _concat(eqns, [ln.idx for ln in chain], chain[0].axis, e.src)]
-        ps = Params({"axis": chain[0].axis, "op": chain[0].op})
-        eqns.append(Eqn(P.scatter_reduce_along, (chain[0].base, *parts), ps, e.out, e.src))
+        eqns.append(e if chain is None else join(eqns, chain, e))
     return g.replace(eqns=tuple(eqns))
+
+
+def _joined(eqns: list[Eqn], chain: list[_Link], e: Eqn) -> Eqn:
+    """The chain's one scatter-reduce (its values and positions concatenated)."""
+    vals = [_as_values(eqns, ln) for ln in chain]
+    parts = [_concat(eqns, vals, chain[0].axis, e.src),
+             _concat(eqns, [ln.idx for ln in chain], chain[0].axis, e.src)]
+    ps = Params({"axis": chain[0].axis, "op": chain[0].op})
+    return Eqn(P.scatter_reduce_along, (chain[0].base, *parts), ps, e.out, e.src)
 
 
 def _pays(chain: list[_Link]) -> bool:

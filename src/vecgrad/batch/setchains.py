@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Const, Eqn, Graph, Var, uses
-from .extremes import _concat, _emit
+from .extremes import _concat, _emit, joined_chains
 
 
 def traced_set_writes(g: Graph) -> bool:
@@ -108,17 +108,7 @@ def join_set_writes(g: Graph) -> Graph:
             chains[e.out] = chains.pop(ln.base) + [ln]
         else:
             chains[e.out] = [ln]
-    ends = {id(c[-1].e): c for c in chains.values() if len(c) > 1}
-    if not ends:
-        return g
-    gone = {id(ln.e) for c in ends.values() for ln in c[:-1]}
-    eqns: list[Eqn] = []
-    for e in g.eqns:
-        if id(e) in gone:
-            continue
-        chain = ends.get(id(e))
-        eqns.append(e if chain is None else _joined(eqns, chain, e))
-    return g.replace(eqns=tuple(eqns))
+    return joined_chains(g, [c for c in chains.values() if len(c) > 1], _joined)
 
 
 def _joined(eqns: list[Eqn], chain: list[_Link], e: Eqn) -> Eqn:
