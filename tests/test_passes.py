@@ -339,6 +339,16 @@ def _check_concatenate_of_slices(g0, g1):
     assert "concatenate" in prims(g0) and "concatenate" not in prims(g1)
 
 
+def _rule_join_of_reads(x):  # x (2, 3): its elements stacked out of order, its rows joined
+    y = vnp.tanh(x)
+    pieces = [y[i, j] for i, j in ((1, 2), (0, 0), (1, 0), (0, 1))]
+    return vnp.sin(P.stack(*pieces, axis=0)), P.concatenate(y[1:2], y[0:1], x, axis=0)
+
+
+def _check_join_of_reads(g0, g1):
+    assert prims(g0).count("getitem") >= 6 and prims(g1).count("getitem") <= 3
+
+
 def _rule_writes_tiling_zeros(x):  # x (2, 3): the cotangent of reading x in pieces
     z = P.full(shape=(2, 3), dtype=F64, value=0.0)
     z = P.setitem_add(z, vnp.sin(x[1]), idx=P.normalize_index(1, (2, 3)))
@@ -1997,6 +2007,8 @@ RULE_TESTS = {
     "x.astype(x.dtype) = x": (_rule_cast_same, _check_cast_same),
     "concatenate(x[a:b], x[b:c]) = x[a:c]": (_rule_concatenate_of_slices,
                                              _check_concatenate_of_slices),
+    "join(x[.., p_1, ..], .., x[.., p_k, ..]) = x[.., [p_1, .., p_k], ..]: reads at single "
+    "positions stacked or concatenated": (_rule_join_of_reads, _check_join_of_reads),
     "zeros.at[:b].add(u).at[b:].add(v) = concatenate(u, v): pieces that tile the array": (
         _rule_writes_tiling_zeros, _check_writes_tiling_zeros),
     "sum(a * b, axes) = einsum(a, b): no product array": (_rule_sum_of_product,

@@ -22,6 +22,7 @@ are left alone by the peeling, which needs the first step in run order.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -356,6 +357,12 @@ def narrow_reads(body: Graph, always: bool = False) -> Graph:
                 j = int(ids[idx[0]])
                 return read(d.inputs[0], (j + d.inputs[0].aval.shape[0] * (j < 0),) +
                             idx[1:], src)
+        through = _through(d, idx) if d is not None else None
+        if through is not None:  # (a read of a reshape or broadcast: of its operand)
+            r = read(d.inputs[0], through, src)
+            shape = P.index_shape(u.aval.shape, idx)
+            return r if r.aval.shape == shape else \
+                _emit(eqns, P.reshape, (r,), {"shape": shape}, src)
         if d is not None and d.prim.elementwise and len(d.inputs) <= 3 and (
                 always or parts_only(u)):
             shape = d.out.aval.shape
@@ -371,6 +378,34 @@ def narrow_reads(body: Graph, always: bool = False) -> Graph:
         eqns.append(e if ins == e.inputs else Eqn(e.prim, ins, e.params, e.out, e.src))
     out = tuple(env.get(a, a) if isinstance(a, Var) else a for a in body.outputs)
     return dce(Graph(body.inputs, tuple(eqns), out))
+
+
+def _through(d: Eqn, idx: tuple) -> tuple | None:
+    """The index into d's operand that reads what idx reads of d's result, for d a
+    reshape (idx: ints, then whole slices over a trailing block the reshape keeps whole)
+    or a broadcast_to (ints on every axis it adds or widens); None otherwise."""
+    x, out = d.inputs[0].aval.shape, d.out.aval.shape
+    if d.prim is P.broadcast_to:
+        lead = len(out) - len(x)
+        if not all(isinstance(k, int) for k in idx[:lead]):
+            return None
+        new = []
+        for k, n, m in zip(idx[lead:], x, out[lead:]):
+            if n != m and not isinstance(k, int):
+                return None
+            new.append(0 if n != m else k)
+        return tuple(new)
+    if d.prim is not P.reshape:
+        return None
+    m = next((i for i, k in enumerate(idx) if not isinstance(k, int)), len(idx))
+    if not m or any(k != P.Sl(0, n, 1) for k, n in zip(idx[m:], out[m:])):
+        return None
+    rows = math.prod(out[:m])
+    lead = next((j for j in range(len(x) + 1) if math.prod(x[:j]) == rows), None)
+    if lead is None or math.prod(x[lead:]) != math.prod(out[m:]):
+        return None
+    at = np.unravel_index(int(np.ravel_multi_index(idx[:m], out[:m])), x[:lead])
+    return tuple(int(i) for i in at) + tuple(P.Sl(0, n, 1) for n in x[lead:])
 
 
 def _plain(idx: Any, u: Atom) -> bool:

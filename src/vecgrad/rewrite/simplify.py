@@ -83,6 +83,7 @@ from .layout import (
 from .narrow import read_of_contraction, read_of_elementwise
 from .onehot import einsum_of_scattered
 from .regions import add_everywhere, end_of_scan, full_index, index_is_reshape
+from .rowreads import join_of_reads
 from .scalings import (
     common_factor,
     div_of_neg,
@@ -211,6 +212,9 @@ RULES: list[Rule] = [
     Rule(P.conj, conj_of_scaled_conj, "conj(r * conj(z)) = r * z, conj(conj(z) / r) = z / r "
          "for real r"),
     Rule(P.concatenate, concatenate_of_slices, "concatenate(x[a:b], x[b:c]) = x[a:c]"),
+    *[Rule(p, join_of_reads, "join(x[.., p_1, ..], .., x[.., p_k, ..]) = x[.., [p_1, .., p_k], "
+           "..]: reads at single positions stacked or concatenated") for p in (P.concatenate,
+                                                                              P.stack)],
     Rule(P.setitem_add, writes_tiling_zeros,
          "zeros.at[:b].add(u).at[b:].add(v) = concatenate(u, v): pieces that tile the array"),
     Rule(P.div, softmax_pattern, "exp(x - max x) / sum(exp(x - max x)) = softmax(x)"),
