@@ -21,6 +21,7 @@ from test_batch import check as check_batched
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
+from vecgrad.pytree import flatten
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from patterns import ITEMS, PATTERNS
@@ -36,7 +37,9 @@ def test_value_and_gradient_match_reference(name):
     args = p.args("small")
     assert check_value(p, args) < 1e-10
     grads = vg.grad(p.natural, argnums=p.argnums)(*args)
-    assert check_grad(p, args, grads) < 1e-6
+    # (a float32 gradient holds about 7 digits: its sums of a few dozen terms, 1e-5)
+    f32 = any(np.asarray(x).dtype == np.float32 for a in p.argnums for x in flatten(args[a])[0])
+    assert check_grad(p, args, grads) < (1e-5 if f32 else 1e-6)
 
 
 @pytest.mark.parametrize("name", NAMES)
