@@ -41,6 +41,7 @@ from .operands import Operands
 from .packed import packed_rows
 from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
+from .rmwchains import affine_rmw_writes, join_affine_rmw
 from .setchains import join_set_writes, traced_set_writes
 from .sums import BIG, emit_sums, partition
 
@@ -527,6 +528,10 @@ def _batch_once(g: Graph) -> Graph:
             g = dce(g1)
     if scatter_extremes(g):  # (chains of scatter-maxima: one scatter, see extremes)
         g = dce(join_extremes(g))
+    if affine_rmw_writes(g):  # (chains of x[k] = a x[k] + b at traced k: see rmwchains)
+        g1 = join_affine_rmw(g)
+        if g1 is not g:
+            g = dce(g1)
     if traced_set_writes(g):  # (chains of writes at traced positions: one, see setchains)
         g = dce(join_set_writes(g))
     ragged = partial_slices(g)

@@ -1,0 +1,389 @@
+"""Before batching: chains of affine read-modify-writes at traced positions are one scatter.
+
+A per-bucket running average (`ema[k[i]] = 0.9 * ema[k[i]] + 0.1 * x[i]`, or
+`ema[k[i]] += 0.1 * (x[i] - ema[k[i]])`) at a traced integer k[i] reads the buffer at the
+position it then writes: each link reads the previous one's result, a recurrence (a rolled
+loop: 270 ms at 2,000 steps). Each link leaves every position but p_t as it was and sets
+x[p_t] to a x[p_t] + b_t, with the same constant a in every link and b_t not read from the
+buffer, so the chain's result is, per position,
+
+    x'[p] = a^(c_p) x[p] + sum over the links t at p of  a^(l_t) b_t
+
+where c_p counts the links at p and l_t the links at p_t after t: one scatter-add of the
+weighted values, whose weights come from the positions alone (a stable argsort of them, and
+`searchsorted` of the sorted positions for the links after each). b_t is the link's own value
+with the read taken as 0 (exact for an affine value: a 0 + b is b), so the per-link work
+batches as the loop wrote it. The same sums in another order: equal to rounding (an ulp per
+term), as decays.py's. Both traced forms are links: a write of the whole region selected at
+the position (numpy/_indexing.write_at_traced, setchains' links) and an add of a scatter
+(`x[k] += v`, numpy/_accumulate) whose value reads x[k].
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import primitives as P
+from ..index import Sl
+from ..ir import Const, Eqn, Graph, Params, Var, uses
+from ..primitives.structural import Adv
+from .extremes import _concat, _emit
+from .setchains import _def, _link
+
+
+def affine_rmw_writes(g: Graph) -> bool:
+    """Whether g may hold read-modify-writes at one position (a quick look)."""
+    prims = {e.prim for e in g.eqns}
+    return P.setitem in prims or P.setitem_add in prims or P.scatter_add_along in prims
+
+
+class _Rmw:
+    """One link: its equation, base x, the read of x at the position, the value written there
+    (shape of x with 1 at `axis`; a static position's: without the axis), the position (a
+    traced i64[1] in [0, n) `pos`, a scatter's raw traced index `raw`, or a Python int
+    `static`), the coefficient a, and the variables that depend on the read (their equations
+    are dropped when the chain is joined)."""
+
+    __slots__ = ("a", "axis", "base", "dep", "e", "pos", "raw", "read", "static", "vals")
+
+    def __init__(self, e, base, read, vals, pos, raw, axis, a, dep, static=None):
+        self.e, self.base, self.read, self.vals, self.pos, self.raw = e, base, read, vals, pos, raw
+        self.axis, self.a, self.dep, self.static = axis, a, dep, static
+
+
+def _root(a: Any, defs: dict) -> Any:
+    """a through its reshapes (one traced position reshaped for a read and for a write)."""
+    while True:
+        d = _def(a, defs, P.reshape)
+        if d is None:
+            return a
+        a = d.inputs[0]
+
+
+def _coef(a: Any, read: Var, start: int, defs: dict, order: dict, dep: dict) -> float | None:
+    """The coefficient of `read` in a, where a is affine in it with constant coefficients
+    (None: not affine, or not provably so; 0.0: a does not depend on it). Values defined
+    before the read do not depend on it (the trace is in order). `dep` collects the
+    coefficients of the values that depend on it (never 0: such a value is refused, as its
+    equations would be dropped with the read), and the independent ones after it as 0.0."""
+    if a is read:
+        return 1.0
+    if a.__class__ is not Var or order.get(a, -1) <= start:
+        return 0.0
+    c = dep.get(a)
+    if c is not None:
+        return c
+    d = defs[a]
+    ins = [_coef(x, read, start, defs, order, dep) for x in d.inputs]
+    if any(c is None for c in ins):
+        return None
+    c = _rule(d, ins) if any(ins) else 0.0
+    if c is None or (c == 0.0 and any(ins)):
+        return None
+    dep[a] = c
+    return c
+
+
+def _scalar(a: Any) -> float | None:
+    if a.__class__ is Const and not a.value.shape and a.value.dtype.kind == "f" and \
+            np.isfinite(a.value):
+        return float(a.value)
+    return None
+
+
+def _rule(d: Eqn, c: list) -> float | None:
+    """The coefficient of d's result from its operands' (0.0: independent operands)."""
+    p = d.prim
+    if p is P.add:
+        return c[0] + c[1]
+    if p is P.sub:
+        return c[0] - c[1]
+    if p is P.neg or p is P.reshape:
+        return -c[0] if p is P.neg else c[0]
+    if p is P.mul:
+        k = _scalar(d.inputs[1]) if c[0] else _scalar(d.inputs[0])
+        return None if k is None or (c[0] and c[1]) else k * (c[0] or c[1])
+    if p is P.div and not c[1]:
+        k = _scalar(d.inputs[1])
+        return None if not k else c[0] / k
+    return None
+
+
+def _affine(vals: Any, read: Var, defs: dict, order: dict) -> tuple | None:
+    """(a, the variables that depend on the read) of vals = a read + b, or None."""
+    dep: dict = {}
+    a = _coef(vals, read, order[read], defs, order, dep)
+    return None if not a else (a, {v for v, c in dep.items() if c})
+
+
+def _read_key(e: Eqn, defs: dict) -> tuple | None:
+    """The key of a read at one position: (array, root of a traced position, axis) for
+    `take_along`, (array, index) for a `getitem` (a Python-int position: see `_row`)."""
+    if e.prim is P.take_along:
+        if e.inputs[1].aval.size == 1:
+            return id(e.inputs[0]), _root(e.inputs[1], defs), e.params["axis"]
+    elif e.prim is P.getitem:
+        return id(e.inputs[0]), e.params["idx"]
+    return None
+
+
+def _row(idx: tuple, shape: tuple) -> tuple | None:
+    """(axis, position in [0, n)) of an index that is one int and full slices elsewhere."""
+    if len(idx) != len(shape):
+        return None
+    ints = [(q, k) for q, k in enumerate(idx) if isinstance(k, int)]
+    if len(ints) != 1 or any(k != Sl(0, n, 1) for k, n in zip(idx, shape)
+                             if not isinstance(k, int)):
+        return None
+    q, k = ints[0]
+    return (q, k % shape[q]) if -shape[q] <= k < shape[q] else None
+
+
+def _static_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rmw | None:
+    """`x[p] = a x[p] + b` (a setitem) or `x[p] += c x[p] + b` (a setitem_add) at a Python
+    int p: x[p] becomes a x[p] + b (a = 1 + c for the add)."""
+    x, v = e.inputs
+    idx = e.params["idx"]
+    row = _row(idx, x.aval.shape)
+    if row is None or x.aval.dtype.kind != "f" or v.aval.dtype != x.aval.dtype or \
+            v.aval.shape != x.aval.shape[:row[0]] + x.aval.shape[row[0] + 1:]:
+        return None
+    read = reads.get((id(x), idx))
+    aff = None if read is None else _affine(v, read, defs, order)
+    if aff is None:
+        return None
+    a = aff[0] + (e.prim is P.setitem_add)
+    return _Rmw(e, x, read, v, None, None, row[0], a, set(aff[1]) | {read}, row[1])
+
+
+def _set_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rmw | None:
+    """`x[...] = where(arange(n) == p, a x[p] + b, x[...])` over the whole of x, or a write at
+    a Python int."""
+    if _row(e.params["idx"], e.inputs[0].aval.shape) is not None:
+        return _static_link(e, defs, n_uses, reads, order)
+    ln = _link(e, defs, n_uses)
+    if ln is None or ln.read.aval.shape != ln.base.aval.shape or ln.base.aval.dtype.kind != "f":
+        return None
+    raw = defs[ln.pos].inputs[1]  # (pos = arange(n)[raw]: the position in [0, n))
+    read = reads.get((id(ln.base), _root(raw, defs), ln.axis))
+    aff = None if read is None else _affine(ln.vals, read, defs, order)
+    if aff is None:
+        return None
+    dep = set(aff[1]) | {read, ln.read, e.inputs[1]}
+    return _Rmw(e, ln.base, read, ln.vals, ln.pos, None, ln.axis, aff[0], dep)
+
+
+def _add_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rmw | None:
+    """`x + scatter_add_along(u, p)` with u = c x[p] + b: x[p] becomes (1 + c) x[p] + b."""
+    if e.prim is not P.add or e.out.aval.dtype.kind != "f":
+        return None
+    for x, s in (e.inputs, e.inputs[::-1]):
+        d = _def(s, defs, P.scatter_add_along)
+        if d is None or x.aval != e.out.aval or s.aval != e.out.aval or \
+                n_uses.get(s) != 1 or d.params.get("unique") or d.inputs[1].aval.size != 1:
+            continue
+        u, idx = d.inputs[:2]
+        q = d.params["axis"]
+        read = reads.get((id(x), _root(idx, defs), q))
+        aff = None if read is None else _affine(u, read, defs, order)
+        if aff is None or u.aval.shape != x.aval.shape[:q] + (1,) + x.aval.shape[q + 1:]:
+            continue
+        return _Rmw(e, x, read, u, None, idx, q, 1.0 + aff[0], set(aff[1]) | {read, s})
+    return None
+
+
+_FINDERS = {P.setitem: _set_link, P.add: _add_link, P.setitem_add: _static_link}
+
+
+def _closed(ln: _Rmw, defs: dict, n_uses: dict, vs: Any) -> bool:
+    """The values `vs` are read only by the link's own equations (its write and those of its
+    dependent values): all their uses are counted there."""
+    own = [defs[v] for v in ln.dep] + [ln.e]
+    for v in vs:
+        if v.__class__ is Var and n_uses.get(v, 0) != sum(a is v for d in own for a in d.inputs):
+            return False
+    return True
+
+
+def _writes_after_reads(g: Graph) -> list[Eqn]:
+    """The writes (and adds) into an array that was read before by a gather or a getitem:
+    the only possible links (a quick pass, before any table is built)."""
+    read = {P.take_along, P.getitem}
+    read_from: set[int] = set()
+    out = []
+    for e in g.eqns:
+        if e.prim in read:
+            read_from.add(id(e.inputs[0]))
+        elif e.prim in _FINDERS and any(id(a) in read_from for a in e.inputs):
+            out.append(e)
+    return out
+
+
+def join_affine_rmw(g: Graph) -> Graph:
+    """Chains of affine read-modify-writes at one position each into one buffer (traced or
+    Python int positions), each link's result read only by the next link, become one
+    weighted scatter-add (module doc)."""
+    todo = _writes_after_reads(g)
+    if len(todo) < 2:
+        return g
+    defs: dict[Var, Eqn] = {}
+    order: dict[Var, int] = {}
+    reads: dict[tuple, Var] = {}
+    for i, e in enumerate(g.eqns):
+        defs[e.out], order[e.out] = e, i
+        key = _read_key(e, defs)
+        if key is not None:
+            reads.setdefault(key, e.out)
+    n_uses = uses(g)
+    outs = {a for a in g.outputs if a.__class__ is Var}
+    chains: dict[Var, list[_Rmw]] = {}
+    for e in todo:
+        ln = _FINDERS[e.prim](e, defs, n_uses, reads, order)
+        if ln is None or not _closed(ln, defs, n_uses, ln.dep - {ln.e.out}):
+            continue
+        prev = chains.get(ln.base)
+        if prev is not None and prev[-1].axis == ln.axis and prev[-1].a == ln.a and \
+                (prev[-1].static is None) == (ln.static is None) and \
+                ln.base not in outs and _closed(ln, defs, n_uses, (ln.base,)):
+            chains[e.out] = chains.pop(ln.base) + [ln]
+        else:
+            chains[e.out] = [ln]
+    joined = [c for c in chains.values() if len(c) > 1]
+    return _rewrite(g, joined, defs) if joined else g
+
+
+def _rewrite(g: Graph, chains: list, defs: dict) -> Graph:
+    """g with each chain's links and the equations that read its buffer dropped, and the
+    last link's result computed by `_joined` in its place."""
+    ends = {id(c[-1].e): c for c in chains}
+    gone = {id(defs[v]) for c in chains for ln in c for v in ln.dep if v in defs}
+    gone |= {id(ln.e) for c in chains for ln in c}
+    eqns: list[Eqn] = []
+    for e in g.eqns:
+        chain = ends.get(id(e))
+        if chain is not None:
+            join = _joined if chain[0].static is None else _joined_static
+            eqns.append(join(eqns, chain, e, defs))
+        elif id(e) not in gone:
+            eqns.append(e)
+    return g.replace(eqns=tuple(eqns))
+
+
+def _values(eqns: list[Eqn], ln: _Rmw, defs: dict) -> Any:
+    """b_t: the link's value with its read taken as 0, its dependent equations emitted again."""
+    zero = Const(np.zeros(ln.read.aval.shape, ln.read.aval.dtype))
+    sub: dict[Var, Any] = {ln.read: zero}
+
+    def val(a: Any) -> Any:
+        if a.__class__ is not Var or a not in ln.dep or a is ln.read:
+            return sub.get(a, a)
+        if a not in sub:
+            d = defs[a]
+            sub[a] = _folded(eqns, d, tuple(val(x) for x in d.inputs))
+        return sub[a]
+    return val(ln.vals)
+
+
+def _zero(a: Any) -> bool:
+    return a.__class__ is Const and not a.value.any()
+
+
+def _folded(eqns: list[Eqn], d: Eqn, ins: tuple) -> Any:
+    """d on `ins`, where the read's 0 is folded away: constants computed now, and an added or
+    subtracted 0 (a term of a x[p], which b leaves out) dropped."""
+    if all(a.__class__ is Const for a in ins):
+        return Const(np.asarray(d.prim.impl(*[a.value for a in ins], **d.params)))
+    if d.prim in (P.add, P.sub) and _zero(ins[1]) and ins[0].aval == d.out.aval:
+        return ins[0]
+    if d.prim is P.add and _zero(ins[0]) and ins[1].aval == d.out.aval:
+        return ins[1]
+    if d.prim is P.sub and _zero(ins[0]) and ins[1].aval == d.out.aval:
+        return _emit(eqns, P.neg, (ins[1],), {}, d.src)
+    return _emit(eqns, d.prim, ins, dict(d.params), d.src)
+
+
+def _position(eqns: list[Eqn], ln: _Rmw, n: int) -> Any:
+    """The link's position as i64[1] in [0, n)."""
+    if ln.pos is not None:
+        return ln.pos
+    raw = _emit(eqns, P.reshape, (ln.raw,), {"shape": (1,)}, ln.e.src)
+    return _emit(eqns, P.take_along, (Const(np.arange(n, dtype=np.int64)), raw), {"axis": 0},
+                 ln.e.src)
+
+
+def _later(pos: np.ndarray) -> np.ndarray:
+    """For each entry, how many entries after it are equal (a stable sort keeps the order of
+    equal entries: the count is the distance to the end of its run)."""
+    order = np.argsort(pos, kind="stable")
+    srt = pos[order]
+    out = np.empty(len(pos), np.int64)
+    out[order] = np.searchsorted(srt, srt, side="right") - 1 - np.arange(len(pos))
+    return out
+
+
+def _joined_static(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict) -> Eqn:
+    """The same at Python-int positions: the weights are constants, the scatter a segment sum
+    of static ids."""
+    q, src, base, a = chain[0].axis, e.src, chain[0].base, chain[0].a
+    shape, dt = base.aval.shape, base.aval.dtype
+    n, size = shape[q], len(chain)
+    one = (1,) * q, (1,) * (len(shape) - q - 1)
+    cell = shape[:q] + (1,) + shape[q + 1:]
+    vals = _concat(eqns, [_cell(eqns, _values(eqns, ln, defs), cell, q, src) for ln in chain], q,
+                   src)
+    pos = np.array([ln.static for ln in chain], np.int64)
+    if a != 1.0:
+        w = np.power(np.array(a, dt), _later(pos).astype(dt))
+        vals = _emit(eqns, P.mul, (vals, Const(w.reshape(one[0] + (size,) + one[1]))), {}, src)
+        decay = np.power(np.array(a, dt), np.bincount(pos, minlength=n).astype(dt))
+        decay = decay.reshape(one[0] + (n,) + one[1])
+        base = Const(np.asarray(base.value * decay, dt)) if base.__class__ is Const else \
+            _emit(eqns, P.mul, (base, Const(decay)), {}, src)  # (a buffer of constants: now)
+    s = _emit(eqns, P.segment_sum, (vals,), {"ids": Adv(pos), "axis": q, "num": n}, src)
+    return Eqn(P.add, (base, s), Params({}), e.out, src)
+
+
+def _cell(eqns: list[Eqn], v: Any, cell: tuple, q: int, src: Any) -> Any:
+    """A static link's value (a row of x, or what broadcasts to one) as x's shape with 1 at
+    the axis."""
+    region = cell[:q] + cell[q + 1:]
+    if v.__class__ is Const:
+        return Const(np.broadcast_to(v.value, region).reshape(cell))
+    if v.aval.shape != region:
+        v = _emit(eqns, P.broadcast_to, (v,), {"shape": region}, src)
+    return _emit(eqns, P.reshape, (v,), {"shape": cell}, src)
+
+
+def _joined(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict) -> Eqn:
+    """x a^(counts) + scatter_add(b_t a^(later links at p_t), p_t): the chain's result."""
+    q, src, base, a = chain[0].axis, e.src, chain[0].base, chain[0].a
+    shape = base.aval.shape
+    n, size = shape[q], len(chain)
+    one = (1,) * q, (1,) * (len(shape) - q - 1)
+    vals = _concat(eqns, [_values(eqns, ln, defs) for ln in chain], q, src)
+    pos = _concat(eqns, [_position(eqns, ln, n) for ln in chain], 0, src)
+    at = _emit(eqns, P.reshape, (pos,), {"shape": one[0] + (size,) + one[1]}, src)
+    if a != 1.0:
+        dt = base.aval.dtype
+        order = _emit(eqns, P.argsort, (pos,), {"axis": 0, "kind": "stable"}, src)
+        srt = _emit(eqns, P.take_along, (pos, order), {"axis": 0}, src)
+        right = _emit(eqns, P.searchsorted, (srt, srt), {"side": "right"}, src)
+        later = _emit(eqns, P.sub, (right, Const(np.arange(1, size + 1, dtype=np.intp))), {},
+                      src)
+        later = _emit(eqns, P.cast, (later,), {"dtype": dt}, src)
+        w = _emit(eqns, P.pow_, (Const(np.array(a, dt)), later), {}, src)
+        w = _emit(eqns, P.scatter_add_along, (w, order), {"axis": 0, "size": size,
+                                                           "unique": True}, src)
+        w = _emit(eqns, P.reshape, (w,), {"shape": one[0] + (size,) + one[1]}, src)
+        vals = _emit(eqns, P.mul, (vals, w), {}, src)
+        cnt = _emit(eqns, P.scatter_add_along, (Const(np.ones(size, dt)), pos),
+                    {"axis": 0, "size": n}, src)
+        decay = _emit(eqns, P.pow_, (Const(np.array(a, dt)), cnt), {}, src)
+        decay = _emit(eqns, P.reshape, (decay,), {"shape": one[0] + (n,) + one[1]}, src)
+        base = _emit(eqns, P.mul, (base, decay), {}, src)
+    s = _emit(eqns, P.scatter_add_along, (vals, at), {"axis": q, "size": n}, src)
+    return Eqn(P.add, (base, s), Params({}), e.out, src)
+
+
+__all__ = ["affine_rmw_writes", "join_affine_rmw"]
