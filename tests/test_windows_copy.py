@@ -100,3 +100,22 @@ def test_matrix_taps_stay_split(name, f, make):
     e = check(f, make(rng(5)), (0, 1))
     g = e.stages["final"]
     assert count(g, P.relayout) == 0, vg.ir.pretty(g)
+
+
+def conv1d_taps(x, w):
+    # (T, c) windows contracted with a (k, c, o) filter bank: the input's cotangent reads
+    # the output cotangent's windows, copied once
+    k = w.shape[0]
+    ys = [vnp.tensordot(x[t:t + k], w, axes=2) for t in range(x.shape[0] - k + 1)]
+    return vnp.sum(vnp.tanh(vnp.stack(ys)))
+
+
+@pytest.mark.parametrize("k,c,o", [(5, 16, 8), (7, 16, 4), (6, 10, 3), (4, 12, 3)])
+def test_copied_windows_are_written_tap_then_channel(k, c, o):
+    # the copy walks each window's k rows of o channels in memory order (a window is one
+    # run of k * o elements), not the view's (position, channel, tap) order
+    e = check(conv1d_taps, (rng(6).standard_normal((60, c)),
+                            rng(7).standard_normal((k, c, o))), (0, 1))
+    g = e.stages["final"]
+    copies = [x for x in g.eqns if x.prim is P.relayout]
+    assert copies and all(x.out.aval.shape[1:] == (k, o) for x in copies), vg.ir.pretty(g)

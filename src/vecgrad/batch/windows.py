@@ -310,9 +310,12 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
             continue  # (outer products of the view: no copy to share)
         if cheaper or _rest_copied(s, e, k, ins[j], terms, out):
             # the windows copied once, contiguous, and contracted by one product
-            cols = c.emit(P.relayout, (x,), {"perm": tuple(range(x.aval.ndim))}, e.src)
+            perm = _copy_order(s, ins[j], out)
+            cols = c.emit(P.relayout, (x,), {"perm": perm}, e.src)
+            ins2 = [("".join(t[p] for p in perm) if i == j else t) for i, t in enumerate(ins)]
             return c.emit(P.einsum, tuple(cols if i == j else y for i, y in
-                                          enumerate(e.inputs)), e.params, e.src)
+                                          enumerate(e.inputs)),
+                          {"spec": make_spec(ins2, out)}, e.src)
         order = _matmul_order(terms, out, j, _memory_letters(s, ins[j], k))
         spec = make_spec(terms, order)
         c.added_uses(s.inputs[0], s.params["dims"][k][0] - 1)
@@ -328,6 +331,18 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
                            e.src)
         return total
     return None
+
+
+def _copy_order(s: Eqn, letters: str, out: str) -> tuple[int, ...]:
+    """The axes of view s with its contracted ones (not in `out`) reordered among their own
+    places from the largest step in memory to the least: the copy then writes each window as
+    the runs it lies in, where the view's order may walk a tap innermost at a row's step (a
+    1-D convolution's cotangent windows 'position, channel, tap': 3x slower to copy than
+    'position, tap, channel'), and the product still reads them as one block."""
+    steps = _flat_steps(s.inputs[0].aval.shape, s.params["dims"])
+    places = [a for a, ch in enumerate(letters) if ch not in out]
+    moved = iter(sorted(places, key=lambda a: -abs(steps[a])))
+    return tuple(next(moved) if ch not in out else a for a, ch in enumerate(letters))
 
 
 def _memory_letters(s: Eqn, letters: str, k: int) -> str:
