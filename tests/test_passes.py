@@ -1285,6 +1285,19 @@ def _check_elementwise_of_windows(g0, g1):
     assert prims(g1).count("strided") == 1
 
 
+def _rule_windows_tap_major(x):  # windows of 24 values less a term per window
+    f = vnp.concatenate([x.reshape(6)] * 4)
+    return P.strided(f, start=(0,), dims=((20, (1,)), (2, (1,)))) - vnp.sin(f[:20]).reshape(20, 1)
+
+
+def _check_windows_tap_major(g0, g1):
+    # the difference runs on the (2, 20) tap-major view, the term read as (1, 20)
+    views = [e for e in g1.eqns if e.prim is P.strided]
+    assert [e.out.aval.shape for e in views] == [(2, 20)]
+    assert any(e.prim is P.sub and e.out.aval.shape == (2, 20) for e in g1.eqns)
+    assert g1.eqns[-1].prim is P.transpose
+
+
 def _rule_einsum_by_ones(x):  # x weighted by a vector of ones: a sum over rows, broadcast
     ones = np.ones(2)
     return P.einsum(ones, vnp.exp(x), spec="a,ab->ab"), P.einsum(ones, vnp.tanh(x[0]),
@@ -1923,6 +1936,8 @@ RULE_TESTS = {
         _rule_taps_as_coefficients, _check_taps_as_coefficients),
     "f(windows(x), c) = windows(f(x, c)): once per element": (
         _rule_elementwise_of_windows, _check_elementwise_of_windows),
+    "f(windows(x), y) = f(windows(x) in memory order, y).T: long inner runs": (
+        _rule_windows_tap_major, _check_windows_tap_major),
     "x[:, None] = reshape(x)": (_rule_index_is_reshape, _check_index_is_reshape),
     "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed": (
         _rule_einsum_of_einsum, _check_einsum_of_einsum),

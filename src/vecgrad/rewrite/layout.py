@@ -36,13 +36,52 @@ def _through_views(e: Eqn, ctx: Any, view: Any, key: Any) -> tuple[list, Any] | 
 
 
 def elementwise_of_transposes(e: Eqn, ctx: Any) -> Any:
-    """f(transpose(x, p), transpose(y, p), scalar) = transpose(f(x, y, scalar), p)."""
+    """f(transpose(x, p), transpose(y, p), scalar) = transpose(f(x, y, scalar), p); also with
+    operands that broadcast where reading them in x's order moves only unit axes (a reshape:
+    a window mean against windows read tap-major, batch/taps.py)."""
     if not e.prim.elementwise or e.out.aval.ndim < 2:
         return None
     found = _through_views(e, ctx, P.transpose, lambda t: t.params["perm"])
     if found is None:
-        return None
+        return _with_broadcasts(e, ctx)
     ins, perm = found
+    inner = ctx.emit(e.prim, tuple(ins), dict(e.params), e.src)
+    return P.transpose, (inner,), {"perm": perm}
+
+
+def _unit_moved(shape: tuple[int, ...], nd: int, perm: tuple[int, ...]) -> tuple | None:
+    """transpose(reshape(a, full rank), inverse of perm) as a reshape, if only unit axes move."""
+    full = (1,) * (nd - len(shape)) + tuple(shape)
+    inv = _inverse(perm)
+    moved = tuple(full[a] for a in inv)
+    if [d for d in moved if d != 1] != [d for d in full if d != 1] or \
+            [a for a in inv if full[a] != 1] != sorted(a for a in inv if full[a] != 1):
+        return None
+    return moved
+
+
+def _with_broadcasts(e: Eqn, ctx: Any) -> Any:
+    """The broadcast case of elementwise_of_transposes: the full-shape operands transposes by
+    one perm, the others scalars or broadcasts read in the sources' order by a reshape."""
+    nd, perm, ins = e.out.aval.ndim, None, []
+    for a in e.inputs:
+        t = ctx.def_of(a, P.transpose) if a.aval.shape == e.out.aval.shape else None
+        if t is not None and perm in (None, t.params["perm"]):
+            perm = t.params["perm"]
+        elif a.aval.shape == e.out.aval.shape:
+            return None
+    if perm is None:
+        return None
+    for a in e.inputs:
+        if a.aval.ndim == 0:
+            ins.append(a)
+        elif a.aval.shape == e.out.aval.shape:
+            ins.append(ctx.def_of(a, P.transpose).inputs[0])
+        else:
+            moved = _unit_moved(a.aval.shape, nd, perm)
+            if moved is None:
+                return None
+            ins.append(ctx.emit(P.reshape, (a,), {"shape": moved}, e.src))
     inner = ctx.emit(e.prim, tuple(ins), dict(e.params), e.src)
     return P.transpose, (inner,), {"perm": perm}
 

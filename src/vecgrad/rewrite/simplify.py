@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import primitives as P
 from ..batch.col2im import taps_as_coefficients
+from ..batch.taps import elementwise_of_windows_tap_major
 from ..batch.windows import (
     einsum_of_windows,
     elementwise_of_windows,
@@ -265,6 +266,8 @@ RULES: list[Rule] = [
            "once per element") for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, elementwise_of_windows, "f(windows(x), c) = windows(f(x, c)): once per element")
       for p in P.REGISTRY.values() if p.elementwise],
+    *[Rule(p, elementwise_of_windows_tap_major, "f(windows(x), y) = f(windows(x) in "
+           "memory order, y).T: long inner runs") for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.getitem, read_of_correlate, "correlate(x, w, mode)[s:t] = correlate(x[s-o:t+k-1-o], "
          "w, 'valid'), x read as zeros beyond its ends: the outputs read only"),
     Rule(P.correlate, correlate_of_zero_padded, "correlate(zeros.at[a:b].set(g), w) = "
