@@ -34,6 +34,7 @@ from . import (
     variants_windows5,
     variants_windows6,
     variants_windows7,
+    variants_windows8,
     windows,
 )
 from .core import COMPILE_TARGET, ITEMS, TARGETS, Pattern
@@ -43,7 +44,7 @@ _MODULES = [buffers, windows, indices, mixed, depth, scans, invariants, static, 
             variants_windows2, variants_natural, variants_windows3, variants_natural2,
             variants_windows4, variants_natural3, variants_windows5,
             variants_natural4, variants_windows6, variants_windows7, variants_natural5,
-            variants_simplify, variants_scans, variants_rmw]
+            variants_simplify, variants_scans, variants_rmw, variants_windows8]
 
 PATTERNS: dict[str, Pattern] = {p.name: p for m in _MODULES for p in m.PATTERNS}
 assert len(PATTERNS) == sum(len(m.PATTERNS) for m in _MODULES), "duplicate pattern names"
