@@ -91,6 +91,27 @@ def float32_buffer(x, idx, xp=vnp):
     return np.sum(b * b)
 
 
+def learned_rate(x, a, idx, xp=vnp):
+    b = xp.zeros(6)
+    for i in range(len(idx)):
+        b[idx[i]] = a * b[idx[i]] + x[i]
+    return np.sum(b ** 2)
+
+
+def learned_step(x, lr, idx, xp=vnp):
+    b = xp.ones(6)
+    for i in range(len(idx)):
+        b[idx[i]] += lr * (x[i] - b[idx[i]])
+    return np.sum(b ** 3)
+
+
+def one_minus_rate(X, a, idx, xp=vnp):
+    b = xp.zeros((6, X.shape[1]))
+    for i in range(len(idx)):
+        b[idx[i]] = (1.0 - a) * b[idx[i]] + a * np.sin(X[i])
+    return np.sum(b ** 2)
+
+
 def _traced(n, m=7):
     return R.integers(-m, m, n)
 
@@ -121,6 +142,55 @@ def test_chains_are_one_scatter(f, make, static):
     scatters = count(g, P.scatter_add_along) + count(g, P.segment_sum)
     assert scatters == (1 if static else 3), g
     assert count(g, P.setitem) == count(g, P.setitem_add) == count(g, P.loop) == 0, g
+    np.testing.assert_allclose(vg.jit(f)(*args), f(*args, xp=np), rtol=1e-12)
+
+
+RATES = [
+    (learned_rate, lambda ix: (R.standard_normal(20), 0.7, ix(20, 6))),
+    (learned_step, lambda ix: (R.standard_normal(20), 0.3, ix(20, 6))),
+    (one_minus_rate, lambda ix: (R.standard_normal((20, 2)), 0.2, ix(20, 6))),
+    (learned_rate, lambda ix: (R.standard_normal(20), -1.3, ix(20, 6))),
+    (learned_rate, lambda ix: (R.standard_normal(20), 0.0, ix(20, 6))),
+]
+
+
+@pytest.mark.parametrize("static", [False, True], ids=["traced", "static"])
+@pytest.mark.parametrize("k", range(len(RATES)))
+def test_rates_passed_in_are_one_scatter(k, static):
+    """A decay rate passed in (a traced 0-d value, differentiated): the weights are its
+    powers, computed when the program runs."""
+    f, make = RATES[k]
+    x, a, idx = make(_static if static else _traced)
+    args = (x, np.float64(a), idx)
+    e = check_batched(f, args, argnums=(0, 1), fd=a != 0.0)
+    g = e.stages["batch"]
+    assert count(g, P.setitem) == count(g, P.setitem_add) == count(g, P.loop) == 0, g
+    assert count(g, P.pow_) == 2, g
+    np.testing.assert_allclose(vg.jit(f)(*args), f(*args, xp=np), rtol=1e-12)
+
+
+def squared_rate(x, a, idx, xp=vnp):
+    b = xp.zeros(5)
+    for i in range(len(idx)):
+        b[idx[i]] = a * (a * b[idx[i]]) + x[i]  # (a^2: one symbol at most, not joined)
+    return np.sum(b ** 2)
+
+
+def rate_per_step(x, rates, idx, xp=vnp):
+    b = xp.zeros(5)
+    for i in range(len(idx)):
+        b[idx[i]] = rates[i] * b[idx[i]] + x[i]  # (a rate per link: not one chain)
+    return np.sum(b ** 2)
+
+
+@pytest.mark.parametrize("static", [False, True], ids=["traced", "static"])
+@pytest.mark.parametrize("f,make", [
+    (squared_rate, lambda ix: (R.standard_normal(10), np.float64(0.8), ix(10, 5))),
+    (rate_per_step, lambda ix: (R.standard_normal(10), R.uniform(0, 1, 10), ix(10, 5))),
+])
+def test_other_rates_keep_the_loops_values(f, make, static):
+    args = make(_static if static else _traced)
+    check_batched(f, args, argnums=(0, 1))
     np.testing.assert_allclose(vg.jit(f)(*args), f(*args, xp=np), rtol=1e-12)
 
 

@@ -1,5 +1,5 @@
 """Natural variants of read-modify-writes at repeated positions (items 1, 3 and 4): per-bucket
-running averages and decays (`ema[k] = 0.9 * ema[k] + 0.1 * x`, `ema[k] += a * (x - ema[k])`)
+running averages and decays (at a constant or a learned rate) (`ema[k] = 0.9 * ema[k] + 0.1 * x`, `ema[k] += a * (x - ema[k])`)
 at traced and Python-int positions, decayed histograms, node states leaking along edges,
 histograms and sparse products through traced index arrays, per-node softmax over incoming
 edges, degree-normalised messages with duplicate destinations, scatter means."""
@@ -50,6 +50,28 @@ def _prep_ema(args):
     x, idx = args
     pos = np.asarray(idx)
     return x, pos, _weights(pos, 0.9)[0], 64
+
+
+def learned_bucket_decay(x, a, idx):
+    """Items 1, 3: per-bucket decay at a learned rate (a 0-d argument, differentiated) and a
+    traced bucket id, acc[idx[i]] = a * acc[idx[i]] + x[i]."""
+    acc = vnp.zeros(64)
+    for i in range(len(idx)):
+        acc[idx[i]] = a * acc[idx[i]] + x[i]
+    return np.sum(acc ** 2)
+
+
+def learned_bucket_decay_ref(x, a, idx):
+    """(the weights from the traced ids and the rate, in the timed forward)"""
+    order = np.argsort(idx, kind="stable")
+    srt = idx[order]
+    later = np.empty(len(idx))
+    later[order] = np.searchsorted(srt, srt, side="right") - 1 - np.arange(len(idx))
+    return np.sum(np.bincount(idx, x * a ** later, 64) ** 2)
+
+
+def _learned_inputs(rng, n, b):
+    return normal(rng, n), np.float64(0.9), rng.integers(0, b, n)
 
 
 def bucket_ema_static(x, idx):
@@ -271,6 +293,9 @@ _T = ("variant", "rmw24")
 PATTERNS = [
     Pattern("bucket_ema_traced", 3, bucket_ema_traced, bucket_ema_traced_ref, _ema_inputs,
             {"small": {"n": 9, "b": 5}, "default": {"n": 2000, "b": 64}}, (0,), tags=_T),
+    Pattern("learned_bucket_decay", 3, learned_bucket_decay, learned_bucket_decay_ref,
+            _learned_inputs, {"small": {"n": 9, "b": 5}, "default": {"n": 2000, "b": 64}},
+            (0, 1), tags=_T),
     Pattern("bucket_ema_static", 3, bucket_ema_static, bucket_ema_ref, _ema_static_inputs,
             {"small": {"n": 9, "b": 5}, "default": {"n": 2000, "b": 64}}, (0,),
             prepare=_prep_ema, tags=_T),

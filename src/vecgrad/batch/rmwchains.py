@@ -1,11 +1,12 @@
-"""Before batching: chains of affine read-modify-writes at traced positions are one scatter.
+"""Before batching: chains of affine read-modify-writes at one position each are one scatter.
 
 A per-bucket running average (`ema[k[i]] = 0.9 * ema[k[i]] + 0.1 * x[i]`, or
 `ema[k[i]] += 0.1 * (x[i] - ema[k[i]])`) at a traced integer k[i] reads the buffer at the
 position it then writes: each link reads the previous one's result, a recurrence (a rolled
 loop: 270 ms at 2,000 steps). Each link leaves every position but p_t as it was and sets
-x[p_t] to a x[p_t] + b_t, with the same constant a in every link and b_t not read from the
-buffer, so the chain's result is, per position,
+x[p_t] to a x[p_t] + b_t, with the same a in every link and b_t not read from the
+buffer (a a constant, or c0 + c1 s with s one 0-d value in every link, a decay rate passed in:
+differentiated through the powers below), so the chain's result is, per position,
 
     x'[p] = a^(c_p) x[p] + sum over the links t at p of  a^(l_t) b_t
 
@@ -16,7 +17,9 @@ with the read taken as 0 (exact for an affine value: a 0 + b is b), so the per-l
 batches as the loop wrote it. The same sums in another order: equal to rounding (an ulp per
 term), as decays.py's. Both traced forms are links: a write of the whole region selected at
 the position (numpy/_indexing.write_at_traced, setchains' links) and an add of a scatter
-(`x[k] += v`, numpy/_accumulate) whose value reads x[k].
+(`x[k] += v`, numpy/_accumulate) whose value reads x[k]. At Python-int positions (a setitem,
+or a setitem_add for `+=`) the powers' exponents are constants and the scatter a segment sum
+of static ids.
 """
 from __future__ import annotations
 
@@ -61,16 +64,20 @@ def _root(a: Any, defs: dict) -> Any:
         a = d.inputs[0]
 
 
-def _coef(a: Any, read: Var, start: int, defs: dict, order: dict, dep: dict) -> float | None:
-    """The coefficient of `read` in a, where a is affine in it with constant coefficients
-    (None: not affine, or not provably so; 0.0: a does not depend on it). Values defined
-    before the read do not depend on it (the trace is in order). `dep` collects the
-    coefficients of the values that depend on it (never 0: such a value is refused, as its
-    equations would be dropped with the read), and the independent ones after it as 0.0."""
+_ZERO = (0.0, 0.0, None)
+
+
+def _coef(a: Any, read: Var, start: int, defs: dict, order: dict, dep: dict) -> tuple | None:
+    """The coefficient of `read` in a, where a is affine in it, as (c0, c1, s): c0 + c1 s,
+    s a 0-d value that does not depend on it (a decay rate passed in) or None (None: not
+    affine, or not provably so; `_ZERO`: a does not depend on it). Values defined before the
+    read do not depend on it (the trace is in order). `dep` collects the coefficients of the
+    values after it (never zero for a value that depends on it: such a value is refused, as
+    its equations would be dropped with the read)."""
     if a is read:
-        return 1.0
+        return 1.0, 0.0, None
     if a.__class__ is not Var or order.get(a, -1) <= start:
-        return 0.0
+        return _ZERO
     c = dep.get(a)
     if c is not None:
         return c
@@ -78,11 +85,16 @@ def _coef(a: Any, read: Var, start: int, defs: dict, order: dict, dep: dict) -> 
     ins = [_coef(x, read, start, defs, order, dep) for x in d.inputs]
     if any(c is None for c in ins):
         return None
-    c = _rule(d, ins) if any(ins) else 0.0
-    if c is None or (c == 0.0 and any(ins)):
+    moved = [c is not _ZERO for c in ins]
+    c = _rule(d, ins, moved) if any(moved) else _ZERO
+    if c is None or (any(moved) and not _nonzero(c)):
         return None
     dep[a] = c
     return c
+
+
+def _nonzero(c: tuple) -> bool:
+    return bool(c[0] or (c[1] and c[2] is not None))
 
 
 def _scalar(a: Any) -> float | None:
@@ -92,29 +104,61 @@ def _scalar(a: Any) -> float | None:
     return None
 
 
-def _rule(d: Eqn, c: list) -> float | None:
-    """The coefficient of d's result from its operands' (0.0: independent operands)."""
+def _sum(p: tuple, q: tuple, k: float) -> tuple | None:
+    """p + k q (k = 1 or -1), one symbol at most."""
+    if p[2] is not None and q[2] is not None and p[2] is not q[2]:
+        return None
+    return p[0] + k * q[0], p[1] + k * q[1], p[2] if p[2] is not None else q[2]
+
+
+def _rule(d: Eqn, c: list, moved: list) -> tuple | None:
+    """The coefficient of d's result from its operands' (some operand depends on the read)."""
     p = d.prim
-    if p is P.add:
-        return c[0] + c[1]
-    if p is P.sub:
-        return c[0] - c[1]
-    if p is P.neg or p is P.reshape:
-        return -c[0] if p is P.neg else c[0]
-    if p is P.mul:
-        k = _scalar(d.inputs[1]) if c[0] else _scalar(d.inputs[0])
-        return None if k is None or (c[0] and c[1]) else k * (c[0] or c[1])
-    if p is P.div and not c[1]:
-        k = _scalar(d.inputs[1])
-        return None if not k else c[0] / k
+    if p is P.add or p is P.sub:
+        return _sum(c[0], c[1], 1.0 if p is P.add else -1.0)
+    if p is P.reshape:
+        return c[0]
+    if p is P.neg:
+        return -c[0][0], -c[0][1], c[0][2]
+    if (p is P.mul or p is P.div) and not moved[1]:
+        return _scaled(c[0], d.inputs[1], p is P.div)
+    if p is P.mul and not moved[0]:
+        return _scaled(c[1], d.inputs[0], False)
     return None
+
+
+def _scaled(c: tuple, k: Any, inverse: bool) -> tuple | None:
+    """c times (or over) the independent operand k: a finite constant, or (times) a 0-d float
+    value that becomes the symbol."""
+    v = _scalar(k)
+    if v is not None:
+        if inverse:
+            if not v:
+                return None
+            v = 1.0 / v
+        return c[0] * v, c[1] * v, c[2]
+    if inverse or c[2] is not None or k.__class__ is not Var or k.aval.shape or \
+            k.aval.dtype.kind != "f":
+        return None
+    return 0.0, c[0], k
+
+
+def _plus_one(c: tuple) -> tuple:
+    """x[p] + (c x[p] + b): the coefficient 1 + c."""
+    return c[0] + 1.0, c[1], c[2]
+
+
+def _same_rate(p: tuple, q: tuple) -> bool:
+    return p[0] == q[0] and p[1] == q[1] and p[2] is q[2]
 
 
 def _affine(vals: Any, read: Var, defs: dict, order: dict) -> tuple | None:
     """(a, the variables that depend on the read) of vals = a read + b, or None."""
     dep: dict = {}
     a = _coef(vals, read, order[read], defs, order, dep)
-    return None if not a else (a, {v for v, c in dep.items() if c})
+    if a is None or not _nonzero(a) or (a[2] is not None and a[2].aval.dtype != vals.aval.dtype):
+        return None
+    return a, {v for v, c in dep.items() if c is not _ZERO}
 
 
 def _read_key(e: Eqn, defs: dict) -> tuple | None:
@@ -153,7 +197,7 @@ def _static_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> 
     aff = None if read is None else _affine(v, read, defs, order)
     if aff is None:
         return None
-    a = aff[0] + (e.prim is P.setitem_add)
+    a = _plus_one(aff[0]) if e.prim is P.setitem_add else aff[0]
     return _Rmw(e, x, read, v, None, None, row[0], a, set(aff[1]) | {read}, row[1])
 
 
@@ -189,7 +233,7 @@ def _add_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rm
         aff = None if read is None else _affine(u, read, defs, order)
         if aff is None or u.aval.shape != x.aval.shape[:q] + (1,) + x.aval.shape[q + 1:]:
             continue
-        return _Rmw(e, x, read, u, None, idx, q, 1.0 + aff[0], set(aff[1]) | {read, s})
+        return _Rmw(e, x, read, u, None, idx, q, _plus_one(aff[0]), set(aff[1]) | {read, s})
     return None
 
 
@@ -243,7 +287,7 @@ def join_affine_rmw(g: Graph) -> Graph:
         if ln is None or not _closed(ln, defs, n_uses, ln.dep - {ln.e.out}):
             continue
         prev = chains.get(ln.base)
-        if prev is not None and prev[-1].axis == ln.axis and prev[-1].a == ln.a and \
+        if prev is not None and prev[-1].axis == ln.axis and _same_rate(prev[-1].a, ln.a) and \
                 (prev[-1].static is None) == (ln.static is None) and \
                 ln.base not in outs and _closed(ln, defs, n_uses, (ln.base,)):
             chains[e.out] = chains.pop(ln.base) + [ln]
@@ -290,10 +334,12 @@ def _zero(a: Any) -> bool:
 
 
 def _folded(eqns: list[Eqn], d: Eqn, ins: tuple) -> Any:
-    """d on `ins`, where the read's 0 is folded away: constants computed now, and an added or
-    subtracted 0 (a term of a x[p], which b leaves out) dropped."""
+    """d on `ins`, where the read's 0 is folded away: constants computed now, a product with
+    it 0, and an added or subtracted 0 (a term of a x[p], which b leaves out) dropped."""
     if all(a.__class__ is Const for a in ins):
         return Const(np.asarray(d.prim.impl(*[a.value for a in ins], **d.params)))
+    if d.prim is P.mul and (_zero(ins[0]) or _zero(ins[1])) or d.prim is P.div and _zero(ins[0]):
+        return Const(np.zeros(d.out.aval.shape, d.out.aval.dtype))  # (c x[p] at x[p] = 0)
     if d.prim in (P.add, P.sub) and _zero(ins[1]) and ins[0].aval == d.out.aval:
         return ins[0]
     if d.prim is P.add and _zero(ins[0]) and ins[1].aval == d.out.aval:
@@ -322,6 +368,22 @@ def _later(pos: np.ndarray) -> np.ndarray:
     return out
 
 
+def _rate(eqns: list[Eqn], a: tuple, dt: np.dtype, src: Any) -> Any:
+    """The coefficient c0 + c1 s as an atom of dtype dt."""
+    c0, c1, sym = a
+    if sym is None:
+        return Const(np.array(c0, dt))
+    r = sym if c1 == 1.0 else _emit(eqns, P.mul, (sym, Const(np.array(c1, dt))), {}, src)
+    return r if c0 == 0.0 else _emit(eqns, P.add, (Const(np.array(c0, dt)), r), {}, src)
+
+
+def _pow(eqns: list[Eqn], r: Any, k: Any, src: Any) -> Any:
+    """r ** k (k a whole number of writes), computed now when both are constants."""
+    if r.__class__ is Const and k.__class__ is Const:
+        return Const(np.power(r.value, k.value))
+    return _emit(eqns, P.pow_, (r, k), {}, src)
+
+
 def _joined_static(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict) -> Eqn:
     """The same at Python-int positions: the weights are constants, the scatter a segment sum
     of static ids."""
@@ -333,13 +395,14 @@ def _joined_static(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict) -> Eq
     vals = _concat(eqns, [_cell(eqns, _values(eqns, ln, defs), cell, q, src) for ln in chain], q,
                    src)
     pos = np.array([ln.static for ln in chain], np.int64)
-    if a != 1.0:
-        w = np.power(np.array(a, dt), _later(pos).astype(dt))
-        vals = _emit(eqns, P.mul, (vals, Const(w.reshape(one[0] + (size,) + one[1]))), {}, src)
-        decay = np.power(np.array(a, dt), np.bincount(pos, minlength=n).astype(dt))
-        decay = decay.reshape(one[0] + (n,) + one[1])
-        base = Const(np.asarray(base.value * decay, dt)) if base.__class__ is Const else \
-            _emit(eqns, P.mul, (base, Const(decay)), {}, src)  # (a buffer of constants: now)
+    if a != (1.0, 0.0, None):
+        r = _rate(eqns, a, dt, src)
+        w = _pow(eqns, r, Const(_later(pos).astype(dt).reshape(one[0] + (size,) + one[1])), src)
+        vals = _emit(eqns, P.mul, (vals, w), {}, src)
+        cnt = np.bincount(pos, minlength=n).astype(dt).reshape(one[0] + (n,) + one[1])
+        decay = _pow(eqns, r, Const(cnt), src)
+        base = Const(np.asarray(base.value * decay.value, dt)) if base.__class__ is Const \
+            and decay.__class__ is Const else _emit(eqns, P.mul, (base, decay), {}, src)
     s = _emit(eqns, P.segment_sum, (vals,), {"ids": Adv(pos), "axis": q, "num": n}, src)
     return Eqn(P.add, (base, s), Params({}), e.out, src)
 
@@ -364,23 +427,23 @@ def _joined(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict) -> Eqn:
     vals = _concat(eqns, [_values(eqns, ln, defs) for ln in chain], q, src)
     pos = _concat(eqns, [_position(eqns, ln, n) for ln in chain], 0, src)
     at = _emit(eqns, P.reshape, (pos,), {"shape": one[0] + (size,) + one[1]}, src)
-    if a != 1.0:
+    if a != (1.0, 0.0, None):
         dt = base.aval.dtype
+        r = _rate(eqns, a, dt, src)
         order = _emit(eqns, P.argsort, (pos,), {"axis": 0, "kind": "stable"}, src)
         srt = _emit(eqns, P.take_along, (pos, order), {"axis": 0}, src)
         right = _emit(eqns, P.searchsorted, (srt, srt), {"side": "right"}, src)
         later = _emit(eqns, P.sub, (right, Const(np.arange(1, size + 1, dtype=np.intp))), {},
                       src)
         later = _emit(eqns, P.cast, (later,), {"dtype": dt}, src)
-        w = _emit(eqns, P.pow_, (Const(np.array(a, dt)), later), {}, src)
-        w = _emit(eqns, P.scatter_add_along, (w, order), {"axis": 0, "size": size,
-                                                           "unique": True}, src)
+        w = _emit(eqns, P.scatter_add_along, (_pow(eqns, r, later, src), order),
+                  {"axis": 0, "size": size, "unique": True}, src)
         w = _emit(eqns, P.reshape, (w,), {"shape": one[0] + (size,) + one[1]}, src)
         vals = _emit(eqns, P.mul, (vals, w), {}, src)
         cnt = _emit(eqns, P.scatter_add_along, (Const(np.ones(size, dt)), pos),
                     {"axis": 0, "size": n}, src)
-        decay = _emit(eqns, P.pow_, (Const(np.array(a, dt)), cnt), {}, src)
-        decay = _emit(eqns, P.reshape, (decay,), {"shape": one[0] + (n,) + one[1]}, src)
+        decay = _emit(eqns, P.reshape, (_pow(eqns, r, cnt, src),),
+                      {"shape": one[0] + (n,) + one[1]}, src)
         base = _emit(eqns, P.mul, (base, decay), {}, src)
     s = _emit(eqns, P.scatter_add_along, (vals, at), {"axis": q, "size": n}, src)
     return Eqn(P.add, (base, s), Params({}), e.out, src)
