@@ -112,9 +112,15 @@ def _reducer(ufunc: np.ufunc, fn: Callable) -> Callable[..., Callable[..., np.nd
     return lower
 
 
+def sum_kernel(aval: Aval, axes: tuple[int, ...]) -> Callable[[np.ndarray], np.ndarray]:
+    """The fastest of the kernels above for a sum of `aval` over `axes`, else the ufunc's
+    reduce (also the einsum planner's, for letters summed in one operand only)."""
+    fast = row_sum(aval) if axes == (aval.ndim - 1,) else column_sum(aval, axes)
+    return fast or middle_sum(aval, axes) or _reducer(np.add, np.sum)([aval], axes)
+
+
 def _reduce_sum(avals: list[Aval], axes: tuple[int, ...]) -> Callable[..., np.ndarray]:
-    fast = row_sum(avals[0]) if axes == (avals[0].ndim - 1,) else column_sum(avals[0], axes)
-    return fast or middle_sum(avals[0], axes) or _reducer(np.add, np.sum)(avals, axes)
+    return sum_kernel(avals[0], axes)
 
 
 def _softmax_vjp(avals: list[Aval], axis: int) -> Any:
