@@ -14,17 +14,21 @@ against the operands' copies and the readers' contractions before and after).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from ... import kernels
 from ... import primitives as P
-from ...ir import Const, Eqn, Graph, Params, Var
+from ...ir import Aval, Const, Eqn, Graph, Params, Var
 from ...primitives.linalg import make_spec, parse_spec
 from . import costs
-from .planner import einsum_cost
+from .planner import einsum_cost, plan_einsum
+from .table import lower
+from .timing import timings
 
 SHORT = 32  # an innermost axis of fewer elements than this is worth moving
+MEASURED_MAX = 1 << 21  # elements up to which the orders are timed (larger: the model's)
 
 
 def permuted_spec(spec: str, k: int, perm: tuple[int, ...]) -> str:
@@ -114,11 +118,45 @@ def _best(g: Graph, e: Eqn, perms: list[tuple[int, ...]], reads: list[tuple[int,
             est[name] = _loops(m, e.out.aval.size, shape[p[-1]]) + copies + \
                 sum(_reader_cost(*o[:3], m, o[3]) for o in _readers(g, e, reads, perm))
         return est
+    def measure() -> dict[str, float]:
+        runs = [_trial(g, e, perm, reads) for perm in orders.values()]
+        return dict(zip(orders, timings(runs, [])))
+    small = e.out.aval.size <= MEASURED_MAX
     olds = _readers(g, e, reads, None)
     key = (e.prim.name, tuple(a.aval.shape for a in e.inputs), shape, tuple(perms),
            tuple(o[0] for o in olds), tuple(tuple(map(tuple, o[1])) for o in olds),
-           e.out.aval.dtype.str)
-    return orders[kernels.choose("broadcast_layout", key, estimate)]
+           e.out.aval.dtype.str, tuple(str(p) for p in e.params.values()))
+    # measured once per machine and key, then stored: the model's inner-loop and transposing
+    # costs were off by 2-5x on arrays that fit in cache (gmm's (1000, 25, 2) differences:
+    # kept, 375 us with their readers; moved, 90 us; the model said 191 against 222)
+    return orders[kernels.choose("broadcast_layout", key, estimate, measure if small else None,
+                                 tune=small)]
+
+
+def _trial(g: Graph, e: Eqn, perm: tuple[int, ...] | None, reads: list[tuple[int, int]]
+           ) -> Callable[[], None]:
+    """e and its reading einsums run on ones with e's result in `perm` order (the operands'
+    transposing copies included); a reader's result that is not C-contiguous is copied, as
+    its own readers pay at least that."""
+    n = e.out.aval.ndim
+    xs = [np.ones(_padded(a, n), a.aval.dtype) if isinstance(a, Var) else
+          np.reshape(a.value, _padded(a, n)) for a in e.inputs]
+    p = perm or tuple(range(n))
+    fn = lower(e.prim, e.params, [Aval(tuple(x.shape[i] for i in p), x.dtype) for x in xs])
+    rs = []
+    for i, (spec, shapes, dtypes, _) in zip(sorted({i for i, _ in reads}),
+                                            _readers(g, e, reads, perm)):
+        ks = {k for k, a in enumerate(g.eqns[i].inputs) if a is e.out}
+        rs.append((plan_einsum(spec, shapes, dtypes), ks,
+                   [np.ones(s, d) for s, d in zip(shapes, dtypes)]))
+
+    def run() -> None:
+        out = fn(*([np.ascontiguousarray(np.transpose(x, perm)) for x in xs] if perm else xs))
+        for plan, ks, others in rs:
+            r = plan(*[out if k in ks else o for k, o in enumerate(others)])
+            if not r.flags.c_contiguous:
+                np.ascontiguousarray(r)
+    return run
 
 
 def _padded(a: object, n: int) -> tuple[int, ...]:
