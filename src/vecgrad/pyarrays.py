@@ -21,6 +21,7 @@ identity when it dispatches, and they keep their methods)."""
 from __future__ import annotations
 
 import builtins
+import itertools
 import sys
 from typing import Any
 
@@ -50,8 +51,8 @@ _SCALAR_DTYPES = {bool: np.dtype(bool), float: np.dtype(float), complex: np.dtyp
 def _leaf_dtypes(obj: Any, out: list) -> bool:
     """Collect the dtypes NumPy's coercion sees in `obj`; whether a traced leaf is among
     them (None: a leaf this wrapper does not handle, e.g. an object NumPy converts itself)."""
-    if isinstance(obj, Tracer):
-        out.append(obj.dtype)
+    if isinstance(obj, Tracer):  # (max(x32[i], 0.0): its dtype in each case, see _dtype)
+        out.append(obj if obj._depends else obj.dtype)
         return True
     if type(obj) in (list, tuple):
         found = False
@@ -72,10 +73,34 @@ def _leaf_dtypes(obj: Any, out: list) -> bool:
     return False
 
 
+def _dtype(leaves: list) -> np.dtype:
+    """NumPy's dtype of an array of `leaves` (dtypes, and pybuiltins' EitherScalars, whose
+    dtype depends on which item won: `np.array([max(x32[i], 0.0), x32[j]])` is float32 where
+    x32[i] wins and float64 where 0.0 does), which must be one in every case."""
+    dts = [d for d in leaves if not isinstance(d, Tracer)]
+    groups: dict = {}  # (the cases of equal leaves: each subset of them may occur)
+    for x in leaves:
+        if isinstance(x, Tracer):
+            c = frozenset(x.cases())
+            groups[c] = (groups.get(c, (0, x))[0] + 1, x)
+    outs = {np.result_type(*dts, *itertools.chain(*pick)) for pick in itertools.product(
+        *[_subsets(c, n) for c, (n, _) in groups.items()])}
+    if len(outs) > 1:
+        raise next(iter(groups.values()))[1].ambiguous(outs, "this array's")
+    return outs.pop()
+
+
+def _subsets(cases: frozenset, n: int) -> list:
+    """The dtypes `n` leaves of these cases may have together (each nonempty subset)."""
+    cs = sorted(cases, key=str)
+    return [s for k in range(1, min(n, len(cs)) + 1) for s in itertools.combinations(cs, k)]
+
+
 def _build(obj: Any, dtype: np.dtype) -> Any:
     """The array of nested lists `obj` in `dtype`: each leaf cast, then stacked."""
     if isinstance(obj, Tracer):
-        return NUMPY.asarray(obj, dtype)
+        out = NUMPY.asarray(obj, dtype)  # (an either leaf: its cast checks its exactness)
+        return Tracer(out._b, out.atom) if out._depends else out
     if type(obj) in (list, tuple):
         if not obj:
             return np.zeros(0, dtype)
@@ -88,7 +113,7 @@ def _traced(obj: Any, dtype: Any, copy: Any, ndmin: int) -> Any:
     found = _leaf_dtypes(obj, dts)
     if not found:
         return None
-    dt = np.dtype(dtype) if dtype is not None else np.result_type(*dts)
+    dt = np.dtype(dtype) if dtype is not None else _dtype(dts)
     out = _build(obj, dt)
     if not isinstance(out, Tracer):
         out = NUMPY.asarray(out)

@@ -41,8 +41,8 @@ def _foldable(items: list) -> bool:
         return False
     dt = traced[0].dtype
     for x in items:
-        if isinstance(x, Tracer):
-            if x.shape != () or x.dtype != dt:
+        if isinstance(x, Tracer):  # (an array NumPy made of an either one: its own dtype)
+            if x.shape != () or x.dtype != dt or x._depends and x._ndarray:
                 return False
         elif isinstance(x, bool) or not isinstance(x, (numbers.Number, np.ndarray, np.generic)) or np.ndim(x) != 0 or np.result_type(dt, x) != dt or type(x) is int and dt.kind in "iu" and not \
                 np.iinfo(dt).min <= x <= np.iinfo(dt).max:
@@ -90,19 +90,27 @@ class EitherScalar(Tracer):
     is NumPy's only where every case gives one dtype (`+ x64`): where they differ
     (`np.float32(0) + max(ix[i], 2)` is float64 or float32 as the values say), and where it
     is returned as a dtype that depends on the values, it is refused (tracing.bind calls
-    check_either). Python arithmetic with numbers keeps it either, each case as Python
-    computes it. (`_either` False: every item is a Python number or a traced Python-number
+    check_use, for every primitive: one that is not elementwise sees the number as the array
+    NumPy makes of it, int64 / float64). A number that its dtype does not hold exactly
+    (`max(x32[i], 0.1)`) is refused where it would be computed with in a wider dtype
+    (`+ x64`: NumPy adds 0.1 itself). np.asarray of it is an either array (as_array), as
+    is a list of it in np.array (pyarrays). Python arithmetic with numbers keeps it either,
+    each case as Python computes it. (`_either` False: every item is a Python number or a traced Python-number
     argument, so the result is a Python number.)"""
 
-    __slots__ = ("_either", "_kind", "_kinds", "_what")
+    __slots__ = ("_either", "_exact", "_kind", "_kinds", "_what")
     _weak = True
+    _depends = True
 
     def __init__(self, builder: Any, atom: Any, kinds: Any, either: bool = True,
-                 what: str = "max(...)"):
+                 what: str = "max(...)", exact: bool = True):
         super().__init__(builder, atom)
         self._kinds = tuple(sorted(set(kinds), key=_ORDER.index))
         self._kind = self._kinds[0](0)  # (what tracing.to_atom casts by, where all agree)
         self._either, self._what = either, what
+        # whether a winning number's value is exactly its Python value in self.dtype (0.1 is
+        # not in float32: where NumPy then holds it in float64, the values differ)
+        self._exact = exact
 
     def outcomes(self, dtypes: Any, joins: bool = False) -> set:
         """The dtypes of this value combined with `dtypes`, in each case (`joins`: in an
@@ -111,13 +119,73 @@ class EitherScalar(Tracer):
                for k in self._kinds}
         return out | {np.result_type(*dtypes, self.dtype)} if self._either else out
 
+    def _lifted_as(self, b: Any, v: Any) -> EitherScalar:
+        """This value in the inner trace `b` (tracing.lift), as `v`."""
+        return EitherScalar(b, v, self._kinds, self._either, self._what, self._exact)
+
+    def as_array(self) -> Tracer:
+        """np.asarray of this value: a 0-d array of its NumPy case or of the number (an
+        int64 / float64 / complex128 one), as the values say (where both are one dtype, a
+        plain traced array; else one whose every use weighs both, as an array's)."""
+        if self.cases() == {self.dtype}:
+            return Tracer(self._b, self.atom, ndarray=True)
+        out = self._lifted_as(self._b, self.atom)
+        out._ndarray = True
+        return out
+
+    def cases(self, joins: bool = True) -> set:
+        """This value's dtypes as NumPy sees them in each case (`joins`: made an array, as
+        np.asarray makes a Python number int64 / float64 / complex128)."""
+        return self.outcomes((), joins)
+
     def check_either(self, dtypes: Any, joins: bool = False) -> None:
         """Refuse an operation whose dtype depends on which item won (see tracing.bind;
         `dtypes` empty: a NumPy function of numbers alone, which makes a Python float a
         float64, `np.exp(max(x32[i], 0.0))` float32 or float64)."""
-        got = self.outcomes(dtypes, joins)
+        got = self.outcomes(dtypes, joins or self._ndarray)
         if len(got) > 1:
             raise self.ambiguous(got, "this operation's")
+        self.check_exact(next(iter(got)))
+
+    def check_use(self, prim: Any, args: Any, params: dict, dtypes: Any, joins: bool) -> None:
+        """Refuse `prim(*args)` where its dtype or value depends on which item won (tracing.bind;
+        `dtypes`: those of the strongly typed arguments; `joins`: a stack or concatenate)."""
+        if (prim.elementwise or joins) and prim.name != "cast":
+            self.check_either(dtypes, joins)
+        else:  # (np.sum(max(x32[i], 0.0)): NumPy makes the number an array)
+            self.check_prim(prim, args, params, dtypes)
+
+    def check_prim(self, prim: Any, args: Any, params: dict, dtypes: Any) -> None:
+        """A primitive that is not elementwise (a reduction, a reshape, a product): NumPy
+        makes the number an array first; its shape rule says the result's dtype in each case
+        (one for an index or a cast, which does not weigh this value's dtype)."""
+        from .ir import Aval
+        outs = set()
+        for dt in self.cases():
+            avals = [Aval(self.shape, dt) if a is self else _aval(a, dtypes) for a in args]
+            try:
+                r = prim.shape_rule(*avals, **params)
+            except Exception:  # noqa: BLE001, S112 - NumPy raises in this case: not compared
+                continue
+            outs |= {r.dtype} if isinstance(r, Aval) else {o.dtype for o in r}
+        if len(outs) > 1:
+            raise self.ambiguous(outs, "this operation's")
+        for dt in outs:
+            self.check_exact(dt)
+
+    def check_exact(self, dt: np.dtype) -> None:
+        """Refuse computing in `dt`, wider than this value's dtype, where a winning number is
+        not exact in it (`max(x32[i], 0.1) + x64`: NumPy adds 0.1, vecgrad float32(0.1))."""
+        if self._exact or dt.kind not in "fc" or np.result_type(self.dtype, dt) == self.dtype:
+            return
+        from .errors import TraceError
+        np_fn = "maximum" if self._what.startswith("max") else "minimum"
+        raise TraceError(
+            f"`{self._what}` of {self.dtype} values and Python numbers is used in {dt}: where "
+            f"a number wins NumPy computes with its exact value, which {self.dtype} does not "
+            f"hold (so vecgrad's value would differ). Use np.{np_fn}(...) (a NumPy result), "
+            f"or write the numbers as NumPy scalars (np.{self.dtype.name}(...) or "
+            f"np.{dt.name}(...))")
 
     def ambiguous(self, dts: Any, whose: str) -> Exception:
         from .errors import TraceError
@@ -176,8 +244,8 @@ def _either_op(name: str) -> Any:
     def fn(self: EitherScalar, *other: Any) -> Any:
         o = other[0] if other else None
         ok = _kinds_of(o)
-        if other and not ok:  # (an array or a NumPy scalar: NumPy's, checked by bind)
-            return method(self, *other)
+        if other and not ok or self._ndarray or getattr(o, "_ndarray", False):
+            return method(self, *other)  # (an array or a NumPy scalar: NumPy's, bind checks)
         if self._either and self.dtype.kind in "iu" and self.dtype != np.int64:
             from .errors import TraceError  # (min(u8[i], 2) - 3: 255 or -1)
             raise TraceError(
@@ -207,9 +275,27 @@ def _either_op(name: str) -> Any:
         if not isinstance(out, Tracer) or out.shape or not kinds:
             return out
         either = self._either or getattr(other[0] if other else None, "_either", False)
-        return EitherScalar(out._b, out.atom, kinds, either, self._what)
+        # (Python computes a winning number in int / float / complex: exact where out.dtype
+        # is that dtype, or an int one, whose range tracing checks)
+        exact = self._exact and getattr(o, "_exact", True) and (
+            out.dtype in _PY_DTYPES or out.dtype.kind in "biu")
+        return EitherScalar(out._b, out.atom, kinds, either, self._what, exact)
     fn.__name__ = name
     return fn
+
+
+def _aval(x: Any, dtypes: Any) -> Any:
+    """The aval NumPy's function sees for an argument (a Python number weighs as tracing's
+    to_atom casts it)."""
+    from .ir import Aval
+    if isinstance(x, Tracer) and x._weak and dtypes:
+        return Aval(x.shape, np.result_type(*dtypes, x._kind))
+    if isinstance(x, Tracer):
+        return x.aval
+    if isinstance(x, (int, float, complex)) and not isinstance(x, np.generic) and dtypes:
+        return Aval((), np.result_type(*dtypes, x))
+    a = np.asarray(x)
+    return Aval(a.shape, a.dtype)
 
 
 def _plain(x: Any) -> Any:
@@ -230,9 +316,9 @@ def returned(leaves: list) -> None:
     case is int64, float64 or complex128 the Python number's value is that dtype's exactly
     (`max(loss, 0)` is a float64 0.0 where NumPy's program returns the int 0); in a narrower
     dtype (`max(x32[i], 0.1)`: float32, or the float 0.1) it is refused."""
-    for x in leaves:
-        if isinstance(x, EitherScalar) and x.dtype not in _PY_DTYPES:
-            dts = x.outcomes(())
+    for x in leaves:  # (an array NumPy made of it, as_array: NumPy's dtype in every case)
+        if isinstance(x, EitherScalar) and (x.dtype not in _PY_DTYPES or x._ndarray):
+            dts = x.outcomes((), x._ndarray)
             if len(dts) > 1:
                 raise x.ambiguous(dts, "the returned value's")
 
@@ -244,7 +330,16 @@ def _typed(items: list, m: Any, greater: bool) -> Any:
     if not kinds or not isinstance(m, Tracer):
         return m
     strong = builtins.any(isinstance(x, Tracer) and (not x._weak or x._either) for x in items)
-    return EitherScalar(m._b, m.atom, kinds, strong, f"{'max' if greater else 'min'}(...)")
+    exact = builtins.all(getattr(x, "_exact", True) if isinstance(x, Tracer) else
+                         _holds(m.dtype, x) for x in items)
+    return EitherScalar(m._b, m.atom, kinds, strong, f"{'max' if greater else 'min'}(...)",
+                        exact)
+
+
+def _holds(dt: np.dtype, x: Any) -> bool:
+    """Whether the number `x` is exactly itself in `dt` (a NaN counts as held)."""
+    v = np.asarray(x, dt).item()
+    return v == x or bool(np.isnan(v) and np.isnan(x))
 
 
 def _wrap(orig: Any, greater: bool) -> Any:

@@ -107,10 +107,9 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
             dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
                    isinstance(a, Tracer) and not a._weak]
             joins = prim.name in ("stack", "concatenate")  # (NumPy makes numbers arrays)
-            if prim.elementwise or joins:  # (max(ix[i], 2): a NumPy scalar or a Python
-                for a in args:  # int, as the values say; an index has no dtype to weigh)
-                    if isinstance(a, Tracer) and a._either:
-                        a.check_either(dts, joins)
+            for a in args:  # (max(ix[i], 2): a NumPy scalar or a Python int, as the values say)
+                if isinstance(a, Tracer) and a._depends:
+                    a.check_use(prim, args, params, dts, joins)
             try:
                 if builder is None:  # eager, with the same weak Python scalars as in a trace
                     return prim.impl(*[to_atom(a, dts).value for a in args], **params)
@@ -166,8 +165,8 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
     if isinstance(x, Tracer):
         if builder is not None and x._b is not builder:
             x = lift(builder, x)
-        if x._weak and dtypes:
-            dt = np.result_type(*dtypes, x._kind)
+        if x._weak and dtypes and not x._ndarray:  # (an array NumPy made of an either
+            dt = np.result_type(*dtypes, x._kind)  # value is strongly typed in each case)
             if dt != x.dtype:
                 return x._b.emit(P.cast, [x.atom], {"dtype": dt})
         return x.atom
@@ -193,6 +192,7 @@ class Tracer(Traced):
     __hash__ = object.__hash__
     _weak = False  # True for a Python number passed as an argument (weak.WeakScalar)
     _either = False  # True where that depends on the values (pybuiltins.EitherScalar)
+    _depends = False  # True where the dtype or value may depend on which item won (the same)
 
     def __init__(self, builder: Builder, atom: Atom, view: tuple | None = None,
                  readonly: bool | str = False, ndarray: bool = False):
@@ -501,8 +501,8 @@ def lift(b: Builder, t: Tracer) -> Tracer:
         v = Var(atom.aval)
         b.inputs.append(v)
         b.closure.append((outer, v))
-        # (a weak scalar stays one: weak.WeakScalar)
-        inner = b._lifted[atom] = outer.__class__(b, v, outer._kind) if outer._weak \
+        # (a weak scalar stays one: weak.WeakScalar, and so does an either one)
+        inner = b._lifted[atom] = outer._lifted_as(b, v) if outer._weak \
             else Tracer(b, v, readonly=True)
     return inner
 

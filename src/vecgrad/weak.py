@@ -31,6 +31,10 @@ class WeakScalar(Tracer):
         super().__init__(builder, atom, readonly=True)
         self._kind = kind  # 0, 0.0 or 0j: stands for the Python type in np.result_type
 
+    def _lifted_as(self, b: Builder, v: Atom) -> WeakScalar:
+        """This value in the inner trace `b` (tracing.lift), as `v`."""
+        return WeakScalar(b, v, self._kind)
+
     def __hash__(self) -> int:  # (a dict key needs the value)
         self._concrete()
         raise ConcretizationError("hash() (a dict key or set member)", user_src(2))

@@ -50,6 +50,8 @@ def asarray(a: ArrayLike, dtype: Any = None) -> Any:
     if isinstance(a, Tracer):
         if dtype is not None and _np.dtype(dtype) != a.dtype:
             return astype(a, dtype)
+        if a._depends:  # (max(x32[i], 0.0): a float32 array or, where the number wins, a
+            return a.as_array()  # float64 one; what uses it weighs both)
         return Tracer(a._b, a.atom, ndarray=True) if a._is_scalar() else a
     if type(a) in (list, tuple) and a and dtype is None and \
             builtins.all(type(x) is Tracer for x in a):

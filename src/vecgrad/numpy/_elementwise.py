@@ -160,6 +160,10 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None) -> Any:
         # (NumPy's clip takes Python int bounds past the dtype's range as its ends:
         # np.clip(uint8_array, -1, 2) is uint8, where other ufuncs raise OverflowError)
         a_min, a_max = _int_bound(a_min, at), _int_bound(a_max, at)
+    for x in (a, a_min, a_max):  # (max(x32[i], -1): float32 or a Python int, as the values say)
+        if isinstance(x, Tracer) and x._depends:
+            x.check_either([y.dtype for y in (a, a_min, a_max) if isinstance(
+                y, (Tracer, _np.ndarray, _np.generic)) and not getattr(y, "_weak", False)])
     dt = _np.result_type(*[weak(x) for x in (a, a_min, a_max) if x is not None])
     if _dtype(a) != dt:
         a = astype(a, dt)
