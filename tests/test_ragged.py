@@ -126,7 +126,66 @@ def shrinking_weighted(x, w):
     return vnp.sum(out ** 2)
 
 
+_OFFS = [0, 3, 7, 8, 14, 16, 21]  # CSR-style segments of unequal lengths (one of length 1)
+
+
+def segment_variances(x):
+    # np.var subtracts a keepdims mean: an operand with a row axis of length 1
+    return sum(np.var(x[_OFFS[i]:_OFFS[i + 1]]) for i in range(len(_OFFS) - 1))
+
+
+def segment_std_columns(X):
+    # 2-D segments, standardized per column with keepdims statistics over the rows
+    tot = 0.0
+    for i in range(len(_OFFS) - 1):
+        S = X[_OFFS[i]:_OFFS[i + 1]]
+        c = S - S.mean(axis=0, keepdims=True)
+        tot = tot + vnp.sum(c ** 2 / (vnp.sum(c * c, axis=0, keepdims=True) + 1.0))
+    return tot
+
+
+def segment_attention(X, w):
+    # attention pooling over each segment's rows: a row-wise contraction, a softmax over the
+    # rows, an expand-dims and a weighted sum of the rows
+    tot = 0.0
+    for i in range(len(_OFFS) - 1):
+        S = X[_OFFS[i]:_OFFS[i + 1]]
+        a = vnp.exp(vnp.tanh(S @ w))
+        a = a / vnp.sum(a)
+        tot = tot + vnp.sum(vnp.sum(a[:, None] * S, axis=0) ** 2)
+    return tot
+
+
+def segment_own_weights(X, W):
+    # each segment's rows times a matrix of its own (W[i]), reshaped, then summed
+    tot = 0.0
+    for i in range(len(_OFFS) - 1):
+        S = X[_OFFS[i]:_OFFS[i + 1]]
+        h = vnp.tanh(S @ W[i]).reshape(S.shape[0], 2, 1)
+        tot = tot + vnp.sum(vnp.sum(h, axis=0) ** 2) * (i + 1)
+    return tot
+
+
+def segment_weighted_means(X, w):
+    # weights from each row's distance to the segment's mean; `p @ S` sums over the rows
+    # (a contraction over the row axis ends the chain, as a sum does)
+    tot = 0.0
+    for i in range(len(_OFFS) - 1):
+        S = X[_OFFS[i]:_OFFS[i + 1]]
+        p = vnp.exp(-vnp.sum((S - S.mean(axis=0)) ** 2, axis=1))
+        tot = tot + vnp.sin(((p @ S) / vnp.sum(p)) @ w)
+    return tot
+
+
 PACKED = [
+    ("segment_weighted_means", segment_weighted_means,
+     lambda r: (r.standard_normal((21, 3)), r.standard_normal(3)), (0, 1)),
+    ("segment_variances", segment_variances, lambda r: (r.standard_normal(21),), 0),
+    ("segment_std_columns", segment_std_columns, lambda r: (r.standard_normal((21, 3)),), 0),
+    ("segment_attention", segment_attention,
+     lambda r: (r.standard_normal((21, 3)), r.standard_normal(3)), (0, 1)),
+    ("segment_own_weights", segment_own_weights,
+     lambda r: (r.standard_normal((21, 3)), r.standard_normal((6, 3, 2))), (0, 1)),
     ("shrinking_pairs", shrinking_pairs,
      lambda r: (r.standard_normal((7, 2)), np.array(0.5)), (0, 1)),
     ("growing_variances", growing_variances, lambda r: (r.standard_normal((6, 3)),), 0),

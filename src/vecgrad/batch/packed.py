@@ -17,6 +17,7 @@ group alone.
 """
 from __future__ import annotations
 
+import heapq
 import itertools
 from typing import Any
 
@@ -24,6 +25,7 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Params, Var
+from ..primitives.linalg import make_spec, parse_spec
 
 _MIN_MEMBERS = 3
 
@@ -58,41 +60,38 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]]) -> _
     """The member's chain, or None when something else reads its rows."""
     ch = _Chain(read, rng)
     slot = {read.out: -1}  # a row-carrying value -> its equation's place in the chain
-    todo = sorted(users.get(read.out, []), key=lambda t: t[0])
+    at: dict[int, Eqn] = dict(users.get(read.out, []))  # readers not yet taken, by position
+    todo = list(at)  # (a heap: the chain is taken in the order of the trace)
+    heapq.heapify(todo)
     seen: set[int] = set()
     while todo:
-        todo.sort(key=lambda t: t[0])
-        i, e = todo.pop(0)
+        i = heapq.heappop(todo)
         if i in seen:
             continue
         seen.add(i)
-        ops, regs = [], []
-        for a in e.inputs:
-            if isinstance(a, Var) and a in slot:
-                if a.aval.ndim != e.out.aval.ndim and e.prim.elementwise:
-                    return None  # (rows broadcast onto another axis)
-                ops.append(("r", slot[a]))
-            elif a.aval.ndim >= e.out.aval.ndim and e.prim.elementwise:
-                return None  # (an operand with a row axis of its own)
-            else:
-                ops.append(("g", a.aval.shape, str(a.aval.dtype)))
-                regs.append(a)
-        if e.prim.elementwise:
-            if e.out.aval.ndim == 0:
-                return None
-        elif e.prim is P.reduce_sum and len(e.inputs) == 1:
-            pass
-        else:
+        e = at[i]
+        rows = [isinstance(a, Var) and a in slot for a in e.inputs]
+        key = _carries(e, rows)
+        if key is None:
             return None
+        ops, regs = [], []
+        for a, r in zip(e.inputs, rows):
+            if r:
+                ops.append(("r", slot[a]))
+            else:
+                ops.append(("g", a.aval.shape, a.aval.dtype))
+                regs.append(a)
         k = len(ch.eqns)
         ch.eqns.append((i, e))
         ch.regular.append(regs)
-        ch.sig.append((e.prim.name, _params_key(e), tuple(ops)))
-        if e.prim is P.reduce_sum and 0 in e.params["axes"]:
+        ch.sig.append((e.prim.name, key, tuple(ops)))
+        if _row_letter(e, rows) is None:
             ch.ends.append(k)  # a sum over the rows: its result has none
             continue
         slot[e.out] = k
-        todo += users.get(e.out, [])
+        for j, u in users.get(e.out, []):
+            at[j] = u
+            heapq.heappush(todo, j)
     if not ch.ends:
         return None
     carried = {e.out for k, (_, e) in enumerate(ch.eqns) if k not in ch.ends}
@@ -104,6 +103,54 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]]) -> _
 
 def _params_key(e: Eqn) -> tuple:
     return tuple(sorted((k, v) for k, v in e.params.items()))
+
+
+def _carries(e: Eqn, rows: list[bool]) -> tuple | None:
+    """What must match between the members for `e` (reading a member's rows where `rows`
+    says) to run once on the packed rows, the row count left out; None when it cannot."""
+    ins, out = e.inputs, e.out.aval
+    if e.prim.elementwise:
+        for a, r in zip(ins, rows):
+            if r and a.aval.ndim != out.ndim:
+                return None  # (rows broadcast onto another axis)
+            if not r and a.aval.ndim >= out.ndim and not (
+                    a.aval.ndim == out.ndim and a.aval.shape[0] == 1):
+                return None  # (an operand with a row axis of its own, not broadcast)
+        return _params_key(e) if out.ndim else None
+    if e.prim is P.reduce_sum and len(ins) == 1:
+        return _params_key(e)
+    if e.prim is P.getitem and rows == [True]:
+        idx, n = e.params["idx"], ins[0].aval.shape[0]
+        if P.is_basic(idx) and idx and idx[0] == P.Sl(0, n, 1) and all(
+                k is None or isinstance(k, (int, P.Sl)) for k in idx[1:]):
+            return ("idx", tuple(idx[1:]))  # (every row, then anything on the other axes)
+        return None
+    if e.prim is P.reshape and rows == [True]:
+        shape = e.params["shape"]
+        return ("shape", tuple(shape[1:])) if shape and shape[0] == ins[0].aval.shape[0] \
+            else None
+    if e.prim is P.einsum:
+        specs, res = parse_spec(e.params["spec"])
+        lead = {s[0] for s, r in zip(specs, rows) if r}
+        if len(lead) != 1:
+            return None
+        L = lead.pop()  # the rows' letter: kept first in the result, or summed over (an end)
+        if (res[:1] == L or L not in res) and all(
+                s.count(L) == (1 if r else 0) for s, r in zip(specs, rows)):
+            return _params_key(e)
+    return None
+
+
+def _row_letter(e: Eqn, rows: list[bool]) -> str | None:
+    """Where `e` (which `_carries`) keeps the rows: "" for an elementwise or shape
+    operation, the rows' letter for an einsum keeping them; None when it sums over them."""
+    if e.prim is P.reduce_sum:
+        return None if 0 in e.params["axes"] else ""
+    if e.prim is P.einsum:
+        specs, res = parse_spec(e.params["spec"])
+        L = next(s[0] for s, r in zip(specs, rows) if r)
+        return L if L in res else None
+    return ""
 
 
 def packed_rows(g: Graph) -> Graph:
@@ -234,45 +281,79 @@ def _pack(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
     lens = [c.rng[1] - c.rng[0] for c in chs]
     rows = np.concatenate([np.arange(*c.rng) for c in chs]).astype(np.int64)
     seg = np.repeat(np.arange(len(chs)), lens)
-    whole = tuple(P.Sl(0, base.aval.shape[ax], 1) if k is None else k for k in idx)
-    w = _emit(out, P.getitem, (base,), {"idx": P.BasicIndex(whole)}, src)
-    x = _emit(out, P.take, (w,), {"ids": P.Adv(rows), "axis": 0}, src)
+    lo = int(rows[0])
+    if np.array_equal(rows, np.arange(lo, lo + len(rows))):  # (segments that tile a range)
+        x = _emit(out, P.getitem, (base,), {"idx": P.BasicIndex(
+            tuple(P.Sl(lo, lo + len(rows), 1) if k is None else k for k in idx))}, src)
+    else:
+        whole = tuple(P.Sl(0, base.aval.shape[ax], 1) if k is None else k for k in idx)
+        w = _emit(out, P.getitem, (base,), {"idx": P.BasicIndex(whole)}, src)
+        x = _emit(out, P.take, (w,), {"ids": P.Adv(rows), "axis": 0}, src)
     vals: list[Atom] = []
     for k, (_, e) in enumerate(chs[0].eqns):
-        ins, r = [], 0
+        ins, r, spread = [], 0, []
+        rowmask = [o[0] == "r" for o in chs[0].sig[k][2]]
+        flat = e.prim is P.einsum  # (its own operands get a row axis first, not aligned)
         for j, a in enumerate(e.inputs):
-            if isinstance(a, Var) and chs[0].sig[k][2][j][0] == "r":
+            if rowmask[j]:
                 s = chs[0].sig[k][2][j][1]
                 ins.append(x if s == -1 else vals[s])
             else:
-                ins.append(_per_row([c.regular[k][r] for c in chs], seg, e.out.aval.ndim,
-                                    out, e.src))
+                v = _per_row([c.regular[k][r] for c in chs], seg,
+                             None if flat else e.out.aval.ndim, out, e.src)
+                ins.append(v)
+                if flat and v is not chs[0].regular[k][r]:
+                    spread.append(j)
                 r += 1
-        if k in chs[0].ends:
-            axes = e.params["axes"]
-            v = _emit(out, P.segment_sum, (ins[0],), {"ids": P.Adv(seg), "axis": 0,
-                                                        "num": len(chs)}, e.src)
-            rest = tuple(a for a in axes if a != 0)
-            if rest:
-                v = _emit(out, P.reduce_sum, (v,), {"axes": rest}, e.src)
-            for m, c in enumerate(chs):  # each member's sum: its row
-                res = c.eqns[k][1].out
-                ix = (m,) + tuple(P.Sl(0, d, 1) for d in v.aval.shape[1:])
-                _emit(out, P.getitem, (v,), {"idx": P.BasicIndex(ix)}, e.src, var=res)
-            vals.append(v)
+        params = _packed_params(e, len(rows), rowmask, spread)
+        if k not in chs[0].ends:
+            vals.append(_emit(out, e.prim, tuple(ins), params, e.src))
             continue
-        vals.append(_emit(out, e.prim, tuple(ins), e.params, e.src))
+        if e.prim is P.einsum:  # the rows kept by the product, then summed per member
+            v = _emit(out, P.einsum, tuple(ins), params, e.src)
+            rest: tuple = ()
+        else:
+            v, rest = ins[0], tuple(a for a in e.params["axes"] if a != 0)
+        v = _emit(out, P.segment_sum, (v,), {"ids": P.Adv(seg), "axis": 0,
+                                             "num": len(chs)}, e.src)
+        if rest:
+            v = _emit(out, P.reduce_sum, (v,), {"axes": rest}, e.src)
+        for m, c in enumerate(chs):  # each member's sum: its row
+            ix = (m,) + tuple(P.Sl(0, d, 1) for d in v.aval.shape[1:])
+            _emit(out, P.getitem, (v,), {"idx": P.BasicIndex(ix)}, e.src, var=c.eqns[k][1].out)
+        vals.append(v)
     return out
 
 
-def _per_row(atoms: list[Atom], seg: np.ndarray, ndim: int, out: list[Eqn], src: Any
+def _packed_params(e: Eqn, n: int, rowmask: list[bool], spread: list[int]) -> dict:
+    """e's parameters on the packed rows (n of them): an einsum's operands in `spread`
+    (given the row axis by `_per_row`) and its result get the rows' letter first."""
+    p = dict(e.params)
+    if e.prim is P.getitem:
+        p["idx"] = P.BasicIndex((P.Sl(0, n, 1),) + tuple(p["idx"][1:]))
+    elif e.prim is P.reshape:
+        p["shape"] = (n,) + tuple(p["shape"][1:])
+    elif e.prim is P.einsum:
+        specs, res = parse_spec(p["spec"])
+        L = next(s[0] for s, r in zip(specs, rowmask) if r)
+        p["spec"] = make_spec([L + s if j in spread else s for j, s in enumerate(specs)],
+                              res if L in res else L + res)
+    return p
+
+
+def _per_row(atoms: list[Atom], seg: np.ndarray, ndim: int | None, out: list[Eqn], src: Any
              ) -> Atom:
-    """The members' own operands, one per row of the packed array (a shared one as is)."""
+    """The members' own operands, one per row of the packed array (a shared one as is),
+    right-aligned to `ndim` axes, or with the row axis put first when `ndim` is None."""
     a0 = atoms[0]
     if all(a is a0 for a in atoms) or (isinstance(a0, Const) and all(
             isinstance(a, Const) and a.key() == a0.key() for a in atoms)):
         return a0
     s = _emit(out, P.stack, tuple(atoms), {"axis": 0}, src)
+    if ndim is None:
+        return _emit(out, P.take, (s,), {"ids": P.Adv(seg), "axis": 0}, src)
+    if a0.aval.ndim == ndim:  # a row axis of length 1 (`x - x.mean(keepdims=True)`): dropped
+        s = _emit(out, P.reshape, (s,), {"shape": s.aval.shape[:1] + s.aval.shape[2:]}, src)
     t = _emit(out, P.take, (s,), {"ids": P.Adv(seg), "axis": 0}, src)
     pad = ndim - t.aval.ndim
     if pad > 0:  # the rows first, then the operand's own axes right-aligned

@@ -41,10 +41,21 @@ def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
     uniq = s[starts] if E else s
     cands: list[Callable] = []
 
+    sorted_ids = E > 0 and bool(np.all(s == ids))  # (CSR segments: no gather by `order`)
+    every = len(uniq) == num  # (no empty segment: no zero-filled result to scatter into)
+
+    # (single precision adds in double, as bincount does: a long segment's sum in float32
+    # drifts by many ulps)
+    acc = {"f": np.float64, "c": np.complex128}[dtype.kind] if dtype.itemsize < (
+        16 if dtype.kind == "c" else 8) and dtype.kind in "fc" else None
+
     def reduceat(v: np.ndarray) -> np.ndarray:
+        if sorted_ids and every:  # (along the axis in place: no copy of the values)
+            return np.add.reduceat(v, starts, axis=axis, dtype=acc).astype(dtype, copy=False)
+        r = rows(v) if sorted_ids else rows(v)[order]
         o = np.zeros((num, R), dtype)
         if E:
-            o[uniq] = np.add.reduceat(rows(v)[order], starts, axis=0)
+            o[uniq] = np.add.reduceat(r, starts, axis=0, dtype=acc)
         return finish(o)
     cands.append(reduceat)
     if len(uniq) == E:  # distinct ids: a plain scatter
@@ -96,15 +107,17 @@ def _digest(a: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(a).tobytes(), digest_size=12).hexdigest()
 
 
-def _segment_model(E: int, R: int, num: int, itemsize: int) -> Callable:
+def _segment_model(E: int, R: int, num: int, itemsize: int, csr: bool = False) -> Callable:
     """Rough seconds of each segment-sum plan: passes over the E*R values and the num*R
-    result, a sort's gather, bincount's int64 positions, the one-hot product's multiply-adds."""
+    result, a sort's gather (none for `csr`: sorted ids filling every segment), bincount's
+    int64 positions, the one-hot product's multiply-adds."""
     n, out = E * R, num * R
+    passes = 1 if csr else 3
 
     def model(m: kernels.Machine) -> dict[str, float]:
         gemm = m.gemm64 if itemsize == 8 else m.gemm32
         return {"scatter": 2 * m.call + m.copy * 2 * (n + out) * itemsize,
-                "reduceat": 4 * m.call + m.copy * (3 * n + out) * itemsize + m.loop * n,
+                "reduceat": 4 * m.call + m.copy * (passes * n + out) * itemsize + m.loop * n,
                 "bincount": 3 * m.call + 4 * m.loop * n + m.copy * (16 * n + 8 * out),
                 "add_at": 3 * m.call + 3 * m.loop * n + m.copy * (10 * n + 8 * out),
                 "product": 2 * m.call + gemm * num * n + m.copy * num * E * itemsize}
@@ -116,8 +129,9 @@ def _choose_segment(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int
     cands = _segment_plans(ids, num, shape, axis, dtype)
     E = len(ids)
     R = int(np.prod(shape, dtype=np.int64)) // max(E, 1)
+    csr = E > 0 and bool(np.all(ids[1:] >= ids[:-1])) and len(np.unique(ids)) == num
     return _pick("segment_sum", cands, (shape, axis, num, dtype.str, _digest(ids)),
-                 lambda: [np.ones(shape, dtype)], _segment_model(E, R, num, dtype.itemsize))
+                 lambda: [np.ones(shape, dtype)], _segment_model(E, R, num, dtype.itemsize, csr))
 
 
 def _segment_sum(avals: list[Aval], ids: Adv, axis: int, num: int) -> Callable:
