@@ -1,7 +1,8 @@
 """Property tests of batching by dependence (issue 14): random loop programs over windows with
 moving bounds, buffers written with several index patterns (distinct and repeated positions,
 read-modify-write, `+=`), work hanging off recurrences and linear recurrences, growing and
-shrinking slices summed, one-channel windows, reads and writes at Python index lists that are
+shrinking slices summed, slices of unequal lengths with keepdims statistics and row-wise
+products (packed), one-channel windows, reads and writes at Python index lists that are
 ramps, and taps under bounds checks.
 
 Every program is run eagerly by NumPy (the same code on NumPy arrays), traced and compiled:
@@ -51,7 +52,7 @@ STATEMENTS = ["window", "set_col", "add_row", "rmw", "iadd_repeat", "hang", "lin
               "traced_iadd", "traced_sum", "traced_read", "prefix", "suffix", "prefix_buf",
               "window1d", "shrink", "list_read", "list_rmw", "checked_taps",
               "dilated_window", "scatter_window", "stack_last", "patch2d", "stencil2d",
-              "band_pairs"]
+              "band_pairs", "segment"]
 
 
 @st.composite
@@ -169,6 +170,12 @@ def build(p):
                 elif kind == "band_pairs":  # row i against its neighbours j of a band
                     for j in range(max(0, i - 1), min(N, i + 2)):
                         total = total + vnp.tanh(vnp.dot(x[i], y[j]) * c)
+                elif kind == "segment":  # rows of unequal lengths (packed): keepdims
+                    lo = min(i, N - 1)      # statistics, row-wise products, a column
+                    S = x[lo:min(N, lo + 1 + t % 3)]
+                    a = vnp.exp(vnp.tanh(S @ w))
+                    cen = S - S.mean(axis=0, keepdims=True)
+                    total = total + vnp.sum((a @ cen) ** 2) / vnp.sum(a) + vnp.var(S[:, col])
                 elif kind == "window1d":  # one-channel windows against one vector
                     lo = min(i, D - k)
                     total = total + vnp.sum(w[lo:lo + k] * x[0, :k]) ** 2
