@@ -1298,6 +1298,31 @@ def _check_windows_tap_major(g0, g1):
     assert g1.eqns[-1].prim is P.transpose
 
 
+def _rule_extreme_of_windows_tap_major(x):  # the maximum and minimum of 20 windows of 2
+    f = vnp.concatenate([x.reshape(6)] * 4)
+    w = P.strided(f, start=(0,), dims=((20, (1,)), (2, (1,))))
+    return vnp.max(w, axis=1), vnp.min(w, axis=1)
+
+
+def _check_extreme_of_windows_tap_major(g0, g1):
+    # both reduce the tap axis, first, of the (2, 20) tap-major view
+    red = [e for e in g1.eqns if e.prim in (P.reduce_max, P.reduce_min)]
+    assert len(red) == 2 and all(e.inputs[0].aval.shape == (2, 20) and
+                                 e.params["axes"] == (0,) for e in red)
+
+
+def _rule_sum_of_sum(x):  # a row sum summed again, and a sum of columns of a 3-D value
+    y = vnp.exp(x)
+    z = vnp.sin(x).reshape(2, 3, 1) * vnp.ones(4)
+    return vnp.sum(vnp.sum(y, axis=1)), vnp.sum(vnp.sum(z, axis=(0, 2)), axis=0)
+
+
+def _check_sum_of_sum(g0, g1):
+    sums = [e for e in g1.eqns if e.prim is P.reduce_sum]
+    assert sums and all(e.out.aval.ndim == 0 for e in sums)
+    assert not any(e.inputs[0].aval.ndim == 1 and e.prim is P.reduce_sum for e in g1.eqns)
+
+
 def _rule_einsum_by_ones(x):  # x weighted by a vector of ones: a sum over rows, broadcast
     ones = np.ones(2)
     return P.einsum(ones, vnp.exp(x), spec="a,ab->ab"), P.einsum(ones, vnp.tanh(x[0]),
@@ -1389,10 +1414,9 @@ END_OF_SCAN_GOLDEN = """\
   b:f64[2,3] = exp a
   c:f64[3] = reduce_max[axes=(0,)] b
   d:f64[] = reduce_sum[axes=(0,)] c
-  e:f64[2] = reduce_sum[axes=(1,)] a
-  f:f64[] = reduce_sum[axes=(0,)] e
-  g:f64[] = add d f
-  in (g) }"""
+  e:f64[] = reduce_sum[axes=(0, 1)] a
+  f:f64[] = add d e
+  in (f) }"""
 
 
 def _rule_reduce_no_axes(x):
@@ -1938,6 +1962,9 @@ RULE_TESTS = {
         _rule_elementwise_of_windows, _check_elementwise_of_windows),
     "f(windows(x), y) = f(windows(x) in memory order, y).T: long inner runs": (
         _rule_windows_tap_major, _check_windows_tap_major),
+    "max(windows(x), axes) = max(windows(x) in memory order, axes): long inner runs": (
+        _rule_extreme_of_windows_tap_major, _check_extreme_of_windows_tap_major),
+    "sum(sum(x, A), B) = sum(x, A and B): one pass": (_rule_sum_of_sum, _check_sum_of_sum),
     "x[:, None] = reshape(x)": (_rule_index_is_reshape, _check_index_is_reshape),
     "einsum('ii->i', einsum(a, b)) = einsum(a, b) with letters renamed": (
         _rule_einsum_of_einsum, _check_einsum_of_einsum),

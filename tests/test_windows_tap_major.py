@@ -92,6 +92,25 @@ def per_window_scale(k):
     return f
 
 
+def max_gap(k, reduce=vnp.max):
+    # each window's entries against the window's maximum (or minimum)
+    def f(x):
+        total = 0.0
+        for t in range(x.shape[0] - k + 1):
+            w = x[t:t + k]
+            total = total + vnp.sum(vnp.log1p((reduce(w, axis=0) - w) ** 2))
+        return total
+    return f
+
+
+def window_range(k):
+    # max minus min of each window, summed: no elementwise work on the windows at all
+    def f(x):
+        return vnp.sum(vnp.stack([vnp.max(x[t:t + k], axis=0) - vnp.min(x[t:t + k], axis=0)
+                                  for t in range(x.shape[0] - k + 1)]) ** 2)
+    return f
+
+
 CASES = [
     ("clipped_k2_c1", clipped(2), lambda r: (r.standard_normal((30, 1)),), 0),
     ("clipped_k5_c4", clipped(5), lambda r: (r.standard_normal((40, 4)),), 0),
@@ -104,6 +123,9 @@ CASES = [
     ("batch_axis_k3", batch_axis(3), lambda r: (r.standard_normal((3, 30, 4)),), 0),
     ("patches_p3", patches(3), lambda r: (r.standard_normal((14, 15)),), 0),
     ("per_window_scale_k6", per_window_scale(6), lambda r: (r.standard_normal((40, 3)),), 0),
+    ("max_gap_k4", max_gap(4), lambda r: (r.standard_normal((40, 6)),), 0),
+    ("min_gap_k6_c1", max_gap(6, vnp.min), lambda r: (r.standard_normal((50, 1)),), 0),
+    ("window_range_k5", window_range(5), lambda r: (r.standard_normal((45, 4)),), 0),
 ]
 
 
@@ -125,6 +147,16 @@ def test_clipped_windows_run_tap_major(k, C):
     # the windows' cotangent: adds of contiguous tap slices, no position-major view
     adds = [x for x in g.eqns if x.prim is P.strided_add]
     assert adds and all(x.inputs[1].aval.shape[0] == k for x in adds), pretty(g)
+
+
+@pytest.mark.parametrize("k,C,reduce", [(4, 6, vnp.max), (7, 16, vnp.min), (3, 2, vnp.max)])
+def test_window_extremes_reduce_the_tap_axis_first(k, C, reduce):
+    T = 60
+    e = check(max_gap(k, reduce), (rng(5).standard_normal((T, C)),), 0)
+    g = e.stages["final"]
+    red = [x for x in g.eqns if x.prim in (P.reduce_max, P.reduce_min)]
+    assert red and all(x.inputs[0].aval.shape == (k, T - k + 1, C) and
+                       x.params["axes"] == (0,) for x in red), pretty(g)
 
 
 @pytest.mark.parametrize("shape,dims,want", [

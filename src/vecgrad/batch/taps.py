@@ -9,7 +9,8 @@ window mean broadcast back, a clip, a square) runs on the view in its *run order
 that merge into the longest contiguous inner run innermost) and is transposed back after; the
 layout rules (rewrite/layout.py) move that transpose on to where a reduction or a contraction
 absorbs it, so the chain and its cotangents run in long runs, and the windows' cotangent is k
-adds of contiguous slices.
+adds of contiguous slices. A window's maximum or minimum reduces the same view in run order
+(k - 1 maximums of contiguous slabs), and its cotangent's mask runs in that order too.
 """
 from __future__ import annotations
 
@@ -70,6 +71,19 @@ def _moved(shape: tuple[int, ...], nd: int, order: tuple[int, ...]) -> tuple[int
     return tuple(full[a] for a in order)
 
 
+def _reordered(s: Eqn) -> tuple[int, ...] | None:
+    """The run order of view s, where its windows overlap and the order gains (else None)."""
+    shape, dims = s.inputs[0].aval.shape, s.params["dims"]
+    return run_order(shape, dims) if _overlaps(shape, dims) else None
+
+
+def _view_in(c: Ctx, s: Eqn, order: tuple[int, ...], src: object) -> object:
+    """View s with its axes in `order`."""
+    dims = s.params["dims"]
+    return c.emit(P.strided, (s.inputs[0],), {"start": s.params["start"],
+                                              "dims": tuple(dims[k] for k in order)}, src)
+
+
 def elementwise_of_windows_tap_major(e: Eqn, c: Ctx) -> object:
     """f(windows(x), y) = transpose(f(windows(x) in run order, y reshaped), back): the
     windows overlap, their own order has short inner runs, and every other operand is a
@@ -82,18 +96,14 @@ def elementwise_of_windows_tap_major(e: Eqn, c: Ctx) -> object:
     if s is None or any(v is not None and (v.params != s.params or v.inputs[0].aval.shape
                                            != s.inputs[0].aval.shape) for v in views):
         return None
-    shape, dims = s.inputs[0].aval.shape, s.params["dims"]
-    if not _overlaps(shape, dims):
-        return None
-    order = run_order(shape, dims)
+    order = _reordered(s)
     if order is None:
         return None
     nd = e.out.aval.ndim
     ins = []
     for v, a in zip(views, e.inputs):
         if v is not None:
-            ins.append(c.emit(P.strided, (v.inputs[0],), {
-                "start": v.params["start"], "dims": tuple(dims[k] for k in order)}, e.src))
+            ins.append(_view_in(c, v, order, e.src))
         elif a.aval.ndim == 0:
             ins.append(a)
         else:
@@ -105,4 +115,23 @@ def elementwise_of_windows_tap_major(e: Eqn, c: Ctx) -> object:
     return P.transpose, (inner,), {"perm": tuple(int(i) for i in np.argsort(order))}
 
 
-__all__ = ["elementwise_of_windows_tap_major", "run_order"]
+def extreme_of_windows_tap_major(e: Eqn, c: Ctx) -> object:
+    """max(windows(x), axes) = max(windows(x) in run order, the same axes): NumPy reduces
+    the tap axis of (k, n, C) as k - 1 maximums of contiguous slabs, of (n, k, C) one short
+    inner loop per window; its cotangent (a mask against the result) runs in that order
+    too."""
+    s = c.def_of(e.inputs[0], P.strided)
+    order = _reordered(s) if s is not None else None
+    if order is None:
+        return None
+    view = _view_in(c, s, order, e.src)
+    axes = e.params["axes"]
+    r = c.emit(e.prim, (view,), {"axes": tuple(sorted(order.index(a) for a in axes))}, e.src)
+    kept = [a for a in order if a not in axes]  # r's axes, as the view's
+    perm = tuple(kept.index(a) for a in sorted(kept))
+    if perm == tuple(range(len(perm))):
+        return r
+    return P.transpose, (r,), {"perm": perm}
+
+
+__all__ = ["elementwise_of_windows_tap_major", "extreme_of_windows_tap_major", "run_order"]

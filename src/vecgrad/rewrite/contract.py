@@ -230,6 +230,19 @@ def sum_of_einsum(e: Eqn, ctx: Any) -> Any:
     return P.einsum, c.inputs, {"spec": make_spec(ins, keep)}
 
 
+def sum_of_sum(e: Eqn, ctx: Any) -> Any:
+    """reduce_sum(reduce_sum(x, A), B) = reduce_sum(x, A and B's axes of x), the inner sum
+    read only there: one pass over x (per-window sums summed to a total read windows stored
+    tap-major in one reduction, not a sum over their outer and inner axes, then another)."""
+    s = ctx.def_of(e.inputs[0], P.reduce_sum)
+    if s is None or ctx.n_uses(e.inputs[0]) != 1:
+        return None
+    inner = s.params["axes"]
+    kept = [a for a in range(s.inputs[0].aval.ndim) if a not in inner]
+    axes = tuple(sorted(set(inner) | {kept[b] for b in e.params["axes"]}))
+    return P.reduce_sum, s.inputs, {"axes": axes}
+
+
 def sum_of_neg(e: Eqn, ctx: Any) -> Any:
     """reduce_sum(-x, axes) = -reduce_sum(x, axes): the sign on the (smaller) sum."""
     n = ctx.def_of(e.inputs[0], P.neg)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import primitives as P
 from ..batch.col2im import taps_as_coefficients
-from ..batch.taps import elementwise_of_windows_tap_major
+from ..batch.taps import elementwise_of_windows_tap_major, extreme_of_windows_tap_major
 from ..batch.windows import (
     einsum_of_windows,
     elementwise_of_windows,
@@ -39,6 +39,7 @@ from .contract import (
     sum_of_neg,
     sum_of_product,
     sum_of_scaled,
+    sum_of_sum,
 )
 from .correlate import correlate_of_zero_padded, read_of_correlate
 from .counts import product_of_counts
@@ -130,6 +131,7 @@ RULES: list[Rule] = [
     *[Rule(p, no_axes, "reduce(x, axes=()) = x: nothing reduced") for p in
       (P.reduce_sum, P.reduce_max, P.reduce_min, P.reduce_prod)],
     Rule(P.reduce_sum, sum_of_neg, "sum(-x) = -sum(x)"),
+    Rule(P.reduce_sum, sum_of_sum, "sum(sum(x, A), B) = sum(x, A and B): one pass"),
     Rule(P.reduce_sum, sum_of_scaled, "sum(s * x) = s * sum(x), s a scalar, the sum smaller"),
     Rule(P.einsum, einsum_of_neg,
          "einsum(-x, y) = -einsum(x, y), einsum(s * x, y) = s * einsum(x, y), the result "
@@ -256,6 +258,8 @@ RULES: list[Rule] = [
     Rule(P.einsum, einsum_of_windows,
          "einsum(windows(x), w) = sum_a einsum(x[a:a+T], w[a]): one product per offset"),
     Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
+    *[Rule(p, extreme_of_windows_tap_major, "max(windows(x), axes) = max(windows(x) in memory "
+           "order, axes): long inner runs") for p in (P.reduce_max, P.reduce_min)],
     Rule(P.strided_add, windows_added_product,
          "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product"),
     Rule(P.setitem_add, taps_as_coefficients,
