@@ -598,6 +598,33 @@ def _check_small_factors_first(g0, g1):
     assert len(big) == 1, pretty(g1)
 
 
+def test_constant_factors_multiply_while_compiling():
+    # a * (b * x) = (a * b) * x for constants as large as x (a weight per term times a
+    # square's 2): one pass over x, the constants' product folded; not where b * x is read
+    # elsewhere (no pass saved) nor for a non-constant a of x's size
+    w = np.linspace(1.0, 2.0, 6).reshape(2, 3)
+
+    def f(x):
+        t = vnp.tanh(x)
+        s = 2.0 * t
+        return w * (2.0 * vnp.sin(x)), w * s, s + 1.0, x * (2.0 * vnp.cos(x))
+    g0 = graph(f, (2, 3))
+    g1 = simplify(g0)
+    assert strip(pretty(g1)) == """{ lambda a:f64[2,3] .
+  b:f64[2,3] = tanh a
+  c:f64[2,3] = mul 2.0 b
+  d:f64[2,3] = sin a
+  e:f64[2,3] = mul constf64[2,3] d
+  f:f64[2,3] = mul constf64[2,3] c
+  g:f64[2,3] = add c 1.0
+  h:f64[2,3] = cos a
+  i:f64[2,3] = mul 2.0 h
+  j:f64[2,3] = mul a i
+  in (e, f, g, j) }"""
+    np.testing.assert_allclose(g1.eqns[3].inputs[0].value, 2.0 * w)
+    assert_equivalent(g0, g1)
+
+
 def _rule_neg_into_small_factor(x):
     return -(vnp.exp(x[0]) * vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))))
 
@@ -1598,6 +1625,14 @@ def _rule_common_factor(x):
     return t * x[0] + s, t - t * x[1, ::-1], vnp.sum(s)
 
 
+def _rule_factor_out_of_sum(x):
+    # a cotangent t reaching one value through several paths: t * x0 + 2 * (a * (t * x1)),
+    # both terms negated, and t taken out of the left of a product and of a sub
+    t = _big(x)
+    a = vnp.sin(t)
+    return t * x[0] + 2.0 * (a * (t * x[1])), -(t * a) - t * x[1], (a * t) * x[0] - t * vnp.cos(t)
+
+
 def _rule_repeated_terms(x):
     # a sum whose terms come twice and three times (a product of a value with itself gives
     # one cotangent per operand, the same value), and a repeated broadcast row
@@ -1891,6 +1926,27 @@ SCALAR_OUT_GOLDEN = """\
   in (i, l) }"""
 
 
+FACTOR_OUT_OF_SUM_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
+  c:f64[2592,3] = reshape[shape=(2592, 3)] b
+  d:f64[2592,3] = tanh c
+  e:f64[2592,3] = sin d
+  f:f64[3] = getitem[idx=(0, 0:3)] a
+  g:f64[3] = getitem[idx=(1, 0:3)] a
+  h:f64[3] = mul 2.0 g
+  i:f64[2592,3] = mul h e
+  j:f64[2592,3] = add f i
+  k:f64[2592,3] = mul d j
+  l:f64[3] = mul -1.0 g
+  m:f64[2592,3] = sub l e
+  n:f64[2592,3] = mul d m
+  o:f64[2592,3] = cos d
+  p:f64[2592,3] = mul f e
+  q:f64[2592,3] = sub p o
+  r:f64[2592,3] = mul d q
+  in (k, n, r) }"""
+
 COMMON_FACTOR_GOLDEN = """\
 { lambda a:f64[2,3] .
   b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
@@ -2106,6 +2162,8 @@ RULE_TESTS = {
                                         _golden(REPEATED_TERMS_GOLDEN)),
     "x * a + x * b = x * (a + b), a and b small (and -)": (
         _rule_common_factor, _golden(COMMON_FACTOR_GOLDEN)),
+    "x * A + x * B = x * (A + B), x large, A and B products (and -): fewer passes over large "
+    "arrays": (_rule_factor_out_of_sum, _golden(FACTOR_OUT_OF_SUM_GOLDEN)),
     "(s * x) * y = s * (x * y), s a scalar, x and y large": (
         _rule_scalar_out, _golden(SCALAR_OUT_GOLDEN)),
     "sum(s * x) = s * sum(x), s a scalar, the sum smaller": (

@@ -17,6 +17,8 @@ from .engine import Ctx
 # Elements below which a pass over an array costs about a NumPy call (a rule that trades one
 # pass for a call per reader fires above it).
 PASS_OVER_CALL = 4096
+# Elements of a product of two constants that `fold` computes while compiling.
+FOLDED = 1 << 16
 
 
 def _small(a: object, big: object) -> bool:
@@ -38,17 +40,28 @@ def _unshared(y: object, x: object, c: Ctx) -> bool:
 def small_factors_first(e: Eqn, c: Ctx) -> object:
     """a * (b * x) = (a * b) * x for factors a, b much smaller than x (a gradient's `2 * e`
     then `w * ...`, a vector of weights): one pass over x instead of two (where b * x has
-    other readers, still one pass, and the scalings of x then meet: see common_factor)."""
+    other readers, still one pass, and the scalings of x then meet: see common_factor).
+    Also for constants a, b of any size up to x's where b * x has no other reader: a * b
+    folds while compiling (a weight per term, 1 / (t + 1), times a square's VJP's 2)."""
     for a, y in (e.inputs, e.inputs[::-1]):
         m = c.def_of(y, P.mul)
-        if m is None or not _small(a, e.out):
+        if m is None or not (_small(a, e.out) or _constant(a, e.out)):
             continue
         for b, x in (m.inputs, m.inputs[::-1]):
             ab = P.mul.shape_rule(a.aval, b.aval)  # (a row and a column: not small)
-            if _small(b, e.out) and x.aval == e.out.aval and ab.size * 4 <= e.out.aval.size \
-                    and P.mul.shape_rule(ab, x.aval) == e.out.aval and _unshared(y, x, c):
+            small = _small(a, e.out) and _small(b, e.out) and ab.size * 4 <= e.out.aval.size
+            folded = _constant(a, e.out) and _constant(b, e.out) and c.n_uses(y) == 1 \
+                and ab.size <= FOLDED
+            if (small or folded) and x.aval == e.out.aval and \
+                    P.mul.shape_rule(ab, x.aval) == e.out.aval and _unshared(y, x, c):
                 return P.mul, (c.emit(P.mul, (a, b), {}, e.src), x), {}
     return None
+
+
+def _constant(a: object, big: object) -> bool:
+    """A constant no larger than `big`, of its dtype."""
+    return isinstance(a, Const) and a.aval.size <= big.aval.size and \
+        a.aval.dtype == big.aval.dtype
 
 
 def scalar_out(e: Eqn, c: Ctx) -> object:

@@ -1,8 +1,9 @@
 """Algebraic simplification: the table of rewrite rules, in the order they are tried (see
 `rewrite` for the engine). The rules live with their idea: identities (neutral elements,
 folding), regions (whole-array indexing, scans read at their end), scalings (small factors
-onto the smallest operand), contract and distribute (sums and contractions), layout
-(transposes, reshapes, broadcasts), narrow and hoist (reads of results, gathers), segments
+onto the smallest operand), factors (a large factor shared by a sum's terms taken out),
+contract and distribute (sums and contractions), layout (transposes, reshapes, broadcasts),
+narrow and hoist (reads of results, gathers), segments
 (scatters and segment sums), addchain (sums of many terms), softmax (stable log-domain forms),
 complexparts, and batch's windows and col2im."""
 from __future__ import annotations
@@ -51,6 +52,7 @@ from .distribute import (
     sum_of_shared_contractions,
 )
 from .engine import Rule, rewrite
+from .factors import factor_out_of_sum
 from .hoist import einsum_of_gather, einsum_of_pair_gathers, gather_of_gather
 from .identities import (
     double,
@@ -143,6 +145,8 @@ RULES: list[Rule] = [
     Rule(P.add, double, "x + x = 2 * x"),
     *[Rule(p, common_factor, "x * a + x * b = x * (a + b), a and b small (and -)")
       for p in (P.add, P.sub)],
+    *[Rule(p, factor_out_of_sum, "x * A + x * B = x * (A + B), x large, A and B products "
+           "(and -): fewer passes over large arrays") for p in (P.add, P.sub)],
     *[Rule(p, shared_scale, "a * x + b * y = a * (x + y), b = a (a * (x - y), b = -a), "
            "constant scalars (and -)")
       for p in (P.add, P.sub)],
