@@ -182,7 +182,28 @@ def _powc(x: np.ndarray, p: float) -> np.ndarray:
         return np.square(x)
     if p == 0.5 and x.dtype in _SQRT_EXACT:  # (np.power's result bit for bit, twice as
         return np.sqrt(x)  # fast: the derivative of x ** 1.5)
+    if p in _BY_SQUARING and x.dtype in _SQRT_EXACT:
+        return _by_squaring(x, int(p))
     return np.power(x, p)
+
+
+# Small integer powers of real floats by squaring, as lax.integer_pow does: np.power calls the
+# C library's pow per element, whose path for a negative base took 2.1 us per float64 here
+# ((1000, 64) x ** 3: 135 ms; x * x * x: 29 us; a positive base: 170 us), and the VJP of
+# x ** 4 is 4 x ** 3. At most three products (p <= 8: two roundings more than pow's one,
+# a relative error within 4 eps); inf, nan and signed zeros as pow gives them.
+_BY_SQUARING = frozenset(range(3, 9))
+
+
+def _by_squaring(x: np.ndarray, n: int) -> np.ndarray:
+    acc, base = None, x
+    while n:
+        if n & 1:
+            acc = base if acc is None else np.multiply(acc, base)
+        n >>= 1
+        if n:
+            base = np.square(base)
+    return acc
 
 
 def _powc_vjp(g: Any, ans: Any, x: Any, p: float) -> tuple:
