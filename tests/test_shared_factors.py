@@ -16,12 +16,13 @@ from vecgrad.rewrite import simplify as S
 
 
 def scaled_rows(X, a, b, c):
-    # the patterns suite's scaled_accumulate: d/dX = n * a + 2 * X * (n * b), n = cos * c
+    # the patterns suite's scaled_accumulate written with in-place adds: d/dX = n * a +
+    # 2 * X * (n * b), n = cos * c
     buf = vnp.zeros(X.shape)
-    for i in range(X.shape[0]):
-        buf[i] = a * X[i]
-        buf[i] += b * X[i] ** 2
-        buf[i] = buf[i] * c[i]
+    for i in range(len(X)):
+        buf[i] += X[i] * a
+        buf[i] += (X[i] ** 2) * b
+        buf[i] *= c[i]
     return vnp.sum(vnp.sin(buf))
 
 

@@ -27,6 +27,7 @@ from . import (
     variants_scans,
     variants_segments,
     variants_simplify,
+    variants_simplify2,
     variants_styles,
     variants_windows,
     variants_windows2,
@@ -46,7 +47,7 @@ _MODULES = [buffers, windows, indices, mixed, depth, scans, invariants, static, 
             variants_windows4, variants_natural3, variants_windows5,
             variants_natural4, variants_windows6, variants_windows7, variants_natural5,
             variants_simplify, variants_scans, variants_rmw, variants_windows8,
-            variants_segments]
+            variants_segments, variants_simplify2]
 
 PATTERNS: dict[str, Pattern] = {p.name: p for m in _MODULES for p in m.PATTERNS}
 assert len(PATTERNS) == sum(len(m.PATTERNS) for m in _MODULES), "duplicate pattern names"
