@@ -13,8 +13,8 @@ from .core import Pattern, normal
 
 
 def lse_rows_max_first(Z, W, y):
-    """Softmax regression's negative log-likelihood, one row at a time: m + log(sum(exp(s - m)))
-    with the max written first, minus the label's score."""
+    """Item 4 (variant): softmax regression's negative log-likelihood, one row at a time,
+    m + log(sum(exp(s - m))) with the max written first, minus the label's score."""
     total = 0.0
     for i in range(len(Z)):
         s = Z[i] @ W
@@ -41,7 +41,8 @@ def _prep_labels(args):
 
 
 def matrix_logsumexp(X, W):
-    """logsumexp of every score of a matrix (GradBench's lse over X @ W), the max first."""
+    """Mixed (plain NumPy, straight-line): logsumexp of every score of a matrix (GradBench's
+    lse over X @ W), the max written first."""
     S = X @ W
     m = np.max(S)
     return m + np.log(np.sum(np.exp(S - m)))
@@ -58,8 +59,8 @@ def _xw_inputs(rng, n, d, k):
 
 
 def polynomial_paths(X, a, b, c):
-    """An elementwise chain whose gradient adds X's cotangent through three products:
-    tanh(a x + b x^2 + c x^3) per feature."""
+    """Mixed (plain NumPy, straight-line): an elementwise chain whose gradient adds X's
+    cotangent through three products, tanh(a x + b x^2 + c x^3) per feature."""
     return np.sum(np.tanh(a * X + b * X ** 2 + c * X ** 3))
 
 
