@@ -392,14 +392,68 @@ def test_complex_svd_through_phase_invariant_functions(shape):
 @pytest.mark.parametrize("real", [True, False])
 def test_eig_through_phase_invariant_functions(real):
     a = wellcond(5, 5) if real else crand(5, 5) + 3 * np.eye(5)
-    w, v = vg.jit(lambda a: tuple(vnp.linalg.eig(a)))(a)
+    c = (lambda x: x.astype(complex)) if real else (lambda x: x)  # (see the test below)
+    w, v = vg.jit(lambda a: tuple(c(x) for x in vnp.linalg.eig(a)))(a)
     ww, vv = np.linalg.eig(a)
     assert w.dtype == np.complex128
     np.testing.assert_allclose(w, ww, rtol=1e-10)
     np.testing.assert_allclose(np.abs(v), np.abs(vv), rtol=1e-8, atol=1e-12)
-    vg.check_grads(weighted(lambda a: (vnp.linalg.eig(a)[0], vnp.abs(vnp.linalg.eig(a)[1]))),
+    vg.check_grads(weighted(lambda a: (c(vnp.linalg.eig(a)[0]), vnp.abs(vnp.linalg.eig(a)[1]))),
                    [a])
     vg.check_grads(weighted(lambda a: vnp.linalg.eigvals(a)), [crand(2, 4, 4)])
+
+
+SYM = np.array([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]])  # real eigenvalues
+ROT = np.array([[0.0, -1.0, 0.0], [1.0, 0.5, 0.0], [0.0, 0.0, 2.0]])  # a complex pair
+
+
+@pytest.mark.parametrize("expr", [
+    "np.linalg.eigvals(a).real", "np.abs(np.linalg.eigvals(a))", "np.linalg.eigvals(a).imag ** 2",
+    "np.linalg.eigvals(a).astype(complex)", "np.sort(np.linalg.eigvals(a).real)",
+    "np.linalg.eigvals(a)[0].real", "np.linalg.eigvals(a)[1:].imag", "np.linalg.eig(a)[1].real",
+    "np.abs(np.linalg.eig(a)[1]).sum(0)", "np.max(np.abs(np.linalg.eigvals(a)))",
+    "np.linalg.eigvals(a).T.real", "np.real(np.linalg.eigvals(a))",
+    "np.stack([np.linalg.eigvals(a), np.ones(a.shape[0])]).real",
+    "np.linalg.eigvals(np.stack([a, 2 * a])).real", "np.linalg.eigvals(a.astype(complex))",
+    "np.angle(np.linalg.eigvals(a)) * 0.5"])
+def test_eig_of_a_real_matrix_where_the_dtype_does_not_matter(expr):
+    """np.linalg.eig / eigvals of a real matrix: NumPy's arrays are real where every
+    eigenvalue is real, complex otherwise. Traced, they are complex with every use checked
+    (valuedtype.EitherComplex): a use whose dtype is one in both cases, and indexing,
+    transposes and stacks on the way to it, is NumPy's (before, the result was complex
+    always, silently)."""
+    f = eval(f"lambda a: {expr}", {"np": np})
+    for a in (SYM, ROT):
+        want, got = f(a), vg.jit(f)(a)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(np.sort_complex(np.ravel(got)), np.sort_complex(np.ravel(want)),
+                                   rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("expr", [
+    "np.linalg.eigvals(a)", "np.linalg.eig(a)", "np.sort(np.linalg.eigvals(a))",
+    "np.linalg.eigvals(a) * 2", "np.linalg.eigvals(a).sum()", "np.linalg.eig(a)[1] @ a",
+    "np.linalg.eigvals(a) + np.linalg.eigvals(2 * a)", "np.array([np.linalg.eigvals(a)[0], 1.0])",
+    "[np.linalg.eigvals(a)[i] for i in range(3)][0] + 1", "np.copy(np.linalg.eigvals(a))",
+    "np.linalg.eigvals(a).copy()", "np.linalg.eig(a)[1] @ np.linalg.eig(a)[1]",
+    "a @ np.linalg.eig(a)[1]", "np.dot(np.linalg.eigvals(a), np.ones(3))",
+    "np.linalg.eigvals(a).reshape(3, 1)", "np.asarray(np.linalg.eigvals(a))"])
+def test_eig_of_a_real_matrix_where_the_dtype_depends_on_the_values_is_refused(expr):
+    """Returned, or used where the result's dtype differs in the two cases (arithmetic,
+    np.sort, a product, np.array of a list), np.linalg.eig of a real matrix is refused with
+    a TraceError naming the user's line and .real / np.abs / .astype(complex)."""
+    f = eval(f"lambda a: {expr}", {"np": np})
+    for a in (SYM, ROT):
+        with pytest.raises(vg.TraceError, match=r"astype\(complex\)") as e:
+            vg.jit(f)(a)
+        assert "test_linalg.py" in str(e.value) or "<string>" in str(e.value)
+
+
+def test_eig_gradient_through_real_parts():
+    """Gradients of the real parts of eigenvalues (a real spectrum) and of |w| are central
+    differences'."""
+    vg.check_grads(lambda a: vnp.sum(vnp.linalg.eigvals(a).real ** 2), [SYM + 0.1 * ROT])
+    vg.check_grads(lambda a: vnp.sum(vnp.abs(vnp.linalg.eigvals(a))), [ROT + np.eye(3)])
 
 
 def test_eig_of_real_matrix_gives_real_gradients():

@@ -28,6 +28,7 @@ import numpy as np
 from . import pyarrays
 from .hooks import NUMPY
 from .tracing import Tracer
+from .valuedtype import case_dtypes
 
 _MAX, _MIN = builtins.max, builtins.min
 _depth = 0
@@ -133,6 +134,10 @@ class EitherScalar(Tracer):
         out._ndarray = True
         return out
 
+    def _copied(self) -> Tracer:
+        """np.copy of it (numpy/_base.copy): the array NumPy makes of it."""
+        return self.as_array()
+
     def cases(self, joins: bool = True) -> set:
         """This value's dtypes as NumPy sees them in each case (`joins`: made an array, as
         np.asarray makes a Python number int64 / float64 / complex128)."""
@@ -147,6 +152,14 @@ class EitherScalar(Tracer):
             raise self.ambiguous(got, "this operation's")
         self.check_exact(next(iter(got)))
 
+    def check_returned(self) -> None:
+        """Refuse returning it where its dtype depends on the values (see `returned`; an
+        array NumPy made of it, as_array: NumPy's dtype in every case)."""
+        if self.dtype not in _PY_DTYPES or self._ndarray:
+            dts = self.outcomes((), self._ndarray)
+            if len(dts) > 1:
+                raise self.ambiguous(dts, "the returned value's")
+
     def check_use(self, prim: Any, args: Any, params: dict, dtypes: Any, joins: bool) -> None:
         """Refuse `prim(*args)` where its dtype or value depends on which item won (tracing.bind;
         `dtypes`: those of the strongly typed arguments; `joins`: a stack or concatenate)."""
@@ -159,15 +172,7 @@ class EitherScalar(Tracer):
         """A primitive that is not elementwise (a reduction, a reshape, a product): NumPy
         makes the number an array first; its shape rule says the result's dtype in each case
         (one for an index or a cast, which does not weigh this value's dtype)."""
-        from .ir import Aval
-        outs = set()
-        for dt in self.cases():
-            avals = [Aval(self.shape, dt) if a is self else _aval(a, dtypes) for a in args]
-            try:
-                r = prim.shape_rule(*avals, **params)
-            except Exception:  # noqa: BLE001, S112 - NumPy raises in this case: not compared
-                continue
-            outs |= {r.dtype} if isinstance(r, Aval) else {o.dtype for o in r}
+        outs = case_dtypes(prim, args, params, self, self.cases(), dtypes)
         if len(outs) > 1:
             raise self.ambiguous(outs, "this operation's")
         for dt in outs:
@@ -284,20 +289,6 @@ def _either_op(name: str) -> Any:
     return fn
 
 
-def _aval(x: Any, dtypes: Any) -> Any:
-    """The aval NumPy's function sees for an argument (a Python number weighs as tracing's
-    to_atom casts it)."""
-    from .ir import Aval
-    if isinstance(x, Tracer) and x._weak and dtypes:
-        return Aval(x.shape, np.result_type(*dtypes, x._kind))
-    if isinstance(x, Tracer):
-        return x.aval
-    if isinstance(x, (int, float, complex)) and not isinstance(x, np.generic) and dtypes:
-        return Aval((), np.result_type(*dtypes, x))
-    a = np.asarray(x)
-    return Aval(a.shape, a.dtype)
-
-
 def _plain(x: Any) -> Any:
     """An EitherScalar's value as a plain traced NumPy scalar (anything else as it is)."""
     return Tracer(x._b, x.atom) if isinstance(x, EitherScalar) else x
@@ -316,11 +307,9 @@ def returned(leaves: list) -> None:
     case is int64, float64 or complex128 the Python number's value is that dtype's exactly
     (`max(loss, 0)` is a float64 0.0 where NumPy's program returns the int 0); in a narrower
     dtype (`max(x32[i], 0.1)`: float32, or the float 0.1) it is refused."""
-    for x in leaves:  # (an array NumPy made of it, as_array: NumPy's dtype in every case)
-        if isinstance(x, EitherScalar) and (x.dtype not in _PY_DTYPES or x._ndarray):
-            dts = x.outcomes((), x._ndarray)
-            if len(dts) > 1:
-                raise x.ambiguous(dts, "the returned value's")
+    for x in leaves:  # (and valuedtype.EitherComplex's: np.linalg.eig's, refused)
+        if isinstance(x, Tracer) and x._depends:
+            x.check_returned()
 
 
 def _typed(items: list, m: Any, greater: bool) -> Any:

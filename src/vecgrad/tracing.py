@@ -68,7 +68,7 @@ def _is_scalar(x: Any) -> bool:
 
 def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
     """Apply `prim`: record an equation if any argument is traced, else compute it eagerly."""
-    n = len(args)
+    n, carry = len(args), None  # (carry: wraps the result of an either one's use)
     if n == 2 and args[0].__class__ is Tracer and args[1].__class__ is Tracer and \
             args[0]._b is args[1]._b:  # (two plain tracers of one trace, the most common)
         a, b = args
@@ -98,7 +98,7 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
                 elif a._b is not builder:
                     builder = _inner(builder, a._b)
                     simple = False
-                simple = simple and not a._weak
+                simple = simple and not a._weak and not a._depends
             else:
                 simple = False
         if simple and builder is not None:  # all tracers: no dtypes to weigh
@@ -107,9 +107,10 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
             dts = [a.dtype for a in args if isinstance(a, (np.ndarray, np.generic)) or
                    isinstance(a, Tracer) and not a._weak]
             joins = prim.name in ("stack", "concatenate")  # (NumPy makes numbers arrays)
-            for a in args:  # (max(ix[i], 2): a NumPy scalar or a Python int, as the values say)
+            for a in args:  # (max(ix[i], 2): a NumPy scalar or a Python int, as the values
+                # say; np.linalg.eig(a): complex or real, valuedtype.EitherComplex)
                 if isinstance(a, Tracer) and a._depends:
-                    a.check_use(prim, args, params, dts, joins)
+                    carry = a.check_use(prim, args, params, dts, joins) or carry
             try:
                 if builder is None:  # eager, with the same weak Python scalars as in a trace
                     return prim.impl(*[to_atom(a, dts).value for a in args], **params)
@@ -120,7 +121,7 @@ def bind(prim: Primitive, *args: Any, **params: Any) -> Any:
     out = Tracer(builder, v)
     if prim.elementwise and len(v.aval.shape) > 1:
         out._layout = ufunc_layout(v.aval.shape, v.aval.dtype, args)
-    return out
+    return out if carry is None else carry(out)
 
 
 set_bind(bind)
@@ -502,7 +503,7 @@ def lift(b: Builder, t: Tracer) -> Tracer:
         b.inputs.append(v)
         b.closure.append((outer, v))
         # (a weak scalar stays one: weak.WeakScalar, and so does an either one)
-        inner = b._lifted[atom] = outer._lifted_as(b, v) if outer._weak \
+        inner = b._lifted[atom] = outer._lifted_as(b, v) if outer._weak or outer._depends \
             else Tracer(b, v, readonly=True)
     return inner
 

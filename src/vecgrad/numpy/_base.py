@@ -116,6 +116,8 @@ def copy(a: ArrayLike, order: str = "K", subok: bool = False) -> Any:
     """A copy that can be written into without affecting `a` (numpy.copy's `order` and
     `subok` change no value of a traced array)."""
     if isinstance(a, Tracer):
+        if a._depends:  # (np.linalg.eig's: see valuedtype)
+            return a._copied()
         out = Tracer(a._b, a.atom, ndarray=True)  # np.copy of a scalar is a 0-d array
         out._layout = copy_layout(a, order)  # (np.copy(x.T) is F-ordered: its ravel('K'))
         return out

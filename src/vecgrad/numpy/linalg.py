@@ -19,6 +19,7 @@ from ..errors import ShapeError, unsupported
 from ..primitives.matrix import lin_dtype
 from ..primitives.spectral import eigh_shapes, qr_shapes, svd_shapes, unpack
 from ..tracing import Tracer
+from ..valuedtype import EitherComplex
 from . import _contract, _ops
 from ._base import _shape, asarray, astype
 from ._shape_ops import cross as _cross
@@ -297,16 +298,20 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:
 
 def eig(a: Any) -> EigResult:
     """Eigenvalues and right eigenvectors (columns of norm 1) of general square matrices.
-    As jax.numpy, the results are always complex (NumPy returns real arrays when every
-    eigenvalue of a real input happens to be real). Each eigenvector's phase is arbitrary:
+    Of a complex matrix they are complex; of a real one NumPy returns real arrays where
+    every eigenvalue is real and complex ones otherwise: traced, they are complex with
+    every use checked (valuedtype.EitherComplex: .real, .imag, np.abs, .astype(complex) and
+    indexing are NumPy's, other uses refused). Each eigenvector's phase is arbitrary:
     gradients are those of functions that do not depend on it (e.g. of abs(v))."""
     a = _mat(a, "eig")
     w, v = unpack(P.eig(a), eigh_shapes(_shape(a)[-1]))
+    if isinstance(a, Tracer) and _np.dtype(a.dtype).kind != "c":
+        w, v = EitherComplex.of(w, "np.linalg.eig"), EitherComplex.of(v, "np.linalg.eig")
     return EigResult(w, v)
 
 
 def eigvals(a: Any) -> Any:
-    """Eigenvalues of general square matrices (complex, as eig's)."""
+    """Eigenvalues of general square matrices (complex, or real as the values say, as eig's)."""
     return eig(a)[0]
 
 
