@@ -961,6 +961,24 @@ def test_closed_affine_scan_keeps_the_paired_steps_out_of_range():
     assert "affine_scan" in prims(g)
 
 
+@pytest.mark.parametrize("state,xs,init", [((4,), (8,), 0.0), ((2, 3), (8,), 0.0),
+                                            ((4, 3), (8, 3), 0.0), ((4, 3), (8, 3), 0.5),
+                                            ((4,), (8,), 1.5), ((), (8,), 0.0)])
+def test_closed_affine_scan_of_steps_narrower_than_the_state(state, xs, init):
+    """`buf = buf * 0.9 + x[i]` with x[i] narrower than buf (a scalar per step into a vector
+    state): b's row is aligned after its step axis, as affine_scan's own, and a dropped zero
+    initial state still broadcasts the result to the state's shape (these raised a raw
+    NumPy ValueError, or with the shape fixed alone gave a row instead of the state)."""
+    def f(x, lib=vnp):
+        buf = lib.zeros(state) + init
+        for i in range(x.shape[0]):
+            buf = buf * 0.9 + x[i]
+        return lib.sum(buf ** 2 * np.arange(1.0, buf.size + 1).reshape(buf.shape))
+    x = np.random.default_rng(3).standard_normal(xs)
+    np.testing.assert_allclose(vg.jit(f)(x), f(x, np), rtol=1e-12)
+    vg.check_grads(f, (x,), rtol=1e-6)
+
+
 def _rule_neg_onto_small_factor(x):
     return -vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))) * vnp.exp(x[0])
 

@@ -49,14 +49,22 @@ def closed_affine_scan(e: Eqn, ctx: Any) -> Any:
     if not np.all(np.isfinite(prod)) or not m.size or m.min() < 1 / big or m.max() > big:
         return None
     zero = isinstance(init, Const) and not np.any(init.value)
-    shape = np.broadcast_shapes(b.aval.shape, prod.shape, (1,) + init.aval.shape)
+    bs = b.aval.shape  # (b's row is aligned after its step axis, as affine_scan's own)
+    steps = bs[:1] + (1,) * (len(row) + 1 - len(bs)) + bs[1:]
+    shape = np.broadcast_shapes(steps, prod.shape, (1,) + init.aval.shape)
     if shape != out.shape:
         return None
+    if steps != bs:
+        b = ctx.emit(P.reshape, (b,), {"shape": steps}, e.src)
     s = ctx.emit(P.mul, (b, Const(inv)), {}, e.src)
     s = ctx.emit(P.cumsum, (s,), {"axis": 0, "reverse": False}, e.src)
     if not zero:
         s = ctx.emit(P.add, (s, init), {}, e.src)
-    return P.mul, (s, Const(prod)), {}
+    if np.broadcast_shapes(s.aval.shape, prod.shape) == out.shape:
+        return P.mul, (s, Const(prod)), {}
+    # (a zero init dropped, b and a narrower than the state: one value per step, repeated)
+    s = ctx.emit(P.mul, (s, Const(prod)), {}, e.src)
+    return P.broadcast_to, (s,), {"shape": out.shape}
 
 
 __all__ = ["closed_affine_scan"]
