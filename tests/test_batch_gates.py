@@ -142,3 +142,16 @@ SAMPLE = ["coo_matvec_loop", "coo_rescaled_matvec", "weighted_histogram", "gat_a
 def test_looks_are_necessary_on_benchmark_programs(name):
     p = PATTERNS[name]
     assert_necessary(batch_input(p.natural, p.args("small"), p.argnums))
+
+
+def test_one_census_serves_the_looks_of_a_graph():
+    """census(g) is g's primitives, for whichever graph is asked, in any order (it keeps the
+    last graph's only while that graph lives)."""
+    from vecgrad.batch.census import census
+    graphs = [batch_input(f, args) for _, f, args in POSITIVE[:2] + NEGATIVE[-2:]]
+    for g in graphs + graphs[::-1] + graphs:
+        assert census(g) == {e.prim for e in g.eqns}
+        assert census(g) is census(g)  # (counted once)
+    g = graphs[0]
+    h = g.replace(eqns=g.eqns[:1])  # (another graph with some of the same equations)
+    assert census(h) == {g.eqns[0].prim} and census(g) == {e.prim for e in g.eqns}

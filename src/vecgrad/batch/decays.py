@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Const, Eqn, Graph, Params, Var, uses
+from .census import census
 
 _SCALE, _SCATTER, _ADD = "scale", "scatter", "add"
 
@@ -32,7 +33,7 @@ def decayed_scatters(g: Graph) -> bool:
     """Whether g may hold a buffer scaled between scatters (a quick look): a scatter into
     the result of a multiplication by a constant, as the first scatter of every chain that
     `scale_scatters` rewrites is (it costs about 1 us per operation where nothing is)."""
-    prims = {e.prim for e in g.eqns}
+    prims = census(g)
     if P.mul not in prims or P.setitem_add not in prims and P.scatter_add_along not in prims:
         return False
     mul, scatter_add, add, sub, scatter = P.mul, P.setitem_add, P.add, P.sub, \

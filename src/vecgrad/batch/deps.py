@@ -34,6 +34,7 @@ import numpy as np
 from .. import primitives as P
 from ..index import ramp_as_basic
 from ..ir import Atom, Eqn, Graph, Params, Var, dce, uses
+from .census import census
 from .chains import WRITES, Sum, sums
 from .nodes import BREAD, EQN, JOIN, READ, SNAP, SUM, WRITE, Buffer, Plan
 from .regions import relative, restricted_ndim, split, track_key
@@ -66,23 +67,28 @@ def _scan(g: Graph, n_uses: dict | None = None
     bases: list[Atom] = []
     ndim: list[int] = []
     snap: set[Var] = set()
+    if census(g).isdisjoint(WRITES):  # (no write: no buffer, and nothing to look at)
+        return buf_of, bases, ndim, snap
     prims = list(map(_PRIM, g.eqns))  # (before the first write, no equation is a buffer's)
     first = min([prims.index(w) for w in WRITES if w in prims], default=len(prims))
     written = {e.inputs[0] for e in g.eqns[first:] if e.prim in WRITES}
-    made = {e.out for e in g.eqns}  # (not inputs: those are the caller's)
-    outs = set(g.outputs)
+    made: set[Var] | None = None  # results of equations (not inputs: those are the caller's),
+    outs = set(g.outputs)  # collected where first asked (most writes extend a chain)
     for e in g.eqns[first:]:
         ins = e.inputs
         if e.prim in WRITES:
             b = ins[0]
             bid = buf_of.get(b) if b.__class__ is Var else None
-            if bid is None and b.__class__ is Var and b in made and e.out not in written \
+            if bid is None and b.__class__ is Var and e.out not in written \
                     and e.out not in outs:
-                if n_uses is None:
-                    n_uses = uses(g)
-                if n_uses.get(b, 0) == 1:  # a write into a temporary: an equation (see
-                    snap.update(a for a in ins[1:] if a.__class__ is Var and a in buf_of)
-                    continue  # the doc), whose value may be a buffer's version, used whole
+                if made is None:
+                    made = {x.out for x in g.eqns}
+                if b in made:
+                    if n_uses is None:
+                        n_uses = uses(g)
+                    if n_uses.get(b, 0) == 1:  # a write into a temporary: an equation (see
+                        snap.update(a for a in ins[1:] if a.__class__ is Var and a in buf_of)
+                        continue  # the doc), whose value may be a buffer's version, used whole
             if bid is None or cur[bid] is not b:
                 if bid is not None:
                     snap.add(b)  # a fork from an older version
@@ -92,12 +98,14 @@ def _scan(g: Graph, n_uses: dict | None = None
                 ndim.append(0)
             buf_of[e.out] = bid
             cur[bid] = e.out
-            ndim[bid] = max(ndim[bid], restricted_ndim(e.params["idx"], b.aval.shape))
+            if ndim[bid] < b.aval.ndim:  # (a rank at most: once there, nothing to look at)
+                ndim[bid] = max(ndim[bid], restricted_ndim(e.params["idx"], b.aval.shape))
             rest = ins[1:]
         elif e.prim is P.getitem and ins[0] in buf_of and _basic(e.params["idx"]) \
                 and cur[buf_of[ins[0]]] is ins[0]:
             bid = buf_of[ins[0]]
-            ndim[bid] = max(ndim[bid], restricted_ndim(e.params["idx"], ins[0].aval.shape))
+            if ndim[bid] < ins[0].aval.ndim:
+                ndim[bid] = max(ndim[bid], restricted_ndim(e.params["idx"], ins[0].aval.shape))
             continue
         else:
             rest = ins

@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Const, Eqn, Graph, Params, Var, uses
+from .census import census
 
 _OPS = ("maximum", "minimum")
 
@@ -37,7 +38,7 @@ _EXTREME = {P.maximum: "maximum", P.minimum: "minimum"}
 def scatter_extremes(g: Graph) -> bool:
     """Whether g holds a scatter-max or -min, or a write of a maximum or minimum (np's, or
     Python's builtin: a where of a comparison) (a quick look)."""
-    prims = {e.prim for e in g.eqns}
+    prims = census(g)
     if not (P.scatter_reduce_along in prims or P.setitem in prims and (
             P.maximum in prims or P.minimum in prims or
             P.where in prims and (P.gt in prims or P.lt in prims))):

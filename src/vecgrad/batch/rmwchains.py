@@ -31,13 +31,14 @@ from .. import primitives as P
 from ..index import Sl
 from ..ir import Const, Eqn, Graph, Params, Var, uses
 from ..primitives.structural import Adv
+from .census import census
 from .extremes import _concat, _emit
 from .setchains import _def, _link
 
 
 def affine_rmw_writes(g: Graph) -> bool:
     """Whether g may hold read-modify-writes at one position (a quick look)."""
-    prims = {e.prim for e in g.eqns}
+    prims = census(g)
     return P.setitem in prims or P.setitem_add in prims or P.scatter_add_along in prims
 
 

@@ -23,12 +23,13 @@ import numpy as np
 
 from .. import primitives as P
 from ..ir import Const, Eqn, Graph, Var, uses
+from .census import census
 from .extremes import _concat, _emit, joined_chains
 
 
 def traced_set_writes(g: Graph) -> bool:
     """Whether g may hold writes at traced positions (a quick look)."""
-    prims = {e.prim for e in g.eqns}
+    prims = census(g)
     return P.setitem in prims and P.where in prims and P.take_along in prims and \
         P.logical_and in prims
 
