@@ -211,6 +211,25 @@ def test_float32_buffer(static):
     np.testing.assert_allclose(got, float32_buffer(*args, xp=np), rtol=1e-5)
 
 
+def scaled_rows(X, w, xp=vnp):
+    buf = xp.zeros(X.shape[0])
+    for i in range(X.shape[0]):
+        buf[i] = np.tanh(X[i] @ w)
+    for i in range(X.shape[0]):
+        buf[i] *= 1.0 + w[0] ** 2  # (every row once: independent links)
+    return np.sum(buf ** 2)
+
+
+def test_links_at_distinct_python_ints_batch_as_they_are():
+    """No powers of the rate where no position repeats: one multiply of the rows."""
+    args = (R.standard_normal((12, 3)), R.standard_normal(3))
+    e = check_batched(scaled_rows, args, argnums=(0, 1))
+    g = e.stages["batch"]
+    assert count(g, P.pow_) == count(g, P.segment_sum) == count(g, P.setitem) == 0, g
+    np.testing.assert_allclose(vg.jit(scaled_rows)(*args), scaled_rows(*args, xp=np),
+                               rtol=1e-12)
+
+
 def test_the_graph_does_not_grow_with_the_loop():
     sizes = []
     for n in (10, 200):

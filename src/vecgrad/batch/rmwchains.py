@@ -294,8 +294,18 @@ def join_affine_rmw(g: Graph) -> Graph:
             chains[e.out] = chains.pop(ln.base) + [ln]
         else:
             chains[e.out] = [ln]
-    joined = [c for c in chains.values() if len(c) > 1]
+    joined = [c for c in chains.values() if len(c) > 1 and _pays(c)]
     return _rewrite(g, joined, defs) if joined else g
+
+
+def _pays(chain: list[_Rmw]) -> bool:
+    """Traced positions (which may repeat: the loop would stay a recurrence), or Python ints
+    of which some repeat (at distinct ones the links are independent, and batch as they are:
+    `buf[i] *= s` over every row is one multiply, not powers of s)."""
+    if chain[0].static is None:
+        return True
+    pos = [ln.static for ln in chain]
+    return len(set(pos)) < len(pos)
 
 
 def _rewrite(g: Graph, chains: list, defs: dict) -> Graph:
