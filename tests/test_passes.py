@@ -349,6 +349,17 @@ def _check_join_of_reads(g0, g1):
     assert prims(g0).count("getitem") >= 6 and prims(g1).count("getitem") <= 3
 
 
+def _rule_end_of_telescoping_scan(x):  # x (2, 3): 3 steps rescaled by a running maximum
+    u = P.cummax(P.concatenate(x, vnp.sin(x), axis=0), axis=0)
+    a = vnp.exp(u[0:3] - u[1:4])
+    b = vnp.tanh(P.concatenate(x, x[:1], axis=0))
+    return P.affine_scan(vnp.cos(x[1]), a, b)[2]
+
+
+def _check_end_of_telescoping_scan(g0, g1):
+    assert "affine_scan" in prims(g0) and "affine_scan" not in prims(g1)
+
+
 def _rule_writes_tiling_zeros(x):  # x (2, 3): the cotangent of reading x in pieces
     z = P.full(shape=(2, 3), dtype=F64, value=0.0)
     z = P.setitem_add(z, vnp.sin(x[1]), idx=P.normalize_index(1, (2, 3)))
@@ -2123,6 +2134,9 @@ RULE_TESTS = {
     "x.astype(x.dtype) = x": (_rule_cast_same, _check_cast_same),
     "concatenate(x[a:b], x[b:c]) = x[a:c]": (_rule_concatenate_of_slices,
                                              _check_concatenate_of_slices),
+    "affine_scan(c0, exp(u[k:k+T] - u[k+1:k+T+1]), b)[T-1] = exp(u[k] - u[k+T]) c0 + sum_s "
+    "exp(u[k+s+1] - u[k+T]) b[s]": (_rule_end_of_telescoping_scan,
+                                   _check_end_of_telescoping_scan),
     "join(x[.., p_1, ..], .., x[.., p_k, ..]) = x[.., [p_1, .., p_k], ..]: reads at single "
     "positions stacked or concatenated": (_rule_join_of_reads, _check_join_of_reads),
     "zeros.at[:b].add(u).at[b:].add(v) = concatenate(u, v): pieces that tile the array": (

@@ -25,6 +25,7 @@ from . import (
     variants_natural5,
     variants_rmw,
     variants_scans,
+    variants_scans2,
     variants_segments,
     variants_simplify,
     variants_simplify2,
@@ -47,7 +48,7 @@ _MODULES = [buffers, windows, indices, mixed, depth, scans, invariants, static, 
             variants_windows4, variants_natural3, variants_windows5,
             variants_natural4, variants_windows6, variants_windows7, variants_natural5,
             variants_simplify, variants_scans, variants_rmw, variants_windows8,
-            variants_segments, variants_simplify2]
+            variants_segments, variants_simplify2, variants_scans2]
 
 PATTERNS: dict[str, Pattern] = {p.name: p for m in _MODULES for p in m.PATTERNS}
 assert len(PATTERNS) == sum(len(m.PATTERNS) for m in _MODULES), "duplicate pattern names"

@@ -288,36 +288,50 @@ def _emit_fission(body: Graph, T: int, nc: int, nx: int, subs: list[_Sub], opera
 
 # ------------------------------------------------------------------ stacked carries
 
-def unstack(body: Graph, nc: int, nx: int) -> tuple[Graph, list[int]] | None:
+def unstack(body: Graph, nc: int, nx: int, rows_of: int | None = None
+            ) -> tuple[Graph, list[int]] | None:
     """The step with each carry whose new value is a `stack` of rows (batching merged the
     isomorphic updates of several values into one) carried as its rows, and the reads of
     stacked values split by row (`narrow_reads`); with the number of rows of each original
-    carry (1: kept whole). None when no carry is such a stack."""
+    carry (1: kept whole). With `rows_of`, also a carry of at most that many rows whose new
+    value is no stack (batching merged the updates of a running product and of a sum it
+    scales into one product by a stacked operand): its new value read row by row, the
+    reads narrowed. None when no carry is such a stack."""
     defs = {e.out: e for e in body.eqns}
     rows = []
     for k in range(nc):
         d = defs.get(body.outputs[k])
-        ok = d is not None and d.prim is P.stack and d.params["axis"] == 0 and \
-            d.out.aval == body.inputs[k].aval
-        rows.append(len(d.inputs) if ok else 1)
+        c = body.inputs[k].aval
+        ok = d is not None and d.prim is P.stack and d.params["axis"] == 0 and d.out.aval == c
+        rows.append(len(d.inputs) if ok else c.shape[0] if rows_of is not None and
+                    c.ndim > 1 and 2 <= c.shape[0] <= rows_of and c.dtype.kind == "f" else 1)
     if all(r == 1 for r in rows):
         return None
     ins: list[Var] = []
     outs: list[Atom] = []
     eqns: list[Eqn] = []
+    tail: list[Eqn] = []  # (the rows of new values that are no stack: read, then narrowed)
     for k in range(nc):
         c = body.inputs[k]
         if rows[k] == 1:
             ins.append(c)
             outs.append(body.outputs[k])
             continue
-        parts = [Var(Aval(c.aval.shape[1:], c.aval.dtype)) for _ in range(rows[k])]
+        row = Aval(c.aval.shape[1:], c.aval.dtype)
+        parts = [Var(row) for _ in range(rows[k])]
         ins += parts
-        outs += defs[body.outputs[k]].inputs
-        eqns.append(Eqn(P.stack, tuple(parts), defs[body.outputs[k]].params, c, None))
-    new = Graph(tuple(ins) + body.inputs[nc:], tuple(eqns) + body.eqns,
+        eqns.append(Eqn(P.stack, tuple(parts), Params(axis=0), c, None))
+        d = defs.get(body.outputs[k])
+        if d is not None and d.prim is P.stack:
+            outs += d.inputs
+            continue
+        for i in range(rows[k]):
+            tail.append(Eqn(P.getitem, (body.outputs[k],), Params(idx=P.BasicIndex(
+                (i,) + tuple(P.Sl(0, n, 1) for n in row.shape))), Var(row), None))
+            outs.append(tail[-1].out)
+    new = Graph(tuple(ins) + body.inputs[nc:], tuple(eqns) + body.eqns + tuple(tail),
                 tuple(outs) + body.outputs[nc:])
-    return narrow_reads(new), rows
+    return narrow_reads(new, always=bool(tail)), rows
 
 
 def narrow_reads(body: Graph, always: bool = False) -> Graph:

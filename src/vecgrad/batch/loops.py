@@ -35,7 +35,7 @@ from ..rewrite.cse import cse
 from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
-from .affine import ONE, ZERO, affine, linear, one
+from .affine import MAX_COUPLED, ONE, ZERO, affine, linear, one
 from .carries import emit_unstacked, narrow_reads, several_carries, splits, unstack
 from .scalarize import scalarize
 
@@ -234,8 +234,11 @@ def emit_loop(body: Graph, length: int, n_carry: int, n_xs: int, operands: list[
     if lin is None and plan.live:
         un = unstack(body, n_carry, n_xs)
         if elements and (un is None or not _scans_only(un[0], sum(un[1]), n_xs, reverse)):
-            # (small carries that batching stacked from scalar updates: their elements)
-            un = scalarize(body, n_carry)
+            # (a few rows that batching updated by one operation, or small carries it
+            # stacked from scalar updates: their rows, or elements)
+            un = unstack(body, n_carry, n_xs, rows_of=MAX_COUPLED)
+            if un is None or not _scans_only(un[0], sum(un[1]), n_xs, reverse):
+                un = scalarize(body, n_carry)
         if un is not None and _scans_only(un[0], sum(un[1]), n_xs, reverse):
             return emit_unstacked(body, length, n_carry, n_xs, un[0], un[1], operands,
                                   functools.partial(emit_loop, elements=elements), reverse)

@@ -375,7 +375,7 @@ def _runs(g: Graph, groups: dict[int, dict[int, int]], order: list[int], full: l
         while sigs.get(end + 1) == s:
             end += 1
         steps = [[groups[j][L] for L in order] for j in range(k, end + 1)]
-        init = _inits(g, steps[0], s)
+        init = step_inits(g, steps[0], s)
         for _ in range(3):  # earlier iterations that read their initial values differently
             first = _first(g, steps[0], s, pos)
             if first is None:
@@ -415,7 +415,7 @@ def _first(g: Graph, step: list[int], s: tuple, pos: dict[Var, int]
         if (e.prim, e.params, e.src) != (f.prim, f.params, f.src) or \
                 [a.aval for a in e.inputs] != [a.aval for a in f.inputs]:
             return None
-    init = _inits(g, [m[j] for j in range(len(s))], s)
+    init = step_inits(g, [m[j] for j in range(len(s))], s)
     if init is None or any(isinstance(a, Var) and a in members for a in init.values()):
         return None
     for j in range(len(s)):  # what it reads from outside is not its own work
@@ -425,7 +425,7 @@ def _first(g: Graph, step: list[int], s: tuple, pos: dict[Var, int]
     return [m[j] for j in range(len(s))], init
 
 
-def _inits(g: Graph, step: list[int], s: tuple) -> dict | None:
+def step_inits(g: Graph, step: list[int], s: tuple) -> dict | None:
     """What an iteration reads where the signature reads the previous iteration (one value
     per carried member)."""
     init: dict[int, Atom] = {}

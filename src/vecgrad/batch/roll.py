@@ -21,7 +21,7 @@ from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Var, dce
 from ..notes import Recurrence
 from ..tracing import Builder, Tracer
-from .recur import Region, find_regions
+from .recur import MIN_TRIPS, Region, find_regions, step_inits
 
 
 class _Cycle(Exception):
@@ -38,14 +38,29 @@ def roll(g: Graph, emit: Any, keep: Any = None, rounds: int = 6) -> tuple[Graph,
     regions = [r for r in find_regions(g, rounds) if _typed(g, r)]
     if keep is not None:
         regions = keep(g, regions)
+    trims = 0
     while regions:
         try:
             order = _order(g, regions)
         except _Cycle as c:
-            regions = [r for i, r in enumerate(regions) if i not in c.regions]
+            # A region whose first step's carried-in values are computed from that step
+            # (an irregular first iteration the step numbering took half of) starts one
+            # step later; a region still on a cycle after that is left unrolled.
+            trims += 1
+            regions = [r if i not in c.regions else _later(g, r) if trims <= 2 else None
+                       for i, r in enumerate(regions)]
+            regions = [r for r in regions if r is not None]
             continue
         return _emit(g, regions, order, emit)
     return g, []
+
+
+def _later(g: Graph, r: Region) -> Region | None:
+    """r without its first step, its initial values read from that step; None if too short."""
+    if r.length - 1 < MIN_TRIPS:
+        return None
+    init = step_inits(g, r.steps[1], r.sig)
+    return None if init is None else Region(r.steps[1:], r.sig, init)
 
 
 def _typed(g: Graph, r: Region) -> bool:

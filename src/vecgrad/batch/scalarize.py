@@ -47,6 +47,7 @@ def scalarize(body: Graph, nc: int) -> tuple[Graph, list[int]] | None:
         arr[:] = parts
         env[c] = arr.reshape(c.aval.shape)
     dep = set(carries)
+    src = None  # (the line of the equation being split; none yet for a step's bare reads)
 
     def emit(prim: P.Primitive, args: tuple, params: Any) -> Var:
         out = Var(prim.shape_rule(*[a.aval for a in args], **dict(params)))

@@ -113,6 +113,7 @@ from .segments import (
 )
 from .softmax import log_of_logistic, logsumexp_pattern, softmax_pattern
 from .symmetry import einsum_of_symmetric
+from .telescope import end_of_telescoping_scan
 from .views import elementwise_of_reshaped_view, read_of_reshaped_view
 
 RULES: list[Rule] = [
@@ -169,6 +170,8 @@ RULES: list[Rule] = [
     Rule(P.broadcast_to, same_shape, "broadcast_to(x, x.shape) = x"),
     Rule(P.getitem, lambda e, c: e.inputs[0] if full_index(e) else None, "x[:, ..., :] = x"),
     Rule(P.getitem, index_is_reshape, "x[:, None] = reshape(x)"),
+    Rule(P.getitem, end_of_telescoping_scan, "affine_scan(c0, exp(u[k:k+T] - u[k+1:k+T+1]), "
+         "b)[T-1] = exp(u[k] - u[k+T]) c0 + sum_s exp(u[k+s+1] - u[k+T]) b[s]"),
     Rule(P.getitem, end_of_scan, "cumsum(x, a)[.., -1, ..] = sum(x, a), and cumprod, cummax, "
          "cummin alike (the first entry of a reverse scan)"),
     Rule(P.add, sum_of_segment_sums,
