@@ -410,7 +410,8 @@ def test_every_segment_sum_plan_equals_add_at(shape, axis, num, dtype):
     v = r.standard_normal(shape).astype(dtype)
     want = np.zeros(shape[:axis] + (num,) + shape[axis + 1:], np.float64)
     np.add.at(np.moveaxis(want, axis, 0), ids, np.moveaxis(v.astype(np.float64), axis, 0))
-    plans = _segment_plans(ids, num, shape, axis, np.dtype(dtype))
+    plans, csr = _segment_plans(ids, num, shape, axis, np.dtype(dtype))
+    assert csr == bool(np.all(np.diff(ids) >= 0) and len(np.unique(ids)) == num)
     names = [p.__name__ for p in plans]
     assert ("add_at" in names) == (dtype == np.float64) and "bincount" in names
     for p in plans:

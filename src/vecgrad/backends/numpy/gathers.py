@@ -21,8 +21,9 @@ from .timing import timings
 
 
 def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
-                   dtype: np.dtype) -> list[Callable]:
-    """Candidate ways to run one segment sum; each takes v and returns the result."""
+                   dtype: np.dtype) -> tuple[list[Callable], bool]:
+    """Candidate ways to run one segment sum, each taking v and returning the result; and
+    whether the ids are CSR segments (sorted, filling every segment)."""
     rest = shape[:axis] + shape[axis + 1:]
     R = int(np.prod(rest, dtype=np.int64))
     E = len(ids)
@@ -46,8 +47,7 @@ def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
 
     # (single precision adds in double, as bincount does: a long segment's sum in float32
     # drifts by many ulps)
-    acc = {"f": np.float64, "c": np.complex128}[dtype.kind] if dtype.itemsize < (
-        16 if dtype.kind == "c" else 8) and dtype.kind in "fc" else None
+    acc = np.promote_types(dtype, np.float64) if dtype.kind in "fc" else None
 
     def reduceat(v: np.ndarray) -> np.ndarray:
         if sorted_ids and every:  # (along the axis in place: no copy of the values)
@@ -86,7 +86,7 @@ def _segment_plans(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
         def product(v: np.ndarray) -> np.ndarray:
             return finish(onehot @ rows(v))
         cands.append(product)
-    return cands
+    return cands, sorted_ids and every
 
 
 def _pick(family: str, cands: list[Callable], key: tuple, xs: Callable[[], list[np.ndarray]],
@@ -126,10 +126,9 @@ def _segment_model(E: int, R: int, num: int, itemsize: int, csr: bool = False) -
 
 def _choose_segment(ids: np.ndarray, num: int, shape: tuple[int, ...], axis: int,
                     dtype: np.dtype) -> Callable:
-    cands = _segment_plans(ids, num, shape, axis, dtype)
+    cands, csr = _segment_plans(ids, num, shape, axis, dtype)
     E = len(ids)
     R = int(np.prod(shape, dtype=np.int64)) // max(E, 1)
-    csr = E > 0 and bool(np.all(ids[1:] >= ids[:-1])) and len(np.unique(ids)) == num
     return _pick("segment_sum", cands, (shape, axis, num, dtype.str, _digest(ids)),
                  lambda: [np.ones(shape, dtype)], _segment_model(E, R, num, dtype.itemsize, csr))
 
