@@ -286,3 +286,49 @@ def test_a_line_batched_into_a_gather_says_gather_not_a_view():
     assert not any("no gather" in b for f in r.batched for b in f.became)
     r = vg.explain(_rows_scaled, X, budget=BUDGET)
     assert not any(b.startswith("gather") for f in r.batched for b in f.became)
+
+
+def _bucket_decay(x, idx, a):
+    acc = vnp.zeros(8)
+    for i in range(len(x)):
+        acc[idx[i]] = a * acc[idx[i]] + x[i]
+    return vnp.sum(acc ** 2)
+
+
+def _rotations(U, c, s):
+    x = vnp.zeros(U.shape[1])
+    y = vnp.zeros(U.shape[1])
+    energy = 0.0
+    for t in range(len(U)):
+        x, y = c * x - s * y + U[t], s * x + c * y
+        energy = energy + vnp.sum(x * x + y * y)
+    return energy
+
+
+@pytest.mark.parametrize("case", ["bucket_decay", "rotations"])
+def test_a_few_operations_left_on_a_batched_line_are_not_called_a_cliff(case):
+    """A line whose iterations batched, with a handful of operations left apart (the glue of
+    a scan or of a chain of writes), is not listed under "Not batched" as if it fell off the
+    cliff: its leftovers are named on one line as a fixed cost. The report's data keeps them."""
+    r = np.random.default_rng(0)
+    fun, args = {"bucket_decay": (_bucket_decay, (r.standard_normal(400),
+                                                  r.integers(0, 8, 400), 0.9)),
+                 "rotations": (_rotations, (r.standard_normal((300, 4)), 0.8, 0.6))}[case]
+    rep = vg.explain(fun, *args, budget=BUDGET)
+    text = render(rep)
+    body = text.split("Not batched\n", 1)[1]
+    assert body.startswith("  nothing: all repeated work was merged"), body[:400]
+    line = line_of(fun, "= a * acc" if case == "bucket_decay" else "x, y = c")
+    left = [f for f in rep.unbatched if f.src.line == line]
+    assert left and all(f.count <= 4 for f in left), [(f.src.line, f.count) for f in rep.unbatched]
+    assert "a fixed cost" in body and f":{line} x{left[0].count}" in body
+
+
+def test_a_line_whose_iterations_stay_apart_is_still_listed():
+    """The minor-leftover rule needs many more merged iterations than leftovers: a loop of 4
+    shrinking slices that do not batch stays under "Not batched"."""
+    X = np.random.default_rng(1).standard_normal((5, 3))
+    text = render(vg.explain(_shrinking, X, budget=BUDGET))
+    body = text.split("Not batched\n", 1)[1]
+    assert not body.startswith("  nothing"), body[:400]
+    assert f":{line_of(_shrinking, 'vnp.max')}" in body.split("\n\n")[0]

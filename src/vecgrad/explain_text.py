@@ -35,6 +35,12 @@ class Found:
     what: list[str] = field(default_factory=list)  # the kinds of operation merged
 
 
+# At most this many operations left apart on a line whose iterations (many more of them)
+# were otherwise merged: the glue of a batched scan, a rolled loop's first step. A fixed cost
+# that does not grow with the trip count, not a cliff.
+MINOR = 4
+
+
 @dataclass
 class Report:
     """The result of `vg.explain`; print it for the text report."""
@@ -62,6 +68,17 @@ class Report:
     def eager_estimate(self) -> float:
         """Seconds an eager tape would spend on per-operation dispatch alone (a lower bound)."""
         return (self.eager_ops["forward"] + self.eager_ops["backward"]) * self.op_floor
+
+    def split_unbatched(self) -> tuple[list[Found], list[Found]]:
+        """`unbatched` split into the lines the user should look at and the minor leftovers:
+        at most MINOR operations on a line with at least 8 times as many merged iterations."""
+        merged: dict[tuple, int] = {}
+        for f in self.batched + self.recurrences:
+            key = (f.src.file, f.src.line)
+            merged[key] = max(merged.get(key, 0), f.count)
+        minor = [f for f in self.unbatched if f.kind != "repeated" and f.count <= MINOR
+                 and merged.get((f.src.file, f.src.line), 0) >= 8 * f.count]
+        return [f for f in self.unbatched if not any(f is m for m in minor)], minor
 
     def __str__(self) -> str:
         return render(self)
@@ -136,11 +153,15 @@ def _loops(r: Report) -> list[str]:
         out.append(f"           -> {'; '.join(f.became[:3])}")
     out.append("")
     out.append("Not batched")
-    if not r.unbatched:
+    major, minor = r.split_unbatched()
+    if not major:
         out.append("  nothing: all repeated work was merged")
-    for f in r.unbatched[:8]:
+    for f in major[:8]:
         out.append(f"  {f.count:>7,} x  {_loc(f)}")
         out.append(f"           {f.reason}. Suggestion: {_suggest(f)}")
+    if minor:
+        out.append("  (a few operations left apart on lines that did batch, a fixed cost: "
+                   + ", ".join(f"{_where(f.src)} x{f.count}" for f in minor[:8]) + ")")
     return out
 
 
