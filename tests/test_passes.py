@@ -1316,6 +1316,18 @@ def _check_windows_add_loops_first(g0, g1):
     assert out[0] == ins[0][0] and out[2] == ins[0][1]  # letters may be renamed)
 
 
+def _rule_windows_added_einsum(x):  # out[t+i] += g[t, i] * q[t] for 3 offsets i of 1000 rows
+    q = vnp.sin(vnp.reshape(vnp.arange(16000.0), (1000, 16)) * x[0, 0])
+    g = vnp.cos(vnp.reshape(vnp.arange(3000.0), (1000, 3)) * x[1, 2])
+    return P.strided_add(vnp.zeros((1002, 16)), P.einsum(g, q, spec="ti,tc->tic"),
+                         start=(0, 0), dims=((1000, (1, 0)), (3, (1, 0)), (16, (0, 1))))
+
+
+def _check_windows_added_einsum(g0, g1):
+    assert all(e.out.aval.ndim <= 2 for e in g1.eqns if e.prim is P.einsum)  # no (T, k, C)
+    assert prims(g1).count("strided_add") == 3  # one per offset
+
+
 def _rule_taps_as_coefficients(x):  # out[a:a+6] += g (x) x[a] for taps a = 0, 1
     g = vnp.concatenate([vnp.tanh(x[0]), vnp.sin(x[1])])
     out = vnp.zeros((7, 3))
@@ -2039,6 +2051,8 @@ RULE_TESTS = {
                                                       _check_sum_of_windows),
     "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product": (
         _rule_windows_added_product, _check_windows_added_product),
+    "windows(out) += einsum(g, w) = sum_i out[view at i] += einsum(g, w at i): no (k, T) "
+    "product": (_rule_windows_added_einsum, _check_windows_added_einsum),
     "windows(out) += einsum(..->ia) = windows'(out) += einsum(..->ai): offsets first": (
         _rule_windows_add_loops_first, _check_windows_add_loops_first),
     "dx[S_a] += g (x) w_a for taps a = dx += Z @ stack(w_a), Z[S_a, a] = g (col2im)": (

@@ -349,9 +349,9 @@ def _memory_letters(s: Eqn, letters: str, k: int) -> str:
     """The letters of view `s` but its axis k, from the largest step in memory to the least."""
     shape = s.inputs[0].aval.shape
     base = [math.prod(shape[a + 1:]) for a in range(len(shape))]
-    step = {ch: abs(sum(st * b for st, b in zip(d[1], base)))
+    step = {ch: (d[0] == 1, -abs(sum(st * b for st, b in zip(d[1], base))))
             for i, (ch, d) in enumerate(zip(letters, s.params["dims"])) if i != k}
-    return "".join(sorted(step, key=lambda ch: -step[ch]))
+    return "".join(sorted(step, key=step.__getitem__))
 
 
 def _matmul_order(terms: list[str], out: str, j: int, x: str) -> str:
@@ -361,8 +361,10 @@ def _matmul_order(terms: list[str], out: str, j: int, x: str) -> str:
     (w @ x[b] for 'bca,fc': 'bfa'), which the offsets' sum and the cotangents then share.
     Its transpose into `out` meets the consumer's own (a stack along the last axis cancels
     it; elementwise work and sums move it along)."""
-    if len(terms) != 2 or all(ch in out for ch in x):
+    if len(terms) != 2:
         return out
+    if all(ch in out for ch in x):  # (no contraction: the view's order, the rest after)
+        return x + "".join(ch for ch in out if ch not in x)
     other = "".join(ch for ch in out if ch not in x)
     order = ""
     for ch in x:
