@@ -24,6 +24,7 @@ from ...index import index_shape, is_basic, to_key
 from ...ir import Const, Graph, Var, uses
 from .clamp import Clamp
 from .heap import retain_heap
+from .logaddexp import LogAddExp
 from .rows import Rows
 from .table import entry, lowered
 
@@ -177,7 +178,7 @@ class _Codegen:
             fn = functools.partial(low.inplace, **e.params)  # base is dead: reuse it
             self.in_place.add(i)
         elif k is not None:  # elementwise into a dead operand's buffer (NumPy's out=)
-            fn = fn if isinstance(fn, (Rows, Clamp)) else e.prim.impl
+            fn = fn if isinstance(fn, (Rows, Clamp, LogAddExp)) else e.prim.impl
             self.out_arg[i] = k
         elif low.view:  # shares memory with its input (a constant's view owns nothing)
             owner = self.root[base] if isinstance(base, Var) else None
@@ -216,7 +217,7 @@ class _Codegen:
             k = self.out_arg.get(i)
             into = f", out={args[k]}" if k is not None else ""
             t = self.targets.get(e.out)
-            if t is not None and isinstance(fn, (np.ufunc, Rows, Clamp)) and fn.nout == 1 and \
+            if t is not None and isinstance(fn, (np.ufunc, Rows, Clamp, LogAddExp)) and fn.nout == 1 and \
                     e.out.aval.shape:
                 into = f", out={t}"  # written where the caller keeps it (a view of its array)
                 self.fresh.discard(e.out)

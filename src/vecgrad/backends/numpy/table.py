@@ -10,6 +10,7 @@ from ...ir import Aval, Eqn
 from . import (
     clamp,
     gathers,
+    logaddexp,
     pairwise,
     planner,
     reductions,
@@ -41,6 +42,10 @@ def lowered(e: Eqn) -> Callable[..., Any]:
             return fn
     if e.prim is P.maximum or e.prim is P.minimum:  # (a scalar bound: the clip loop)
         fn = clamp.clamp(e)
+        if fn is not None:
+            return fn
+    if e.prim is P.logaddexp:  # (NumPy's scalar loop: its SIMD exp and log1p instead)
+        fn = logaddexp.logaddexp(e)
         if fn is not None:
             return fn
     return lower(e.prim, e.params, [a.aval for a in e.inputs])
