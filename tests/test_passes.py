@@ -551,6 +551,41 @@ LOG_OF_LOGISTIC_GOLDEN = """\
   in (d) }"""
 
 
+def _rule_logistic_of_exp(x):
+    # the written sigmoid, either order of the sum, and against exp(u) of a non-negated u
+    return 1 / (1 + vnp.exp(-x)), 1.0 / (vnp.exp(-2.0 * x) + 1.0), 1 / (1 + vnp.exp(x))
+
+
+LOGISTIC_OF_EXP_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = neg a
+  c:f64[2,3] = logistic a
+  d:f64[2,3] = mul 2.0 a
+  e:f64[2,3] = logistic d
+  f:f64[2,3] = logistic b
+  in (c, e, f) }"""
+
+
+def _rule_log_of_complement(x):
+    # binary cross-entropy's second term, as log(1 - s) and as log1p(-s); log(s) of the same
+    # s, read twice, stays (its rule wants s read once)
+    s = vg.nn.sigmoid(x)
+    return vnp.log(1 - s), vnp.log1p(-vg.nn.sigmoid(x * -3.0)), vnp.log(s) * 0.5
+
+
+LOG_OF_COMPLEMENT_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = logistic a
+  c:f64[2,3] = logaddexp 0.0 a
+  d:f64[2,3] = neg c
+  e:f64[2,3] = mul a -3.0
+  f:f64[2,3] = logaddexp 0.0 e
+  g:f64[2,3] = neg f
+  h:f64[2,3] = log b
+  i:f64[2,3] = mul h 0.5
+  in (d, g, i) }"""
+
+
 def _rule_neg_neg(x):
     return vnp.tanh(vnp.negative(-vnp.exp(x)))
 
@@ -2161,6 +2196,10 @@ RULE_TESTS = {
         _rule_einsum_of_broadcast, _check_einsum_of_broadcast),
     "log(logistic(x)) = -logaddexp(0, -x)": (_rule_log_of_logistic,
                                              _golden(LOG_OF_LOGISTIC_GOLDEN)),
+    "1 / (1 + exp(u)) = logistic(-u)": (_rule_logistic_of_exp,
+                                        _golden(LOGISTIC_OF_EXP_GOLDEN)),
+    "log(1 - logistic(z)) = log1p(-logistic(z)) = -logaddexp(0, z)": (
+        _rule_log_of_complement, _golden(LOG_OF_COMPLEMENT_GOLDEN)),
     "-(-x) = x": (_rule_neg_neg, _golden(NEG_NEG_GOLDEN)),
     "cumsum(x, a)[.., -1, ..] = sum(x, a), and cumprod, cummax, cummin alike (the first entry "
     "of a reverse scan)": (_rule_end_of_scan, _golden(END_OF_SCAN_GOLDEN)),

@@ -123,7 +123,15 @@ def _nograd(name: str, fn: Callable) -> Primitive:
 
 
 def _logistic(x: np.ndarray) -> np.ndarray:
-    return 0.5 * np.tanh(x * 0.5) + 0.5  # stable for large |x|, unlike 1/(1+exp(-x))
+    """1 / (1 + exp(-x)) as users write it, bit for bit (so the written form can become
+    this primitive); exp(-x) overflows to inf for x < -709, where 1 / inf = 0 is the right
+    value: that warning is not the user's."""
+    with np.errstate(over="ignore"):
+        e = np.exp(np.negative(x))
+    if not isinstance(e, np.ndarray):
+        return 1 / (1 + e)
+    e += 1
+    return np.divide(1, e, out=e)
 
 
 # --- unary: name, impl, VJP (g, ans, x) -> cotangent --------------------------------

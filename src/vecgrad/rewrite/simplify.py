@@ -85,6 +85,7 @@ from .layout import (
     sum_of_reshaped_view,
     writes_tiling_zeros,
 )
+from .logistic import log_of_complement, logistic_of_exp
 from .narrow import read_of_contraction, read_of_elementwise
 from .onehot import einsum_of_scattered
 from .regions import add_everywhere, end_of_scan, full_index, index_is_reshape
@@ -160,6 +161,9 @@ RULES: list[Rule] = [
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
     Rule(P.neg, neg_neg, "-(-x) = x"),
     Rule(P.log, log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
+    Rule(P.div, logistic_of_exp, "1 / (1 + exp(u)) = logistic(-u)"),
+    *[Rule(p, log_of_complement, "log(1 - logistic(z)) = log1p(-logistic(z)) = "
+           "-logaddexp(0, z)") for p in (P.log, P.log1p)],
     Rule(P.einsum, einsum_by_one, "einsum(1, x) = x"),
     Rule(P.einsum, einsum_by_ones, "einsum(ones, x) = x, broadcast over the ones' own axes"),
     Rule(P.einsum, lambda e, c: einsum_of_einsum(e, c) if len(e.inputs) == 1 else None,
