@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import test_decayed_scatters as decays_cases
+import test_rmw_chains as rmw_cases
 import test_scatter_extremes as extremes_cases
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
-from vecgrad.batch import decays, extremes
+from vecgrad import primitives as P
+from vecgrad.batch import decays, extremes, rmwchains
 from vecgrad.batch.chains import normalize
 from vecgrad.ir import Graph, dce, uses
 
@@ -155,3 +157,78 @@ def test_one_census_serves_the_looks_of_a_graph():
     g = graphs[0]
     h = g.replace(eqns=g.eqns[:1])  # (another graph with some of the same equations)
     assert census(h) == {g.eqns[0].prim} and census(g) == {e.prim for e in g.eqns}
+
+
+# ------------------------------------------ rmwchains: its candidates, and what it counts
+
+def softmax_written_back(a):
+    """seeds/000's second loop: each column read, then written back through a softmax (writes
+    after reads of their buffer, none of them affine in the read)."""
+    out = a * 1.0
+    for k in range(a.shape[1]):
+        out[:, k] = vg.nn.softmax(out[:, k], axis=0)
+    return np.sum(out * a)
+
+
+def _all_links(g: Graph) -> set[int]:
+    """The places in g of every write or add that is a link by itself (each finder run on
+    every equation of its primitive, not only on the quick pass's candidates)."""
+    defs, order, reads = rmwchains._tables(g)
+    n_uses = uses(g)
+    return {i for i, e in enumerate(g.eqns) if e.prim in rmwchains._FINDERS and
+            rmwchains._FINDERS[e.prim](e, defs, n_uses, reads, order) is not None}
+
+
+RMW = [(f, make(ix)) for f, make in rmw_cases.CASES
+       for ix in (rmw_cases._traced, rmw_cases._static)]
+
+
+@pytest.mark.parametrize("f,args", RMW, ids=[f"{f.__name__}-{k}" for k, (f, _) in
+                                             enumerate(RMW)])
+def test_rmw_candidates_hold_every_link(f, args):
+    g = batch_input(f, args)
+    assert rmwchains.join_affine_rmw(g) is not g  # (the pass applies: links exist)
+    links = _all_links(g)
+    assert links and links <= {i for i, _ in rmwchains._writes_after_reads(g)}
+
+
+@pytest.mark.parametrize("name", SAMPLE + ["bucket_ema_traced", "bucket_ema_static"])
+def test_rmw_candidates_hold_every_link_in_benchmark_programs(name):
+    p = PATTERNS[name]
+    g = batch_input(p.natural, p.args("small"), p.argnums)
+    links = _all_links(g)
+    assert links <= {i for i, _ in rmwchains._writes_after_reads(g)}
+    assert links or "bucket_ema" not in name  # (the rmw lane's programs: links to find)
+
+
+def test_rmw_counts_no_uses_where_no_write_is_a_link(monkeypatch):
+    """Writes after reads that are not links (a softmax written back): the pass returns the
+    graph without counting every value's uses, the biggest of its tables."""
+    g = batch_input(softmax_written_back, (R.standard_normal((6, 5)),))
+    assert len(rmwchains._writes_after_reads(g)) == 5
+
+    def no_count(g):
+        raise AssertionError("uses(g) counted")
+    monkeypatch.setattr(rmwchains, "uses", no_count)
+    assert rmwchains.join_affine_rmw(g) is g
+    # (where a link is found, its uses are asked: the count is made then)
+    f, args = RMW[0]
+    with pytest.raises(AssertionError, match="counted"):
+        rmwchains.join_affine_rmw(batch_input(f, args))
+
+
+def test_adds_are_no_candidates_without_a_scatter():
+    """An add into a buffer read before (`buf = buf + buf[k] * 2`) with no scatter in the
+    graph: no add can be a link (a link's add adds a scatter), so none is a candidate; the
+    writes after reads still are."""
+    def shifted(x):
+        buf = vnp.zeros(3)
+        for i in range(len(x)):
+            buf = buf + buf[i % 3] * 2.0
+            buf[(i + 1) % 3] = buf[(i + 1) % 3] * 0.5 + x[i]
+        return np.sum(buf ** 2)
+    g = batch_input(shifted, (R.standard_normal(9),))
+    assert any(e.prim is P.add and any(a in {d.inputs[0] for d in g.eqns if d.prim is P.getitem}
+                                       for a in e.inputs) for e in g.eqns)  # (teeth)
+    todo = [e.prim for _, e in rmwchains._writes_after_reads(g)]
+    assert todo and P.add not in todo

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from operator import itemgetter
 from typing import Any
 
@@ -178,20 +179,21 @@ class _Emitter(Operands):
         once), with no concatenation. Values only one member uses count as one source.
         None (the common case) when each operand comes from one source. `operands`: the
         members' operands by position."""
-        if all(map(self._one_source, operands)):
+        one = list(map(self._one_source, operands))
+        if all(one):
             return None
-        p = self.p
-        ops = p.ops
+        ops = self.p.ops
         cols = []
-        for j in range(len(p.ops[members[0]])):
-            col = [self._source(p.ops[m][j]) for m in members]
-            n: dict[tuple, int] = {}
-            for c in col:
-                n[c] = n.get(c, 0) + 1
+        for col, same in zip(operands, one):
+            if same:  # (one source: no member of 2 or more is loose in it)
+                cols.append([self._source(col[0])] * len(col))
+                continue
+            col = list(map(self._source, col))
+            n = Counter(col)
             cols.append([("loose",) if c[0] == "a" and n[c] == 1 else c for c in col])
         parts: dict[tuple, list[int]] = {}
-        for k, m in enumerate(members):
-            parts.setdefault(tuple(c[k] for c in cols), []).append(m)
+        for m, key in zip(members, zip(*cols)):
+            parts.setdefault(key, []).append(m)
         sizes = list(map(len, parts.values()))
         # (a member alone in its combination runs alone beside a long run: one value made
         # outside a loop, `w.ravel()` beside every window's `.ravel()`, must not make the

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -155,25 +156,20 @@ def _row_letter(e: Eqn, rows: list[bool]) -> str | None:
 
 def packed_rows(g: Graph) -> Graph:
     """Pack groups of shrinking or growing slices (see the module doc)."""
-    users: dict[Var, list[tuple[int, Eqn]]] = {}
-    reads: list[tuple[int, Eqn, tuple, tuple]] = []
-    for i, e in enumerate(g.eqns):
-        for a in e.inputs:
-            if isinstance(a, Var):
-                users.setdefault(a, []).append((i, e))
-        if e.prim is P.getitem:
-            r = _ragged_read(e)
-            if r is not None:
-                reads.append((i, e, r[0], r[1]))
-    if not reads:
-        return g
+    eqns = g.eqns
     by_pat: dict[tuple, list] = {}
-    for i, e, pat, rng in reads:
-        by_pat.setdefault(pat, []).append((i, e, rng))
+    for i in itertools.compress(range(len(eqns)), map(_GETITEM.__contains__, map(_PRIM, eqns))):
+        e = eqns[i]
+        r = _ragged_read(e)
+        if r is not None:
+            by_pat.setdefault(r[0], []).append((i, e, r[1]))
+    cands = [(pat, ms) for pat, ms in by_pat.items()
+             if len(ms) >= _MIN_MEMBERS and len({r[1] - r[0] for _, _, r in ms}) >= 2]
+    if not cands:
+        return g
+    users = _users(eqns)
     groups = []
-    for pat, ms in by_pat.items():
-        if len(ms) < _MIN_MEMBERS or len({r[1] - r[0] for _, _, r in ms}) < 2:
-            continue
+    for pat, ms in cands:
         chains: dict[tuple, list[_Chain]] = {}
         for i, e, rng in ms:
             ch = _follow(e, rng, users)
@@ -187,6 +183,25 @@ def packed_rows(g: Graph) -> Graph:
         return g
     eqns = _toposort(_rebuild(g, groups), g.inputs)
     return g if eqns is None else g.replace(eqns=tuple(eqns))
+
+
+_GETITEM = frozenset([P.getitem])
+_PRIM = itemgetter(0)  # an equation's primitive
+
+
+def _users(eqns: tuple) -> dict[Var, list[tuple[int, Eqn]]]:
+    """var -> its readers (place, equation), in order (only once some group may pack)."""
+    users: dict[Var, list[tuple[int, Eqn]]] = {}
+    get = users.get
+    for t in enumerate(eqns):
+        for a in t[1].inputs:
+            if a.__class__ is Var:
+                u = get(a)
+                if u is None:
+                    users[a] = [t]
+                else:
+                    u.append(t)
+    return users
 
 
 def _ragged(lens: list[int]) -> bool:

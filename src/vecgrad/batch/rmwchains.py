@@ -23,6 +23,8 @@ of static ids.
 """
 from __future__ import annotations
 
+import itertools
+import operator
 from typing import Any
 
 import numpy as np
@@ -251,18 +253,58 @@ def _closed(ln: _Rmw, defs: dict, n_uses: dict, vs: Any) -> bool:
     return True
 
 
-def _writes_after_reads(g: Graph) -> list[Eqn]:
-    """The writes (and adds) into an array that was read before by a gather or a getitem:
-    the only possible links (a quick pass, before any table is built)."""
-    read = {P.take_along, P.getitem}
+def _writes_after_reads(g: Graph) -> list[tuple[int, Eqn]]:
+    """The writes (and adds) into an array that was read before by a gather or a getitem,
+    with their places in g: the only possible links (a quick pass, before any table is
+    built; an add is a link only beside a scatter)."""
+    prims = census(g)
+    writes = {p for p in _FINDERS if p in prims}
+    if P.scatter_add_along not in prims:
+        writes.discard(P.add)
+    if not writes or not _READS & prims:
+        return []
     read_from: set[int] = set()
     out = []
-    for e in g.eqns:
-        if e.prim in read:
+    for i, e in enumerate(g.eqns):
+        if e.prim in _READS:
             read_from.add(id(e.inputs[0]))
-        elif e.prim in _FINDERS and any(id(a) in read_from for a in e.inputs):
-            out.append(e)
+        elif e.prim in writes and any(id(a) in read_from for a in e.inputs):
+            out.append((i, e))
     return out
+
+
+_READS = frozenset([P.take_along, P.getitem])
+_PRIM, _OUT = operator.itemgetter(0), operator.itemgetter(3)
+
+
+class _Uses:
+    """`uses(g)`, counted on the first look (a graph whose candidate links all fail before
+    one asks, seeds/000's softmax written back into its buffer, never counts)."""
+
+    __slots__ = ("g", "n")
+
+    def __init__(self, g: Graph):
+        self.g, self.n = g, None
+
+    def get(self, v: Any, default: Any = None) -> Any:
+        if self.n is None:
+            self.n = uses(self.g)
+        return self.n.get(v, default)
+
+
+def _tables(g: Graph) -> tuple[dict, dict, dict]:
+    """defs (var -> its equation) and order (var -> its place), built in C, and the reads at
+    one position by key (the first of each), from the reads alone."""
+    eqns = g.eqns
+    outs = list(map(_OUT, eqns))
+    defs = dict(zip(outs, eqns))
+    order = dict(zip(outs, range(len(eqns))))
+    reads: dict[tuple, Var] = {}
+    for e in itertools.compress(eqns, map(_READS.__contains__, map(_PRIM, eqns))):
+        key = _read_key(e, defs)  # (defs of later equations: not read by e, as g is in order)
+        if key is not None:
+            reads.setdefault(key, e.out)
+    return defs, order, reads
 
 
 def join_affine_rmw(g: Graph) -> Graph:
@@ -272,18 +314,11 @@ def join_affine_rmw(g: Graph) -> Graph:
     todo = _writes_after_reads(g)
     if len(todo) < 2:
         return g
-    defs: dict[Var, Eqn] = {}
-    order: dict[Var, int] = {}
-    reads: dict[tuple, Var] = {}
-    for i, e in enumerate(g.eqns):
-        defs[e.out], order[e.out] = e, i
-        key = _read_key(e, defs)
-        if key is not None:
-            reads.setdefault(key, e.out)
-    n_uses = uses(g)
+    defs, order, reads = _tables(g)
+    n_uses = _Uses(g)
     outs = {a for a in g.outputs if a.__class__ is Var}
     chains: dict[Var, list[_Rmw]] = {}
-    for e in todo:
+    for _, e in todo:
         ln = _FINDERS[e.prim](e, defs, n_uses, reads, order)
         if ln is None or not _closed(ln, defs, n_uses, ln.dep - {ln.e.out}):
             continue
