@@ -44,6 +44,7 @@ from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
 from .rmwchains import affine_rmw_writes, join_affine_rmw
 from .setchains import join_set_writes, traced_set_writes
+from .siblings import sibling_writes, stack_siblings
 from .sums import BIG, emit_sums, partition
 
 _POS = itemgetter(3)
@@ -524,6 +525,10 @@ def _batch_once(g: Graph) -> Graph:
     g0, g = g, normalize(g, n_uses)
     if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
+    if sibling_writes(g):  # (each iteration's own buffer, filled by index: see siblings)
+        g1 = stack_siblings(g)
+        if g1 is not g:
+            g = dce(g1)
     if decayed_scatters(g):  # (a buffer scaled between scatters into it: see decays)
         g1 = scale_scatters(g)
         if g1 is not g:
