@@ -210,3 +210,14 @@ def test_int_buffers_keep_values():
     got, want = vg.jit(counts)(idx), counts(idx, xp=np)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype
+
+
+def test_adding_made_zeros_is_no_operation():
+    """x + zeros(shape) (a `full` of 0, as a stacked buffer's base added into whole) is x."""
+    def f(x):
+        return vnp.sum(vnp.sin(x + vnp.zeros(x.shape)) + vnp.zeros((1, 3)) + x)
+    x = R.standard_normal((4, 3))
+    e = check(f, (x,))
+    g = e.stages["simplify"]
+    assert not [q for q in g.eqns if q.prim is P.add and any(
+        d.prim is P.full for d in g.eqns if d.out in q.inputs)], vg.ir.pretty(g)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Const, Eqn
+from ..ir import Const, Eqn, Var
 from ..primitives.linalg import make_spec, parse_spec
 from .contract import inline_subscripts
 from .engine import Ctx
@@ -108,10 +108,17 @@ def times_one(e: Eqn, c: Ctx) -> object:
 
 
 def plus_zero(e: Eqn, c: Ctx) -> object:
+    """(also zeros made by `full`: the base of a buffer that batching stacked, then added
+    into whole)"""
     for x, y in (e.inputs, e.inputs[::-1]):
-        if _scalar(y, 0) and x.aval == e.out.aval:
+        if x.aval == e.out.aval and (_scalar(y, 0) or _made_zeros(y, c)):
             return x
     return None
+
+
+def _made_zeros(a: object, c: Ctx) -> bool:
+    d = c.def_of(a, P.full) if a.__class__ is Var else None
+    return d is not None and d.params["value"] == 0
 
 
 def uniform_operand(e: Eqn, c: Ctx) -> object:
