@@ -999,12 +999,20 @@ def test_closed_affine_scan_keeps_the_paired_steps_for_long_rows():
     assert "affine_scan" not in prims(simplify(graph(f, (50, 32))))
 
 
-def test_closed_affine_scan_keeps_the_paired_steps_out_of_range():
-    """Coefficients whose product leaves the safe range (0.01 ** 200) keep affine_scan."""
-    def f(x):
-        return P.affine_scan(x[0], vnp.asarray(np.full((200, 1), 0.01)), x)
-    g = simplify(graph(f, (200, 3)))
-    assert "affine_scan" in prims(g)
+def test_closed_affine_scan_out_of_range_in_blocks():
+    """Coefficients whose product leaves the safe range over the run (0.01 ** 200) are in
+    closed form over blocks of steps (38 here), the blocks' ends one short affine_scan;
+    where blocks would be shorter than MIN_BLOCK (1e-10 per step: 7), or a coefficient is
+    zero, affine_scan stays."""
+    def f(a):
+        return lambda x: P.affine_scan(x[0], vnp.asarray(a), x)
+    g = simplify(graph(f(np.full((200, 1), 0.01)), (200, 3)))
+    scans = [e for e in g.eqns if e.prim is P.affine_scan]
+    assert len(scans) == 1 and scans[0].out.aval.shape == (6, 3), pretty(g)
+    assert "affine_scan" in prims(simplify(graph(f(np.full((200, 1), 1e-10)), (200, 3))))
+    zero = np.full((200, 1), 0.5)
+    zero[7] = 0.0
+    assert "affine_scan" in prims(simplify(graph(f(zero), (200, 3))))
 
 
 @pytest.mark.parametrize("state,xs,init", [((4,), (8,), 0.0), ((2, 3), (8,), 0.0),
@@ -2146,7 +2154,8 @@ RULE_TESTS = {
     "f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]) reshaped, the pairs (i1, i2) all of I x J":
         (_rule_grid_of_gathers, _check_grid_of_gathers),
     "affine_scan(c0, a, b) = P * (c0 + cumsum(b / P)), a constant, P = cumprod(a) well inside "
-    "the floating-point range": (_rule_closed_affine_scan, _check_closed_affine_scan),
+    "the floating-point range (or within blocks of steps where it is)": (
+        _rule_closed_affine_scan, _check_closed_affine_scan),
     "segment_sum(x[ids], seg) = sum of shifted slices x[lo+d:hi+d] at lo:hi, the (seg, ids) "
     "pairs on a few diagonals": (_rule_segment_sum_of_shifts, _check_segment_sum_of_shifts),
     "einsum(x[I], y[J]) over the terms = einsums of slices x[lo:hi], y[lo+d:hi+d] joined and "

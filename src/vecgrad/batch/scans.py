@@ -7,7 +7,8 @@ Runs in the forward pipeline after batching, and on the gradient graph (`loops`:
 backward loops the VJP of a loop emits get the same treatment, and the forward loop is shared
 with its residual-storing copy). Before batching, `recurrences` (the pipeline's `roll` stage)
 rolls on the trace the recurrences batching could not break (through a nonlinear function of
-the carry, one copy of their step), so batching never walks their steps.
+the carry, one copy of their step; linear ones that scale scalar carries), so batching never
+walks their steps.
 """
 from __future__ import annotations
 
@@ -79,27 +80,52 @@ def _nonlinear(g: Graph, r: Region) -> bool:
     return any(p in _NONLINEAR for p in members) and not any(p in _WRITES for p in members)
 
 
+_SCALING = frozenset([P.mul, P.div])
+MIN_SCALED = 32  # scalar products one after another, at least, for the search for decays
+
+
+def _scaled(g: Graph, regions: list[Region]) -> list[Region]:
+    """Linear recurrences whose step scales a carry (decays, gains, cascades of filters):
+    batching can merge no two of their steps, so it walks them one group per operation
+    per step (8,000 groups for a cascade of three filters over 4,000 steps) before `scans`
+    rolls them up again. Rolled here, the loop's step is recognized as scans at once.
+    (Sum chains, which batching makes one reduction, are left to it.)"""
+    def scales(r: Region) -> bool:
+        return any(g.eqns[i].prim in _SCALING and any(c[0] != "x" for c in r.sig[j])
+                   for j, i in enumerate(r.steps[0]))  # (a product on the cycle)
+    def scalars(r: Region) -> bool:
+        return all(not g.eqns[i].out.aval.shape and g.eqns[i].prim not in _WRITES
+                   for i in r.steps[0])
+    return [r for r in regions if scalars(r) and not _nonlinear(g, r) and scales(r)]
+
+
 MIN_CHAIN = 16  # nonlinear operations one after another, at least, for the search to run
 
 
 def _nonlinear_depth(g: Graph) -> int:
     """The most nonlinear operations on one path of g (a recurrence of T steps through a
     tanh has T)."""
-    nl = _NONLINEAR
-    if sum(e.prim in nl for e in g.eqns) < MIN_CHAIN:
+    return _depth(g, _NONLINEAR, MIN_CHAIN)
+
+
+def _depth(g: Graph, nl: frozenset, least: int, scalar: bool = False) -> int:
+    """The most operations of `nl` on one path of g (with `scalar`, only those whose result
+    is a scalar count); 0 where g has fewer than `least` of them."""
+    counts = [e.prim in nl and not (scalar and e.out.aval.shape) for e in g.eqns]
+    if sum(counts) < least:
         return 0
     depth: dict[Var, int] = {}
     get = depth.get
     best = 0
-    for e in g.eqns:  # (unrolled for one and two operands: this runs on every trace)
-        ins = e.inputs
+    for e, c in zip(g.eqns, counts):  # (unrolled for one and two operands: this runs on
+        ins = e.inputs                  # every trace)
         if len(ins) == 2:
             d = max(get(ins[0], 0), get(ins[1], 0))
         elif len(ins) == 1:
             d = get(ins[0], 0)
         else:
             d = max([get(a, 0) for a in ins], default=0)
-        if e.prim in nl:
+        if c:
             d += 1
         if d:
             depth[e.out] = d
@@ -116,11 +142,16 @@ def _emit_batched(body: Graph, *args: Any, **kwargs: Any) -> Any:
 def recurrences(g: Graph) -> Graph:
     """Roll, on the traced graph, the recurrences batching could not break: batching then
     works on what feeds and reads the loop, not on every step of a sequential chain. (Only
-    a trace with a long chain of nonlinear operations is searched: the search costs about
-    what batching does, and a short recurrence batching leaves is rolled after it.)"""
-    if _nonlinear_depth(g) < MIN_CHAIN:
+    a trace with a long chain of nonlinear operations, or of products of scalars, is
+    searched: the search costs about what batching does, and a short recurrence batching
+    leaves is rolled after it.)"""
+    if _nonlinear_depth(g) >= MIN_CHAIN:
+        keep = _sequential
+    elif _depth(g, _SCALING, MIN_SCALED, scalar=True) >= MIN_SCALED:
+        keep = _scaled
+    else:
         return g
-    rolled, notes = roll(g, _emit_batched, _sequential, rounds=12)
+    rolled, notes = roll(g, _emit_batched, keep, rounds=12)
     if not notes:
         return g
     return rolled.replace(notes=rolled.notes + tuple(notes))

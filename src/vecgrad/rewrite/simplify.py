@@ -184,7 +184,8 @@ RULES: list[Rule] = [
     *[Rule(p, grid_of_gathers, "f(x[i1], y[i2]) = f(x[I][:, None], y[J][None]) reshaped, "
            "the pairs (i1, i2) all of I x J") for p in P.REGISTRY.values() if p.elementwise],
     Rule(P.affine_scan, closed_affine_scan, "affine_scan(c0, a, b) = P * (c0 + cumsum(b / P)), "
-         "a constant, P = cumprod(a) well inside the floating-point range"),
+         "a constant, P = cumprod(a) well inside the floating-point range (or within blocks "
+         "of steps where it is)"),
     Rule(P.segment_sum, segment_sum_of_shifts, "segment_sum(x[ids], seg) = sum of shifted "
          "slices x[lo+d:hi+d] at lo:hi, the (seg, ids) pairs on a few diagonals"),
     Rule(P.segment_sum, segment_sum_of_boxes, "segment_sum(x[rows, cols], seg) over x's pixels "
