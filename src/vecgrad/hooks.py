@@ -45,8 +45,8 @@ class Numpy(Filled):
     protocols, an array from a list, the cast of an in-place result, a masked write, a
     read, write or accumulation at a traced index) and by odeint's VJP (filled in by `vecgrad.numpy`)."""
 
-    __slots__ = ("accumulate_at_read", "asarray", "astype", "concatenate", "dispatch_function",
-                 "dispatch_ufunc", "ravel", "reshape", "stack", "sum", "traced_getitem", "traced_row",
+    __slots__ = ("accumulate_at_read", "asarray", "astype", "c_", "concatenate", "dispatch_function",
+                 "dispatch_ufunc", "r_", "ravel", "reshape", "stack", "sum", "traced_getitem", "traced_row",
                  "where", "write_at_index_array", "write_at_traced", "write_basic_first",
                  "write_masked", "wrote_at_read", "zeros")
 

@@ -17,7 +17,8 @@ pairs])`, `np.linalg.norm([dx, dy])`, `np.dot([a, b], w)`: `LISTS`) dispatch on 
 arguments, but NumPy does not look inside a list; while tracing, a list or tuple argument
 holding a traced value becomes the array `np.asarray` makes of it above, and the call goes on
 as NumPy's own (now dispatched to vecgrad). Ufuncs are left alone (NumPy matches them by
-identity when it dispatches, and they keep their methods)."""
+identity when it dispatches, and they keep their methods). `np.r_[...]` / `np.c_[...]` of
+traced items are vnp.r_ / vnp.c_ (NumPy's make each item a plain array first)."""
 from __future__ import annotations
 
 import builtins
@@ -178,6 +179,30 @@ def _wrap_lists(orig: Any) -> Any:
     return wrapper
 
 
+class _Concatenator:
+    """np.r_ / np.c_ while tracing: vnp.r_ / vnp.c_ where an item is traced (a traced array,
+    or a list holding one) and the call is the user's; NumPy's own otherwise (NumPy's turns
+    each item into a plain array, which a traced value is not)."""
+
+    def __init__(self, name: str):
+        self.name, self.orig = name, getattr(np, name)
+
+    def __getitem__(self, key: Any) -> Any:
+        items = key if type(key) is tuple else (key,)
+        if builtins.any(_leaf_dtypes(k, []) for k in items) and not _internal_caller():
+            return getattr(NUMPY, self.name)[key]
+        return self.orig[key]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.orig, name)
+
+    def __len__(self) -> int:
+        return len(self.orig)
+
+
+CONCATENATORS = ("r_", "c_")
+_CONCAT_ORIG = {n: getattr(np, n) for n in CONCATENATORS}
+_CONCAT_TRACED = {n: _Concatenator(n) for n in CONCATENATORS}
 _TRACED = {n: _wrap(n) for n in NAMES}
 _LIST_TRACED = {k: _wrap_lists(f) for k, f in _LIST_ORIG.items()}
 
@@ -186,6 +211,8 @@ def patch() -> None:
     """Put the wrappers in place of NumPy's constructors and list-taking functions."""
     for n in NAMES:
         setattr(np, n, _TRACED[n])
+    for n in CONCATENATORS:
+        setattr(np, n, _CONCAT_TRACED[n])
     for (m, n), f in _LIST_TRACED.items():
         setattr(m, n, f)
 
@@ -194,6 +221,8 @@ def unpatch() -> None:
     """Put NumPy's own functions back."""
     for n in NAMES:
         setattr(np, n, _ORIG[n])
+    for n in CONCATENATORS:
+        setattr(np, n, _CONCAT_ORIG[n])
     for (m, n), f in _LIST_ORIG.items():
         setattr(m, n, f)
 

@@ -13,11 +13,12 @@ The probe (`case_dtypes`) runs a primitive's shape rule on each case's dtype, as
 pybuiltins.EitherScalar's check_prim does for `max(x32[i], 0.0)`."""
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
-from .errors import TraceError
+from .errors import TraceError, _is_internal
 from .ir import Aval
 from .tracing import Tracer
 
@@ -77,6 +78,14 @@ class EitherComplex(Tracer):
     @classmethod
     def of(cls, x: Tracer, what: str) -> EitherComplex:
         return cls(x._b, x.atom, what)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The traced (complex) dtype inside vecgrad; read by the user's code (`w.dtype`), a
+        TraceError: NumPy's is complex or real as the values say."""
+        if not _is_internal(sys._getframe(1).f_code.co_filename):
+            raise self.ambiguous(self.cases(), ".dtype: its")
+        return self._atom.aval.dtype
 
     def _lifted_as(self, b: Any, v: Any) -> EitherComplex:
         """This value in the inner trace `b` (tracing.lift), as `v`."""

@@ -48,8 +48,8 @@ from ..hooks import NUMPY as _NUMPY
 # Tracing sits below this package: it calls these functions through hooks.NUMPY (as does
 # odeint's VJP), and the ndarray methods of traced arrays are set on Tracer by
 # _ndarray.install.
-_NUMPY.fill(accumulate_at_read=_accumulate_at_read, asarray=asarray, astype=astype,
-            concatenate=concatenate, dispatch_function=dispatch_function,
+_NUMPY.fill(accumulate_at_read=_accumulate_at_read, asarray=asarray, astype=astype, c_=c_,
+            concatenate=concatenate, r_=r_, dispatch_function=dispatch_function,
             dispatch_ufunc=dispatch_ufunc, ravel=ravel, reshape=reshape, stack=stack, sum=sum,
             traced_getitem=_traced_getitem, traced_row=_traced_row, where=where,
             write_at_index_array=_write_at_index_array, write_at_traced=_write_at_traced,

@@ -42,6 +42,18 @@ def _dtype(x: Any) -> _np.dtype:
     return x.dtype if isinstance(x, Tracer) else _np.asarray(x).dtype
 
 
+def queried_dtype(x: Any) -> _np.dtype:
+    """x's dtype as the user's program asks it (np.result_type, np.zeros_like, .itemsize):
+    refused where NumPy's depends on the values (an either value whose cases differ:
+    np.linalg.eig's w, `max(x32[i], 0.0)`)."""
+    if isinstance(x, Tracer) and x._depends:
+        cases = x.cases()
+        if len(cases) > 1:
+            raise x.ambiguous(cases, "the queried")
+        return next(iter(cases))
+    return _dtype(x)
+
+
 # ------------------------------------------------------------------ creation and conversion
 
 def asarray(a: ArrayLike, dtype: Any = None) -> Any:

@@ -9,7 +9,17 @@ from ..errors import unsupported
 from ..inputs import const_tracer
 from ..tracing import Tracer
 from . import _ops
-from ._base import ArrayLike, _dtype, _float_default, _has_tracer, _shape, asarray, astype, zeros
+from ._base import (
+    ArrayLike,
+    _dtype,
+    _float_default,
+    _has_tracer,
+    _shape,
+    asarray,
+    astype,
+    queried_dtype,
+    zeros,
+)
 from ._ops import broadcast_to
 
 __all__ = ["arange", "empty", "empty_like", "eye", "full", "full_like", "identity",
@@ -35,22 +45,22 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
 
 def zeros_like(a: ArrayLike, dtype: Any = None) -> Any:
     """Zeros with the shape and dtype of `a`."""
-    return zeros(_shape(a), dtype or _dtype(a))
+    return zeros(_shape(a), dtype or queried_dtype(a))
 
 
 def ones_like(a: ArrayLike, dtype: Any = None) -> Any:
     """Ones with the shape and dtype of `a`."""
-    return ones(_shape(a), dtype or _dtype(a))
+    return ones(_shape(a), dtype or queried_dtype(a))
 
 
 def empty_like(a: ArrayLike, dtype: Any = None) -> Any:
     """A zero-filled buffer with the shape and dtype of `a`."""
-    return zeros(_shape(a), dtype or _dtype(a))
+    return zeros(_shape(a), dtype or queried_dtype(a))
 
 
 def full_like(a: ArrayLike, fill_value: Any, dtype: Any = None) -> Any:
     """A buffer with the shape and dtype of `a`, filled with `fill_value`."""
-    return full(_shape(a), fill_value, dtype or _dtype(a))
+    return full(_shape(a), fill_value, dtype or queried_dtype(a))
 
 
 def arange(*args: Any, **kw: Any) -> _np.ndarray:

@@ -116,8 +116,8 @@ def power(x: Any, y: Any) -> Any:
         p = float(y) if isinstance(y, (float, _np.floating)) else int(y)
         if dt != _dtype(x):
             x = astype(x, dt)
-        elif p == 1 and isinstance(x, Tracer):
-            return Tracer(x._b, x.atom)
+        elif p == 1 and isinstance(x, Tracer):  # (an either value stays either: w ** 1 of
+            return x.copy() if x._depends else Tracer(x._b, x.atom)  # eig's w is real or not)
         return P.powc(x, p=p) if p != 1 else x
     return P.pow_(x, y)
 

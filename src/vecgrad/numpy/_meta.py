@@ -13,7 +13,7 @@ from .. import primitives as P
 from ..errors import TraceError
 from ..tracing import Tracer, strided
 from . import _ops
-from ._base import _dtype, _nd, _shape, asarray, astype
+from ._base import _dtype, _nd, _shape, asarray, astype, queried_dtype
 from ._stats import all as all_
 
 __all__ = [
@@ -144,7 +144,7 @@ def size(a: Any, axis: int | None = None) -> int:
 
 
 def _dt(x: Any) -> Any:
-    return x.dtype if isinstance(x, Tracer) else x
+    return queried_dtype(x) if isinstance(x, Tracer) else x
 
 
 def result_type(*arrays_and_dtypes: Any) -> _np.dtype:
@@ -158,8 +158,9 @@ def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
 
 
 def iscomplexobj(x: Any) -> bool:
-    """Whether x has a complex dtype."""
-    return _dtype(x).kind == "c"
+    """Whether x has a complex dtype (refused for np.linalg.eig's values, complex or real as
+    the values say: valuedtype.EitherComplex)."""
+    return queried_dtype(x).kind == "c"
 
 
 def isrealobj(x: Any) -> bool:
@@ -169,14 +170,14 @@ def isrealobj(x: Any) -> bool:
 
 def iscomplex(x: Any) -> Any:
     """Elementwise: a nonzero imaginary part."""
-    if not iscomplexobj(x):
+    if not (isinstance(x, Tracer) and x._depends) and not iscomplexobj(x):
         return _np.zeros(_shape(x), bool)
     return _ops.not_equal(_ops.imag(x), 0)
 
 
 def isreal(x: Any) -> Any:
     """Elementwise: a zero imaginary part."""
-    if not iscomplexobj(x):
+    if not (isinstance(x, Tracer) and x._depends) and not iscomplexobj(x):
         return _np.ones(_shape(x), bool)
     return _ops.equal(_ops.imag(x), 0)
 

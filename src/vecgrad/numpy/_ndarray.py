@@ -18,7 +18,7 @@ from .. import primitives as P
 from ..errors import ConcretizationError, TracedIntoNumpyError, unsupported, user_src
 from ..tracing import Tracer, as_view, strided
 from . import _elementwise, _indexing, _ops, _order
-from ._base import astype
+from ._base import astype, queried_dtype
 from ._ufuncs import round as round_
 
 # how each name of dir(numpy.ndarray) is provided: "function" (the vecgrad.numpy function
@@ -119,11 +119,11 @@ def get_data(self: Tracer) -> Any:
 
 
 def get_itemsize(self: Tracer) -> int:
-    return self.dtype.itemsize
+    return queried_dtype(self).itemsize
 
 
 def get_nbytes(self: Tracer) -> int:
-    return self.size * self.dtype.itemsize
+    return self.size * queried_dtype(self).itemsize
 
 
 def get_mT(self: Tracer) -> Any:
@@ -262,9 +262,11 @@ def put(self: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
 def view(self: Tracer, dtype: Any = None, type: Any = None) -> Tracer:
     """A new view of the same data (writes through it reach this array); reinterpreting the
     bytes as another dtype is not traced."""
-    if dtype is not None and _np.dtype(dtype) != self.dtype or type is not None:
+    if dtype is not None and _np.dtype(dtype) != queried_dtype(self) or type is not None:
         raise unsupported("ndarray.view with another dtype or type (use .astype to convert)")
     out = Tracer(self._b, self.atom)
+    if self._depends:  # (eig's w: a view is real where w is)
+        out = self._kept(out)
     return as_view(out, self, P.reshape, {"shape": self.shape})
 
 

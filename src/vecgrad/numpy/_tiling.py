@@ -187,7 +187,7 @@ class _Concatenator:
                 raise unsupported(f"numpy index trick directive {key[0]!r}")
             axis, ndmin, trans1d = (spec + [ndmin, trans1d][len(spec) - 1:])[:3]
             key = key[1:]
-        items = []
+        items, kinds = [], []  # (NumPy's dtype: of the arrays, and of scalars weakly)
         for k in key:
             if isinstance(k, slice):
                 step = 1 if k.step is None else k.step
@@ -196,8 +196,13 @@ class _Concatenator:
                     if isinstance(step, complex) else _np.arange(start, k.stop, step)
             else:
                 a = asarray(k)
+            weak = isinstance(k, Tracer) and k._weak
+            kinds.append(k if type(k) in _np.ScalarType else k._kind if weak else _dtype(a))
             items.append(self._ndmin(a, ndmin, trans1d))
-        return concatenate(items, axis)
+        dt = _np.result_type(*kinds)
+        items = [self._ndmin(_np.array(k, dt), ndmin, trans1d) if type(k) in _np.ScalarType
+                 else a for k, a in zip(key, items)]  # (a Python int out of dt's range raises)
+        return concatenate([astype(a, dt) for a in items], axis)
 
     @staticmethod
     def _ndmin(a: Any, ndmin: int, trans1d: int) -> Any:
