@@ -4,8 +4,9 @@ It cannot be a traced array (shapes are static), yet NumPy programs use it in tw
 result has x's own shape: an in-place update of the selected entries, `x[x < 0] *= 0.1`
 (Python runs `t = x[m]; t *= 0.1; x[m] = t`), and a copy between arrays of one shape,
 `y[m] = x[m]`. A `MaskedSelection` keeps the array it selects from and applies those as
-`where(m, f(x), x)`: exactly NumPy's values, since f works entry by entry. Any other use
-(reading its values, its length, arithmetic that makes a new array) raises.
+`where(m, f(x), x)`: exactly NumPy's values, since f works entry by entry. Its values are
+read as numpy/_selected.py says (reductions, entrywise work: `np.sum(x[m] ** 2)`); any
+other use (its length, indexing along it, returning it) raises.
 """
 from __future__ import annotations
 
@@ -19,28 +20,10 @@ from ..errors import CastingError, TraceError, user_src
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, astype
+from ._selected import SelectedValues, _at, _data_dependent, filled
 
 
-def _data_dependent(made: Any = None, here: bool = True) -> TraceError:
-    """The error for a use of x[mask] as an array: at the line using it (`here`: False when
-    the use is outside the user's code, the traced function returned it), naming the line
-    that `made` the selection when that is another one."""
-    at = _at() if here else ""
-    if made is not None and f" (at {made.file}:{made.line})" != at:
-        at += f" (x[mask] at {made.file}:{made.line})"
-    return TraceError(
-        "x[mask] with a traced boolean mask has a data-dependent length, which vecgrad cannot "
-        "trace; it can only be updated in place (x[mask] *= c, x[mask] += y[mask]) or copied "
-        "into an array of x's shape (y[mask] = x[mask]). Select values with vnp.where(mask, "
-        "a, b) or multiply the mask in instead" + at)
-
-
-def _at() -> str:
-    src = user_src(3)
-    return f" (at {src.file}:{src.line})" if src else ""
-
-
-class MaskedSelection:
+class MaskedSelection(SelectedValues):
     """The entries of `base` where `mask` (over its leading axes) is true, as `value` (an
     array of base's shape whose selected entries are the selection's current values)."""
 
@@ -51,13 +34,8 @@ class MaskedSelection:
         self.src = user_src(3)  # (the line of `x[mask]`)
 
     def _update(self, other: Any, fn: Callable, name: str) -> Self:
-        if isinstance(other, MaskedSelection):
-            if other.mask.atom is not self.mask.atom or other.value.shape != self.value.shape:
-                raise _data_dependent(self.src)
-            other = other.value
-        elif _np.ndim(other) != 0:  # (an array must match the data-dependent count)
-            raise _data_dependent(self.src)
-        new = fn(self.value, other)
+        other = self._operand(other)  # (a selection by this mask, or a scalar / a row)
+        new = fn(self._vals(), other)  # (unselected entries: the first selected one's)
         if not _np.can_cast(_dtype(new), self.base.dtype, "same_kind"):
             raise CastingError(name, _dtype(new), self.base.dtype, user_src(3))
         self.value = astype(new, self.base.dtype)
@@ -93,38 +71,8 @@ class MaskedSelection:
         target._replace(new.atom)
         return True
 
-    def not_an_array(self) -> TraceError:
-        """The error for using the selection as an array (tracing asks for it)."""
-        return _data_dependent(self.src, here=False)
-
-    def __getattr__(self, name: str) -> Any:
-        raise _data_dependent(self.src)
-
-    def __array__(self, *a: Any, **k: Any) -> Any:
-        raise _data_dependent(self.src)
-
-    def __len__(self) -> int:
-        raise _data_dependent(self.src)
-
-    def __iter__(self) -> Any:
-        raise _data_dependent(self.src)
-
-    def __bool__(self) -> bool:
-        raise _data_dependent(self.src)
-
-    def _binary(self, *a: Any) -> Any:
-        raise _data_dependent(self.src)
-
-    def __hash__(self) -> int:  # (returned from a traced function: its outputs are hashed)
-        raise _data_dependent(self.src, here=False)
-
-    __getitem__ = __setitem__ = __float__ = __int__ = __index__ = __abs__ = _binary
-    __eq__ = __ne__ = __and__ = __or__ = __invert__ = __floordiv__ = __mod__ = _binary
-
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _binary
-    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __matmul__ = __neg__ = _binary
-    __lt__ = __le__ = __gt__ = __ge__ = _binary
-    __array_ufunc__ = __array_function__ = _binary
+    def _vals(self) -> Tracer:
+        return filled(self.mask, self.value)
 
 
 def select(x: Tracer, key: Any) -> MaskedSelection | None:
