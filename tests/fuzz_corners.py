@@ -9,7 +9,8 @@ negative operands, ints and floats; empty arrays and zero-trip loops; sorting, a
 partition per row with ties and NaN; `np.unique` with its return_* flags (on values known
 while tracing; on traced ones a typed refusal); boolean indexing, `x[True]`, `x[None, ...]`;
 `out=` and `where=` in ufuncs and reductions (overlapping `out` too); views of views written
-through, in loops and whole.
+through, in loops and whole; `x[mask]` read (reduced after entrywise work, per row, by rows,
+written back through the mask) and np.r_ / np.c_ of traced items.
 
 Each block is run by NumPy as drawn, as in tests/fuzz_loops.py (a block NumPy rejects, or
 whose values are not finite, is drawn again): NumPy's values and dtypes are the oracle.
@@ -68,6 +69,26 @@ SORTR = ["np.argsort({r})", "np.argsort({r}, kind='stable')", "np.argsort(-{r})"
          "np.nan_to_num(np.sort(np.stack([{r}, {r} * 0.5]), axis=0), nan=3.0)"]
 ROWS = ["np.where(x[i] > 1.0, np.nan, np.round(x[i]))", "np.round(x[i] * 2) / 2",
         "np.where(m[i], np.nan, x[i])", "np.where(x[i] < -1.0, np.nan, np.floor(x[i]))"]
+# x[mask] read (numpy/_selected.py): selections, the entrywise work on them, their reductions
+SEL = ["x[i][x[i] > 0]", "x[i][np.abs(x[i]) < 1]", "x[i][x[i] > 9]", "(x[i] - v[i])[x[i] > v[i]]",
+       "x[i][(x[i] > -0.5) & (x[i] < 1.5)]", "x[i][~(x[i] > 0.3)]", "W[i % len(W)][W[i % len(W)] < 0]"]
+SEL_WHOLE = ["v[v > 0]", "s[s > 0]", "x[x > 0.5]", "(v * 2)[m]", "ix[ix > 1]", "v[v > 9]",
+             "x[:, 0][m]", "s[m]", "(x - v[:, None])[x > v[:, None]]"]
+POS = ["x[i][x[i] > 0.1]", "v[v > 0.1]", "s[s > 0.1]", "(x[i] ** 2)[x[i] != 0]"]
+ENTRY = ["{s}", "{s} ** 2", "np.exp(-{s})", "2.0 * {s} - 1", "np.abs({s})", "-{s}", "({s} > 0.5)",
+         "{s}.astype(np.float32)", "np.clip({s}, -0.5, 0.5)", "np.where({s} > 0.2, {s}, 0.1)",
+         "np.maximum({s}, 0.2)", "{s} * np.float32(2)", "({s} + 1) // 1", "np.tanh({s})"]
+ENTRY_POS = ["np.log({s})", "np.sqrt({s})", "1.0 / {s}", "{s} ** 0.5", "np.log1p({s}) / {s}"]
+MRED = ["np.sum({e})", "({e}).sum()", "np.mean({e})", "np.var({e})", "np.std({e}, ddof=0)",
+        "np.prod({e} * 0.5 + 1)", "np.linalg.norm({e})", "np.count_nonzero({e} > 0.2)",
+        "np.any({e} > 1)", "np.all({e} < 2)", "np.max({e}, initial=-3.0)", "np.min({e}, initial=5)",
+        "({e}).mean()", "np.nansum({e})", "np.average({e})", "({e}) @ ({e})", "np.sum({e}, dtype=np.float64)"]
+MROWS = ["np.sum(x[x[:, 0] > 0], axis=0)", "x[v > 0].mean(axis=0)", "np.sum(x[m] ** 2, axis=1).sum()",
+         "np.linalg.norm(x[v < 0.5])", "np.max(x[m], axis=0, initial=0.0)", "x[x[:, -1] < 0][:, 0].sum()",
+         "np.sum(x[v > 0] @ W)", "np.sum(x[m] * v[0], axis=0, keepdims=True)"]
+RCAT = ["np.r_[v, 0.0]", "np.r_[v[:2], x[0], 1]", "np.c_[v, v ** 2]", "np.r_[s, 0.1]", "np.r_[s, np.float64(1)]",
+        "np.r_[ix, 2]", "np.r_[ix.astype(np.int8), -1]", "np.r_[0:3, v]", "np.r_['0,2', v, v]", "np.c_[x, v]",
+        "np.r_[m, True]", "np.r_[v[0], v[1], 2.5]"]
 
 
 class CornerGen(SemGen):
@@ -202,9 +223,34 @@ class CornerGen(SemGen):
             f"{o} = v.copy()\nw1 = {o}[:]\nw1[...] = w1[::-1]",
         ])
 
+    def maskreads(self) -> str:
+        """x[mask] reduced, after entrywise work, per row in a loop, whole, by rows, and
+        written back through the same mask."""
+        o, n = self.fresh(), self.n
+        pos = self.i(0, 2) == 0
+        sel = self.pick(POS if pos else SEL)
+        e = self.pick(ENTRY_POS if pos else ENTRY).format(s=sel)
+        whole = self.pick(POS[1:] if pos else SEL_WHOLE)
+        ew = self.pick(ENTRY_POS if pos else ENTRY).format(s=whole)
+        return self.pick([
+            self._loop_of(o, self.pick(MRED).format(e=e), n), f"{o} = {self.pick(MRED).format(e=ew)}",
+            f"{o} = {self.pick(MROWS)}",
+            f"{o} = x.copy()\nfor i in range({n}):\n    r = {o}[i]\n    r[r > 0] = {self.pick(ENTRY).format(s='r[r > 0]')}",
+            f"{o} = v.copy()\n{o}[m] = {self.pick(ENTRY).format(s='v[m]')}",
+            f"t{o} = v[v < 0.5]\nt{o} *= 2\nt{o} = t{o} + 1\n{o} = np.sum(t{o} ** 2)",
+        ])
+
+    def rconcat(self) -> str:
+        """np.r_ / np.c_ of traced items, scalars of several kinds and ranges."""
+        o, n = self.fresh(), self.n
+        return self.pick([f"{o} = {self.pick(RCAT)}",
+                          self._loop_of(o, "np.max(np.r_[0.0, x[i]])", n),
+                          self._loop_of(o, "np.sum(np.r_[x[i], v[i]] ** 2)", n),
+                          self._loop_of(o, "np.c_[x[i], x[i]].sum(1)", n)])
+
     NEW: ClassVar[dict[str, int]] = {
         "cplx": 3, "halfs": 3, "overflow": 3, "empties": 2, "sorts": 3, "uniques": 2, "boolidx": 3,
-        "outwhere": 3, "viewviews": 3}
+        "outwhere": 3, "viewviews": 3, "maskreads": 4, "rconcat": 2}
     STYLES: ClassVar[dict[str, int]] = {**SemGen.STYLES, **NEW}
     FIRST: ClassVar[dict[str, int]] = NEW
     KEEP_FIRST: ClassVar[bool] = True
