@@ -47,7 +47,7 @@ READS = [
 
 
 def _fn(expr):
-    return eval(f"lambda x, y, X, i8, f32: {expr}", {"np": np})  # noqa: S307
+    return eval(f"lambda x, y, X, i8, f32: {expr}", {"np": np})
 
 
 def _args():

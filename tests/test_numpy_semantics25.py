@@ -1,7 +1,7 @@
 """NumPy semantics fixed in session 25: np.linalg.eig's value-dependent dtype asked of it
 (`w ** 1`, `w.dtype`, `w.view()`, np.iscomplexobj, .itemsize, np.zeros_like: each was the
 complex answer where NumPy's is real), and np.r_ / np.c_ of traced items (refused before:
-NumPy's AxisConcatenator converts each item itself)."""
+NumPy's AxisConcatenator converts each item itself), and np.gradient with coordinate arrays."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +23,7 @@ ROT = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])  # complex 
 ])
 @pytest.mark.parametrize("a", [SYM, ROT], ids=["real", "complex"])
 def test_a_dtype_asked_of_eigs_values_is_refused_naming_the_line(use, a):
-    f = eval(f"lambda a: (lambda w: {use})(np.linalg.eigvals(a))", {"np": np})  # noqa: S307
+    f = eval(f"lambda a: (lambda w: {use})(np.linalg.eigvals(a))", {"np": np})
     with pytest.raises(vg.TraceError, match=r"depends on the values.*\(at "):
         vg.jit(f)(a)  # (at <string>:1, or at this line: where w ** 1 / w.view() is returned)
 
@@ -35,7 +35,7 @@ def test_a_dtype_asked_of_eigs_values_is_refused_naming_the_line(use, a):
 ])
 @pytest.mark.parametrize("a", [SYM, ROT], ids=["real", "complex"])
 def test_uses_of_eigs_values_with_one_dtype_are_numpys(use, a):
-    f = eval(f"lambda a: (lambda w: {use})(np.linalg.eigvals(a))", {"np": np})  # noqa: S307
+    f = eval(f"lambda a: (lambda w: {use})(np.linalg.eigvals(a))", {"np": np})
     got, want = vg.jit(f)(a), f(a)
     if isinstance(want, (tuple, bool)):
         assert got == want
@@ -57,7 +57,7 @@ def test_uses_of_eigs_values_with_one_dtype_are_numpys(use, a):
 ])
 def test_np_r_and_np_c_of_traced_items_are_numpys(expr):
     x = np.array([0.5, -1.0, 2.0, 0.25])
-    f = eval(f"lambda x: {expr}", {"np": np})  # noqa: S307
+    f = eval(f"lambda x: {expr}", {"np": np})
     assert_same(vg.jit(f)(x), f(x))
     if np.asarray(f(x)).dtype == np.float64 and "float32" not in expr and "np.int" not in expr:
         vg.check_grads(lambda x: vnp.sum(f(x) ** 2), (x,))
@@ -72,3 +72,49 @@ def test_np_r_outside_a_trace_and_of_constants_is_numpys_own():
     assert np.r_.__class__.__name__ == "RClass"  # (NumPy's object, untouched outside a trace)
     f = vg.jit(lambda x: x * np.r_[1:4, 10.0].sum())
     assert_same(f(np.ones(2)), np.ones(2) * np.r_[1:4, 10.0].sum())
+
+
+_T = np.cumsum(np.random.default_rng(3).random(7) + 0.1)  # (non-uniform coordinates)
+
+
+@pytest.mark.parametrize("expr", [
+    "np.gradient(y, t)", "np.gradient(y, t, edge_order=2)", "np.gradient(Y, np.arange(4.0), t)[1]",
+    "np.gradient(Y, t, axis=1)", "np.gradient(Y, 2.0, t)[0]", "np.gradient(y, T)",
+    "np.gradient(y, np.array([0, 1, 3, 4, 7, 8, 10]))", "np.gradient(y, np.arange(7) * 0.5, edge_order=2)",
+    "np.gradient(Y, np.linspace(0, 1, 4), axis=0, edge_order=2)", "np.gradient(Y, t, axis=-1, edge_order=2)",
+    "np.gradient(y.astype(np.float32), t)", "np.gradient(y, T ** 2, edge_order=2)",
+])
+def test_np_gradient_with_coordinate_arrays_is_numpys(expr):
+    """np.gradient(f, x) with coordinates (traced t or constant T; was refused): NumPy's
+    non-uniform formulas, values, dtype and gradients (also with respect to t)."""
+    r = np.random.default_rng(4)
+    y, Y = r.standard_normal(7), r.standard_normal((4, 7))
+    f = eval(f"lambda y, Y, t: {expr}", {"np": np, "T": _T})
+    assert_same(vg.jit(f)(y, Y, _T), f(y, Y, _T), rtol=1e-12)
+    if "float32" not in expr:
+        vg.check_grads(lambda y, Y, t: vnp.sum(f(y, Y, t) ** 2), (y, Y, _T), argnums=(0, 1, 2))
+
+
+def test_np_gradient_with_coordinates_in_a_loop_batches():
+    """Per-row derivatives on one traced time grid, in a loop: batched equals unbatched."""
+    from test_batch import assert_same_function, entry
+
+    def f(Y, t):
+        out = vnp.zeros_like(Y)
+        for i in range(Y.shape[0]):
+            out[i] = np.gradient(Y[i], t, edge_order=1 + i % 2)
+        return vnp.sum(out ** 2)
+    Y = np.random.default_rng(5).standard_normal((5, 7))
+    assert_same(vg.jit(f)(Y, _T), f(Y, _T), rtol=1e-12)
+    e, leaves = entry(f, (Y, _T), argnums=(0, 1))
+    assert_same_function(e.stages["cse"], e.stages["batch"], leaves)
+
+
+@pytest.mark.parametrize("bad", ["np.gradient(y, t[:3])", "np.gradient(y, Y)", "np.gradient(Y, t)"])
+def test_np_gradient_with_bad_coordinates_raises_as_numpy(bad):
+    y, Y = np.ones(7), np.ones((4, 7))
+    f = eval(f"lambda y, Y, t: {bad}", {"np": np})
+    with pytest.raises((ValueError, TypeError)):
+        f(y, Y, _T)
+    with pytest.raises((ValueError, TypeError)):
+        vg.jit(f)(y, Y, _T)

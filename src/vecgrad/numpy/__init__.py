@@ -25,6 +25,7 @@ from ._tiling import *
 from ._pad import *
 from ._histdd import *
 from ._stats import *
+from ._gradient import *
 from ._order import *
 from ._indexing import *
 from ._accumulate import *

@@ -1,5 +1,5 @@
 """Statistics and scans of `vecgrad.numpy`: var/std/average/cov, cumulative sums and
-products, diff and gradient, the NaN-ignoring reductions, all/any, select and piecewise.
+products, diff, the NaN-ignoring reductions, all/any, select and piecewise.
 """
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ __all__ = [
     "cumulative_sum",
     "diff",
     "ediff1d",
-    "gradient",
     "nancumprod",
     "nancumsum",
     "nanmax",
@@ -397,50 +396,6 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
     parts = [_ops.ravel(asarray(v)) for v in (to_begin,) if v is not None] + [d] + \
         [_ops.ravel(asarray(v)) for v in (to_end,) if v is not None]
     return _ops.concatenate([astype(p, _dtype(d)) for p in parts], 0) if len(parts) > 1 else d
-
-
-def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
-    """Second-order central differences inside, one-sided (order 1 or 2) at the edges; the
-    spacing is a scalar per axis (uniform grids)."""
-    f = _float(asarray(f))
-    nd = _nd(f)
-    axes = list(range(nd)) if axis is None else [
-        _axis1(a, nd) for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
-    if len(varargs) == 0:
-        dx = [1.0] * len(axes)
-    elif len(varargs) == 1 and _np.ndim(varargs[0]) == 0:
-        dx = [varargs[0]] * len(axes)
-    elif len(varargs) == len(axes) and builtins.all(_np.ndim(v) == 0 for v in varargs):
-        dx = list(varargs)
-    else:
-        raise unsupported("numpy.gradient with coordinate arrays (non-uniform spacing)")
-    if edge_order not in (1, 2):
-        raise ValueError("'edge_order' greater than 2 not supported")
-    # (NumPy divides in place: the result keeps f's float dtype whatever the spacing's)
-    outs = [astype(_gradient_1(f, ax, h, edge_order), _dtype(f)) for ax, h in zip(axes, dx)]
-    return outs[0] if len(outs) == 1 else tuple(outs)
-
-
-def _gradient_1(f: Any, ax: int, h: Any, order: int) -> Any:
-    n = _shape(f)[ax]
-    if n < order + 1:
-        raise ValueError("Shape of array too small to calculate a numerical gradient, at "
-                         "least (edge_order + 1) elements are required.")
-
-    def s(a: Any, b: Any) -> Any:
-        return f[(slice(None),) * ax + (slice(a, b),)]
-    mid = _ops.divide(_ops.subtract(s(2, None), s(None, -2)), _ops.multiply(2.0, h))
-    if order == 1:
-        lo = _ops.divide(_ops.subtract(s(1, 2), s(0, 1)), h)
-        hi = _ops.divide(_ops.subtract(s(-1, None), s(-2, -1)), h)
-    else:
-        lo = _ops.divide(_ops.add(_ops.add(_ops.multiply(-1.5, s(0, 1)),
-                                           _ops.multiply(2.0, s(1, 2))),
-                                  _ops.multiply(-0.5, s(2, 3))), h)
-        hi = _ops.divide(_ops.add(_ops.add(_ops.multiply(0.5, s(-3, -2)),
-                                           _ops.multiply(-2.0, s(-2, -1))),
-                                  _ops.multiply(1.5, s(-1, None))), h)
-    return _ops.concatenate([lo, mid, hi], ax)
 
 
 # -------------------------------------------------------------------- NaN-ignoring reductions
