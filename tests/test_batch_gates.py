@@ -171,12 +171,15 @@ def softmax_written_back(a):
 
 
 def _all_links(g: Graph) -> set[int]:
-    """The places in g of every write or add that is a link by itself (each finder run on
-    every equation of its primitive, not only on the quick pass's candidates)."""
+    """The places in g of every write or add that is a link by itself and reads its buffer
+    (each finder run on every equation of its primitive, not only on the quick pass's
+    candidates). An add that reads nothing (`x[k] += v`) joins a chain only after a link that
+    does, whose result the quick pass follows."""
     defs, order, reads = rmwchains._tables(g)
     n_uses = uses(g)
-    return {i for i, e in enumerate(g.eqns) if e.prim in rmwchains._FINDERS and
-            rmwchains._FINDERS[e.prim](e, defs, n_uses, reads, order) is not None}
+    found = [(i, rmwchains._FINDERS[e.prim](e, defs, n_uses, reads, order))
+             for i, e in enumerate(g.eqns) if e.prim in rmwchains._FINDERS]
+    return {i for i, ln in found if ln is not None and ln.read is not None}
 
 
 RMW = [(f, make(ix)) for f, make in rmw_cases.CASES

@@ -35,6 +35,7 @@ from ..ir import Const, Eqn, Graph, Params, Var, uses
 from ..primitives.structural import Adv
 from .census import census
 from .extremes import _concat, _emit
+from .rmwreads import join_open_reads, may_open
 from .setchains import _def, _link
 
 
@@ -49,13 +50,17 @@ class _Rmw:
     (shape of x with 1 at `axis`; a static position's: without the axis), the position (a
     traced i64[1] in [0, n) `pos`, a scatter's raw traced index `raw`, or a Python int
     `static`), the coefficient a, and the variables that depend on the read (their equations
-    are dropped when the chain is joined)."""
+    are dropped when the chain is joined), `own` those of them computed from the read (the
+    others are the write's own: a scatter, a selection). `open`: the read, or a value computed
+    from it, is used outside the link (rmwreads); `zero`: the value does not read x[p]."""
 
-    __slots__ = ("a", "axis", "base", "dep", "e", "pos", "raw", "read", "static", "vals")
+    __slots__ = ("a", "axis", "base", "dep", "e", "open", "own", "pos", "raw", "read", "static",
+                 "vals", "zero")
 
-    def __init__(self, e, base, read, vals, pos, raw, axis, a, dep, static=None):
+    def __init__(self, e, base, read, vals, pos, raw, axis, a, dep, static=None, own=()):
         self.e, self.base, self.read, self.vals, self.pos, self.raw = e, base, read, vals, pos, raw
         self.axis, self.a, self.dep, self.static = axis, a, dep, static
+        self.own, self.open, self.zero = set(own), False, False
 
 
 def _root(a: Any, defs: dict) -> Any:
@@ -155,11 +160,24 @@ def _same_rate(p: tuple, q: tuple) -> bool:
     return p[0] == q[0] and p[1] == q[1] and p[2] is q[2]
 
 
-def _affine(vals: Any, read: Var, defs: dict, order: dict) -> tuple | None:
-    """(a, the variables that depend on the read) of vals = a read + b, or None."""
+def _joins(p: tuple, q: tuple) -> bool:
+    """Links of rates p and q join: one rate, or two constants (`b[k] *= 0.95; b[k] += x`:
+    a chain of mixed rates, which rmwreads scans)."""
+    return _same_rate(p, q) or p[2] is None and q[2] is None
+
+
+def _mixed(chain: list[_Rmw]) -> bool:
+    return any(not _same_rate(ln.a, chain[0].a) for ln in chain)
+
+
+def _affine(vals: Any, read: Var, defs: dict, order: dict, zero: bool = False
+            ) -> tuple | None:
+    """(a, the variables that depend on the read) of vals = a read + b, or None; with `zero`,
+    a may be 0 (vals does not read x[p]: `s[k] += x` after a read of s[k] used elsewhere)."""
     dep: dict = {}
     a = _coef(vals, read, order[read], defs, order, dep)
-    if a is None or not _nonzero(a) or (a[2] is not None and a[2].aval.dtype != vals.aval.dtype):
+    if a is None or not (zero or _nonzero(a)) or \
+            (a[2] is not None and a[2].aval.dtype != vals.aval.dtype):
         return None
     return a, {v for v, c in dep.items() if c is not _ZERO}
 
@@ -196,12 +214,19 @@ def _static_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> 
     if row is None or x.aval.dtype.kind != "f" or v.aval.dtype != x.aval.dtype or \
             v.aval.shape != x.aval.shape[:row[0]] + x.aval.shape[row[0] + 1:]:
         return None
+    add = e.prim is P.setitem_add
     read = reads.get((id(x), idx))
-    aff = None if read is None else _affine(v, read, defs, order)
+    if read is None and add:  # (`x[p] += v`, x[p] read nowhere: a link of rate 1)
+        ln = _Rmw(e, x, None, v, None, None, row[0], (1.0, 0.0, None), set(), row[1])
+        ln.zero = True
+        return ln
+    aff = None if read is None else _affine(v, read, defs, order, zero=add)
     if aff is None:
         return None
-    a = _plus_one(aff[0]) if e.prim is P.setitem_add else aff[0]
-    return _Rmw(e, x, read, v, None, None, row[0], a, set(aff[1]) | {read}, row[1])
+    ln = _Rmw(e, x, read, v, None, None, row[0], _plus_one(aff[0]) if add else aff[0],
+              set(aff[1]) | {read}, row[1], own=aff[1])
+    ln.zero = not _nonzero(aff[0])
+    return ln
 
 
 def _set_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rmw | None:
@@ -218,7 +243,7 @@ def _set_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rm
     if aff is None:
         return None
     dep = set(aff[1]) | {read, ln.read, e.inputs[1]}
-    return _Rmw(e, ln.base, read, ln.vals, ln.pos, None, ln.axis, aff[0], dep)
+    return _Rmw(e, ln.base, read, ln.vals, ln.pos, None, ln.axis, aff[0], dep, own=aff[1])
 
 
 def _add_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rmw | None:
@@ -233,10 +258,13 @@ def _add_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rm
         u, idx = d.inputs[:2]
         q = d.params["axis"]
         read = reads.get((id(x), _root(idx, defs), q))
-        aff = None if read is None else _affine(u, read, defs, order)
+        aff = (_ZERO, set()) if read is None else _affine(u, read, defs, order, zero=True)
         if aff is None or u.aval.shape != x.aval.shape[:q] + (1,) + x.aval.shape[q + 1:]:
             continue
-        return _Rmw(e, x, read, u, None, idx, q, _plus_one(aff[0]), set(aff[1]) | {read, s})
+        ln = _Rmw(e, x, read, u, None, idx, q, _plus_one(aff[0]),
+                  set(aff[1]) | {read, s} - {None}, own=aff[1])
+        ln.zero = not _nonzero(aff[0])
+        return ln
     return None
 
 
@@ -254,9 +282,9 @@ def _closed(ln: _Rmw, defs: dict, n_uses: dict, vs: Any) -> bool:
 
 
 def _writes_after_reads(g: Graph) -> list[tuple[int, Eqn]]:
-    """The writes (and adds) into an array that was read before by a gather or a getitem,
-    with their places in g: the only possible links (a quick pass, before any table is
-    built; an add is a link only beside a scatter)."""
+    """The writes (and adds) into an array that was read before by a gather or a getitem, or
+    written by such a write, with their places in g: the only possible links (a quick pass,
+    before any table is built; an add is a link only beside a scatter)."""
     prims = census(g)
     writes = {p for p in _FINDERS if p in prims}
     if P.scatter_add_along not in prims:
@@ -270,6 +298,7 @@ def _writes_after_reads(g: Graph) -> list[tuple[int, Eqn]]:
             read_from.add(id(e.inputs[0]))
         elif e.prim in writes and any(id(a) in read_from for a in e.inputs):
             out.append((i, e))
+            read_from.add(id(e.out))
     return out
 
 
@@ -320,17 +349,48 @@ def join_affine_rmw(g: Graph) -> Graph:
     chains: dict[Var, list[_Rmw]] = {}
     for _, e in todo:
         ln = _FINDERS[e.prim](e, defs, n_uses, reads, order)
-        if ln is None or not _closed(ln, defs, n_uses, ln.dep - {ln.e.out}):
+        if ln is None:
             continue
+        if not _closed(ln, defs, n_uses, ln.dep - {ln.e.out}):
+            if not may_open(ln, defs, n_uses):
+                continue
+            ln.open = True  # (its read is used outside: see rmwreads)
         prev = chains.get(ln.base)
-        if prev is not None and prev[-1].axis == ln.axis and _same_rate(prev[-1].a, ln.a) and \
+        if prev is not None and prev[-1].axis == ln.axis and _joins(prev[-1].a, ln.a) and \
                 (prev[-1].static is None) == (ln.static is None) and \
                 ln.base not in outs and _closed(ln, defs, n_uses, (ln.base,)):
             chains[e.out] = chains.pop(ln.base) + [ln]
         else:
             chains[e.out] = [ln]
-    joined = [c for c in chains.values() if len(c) > 1 and _pays(c)]
-    return _rewrite(g, joined, defs) if joined else g
+    joined, scanned = [], []
+    for c in chains.values():
+        if c[0].open and not any(ln.open for ln in c[1:]):
+            c = c[1:]  # (x[p] read before the chain only: its first link stays as written)
+        if len(c) < 2 or not _pays(c) or all(ln.zero and not ln.open for ln in c):
+            continue  # (plain scatter-adds: batching joins those as they are)
+        if _mixed(c) or any(ln.open for ln in c[1:]):
+            if c[0].axis == 0:  # (rmwreads scans along axis 0)
+                scanned.append(c)
+        else:
+            joined.append(c)
+    g1 = _rewrite(g, joined, defs) if joined else g
+    if not scanned:
+        return g1
+    return join_open_reads(g1, scanned, defs, _cells, _joined, _joined_static, _mixed)
+
+
+def _cells(eqns: list[Eqn], chain: list[_Rmw], defs: dict) -> tuple[Any, Any]:
+    """The links' values b_t as x's cells (1 at axis 0) concatenated, and their positions
+    (traced i64, or a constant at Python ints)."""
+    src, base = chain[-1].e.src, chain[0].base
+    if chain[0].static is None:
+        n = base.aval.shape[0]
+        vals = _concat(eqns, [_values(eqns, ln, defs) for ln in chain], 0, src)
+        return vals, _concat(eqns, [_position(eqns, ln, n) for ln in chain], 0, src)
+    cell = (1,) + base.aval.shape[1:]
+    vals = _concat(eqns, [_cell(eqns, _values(eqns, ln, defs), cell, 0, src) for ln in chain],
+                   0, src)
+    return vals, Const(np.array([ln.static for ln in chain], np.int64))
 
 
 def _pays(chain: list[_Rmw]) -> bool:
@@ -362,6 +422,8 @@ def _rewrite(g: Graph, chains: list, defs: dict) -> Graph:
 
 def _values(eqns: list[Eqn], ln: _Rmw, defs: dict) -> Any:
     """b_t: the link's value with its read taken as 0, its dependent equations emitted again."""
+    if ln.read is None:
+        return ln.vals
     zero = Const(np.zeros(ln.read.aval.shape, ln.read.aval.dtype))
     sub: dict[Var, Any] = {ln.read: zero}
 
@@ -430,7 +492,8 @@ def _pow(eqns: list[Eqn], r: Any, k: Any, src: Any) -> Any:
     return _emit(eqns, P.pow_, (r, k), {}, src)
 
 
-def _joined_static(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict) -> Eqn:
+def _joined_static(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict,
+                  vals: Any = None) -> Eqn:
     """The same at Python-int positions: the weights are constants, the scatter a segment sum
     of static ids."""
     q, src, base, a = chain[0].axis, e.src, chain[0].base, chain[0].a
@@ -438,8 +501,9 @@ def _joined_static(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict) -> Eq
     n, size = shape[q], len(chain)
     one = (1,) * q, (1,) * (len(shape) - q - 1)
     cell = shape[:q] + (1,) + shape[q + 1:]
-    vals = _concat(eqns, [_cell(eqns, _values(eqns, ln, defs), cell, q, src) for ln in chain], q,
-                   src)
+    if vals is None:
+        vals = _concat(eqns, [_cell(eqns, _values(eqns, ln, defs), cell, q, src)
+                              for ln in chain], q, src)
     pos = np.array([ln.static for ln in chain], np.int64)
     if a != (1.0, 0.0, None):
         r = _rate(eqns, a, dt, src)
@@ -464,14 +528,17 @@ def _cell(eqns: list[Eqn], v: Any, cell: tuple, q: int, src: Any) -> Any:
     return _emit(eqns, P.reshape, (v,), {"shape": cell}, src)
 
 
-def _joined(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict) -> Eqn:
-    """x a^(counts) + scatter_add(b_t a^(later links at p_t), p_t): the chain's result."""
+def _joined(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict, vals: Any = None,
+            pos: Any = None) -> Eqn:
+    """x a^(counts) + scatter_add(b_t a^(later links at p_t), p_t): the chain's result (the
+    links' values b_t and positions p_t concatenated, when the caller has them)."""
     q, src, base, a = chain[0].axis, e.src, chain[0].base, chain[0].a
     shape = base.aval.shape
     n, size = shape[q], len(chain)
     one = (1,) * q, (1,) * (len(shape) - q - 1)
-    vals = _concat(eqns, [_values(eqns, ln, defs) for ln in chain], q, src)
-    pos = _concat(eqns, [_position(eqns, ln, n) for ln in chain], 0, src)
+    if vals is None:
+        vals = _concat(eqns, [_values(eqns, ln, defs) for ln in chain], q, src)
+        pos = _concat(eqns, [_position(eqns, ln, n) for ln in chain], 0, src)
     at = _emit(eqns, P.reshape, (pos,), {"shape": one[0] + (size,) + one[1]}, src)
     if a != (1.0, 0.0, None):
         dt = base.aval.dtype
