@@ -283,8 +283,17 @@ def _static(n, m=6):
     return [int(v) for v in R.integers(-m, m, n)]
 
 
+def keyed_total(x, keys, xp=vnp):
+    s = xp.zeros(6)
+    loss = 0.0
+    for i, key in enumerate(keys):
+        loss = loss + (x[i] - 0.1 * s[key]) ** 2
+        s[key] += x[i]
+    return loss
+
+
 MIXED = [
-    (keyed_average, lambda: (R.standard_normal(30), _static(30))),
+    (keyed_total, lambda: (R.standard_normal(30), _static(30))),
     (edge_tuples, lambda: (R.standard_normal(7), [(int(a), int(b)) for a, b in
                                                   R.integers(0, 7, (20, 2))])),
     (decay_then_add, lambda: (R.standard_normal(20), _traced(20, 5))),
@@ -317,6 +326,15 @@ def test_plain_adds_stay_one_scatter():
     e = check_batched(plain_adds, args, argnums=0)
     g = e.stages["batch"]
     assert count(g, P.argsort) == 0 and count(g, P.scatter_add_along) == 1, g
+
+
+def test_stacked_sibling_buffers_keep_the_loops_values():
+    """A sum and a count at Python-int keys: batch/siblings stacks the two buffers into one
+    (2, n) buffer first, written at two ints, which rmwchains does not join (yet)."""
+    args = (R.standard_normal(30), _static(30))
+    check_batched(keyed_average, args, argnums=0)
+    np.testing.assert_allclose(vg.jit(keyed_average)(*args), keyed_average(*args, xp=np),
+                               rtol=1e-12)
 
 
 def learned_then_constant(x, a, k, xp=vnp):

@@ -5,24 +5,25 @@ s[k[i]] += x[i]; n[k[i]] += 1`, or a prediction `ema[k]` compared with x before
 `ema[k] = a ema[k] + b`) reads, at step t, the buffer as the links before t left it: each read
 waits for the previous link, a recurrence through the whole buffer (batching kept one version
 of it per step: 820 ms at 2,000 steps). rmwchains joins the links (each x[p_t] <- a x[p_t] + b_t,
-one rate a, b_t not read from the buffer); the reads then follow from the positions alone.
-Order the events, the links t at time 2t + 1 and the read before link t at time 2t, by
-(position, time) (one argsort of p M + time, M = 2L + 1 for L links). Within the run of one
-position p the value is a first-order recurrence over its events,
+one rate a, or constant rates, b_t not read from the buffer); the reads then follow from the
+positions alone. Sort the links by position (a stable argsort keeps each position's links in
+the loop's order). Within the run of one position p the state is a first-order recurrence,
 
-    c = x[p] at the run's start;   link: c <- a c + b_t;   read: c unchanged (it sees c),
+    c = x[p] before the run;   link t: c <- a_t c + b_t;   the read before link t sees c,
 
-that is, a segmented scan of the affine maps (a, b) (a read is (1, 0)), with x[p] folded into
-the first event's b. It runs in log2(E) doubling steps (Hillis-Steele) over the E sorted
-events: step k composes each event's map with the one k before it when both lie in one run,
+a segmented scan of the affine maps (a_t, b_t), with x[p] folded into the first link's b. It
+runs in log2(L) doubling steps (Hillis-Steele) over the L sorted links: step k composes each
+link's map with the one k before it when both lie in one run,
 
-    (A, B)[i] <- (A[i] A[i-k], A[i] B[i-k] + B[i])   where pos[i] == pos[i-k],
+    (A, B)[i] <- (A[i] A[i-k], A[i] B[i-k] + B[i])   where rank[i] >= k (rank in its run),
 
 selected by a `where`, never multiplied by 0, so an inf or a NaN stays in its own bucket as
 in the loop, and each bucket's sum adds its own terms only (tree order: an ulp per term, no
-cancellation against other buckets as a global cumsum minus offsets would have). A read's
-value is B at its event, scattered back to the loop's order. Everything is existing
-primitives (argsort, gathers, where, a scatter), so the gradient is theirs.
+cancellation against other buckets as a global cumsum minus offsets would have). The read
+before link i is B[i-1] in its run, x[p] at the run's start, scattered back to the loop's
+order. A count (rate 1, every b_t one constant c: `n[k] += 1`) needs no steps: B[i] =
+x[p] + c (rank[i] + 1). Everything is existing primitives (argsort, gathers, where, a
+scatter), so the gradient is theirs.
 
 The values that use the reads, and everything after them, move past the chain's end (they are
 computed from the joined reads there); the links' own values, positions and the buffer must
@@ -115,8 +116,7 @@ def join_open_reads(g: Graph, chains: list, defs: dict, cells: Callable, joined:
         if c is not None:
             vals, pos = cells(main, c, defs)
             key = tuple(ln.static if ln.static is not None else
-                        id(ln.pos if ln.pos is not None else ln.raw) for ln in c) + \
-                tuple(ln.open for ln in c)
+                        id(ln.pos if ln.pos is not None else ln.raw) for ln in c)
             if key not in plans:
                 plans[key] = _plan(main, c, pos, e.src)
             B = _scan(main, c, vals, plans[key], e.src)
@@ -149,135 +149,152 @@ def _col(eqns: list, x: Any, nd: int, src: Any) -> Any:
 
 
 def _plan(eqns: list, chain: list, pos: Any, src: Any) -> tuple:
-    """The events' order: (order, its column for gathers along axis 0, the sorted positions,
-    1-d and as a column, whether each sorted event starts its run, 1-d and as a column, each
-    sorted event's rank in its run). Constants at Python-int positions; chains with the same
-    positions and reads share one plan."""
+    """The links' order by position: (order, its column for gathers along axis 0, the sorted
+    positions as a column, whether each sorted link starts its run, 1-d and as a column, each
+    sorted link's rank in its run). Constants at Python-int positions; chains with the same
+    positions share one plan."""
     L, nd = len(chain), chain[0].base.aval.ndim
-    opens = [t for t, ln in enumerate(chain) if ln.open]
-    E = L + len(opens)
-    times = np.concatenate([2 * np.arange(L) + 1, 2 * np.array(opens, np.int64)]).astype(np.int64)
+    col = (L,) + (1,) * (nd - 1)
     if pos.__class__ is Const:
-        allpos = np.concatenate([pos.value, pos.value[opens]])
-        order = np.argsort(allpos * (2 * L + 1) + times, kind="stable")
-        spos = allpos[order]
+        order = np.argsort(pos.value, kind="stable")
+        spos = pos.value[order]
         first = np.r_[True, spos[1:] != spos[:-1]]
-        rank = np.arange(E) - np.maximum.accumulate(np.where(first, np.arange(E), 0))
-        col = (E,) + (1,) * (nd - 1)
-        return (Const(order), Const(order.reshape(col)), Const(spos), Const(spos.reshape(col)),
+        rank = np.arange(L) - np.maximum.accumulate(np.where(first, np.arange(L), 0))
+        return (Const(order), Const(order.reshape(col)), Const(spos.reshape(col)),
                 Const(first), Const(first.reshape(col)), Const(rank))
-    ids = P.Adv(np.array(opens, np.int64))
-    allpos = _concat(eqns, [pos, _emit(eqns, P.take, (pos,), {"ids": ids, "axis": 0}, src)],
-                     0, src)
-    key = _emit(eqns, P.mul, (allpos, Const(np.int64(2 * L + 1))), {}, src)
-    key = _emit(eqns, P.add, (key, Const(times)), {}, src)
-    order = _emit(eqns, P.argsort, (key,), {"axis": 0, "kind": "stable"}, src)
-    spos = _emit(eqns, P.take_along, (allpos, order), {"axis": 0}, src)
-    first = _emit(eqns, P.ne, (_get(eqns, spos, 1, E, src), _get(eqns, spos, 0, E - 1, src)),
+    order = _emit(eqns, P.argsort, (pos,), {"axis": 0, "kind": "stable"}, src)
+    spos = _emit(eqns, P.take_along, (pos, order), {"axis": 0}, src)
+    first = _emit(eqns, P.ne, (_get(eqns, spos, 1, L, src), _get(eqns, spos, 0, L - 1, src)),
                   {}, src)
     first = _concat(eqns, [Const(np.ones(1, bool)), first], 0, src)
-    ramp = Const(np.arange(E, dtype=np.int64))
+    ramp = Const(np.arange(L, dtype=np.int64))
     start = _emit(eqns, P.where, (first, ramp, Const(np.int64(0))), {}, src)
     start = _emit(eqns, P.cummax, (start,), {"axis": 0}, src)
     rank = _emit(eqns, P.sub, (ramp, start), {}, src)
-    return (order, _col(eqns, order, nd, src), spos, _col(eqns, spos, nd, src), first,
+    return (order, _col(eqns, order, nd, src), _col(eqns, spos, nd, src), first,
             _col(eqns, first, nd, src), rank)
 
 
 def _in_run(eqns: list, rank: Any, k: int, nd: int, src: Any) -> Any:
-    """Whether sorted event i (i >= k) lies in one run with event i - k, as a column."""
-    E = rank.aval.shape[0]
+    """Whether sorted link i (i >= k) lies in one run with link i - k, as a column."""
+    L = rank.aval.shape[0]
     if rank.__class__ is Const:
         same = rank.value[k:] >= k
         return Const(same.reshape(same.shape + (1,) * (nd - 1)))
-    same = _emit(eqns, P.ge, (_get(eqns, rank, k, E, src), Const(np.int64(k))), {}, src)
+    same = _emit(eqns, P.ge, (_get(eqns, rank, k, L, src), Const(np.int64(k))), {}, src)
     return _col(eqns, same, nd, src)
 
 
+def _count(chain: list) -> Any:
+    """The one constant value of a chain of rate-1 links that all add it (`n[k] += 1`)."""
+    v = chain[0].vals
+    if v.__class__ is not Const or any(ln.a != (1.0, 0.0, None) or ln.vals.__class__ is not
+                                       Const or not np.array_equal(ln.vals.value, v.value)
+                                       for ln in chain):
+        return None
+    return v
+
+
 def _scan(eqns: list, chain: list, vals: Any, plan: tuple, src: Any) -> Any:
-    """The state after each sorted event (module doc): (E, *cell)."""
+    """The state after each sorted link (module doc): (L, *cell)."""
     base = chain[0].base
     shape, dt = base.aval.shape, base.aval.dtype
     L, nd = len(chain), len(shape)
-    R = sum(ln.open for ln in chain)
-    E = L + R
-    order, at, _, scol, _, fcol, rank = plan
-    zeros = Const(np.zeros((R,) + shape[1:], dt))
-    B = _emit(eqns, P.take_along, (_concat(eqns, [vals, zeros], 0, src), at), {"axis": 0}, src)
-    A = _rates(eqns, chain, R, order, nd, dt, src)
-    if not (base.__class__ is Const and not base.value.any()):
+    order, at, scol, _, fcol, rank = plan
+    c = _count(chain)
+    if c is not None:  # (x[p] + c (rank + 1): exact, as integers in floats are)
+        r = _emit(eqns, P.cast, (rank,), {"dtype": dt}, src) if rank.__class__ is not Const \
+            else Const(rank.value.astype(dt))
+        r = _emit(eqns, P.add, (_col(eqns, r, nd, src), Const(np.ones((), dt))), {}, src)
+        B = _emit(eqns, P.mul, (r, Const(np.asarray(c.value, dt).reshape((1,) + shape[1:]))),
+                  {}, src)
+        return B if _zeros(base) else \
+            _emit(eqns, P.add, (B, _emit(eqns, P.take_along, (base, scol), {"axis": 0}, src)),
+                  {}, src)
+    B = _emit(eqns, P.take_along, (vals, at), {"axis": 0}, src)
+    A = _rates(eqns, chain, order, nd, dt, src)
+    if not _zeros(base):
         B = _with_base(eqns, A, B, base, scol, fcol, src)
     k = 1
-    longest = E if rank.__class__ is not Const else int(rank.value.max()) + 1
-    while k < longest:  # (the doubling steps: event i takes in the maps of i-2k+1..i-k of
+    longest = L if rank.__class__ is not Const else int(rank.value.max()) + 1
+    while k < longest:  # (the doubling steps: link i takes in the maps of i-2k+1..i-k of
         same = _in_run(eqns, rank, k, nd, src)  # its run; at Python ints, of the longest run)
-        prev = _get(eqns, B, 0, E - k, src)
+        prev = _get(eqns, B, 0, L - k, src)
         if A is not None:
-            prev = _emit(eqns, P.mul, (_get(eqns, A, k, E, src), prev), {}, src)
+            prev = _emit(eqns, P.mul, (_get(eqns, A, k, L, src), prev), {}, src)
         step = _emit(eqns, P.where, (same, prev, Const(np.zeros((), dt))), {}, src)
-        tail = _emit(eqns, P.add, (_get(eqns, B, k, E, src), step), {}, src)
+        tail = _emit(eqns, P.add, (_get(eqns, B, k, L, src), step), {}, src)
         B = _emit(eqns, P.concatenate, (_get(eqns, B, 0, k, src), tail), {"axis": 0}, src)
         if A is not None and 2 * k < longest:
-            f = _emit(eqns, P.where, (same, _get(eqns, A, 0, E - k, src), Const(np.ones((), dt))),
+            f = _emit(eqns, P.where, (same, _get(eqns, A, 0, L - k, src), Const(np.ones((), dt))),
                       {}, src)
-            tail = _emit(eqns, P.mul, (_get(eqns, A, k, E, src), f), {}, src)
+            tail = _emit(eqns, P.mul, (_get(eqns, A, k, L, src), f), {}, src)
             A = _emit(eqns, P.concatenate, (_get(eqns, A, 0, k, src), tail), {"axis": 0}, src)
         k *= 2
     return B
 
 
+def _zeros(x: Any) -> bool:
+    return x.__class__ is Const and not x.value.any()
+
+
 def _reads(eqns: list, chain: list, B: Any, plan: tuple, src: Any) -> None:
-    """Define each open link's read: the state at its event, back in the loop's order."""
+    """Define each open link's read: the state before it (the previous link's in its run, the
+    buffer's at the run's start), back in the loop's order."""
     opens = [t for t, ln in enumerate(chain) if ln.open]
     if not opens:
         return
-    L, E = len(chain), B.aval.shape[0]
-    back = _emit(eqns, P.scatter_add_along, (B, plan[1]), {"axis": 0, "size": E, "unique": True},
+    base = chain[0].base
+    L, dt = len(chain), base.aval.dtype
+    _, at, scol, _, fcol, _ = plan
+    before = _emit(eqns, P.concatenate, (Const(np.zeros((1,) + B.aval.shape[1:], dt)),
+                                         _get(eqns, B, 0, L - 1, src)), {"axis": 0}, src)
+    start = Const(np.zeros((), dt)) if _zeros(base) else \
+        _emit(eqns, P.take_along, (base, scol), {"axis": 0}, src)
+    before = _emit(eqns, P.where, (fcol, start, before), {}, src)
+    back = _emit(eqns, P.scatter_add_along, (before, at), {"axis": 0, "size": L, "unique": True},
                  src)
     full = tuple(Sl(0, d, 1) for d in B.aval.shape[1:])
-    for j, t in enumerate(opens):
-        read = chain[t].read
-        at = L + j if chain[t].static is not None else Sl(L + j, L + j + 1, 1)
-        eqns.append(Eqn(P.getitem, (back,), Params({"idx": P.BasicIndex((at,) + full)}), read,
-                        src))
+    for t in opens:
+        at_t = t if chain[t].static is not None else Sl(t, t + 1, 1)
+        eqns.append(Eqn(P.getitem, (back,), Params({"idx": P.BasicIndex((at_t,) + full)}),
+                        chain[t].read, src))
 
 
 def _final(eqns: list, chain: list, e: Eqn, B: Any, plan: tuple) -> Eqn:
     """The buffer after a chain of mixed rates: each position's state after its run's last
-    event (scattered: one per position, added to zeros), the buffer where no link wrote."""
+    link (scattered: one per position, added to zeros), the buffer where no link wrote."""
     base, src = chain[0].base, e.src
     n, dt, nd = base.aval.shape[0], base.aval.dtype, base.aval.ndim
-    _, _, spos, scol, first, _, _ = plan
-    E = B.aval.shape[0]
-    last = _concat(eqns, [_get(eqns, first, 1, E, src), Const(np.ones(1, bool))], 0, src)
+    _, _, scol, first, _, _ = plan
+    L = B.aval.shape[0]
+    last = _concat(eqns, [_get(eqns, first, 1, L, src), Const(np.ones(1, bool))], 0, src)
     last = _col(eqns, last, nd, src)
     ends = _emit(eqns, P.where, (last, B, Const(np.zeros((), dt))), {}, src)
     got = _emit(eqns, P.scatter_add_along, (ends, scol), {"axis": 0, "size": n}, src)
-    if spos.__class__ is Const:
-        hit = Const(np.isin(np.arange(n), spos.value).reshape((n,) + (1,) * (nd - 1)))
+    if scol.__class__ is Const:
+        hit = Const(np.isin(np.arange(n), scol.value).reshape((n,) + (1,) * (nd - 1)))
     else:
-        cnt = _emit(eqns, P.scatter_add_along, (Const(np.ones(E, dt)), spos),
-                    {"axis": 0, "size": n}, src)
-        hit = _col(eqns, _emit(eqns, P.gt, (cnt, Const(np.zeros((), dt))), {}, src), nd, src)
+        cnt = _emit(eqns, P.scatter_add_along, (Const(np.ones((L,) + (1,) * (nd - 1), dt)),
+                                                scol), {"axis": 0, "size": n}, src)
+        hit = _emit(eqns, P.gt, (cnt, Const(np.zeros((), dt))), {}, src)
     return Eqn(P.where, (hit, got, base), Params({}), e.out, src)
 
 
-def _rates(eqns: list, chain: list, R: int, order: Any, nd: int, dt: np.dtype,
-           src: Any) -> Any:
-    """Each sorted event's rate (the links' a, 1 for a read), or None when every a is 1."""
+def _rates(eqns: list, chain: list, order: Any, nd: int, dt: np.dtype, src: Any) -> Any:
+    """Each sorted link's rate, or None when every a is 1."""
     L = len(chain)
     if all(ln.a == (1.0, 0.0, None) for ln in chain):
         return None
     c0, c1, sym = chain[0].a
     if sym is None:
-        ev = Const(np.concatenate([np.array([ln.a[0] for ln in chain], dt), np.ones(R, dt)]))
+        ev = Const(np.array([ln.a[0] for ln in chain], dt))
     else:
         r = sym if c1 == 1.0 else _emit(eqns, P.mul, (sym, Const(np.array(c1, dt))), {}, src)
         r = r if c0 == 0.0 else _emit(eqns, P.add, (Const(np.array(c0, dt)), r), {}, src)
-        r = _emit(eqns, P.broadcast_to, (r,), {"shape": (L,)}, src)
-        ev = _emit(eqns, P.concatenate, (r, Const(np.ones(R, dt))), {"axis": 0}, src)
+        ev = _emit(eqns, P.broadcast_to, (r,), {"shape": (L,)}, src)
     if ev.__class__ is Const and order.__class__ is Const:
-        return Const(ev.value[order.value].reshape((L + R,) + (1,) * (nd - 1)))
+        return Const(ev.value[order.value].reshape((L,) + (1,) * (nd - 1)))
     return _col(eqns, _emit(eqns, P.take_along, (ev, order), {"axis": 0}, src), nd, src)
 
 
