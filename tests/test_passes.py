@@ -1002,14 +1002,16 @@ def test_closed_affine_scan_keeps_the_paired_steps_for_long_rows():
 def test_closed_affine_scan_out_of_range_in_blocks():
     """Coefficients whose product leaves the safe range over the run (0.01 ** 200) are in
     closed form over blocks of steps (38 here), the blocks' ends one short affine_scan;
-    where blocks would be shorter than MIN_BLOCK (1e-10 per step: 7), or a coefficient is
-    zero, affine_scan stays."""
+    where blocks would be shorter than MIN_BLOCK (1e-10 per step: 7), a coefficient is
+    zero, or rows are wide, affine_scan stays."""
     def f(a):
         return lambda x: P.affine_scan(x[0], vnp.asarray(a), x)
     g = simplify(graph(f(np.full((200, 1), 0.01)), (200, 3)))
     scans = [e for e in g.eqns if e.prim is P.affine_scan]
     assert len(scans) == 1 and scans[0].out.aval.shape == (6, 3), pretty(g)
     assert "affine_scan" in prims(simplify(graph(f(np.full((200, 1), 1e-10)), (200, 3))))
+    # (rows wider than BLOCK_ROW_MAX: the paired steps)
+    assert "affine_scan" in prims(simplify(graph(f(np.full((200, 1), 0.01)), (200, 16))))
     zero = np.full((200, 1), 0.5)
     zero[7] = 0.0
     assert "affine_scan" in prims(simplify(graph(f(zero), (200, 3))))

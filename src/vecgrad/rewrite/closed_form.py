@@ -25,7 +25,9 @@ state at the end of block k (C[-1] = c0),
 
 e[k] = Q[k, L-1] cumsum(b / Q)[k, L-1]: the blocks' ends are an affine_scan of nb steps
 (itself in closed form where its product stays in range), the rest one cumulative sum and
-products by constants (1-D, 4,000 steps: 71 -> 40 us).
+products by constants (1-D, 4,000 steps: 71 -> 40 us). Only for rows of at most
+BLOCK_ROW_MAX elements: its dozen whole-array operations lose to the paired steps on wider
+rows (two_timescale_ema's (999, 32): 2.9 -> 4.8 ms in one process at load 14).
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ from .. import primitives as P
 from ..ir import Const, Eqn
 
 ROW_MAX = 32  # (rows of 32: closed 243 us against 312 for the paired steps; of 64: 827 / 633)
+BLOCK_ROW_MAX = 8  # (rows of 8: blocked 78 us against 123 for the paired steps; of 4: 83 / 157)
 
 
 def closed_affine_scan(e: Eqn, ctx: Any) -> Any:
@@ -64,7 +67,8 @@ def closed_affine_scan(e: Eqn, ctx: Any) -> Any:
         return None
     if not _in_range(prod, big):
         L = _block(av, big)
-        if L is None or np.broadcast_shapes(steps, prod.shape) != out.shape:
+        if L is None or math.prod(row) > BLOCK_ROW_MAX or \
+                np.broadcast_shapes(steps, prod.shape) != out.shape:
             return None
         if steps != bs:
             b = ctx.emit(P.reshape, (b,), {"shape": steps}, e.src)
