@@ -328,11 +328,14 @@ def test_plain_adds_stay_one_scatter():
     assert count(g, P.argsort) == 0 and count(g, P.scatter_add_along) == 1, g
 
 
-def test_stacked_sibling_buffers_keep_the_loops_values():
-    """A sum and a count at Python-int keys: batch/siblings stacks the two buffers into one
-    (2, n) buffer first, written at two ints, which rmwchains does not join (yet)."""
+def test_sum_and_count_at_python_ints_are_not_stacked():
+    """A sum and a count at Python-int keys, read before each update: two sibling chains
+    (batch/siblings), which are not stacked into one (2, n) buffer written at two ints: each
+    stays one chain that rmwchains joins."""
     args = (R.standard_normal(30), _static(30))
-    check_batched(keyed_average, args, argnums=0)
+    e = check_batched(keyed_average, args, argnums=0)
+    g = e.stages["batch"]
+    assert count(g, P.setitem) == count(g, P.setitem_add) == count(g, P.loop) == 0, g
     np.testing.assert_allclose(vg.jit(keyed_average)(*args), keyed_average(*args, xp=np),
                                rtol=1e-12)
 

@@ -107,7 +107,25 @@ def _chains(g: Graph) -> tuple[list[_Chain], dict[Var, tuple[int, int]]]:
         v = ver.get(a) if a.__class__ is Var else None
         if v is not None and len(chains[v[0]].writes) != v[1]:
             chains[v[0]].ok = False
+    for ch in chains:
+        if ch.ok and _repeats_an_element(ch):
+            ch.ok = False
     return chains, ver
+
+
+def _repeats_an_element(ch: _Chain) -> bool:
+    """Whether the chain writes one element (all-int index) twice: a read-modify-write chain
+    at Python ints (`s[key] += x` over repeated keys, a sum and a count read before each
+    update), which rmwchains joins whole; stacked with its siblings, its writes would be at
+    two ints each and no longer one chain."""
+    seen = set()
+    for w in ch.writes:
+        idx = tuple(w.params["idx"])
+        if all(isinstance(k, int) for k in idx):
+            if idx in seen:
+                return True
+            seen.add(idx)
+    return False
 
 
 def _apart(w: tuple, r: tuple) -> bool:
