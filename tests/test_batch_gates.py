@@ -13,11 +13,12 @@ import pytest
 import test_decayed_scatters as decays_cases
 import test_rmw_chains as rmw_cases
 import test_scatter_extremes as extremes_cases
+import test_sibling_buffers as sibling_cases
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad import primitives as P
-from vecgrad.batch import decays, extremes, rmwchains
+from vecgrad.batch import decays, extremes, rmwchains, siblings
 from vecgrad.batch.chains import normalize
 from vecgrad.ir import Graph, dce, uses
 
@@ -27,7 +28,8 @@ from patterns import PATTERNS
 R = np.random.default_rng(24)
 
 GATES = {"decays": (decays.decayed_scatters, decays.scale_scatters),
-         "extremes": (extremes.scatter_extremes, extremes.join_extremes)}
+         "extremes": (extremes.scatter_extremes, extremes.join_extremes),
+         "siblings": (siblings.sibling_writes, siblings.stack_siblings)}
 
 
 def batch_input(f, args, argnums=0) -> Graph:
@@ -61,7 +63,9 @@ POSITIVE = [("decays", _sq(f), args) for f, args in decays_cases.CASES] + [
     ("extremes", _sq(extremes_cases.builtin_max_traced),
      (R.standard_normal(23), R.integers(-7, 7, 23))),
     ("extremes", _sq(extremes_cases.builtin_min_static_ints), (R.standard_normal(7),)),
-]
+] + [("siblings", f, (R.standard_normal((6, 3)), R.standard_normal((6, 3))))
+     for f in sibling_cases.PAIRS  # (a recurrence, and rows filled by an inner loop: not
+     if f not in (sibling_cases.recurrence, sibling_cases.rows_in_inner_loop)]  # stacked here)
 
 
 @pytest.mark.parametrize("name,f,args", POSITIVE)
@@ -116,6 +120,15 @@ def clipped_rows(X):
     return np.sum(np.maximum(out, 0.1) ** 2)
 
 
+def softmax_written_back(a):
+    """seeds/000's second loop: each column read, then written back through a softmax (writes
+    after reads of their buffer, none of them affine in the read)."""
+    out = a * 1.0
+    for k in range(a.shape[1]):
+        out[:, k] = vg.nn.softmax(out[:, k], axis=0)
+    return np.sum(out * a)
+
+
 NEGATIVE = [
     ("decays", coo_scaled, (R.standard_normal(9), R.standard_normal(5), R.integers(0, 5, 9),
                             R.integers(0, 5, 9))),
@@ -123,6 +136,8 @@ NEGATIVE = [
     ("decays", add_at_no_decay, (R.standard_normal(9), R.integers(0, 6, 9))),
     ("extremes", maxima_in_fresh_buffers, (R.standard_normal(6), R.integers(0, 3, 6))),
     ("extremes", clipped_rows, (R.standard_normal((5, 3)),)),
+    ("siblings", clipped_rows, (R.standard_normal((5, 3)),)),  # (one buffer filled in place)
+    ("siblings", softmax_written_back, (R.standard_normal((6, 5)),)),
 ]
 
 
@@ -160,15 +175,6 @@ def test_one_census_serves_the_looks_of_a_graph():
 
 
 # ------------------------------------------ rmwchains: its candidates, and what it counts
-
-def softmax_written_back(a):
-    """seeds/000's second loop: each column read, then written back through a softmax (writes
-    after reads of their buffer, none of them affine in the read)."""
-    out = a * 1.0
-    for k in range(a.shape[1]):
-        out[:, k] = vg.nn.softmax(out[:, k], axis=0)
-    return np.sum(out * a)
-
 
 def _all_links(g: Graph) -> set[int]:
     """The places in g of every write or add that is a link by itself and reads its buffer
