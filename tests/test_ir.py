@@ -271,6 +271,23 @@ def test_codegen_frees_dead_intermediates():
                 assert f"{name}," not in later and f"{name})" not in later
 
 
+def test_sign_never_computed_in_place():
+    # np.sign runs ~9x slower writing over its own input (codegen._SLOW_IN_PLACE); the abs
+    # VJP's sign(x - w) of a dead x - w goes to a fresh buffer, other ufuncs still reuse
+    def l1(x, w):
+        return vnp.sum(vnp.abs(x - w)) + vnp.sum(vnp.exp(x * 2.0))
+    x, w = np.linspace(-1.0, 1.0, 60).reshape(20, 3), np.array([0.1, -0.2, 0.3])
+    entry, _ = vg.grad(l1, argnums=(0, 1)).entry(x, w)
+    fns = entry.compiled.fn.__globals__
+    calls = re.findall(r"^\s+v\d+ = (f\d+)\((.*)\)$", entry.compiled.source, re.MULTILINE)
+    signs = [a for f, a in calls if fns[f] is np.sign]
+    assert signs and not any("out=" in a for a in signs), calls
+    assert any("out=" in a for f, a in calls if fns[f] is not np.sign), calls
+    gx, gw = vg.grad(l1, argnums=(0, 1))(x, w)
+    np.testing.assert_array_equal(gx, np.sign(x - w) + 2.0 * np.exp(x * 2.0))
+    np.testing.assert_array_equal(gw, -np.sign(x - w).sum(0))
+
+
 def _graph(fn, *avals):
     ins = [Var(a) for a in avals]
     b = Builder(ins)
