@@ -1717,6 +1717,25 @@ def _rule_factor_out_of_sum(x):
     return t * x[0] + 2.0 * (a * (t * x[1])), -(t * a) - t * x[1], (a * t) * x[0] - t * vnp.cos(t)
 
 
+def _rule_logistic_share(x):
+    # logaddexp's VJP share against a scalar, a zero and a constant row (either side)
+    shares = []
+    for k in (0.5, 0.0, np.array([[1.0, -2.0, 3.0]])):
+        L = vnp.logaddexp(x, k) if np.ndim(k) == 0 else vnp.logaddexp(k, x)
+        shares.append(P.where(P.eq(x, L), 1.0, vnp.exp(x - L)))
+    return shares[0] * 3.0, shares[1], shares[2]
+
+
+def test_logistic_share_at_infinities_and_nan():
+    g0 = graph(_rule_logistic_share, (2, 3))
+    g1 = simplify(g0)
+    assert "exp" not in prims(g1) and prims(g1).count("logistic") == 3
+    x = np.array([[np.inf, -np.inf, np.nan], [40.0, -800.0, 1e300]])
+    with np.errstate(all="ignore"):
+        for a, b in zip(compile_graph(g0).fn(x), compile_graph(g1).fn(x), strict=True):
+            np.testing.assert_allclose(b, a, rtol=1e-15, atol=0)
+
+
 def _rule_repeated_terms(x):
     # a sum whose terms come twice and three times (a product of a value with itself gives
     # one cotangent per operand, the same value), and a repeated broadcast row
@@ -2031,6 +2050,16 @@ FACTOR_OUT_OF_SUM_GOLDEN = """\
   r:f64[2592,3] = mul d q
   in (k, n, r) }"""
 
+LOGISTIC_SHARE_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = sub a 0.5
+  c:f64[2,3] = logistic b
+  d:f64[2,3] = logistic a
+  e:f64[2,3] = sub a constf64[1,3]
+  f:f64[2,3] = logistic e
+  g:f64[2,3] = mul c 3.0
+  in (g, d, f) }"""
+
 COMMON_FACTOR_GOLDEN = """\
 { lambda a:f64[2,3] .
   b:f64[2,3,2,3,2,3,2,3,2,3] = einsum[spec=fg,ah,bi,cj,dk->fgahbicjdk] a a a a a
@@ -2258,6 +2287,8 @@ RULE_TESTS = {
         _rule_common_factor, _golden(COMMON_FACTOR_GOLDEN)),
     "x * A + x * B = x * (A + B), x large, A and B products (and -): fewer passes over large "
     "arrays": (_rule_factor_out_of_sum, _golden(FACTOR_OUT_OF_SUM_GOLDEN)),
+    "where(x == L, 1, exp(x - L)) = logistic(x - k), L = logaddexp(x, k), k a finite constant":
+        (_rule_logistic_share, _golden(LOGISTIC_SHARE_GOLDEN)),
     "(s * x) * y = s * (x * y), s a scalar, x and y large": (
         _rule_scalar_out, _golden(SCALAR_OUT_GOLDEN)),
     "sum(s * x) = s * sum(x), s a scalar, the sum smaller": (

@@ -113,7 +113,7 @@ from .segments import (
     sum_of_scatter,
     sum_of_segment_sums,
 )
-from .softmax import log_of_logistic, logsumexp_pattern, softmax_pattern
+from .softmax import log_of_logistic, logistic_share, logsumexp_pattern, softmax_pattern
 from .symmetry import einsum_of_symmetric
 from .telescope import end_of_telescoping_scan
 from .views import elementwise_of_reshaped_view, read_of_reshaped_view
@@ -236,6 +236,8 @@ RULES: list[Rule] = [
     Rule(P.div, softmax_pattern, "exp(x - max x) / sum(exp(x - max x)) = softmax(x)"),
     Rule(P.add, logsumexp_pattern, "log(sum(exp(x - m))) + m = logsumexp(x), m = max x"),
     Rule(P.log, logsumexp_pattern, "log(sum(exp(x))) = logsumexp(x)"),
+    Rule(P.where, logistic_share, "where(x == L, 1, exp(x - L)) = logistic(x - k), L = "
+         "logaddexp(x, k), k a finite constant"),
     *[Rule(p, elementwise_of_transposes, "f(x.T, y.T) = f(x, y).T")
       for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, elementwise_of_reshapes, "f(reshape(x), reshape(y)) = reshape(f(x, y))")

@@ -137,3 +137,32 @@ def log_of_logistic(e: Eqn, c: Ctx) -> object:
     zero = Const(np.asarray(0, e.out.aval.dtype))
     y = c.emit(P.logaddexp, (zero, c.emit(P.neg, (x,), {}, e.src)), {}, e.src)
     return (P.neg, (y,), {}) if y.aval == e.out.aval else None
+
+
+def _finite_const(a: Atom, like: Atom) -> bool:
+    return isinstance(a, Const) and a.value.dtype == like.aval.dtype and \
+        bool(np.isfinite(a.value).all())
+
+
+def logistic_share(e: Eqn, c: Ctx) -> object:
+    """where(x == L, 1, exp(x - L)) = logistic(x - k) for L = logaddexp(x, k), k a finite
+    constant: logaddexp's VJP (x's share of the sum, 1 where x is the result) against a
+    constant is a logistic, one pass instead of four (eq, sub, exp, where). Equal values:
+    e^x / (e^k + e^x) = logistic(x - k); 1 at x = inf and wherever x dominates (logistic
+    rounds to 1 there), 0 at x = -inf, nan at nan."""
+    cond, one, ex = e.inputs
+    if not (isinstance(one, Const) and one.value.ndim == 0 and one.value == 1):
+        return None
+    q, x_exp = c.def_of(cond, P.eq), c.def_of(ex, P.exp)
+    s = c.def_of(x_exp.inputs[0], P.sub) if x_exp is not None else None
+    if q is None or s is None or tuple(q.inputs) != tuple(s.inputs):
+        return None
+    x, lse = s.inputs
+    la = c.def_of(lse, P.logaddexp)
+    if la is None or x not in la.inputs or e.out.aval.dtype.kind != "f":
+        return None
+    k = la.inputs[1] if la.inputs[0] is x else la.inputs[0]
+    if not _finite_const(k, x) or x.aval != e.out.aval:
+        return None
+    d = x if not k.value.any() else c.emit(P.sub, (x, k), {}, e.src)
+    return (P.logistic, (d,), {}) if d.aval == e.out.aval else None
