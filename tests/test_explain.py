@@ -332,3 +332,20 @@ def test_a_line_whose_iterations_stay_apart_is_still_listed():
     body = text.split("Not batched\n", 1)[1]
     assert not body.startswith("  nothing"), body[:400]
     assert f":{line_of(_shrinking, 'vnp.max')}" in body.split("\n\n")[0]
+
+
+def _edge_penalty(h, w, edges):
+    e = 0.0
+    for u, v in edges:
+        e += w * vnp.sum((h[u] - h[v]) ** 2)
+    return e
+
+
+@pytest.mark.parametrize("argnums", [(0, 1), 1, (1, 0), -2])
+def test_explain_counts_eager_work_for_python_number_arguments(argnums):
+    """A differentiated Python float beside a list of int tuples: explain's eager-tape count
+    numbers the traced leaves as the gradient does (it raised IndexError)."""
+    h = np.random.default_rng(2).standard_normal((6, 3))
+    edges = [(0, 1), (1, 2), (3, 5), (4, 0)]
+    rep = vg.explain(_edge_penalty, h, 0.7, edges, argnums=argnums, budget=BUDGET)
+    assert rep.eager_ops["forward"] > 0 and rep.eager_ops["backward"] > 0
