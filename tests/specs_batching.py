@@ -53,6 +53,7 @@ def _add_ref(view, shape):
 IDS = Adv(np.array([4, 0, 0, 2, 4, 1]))
 PERM = Adv(np.array([2, 0, 3, 1]))
 SEG = Adv(np.array([0, 2, 2, 1, 0, 2]))
+RUNS = Adv(np.array([0, 0, 1, 1, 1, 2]))  # (sorted, every segment filled: packed rows)
 
 SPECS: list[Spec] = [
     Spec("strided", ((7, 3),), _windows, WIN, label="windows"),
@@ -86,4 +87,14 @@ SPECS: list[Spec] = [
     Spec("segment_sum", ((2, 6),),
          lambda v: np.stack([v[:, SEG.arr == j].sum(1) for j in range(3)], axis=1),
          {"ids": SEG, "axis": 1, "num": 3}, label="columns"),
+    Spec("segment_max", ((6, 3),), lambda v: np.stack([v[SEG.arr == j].max(0) for j in range(3)]),
+         {"ids": SEG, "axis": 0, "num": 3}, label="rows, unsorted ids"),
+    Spec("segment_max", ((2, 6),),
+         lambda v: np.maximum.reduceat(v, [0, 2, 5], axis=1),
+         {"ids": RUNS, "axis": 1, "num": 3}, label="sorted runs (reduceat)"),
+    Spec("segment_min", ((6, 2),),
+         lambda v: np.stack([v[SEG.arr == j].min(0) for j in range(3)]),
+         {"ids": SEG, "axis": 0, "num": 3}, label="rows"),
+    Spec("segment_min", ((6,),), lambda v: np.minimum.reduceat(v, [0, 2, 5]),
+         {"ids": RUNS, "axis": 0, "num": 3}, label="sorted runs (reduceat)"),
 ]

@@ -40,7 +40,14 @@ def reversed_prefixes_shifted(x):
     return sum(vnp.sum((x[:i] - 1.0) ** 2) ** 0.5 for i in reversed(range(1, len(x))))
 
 
+def prefix_pair_rows(X, Y):
+    # two arrays read at the same growing rows, their product summed per prefix
+    return sum(vnp.sum(vnp.sin(X[:i + 1]) * Y[:i + 1]) ** 2 for i in range(len(X)))
+
+
 CASES = [
+    ("prefix_pair_rows", prefix_pair_rows,
+     lambda r: (r.standard_normal((7, 2)), r.standard_normal((7, 2))), (0, 1)),
     ("prefix_means", prefix_means, lambda r: (r.standard_normal((9, 3)),), 0),
     ("suffix_dots", suffix_dots, lambda r: (r.standard_normal(8), r.standard_normal(8)), (0, 1)),
     ("suffix_products", suffix_products,
@@ -177,7 +184,42 @@ def segment_weighted_means(X, w):
     return tot
 
 
+def causal_attention(Q, K, V):
+    # each query attends to the keys up to it: a max over the rows fed back into them, a
+    # normaliser, and the same rows of a second array (V[:t+1]) contracted with the weights
+    out = 0.0
+    for t in range(len(Q)):
+        s = K[:t + 1] @ Q[t]
+        p = vnp.exp(s - vnp.max(s))
+        out = out + vnp.sum((p / vnp.sum(p)) @ V[:t + 1])
+    return out
+
+
+def suffix_min_shift(x, w):
+    # shrinking suffixes shifted by their own column minima, and a second array's rows
+    e = 0.0
+    for t in range(len(x) - 1):
+        s = x[t + 1:] * w[t]
+        e = e + vnp.sum(vnp.tanh(s - vnp.min(s, axis=0)) * x[t + 1:] ** 2)
+    return e
+
+
+def segment_max_pool(X, w):
+    # the largest score of every CSR segment, and a softmax over the segment's rows
+    tot = 0.0
+    for i in range(len(_OFFS) - 1):
+        s = X[_OFFS[i]:_OFFS[i + 1]] @ w
+        tot = tot + vnp.max(s) + vnp.log(vnp.sum(vnp.exp(s - vnp.max(s))))
+    return tot
+
+
 PACKED = [
+    ("causal_attention", causal_attention, lambda r: tuple(
+        0.5 * r.standard_normal((7, 3)) for _ in range(3)), (0, 1, 2)),
+    ("suffix_min_shift", suffix_min_shift,
+     lambda r: (r.standard_normal((7, 2)), r.standard_normal((6, 2))), (0, 1)),
+    ("segment_max_pool", segment_max_pool,
+     lambda r: (r.standard_normal((21, 3)), r.standard_normal(3)), (0, 1)),
     ("segment_weighted_means", segment_weighted_means,
      lambda r: (r.standard_normal((21, 3)), r.standard_normal(3)), (0, 1)),
     ("segment_variances", segment_variances, lambda r: (r.standard_normal(21),), 0),

@@ -57,10 +57,15 @@ class _Chain:
         self.regular: list[list[Atom]] = []  # per equation, its operands without rows
 
 
-def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]]) -> _Chain | None:
-    """The member's chain, or None when something else reads its rows."""
+def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]],
+            ragged: dict[Var, tuple]) -> _Chain | None:
+    """The member's chain, or None when something else reads its rows. An operand that is
+    another ragged read of the same rows (`V[:t+1]` beside `K[:t+1]`) carries rows too; one
+    that is a sum of this chain (a softmax's max, its normaliser) is the member's own value."""
     ch = _Chain(read, rng)
     slot = {read.out: -1}  # a row-carrying value -> its equation's place in the chain
+    ends: dict[Var, int] = {}  # a sum over the rows -> its place in the chain
+    own = ragged[read.out]  # ((base, pattern, axis), rows): a sibling has the same but base
     at: dict[int, Eqn] = dict(users.get(read.out, []))  # readers not yet taken, by position
     todo = list(at)  # (a heap: the chain is taken in the order of the trace)
     heapq.heapify(todo)
@@ -71,23 +76,29 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]]) -> _
             continue
         seen.add(i)
         e = at[i]
-        rows = [isinstance(a, Var) and a in slot for a in e.inputs]
-        key = _carries(e, rows)
-        if key is None:
-            return None
         ops, regs = [], []
-        for a, r in zip(e.inputs, rows):
-            if r:
+        for a in e.inputs:
+            if isinstance(a, Var) and a in slot:
                 ops.append(("r", slot[a]))
+            elif isinstance(a, Var) and a in ragged and ragged[a][1] == rng \
+                    and ragged[a][0][1:] == own[0][1:]:
+                ops.append(("q", ragged[a][0]))
+            elif isinstance(a, Var) and a in ends:
+                ops.append(("e", ends[a]))
             else:
                 ops.append(("g", a.aval.shape, a.aval.dtype))
                 regs.append(a)
+        rows = [o[0] in "rq" for o in ops]
+        key = _carries(e, rows)
+        if key is None:
+            return None
         k = len(ch.eqns)
         ch.eqns.append((i, e))
         ch.regular.append(regs)
         ch.sig.append((e.prim.name, key, tuple(ops)))
         if _row_letter(e, rows) is None:
             ch.ends.append(k)  # a sum over the rows: its result has none
+            ends[e.out] = k
             continue
         slot[e.out] = k
         for j, u in users.get(e.out, []):
@@ -100,6 +111,11 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]]) -> _
         if any(j not in seen for j, _ in users.get(v, [])):
             return None
     return ch
+
+
+# a reduction over the rows -> its segment form: a member's sum, maximum or minimum
+_REDUCTIONS = {P.reduce_sum: P.segment_sum, P.reduce_max: P.segment_max,
+               P.reduce_min: P.segment_min}
 
 
 def _params_key(e: Eqn) -> tuple:
@@ -118,7 +134,8 @@ def _carries(e: Eqn, rows: list[bool]) -> tuple | None:
                     a.aval.ndim == out.ndim and a.aval.shape[0] == 1):
                 return None  # (an operand with a row axis of its own, not broadcast)
         return _params_key(e) if out.ndim else None
-    if e.prim is P.reduce_sum and len(ins) == 1:
+    if e.prim in _REDUCTIONS and len(ins) == 1 and (
+            e.prim is P.reduce_sum or ins[0].aval.dtype.kind in "fiu"):
         return _params_key(e)
     if e.prim is P.getitem and rows == [True]:
         idx, n = e.params["idx"], ins[0].aval.shape[0]
@@ -145,7 +162,7 @@ def _carries(e: Eqn, rows: list[bool]) -> tuple | None:
 def _row_letter(e: Eqn, rows: list[bool]) -> str | None:
     """Where `e` (which `_carries`) keeps the rows: "" for an elementwise or shape
     operation, the rows' letter for an einsum keeping them; None when it sums over them."""
-    if e.prim is P.reduce_sum:
+    if e.prim in _REDUCTIONS:
         return None if 0 in e.params["axes"] else ""
     if e.prim is P.einsum:
         specs, res = parse_spec(e.params["spec"])
@@ -168,11 +185,12 @@ def packed_rows(g: Graph) -> Graph:
     if not cands:
         return g
     users = _users(eqns)
+    ragged = {e.out: (pat, rng) for pat, ms in by_pat.items() for _, e, rng in ms}
     groups = []
     for pat, ms in cands:
         chains: dict[tuple, list[_Chain]] = {}
         for i, e, rng in ms:
-            ch = _follow(e, rng, users)
+            ch = _follow(e, rng, users, ragged)
             if ch is not None:
                 chains.setdefault(tuple(ch.sig), []).append(ch)
         for chs in chains.values():
@@ -296,43 +314,44 @@ def _pack(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
     lens = [c.rng[1] - c.rng[0] for c in chs]
     rows = np.concatenate([np.arange(*c.rng) for c in chs]).astype(np.int64)
     seg = np.repeat(np.arange(len(chs)), lens)
-    lo = int(rows[0])
-    if np.array_equal(rows, np.arange(lo, lo + len(rows))):  # (segments that tile a range)
-        x = _emit(out, P.getitem, (base,), {"idx": P.BasicIndex(
-            tuple(P.Sl(lo, lo + len(rows), 1) if k is None else k for k in idx))}, src)
-    else:
-        whole = tuple(P.Sl(0, base.aval.shape[ax], 1) if k is None else k for k in idx)
-        w = _emit(out, P.getitem, (base,), {"idx": P.BasicIndex(whole)}, src)
-        x = _emit(out, P.take, (w,), {"ids": P.Adv(rows), "axis": 0}, src)
+    reads = {(base, idx, ax): _rows_of(out, base, idx, ax, rows, src)}
+    x = reads[(base, idx, ax)]
     vals: list[Atom] = []
     for k, (_, e) in enumerate(chs[0].eqns):
         ins, r, spread = [], 0, []
-        rowmask = [o[0] == "r" for o in chs[0].sig[k][2]]
+        ops = chs[0].sig[k][2]
+        rowmask = [o[0] in "rq" for o in ops]
         flat = e.prim is P.einsum  # (its own operands get a row axis first, not aligned)
-        for j, a in enumerate(e.inputs):
-            if rowmask[j]:
-                s = chs[0].sig[k][2][j][1]
-                ins.append(x if s == -1 else vals[s])
-            else:
-                v = _per_row([c.regular[k][r] for c in chs], seg,
-                             None if flat else e.out.aval.ndim, out, e.src)
+        ndim = None if flat else e.out.aval.ndim
+        for j, o in enumerate(ops):
+            if o[0] == "r":
+                ins.append(x if o[1] == -1 else vals[o[1]])
+            elif o[0] == "q":  # (the same rows of another array)
+                if o[1] not in reads:
+                    reads[o[1]] = _rows_of(out, *o[1], rows, e.src)
+                ins.append(reads[o[1]])
+            else:  # the members' own values, repeated to their rows
+                if o[0] == "e":
+                    v = _spread(vals[o[1]], e.inputs[j].aval.ndim, seg, ndim, out, e.src)
+                else:
+                    v = _per_row([c.regular[k][r] for c in chs], seg, ndim, out, e.src)
+                    r += 1
                 ins.append(v)
-                if flat and v is not chs[0].regular[k][r]:
+                if flat and v is not e.inputs[j]:
                     spread.append(j)
-                r += 1
         params = _packed_params(e, len(rows), rowmask, spread)
         if k not in chs[0].ends:
             vals.append(_emit(out, e.prim, tuple(ins), params, e.src))
             continue
+        red = _REDUCTIONS.get(e.prim, P.segment_sum)
         if e.prim is P.einsum:  # the rows kept by the product, then summed per member
             v = _emit(out, P.einsum, tuple(ins), params, e.src)
             rest: tuple = ()
         else:
             v, rest = ins[0], tuple(a for a in e.params["axes"] if a != 0)
-        v = _emit(out, P.segment_sum, (v,), {"ids": P.Adv(seg), "axis": 0,
-                                             "num": len(chs)}, e.src)
+        v = _emit(out, red, (v,), {"ids": P.Adv(seg), "axis": 0, "num": len(chs)}, e.src)
         if rest:
-            v = _emit(out, P.reduce_sum, (v,), {"axes": rest}, e.src)
+            v = _emit(out, e.prim, (v,), {"axes": rest}, e.src)
         for m, c in enumerate(chs):  # each member's sum: its row
             ix = (m,) + tuple(P.Sl(0, d, 1) for d in v.aval.shape[1:])
             _emit(out, P.getitem, (v,), {"idx": P.BasicIndex(ix)}, e.src, var=c.eqns[k][1].out)
@@ -356,6 +375,19 @@ def _packed_params(e: Eqn, n: int, rowmask: list[bool], spread: list[int]) -> di
     return p
 
 
+def _rows_of(out: list[Eqn], base: Atom, idx: tuple, ax: int, rows: np.ndarray, src: Any
+             ) -> Var:
+    """The packed rows of `base` (at pattern `idx`, rows along `ax`): one slice where the
+    members' ranges tile a range, else a gather."""
+    lo = int(rows[0])
+    if np.array_equal(rows, np.arange(lo, lo + len(rows))):  # (segments that tile a range)
+        return _emit(out, P.getitem, (base,), {"idx": P.BasicIndex(
+            tuple(P.Sl(lo, lo + len(rows), 1) if k is None else k for k in idx))}, src)
+    whole = tuple(P.Sl(0, base.aval.shape[ax], 1) if k is None else k for k in idx)
+    w = _emit(out, P.getitem, (base,), {"idx": P.BasicIndex(whole)}, src)
+    return _emit(out, P.take, (w,), {"ids": P.Adv(rows), "axis": 0}, src)
+
+
 def _per_row(atoms: list[Atom], seg: np.ndarray, ndim: int | None, out: list[Eqn], src: Any
              ) -> Atom:
     """The members' own operands, one per row of the packed array (a shared one as is),
@@ -365,9 +397,16 @@ def _per_row(atoms: list[Atom], seg: np.ndarray, ndim: int | None, out: list[Eqn
             isinstance(a, Const) and a.key() == a0.key() for a in atoms)):
         return a0
     s = _emit(out, P.stack, tuple(atoms), {"axis": 0}, src)
+    return _spread(s, a0.aval.ndim, seg, ndim, out, src)
+
+
+def _spread(s: Var, own: int, seg: np.ndarray, ndim: int | None, out: list[Eqn], src: Any
+            ) -> Var:
+    """`s`, the members' values stacked (each of `own` axes), repeated to their rows as
+    `_per_row` aligns them."""
     if ndim is None:
         return _emit(out, P.take, (s,), {"ids": P.Adv(seg), "axis": 0}, src)
-    if a0.aval.ndim == ndim:  # a row axis of length 1 (`x - x.mean(keepdims=True)`): dropped
+    if own == ndim:  # a row axis of length 1 (`x - x.mean(keepdims=True)`): dropped
         s = _emit(out, P.reshape, (s,), {"shape": s.aval.shape[:1] + s.aval.shape[2:]}, src)
     t = _emit(out, P.take, (s,), {"ids": P.Adv(seg), "axis": 0}, src)
     pad = ndim - t.aval.ndim

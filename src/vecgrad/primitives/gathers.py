@@ -12,6 +12,8 @@
   the adjoint of `take`. How NumPy runs it (`np.bincount`, sorted `np.add.reduceat`, a one-hot
   product, or a plain scatter when the ids are distinct) is chosen by measurement when the
   code is compiled (backends/numpy/gathers.py); the impl is the reference semantics.
+- `segment_max(v, ids, axis, num)`, `segment_min`: each segment's maximum (minimum), as np.max
+  over its rows (packed ragged slices reduced by `np.max`, batch/packed.py).
 """
 from __future__ import annotations
 
@@ -24,10 +26,11 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
+from .elementwise import cast, div, eq, maximum, mul
 from .shapes import _lift
 from .structural import Adv, broadcast_to, full
 
-__all__ = ["segment_sum", "strided", "strided_add", "take"]
+__all__ = ["segment_max", "segment_min", "segment_sum", "strided", "strided_add", "take"]
 
 
 # ------------------------------------------------------------------------------- strided
@@ -366,3 +369,47 @@ def _segment_sum_vjp(g: Any, ans: Any, v: Any, ids: Adv, axis: int, num: int) ->
 segment_sum = register(Primitive(
     "segment_sum", _segment_sum_impl, _segment_sum_shape, _segment_sum_vjp,
     lambda n, b, v, ids, axis, num: segment_sum(v, ids=ids, axis=axis + 1, num=num)))
+
+
+# (a segment's maximum or minimum: the rows of v with one id reduced, as np.max over them;
+# an empty segment gets the reduction's identity, -inf for a maximum as np.maximum.reduce's
+# initial. The rows equal to the result share its cotangent, as reduce_max's ties do.)
+_EXTREMES = {"segment_max": np.maximum, "segment_min": np.minimum}
+
+
+def extreme_identity(name: str, dtype: np.dtype) -> Any:
+    """What an empty segment of `segment_max` (`segment_min`) of `dtype` holds."""
+    if dtype.kind == "f":
+        return -np.inf if name == "segment_max" else np.inf
+    info = np.iinfo(dtype)
+    return info.min if name == "segment_max" else info.max
+
+
+def _segment_extreme(name: str) -> Primitive:
+    def shape_rule(v: Aval, ids: Adv, axis: int, num: int) -> Aval:
+        if v.dtype.kind not in "fiu":
+            raise ShapeError(f"{name}: values of dtype {v.dtype} (real floats or ints only)")
+        return _segment_sum_shape(v, ids, axis, num)
+
+    def impl(v: np.ndarray, ids: Adv, axis: int, num: int) -> np.ndarray:
+        v = np.asarray(v)
+        out = np.full(v.shape[:axis] + (num,) + v.shape[axis + 1:], extreme_identity(name, v.dtype),
+                      v.dtype)
+        _EXTREMES[name].at(_move(out, axis), ids.arr, _move(v, axis))
+        return out
+
+    def vjp(g: Any, ans: Any, v: Any, ids: Adv, axis: int, num: int) -> tuple:
+        hit = cast(eq(v, take(ans, ids=ids, axis=axis)), dtype=g.dtype)
+        cnt = segment_sum(hit, ids=ids, axis=axis, num=num)
+        share = div(g, maximum(cnt, 1.0))  # (an empty segment: no row takes its share)
+        return (mul(hit, take(share, ids=ids, axis=axis)),)
+
+    def batch(n: int, b: tuple, v: Any, ids: Adv, axis: int, num: int) -> Any:
+        return p(v, ids=ids, axis=axis + 1, num=num)
+
+    p = register(Primitive(name, impl, shape_rule, vjp, batch))
+    return p
+
+
+segment_max = _segment_extreme("segment_max")
+segment_min = _segment_extreme("segment_min")

@@ -16,6 +16,7 @@ from jax import lax
 from ... import primitives as P
 from ...custom import custom_vjp_call
 from ...ir import Graph
+from ...primitives.gathers import extreme_identity
 from .. import complex_order as co
 from ..lowering import (
     Site,
@@ -237,6 +238,15 @@ def _segment_sum(site: Site, ids: Any, axis: int, num: int) -> Any:
     return lambda v: jnp.zeros(site.out.shape, v.dtype).at[key].add(v)
 
 
+def _segment_extreme(op: str) -> Any:
+    def lower(site: Site, ids: Any, axis: int, num: int) -> Any:
+        key = (slice(None),) * axis + (ids.arr,)
+        fill = np.full(site.out.shape, extreme_identity(op, site.out.dtype), site.out.dtype)
+        at = "max" if op == "segment_max" else "min"
+        return lambda v: getattr(jnp.asarray(fill).at[key], at)(v)
+    return lower
+
+
 def _scatter_add_along(site: Site, axis: int, size: int, unique: bool = False) -> Any:
     out = site.out.shape
     s = out[:axis] + (site.ins[1].shape[axis],) + out[axis + 1:]  # the index region
@@ -368,6 +378,8 @@ LOWERINGS: Table = {
     P.strided: _strided, P.strided_add: _strided_add,
     P.take: lambda site, ids, axis: lambda x: jnp.take(x, ids.arr, axis=axis),
     P.segment_sum: _segment_sum, P.sqrtm: host(P.sqrtm), P.odeint: host(P.odeint),
+    P.segment_max: _segment_extreme("segment_max"),
+    P.segment_min: _segment_extreme("segment_min"),
     P.correlate: lambda site, mode: lambda x, w: jnp.correlate(
         cast(x, site.out.dtype), cast(w, site.out.dtype), mode, precision="highest"),
 }

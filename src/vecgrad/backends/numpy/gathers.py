@@ -306,7 +306,25 @@ def _strided_add_inplace(base: np.ndarray, v: np.ndarray, start: tuple, dims: tu
     return G._add_into(base, v, start, dims)
 
 
+def _segment_extreme(name: str) -> Callable:
+    """A segment maximum (minimum): np.maximum.reduceat (minimum) along the axis where the ids
+    are sorted and fill every segment (packed ragged slices), else the impl's ufunc.at."""
+    impl, red = getattr(G, name).impl, {"segment_max": np.maximum,
+                                        "segment_min": np.minimum}[name]
+
+    def lower(avals: list[Aval], ids: Adv, axis: int, num: int) -> Callable:
+        a = ids.arr
+        if not len(a) or np.any(a[1:] < a[:-1]) or a[0] != 0 or a[-1] != num - 1 or np.any(
+                np.diff(a) > 1):
+            return functools.partial(impl, ids=ids, axis=axis, num=num)
+        starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+        return functools.partial(red.reduceat, indices=starts, axis=axis)
+    return lower
+
+
 LOWERINGS = {
+    "segment_max": Lowering(lower=_segment_extreme("segment_max")),
+    "segment_min": Lowering(lower=_segment_extreme("segment_min")),
     "strided": Lowering(lower=_strided_lower, view=True),
     "strided_add": Lowering(inplace=_strided_add_inplace),
     "take": Lowering(lower=lambda avals, ids, axis: functools.partial(np.take, indices=ids.arr,

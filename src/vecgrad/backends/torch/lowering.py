@@ -15,6 +15,7 @@ import torch
 from ... import primitives as P
 from ...custom import custom_vjp_call
 from ...ir import Graph
+from ...primitives.gathers import extreme_identity
 from .. import complex_order as co
 from ..lowering import (
     Program,
@@ -205,6 +206,17 @@ def _segment_sum(site: Site, ids: Any, axis: int, num: int) -> Any:
     ids, out = torch.as_tensor(np.array(ids.arr), device=site.device), site.out.shape
     dt = torch_dtype(site.out.dtype)
     return lambda v: torch.zeros(out, dtype=dt, device=v.device).index_add_(axis, ids, v)
+
+
+def _segment_extreme(op: str) -> Any:
+    def lower(site: Site, ids: Any, axis: int, num: int) -> Any:
+        ids, out = torch.as_tensor(np.array(ids.arr), device=site.device), site.out.shape
+        dt = torch_dtype(site.out.dtype)
+        fill = extreme_identity(op, site.out.dtype)
+        red = "amax" if op == "segment_max" else "amin"
+        return lambda v: torch.full(out, fill, dtype=dt, device=v.device).index_reduce_(
+            axis, ids, v.to(dt), red, include_self=True)
+    return lower
 
 
 def _scatter_add_along(site: Site, axis: int, size: int, unique: bool = False) -> Any:
@@ -428,6 +440,8 @@ LOWERINGS: Table = {
     # gathers and their adjoints at static positions; what only SciPy computes
     P.strided: _strided, P.strided_add: _strided_add, P.take: _take,
     P.segment_sum: _segment_sum, P.sqrtm: host(P.sqrtm), P.odeint: host(P.odeint),
+    P.segment_max: _segment_extreme("segment_max"),
+    P.segment_min: _segment_extreme("segment_min"),
     P.correlate: _correlate,
 }
 
