@@ -4,8 +4,9 @@ k-means style centroid sums by label, a Gram matrix from a kernel passed as a fu
 Jacobi sweep into a second buffer, autoregressive residuals with a Python sum over lags,
 discounted returns appended in reverse, a per-sample MLP through `map` over two iterables,
 triangle areas over a face list, linear-interpolation histogram writes at two neighbouring
-bins, a causal attention row loop with a running mask, and a mixed sum of per-sample terms
-and a whole-array penalty.
+bins, a causal attention row loop with a running mask, a mixed sum of per-sample terms
+and a whole-array penalty, Horner's rule, a survival curve, a top-k per row, a cross-entropy
+at Python-int labels and a mixture's log-likelihood.
 
 Each has a hand-vectorized NumPy reference."""
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 import vecgrad.numpy as vnp
 
-from .core import Pattern, normal, segment_sum, segments
+from .core import Pattern, normal, segment_sum, segments, uniform
 
 
 def moving_average_list(x, k=8):
@@ -194,6 +195,73 @@ def mixed_sample_penalty_ref(w, X, y, lam=0.1):
     return np.sum(np.log1p(np.exp(-y * (X @ w)))) / len(X) + lam * np.sum(w ** 2)
 
 
+def horner_coeffs(c, x):
+    """Item 6: a polynomial evaluated by Horner's rule over its coefficients, elementwise."""
+    y = np.zeros_like(x)
+    for ci in c:
+        y = y * x + ci
+    return np.sum(y ** 2)
+
+
+def horner_coeffs_ref(c, x):
+    return np.sum(np.polyval(c, x) ** 2)
+
+
+def survival_curve(p):
+    """Item 6: a survival curve, the running product of (1 - hazard), summed."""
+    s = 1.0
+    tot = 0.0
+    for pi in p:
+        s = s * (1 - pi)
+        tot = tot + s
+    return tot
+
+
+def survival_curve_ref(p):
+    return np.sum(np.cumprod(1 - p))
+
+
+def topk_per_row(X, k=3):
+    """Item 4: the sum of each row's k largest entries, `np.sort(row)[-k:]` per row."""
+    tot = 0.0
+    for row in X:
+        tot += np.sum(np.sort(row)[-k:])
+    return tot
+
+
+def topk_per_row_ref(X, k=3):
+    return np.sum(np.sort(X, axis=1)[:, -k:])
+
+
+def labels_cross_entropy(W, X, labels):
+    """Item 3: a softmax cross-entropy per sample, indexed by its Python-int label."""
+    loss = 0.0
+    for x, y in zip(X, labels):
+        z = W @ x
+        e = np.exp(z - np.max(z))
+        loss -= np.log((e / np.sum(e))[y])
+    return loss / len(X)
+
+
+def labels_cross_entropy_ref(W, X, labels):
+    Z = X @ W.T
+    Z = Z - Z.max(1, keepdims=True)
+    return np.mean(np.log(np.exp(Z).sum(1)) - Z[np.arange(len(X)), labels])
+
+
+def mixture_log_likelihood(X, mus):
+    """Item 4: a Gaussian mixture's log-likelihood, a Python sum over the means per sample."""
+    ll = 0.0
+    for x in X:
+        ll += np.log(sum(np.exp(-0.5 * np.sum((x - m) ** 2)) for m in mus))
+    return ll
+
+
+def mixture_log_likelihood_ref(X, mus):
+    D = ((X[:, None] - mus[None]) ** 2).sum(-1)
+    return np.sum(np.log(np.exp(-0.5 * D).sum(1)))
+
+
 # ------------------------------------------------------------------ inputs and records
 
 def _x_in(rng, n):
@@ -273,11 +341,37 @@ def _logit_in(rng, n, d):
     return normal(rng, d, scale=0.3), normal(rng, n, d), np.sign(normal(rng, n))
 
 
+def _poly_in(rng, n, k):
+    return normal(rng, k, scale=0.5), uniform(rng, n, low=-1.0, high=1.0)
+
+
+def _hazard_in(rng, n):
+    return (uniform(rng, n, high=0.1),)
+
+
+def _rows_in(rng, n, d):
+    return (normal(rng, n, d),)
+
+
+def _ce_in(rng, n, d, c):
+    return normal(rng, c, d, scale=0.3), normal(rng, n, d), rng.integers(0, c, n).tolist()
+
+
+def _ce_prep(args):
+    W, X, labels = args
+    return W, X, np.asarray(labels)
+
+
+def _mix_in(rng, n, k):
+    return normal(rng, n, 2), normal(rng, k, 2)
+
+
 def _p(name, item, sizes, argnums, inputs, prepare=None):
     mod = globals()
     extra = {"prepare": prepare} if prepare else {}
     return Pattern(name, item, mod[name], mod[name + "_ref"], inputs, sizes, argnums,
-                   tags=("variant", "natural"), **extra)
+                   target="scan" if item == 6 else "parallel", tags=("variant", "natural"),
+                   **extra)
 
 
 def _sz(small, default):
@@ -303,4 +397,11 @@ PATTERNS = [
        _att_in),
     _p("mixed_sample_penalty", 4, _sz({"n": 6, "d": 3}, {"n": 1000, "d": 16}), (0,),
        _logit_in),
+    _p("horner_coeffs", 6, _sz({"n": 5, "k": 4}, {"n": 1000, "k": 12}), (0, 1), _poly_in),
+    _p("survival_curve", 6, _sz({"n": 8}, {"n": 1000}), (0,), _hazard_in),
+    _p("topk_per_row", 4, _sz({"n": 5, "d": 6}, {"n": 300, "d": 16}), (0,), _rows_in),
+    _p("labels_cross_entropy", 3, _sz({"n": 5, "d": 3, "c": 4}, {"n": 500, "d": 16, "c": 10}),
+       (0,), _ce_in, _ce_prep),
+    _p("mixture_log_likelihood", 4, _sz({"n": 6, "k": 3}, {"n": 300, "k": 5}), (0, 1),
+       _mix_in),
 ]
