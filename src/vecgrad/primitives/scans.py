@@ -120,6 +120,14 @@ def _affine_impl(init: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     a = np.broadcast_to(_steps(a, r), a.shape[:1] + aval.shape[1:]).astype(aval.dtype,
                                                                            copy=False)
     b = np.broadcast_to(_steps(b, r), aval.shape)
+    T = aval.shape[0]
+    if T and (T <= 16 or out.size // T >= 512):
+        # A few steps, or wide rows: one multiply-add per step (about 1.2 us of call each)
+        # beats the pairing's extra whole-array passes (about 4-12 ns per value): 12 steps of
+        # 1,000 values 24 against 68 us, 64 of 1,000 130 against 223 us, 100 of 10,000 1.3
+        # against 13 ms; 300 steps of 128 values keep the pairing, 190 against 360 us.
+        with np.errstate(all="ignore"):
+            return _sequential(a, b, np.asarray(init, aval.dtype), out)
     with np.errstate(all="ignore"):
         if np.any(init):  # the initial state enters through the first step only
             b = np.array(b, dtype=aval.dtype)
