@@ -427,18 +427,16 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
 
 
 def trace_graph(fun: Callable, args: tuple, hash_cons: bool = True,
-                deep: frozenset | None = None) -> Graph:
+                call: Call | None = None) -> Graph:
     """The traced (unbatched, unoptimized) graph of `fun` on `args`, whose outputs are the
     array leaves of its result; with `hash_cons=False`, repeated operations stay repeated.
-    With `deep` (the differentiated positions), its inputs are the leaves `vg.grad` sees
-    (Python numbers traced, and the floats inside the differentiated containers)."""
-    if deep is None:
+    With `call` (a compiled entry's `meta["call"]`), its inputs are that entry's leaves
+    (traced Python numbers and static arguments as the transformation saw them)."""
+    if call is None:
         _, td, sig = flatten_call(tuple(args), {}, frozenset(), False)
-    else:
-        _, td, sig = flatten_call(tuple(args), {}, frozenset(), settings.trace_scalars, deep)
-    call = Call(td, sig)
+        call = Call(td, sig)
     with _gc_paused(), Builder(hash_cons=hash_cons) as b:
-        a, kw = unflatten_call(td, [new_input(v, b) for v in call.avals])
+        a, kw = unflatten_call(call.td, [new_input(v, b) for v in call.avals])
         with traced_builtins():
             res = fun(*a, **kw)
         atoms = [to_atom(x) for x in flatten(res)[0]]

@@ -243,9 +243,8 @@ def explain(fun: Callable, *args: Any, argnums: int | tuple = 0, budget: float =
     jentry, _ = j_fn.entry(*args)
     fwd = measure(lambda: j_fn(*args), budget=budget)
     grd = measure(lambda: g_fn(*args), budget=budget)
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    deep = frozenset(a % len(args) for a in nums)  # (leaves numbered as the gradient's are)
-    traced = trace_graph(fun, args, hash_cons=False, deep=deep)  # as an eager tape runs it
+    # (as an eager tape runs it, its leaves numbered as the gradient's are)
+    traced = trace_graph(fun, args, hash_cons=False, call=entry.meta["call"])
     eager, n_zero, zero_bytes = _eager_counts(traced, entry.meta["wrt"])
     notes = entry.notes
     return Report(

@@ -454,7 +454,7 @@ def stage_grad(fun: Callable, call: Call, argnums: Any, has_aux: bool, value: bo
         return (val, grads) if value else grads
     return Staged(gg, finish, tr.closure, 0, times, stages,
                   {"forward_vars": frozenset(e.out for e in g.eqns), "wrt": wrt,
-                   "primal_outputs": 1 + n_aux})
+                   "primal_outputs": 1 + n_aux, "call": call})
 
 
 def stage_vjp(fun: Callable, call: Call, has_aux: bool) -> Staged:

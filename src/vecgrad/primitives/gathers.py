@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ComplexError, ShapeError
 from ..ir import Aval
 from .core import Primitive, register
 from .elementwise import cast, div, eq, maximum, mul
@@ -387,6 +387,8 @@ def extreme_identity(name: str, dtype: np.dtype) -> Any:
 
 def _segment_extreme(name: str) -> Primitive:
     def shape_rule(v: Aval, ids: Adv, axis: int, num: int) -> Aval:
+        if v.dtype.kind == "c":
+            raise ComplexError(name)
         if v.dtype.kind not in "fiu":
             raise ShapeError(f"{name}: values of dtype {v.dtype} (real floats or ints only)")
         return _segment_sum_shape(v, ids, axis, num)
