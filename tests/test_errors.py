@@ -166,7 +166,7 @@ def test_write_traced_element_into_plain_numpy_array():
 def test_traced_value_into_np_array_constructor():
     """np.array / np.asarray of traced values called from the user's code make traced arrays
     (src/vecgrad/pyarrays.py); NumPy functions that convert a traced argument themselves
-    still raise the typed error (np.vectorize's, in test_fuzz_regressions)."""
+    still raise the typed error."""
     def f(x):
         return np.array(x) * 2 + np.asarray([x[0], x[1], x[2]]) + np.array([[1.0] * 4] * 3)
     np.testing.assert_array_equal(vg.jit(f)(A), f(A))

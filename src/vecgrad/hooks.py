@@ -47,6 +47,7 @@ class Numpy(Filled):
 
     __slots__ = ("accumulate_at_read", "asarray", "astype", "c_", "concatenate", "dispatch_function",
                  "dispatch_ufunc", "r_", "ravel", "reshape", "stack", "sum", "traced_getitem", "traced_row",
+                 "vectorized_call",
                  "where", "write_at_index_array", "write_at_traced", "write_basic_first",
                  "write_masked", "wrote_at_read", "zeros")
 

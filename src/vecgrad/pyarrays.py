@@ -18,7 +18,8 @@ arguments, but NumPy does not look inside a list; while tracing, a list or tuple
 holding a traced value becomes the array `np.asarray` makes of it above, and the call goes on
 as NumPy's own (now dispatched to vecgrad). Ufuncs are left alone (NumPy matches them by
 identity when it dispatches, and they keep their methods). `np.r_[...]` / `np.c_[...]` of
-traced items are vnp.r_ / vnp.c_ (NumPy's make each item a plain array first)."""
+traced items are vnp.r_ / vnp.c_ (NumPy's make each item a plain array first), and
+`np.vectorize(f)(...)` of traced arguments calls f per element (numpy/_vectorize.py)."""
 from __future__ import annotations
 
 import builtins
@@ -200,6 +201,16 @@ class _Concatenator:
         return len(self.orig)
 
 
+def _vectorize_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """np.vectorize(pyfunc)(...) while tracing: vecgrad.numpy's where an argument is traced
+    and the call is the user's (NumPy's converts the arguments to plain arrays itself)."""
+    if (builtins.any(_leaf_dtypes(a, []) for a in args) or builtins.any(
+            _leaf_dtypes(v, []) for v in kwargs.values())) and not _internal_caller():
+        return NUMPY.vectorized_call(self, args, kwargs)
+    return _VECTORIZE_ORIG(self, *args, **kwargs)
+
+
+_VECTORIZE_ORIG = np.vectorize.__call__
 CONCATENATORS = ("r_", "c_")
 _CONCAT_ORIG = {n: getattr(np, n) for n in CONCATENATORS}
 _CONCAT_TRACED = {n: _Concatenator(n) for n in CONCATENATORS}
@@ -213,6 +224,7 @@ def patch() -> None:
         setattr(np, n, _TRACED[n])
     for n in CONCATENATORS:
         setattr(np, n, _CONCAT_TRACED[n])
+    np.vectorize.__call__ = _vectorize_call
     for (m, n), f in _LIST_TRACED.items():
         setattr(m, n, f)
 
@@ -223,6 +235,7 @@ def unpatch() -> None:
         setattr(np, n, _ORIG[n])
     for n in CONCATENATORS:
         setattr(np, n, _CONCAT_ORIG[n])
+    np.vectorize.__call__ = _VECTORIZE_ORIG
     for (m, n), f in _LIST_ORIG.items():
         setattr(m, n, f)
 

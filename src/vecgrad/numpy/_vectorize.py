@@ -1,0 +1,51 @@
+"""`np.vectorize(pyfunc)(...)` of traced arrays: pyfunc called on each element, as NumPy does.
+
+NumPy's vectorize converts its arguments to plain arrays itself (it does not dispatch), so
+while vecgrad traces, its `__call__` comes here where an argument is traced (pyarrays). The
+arguments broadcast; pyfunc runs on each element (a traced NumPy scalar) in C order, and the
+results are stacked: one traced operation per element and call, which vecgrad batches like a
+loop. The result's dtype is `otypes` or that of the first element's result (NumPy's rule);
+several outputs (pyfunc returning a tuple) are a tuple of arrays. A pyfunc that branches on
+an element's value raises vecgrad's ConcretizationError naming its line (write it with
+np.where instead); `signature=` and `excluded=` are refused."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as _np
+
+from ..errors import unsupported
+from . import _ops
+from ._base import _shape, asarray, astype, queried_dtype
+
+__all__ = ["vectorize"]
+
+vectorize = _np.vectorize  # (NumPy's class: while tracing its calls come here, see pyarrays)
+
+
+def vectorized_call(vec: Any, args: tuple, kwargs: dict) -> Any:
+    """`vec(*args, **kwargs)` for an np.vectorize object `vec`, arguments traced."""
+    if vec.signature is not None or vec.excluded:
+        raise unsupported("numpy.vectorize with signature= or excluded= of traced arguments")
+    keys = list(kwargs)
+    vals = [asarray(a) for a in (*args, *kwargs.values())]
+    shape = _np.broadcast_shapes(*[_shape(v) for v in vals])
+    if math.prod(shape) == 0:
+        if not vec.otypes:
+            raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+        outs = [_np.zeros(shape, t) for t in vec.otypes]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+    vals = [_ops.broadcast_to(v, shape) for v in vals]
+    npos = len(args)
+    results = []
+    for idx in _np.ndindex(*shape):
+        elems = [v[idx] for v in vals]
+        results.append(vec.pyfunc(*elems[:npos], **dict(zip(keys, elems[npos:]))))
+    multi = isinstance(results[0], tuple)
+    cols = list(zip(*results)) if multi else [results]
+    otypes = [_np.dtype(t) for t in vec.otypes] if vec.otypes else \
+        [queried_dtype(asarray(c[0])) for c in cols]
+    outs = [_ops.reshape(_ops.stack([astype(asarray(r), t) for r in c]), shape)
+            for c, t in zip(cols, otypes)]
+    return tuple(outs) if multi else outs[0]
