@@ -118,3 +118,26 @@ def test_np_gradient_with_bad_coordinates_raises_as_numpy(bad):
         f(y, Y, _T)
     with pytest.raises((ValueError, TypeError)):
         vg.jit(f)(y, Y, _T)
+
+
+@pytest.mark.parametrize("expr", [
+    "np.sum(min(v[0], 0) * 2.0)", "min(v[0], 2) / 3", "3 / max(v[0], 1)", "min(v[0], 2) * 0.5 + 1",
+    "2.5 - min(v[0], 2)", "max(v[0], 2) ** 0.5", "max(v[0], 2) // 2.0", "min(v[1], 1) * 1j",
+])
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int16"])
+def test_either_of_narrow_ints_with_python_floats_is_numpys(expr, dt):
+    """`min(u8[i], 0) * 2.0`: float64 where the traced item wins and a Python float where the
+    number does, equal values (it was refused as if it wrapped around like `- 3`)."""
+    f = eval(f"lambda v: {expr}", {"np": np})
+    jf = vg.jit(f)
+    for vals in ([5, -4, 7], [-9, -8, -7], [1, 1, 1], [0, 0, 0]):
+        v = np.array(np.abs(vals) if dt == "uint8" else vals, dtype=dt)
+        got, want = jf(v), f(v)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+@pytest.mark.parametrize("expr", ["min(v[0], 2) - 3", "-min(v[0], 2)", "max(v[0], 1) * 3"])
+def test_either_of_narrow_ints_with_python_ints_stays_refused(expr):
+    with pytest.raises(vg.TraceError, match="wraps around"):
+        vg.jit(eval(f"lambda v: {expr}"))(np.array([5, 4], np.uint8))

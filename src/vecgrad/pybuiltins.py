@@ -251,7 +251,10 @@ def _either_op(name: str) -> Any:
         ok = _kinds_of(o)
         if other and not ok or self._ndarray or getattr(o, "_ndarray", False):
             return method(self, *other)  # (an array or a NumPy scalar: NumPy's, bind checks)
-        if self._either and self.dtype.kind in "iu" and self.dtype != np.int64:
+        # (a float result in the NumPy case too, `min(u8[i], 0) * 2.0` or `/ 3`: no wrap)
+        floats = other and not isinstance(o, EitherScalar) and (
+            base in ("truediv", "rtruediv") or all(k in (float, complex) for k in ok))
+        if self._either and self.dtype.kind in "iu" and self.dtype != np.int64 and not floats:
             from .errors import TraceError  # (min(u8[i], 2) - 3: 255 or -1)
             raise TraceError(
                 f"Python arithmetic on `{self._what}` of {self.dtype} values and Python ints "
