@@ -74,6 +74,9 @@ class MaskedSelection(SelectedValues):
     def _vals(self) -> Tracer:
         return filled(self.mask, self.value)
 
+    def _reduced(self) -> Tracer:  # (np.sum(x[m]): the mask's where= alone, no fill)
+        return self.value
+
 
 def select(x: Tracer, key: Any) -> MaskedSelection | None:
     """`x[key]` as a MaskedSelection where key is one traced boolean mask over x's leading

@@ -76,6 +76,11 @@ class SelectedValues:
     def _vals(self) -> Tracer:
         raise NotImplementedError
 
+    def _reduced(self) -> Tracer:
+        """The values a reduction reads (with where=mask): the filled ones, or any values
+        at the unselected entries where no entrywise function was applied yet."""
+        return self._vals()
+
     @property
     def ndim(self) -> int:
         return 1 + _np.ndim(self._vals()) - self.mask.ndim
@@ -208,8 +213,9 @@ class SelectedValues:
                 "selected, which vecgrad cannot know while tracing. Pass initial= (np."
                 f"{name}(x[mask], initial=...)), or write np.{name}(x, where=mask, "
                 "initial=...)" + _at())
-        vals, vnp = self._vals(), _vnp()
+        vnp = _vnp()
         axes, over_mask = self._axes(axis)
+        vals = self._reduced() if over_mask else self._vals()
         if dtype is not None:
             kw["dtype"] = dtype
         if not over_mask:  # (along a selected entry's own axes: a selection again)
