@@ -210,6 +210,11 @@ CASES = [
     "np.size(x)", "np.isscalar(x)", "np.iscomplexobj(z)", "np.isrealobj(x)",
     "np.broadcast_shapes((3, 1), (4,))", "np.errstate(all='ignore').__enter__() and x",
     "np.einsum_path('ij,jk', x, M)[0]",
+    # -- added in session 25: x[mask] read, index tricks, coordinates, vectorize ----------------
+    "np.sum(x[x > 0])", "x[b].mean()", "np.mean(x[x > 0] ** 2)", "np.linalg.norm(v[v > 0])",
+    "np.count_nonzero(x[b] > 0)", "x[x[:, 0] > 0].sum(axis=0)", "np.r_[v, 0.0]", "np.c_[v, u]",
+    "np.r_[0:2, v]", "np.gradient(v, q[:4])", "np.gradient(x, q[:4], axis=1, edge_order=2)",
+    "np.vectorize(np.tanh)(x)", "np.vectorize(lambda s, t: s * t + 1.0)(x, y)",
 ]
 
 # -- generated: reductions with each axis / keepdims / dtype / out, as functions and methods ----
