@@ -38,6 +38,9 @@ CASES = [
     "np.vectorize(lambda a: a // 2)(np.arange(4) + x.astype(int))", "np.vectorize(np.tanh)(X)",
     "np.vectorize(lambda a: a + 1, otypes='d')(x.astype(np.int64))",
     "np.vectorize(lambda a, b: a - b)(x, 1.5)", "np.vectorize(lambda a: abs(a) ** 0.5)(X.T)",
+    "np.vectorize(lambda a, b: a * b, excluded={1})(x, 2.0)",
+    "np.vectorize(lambda r: np.sum(r ** 2), signature='(n)->()')(X)",
+    "np.vectorize(lambda r: r[::-1] * 2, signature='(n)->(n)')(X)",
 ]
 
 
@@ -66,6 +69,14 @@ def test_vectorize_in_a_loop_over_samples_batches():
     assert_same_function(e.stages["cse"], e.stages["batch"], leaves)
 
 
+def test_vnp_vectorize_vectorizes_keywords_as_numpy():
+    """vnp.vectorize(f)(x, b=y) called f(x[i], b=<all of y>) (an array per element, a
+    result of the wrong shape); keywords broadcast with the arguments, as NumPy's."""
+    def f(xp, x):
+        return xp.vectorize(lambda a, b=1.0: a * b)(x, b=x[::-1] + 1)
+    assert_same(vg.jit(lambda x: f(vnp, x))(X1), f(np, X1), rtol=1e-12)
+
+
 def test_vectorize_outside_a_trace_and_of_constants_is_numpys_own():
     f = vg.jit(lambda x: x * np.vectorize(lambda a: a + 1)(np.arange(2.0)))
     assert_same(f(np.ones(2)), np.ones(2) * np.arange(1.0, 3.0))
@@ -74,8 +85,6 @@ def test_vectorize_outside_a_trace_and_of_constants_is_numpys_own():
 
 @pytest.mark.parametrize("expr, err", [
     ("np.vectorize(lambda a: a if a > 0 else 0.0)(x)", vg.ConcretizationError),
-    ("np.vectorize(lambda a, b: a * b, excluded={1})(x, 2.0)", vg.UnsupportedError),
-    ("np.vectorize(lambda a: a, signature='(n)->(n)')(X)", vg.UnsupportedError),
     ("np.vectorize(lambda a: a * 2)(x[:0])", ValueError),
 ])
 def test_vectorize_refusals_and_numpys_errors(expr, err):

@@ -32,7 +32,6 @@ from ._accumulate import *
 from ._polynomial import *
 from ._meta import *
 from ._misc import *
-from ._vectorize import *
 from . import _ndarray, _ops
 from ._accumulate import accumulate_at_read as _accumulate_at_read
 from ._indexing import traced_getitem as _traced_getitem
@@ -43,7 +42,7 @@ from ._masked import write_masked as _write_masked
 from ._scatter import write_at_index_array as _write_at_index_array
 from ._accumulate import wrote_at_read as _wrote_at_read
 from ._ops import dispatch_function
-from ._vectorize import vectorized_call as _vectorized_call
+from ._misc import traced_vectorize as _traced_vectorize
 from ._ufuncs import dispatch_ufunc
 from ..hooks import NUMPY as _NUMPY
 # isort: on
@@ -55,7 +54,7 @@ _NUMPY.fill(accumulate_at_read=_accumulate_at_read, asarray=asarray, astype=asty
             concatenate=concatenate, r_=r_, dispatch_function=dispatch_function,
             dispatch_ufunc=dispatch_ufunc, ravel=ravel, reshape=reshape, stack=stack, sum=sum,
             traced_getitem=_traced_getitem, traced_row=_traced_row,
-            vectorized_call=_vectorized_call, where=where,
+            vectorized_call=_traced_vectorize, where=where,
             write_at_index_array=_write_at_index_array, write_at_traced=_write_at_traced,
             write_basic_first=_write_basic_first, write_masked=_write_masked,
             wrote_at_read=_wrote_at_read, zeros=zeros)

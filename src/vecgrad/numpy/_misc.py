@@ -22,6 +22,7 @@ from ._order import argsort, sort
 from ._shape_ops import concatenate
 from ._stats import any as any_
 from ._stats import cumsum, diff
+from ._vectorize import vectorized_call
 
 __all__ = [
     "acos",
@@ -296,6 +297,8 @@ class vectorize:
         functools.update_wrapper(self, pyfunc, updated=())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.signature is None and not self.excluded:  # (per element, keywords too)
+            return vectorized_call(self, args, kwargs)
         keep = {i: a for i, a in enumerate(args) if i in self.excluded}
         arrs = [asarray(a) for i, a in enumerate(args) if i not in self.excluded]
         cores = self._cores(len(arrs))
@@ -326,6 +329,12 @@ class vectorize:
         if self.otypes:
             out = astype(out, _np.dtype(self.otypes[k]))  # a typecode string or a list
         return out
+
+
+def traced_vectorize(vec: Any, args: tuple, kwargs: dict) -> Any:
+    """np.vectorize(...)(traced arguments) while tracing (pyarrays): as vnp.vectorize."""
+    return vectorize(vec.pyfunc, vec.otypes, None, vec.excluded, False,
+                     vec.signature)(*args, **kwargs)
 
 
 # ------------------------------------------------------- more array functions

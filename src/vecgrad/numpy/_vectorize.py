@@ -4,10 +4,11 @@ NumPy's vectorize converts its arguments to plain arrays itself (it does not dis
 while vecgrad traces, its `__call__` comes here where an argument is traced (pyarrays). The
 arguments broadcast; pyfunc runs on each element (a traced NumPy scalar) in C order, and the
 results are stacked: one traced operation per element and call, which vecgrad batches like a
-loop. The result's dtype is `otypes` or that of the first element's result (NumPy's rule);
-several outputs (pyfunc returning a tuple) are a tuple of arrays. A pyfunc that branches on
-an element's value raises vecgrad's ConcretizationError naming its line (write it with
-np.where instead); `signature=` and `excluded=` are refused."""
+loop. Keyword arguments are vectorized too, as NumPy's. The result's dtype is `otypes` or
+that of the first element's result (NumPy's rule); several outputs (pyfunc returning a tuple)
+are a tuple of arrays. A pyfunc that branches on an element's value raises vecgrad's
+ConcretizationError naming its line (write it with np.where instead). `signature=` and
+`excluded=` go to vnp.vectorize's loop over core sub-arrays (_misc.vectorize)."""
 from __future__ import annotations
 
 import math
@@ -15,19 +16,15 @@ from typing import Any
 
 import numpy as _np
 
-from ..errors import unsupported
 from . import _ops
 from ._base import _shape, asarray, astype, queried_dtype
 
-__all__ = ["vectorize"]
-
-vectorize = _np.vectorize  # (NumPy's class: while tracing its calls come here, see pyarrays)
+__all__: list[str] = []
 
 
 def vectorized_call(vec: Any, args: tuple, kwargs: dict) -> Any:
-    """`vec(*args, **kwargs)` for an np.vectorize object `vec`, arguments traced."""
-    if vec.signature is not None or vec.excluded:
-        raise unsupported("numpy.vectorize with signature= or excluded= of traced arguments")
+    """`vec(*args, **kwargs)` for an np.vectorize (or vnp.vectorize) object `vec` with no
+    signature and nothing excluded, arguments traced."""
     keys = list(kwargs)
     vals = [asarray(a) for a in (*args, *kwargs.values())]
     shape = _np.broadcast_shapes(*[_shape(v) for v in vals])
