@@ -314,10 +314,10 @@ def _segment_extreme(name: str) -> Callable:
 
     def lower(avals: list[Aval], ids: Adv, axis: int, num: int) -> Callable:
         a = ids.arr
-        if not len(a) or np.any(a[1:] < a[:-1]) or a[0] != 0 or a[-1] != num - 1 or np.any(
-                np.diff(a) > 1):
+        d = np.diff(a)  # (runs 0, 1, ..., num - 1 in order: steps of 0 or 1 only)
+        if not len(a) or a[0] != 0 or a[-1] != num - 1 or np.any((d != 0) & (d != 1)):
             return functools.partial(impl, ids=ids, axis=axis, num=num)
-        starts = np.flatnonzero(np.r_[True, a[1:] != a[:-1]])
+        starts = np.flatnonzero(np.r_[True, d != 0])
         return functools.partial(red.reduceat, indices=starts, axis=axis)
     return lower
 
