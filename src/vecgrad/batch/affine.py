@@ -90,6 +90,9 @@ def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
         if x is not c and e.out.aval == c.aval:
             return ("cummax" if e.prim is P.maximum else "cummin",
                     {c: (ONE, ZERO), out: (ONE, x)}, ops.new)
+    fold = _python_fold(plan, c, out)
+    if fold is not None:
+        return fold[0], {c: (ONE, ZERO), out: (ONE, fold[1])}, ops.new
     for e in plan.core:
         f = _step_form(ops, e, [forms.get(a) if isinstance(a, Var) else None
                                 for a in e.inputs], c, 1)
@@ -101,6 +104,57 @@ def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
         return None
     kind = "cumsum" if A is ONE else "cumprod" if B is ZERO else "affine_scan"
     return kind, forms, ops.new
+
+
+_FLIP = {P.lt: P.gt, P.gt: P.lt}
+
+
+def _python_fold(plan: Any, c: Var, out: Var) -> tuple[str, Atom] | None:
+    """Python's `c = max(c, x)` (builtins.max, pybuiltins: `where(x > c, x, c)`; min with
+    `<`): ("pymax" or "pymin", x). Strict, so an equal x never wins and a NaN x never does;
+    a NaN carry stays (see python_extreme). Only these two equations read the carry, and
+    nothing else reads the comparison."""
+    if len(plan.core) != 2:
+        return None
+    cmp, sel = plan.core
+    if sel.prim is not P.where or sel.out is not out or cmp.out in plan.read or \
+            cmp.prim not in _FLIP or sel.inputs[0] is not cmp.out or sel.inputs[2] is not c:
+        return None
+    x = sel.inputs[1]
+    prim = cmp.prim if cmp.inputs == (x, c) else _FLIP[cmp.prim] if cmp.inputs == (c, x) \
+        else None
+    if prim is None or x is c or not isinstance(x, Var) or x.aval != c.aval:
+        return None
+    return ("pymax" if prim is P.gt else "pymin"), x
+
+
+def python_extreme(v: Any, greater: bool) -> Any:
+    """The running `max` (greater) / `min` Python's fold computes over the rows of v (v[0]
+    the initial value): each row keeps the previous result unless strictly greater (less),
+    so a NaN row never wins, a NaN first row is kept throughout, and the winner of equal
+    rows is the earliest. Values: the running extreme of v with NaNs after the first row
+    read as -inf (+inf), which np.maximum.accumulate computes exactly (it keeps its left
+    operand on ties and propagates a NaN first row). The winner of each row is the last
+    strict record up to it (a row where the running extreme grew), read with take_along:
+    its cotangent goes where Python's selections send it (cummax's own VJP sends ties to
+    the latest row)."""
+    T1 = v.shape[0]
+    rest = P.getitem(v, idx=(P.Sl(1, T1, 1),) + _whole(v.shape[1:]))
+    if v.dtype.kind == "f":
+        rest = P.where(P.isnan(rest), -np.inf if greater else np.inf, rest)
+    key = P.concatenate(P.getitem(v, idx=(P.Sl(0, 1, 1),) + _whole(v.shape[1:])), rest, axis=0)
+    ext = (P.cummax if greater else P.cummin)(key, axis=0)
+    grew = (P.gt if greater else P.lt)(
+        P.getitem(ext, idx=(P.Sl(1, T1, 1),) + _whole(v.shape[1:])),
+        P.getitem(ext, idx=(P.Sl(0, T1 - 1, 1),) + _whole(v.shape[1:])))
+    pos = np.arange(1, T1).reshape((T1 - 1,) + (1,) * (v.ndim - 1))
+    first = P.full(shape=(1,) + v.shape[1:], dtype=np.dtype(np.int64), value=0)
+    src = P.cummax(P.concatenate(first, P.where(grew, pos, 0), axis=0), axis=0)
+    return P.take_along(key, src, axis=0)
+
+
+def _whole(s: tuple[int, ...]) -> tuple:
+    return tuple(P.Sl(0, d, 1) for d in s)
 
 
 def _step_form(ops: _Ops, e: Eqn, fs: list, c: Var, k: int) -> tuple | None:

@@ -29,13 +29,13 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Const, Eqn, Graph, Params, Var, dce, uses
+from ..ir import Atom, Aval, Const, Eqn, Graph, Params, Var, dce, uses
 from ..notes import Augments
 from ..rewrite.cse import cse
 from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
-from .affine import MAX_COUPLED, ONE, ZERO, affine, linear, one
+from .affine import MAX_COUPLED, ONE, ZERO, affine, linear, one, python_extreme
 from .carries import emit_unstacked, narrow_reads, several_carries, splits, unstack
 from .scalarize import scalarize
 
@@ -366,15 +366,33 @@ def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any], reverse: boo
         return {}, "loop with no live values (dropped)"
     xs = [a for a in free if env[a][1]]
     invs = [a for a in free if not env[a][1]]
-    step = clean(Graph(tuple(carry) + tuple(xs) + tuple(invs), tuple(plan.core),
-                       tuple(outs) + tuple(ys)))
+    core, packed = _packed_ys(plan.core, ys, [o.aval.dtype for o in outs])
+    step = clean(Graph(tuple(carry) + tuple(xs) + tuple(invs), tuple(core),
+                       tuple(outs) + tuple(packed)))
     flat = P.loop(*[operands[i] for i in plan.live], *[env[a][0] for a in xs],
                   *[env[a][0] for a in invs], body=step, length=T, n_carry=len(carry),
                   n_xs=len(xs), reverse=reverse)
     res = P.loop_outputs(flat, step, T, len(carry))
     for v, r in zip(ys, res[len(carry):]):
-        env[v] = (r, True)
+        env[v] = (r if r.dtype == v.aval.dtype else P.cast(r, dtype=v.aval.dtype), True)
     return dict(zip(plan.live, res[:len(carry)])), _loop_text(step, len(carry))
+
+
+def _packed_ys(core: list[Eqn], ys: list[Var], dts: list) -> tuple[list[Eqn], list[Var]]:
+    """A loop packs its outputs in one dtype: a comparison the work after the loop reads
+    (Python's `max` keeps its `x > m`) leaves the step cast to the carries' dtype, and is
+    cast back after the loop (exact: booleans are 0 and 1)."""
+    dt = np.result_type(*dts) if dts else None
+    if dt is None or all(v.aval.dtype == dt for v in ys):
+        return core, ys
+    core, out = list(core), []
+    for v in ys:
+        if v.aval.dtype != dt and v.aval.dtype.kind == "b":
+            w = Var(Aval(v.aval.shape, dt))
+            core.append(Eqn(P.cast, (v,), Params(dtype=dt), w, core[-1].src if core else None))
+            v = w
+        out.append(v)
+    return core, out
 
 
 def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], reverse: bool
@@ -400,6 +418,12 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
         x = run(_rows_to(_stacked(_value(A if kind == "cumprod" else B, env), T), s))
         if x.dtype != c.aval.dtype:  # (bool or float32 terms added into a float64 carry)
             x = P.cast(x, dtype=c.aval.dtype)
+    if kind in ("pymax", "pymin"):  # (Python's max/min fold: always from the initial value)
+        whole = python_extreme(P.concatenate(_row(init, s), x, axis=0), kind == "pymax")
+        traj = P.getitem(whole, idx=(P.Sl(1, T + 1, 1),) + _full(s))
+        if init.shape != s or reverse:
+            whole = None
+    elif kind != "affine_scan":
         neutral = {"cumsum": 0.0, "cumprod": 1.0, "cummax": -np.inf, "cummin": np.inf}[kind]
         prim = {"cumsum": P.cumsum, "cumprod": P.cumprod, "cummax": P.cummax,
                 "cummin": P.cummin}[kind]

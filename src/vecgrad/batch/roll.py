@@ -35,7 +35,9 @@ def roll(g: Graph, emit: Any, keep: Any = None, rounds: int = 6) -> tuple[Graph,
     a description for explain). Returns the graph and one note per rolled region. `keep(g,
     regions)`, if given, chooses the regions rolled; `rounds` bounds find_regions' label
     refinement."""
-    regions = [r for r in find_regions(g, rounds) if _typed(g, r)]
+    found = find_regions(g, rounds)
+    users = _outside_uses(g, found) if found else set()
+    regions = [r for r in found if _typed(g, r, users)]
     if keep is not None:
         regions = keep(g, regions)
     trims = 0
@@ -63,9 +65,13 @@ def _later(g: Graph, r: Region) -> Region | None:
     return None if init is None else Region(r.steps[1:], r.sig, init)
 
 
-def _typed(g: Graph, r: Region) -> bool:
-    """A loop packs its outputs in one dtype and differentiates a float carry."""
-    dts = {g.eqns[i].out.aval.dtype for i in r.steps[0]}
+def _typed(g: Graph, r: Region, users: set[Var]) -> bool:
+    """A loop packs its outputs (carries, and members read outside the region) in one
+    dtype and differentiates a float carry; a member only its own step reads (the
+    comparison of Python's `max(m, x)`) may have any dtype."""
+    carries = set(_carries(r))
+    dts = {g.eqns[i].out.aval.dtype for j, i in enumerate(r.steps[0])
+           if j in carries or any(g.eqns[st[j]].out in users for st in r.steps)}
     return len(dts) == 1 and next(iter(dts)).kind == "f"
 
 

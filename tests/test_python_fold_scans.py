@@ -1,0 +1,157 @@
+"""Running extremes written with Python's `max` / `min` (or `np.where(x > m, x, m)`) become
+scans: a carry `m = max(m, x[t])` is Python's strict fold, so an equal x never wins (the
+gradient goes to the earliest of equal items), a NaN x never wins and a NaN start stays.
+Each program is checked against NumPy running it eagerly, against its unrolled trace (values
+and gradients) and by central differences, and must compile to scans, not a loop."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+import pytest
+from test_scans import prims, unrolled
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad.pytree import flatten
+
+
+def drawdown(x):
+    peak, dd = x[0], 0.0
+    for t in range(1, len(x)):
+        peak = max(peak, x[t])
+        dd = min(dd, x[t] - peak)
+    return dd
+
+
+def max_gain(x):
+    lo, best = x[0], 0.0
+    for t in range(1, len(x)):
+        best = max(best, x[t] - lo)
+        lo = min(lo, x[t])
+    return best
+
+
+def peak_gaps(x):
+    peak, s = x[0], 0.0
+    for t in range(1, len(x)):
+        peak = max(peak, x[t])
+        s = s + (peak - x[t]) ** 2
+    return s
+
+
+def running_min_list(x, w):
+    m, out = x[-1], []
+    for t in range(len(x) - 1, -1, -1):  # backwards, every state kept
+        m = min(m, x[t] * w)
+        out.append(m)
+    return np.sum(np.stack(out) * np.arange(1.0, len(x) + 1))
+
+
+def carry_second(x, w):
+    m, out = x[0], []
+    for t in range(1, len(x)):
+        m = min(x[t] * w, m)  # the carry second: an equal item and a NaN carry lose
+        out.append(m)
+    return np.sum(np.stack(out) * np.arange(1.0, len(x)))
+
+
+def where_rows(X):
+    m = X[0]
+    out = []
+    for t in range(1, len(X)):
+        m = np.where(X[t] > m, X[t], m)  # row-wise, as Python's max per element
+        out.append(m)
+    return np.sum(np.stack(out) ** 2)
+
+
+def clipped_peak(x, c):
+    peak = c  # a traced Python number as the start
+    tot = 0.0
+    for t in range(len(x)):
+        peak = max(peak, np.tanh(x[t]))
+        tot = tot + peak * x[t]
+    return tot
+
+
+PROGRAMS = [(drawdown, 1), (max_gain, 1), (peak_gaps, 1), (running_min_list, 2),
+            (where_rows, 1), (clipped_peak, 2)]
+
+
+def _args(f, n_args, x):
+    if f is where_rows:
+        return (x.reshape(-1, 3),)
+    return (x,) if n_args == 1 else (x, 0.7)
+
+
+def _eager(f, args):
+    return f(*[np.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+
+
+def _check(f, args, fd=True):
+    argnums = tuple(range(len(args)))
+    val0, grads0 = unrolled(f, args, argnums)
+    val, grads = vg.value_and_grad(f, argnums=argnums)(*args)
+    np.testing.assert_allclose(val, _eager(f, args), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(val, val0, rtol=1e-12, atol=1e-12)
+    for a, b in zip(flatten(grads)[0], grads0):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    if fd:
+        vg.check_grads(f, args, argnums=argnums, rtol=1e-6, atol=1e-8)
+    e, _ = vg.grad(f, argnums=argnums).entry(*args)
+    return prims(e.stages["scans"])
+
+
+@pytest.mark.parametrize("f,n_args", PROGRAMS, ids=[f.__name__ for f, _ in PROGRAMS])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_python_running_extremes_become_scans(f, n_args, seed):
+    x = np.cumsum(np.random.default_rng(seed).standard_normal(24))
+    found = _check(f, _args(f, n_args, x))
+    assert "loop" not in found, found
+    assert {"cummax", "cummin"} & set(found), found
+
+
+@pytest.mark.parametrize("f,n_args", PROGRAMS, ids=[f.__name__ for f, _ in PROGRAMS])
+def test_ties_send_the_gradient_where_python_does(f, n_args):
+    # integer-valued steps: many equal items, the earliest of which wins
+    x = np.random.default_rng(3).integers(-3, 4, 24).astype(float)
+    _check(f, _args(f, n_args, x), fd=False)
+
+
+@pytest.mark.parametrize("where", [0, 5, 23])
+def test_nans_are_pythons(where):
+    x = np.cumsum(np.random.default_rng(4).standard_normal(24))
+    x[where] = np.nan
+    for f in (drawdown, max_gain, peak_gaps):
+        val0, grads0 = unrolled(f, (x,), (0,))
+        val, g = vg.value_and_grad(f)(x)
+        np.testing.assert_allclose(val, _eager(f, (x,)), rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(val, val0, rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(g, grads0[0], rtol=1e-10, atol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_the_carry_second_stays_a_loop_and_exact(ties):
+    # min(x, m) keeps x on ties and resets after a NaN: no running extreme, one loop
+    r = np.random.default_rng(6)
+    x = r.integers(-3, 4, 20).astype(float) if ties else r.standard_normal(20)
+    found = _check(carry_second, (x, 0.7), fd=not ties)
+    assert "loop" in found, found
+
+
+def test_a_comparison_read_elsewhere_keeps_the_loop_exact():
+    def f(x):
+        m, n = x[0], 0.0
+        for t in range(1, len(x)):
+            up = x[t] > m
+            n = n + vnp.where(up, 1.0, 0.0)  # the comparison is read: not the plain fold
+            m = vnp.where(up, x[t], m)
+        return m * n
+    x = np.random.default_rng(5).standard_normal(16)
+    val0, _ = unrolled(f, (x,), (0,))
+    np.testing.assert_allclose(vg.jit(f)(x), val0, rtol=1e-12)
+    vg.check_grads(f, (x,), rtol=1e-6, atol=1e-8)
+
+
+def test_builtins_untouched_outside():
+    assert builtins.max is max and max(1, 2) == 2
