@@ -8,6 +8,7 @@ from typing import Any
 from ... import primitives as P
 from ...ir import Aval, Eqn
 from . import (
+    accumulate,
     clamp,
     gathers,
     logaddexp,
@@ -25,7 +26,7 @@ from .lowering import PLAIN, Lowering
 LOWERINGS: dict[str, Lowering] = {
     **structural.LOWERINGS, **gathers.LOWERINGS, **reductions.LOWERINGS,
     **planner.LOWERINGS, **transpose.LOWERINGS, **signal.LOWERINGS,
-    **pairwise.LOWERINGS,
+    **pairwise.LOWERINGS, **accumulate.LOWERINGS,
 }  # (and "loop", which generates its step's code with codegen: set by the package)
 
 
