@@ -339,6 +339,27 @@ def _check_concatenate_of_slices(g0, g1):
     assert "concatenate" in prims(g0) and "concatenate" not in prims(g1)
 
 
+def _rule_concatenate_of_empty(x):  # x (2, 3): an empty start, then grown twice
+    y = vnp.tanh(x)
+    return vnp.sin(P.concatenate(vnp.zeros((0, 3)), y, vnp.zeros((0, 3)), x, axis=0)), \
+        P.concatenate(vnp.zeros((2, 0)), y, axis=1)
+
+
+def _check_concatenate_of_empty(g0, g1):
+    assert prims(g0).count("concatenate") == 2 and prims(g1).count("concatenate") == 1
+
+
+def _rule_join_of_columns(x):  # x (2, 3): its rows put back as columns, one by one
+    y = vnp.tanh(x)
+    col = [P.getitem(y, idx=(k, P.Sl(0, 3, 1), None)) for k in range(2)]  # (as batching reads)
+    return vnp.sin(P.concatenate(*col, axis=1))
+
+
+def _check_join_of_columns(g0, g1):
+    assert "concatenate" in prims(g0) and "concatenate" not in prims(g1)
+    assert "transpose" in prims(g1)
+
+
 def _rule_join_of_reads(x):  # x (2, 3): its elements stacked out of order, its rows joined
     y = vnp.tanh(x)
     pieces = [y[i, j] for i, j in ((1, 2), (0, 0), (1, 0), (0, 1))]
@@ -2226,6 +2247,8 @@ RULE_TESTS = {
                                    _check_end_of_telescoping_scan),
     "join(x[.., p_1, ..], .., x[.., p_k, ..]) = x[.., [p_1, .., p_k], ..]: reads at single "
     "positions stacked or concatenated": (_rule_join_of_reads, _check_join_of_reads),
+    "concatenate(x, empty, y) = concatenate(x, y)": (_rule_concatenate_of_empty,
+                                                    _check_concatenate_of_empty),
     "zeros.at[:b].add(u).at[b:].add(v) = concatenate(u, v): pieces that tile the array": (
         _rule_writes_tiling_zeros, _check_writes_tiling_zeros),
     "sum(a * b, axes) = einsum(a, b): no product array": (_rule_sum_of_product,
@@ -2328,6 +2351,15 @@ def test_rule(algebra):
     g2 = rewrite(g0, rules)
     assert strip(pretty(g2)) != strip(pretty(g0))  # it fired
     assert_equivalent(g0, g2)
+
+
+def test_join_of_columns_put_back_is_one_transpose():
+    """Rows read back as columns (`y[k][:, None]`, a grown array's pieces) and joined along
+    the new axis: one transposed read (the pieces' None axes are their own shapes')."""
+    g0 = graph(_rule_join_of_columns, (2, 3))
+    g1 = simplify(g0)
+    _check_join_of_columns(g0, g1)
+    assert_equivalent(g0, g1)
 
 
 def test_transpose_rules_compose_to_identity():

@@ -6,6 +6,8 @@ and gradients) and by central differences, and must compile to scans, not a loop
 from __future__ import annotations
 
 import builtins
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,29 +17,10 @@ import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad.pytree import flatten
 
-
-def drawdown(x):
-    peak, dd = x[0], 0.0
-    for t in range(1, len(x)):
-        peak = max(peak, x[t])
-        dd = min(dd, x[t] - peak)
-    return dd
-
-
-def max_gain(x):
-    lo, best = x[0], 0.0
-    for t in range(1, len(x)):
-        best = max(best, x[t] - lo)
-        lo = min(lo, x[t])
-    return best
-
-
-def peak_gaps(x):
-    peak, s = x[0], 0.0
-    for t in range(1, len(x)):
-        peak = max(peak, x[t])
-        s = s + (peak - x[t]) ** 2
-    return s
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from patterns.variants_lead26 import best_gain_builtin as max_gain
+from patterns.variants_lead26 import drawdown_builtin as drawdown
+from patterns.variants_lead26 import peak_gaps
 
 
 def running_min_list(x, w):

@@ -76,6 +76,21 @@ class Pattern:
         return float(self.reference(*self.prepare(args)))
 
 
+def variant(mod: dict, name: str, item: int, sizes: dict, argnums: tuple, inputs: Callable,
+            prepare: Callable | None = None) -> Pattern:
+    """A variants module's program `name` and its reference `name + "_ref"` (looked up in
+    `mod`, the module's globals) as a Pattern: a scan target for item 6, else parallel."""
+    extra = {"prepare": prepare} if prepare else {}
+    return Pattern(name, item, mod[name], mod[name + "_ref"], inputs, sizes, argnums,
+                   target="scan" if item == 6 else "parallel", tags=("variant", "natural"),
+                   **extra)
+
+
+def presets(small: dict, default: dict) -> dict[str, dict]:
+    """The size presets of a program."""
+    return {"small": small, "default": default}
+
+
 def normal(rng: np.random.Generator, *shape: int, scale: float = 1.0,
            dtype: Any = np.float64) -> np.ndarray:
     """Standard normal samples times `scale`, as `dtype`."""

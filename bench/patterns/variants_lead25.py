@@ -15,7 +15,7 @@ import numpy as np
 
 import vecgrad.numpy as vnp
 
-from .core import Pattern, normal, segment_sum, segments, uniform
+from .core import normal, presets, segment_sum, segments, uniform, variant
 
 
 def moving_average_list(x, k=8):
@@ -367,15 +367,10 @@ def _mix_in(rng, n, k):
 
 
 def _p(name, item, sizes, argnums, inputs, prepare=None):
-    mod = globals()
-    extra = {"prepare": prepare} if prepare else {}
-    return Pattern(name, item, mod[name], mod[name + "_ref"], inputs, sizes, argnums,
-                   target="scan" if item == 6 else "parallel", tags=("variant", "natural"),
-                   **extra)
+    return variant(globals(), name, item, sizes, argnums, inputs, prepare)
 
 
-def _sz(small, default):
-    return {"small": small, "default": default}
+_sz = presets
 
 
 PATTERNS = [

@@ -15,7 +15,7 @@ import numpy as np
 
 import vecgrad.numpy as vnp
 
-from .core import Pattern, normal, segment_sum, segments
+from .core import normal, presets, segment_sum, segments, variant
 
 
 def drawdown_builtin(x):
@@ -322,15 +322,10 @@ def _ridge_in(rng, n, d):
 
 
 def _p(name, item, sizes, argnums, inputs, prepare=None):
-    mod = globals()
-    extra = {"prepare": prepare} if prepare else {}
-    return Pattern(name, item, mod[name], mod[name + "_ref"], inputs, sizes, argnums,
-                   target="scan" if item == 6 else "parallel", tags=("variant", "natural"),
-                   **extra)
+    return variant(globals(), name, item, sizes, argnums, inputs, prepare)
 
 
-def _sz(small, default):
-    return {"small": small, "default": default}
+_sz = presets
 
 
 PATTERNS = [

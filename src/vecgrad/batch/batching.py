@@ -31,6 +31,7 @@ from ..tracing import Tracer
 from . import gather
 from .agenda import schedule
 from .chains import normalize
+from .concats import flatten_concats, growing_concats
 from .decays import decayed_scatters, scale_scatters
 from .deps import plan
 from .extremes import join_extremes, scatter_extremes
@@ -525,6 +526,10 @@ def _batch_once(g: Graph) -> Graph:
     g0, g = g, normalize(g, n_uses)
     if g is not g0 or not all(map(n_uses.__contains__, map(_OUT, g.eqns))):  # (something unused: the
         g = dce(g)  # last dead equation is; `x[i] += v` traces a read of x[i] nothing uses)
+    if growing_concats(g):  # (an array grown by np.append / concatenate: see concats)
+        g1 = flatten_concats(g)
+        if g1 is not g:
+            g = dce(g1)
     if sibling_writes(g):  # (each iteration's own buffer, filled by index: see siblings)
         g1 = stack_siblings(g)
         if g1 is not g:

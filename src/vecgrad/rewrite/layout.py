@@ -279,6 +279,16 @@ def _slice_along(a: Any, ctx: Any, axis: int) -> tuple | None:
     return e.inputs[0], idx, b, idx[b].start, idx[b].stop
 
 
+def concatenate_of_empty(e: Eqn, ctx: Any) -> Any:
+    """concatenate(x, empty, y) = concatenate(x, y): an operand with no elements adds none
+    (np.append to np.array([]) starts a grown array so); kept where the dtype is its."""
+    keep = [a for a in e.inputs if a.aval.size]
+    if len(keep) == len(e.inputs) or not keep or \
+            np.result_type(*[a.aval.dtype for a in keep]) != e.out.aval.dtype:
+        return None
+    return keep[0] if len(keep) == 1 else (P.concatenate, tuple(keep), dict(e.params))
+
+
 def concatenate_of_slices(e: Eqn, ctx: Any) -> Any:
     """concatenate(x[a:b], x[b:c], axis) = x[a:c]: adjacent reads of one array, in order."""
     axis = e.params["axis"]

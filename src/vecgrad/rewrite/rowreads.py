@@ -29,26 +29,29 @@ from ..ir import Atom, Eqn
 MIN_RUN = 2  # pieces at least, for a run to be read as one
 
 
-def _piece(a: Atom, ctx: Any) -> tuple[Any, tuple] | None:
-    """(base, idx) of a read base[idx] by ints and slices over every axis of base."""
+def _piece(a: Atom, ctx: Any) -> tuple[Any, tuple, tuple] | None:
+    """(base, idx, new axes) of a read base[idx] by ints and slices over every axis of base,
+    with one-element axes inserted where the read's index has None (`x[k, :, None]`, a
+    column put back: the pieces' own shapes, which `_shape` reads, hold those axes)."""
     d = ctx.def_of(a, P.getitem)
     if d is None or not P.is_basic(d.params["idx"]):
         return None
-    idx = tuple(d.params["idx"])
+    full = tuple(d.params["idx"])
+    idx = tuple(k for k in full if k is not None)
     if len(idx) != d.inputs[0].aval.ndim or not all(isinstance(k, (int, P.Sl)) for k in idx):
         return None
-    return d.inputs[0], idx
+    return d.inputs[0], idx, tuple(i for i, k in enumerate(full) if k is None)
 
 
 def _unit(k: Any) -> bool:
     return isinstance(k, int) or (k.step == 1 and k.stop == k.start + 1)
 
 
-def _key(base: Any, idx: tuple) -> tuple:
+def _key(base: Any, idx: tuple, new: tuple = ()) -> tuple:
     """Pieces of one run have equal keys: one base, ints where ints are and one-wide
-    slices where those are, every other slice equal."""
-    return (id(base),) + tuple(("i" if isinstance(k, int) else "u") if _unit(k) else k
-                               for k in idx)
+    slices where those are, every other slice equal, new axes at the same places."""
+    return (id(base), new) + tuple(("i" if isinstance(k, int) else "u") if _unit(k) else k
+                                   for k in idx)
 
 
 def _plan(base: Any, idxs: list[tuple]) -> tuple | None:

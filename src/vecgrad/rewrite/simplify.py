@@ -73,6 +73,7 @@ from .identities import (
     uniform_operand,
 )
 from .layout import (
+    concatenate_of_empty,
     concatenate_of_slices,
     einsum_of_transpose,
     einsum_permutation,
@@ -227,6 +228,7 @@ RULES: list[Rule] = [
     Rule(P.imag, imag_of_conj, "imag(conj(x)) = -imag(x)"),
     Rule(P.conj, conj_of_scaled_conj, "conj(r * conj(z)) = r * z, conj(conj(z) / r) = z / r "
          "for real r"),
+    Rule(P.concatenate, concatenate_of_empty, "concatenate(x, empty, y) = concatenate(x, y)"),
     Rule(P.concatenate, concatenate_of_slices, "concatenate(x[a:b], x[b:c]) = x[a:c]"),
     *[Rule(p, join_of_reads, "join(x[.., p_1, ..], .., x[.., p_k, ..]) = x[.., [p_1, .., p_k], "
            "..]: reads at single positions stacked or concatenated") for p in (P.concatenate,
