@@ -113,7 +113,7 @@ SPECS: list[Spec] = [
 ] + [
     Spec("triangular_solve", ((4, 4), (4, 2)), tri_ref(lo, tr, un),
          {"lower": lo, "trans": tr, "unit_diagonal": un}, gens=(triangular, normal),
-         bcast=(((2, 3, 3), (2, 3, 2)),), tol=TOL,
+         bcast=(((2, 3, 3), (2, 3, 2)), ((64, 3, 3), (64, 3, 2))), tol=TOL,  # (substitution)
          label=f"{'L' if lo else 'U'}{'T' if tr else 'N'}{'u' if un else ''}")
     for lo in (True, False) for tr in (False, True) for un in (False, True)
 ]

@@ -3,7 +3,8 @@ lane, session 26): survival curves with hazards of exactly 1 (zeros in the runni
 running products of narrow rows, growth with deposits and returns discounted backwards (affine
 recurrences whose coefficients vary per step), polynomials by Horner's rule from a Python float
 and by a comprehension of powers, nested comprehensions, sums over enumerate(zip(...)) with a
-condition, kernels as lambdas and functools.partial, and mixed Python floats and arrays.
+condition, kernels as lambdas and functools.partial, mixed Python floats and arrays, and
+Cholesky factors per sample (their VJPs are stacks of small triangular solves).
 References are the hand-vectorized forms a NumPy user would write (np.cumprod, np.polyval, the
 closed form P * cumsum(b / P) of an affine recurrence, slices and matrix products)."""
 from __future__ import annotations
@@ -247,6 +248,43 @@ def _two_factors(rng, n):
     return uniform(rng, n, low=0.95, high=1.05), uniform(rng, n, low=0.95, high=1.05)
 
 
+def gaussian_nll_per_sample(A, X):
+    """Item 4: a Gaussian negative log-likelihood per sample with a covariance of its own,
+    S = a a^T + I: its Cholesky factor, the whitened sample solve(L, x), summed over
+    zip(A, X)."""
+    loss = 0.0
+    for a, x in zip(A, X):
+        L = np.linalg.cholesky(a @ a.T + np.eye(len(x)))
+        z = np.linalg.solve(L, x)
+        loss += 0.5 * z @ z + np.sum(np.log(np.diag(L)))
+    return loss
+
+
+def gaussian_nll_per_sample_ref(A, X):
+    L = np.linalg.cholesky(A @ np.swapaxes(A, 1, 2) + np.eye(X.shape[1]))
+    z = np.linalg.solve(L, X[:, :, None])[:, :, 0]
+    return 0.5 * np.sum(z * z) + np.sum(np.log(np.diagonal(L, axis1=1, axis2=2)))
+
+
+def _covs_samples(rng, n, d):
+    return normal(rng, n, d, d, scale=0.5), normal(rng, n, d)
+
+
+def cholesky_trace_comprehension(A):
+    """Item 4: the traces of Cholesky factors of a a^T + 2 I, one per matrix, in a generator
+    expression summed by Python's sum."""
+    return sum(np.trace(np.linalg.cholesky(a @ a.T + 2.0 * np.eye(a.shape[0]))) for a in A)
+
+
+def cholesky_trace_comprehension_ref(A):
+    L = np.linalg.cholesky(A @ np.swapaxes(A, 1, 2) + 2.0 * np.eye(A.shape[1]))
+    return np.sum(np.trace(L, axis1=1, axis2=2))
+
+
+def _mats(rng, n, d):
+    return (normal(rng, n, d, d, scale=0.5),)
+
+
 def _p(name, item, sizes, argnums, inputs):
     mod = globals()
     return Pattern(name, item, mod[name], mod[name + "_ref"], inputs, sizes, argnums,
@@ -279,4 +317,8 @@ PATTERNS = [
     _p("float_array_survival_mix", 6, _sz({"n": 8}, {"n": 1000}), (0,), _hazards),
     _p("price_paths_stacked", 6, _sz({"n": 6, "d": 3}, {"n": 500, "d": 8}), (0,), _returns),
     _p("product_of_mixed_factors", 6, _sz({"n": 8}, {"n": 1000}), (0, 1), _two_factors),
+    _p("gaussian_nll_per_sample", 4, _sz({"n": 5, "d": 3}, {"n": 400, "d": 5}), (0, 1),
+       _covs_samples),
+    _p("cholesky_trace_comprehension", 4, _sz({"n": 5, "d": 3}, {"n": 400, "d": 6}), (0,),
+       _mats),
 ]

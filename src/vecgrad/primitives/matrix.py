@@ -215,10 +215,46 @@ def _tri_matrix(a: np.ndarray, lower: bool, unit_diagonal: bool) -> np.ndarray:
 
 def _trisolve(a: np.ndarray, b: np.ndarray, lower: bool, trans: bool,
               unit_diagonal: bool) -> np.ndarray:
+    n = a.shape[-1]
+    if n <= SUBST_ORDER and a.size >= SUBST_STACK * n * n:  # (it reads a's triangle only)
+        x = _substitute(np.swapaxes(a, -1, -2) if trans else a, b, lower != trans,
+                        unit_diagonal)
+        if x is not None:
+            return x
     t = _tri_matrix(a, lower, unit_diagonal)
     if trans:
         t = np.swapaxes(t, -1, -2)
     return np.linalg.solve(t, b)
+
+
+# A stack of small triangular systems: np.linalg.solve factors each matrix in a LAPACK call of
+# its own (about 0.5-3 us each); substitution solves one row of every matrix per step (n
+# steps of two batched operations). Measured, solve against substitution: 128 of 4 x 4 51 /
+# 31 us, 512 of 4 x 4 397 / 65, 128 of 8 x 8 141 / 79, 512 of 16 x 16 10.3 / 3.2 ms; 8 of
+# 4 x 4 7 / 18, 32 of 8 x 8 39 / 47: below 64 matrices solve stays.
+SUBST_ORDER = 16  # matrix order, at most
+SUBST_STACK = 64  # matrices in the stack, at least
+
+
+def _substitute(t: np.ndarray, b: np.ndarray, lower: bool, unit: bool) -> np.ndarray | None:
+    """X with T X = b, T the lower (or upper) triangle of each matrix of t, its diagonal ones
+    where `unit`: forward (back) substitution, reading that triangle only. None where a
+    diagonal entry is zero, for np.linalg.solve to raise its LinAlgError as NumPy does."""
+    d = None if unit else np.diagonal(t, axis1=-2, axis2=-1)
+    if d is not None and not d.all():
+        return None
+    n = t.shape[-1]
+    x = np.empty(b.shape, lin_dtype(t.dtype, b.dtype, name="solve"))
+    for i in range(n) if lower else range(n - 1, -1, -1):
+        done = slice(0, i) if lower else slice(i + 1, n)
+        r = b[..., i, :]
+        if i if lower else i < n - 1:
+            r = r - np.einsum("...j,...jm->...m", t[..., i, done], x[..., done, :])
+        if d is None:
+            x[..., i, :] = r
+        else:
+            np.divide(r, d[..., i, None], out=x[..., i, :])
+    return x
 
 
 def _trisolve_shape(a: Aval, b: Aval, lower: bool, trans: bool, unit_diagonal: bool) -> Aval:
