@@ -11,19 +11,15 @@ the loop's order). Within the run of one position p the state is a first-order r
 
     c = x[p] before the run;   link t: c <- a_t c + b_t;   the read before link t sees c,
 
-a segmented scan of the affine maps (a_t, b_t), with x[p] folded into the first link's b. It
-runs in log2(L) doubling steps (Hillis-Steele) over the L sorted links: step k composes each
-link's map with the one k before it when both lie in one run,
-
-    (A, B)[i] <- (A[i] A[i-k], A[i] B[i-k] + B[i])   where rank[i] >= k (rank in its run),
-
-selected by a `where`, never multiplied by 0, so an inf or a NaN stays in its own bucket as
-in the loop, and each bucket's sum adds its own terms only (tree order: an ulp per term, no
-cancellation against other buckets as a global cumsum minus offsets would have). The read
-before link i is B[i-1] in its run, x[p] at the run's start, scattered back to the loop's
-order. A count (rate 1, every b_t one constant c: `n[k] += 1`) needs no steps: B[i] =
-x[p] + c (rank[i] + 1). Everything is existing primitives (argsort, gathers, where, a
-scatter), so the gradient is theirs.
+a segmented scan of the affine maps (a_t, b_t), with x[p] folded into the first link's b: one
+`segment_affine` over the L sorted links, restarted where a run starts (`segment_cumsum` where
+every rate is 1; primitives/segscans.py: the loop's own additions on a runs x rank layout, no
+multiply by 0 across runs, so an inf or a NaN stays in its bucket as in the loop, and no
+cancellation against other buckets as a global cumsum minus offsets would have; its VJP is
+the reverse scan). The read before link t is the previous link's state in its run, x[p] at
+the run's start, scattered back to the loop's order. A count (rate 1, every b_t one
+constant c: `n[k] += 1`) needs no scan: B[i] = x[p] + c (rank[i] + 1). The rest is argsort,
+gathers, where and a scatter, so the gradient is theirs and the scans'.
 
 The values that use the reads, and everything after them, move past the chain's end (they are
 computed from the joined reads there); the links' own values, positions and the buffer must
@@ -175,16 +171,6 @@ def _plan(eqns: list, chain: list, pos: Any, src: Any) -> tuple:
             _col(eqns, first, nd, src), rank)
 
 
-def _in_run(eqns: list, rank: Any, k: int, nd: int, src: Any) -> Any:
-    """Whether sorted link i (i >= k) lies in one run with link i - k, as a column."""
-    L = rank.aval.shape[0]
-    if rank.__class__ is Const:
-        same = rank.value[k:] >= k
-        return Const(same.reshape(same.shape + (1,) * (nd - 1)))
-    same = _emit(eqns, P.ge, (_get(eqns, rank, k, L, src), Const(np.int64(k))), {}, src)
-    return _col(eqns, same, nd, src)
-
-
 def _count(chain: list) -> Any:
     """The one constant value of a chain of rate-1 links that all add it (`n[k] += 1`)."""
     v = chain[0].vals
@@ -199,7 +185,7 @@ def _scan(eqns: list, chain: list, vals: Any, plan: tuple, src: Any) -> Any:
     """The state after each sorted link (module doc): (L, *cell)."""
     base = chain[0].base
     shape, dt = base.aval.shape, base.aval.dtype
-    L, nd = len(chain), len(shape)
+    nd = len(shape)
     order, at, scol, _, fcol, rank = plan
     c = _count(chain)
     if c is not None:  # (x[p] + c (rank + 1): exact, as integers in floats are)
@@ -215,23 +201,10 @@ def _scan(eqns: list, chain: list, vals: Any, plan: tuple, src: Any) -> Any:
     A = _rates(eqns, chain, order, nd, dt, src)
     if not _zeros(base):
         B = _with_base(eqns, A, B, base, scol, fcol, src)
-    k = 1
-    longest = L if rank.__class__ is not Const else int(rank.value.max()) + 1
-    while k < longest:  # (the doubling steps: link i takes in the maps of i-2k+1..i-k of
-        same = _in_run(eqns, rank, k, nd, src)  # its run; at Python ints, of the longest run)
-        prev = _get(eqns, B, 0, L - k, src)
-        if A is not None:
-            prev = _emit(eqns, P.mul, (_get(eqns, A, k, L, src), prev), {}, src)
-        step = _emit(eqns, P.where, (same, prev, Const(np.zeros((), dt))), {}, src)
-        tail = _emit(eqns, P.add, (_get(eqns, B, k, L, src), step), {}, src)
-        B = _emit(eqns, P.concatenate, (_get(eqns, B, 0, k, src), tail), {"axis": 0}, src)
-        if A is not None and 2 * k < longest:
-            f = _emit(eqns, P.where, (same, _get(eqns, A, 0, L - k, src), Const(np.ones((), dt))),
-                      {}, src)
-            tail = _emit(eqns, P.mul, (_get(eqns, A, k, L, src), f), {}, src)
-            A = _emit(eqns, P.concatenate, (_get(eqns, A, 0, k, src), tail), {"axis": 0}, src)
-        k *= 2
-    return B
+    first = plan[3]
+    if A is None:
+        return _emit(eqns, P.segment_cumsum, (B, first), {"reverse": False}, src)
+    return _emit(eqns, P.segment_affine, (A, B, first), {"reverse": False}, src)
 
 
 def _zeros(x: Any) -> bool:

@@ -16,6 +16,7 @@ from .nn import *
 from .odeint import *
 from .pairwise import *
 from .scans import *
+from .segscans import *
 from .signal import *
 from .sorting import *
 from .special import *

@@ -179,6 +179,37 @@ def _affine_scan(site: Site) -> Any:
     return run
 
 
+def _segment_scan(rated: bool) -> Any:
+    """segment_cumsum / segment_affine (primitives/segscans.py) as one associative scan of
+    (rate, value, start) triples: a start on the right keeps the right's map, else the two
+    compose; selected by `where`, so no run's values are multiplied into another's. Reverse:
+    the rows flipped, each run's last row its start, rates moved one row on."""
+    def build(site: Site, reverse: bool = False) -> Any:
+        out, dt = site.out.shape, site.out.dtype
+
+        def col(m: Any) -> Any:
+            return m.reshape(m.shape + (1,) * (len(out) - 1))
+
+        def combine(l: Any, r: Any) -> Any:
+            f = col(r[2])
+            return (jnp.where(f, r[0], r[0] * l[0]), jnp.where(f, r[1], r[0] * l[1] + r[1]),
+                    l[2] | r[2])
+
+        def run(*xs: Any) -> Any:
+            *ab, s = xs
+            b = jnp.broadcast_to(cast(ab[-1], dt), out)
+            a = jnp.broadcast_to(cast(ab[0], dt), out) if rated else jnp.ones(out, dt)
+            s = s.astype(bool).at[0].set(True)
+            if reverse:
+                s = jnp.concatenate([s[1:], jnp.ones(1, bool)])[::-1]
+                a = jnp.concatenate([a[:1], a[:0:-1]])
+                b = b[::-1]
+            c = lax.associative_scan(combine, (a, b, s))[1]
+            return c[::-1] if reverse else c
+        return run
+    return build
+
+
 def _linear_scan(site: Site) -> Any:
     """c[t] = A[t] c[t-1] + b[t] (k-vectors) as an associative scan of the steps'
     composition, (A2, b2) after (A1, b1) = (A2 A1, A2 b1 + b2)."""
@@ -373,6 +404,7 @@ LOWERINGS: Table = {
     P.irfft: lambda site, axes, n, norm: lambda x: jnp.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm),
     P.affine_scan: _affine_scan, P.linear_scan: _linear_scan, P.loop: _loop,
+    P.segment_cumsum: _segment_scan(False), P.segment_affine: _segment_scan(True),
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
     # gathers and their adjoints at static positions; what only SciPy computes
     P.strided: _strided, P.strided_add: _strided_add,

@@ -293,6 +293,39 @@ def _affine_scan(site: Site) -> Any:
     return run
 
 
+def _segment_scan(rated: bool) -> Any:
+    """segment_cumsum / segment_affine (primitives/segscans.py) by segmented doubling: each
+    step composes a row's map with the one d before it unless a run start lies between
+    (the flag carried along, selected by `where`: no run's values meet another's).
+    Reverse: the rows flipped, each run's last row its start, rates moved one row on."""
+    def build(site: Site, reverse: bool = False) -> Any:
+        out, dt = site.out.shape, torch_dtype(site.out.dtype)
+
+        def run(*xs: Any) -> Any:
+            *ab, s = xs
+            b = ab[-1].to(dt).expand(out)
+            a = ab[0].to(dt).expand(out) if rated else None
+            s = s.to(torch.bool).clone()
+            s[0] = True
+            if reverse:
+                s = torch.cat([s[1:], s[:1]]).flip(0)
+                a = None if a is None else torch.cat([a[:1], a[1:].flip(0)])
+                b = b.flip(0)
+            b = b.clone()
+            d, L = 1, out[0]
+            while d < L:
+                f = s[d:].reshape((-1,) + (1,) * (len(out) - 1))
+                prev = b[:-d] if a is None else a[d:] * b[:-d]
+                b = torch.cat([b[:d], torch.where(f, b[d:], b[d:] + prev)])
+                if a is not None:
+                    a = torch.cat([a[:d], torch.where(f, a[d:], a[d:] * a[:-d])])
+                s = torch.cat([s[:d], s[d:] | s[:-d]])
+                d *= 2
+            return b.flip(0) if reverse else b
+        return run
+    return build
+
+
 def _linear_scan(site: Site) -> Any:
     """c[t] = A[t] c[t-1] + b[t] (k-vectors) by doubling, as `_affine_scan`, each step
     composing with the one d before it: (A, b) -> (A A_d, A b_d + b)."""
@@ -436,6 +469,7 @@ LOWERINGS: Table = {
     P.irfft: lambda site, axes, n, norm: lambda x: torch.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], dim=axes, norm=norm),
     P.affine_scan: _affine_scan, P.linear_scan: _linear_scan, P.loop: _loop,
+    P.segment_cumsum: _segment_scan(False), P.segment_affine: _segment_scan(True),
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
     # gathers and their adjoints at static positions; what only SciPy computes
     P.strided: _strided, P.strided_add: _strided_add, P.take: _take,
