@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ComplexError, ShapeError
 from ..ir import Aval
 from .core import Primitive, register
 from .elementwise import logical_or, mul, where
@@ -131,7 +131,10 @@ def _shape(name: str, b: Aval, starts: Aval, a: Aval | None = None) -> Aval:
     if b.ndim < 1 or starts.shape != (L,) or starts.dtype != np.bool_:
         raise ShapeError(f"{name}: values {b.shape} need a leading row axis and starts a "
                          f"boolean per row (got {starts.shape} {starts.dtype})")
-    if b.dtype.kind != "f" or (a is not None and a.dtype.kind != "f"):
+    kinds = {b.dtype.kind} | ({a.dtype.kind} if a is not None else set())
+    if "c" in kinds:
+        raise ComplexError(name)
+    if kinds != {"f"}:
         raise ShapeError(f"{name}: real floating values only (got {b.dtype})")
     if a is None:
         return Aval(b.shape, b.dtype)
