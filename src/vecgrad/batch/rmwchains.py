@@ -52,15 +52,17 @@ class _Rmw:
     `static`), the coefficient a, and the variables that depend on the read (their equations
     are dropped when the chain is joined), `own` those of them computed from the read (the
     others are the write's own: a scatter, a selection). `open`: the read, or a value computed
-    from it, is used outside the link (rmwreads); `zero`: the value does not read x[p]."""
+    from it, is used outside the link (rmwreads); `zero`: the value does not read x[p];
+    `after`: a read of the link's result at its own position, before the next link (the
+    state the link left there, rmwreads), or None."""
 
-    __slots__ = ("a", "axis", "base", "dep", "e", "open", "own", "pos", "raw", "read", "static",
-                 "vals", "zero")
+    __slots__ = ("a", "after", "axis", "base", "dep", "e", "open", "own", "pos", "raw", "read",
+                 "static", "vals", "zero")
 
     def __init__(self, e, base, read, vals, pos, raw, axis, a, dep, static=None, own=()):
         self.e, self.base, self.read, self.vals, self.pos, self.raw = e, base, read, vals, pos, raw
         self.axis, self.a, self.dep, self.static = axis, a, dep, static
-        self.own, self.open, self.zero = set(own), False, False
+        self.own, self.open, self.zero, self.after = set(own), False, False, None
 
 
 def _root(a: Any, defs: dict) -> Any:
@@ -357,8 +359,9 @@ def join_affine_rmw(g: Graph) -> Graph:
             ln.open = True  # (its read is used outside: see rmwreads)
         prev = chains.get(ln.base)
         if prev is not None and prev[-1].axis == ln.axis and _joins(prev[-1].a, ln.a) and \
-                (prev[-1].static is None) == (ln.static is None) and \
-                ln.base not in outs and _closed(ln, defs, n_uses, (ln.base,)):
+                (prev[-1].static is None) == (ln.static is None) and ln.base not in outs and \
+                (_closed(ln, defs, n_uses, (ln.base,)) or _read_after(prev[-1], ln, defs,
+                                                                      n_uses, reads)):
             chains[e.out] = chains.pop(ln.base) + [ln]
         else:
             chains[e.out] = [ln]
@@ -366,17 +369,39 @@ def join_affine_rmw(g: Graph) -> Graph:
     for c in chains.values():
         if c[0].open and not any(ln.open for ln in c[1:]):
             c = c[1:]  # (x[p] read before the chain only: its first link stays as written)
-        if len(c) < 2 or not _pays(c) or all(ln.zero and not ln.open for ln in c):
+        if len(c) < 2 or not _pays(c) or \
+                all(ln.zero and not ln.open and ln.after is None for ln in c):
             continue  # (plain scatter-adds: batching joins those as they are)
-        if _mixed(c) or any(ln.open for ln in c[1:]):
-            if c[0].axis == 0:  # (rmwreads scans along axis 0)
-                scanned.append(c)
+        if _mixed(c) or any(ln.open for ln in c[1:]) or \
+                any(ln.after is not None for ln in c[:-1]):
+            if c[0].axis == 0:  # (rmwreads scans along axis 0; a chain read between its
+                scanned.append(c)  # links is never the closed form: it drops them)
         else:
             joined.append(c)
     g1 = _rewrite(g, joined, defs) if joined else g
     if not scanned:
         return g1
     return join_open_reads(g1, scanned, defs, _cells, _joined, _joined_static, _mixed)
+
+
+def _read_after(p: _Rmw, ln: _Rmw, defs: dict, n_uses: Any, reads: dict) -> bool:
+    """Whether link p's result, besides link ln (the next one), is read only once, at p's own
+    position (`s[k] += x; use(s[k])`): the state p left there, which rmwreads defines from
+    the chain's scan. Marks p.after when so."""
+    x = p.e.out
+    if p.static is not None:
+        key = (id(x), p.e.params["idx"])
+    else:
+        raw = p.raw if p.raw is not None else defs[p.pos].inputs[1]
+        key = (id(x), _root(raw, defs), p.axis)
+    r = reads.get(key)
+    if r is None or r is ln.read or not may_open(p, defs, n_uses, r):
+        return False
+    own = [defs[v] for v in ln.dep] + [ln.e, defs[r]]
+    if n_uses.get(x, 0) != sum(a is x for d in own for a in d.inputs):
+        return False
+    p.after = r
+    return True
 
 
 def _cells(eqns: list[Eqn], chain: list[_Rmw], defs: dict) -> tuple[Any, Any]:

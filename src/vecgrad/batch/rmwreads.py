@@ -38,14 +38,15 @@ from ..ir import Const, Eqn, Graph, Params, Var
 from .extremes import _concat, _emit
 
 
-def may_open(ln: Any, defs: dict, n_uses: dict) -> bool:
-    """Whether a link whose read is used outside it can be joined with its read computed from
-    the chain's events (module doc): along axis 0, its read one cell of the buffer (a row at a
-    Python int) in the buffer's floating dtype."""
+def may_open(ln: Any, defs: dict, n_uses: dict, read: Var | None = None) -> bool:
+    """Whether a link whose read (or `read`, a read of its result at its position) is used
+    outside it can be joined with that read computed from the chain's events (module doc):
+    along axis 0, the read one cell of the buffer (a row at a Python int) in the buffer's
+    floating dtype."""
     x = ln.base.aval
+    r = (ln.read if read is None else read).aval
     cell = x.shape[1:] if ln.static is not None else (1,) + x.shape[1:]
-    return ln.axis == 0 and x.dtype.kind == "f" and ln.read.aval.shape == cell and \
-        ln.read.aval.dtype == x.dtype
+    return ln.axis == 0 and x.dtype.kind == "f" and r.shape == cell and r.dtype == x.dtype
 
 
 def _needs(ln: Any, defs: dict) -> set:
@@ -72,7 +73,15 @@ def _removed(chain: list, defs: dict) -> set[int]:
         out.update(id(defs[v]) for v in gone if v in defs and v is not ln.e.out)
         if ln.open:
             out.add(id(defs[ln.read]))
+        if ln.after is not None:
+            out.add(id(defs[ln.after]))
     return out
+
+
+def _outside(ln: Any) -> list:
+    """The link's reads that the join defines anew: its read (used outside it) and the read
+    of its result at its position."""
+    return ([ln.read] if ln.open else []) + ([ln.after] if ln.after is not None else [])
 
 
 def _after(eqns: tuple, roots: set, removed: set[int]) -> set:
@@ -93,7 +102,7 @@ def join_open_reads(g: Graph, chains: list, defs: dict, cells: Callable, joined:
     result at one rate, `mixed`: whether a chain's rates are mixed (rmwchains)."""
     for _ in range(4):  # (drop the chains whose links need a value after the reads)
         removed = set().union(*(_removed(c, defs) for c in chains))
-        dset = _after(g.eqns, {ln.read for c in chains for ln in c if ln.open}, removed)
+        dset = _after(g.eqns, {r for c in chains for ln in c for r in _outside(ln)}, removed)
         ok = [c for c in chains if c[0].base not in dset and
               not any(_needs(ln, defs) & dset for ln in c)]
         if len(ok) == len(chains):
@@ -212,26 +221,36 @@ def _zeros(x: Any) -> bool:
 
 
 def _reads(eqns: list, chain: list, B: Any, plan: tuple, src: Any) -> None:
-    """Define each open link's read: the state before it (the previous link's in its run, the
-    buffer's at the run's start), back in the loop's order."""
+    """Define each open link's read, the state before it (the previous link's in its run, the
+    buffer's at the run's start), and each read after a link, the state it left (B), back
+    in the loop's order."""
     opens = [t for t, ln in enumerate(chain) if ln.open]
-    if not opens:
-        return
+    afters = [t for t, ln in enumerate(chain) if ln.after is not None]
     base = chain[0].base
     L, dt = len(chain), base.aval.dtype
     _, at, scol, _, fcol, _ = plan
-    before = _emit(eqns, P.concatenate, (Const(np.zeros((1,) + B.aval.shape[1:], dt)),
-                                         _get(eqns, B, 0, L - 1, src)), {"axis": 0}, src)
-    start = Const(np.zeros((), dt)) if _zeros(base) else \
-        _emit(eqns, P.take_along, (base, scol), {"axis": 0}, src)
-    before = _emit(eqns, P.where, (fcol, start, before), {}, src)
-    back = _emit(eqns, P.scatter_add_along, (before, at), {"axis": 0, "size": L, "unique": True},
+    if opens:
+        before = _emit(eqns, P.concatenate, (Const(np.zeros((1,) + B.aval.shape[1:], dt)),
+                                             _get(eqns, B, 0, L - 1, src)), {"axis": 0}, src)
+        start = Const(np.zeros((), dt)) if _zeros(base) else \
+            _emit(eqns, P.take_along, (base, scol), {"axis": 0}, src)
+        before = _emit(eqns, P.where, (fcol, start, before), {}, src)
+        _back(eqns, chain, before, at, [(t, chain[t].read) for t in opens], src)
+    if afters:
+        _back(eqns, chain, B, at, [(t, chain[t].after) for t in afters], src)
+
+
+def _back(eqns: list, chain: list, S: Any, at: Any, outs: list, src: Any) -> None:
+    """The sorted states S in the loop's order (scattered: a permutation), link t's row
+    defining each (t, var) of `outs`."""
+    L = len(chain)
+    back = _emit(eqns, P.scatter_add_along, (S, at), {"axis": 0, "size": L, "unique": True},
                  src)
-    full = tuple(Sl(0, d, 1) for d in B.aval.shape[1:])
-    for t in opens:
+    full = tuple(Sl(0, d, 1) for d in S.aval.shape[1:])
+    for t, v in outs:
         at_t = t if chain[t].static is not None else Sl(t, t + 1, 1)
-        eqns.append(Eqn(P.getitem, (back,), Params({"idx": P.BasicIndex((at_t,) + full)}),
-                        chain[t].read, src))
+        eqns.append(Eqn(P.getitem, (back,), Params({"idx": P.BasicIndex((at_t,) + full)}), v,
+                        src))
 
 
 def _final(eqns: list, chain: list, e: Eqn, B: Any, plan: tuple) -> Eqn:
