@@ -144,7 +144,64 @@ def not_telescoping_np(S, V):
     return np.sum(s ** 2)
 
 
-ENDS = [online_softmax, min_reference, input_reference]
+def softmin_log(S, V):
+    """An online soft minimum (m - log l), batching's first step peeled off the scan: the
+    scan starts at a gather of the peeled row and the steady steps' rows."""
+    m, l_ = S[0], vnp.ones(S.shape[1])
+    for t in range(1, S.shape[0]):
+        m_new = vnp.minimum(m, S[t])
+        l_ = l_ * vnp.exp(m_new - m) + vnp.exp(m_new - S[t])
+        m = m_new
+    return vnp.sum(m - vnp.log(l_)) + vnp.sum(V[0])
+
+
+def softmin_log_np(S, V):
+    m, l_ = S[0], np.ones(S.shape[1])
+    for t in range(1, S.shape[0]):
+        m_new = np.minimum(m, S[t])
+        l_, m = l_ * np.exp(m_new - m) + np.exp(m_new - S[t]), m_new
+    return np.sum(m - np.log(l_)) + np.sum(V[0])
+
+
+def lse_weighted(S, V):
+    """A log-sum-exp with a running maximum weighting V's squares, the state's update in
+    the other operand order (p + l * scale)."""
+    m, l_ = S[0], V[0] ** 2
+    for t in range(1, S.shape[0]):
+        m_new = vnp.maximum(m, S[t])
+        l_ = vnp.exp(S[t] - m_new) * V[t] ** 2 + l_ * vnp.exp(m - m_new)
+        m = m_new
+    return vnp.sum(m + vnp.log(l_ + 1e-3))
+
+
+def lse_weighted_np(S, V):
+    m, l_ = S[0], V[0] ** 2
+    for t in range(1, S.shape[0]):
+        m_new = np.maximum(m, S[t])
+        l_, m = np.exp(S[t] - m_new) * V[t] ** 2 + l_ * np.exp(m - m_new), m_new
+    return np.sum(m + np.log(l_ + 1e-3))
+
+
+def lse_max(S, V):
+    """An online log-sum-exp with a running maximum from the first row (its first step
+    peeled off the scan as in softmin_log), times a learned scale."""
+    m, s = S[0], vnp.ones(S.shape[1])
+    for t in range(1, S.shape[0]):
+        m_new = vnp.maximum(m, S[t])
+        s = s * vnp.exp(m - m_new) + vnp.exp(S[t] - m_new)
+        m = m_new
+    return vnp.sum((m + vnp.log(s)) * V[0])
+
+
+def lse_max_np(S, V):
+    m, s = S[0], np.ones(S.shape[1])
+    for t in range(1, S.shape[0]):
+        m_new = np.maximum(m, S[t])
+        s, m = s * np.exp(m - m_new) + np.exp(S[t] - m_new), m_new
+    return np.sum((m + np.log(s)) * V[0])
+
+
+ENDS = [online_softmax, min_reference, input_reference, softmin_log, lse_weighted, lse_max]
 KEPT = [every_step_read, not_telescoping]
 # (batching merges these programs' two exps into one over interleaved or windowed rows,
 # which the coefficients' view chain does not follow yet (a stride-2 read of a split row

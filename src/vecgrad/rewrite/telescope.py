@@ -17,16 +17,26 @@ backward. Each weight is one exp of a difference where the scan multiplies up to
 factors, and it overflows only where that product of the coefficients does.
 
 The coefficients reach the scan through the views batching wrote (rows sliced, unit axes
-added, parts of a stacked carry taken and joined): `_rows` follows those to the array whose
-consecutive rows they are.
+added, parts of a stacked carry taken and joined, a gather that puts a run of rows in order):
+`_rows` follows those to the array whose consecutive rows they are. Where batching peeled a
+loop's first steps (an online softmax whose state starts at the first row: the scan's first
+coefficient is exp(m_1 - x_0), its others exp(m_{t+1} - m_t)), the first r0 < 4 rows need
+not telescope: they run one by one, c[r0-1] = a[r0-1] (.. (a[0] c0 + b[0]) ..) + b[r0-1],
+and the rest is the end above from c[r0-1]; the rows of b are read where the gather took them
+from, so the gather goes dead.
 """
 from __future__ import annotations
 
 import math
 from typing import Any
 
+import numpy as np
+
 from .. import primitives as P
-from ..ir import Atom, Eqn, Params
+from ..ir import Atom, Aval, Eqn, Params, Var
+
+# Steps before the telescoping rows (a loop's first steps, peeled by batching) run one by one.
+HEAD = 3
 
 
 def _unit_pick(k: Any, n: int) -> bool:
@@ -85,6 +95,13 @@ def _through(d: Eqn, lead: P.Sl, rest: tuple, ctx: Any) -> tuple | None:
             return None
         it = iter(kept)
         return d.inputs[0], lead, tuple(P.Sl(0, 1, 1) if n == 1 else next(it) for n in y[1:])
+    if d.prim is P.take and d.params["axis"] == 0 and lead.step == 1:
+        ids = d.params["ids"].arr[lead.start:lead.stop]  # (a run of consecutive rows)
+        n = d.inputs[0].aval.shape[0]
+        ids = np.where(ids < 0, ids + n, ids)
+        if ids.ndim != 1 or len(ids) != len(lead) or np.any(np.diff(ids) != 1):
+            return None
+        return d.inputs[0], P.Sl(int(ids[0]), int(ids[0]) + len(lead), 1), rest
     if d.prim is P.take and d.params["axis"] >= 1:
         j = d.params["axis"] - 1
         if not isinstance(rest[j], int):
@@ -127,11 +144,12 @@ def _split_rows(d: Eqn, idx: tuple, ctx: Any) -> tuple[Eqn, tuple] | None:
     return Eqn(P.getitem, (r.inputs[0],), Params(idx=P.BasicIndex(new)), d.out, d.src), new
 
 
-def _telescoping(a: Atom, T: int, ctx: Any) -> tuple[Atom, int, bool] | None:
-    """(u, k, down) with a[t] = exp(u[k+t] - u[k+t+1]) for t < T (down), or a[t] =
-    exp(u[k+t+1] - u[k+t]) (not down: the same with -u), else None."""
+def _telescoping(a: Atom, r0: int, T: int, ctx: Any) -> tuple[Atom, int, bool] | None:
+    """(u, k, down) with a[r0+t] = exp(u[k+t] - u[k+t+1]) for t < T - r0 (down), or
+    a[r0+t] = exp(u[k+t+1] - u[k+t]) (not down: the same with -u), else None."""
     full = tuple(P.Sl(0, n, 1) for n in a.aval.shape[1:])
-    r = _rows(a, P.Sl(0, T, 1), full, ctx)
+    r = _rows(a, P.Sl(r0, T, 1), full, ctx)
+    T -= r0
     if r is None:
         return None
     ex = ctx.def_of(r[0], P.exp)
@@ -152,7 +170,8 @@ def _telescoping(a: Atom, T: int, ctx: Any) -> tuple[Atom, int, bool] | None:
 
 def end_of_telescoping_scan(e: Eqn, ctx: Any) -> Any:
     """affine_scan(c0, exp(u[k:k+T] - u[k+1:k+T+1]), b)[T-1] = exp(u[k] - u[k+T]) c0 +
-    sum_s exp(u[k+s+1] - u[k+T]) b[s], the scan read at its last row only (module doc)."""
+    sum_s exp(u[k+s+1] - u[k+T]) b[s], the scan read at its last row only (module doc); the
+    first HEAD rows of its coefficients may be others', those steps run one by one."""
     s = ctx.def_of(e.inputs[0], P.affine_scan)
     if s is None:
         return None
@@ -167,10 +186,44 @@ def end_of_telescoping_scan(e: Eqn, ctx: Any) -> Any:
             k[0] == T - 1 and all(isinstance(j, (int, P.Sl)) for j in k)
     if not at_end(e) or not all(at_end(q) for q in ctx.all_readers.get(s.out, [e])):
         return None
-    tel = _telescoping(a, T, ctx)
-    if tel is None:
-        return None
-    return _emit_end(e, s, *tel, ctx)
+    for r0 in range(min(HEAD, T - 2) + 1):
+        tel = _telescoping(a, r0, T, ctx)
+        if tel is not None:
+            return _emit_end(e, _after_head(s, r0, ctx, e.src) if r0 else s, *tel, ctx)
+    return None
+
+
+def _read_rows(x: Atom, lo: int, hi: int, ctx: Any, src: Any) -> Atom:
+    """x[lo:hi], read from the array whose consecutive rows they are where views and gathers
+    lead to one (so that a gather which only put rows in order goes dead)."""
+    want = (hi - lo,) + x.aval.shape[1:]
+    r = _rows(x, P.Sl(lo, hi, 1), tuple(P.Sl(0, n, 1) for n in want[1:]), ctx)
+    if r is not None:
+        x, lo = r
+    idx = (P.Sl(lo, lo + want[0], 1),) + tuple(P.Sl(0, n, 1) for n in x.aval.shape[1:])
+    v = ctx.emit(P.getitem, (x,), {"idx": P.BasicIndex(idx)}, src)
+    return v if v.aval.shape == want else ctx.emit(P.reshape, (v,), {"shape": want}, src)
+
+
+def _after_head(s: Eqn, r0: int, ctx: Any, src: Any) -> Eqn:
+    """The scan s from its row r0 on (not emitted: what _emit_end reads of it), its initial
+    state the first r0 steps run one by one as s runs them (c = a[i] c + b[i])."""
+    c, a, b = s.inputs
+    T, row = s.out.aval.shape[0], s.out.aval.shape[1:]
+
+    def rows(x: Atom, lo: int, hi: int) -> Atom:
+        return _read_rows(x, lo, hi, ctx, src)
+    for i in range(r0):
+        ai, bi = (ctx.emit(P.reshape, (rows(x, i, i + 1),), {"shape": x.aval.shape[1:]}, src)
+                  for x in (a, b))
+        c = ctx.emit(P.add, (ctx.emit(P.mul, (ai, c), {}, src), bi), {}, src)
+    if c.aval.shape != row:
+        c = ctx.emit(P.broadcast_to, (c,), {"shape": row}, src)
+    if c.aval.dtype != s.out.aval.dtype:
+        c = ctx.emit(P.cast, (c,), {"dtype": s.out.aval.dtype}, src)
+    tail = (c, rows(a, r0, T), rows(b, r0, T))
+    return Eqn(P.affine_scan, tail, Params(), Var(Aval((T - r0,) + row, s.out.aval.dtype)),
+               s.src)
 
 
 def _emit_end(e: Eqn, s: Eqn, u: Atom, k: int, down: bool, ctx: Any) -> Any:
