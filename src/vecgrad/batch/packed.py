@@ -27,6 +27,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Params, Var
 from ..primitives.linalg import make_spec, parse_spec
+from .fields import fields
 
 _MIN_MEMBERS = 3
 
@@ -182,6 +183,9 @@ def packed_rows(g: Graph) -> Graph:
             by_pat.setdefault(r[0], []).append((i, e, r[1]))
     cands = [(pat, ms) for pat, ms in by_pat.items()
              if len(ms) >= _MIN_MEMBERS and len({r[1] - r[0] for _, _, r in ms}) >= 2]
+    drop = fields({pat: tuple(r for _, _, r in ms) for pat, ms in cands})
+    if drop:  # (each iteration's own vector split into fields: batching merges them)
+        cands = [c for c in cands if c[0] not in drop]
     if not cands:
         return g
     users = _users(eqns)
