@@ -2127,6 +2127,35 @@ EINSUM_OF_SCALED_GOLDEN = """\
 
 
 
+def _rule_sort_by_permutation(x):
+    s, p = P.sort(x, axis=1, kind=None), P.partition(x, axis=1, kth=(1,))
+    i, j = P.argsort(x, axis=1, kind=None), P.argpartition(x, axis=1, kth=(1,))
+    return (s * 2.0 + p, P.scatter_add_along(x * x, i, axis=1, size=3, unique=True),
+            P.scatter_add_along(vnp.tanh(x), j, axis=1, size=3, unique=True))
+
+
+def _check_sort_by_permutation(g0, g1):
+    names = [e.prim.name for e in g1.eqns]
+    assert "sort" not in names and "partition" not in names
+    assert names.count("argsort") == 1 and names.count("argpartition") == 1
+    assert names.count("take_along") == 2
+
+
+def _rule_scatter_of_slice(x):
+    i = P.argsort(x, axis=1, kind=None)
+    z = vnp.zeros((2, 3))
+    z[:, 2:0:-1] = vnp.tanh(x)[:, :2]
+    w = vnp.zeros((2, 3))
+    w[:, 1:] = vnp.sum(x)  # (a scalar broadcast into the slice)
+    return (P.scatter_add_along(z, i, axis=1, size=3, unique=True),
+            P.scatter_add_along(w, i, axis=1, size=3))
+
+
+def _check_scatter_of_slice(g0, g1):
+    sc = [e for e in g1.eqns if e.prim.name == "scatter_add_along"]
+    assert [e.inputs[0].aval.shape for e in sc] == [(2, 2), (2, 2)]
+
+
 def _golden(listing):
     def check(g0, g1):
         assert strip(pretty(g1)) == listing
@@ -2134,6 +2163,10 @@ def _golden(listing):
 
 
 RULE_TESTS = {
+    "sort(x) = take_along(x, argsort(x)), argsort(x) computed anyway (partition alike)": (
+        _rule_sort_by_permutation, _check_sort_by_permutation),
+    "scatter_add_along(zeros.at[s].set(v), i) = scatter_add_along(v, i[s]), s a slice along "
+    "the axis": (_rule_scatter_of_slice, _check_scatter_of_slice),
     "einsum(ones, x) = x, broadcast over the ones' own axes": (_rule_einsum_by_ones,
                                                                _check_einsum_by_ones),
     "strided(x) with axes that tile x = x[slices] reshaped": (_rule_strided_is_basic,
