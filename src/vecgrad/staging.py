@@ -38,6 +38,7 @@ from .errors import (
 )
 from .inputs import new_input
 from .ir import Const, Graph, Var
+from .numpy._buffers import numpy_buffers
 from .pybuiltins import returned, traced_builtins
 from .pytree import flatten, unflatten
 from .randomness import checked_trace
@@ -138,7 +139,23 @@ class Traced:
 def trace_call(fun: Callable, call: Call, has_aux: bool = False,
                check: Callable[[Any], Any] | None = None) -> Traced:
     """Trace `fun` on the call's abstract leaves and run the forward passes. `check(out)` may
-    validate (and convert) the output before it is flattened."""
+    validate (and convert) the output before it is flattened. A trace that stored a traced
+    value into a NumPy array runs again with np.zeros / np.empty / ... making vecgrad buffers
+    (numpy/_buffers.py); if that fails too, the first error stands."""
+    try:
+        return _trace_call(fun, call, has_aux, check)
+    except TracedIntoNumpyError as ex:
+        with numpy_buffers(fun) as swapped:
+            if not swapped:
+                raise
+            try:
+                return _trace_call(fun, call, has_aux, check)
+            except TracedIntoNumpyError:
+                raise ex from None
+
+
+def _trace_call(fun: Callable, call: Call, has_aux: bool,
+                check: Callable[[Any], Any] | None) -> Traced:
     times: dict[str, float] = {}
     stages: dict[str, Graph] = {}
     t0 = time.perf_counter()

@@ -43,24 +43,36 @@ def full(shape: Any, fill_value: Any, dtype: Any = None) -> Any:
     return const_tracer(_np.full(shape, fill_value, dtype), uniform=_np.ndim(fill_value) == 0)
 
 
-def zeros_like(a: ArrayLike, dtype: Any = None) -> Any:
-    """Zeros with the shape and dtype of `a`."""
-    return zeros(_shape(a), dtype or queried_dtype(a))
+def zeros_like(a: ArrayLike, dtype: Any = None, order: str = "K", subok: bool = True,
+               shape: Any = None, **kw: Any) -> Any:
+    """Zeros with the shape (or `shape`) and dtype of `a` (order, subok and device=None as
+    NumPy's: vecgrad's arrays have no memory layout)."""
+    return zeros(_like_shape(a, shape, kw), dtype or queried_dtype(a))
 
 
-def ones_like(a: ArrayLike, dtype: Any = None) -> Any:
-    """Ones with the shape and dtype of `a`."""
-    return ones(_shape(a), dtype or queried_dtype(a))
+def ones_like(a: ArrayLike, dtype: Any = None, order: str = "K", subok: bool = True,
+              shape: Any = None, **kw: Any) -> Any:
+    """Ones with the shape (or `shape`) and dtype of `a`."""
+    return ones(_like_shape(a, shape, kw), dtype or queried_dtype(a))
 
 
-def empty_like(a: ArrayLike, dtype: Any = None) -> Any:
-    """A zero-filled buffer with the shape and dtype of `a`."""
-    return zeros(_shape(a), dtype or queried_dtype(a))
+def empty_like(a: ArrayLike, dtype: Any = None, order: str = "K", subok: bool = True,
+               shape: Any = None, **kw: Any) -> Any:
+    """A zero-filled buffer with the shape (or `shape`) and dtype of `a`."""
+    return zeros(_like_shape(a, shape, kw), dtype or queried_dtype(a))
 
 
-def full_like(a: ArrayLike, fill_value: Any, dtype: Any = None) -> Any:
-    """A buffer with the shape and dtype of `a`, filled with `fill_value`."""
-    return full(_shape(a), fill_value, dtype or queried_dtype(a))
+def full_like(a: ArrayLike, fill_value: Any, dtype: Any = None, order: str = "K",
+              subok: bool = True, shape: Any = None, **kw: Any) -> Any:
+    """A buffer with the shape (or `shape`) and dtype of `a`, filled with `fill_value`."""
+    return full(_like_shape(a, shape, kw), fill_value, dtype or queried_dtype(a))
+
+
+def _like_shape(a: ArrayLike, shape: Any, kw: dict) -> Any:
+    if set(kw) - {"device"} or kw.get("device") not in (None, "cpu"):
+        raise TypeError(f"unexpected keyword arguments {sorted(kw)} (NumPy's *_like take "
+                        "dtype, order, subok, shape and device='cpu')")
+    return _shape(a) if shape is None else shape
 
 
 def arange(*args: Any, **kw: Any) -> _np.ndarray:

@@ -1,0 +1,155 @@
+"""Buffers made by plain NumPy (np.zeros, np.empty, np.ones, np.full and their *_like, through
+`np.`, `numpy.` or imported by name) and written with traced values: the trace that fails
+storing a traced value into a NumPy array runs again with them made as vecgrad buffers
+(numpy/_buffers.py). NumPy's values and dtypes, gradients that match central differences,
+the batched graph equal to the unbatched one; what still cannot be traced keeps its typed
+error at the user's line; the module's globals are restored."""
+from __future__ import annotations
+
+import numpy
+import numpy as np
+import pytest
+from numpy import empty, zeros
+from test_batch import assert_same_function, entry
+from test_numpy_api import assert_same
+
+import vecgrad as vg
+from vecgrad.errors import TracedIntoNumpyError
+
+R = np.random.default_rng(5)
+GLOBAL_BUF = np.zeros(4)
+
+
+def row_norms(X):
+    out = np.zeros(X.shape[0])
+    for i in range(X.shape[0]):
+        out[i] = np.sum(X[i] ** 2)
+    return out
+
+
+def tanh_rows(X):
+    buf = np.empty_like(X)
+    for i in range(X.shape[0]):
+        buf[i] = np.tanh(X[i])
+    return buf
+
+
+def by_name(X):
+    out = zeros((X.shape[0], 2), dtype=np.float32)
+    for i in range(X.shape[0]):
+        out[i, 0] = X[i, 0]
+        out[i, 1] = X[i].max()
+    return out
+
+
+def full_recurrence(X):
+    out = numpy.full(X.shape[0], 1.5)
+    for i in range(1, X.shape[0]):
+        out[i] = out[i - 1] * 0.5 + X[i, 0]
+    return out
+
+
+def int_buffer(X):
+    out = np.zeros(3, dtype=int)
+    out[0] = X.shape[0]
+    out[1] = np.argmax(X[0])
+    out[2] += np.argmin(X[1])
+    return out
+
+
+def like_with_shape(X):
+    out = np.zeros_like(X[0], shape=(5,))
+    out[:3] = X[0] * 2.0
+    out[3:] = np.ones_like(GLOBAL_BUF[:2]) * X[1, 0]
+    return out
+
+
+def ones_columns(X):
+    out = np.ones((X.shape[1], X.shape[0]))
+    for j in range(X.shape[1]):
+        out[j] *= np.exp(X[:, j])
+    return out
+
+
+def per_sample_buffers(X):
+    rows = []
+    for x in X:
+        b = empty(4)
+        b[0], b[1] = x[0], x[1] * x[2]
+        b[2:] = np.cumsum(x[:2])
+        rows.append(b)
+    return np.stack(rows)
+
+
+def _helper(x):
+    acc = np.zeros(2)
+    acc[0] = x.sum()
+    acc[1] = x.prod()
+    return acc
+
+
+def through_helper(X):
+    return np.array([_helper(x) for x in X]).sum(axis=0)
+
+
+def float32_accumulates(X):
+    acc = np.zeros(X.shape[1], np.float32)
+    for x in X:
+        acc += x  # (float64 values added into a float32 buffer: float32, as NumPy)
+    return acc
+
+
+PROGRAMS = [row_norms, tanh_rows, by_name, full_recurrence, int_buffer, like_with_shape,
+            ones_columns, per_sample_buffers, through_helper, float32_accumulates]
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_numpy_buffers_written_with_traced_values_are_numpys(f):
+    X = R.standard_normal((6, 3))
+    assert_same(vg.jit(f)(X), f(X), rtol=1e-12)
+    assert np.zeros is numpy.zeros and globals()["np"] is numpy and zeros is numpy.zeros
+    got = f(X)
+    if got.dtype != np.float64:  # (float32 results: no float64 central differences)
+        return
+    w = R.standard_normal(got.shape)
+
+    def loss(X):
+        return (f(X) * w).sum()
+    vg.check_grads(loss, (X,), rtol=1e-6, atol=1e-8)
+    e, leaves = entry(loss, (X,))
+    assert_same_function(e.stages["cse"], e.stages["batch"], leaves)
+
+
+def writes_global(X):
+    for i in range(4):
+        GLOBAL_BUF[i] = X[i, 0]
+    return GLOBAL_BUF.sum()
+
+
+def numpy_scalar(X):
+    out = np.zeros(2)
+    out[0] = np.float32(X[0, 0])
+    return out
+
+
+@pytest.mark.parametrize("f", [writes_global, numpy_scalar], ids=lambda f: f.__name__)
+def test_what_a_buffer_does_not_cure_keeps_its_error_at_the_users_line(f):
+    with pytest.raises(TracedIntoNumpyError, match="test_numpy_buffers.py"):
+        vg.jit(f)(R.standard_normal((6, 3)))
+    assert globals()["np"] is numpy and np.zeros is numpy.zeros and GLOBAL_BUF.sum() == 0
+
+
+def test_numpy_keywords_of_the_creation_functions():
+    """order=, like=None, device='cpu', shape= (the *_like), fill_value= by keyword."""
+    def f(X):
+        a = np.zeros((2, 3), order="F")
+        b = np.full(shape=3, fill_value=2, dtype=np.int32)
+        c = np.empty_like(X, shape=(2,), dtype=np.float32)
+        d = np.full_like(X[0], 7.0, shape=(3,))
+        a[0] = X[0]
+        c[:] = X[1, :2]
+        d[1] = X[0, 0]
+        return a, b, c, d
+    X = R.standard_normal((2, 3))
+    for got, want in zip(vg.jit(f)(X), f(X)):
+        assert_same(got, want, rtol=1e-15)
