@@ -142,9 +142,12 @@ def test_no_builtin_hint_on_a_plain_if():
 
 # -------------------------------------------------------------------------- buffer writes
 
+_OUTSIDE = np.zeros((3, 4))  # (not made in the traced function: it stays a NumPy array)
+
+
 def test_write_traced_rows_into_plain_numpy_array():
     def f(x):
-        buf = np.zeros((3, 4))
+        buf = _OUTSIDE
         buf[0] = x[1]  # <- error
         return buf
     msg = raises(vg.TracedIntoNumpyError, f, A)
@@ -153,7 +156,7 @@ def test_write_traced_rows_into_plain_numpy_array():
 
 def test_write_traced_element_into_plain_numpy_array():
     def f(x):
-        buf = np.empty(3)
+        buf = _OUTSIDE[0]
         buf[1] = x[0, 0]  # <- error
         return buf
     # NumPy itself converts a single element with float() and wraps the error in its own
@@ -161,6 +164,19 @@ def test_write_traced_element_into_plain_numpy_array():
     with pytest.raises(vg.TracedIntoNumpyError) as info:
         vg.jit(f)(A)
     assert marked_line(f) in str(info.value) and "vnp.zeros" in str(info.value)
+
+
+def test_buffers_made_by_numpy_in_the_traced_function_take_traced_writes():
+    """The trace runs again with np.zeros / np.empty making vecgrad buffers."""
+    def f(x):
+        buf = np.empty(3)
+        buf[1] = x[0, 0]
+        rows = np.zeros((3, 4))
+        rows[0] = x[1]
+        return buf[1], rows
+    got, want = vg.jit(f)(A), f(A)
+    assert got[0] == want[0]
+    np.testing.assert_array_equal(got[1], want[1])
 
 
 def test_traced_value_into_np_array_constructor():
@@ -230,8 +246,10 @@ def test_numpy_function_without_traced_implementation(name, fn):
 
 def test_ufunc_out_must_be_a_traced_buffer():
     def f(x):
-        return np.exp(x, out=np.empty((3, 4)))  # <- error
+        return np.exp(x, out=_OUTSIDE)  # <- error
     raises(vg.TracedIntoNumpyError, f, A)
+    got = vg.jit(lambda x: np.exp(x, out=np.empty((3, 4))) * 1.0)(A)  # (np.empty: a buffer)
+    np.testing.assert_allclose(got, np.exp(A))
     got = vg.jit(lambda x: np.exp(x, out=vnp.zeros((3, 4))) * 1.0)(A)
     np.testing.assert_allclose(got, np.exp(A))
 
