@@ -210,6 +210,32 @@ def _vectorize_call(self: Any, *args: Any, **kwargs: Any) -> Any:
     return _VECTORIZE_ORIG(self, *args, **kwargs)
 
 
+class _Poly1dMeta(type):
+    """np.poly1d while tracing: vecgrad.numpy's poly1d where the coefficients hold a traced
+    value and the call is the user's (NumPy's drops leading zeros: a value-dependent length);
+    NumPy's class otherwise, and for isinstance / issubclass and its attributes."""
+
+    def __call__(cls, c_or_r: Any, r: bool = False, variable: Any = None) -> Any:
+        if (isinstance(c_or_r, NUMPY.poly1d) or _leaf_dtypes(c_or_r, [])) and \
+                not _internal_caller():
+            return NUMPY.poly1d(c_or_r, r, variable)
+        return _POLY1D_ORIG(c_or_r, r, variable)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, (_POLY1D_ORIG, NUMPY.poly1d))
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, (_POLY1D_ORIG, NUMPY.poly1d))
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(_POLY1D_ORIG, name)
+
+
+class _Poly1d(metaclass=_Poly1dMeta):
+    __doc__ = np.poly1d.__doc__
+
+
+_POLY1D_ORIG = np.poly1d
 _VECTORIZE_ORIG = np.vectorize.__call__
 CONCATENATORS = ("r_", "c_")
 _CONCAT_ORIG = {n: getattr(np, n) for n in CONCATENATORS}
@@ -225,6 +251,7 @@ def patch() -> None:
     for n in CONCATENATORS:
         setattr(np, n, _CONCAT_TRACED[n])
     np.vectorize.__call__ = _vectorize_call
+    np.poly1d = _Poly1d
     for (m, n), f in _LIST_TRACED.items():
         setattr(m, n, f)
 
@@ -236,6 +263,7 @@ def unpatch() -> None:
     for n in CONCATENATORS:
         setattr(np, n, _CONCAT_ORIG[n])
     np.vectorize.__call__ = _VECTORIZE_ORIG
+    np.poly1d = _POLY1D_ORIG
     for (m, n), f in _LIST_ORIG.items():
         setattr(m, n, f)
 
