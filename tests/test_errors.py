@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import math
 import traceback
 import warnings
 
@@ -138,6 +139,26 @@ def test_python_max_of_traced_scalars_is_numpys_value():
 
 def test_no_builtin_hint_on_a_plain_if():
     assert "vnp.maximum" not in raises(vg.ConcretizationError, _if, A)
+    assert "math module" not in raises(vg.ConcretizationError, _if, A)
+
+
+def _math_exp(x):
+    return sum(math.exp(-x[i, 0]) for i in range(3))  # <- error
+
+
+def _math_two(x):
+    return math.atan2(x[0, 0], 1.0) + math.fabs(x[1, 0])  # <- error
+
+
+@pytest.mark.parametrize("fn,want", [(_math_exp, ["np.exp(...) for math.exp(...)"]),
+                                     (_math_two, ["np.arctan2(...) for math.atan2(...)",
+                                                  "np.abs(...) for math.fabs(...)"])],
+                         ids=["exp", "atan2_fabs"])
+def test_math_functions_point_at_numpys(fn, want):
+    # math's functions ask float() of a traced value from C: the user's line names them
+    msg = raises(vg.ConcretizationError, fn, A)
+    assert "The math module computes on Python floats" in msg
+    assert all(w in msg for w in want), msg
 
 
 # -------------------------------------------------------------------------- buffer writes

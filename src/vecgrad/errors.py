@@ -153,7 +153,7 @@ class ConcretizationError(VecgradError, TypeError):
             f"{what} of a traced array{_where(src)}: values are not known while vecgrad traces "
             "the function, only shapes and dtypes are. Python control flow on array values "
             "cannot be traced. Use vnp.where(cond, x, y) to select values, or pass the value "
-            "as a static (non-array) argument." + _builtin_hint(src))
+            "as a static (non-array) argument." + _builtin_hint(src) + _math_hint(src))
 
 
 _BUILTIN_COMPARE = re.compile(r"(?<![\w.])(max|min|sorted)\s*\(")
@@ -170,6 +170,29 @@ def _builtin_hint(src: Src | None) -> str:
     return (f" Python's {'/'.join(f + '()' for f in found)} {verb} values with < and >: use "
             "vnp.maximum(a, b) / vnp.minimum(a, b) for two values, vnp.max(x) / vnp.min(x) "
             "over an array, vnp.sort(x) to sort.")
+
+
+_MATH_CALL = re.compile(r"(?<![\w.])math\.(\w+)\s*\(")
+# math's functions whose NumPy counterpart has another name (the rest share theirs)
+_MATH_TO_NUMPY = {"fabs": "np.abs", "pow": "np.power (or **)", "atan2": "np.arctan2",
+                  "asin": "np.arcsin", "acos": "np.arccos", "atan": "np.arctan",
+                  "asinh": "np.arcsinh", "acosh": "np.arccosh", "atanh": "np.arctanh",
+                  "erf": "vecgrad.scipy.special.erf", "erfc": "vecgrad.scipy.special.erfc",
+                  "gamma": "vecgrad.scipy.special.gamma", "lgamma": "vecgrad.scipy.special.gammaln",
+                  "fsum": "np.sum", "prod": "np.prod", "dist": "np.linalg.norm(a - b)"}
+
+
+def _math_hint(src: Src | None) -> str:
+    """`math.exp(x)` asks float() of x from C: read the user's line for the math functions
+    called there and name their NumPy counterparts."""
+    line = linecache.getline(src.file, src.line) if src else ""
+    found = sorted(set(_MATH_CALL.findall(line)))
+    if not found:
+        return ""
+    use = ", ".join(f"{_MATH_TO_NUMPY.get(f, 'np.' + f)}(...) for math.{f}(...)" for f in found)
+    return (f" The math module computes on Python floats, which a trace does not have: use "
+            f"{use}, which vecgrad traces (NumPy's values; inf or nan with a warning where "
+            "math raises).")
 
 
 class NotWritable(str):
