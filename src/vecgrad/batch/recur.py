@@ -84,6 +84,12 @@ class _Labels:
         by = Counter((a, f) for e, f in zip(g.eqns, full) for a in e.inputs
                      if a.__class__ is Var and n_uses[a] >= M)
         coarse: dict[tuple, int] = {}
+        # (reads of one array at positions that vary, `logB[:, o]` for o in a list: a read
+        # repeated in the list is one value, read by several steps, yet per-step data, not
+        # an invariant: counted by what it computes, as a read made once per step is)
+        # (and wherever on the user's lines it was first read: the first step's read of
+        # logB[:, obs[0]] may be the line before the loop's)
+        reads = Counter(_coarse(e)[:3] for e in g.eqns if "idx" in e.params)
         self.prods: list[list[int]] = []  # per equation: its producers (-1: a fixed desc)
         self.fixed: list[tuple] = []
         for e, fi in zip(g.eqns, full):  # an operand read by many instances of e's label
@@ -98,10 +104,15 @@ class _Labels:
                     ps.append(-1)
                     fx.append(("in", a))
                     continue
-                shared = n_uses[a] >= M and by[a, fi] >= M
+                varying = cnt[full[d]] < M and "idx" in g.eqns[d].params and \
+                    reads[_coarse(g.eqns[d])[:3]] >= M
+                shared = n_uses[a] >= M and by[a, fi] >= M and not varying
                 if cnt[full[d]] >= M and not shared:
                     ps.append(d)
                     fx.append(None)
+                elif varying:
+                    ps.append(-1)
+                    fx.append(("r", coarse.setdefault(_coarse(g.eqns[d])[:3], len(coarse))))
                 else:
                     ps.append(-1)
                     fx.append(("in", a) if shared else
