@@ -65,6 +65,32 @@ def test_python_semantics_ties_and_nans():
             assert np.signbit(g) == np.signbit(w)
 
 
+def _row_extremes(X):
+    return sum(min(row) for row in X) + 2.0 * sum(max(row) for row in X)
+
+
+@pytest.mark.parametrize("kind", ["random", "ties", "nans", "ints"])
+def test_max_min_of_an_array_are_pythons_fold_over_its_elements(kind):
+    # max(x) of a 1-d traced array: one argmax over x, exactly Python's fold over x's items
+    X = R.standard_normal((7, 5))
+    if kind == "ties":
+        X = np.round(X)
+    if kind == "nans":
+        X[[0, 2, 4], [0, 3, 4]] = np.nan
+    if kind == "ints":
+        X = R.integers(-3, 4, (7, 5))
+        np.testing.assert_array_equal(vg.jit(_row_extremes)(X), _row_extremes(X))
+        return
+    got, want = vg.jit(_row_extremes)(X), _row_extremes(X)
+    np.testing.assert_allclose(got, want, rtol=1e-14, equal_nan=True)
+    if kind != "nans":
+        check_batched(_row_extremes, (X,), fd=kind != "ties")  # (ties: not differentiable)
+        g = vg.grad(_row_extremes)(X)
+        for i, row in enumerate(X):  # the cotangent reaches the first of equal items only
+            assert g[i, list(row).index(min(row))] in (1.0, 3.0)
+            assert np.count_nonzero(g[i]) <= 2
+
+
 def test_the_gradient_goes_to_the_first_of_equal_items():
     g = vg.grad(lambda a, b: max(a, b) * 3.0, argnums=(0, 1))(np.array(2.0), np.array(2.0))
     assert (float(g[0]), float(g[1])) == (3.0, 0.0)

@@ -84,6 +84,16 @@ def _select(items: list, greater: bool) -> Any:
     return s[key.argmax() if greater else key.argmin()]
 
 
+def _select_array(x: Tracer, greater: bool) -> Tracer:
+    """`max(x)` of a 1-d traced array: Python's fold over its elements, as `_select` makes it
+    of stacked items (the stack is x itself: one argmax and one read, whatever its length)."""
+    key = x
+    if x.dtype.kind == "f":
+        later = np.arange(x.shape[0]) > 0
+        key = NUMPY.where(np.isnan(x) & later, -np.inf if greater else np.inf, x)
+    return x[key.argmax() if greater else key.argmin()]
+
+
 class EitherScalar(Tracer):
     """Python's max / min of traced values and Python numbers (`max(ix[i], 2)`): a NumPy
     scalar of `dtype` where a traced item wins, a Python number (weakly typed; of one of the
@@ -339,7 +349,11 @@ def _wrap(orig: Any, greater: bool) -> Any:
         if not args or kwargs.get("key") is not None:
             return orig(*args, **kwargs)
         if len(args) == 1:
-            items = list(args[0])  # (an iterator is consumed once, as Python's own does)
+            x = args[0]
+            if isinstance(x, Tracer) and x.ndim == 1 and x.shape[0] >= 2 and \
+                    x.dtype.kind in "fiu":  # (a traced array's items: its elements, 0-d)
+                return _select_array(x, greater)
+            items = list(x)  # (an iterator is consumed once, as Python's own does)
             if not items or not _foldable(items):
                 return orig(items, **kwargs)
             return _typed(items, _fold([_plain(x) for x in items], greater), greater)
