@@ -424,7 +424,7 @@ def test_gradient_with_a_rolled_loops_result_as_aux_output(d):
     """vg.grad(has_aux=True) where the aux is a recurrence's final state (a rolled loop whose
     whole result is a graph output): the backward pass's sharing of the forward loop with its
     residual-storing copy asserted that no output was the loop's result (AssertionError in
-    batch/loops.share_forward)."""
+    batch/loopshare.share_forward)."""
     r = np.random.default_rng(0)
     x, W = r.standard_normal((7, d)), r.standard_normal((d, d)) * 0.5
 

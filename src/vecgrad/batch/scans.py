@@ -19,7 +19,8 @@ from .. import primitives as P
 from ..ir import Graph, Var, dce
 from ..notes import Sequential, Unbatched
 from .batching import batch
-from .loops import emit_loop, optimize_loops, share_forward
+from .loops import emit_loop, optimize_loops
+from .loopshare import share_forward
 from .prune import prune_loop_outputs
 from .recur import Region
 from .roll import roll

@@ -15,7 +15,7 @@ builders cast booleans to it.
 The VJP is a reverse loop over the step's VJP. Residuals are stacked, as JAX does: the VJP
 emits a copy of the forward loop whose body also returns, per step, the values the step's
 VJP reads (`augments` in its body's notes names the original body, so the pass
-`batch.loops.share_forward` makes the original loop a view of its copy: the forward runs
+`batch.loopshare.share_forward` makes the original loop a view of its copy: the forward runs
 once). Stacking costs the memory an unrolled gradient would use anyway and no recomputation;
 the backward loop accumulates the cotangents of the invariants in its carry (the scans pass
 hoists those accumulations out of the loop). The batching rule runs one loop over the
