@@ -138,3 +138,38 @@ def test_a_comparison_read_elsewhere_keeps_the_loop_exact():
 
 def test_builtins_untouched_outside():
     assert builtins.max is max and max(1, 2) == 2
+
+
+def leaky_rnn(W, X):
+    h = np.zeros(W.shape[0])
+    tot = 0.0
+    for x in X:
+        z = W @ h + x
+        h = np.where(z > 0, z, 0.1 * z)  # a comparison of the carry inside the step
+        tot = tot + np.sum(np.tanh(h))
+    return tot
+
+
+def clipped_walk(x, a):
+    s, out = 0.0, []
+    for v in x:
+        s = a * s + v
+        s = np.where(s > 1.0, 1.0, np.where(s < -1.0, -1.0, s))
+        out.append(s)
+    return np.sum(np.stack(out) ** 2)
+
+
+@pytest.mark.parametrize("f", [leaky_rnn, clipped_walk], ids=["leaky_rnn", "clipped_walk"])
+def test_recurrences_through_selections_roll(f):
+    # (steps holding a comparison of the carry were never rolled: one copy per step ran)
+    def args(T):
+        r = np.random.default_rng(T)
+        return (0.4 * r.standard_normal((4, 4)), r.standard_normal((T, 4))) if f is leaky_rnn \
+            else (r.standard_normal(T), 0.9)
+    found = _check(f, args(20))
+    assert "loop" in found, found
+
+    def size(T):
+        e, _ = vg.grad(f, argnums=(0, 1)).entry(*args(T))
+        return len(e.stages["final"].eqns)
+    assert size(80) == size(40)
