@@ -4,7 +4,8 @@ running products of narrow rows, growth with deposits and returns discounted bac
 recurrences whose coefficients vary per step), polynomials by Horner's rule from a Python float
 and by a comprehension of powers, nested comprehensions, sums over enumerate(zip(...)) with a
 condition, kernels as lambdas and functools.partial, mixed Python floats and arrays, and
-Cholesky factors per sample (their VJPs are stacks of small triangular solves).
+Cholesky factors per sample (their VJPs are stacks of small triangular solves), and einsums
+of three and four operands.
 References are the hand-vectorized forms a NumPy user would write (np.cumprod, np.polyval, the
 closed form P * cumsum(b / P) of an affine recurrence, slices and matrix products)."""
 from __future__ import annotations
@@ -285,6 +286,37 @@ def _mats(rng, n, d):
     return (normal(rng, n, d, d, scale=0.5),)
 
 
+def einsum_chain_samples(X, A, B):
+    """Item 4: a bilinear form through two matrices per sample,
+    np.einsum('i,ij,jk,k->', x, A, B, x), summed over the rows by Python's sum."""
+    return sum(np.einsum("i,ij,jk,k->", x, A, B, x) for x in X)
+
+
+def einsum_chain_samples_ref(X, A, B):
+    return np.sum((X @ A @ B) * X)
+
+
+def _x_a_b(rng, n, d):
+    return normal(rng, n, d), normal(rng, d, d, scale=d ** -0.5), \
+        normal(rng, d, d, scale=d ** -0.5)
+
+
+def einsum_weighted_gram(X, w, C):
+    """Item 4: a weighted Gram matrix in one three-operand einsum,
+    np.einsum('ai,a,aj->ij', X, w, X), matched to a target by squares."""
+    G = np.einsum("ai,a,aj->ij", X, w, X)
+    return np.sum((G - C) ** 2)
+
+
+def einsum_weighted_gram_ref(X, w, C):
+    G = (X * w[:, None]).T @ X
+    return np.sum((G - C) ** 2)
+
+
+def _x_w_c(rng, n, d):
+    return normal(rng, n, d), uniform(rng, n), normal(rng, d, d)
+
+
 def _p(name, item, sizes, argnums, inputs):
     mod = globals()
     return Pattern(name, item, mod[name], mod[name + "_ref"], inputs, sizes, argnums,
@@ -321,4 +353,8 @@ PATTERNS = [
        _covs_samples),
     _p("cholesky_trace_comprehension", 4, _sz({"n": 5, "d": 3}, {"n": 400, "d": 6}), (0,),
        _mats),
+    _p("einsum_chain_samples", 4, _sz({"n": 5, "d": 3}, {"n": 1000, "d": 16}), (0, 1, 2),
+       _x_a_b),
+    _p("einsum_weighted_gram", 4, _sz({"n": 6, "d": 3}, {"n": 2000, "d": 16}), (0, 1),
+       _x_w_c),
 ]
