@@ -1,10 +1,11 @@
 """Affine forms: a step's values written as `v = A * c + B` in its one carry c, A and B
 computed from the step's other inputs only. A carry whose new value has such a form is a scan
 (`cumsum` when A is 1, `cumprod` when B is 0, `affine_scan` otherwise; `c' = max(c, x)` is
-`cummax`). Forms are built along the step: sums, differences, products and quotients by
-carry-free values, negation, a select between the carry and a new value (`where(m, x, c)`:
-A = where(m, 0, 1)), and basic reads of a value that holds the carry broadcast over leading
-axes (a window's rows)."""
+`cummax`, and `c' = max(k c, x)` with k a positive constant, max-plus linear, is `cummax` of
+the rows rescaled by k^-t: `decayed_extreme`). Forms are built along the step: sums,
+differences, products and quotients by carry-free values, negation, a select between the
+carry and a new value (`where(m, x, c)`: A = where(m, 0, 1)), and basic reads of a value
+that holds the carry broadcast over leading axes (a window's rows)."""
 from __future__ import annotations
 
 from typing import Any
@@ -90,6 +91,9 @@ def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
         if x is not c and e.out.aval == c.aval:
             return ("cummax" if e.prim is P.maximum else "cummin",
                     {c: (ONE, ZERO), out: (ONE, x)}, ops.new)
+    dec = _decayed(plan, c, out)
+    if dec is not None:
+        return dec[0], {c: (ONE, ZERO), out: dec[1:]}, ops.new
     fold = _python_fold(plan, c, out)
     if fold is not None:
         return fold[0], {c: (ONE, ZERO), out: (ONE, fold[1])}, ops.new
@@ -107,6 +111,28 @@ def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
 
 
 _FLIP = {P.lt: P.gt, P.gt: P.lt}
+
+
+def _decayed(plan: Any, c: Var, out: Var) -> tuple[str, Const, Atom] | None:
+    """`c = max(k * c, x)` (np.maximum or np.minimum, either operand order), k a positive
+    finite constant no larger than the carry: ("decmax" or "decmin", k, x). Only these two
+    equations read the carry, and nothing else reads k * c."""
+    if len(plan.core) != 2:
+        return None
+    mul, ext = plan.core
+    if mul.prim is not P.mul or ext.prim not in (P.maximum, P.minimum) or ext.out is not out \
+            or mul.out in plan.read or mul.out.aval != c.aval or c not in mul.inputs:
+        return None
+    k = mul.inputs[1] if mul.inputs[0] is c else mul.inputs[0]
+    x = ext.inputs[1] if ext.inputs[0] is mul.out else ext.inputs[0]
+    if not isinstance(k, Const) or mul.out not in ext.inputs or x is mul.out or x is c or \
+            not isinstance(x, Var) or x.aval != c.aval:
+        return None
+    kv = np.asarray(k.value)
+    if kv.dtype.kind != "f" or not np.all(np.isfinite(kv) & (kv > 0)) or \
+            np.broadcast_shapes(kv.shape, c.aval.shape) != c.aval.shape:
+        return None
+    return ("decmax" if ext.prim is P.maximum else "decmin"), k, x
 
 
 def _python_fold(plan: Any, c: Var, out: Var) -> tuple[str, Atom] | None:
@@ -151,6 +177,27 @@ def python_extreme(v: Any, greater: bool) -> Any:
     first = P.full(shape=(1,) + v.shape[1:], dtype=np.dtype(np.int64), value=0)
     src = P.cummax(P.concatenate(first, P.where(grew, pos, 0), axis=0), axis=0)
     return P.take_along(key, src, axis=0)
+
+
+def decayed_extreme(v: Any, k: np.ndarray, greater: bool) -> Any:
+    """Rows 1.. of m[t] = max(k m[t-1], v[t]) (min alike) from m[0] = v[0], k > 0 constant.
+    A positive scale keeps the order, so m[t] = max_s k^(t-s) v[s] = k^t max_{s<=t} v[s]
+    k^-s: one running extreme of rescaled rows, scaled back (each value rounded a few times
+    where the loop rounds once per step since its winner). Where k^t or k^-t leaves
+    [r^-1, r] (r the fourth root of the dtype's largest number: 1e77 for float64) the
+    rescaled rows could overflow: NotBatchable (the caller keeps the loop)."""
+    T1, dt = v.shape[0], v.dtype
+    t = np.arange(T1, dtype=np.float64).reshape((T1,) + (1,) * (v.ndim - 1))
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        up = np.power(np.asarray(k, np.float64), t)
+        down = np.power(np.asarray(k, np.float64), -t)
+    r = float(np.finfo(dt).max) ** 0.25
+    if not (np.all(up <= r) and np.all(up >= 1 / r) and np.all(down <= r) and
+            np.all(down >= 1 / r)):
+        raise P.NotBatchable("decayed extreme: k^t leaves the safe range")
+    ext = (P.cummax if greater else P.cummin)(v * down.astype(dt), axis=0)
+    rows = (P.Sl(1, T1, 1),) + _whole(v.shape[1:])
+    return P.getitem(ext, idx=rows) * up[1:].astype(dt)
 
 
 def _whole(s: tuple[int, ...]) -> tuple:

@@ -34,7 +34,7 @@ from ..rewrite.cse import cse
 from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
-from .affine import MAX_COUPLED, ONE, ZERO, affine, linear, one, python_extreme
+from .affine import MAX_COUPLED, ONE, ZERO, affine, decayed_extreme, linear, one, python_extreme
 from .carries import emit_unstacked, narrow_reads, several_carries, splits, unstack
 from .scalarize import scalarize
 
@@ -417,7 +417,10 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
         x = run(_rows_to(_stacked(_value(A if kind == "cumprod" else B, env), T), s))
         if x.dtype != c.aval.dtype:  # (bool or float32 terms added into a float64 carry)
             x = P.cast(x, dtype=c.aval.dtype)
-    if kind in ("pymax", "pymin"):  # (Python's max/min fold: always from the initial value)
+    if kind in ("decmax", "decmin"):  # (m = max(k m, x): from the initial value)
+        v = P.concatenate(_row(init, s), x, axis=0)
+        traj = decayed_extreme(v, A.value, kind == "decmax")
+    elif kind in ("pymax", "pymin"):  # (Python's max/min fold: always from the initial value)
         whole = python_extreme(P.concatenate(_row(init, s), x, axis=0), kind == "pymax")
         traj = P.getitem(whole, idx=(P.Sl(1, T + 1, 1),) + _full(s))
         if init.shape != s or reverse:
