@@ -133,3 +133,37 @@ def test_own_scores_of_some_nodes_only_stay_exact():
     nbrs = ragged_lists(9, 9, 5)
     nbrs[4] = []
     check_batched(gat_own_scores, (x, W, a, nbrs), argnums=(0, 1, 2))
+
+
+SCREENED = [
+    (concat_pieces, lambda: (R.standard_normal((9, 3)), R.standard_normal((3, 4)),
+                             R.standard_normal(4), ragged_lists(9, 7, 5))),
+    (neighbour_softmax, lambda: (R.standard_normal((9, 3)), R.standard_normal(3),
+                                 ragged_lists(9, 9, 5))),
+    (gat_own_scores, lambda: (R.standard_normal((9, 3)), R.standard_normal((3, 3)),
+                              R.standard_normal(6), ragged_lists(9, 9, 5))),
+    (per_list_extremes, lambda: (R.standard_normal((8, 3)), ragged_lists(8, 6, 4))),
+]
+
+
+@pytest.mark.parametrize("f,make", SCREENED, ids=[f.__name__ for f, _ in SCREENED])
+def test_rounds_pass_over_only_what_classify_finds_nothing_in(f, make, monkeypatch):
+    """Each round tells in C the equations that read no member's value (most of a graph, in
+    every round) and passes over them: asked of every equation of every round, `_classify`
+    finds nothing in those, so the rounds group what they grouped when it was asked of all."""
+    from vecgrad.api import trace_graph
+    from vecgrad.batch import listmaps as LM
+    args = make()
+    rounds = []
+    real = LM._round
+
+    def round_checked(g, vals):
+        defs = {e.out: e for e in g.eqns}
+        skipped = [e for e in g.eqns if vals.keys().isdisjoint(e.inputs)]
+        assert all(LM._classify(e, vals, defs) is None for e in skipped)
+        rounds.append((len(skipped), len(g.eqns)))
+        return real(g, vals)
+    monkeypatch.setattr(LM, "_round", round_checked)
+    g = trace_graph(f, args)
+    assert LM.list_maps(g) is not g  # (teeth: rounds grouped something, each skipped some)
+    assert len(rounds) >= 2 and all(0 < s < n for s, n in rounds), rounds

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,7 @@ from .fields import fields
 from .lists import _list_read
 
 _MAX_ROUNDS = 12  # steps followed (each round moves every chain one step)
+_OUT = itemgetter(3)  # an equation's result
 _SEGMENT = {P.reduce_sum: "sum", P.reduce_max: "maximum", P.reduce_min: "minimum"}
 
 
@@ -99,8 +101,9 @@ def _row_of(eqns: list[Eqn], whole: Var, m: int, src: Any) -> Var:
 
 def _substitute(g: Graph, eqns: list[Eqn], env: dict[Var, Var]) -> Graph:
     out = []
-    for e in eqns:
-        if any(isinstance(a, Var) and a in env for a in e.inputs):
+    apart = env.keys().isdisjoint  # (in C: most equations read nothing replaced; env holds
+    for e in eqns:                 # vars only, and constants hash by identity)
+        if not apart(e.inputs):
             e = Eqn(e.prim, tuple(env.get(a, a) if isinstance(a, Var) else a for a in e.inputs),
                     e.params, e.out, e.src)
         out.append(e)
@@ -329,8 +332,11 @@ def _round(g: Graph, vals: dict) -> Graph | None:
     groups: dict[tuple, list[Eqn]] = {}
     how: dict[int, tuple] = {}
     pending = []
-    defs = {e.out: e for e in g.eqns}
-    for e in g.eqns:
+    defs = dict(zip(map(_OUT, g.eqns), g.eqns))
+    apart = vals.keys().isdisjoint  # (each round walks every equation: those that read no
+    for e in g.eqns:                # member's value, the most, which _classify passes over,
+        if apart(e.inputs):         # are told in C)
+            continue
         c = _classify(e, vals, defs)
         if c is None:
             continue
