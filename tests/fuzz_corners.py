@@ -85,7 +85,11 @@ MRED = ["np.sum({e})", "({e}).sum()", "np.mean({e})", "np.var({e})", "np.std({e}
         "({e}).mean()", "np.nansum({e})", "np.average({e})", "({e}) @ ({e})", "np.sum({e}, dtype=np.float64)"]
 MROWS = ["np.sum(x[x[:, 0] > 0], axis=0)", "x[v > 0].mean(axis=0)", "np.sum(x[m] ** 2, axis=1).sum()",
          "np.linalg.norm(x[v < 0.5])", "np.max(x[m], axis=0, initial=0.0)", "x[x[:, -1] < 0][:, 0].sum()",
-         "np.sum(x[v > 0] @ W)", "np.sum(x[m] * v[0], axis=0, keepdims=True)"]
+         "np.sum(x[v > 0] @ W)", "np.sum(x[m] * v[0], axis=0, keepdims=True)",
+         "np.sum(x[:, x[0] > 0], axis=1).sum()", "np.nansum(x[:, x[1] < 0.5].mean(axis=1))",
+         "np.sum(x[m, 1:])", "np.sum(x[m, :] * 2.0)", "np.sum(x[1, x[0] > 0] ** 2)",
+         "np.var(x[:, x[-1] > -0.5])", "np.sum(x[:, x[0] > 0] * v[:, None], axis=1).sum()",
+         "np.sum(np.exp(x[:, x[0] < 0]), axis=-1, keepdims=True)"]
 RCAT = ["np.r_[v, 0.0]", "np.r_[v[:2], x[0], 1]", "np.c_[v, v ** 2]", "np.r_[s, 0.1]", "np.r_[s, np.float64(1)]",
         "np.r_[ix, 2]", "np.r_[ix.astype(np.int8), -1]", "np.r_[0:3, v]", "np.r_['0,2', v, v]", "np.c_[x, v]",
         "np.r_[m, True]", "np.r_[v[0], v[1], 2.5]"]
@@ -238,6 +242,8 @@ class CornerGen(SemGen):
             f"{o} = x.copy()\nfor i in range({n}):\n    r = {o}[i]\n    r[r > 0] = {self.pick(ENTRY).format(s='r[r > 0]')}",
             f"{o} = v.copy()\n{o}[m] = {self.pick(ENTRY).format(s='v[m]')}",
             f"t{o} = v[v < 0.5]\nt{o} *= 2\nt{o} = t{o} + 1\n{o} = np.sum(t{o} ** 2)",
+            f"{o} = x.copy()\n{o}[:, x[0] > 0] *= 2", f"{o} = x.copy()\n{o}[:, x[0] < 0] = v[:, None]",
+            f"{o} = x.copy()\n{o}[m, :] = 1.0",
         ])
 
     def rconcat(self) -> str:

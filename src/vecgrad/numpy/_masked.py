@@ -20,6 +20,7 @@ from ..errors import CastingError, TraceError, user_src
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, astype
+from ._moved import select_moved, write_moved
 from ._selected import SelectedValues, _at, _data_dependent, filled
 
 
@@ -78,15 +79,35 @@ class MaskedSelection(SelectedValues):
         return self.value
 
 
-def select(x: Tracer, key: Any) -> MaskedSelection | None:
+def _whole(rest: tuple) -> bool:
+    return all(k is Ellipsis or type(k) is slice and k == slice(None) for k in rest)
+
+
+def _leading_mask(key: Any) -> tuple[Any, tuple]:
+    """(mask, the basic indices after it) of x[mask, ...] (x[m, :] is x[m]); (key, ())
+    for any other key."""
+    if type(key) is tuple and key and isinstance(key[0], Tracer) and key[0].dtype == bool \
+            and all(type(k) in (int, slice) or k is Ellipsis for k in key[1:]) \
+            and sum(k is Ellipsis for k in key[1:]) <= 1:
+        return key[0], () if _whole(key[1:]) else key[1:]
+    return key, ()
+
+
+def select(x: Tracer, key: Any) -> SelectedValues | None:
     """`x[key]` as a MaskedSelection where key is one traced boolean mask over x's leading
-    axes (None otherwise)."""
-    if type(key) is tuple and len(key) == 1:
-        key = key[0]
+    axes, then full slices (`x[m, :]`); x[m, 1:], x[m, 0] (basic indices after the mask) as
+    that selection's values indexed by rows (read-only); None otherwise."""
+    key, rest = _leading_mask(key)
     if isinstance(key, Tracer) and key.dtype == bool and key.ndim \
             and x.shape[:key.ndim] == key.shape:
-        return MaskedSelection(x, key)
-    return None
+        sel = MaskedSelection(x, key)
+        return sel[(slice(None), *rest)] if rest else sel
+    moved = select_moved(x, key, filled)  # (x[:, m]; x[i, m] is x[i][m])
+    if moved is None and type(key) is tuple and key and type(key[0]) is int and any(
+            isinstance(k, Tracer) and k.dtype == bool for k in key):
+        i = next(j for j, k in enumerate(key) if type(k) is not int)
+        return select(x[key[:i]], key[i:])
+    return moved
 
 
 def write_masked(x: Tracer, mask: Any, value: Any) -> bool:
@@ -94,6 +115,11 @@ def write_masked(x: Tracer, mask: Any, value: Any) -> bool:
     to one selected entry (a scalar, or a row): `where(mask, v, x)`, exactly NumPy's result.
     False if the write is not of that form (tracing's write at a traced key asks here
     first)."""
+    if write_moved(x, mask, value):  # (x[:, m] = v)
+        return True
+    mask, rest = _leading_mask(mask)  # (x[m, :] = v is x[m] = v)
+    if rest:
+        return False
     write_into = getattr(type(value), "write_into", None)  # (MaskedSelection)
     if write_into is not None:  # y[mask] = x[mask], or x[mask] *= c written back
         return write_into(value, x, mask)
