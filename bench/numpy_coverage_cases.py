@@ -215,6 +215,10 @@ CASES = [
     "np.count_nonzero(x[b] > 0)", "x[x[:, 0] > 0].sum(axis=0)", "np.r_[v, 0.0]", "np.c_[v, u]",
     "np.r_[0:2, v]", "np.gradient(v, q[:4])", "np.gradient(x, q[:4], axis=1, edge_order=2)",
     "np.vectorize(np.tanh)(x)", "np.vectorize(lambda s, t: s * t + 1.0)(x, y)",
+    # -- added in session 26: masks past the leading axis, np.poly1d of traced coefficients ----
+    "np.sum(x[:, x[0] > 0], axis=1)", "x[:, v > 0].mean(axis=1)", "np.sum(x[x[:, 0] > 0, 1:])",
+    "np.sum(x[1, v > 0])", "np.poly1d(v)(x)", "np.poly1d(v).deriv()(x)",
+    "(np.poly1d(v[:2]) * np.poly1d(u))(x)", "np.poly1d(np.polyfit(q[:4], v, 2))(x)",
 ]
 
 # -- generated: reductions with each axis / keepdims / dtype / out, as functions and methods ----

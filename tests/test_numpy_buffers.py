@@ -153,3 +153,26 @@ def test_numpy_keywords_of_the_creation_functions():
     X = R.standard_normal((2, 3))
     for got, want in zip(vg.jit(f)(X), f(X)):
         assert_same(got, want, rtol=1e-15)
+
+
+_OTHER = {"np": np}  # (another module's globals: a model defined there, passed in)
+exec("def model(x):\n    h = np.zeros(2)\n    h[0] = x.sum()\n    h[1] = x.max()\n"  # noqa: S102
+     "    return h", _OTHER)
+
+
+def test_a_function_closed_over_from_another_module_makes_buffers_too():
+    model = _OTHER["model"]
+
+    def loss(X):
+        return sum(np.sum(model(x) ** 2) for x in X)
+    X = R.standard_normal((5, 3))
+    assert_same(vg.jit(loss)(X), loss(X), rtol=1e-12)
+    vg.check_grads(loss, (X,), rtol=1e-6, atol=1e-8)
+    assert _OTHER["np"] is numpy
+
+
+def test_explain_traces_numpy_buffers_as_jit_does():
+    X = R.standard_normal((6, 3))
+    report = vg.explain(lambda X: row_norms(X).sum(), X)
+    assert "Not batched" in str(report) or report is not None
+    assert np.zeros is numpy.zeros

@@ -1,8 +1,9 @@
-"""Natural programs that order each sample (session 26, numpy lane), each in a loop or a
-comprehension over rows: medians, trimmed means and 75% quantiles from np.sort, ordered
-weighted averages, top-k sums through np.partition and through np.argsort, per-row
-1-Wasserstein distances between two samples, Lorenz curves (cumulative sums of the sorted
-magnitudes), rows reordered by a key, and the range of each row."""
+"""Natural programs that order, fit or select per sample (session 26, numpy lane), each in a
+loop or a comprehension over rows: medians, trimmed means from np.sort, ordered weighted
+averages, top-k sums through np.partition and through np.argsort, per-row 1-Wasserstein
+distances between two samples, rows reordered by a key, the range of each row; quadratic fits
+through np.poly1d(np.polyfit(...)), scores written into a buffer made by np.zeros, and row
+sums of gated columns (A[:, g > 0], a mask past the leading axis)."""
 from __future__ import annotations
 
 import numpy as np
@@ -140,4 +141,64 @@ PATTERNS = [
     _p("wasserstein_rows", wasserstein_rows, wasserstein_rows_ref, _two, (0, 1)),
     _p("sort_by_key", sort_by_key, sort_by_key_ref, _keyed, (0, 2)),
     _p("row_spread", row_spread, row_spread_ref, _rows),
+]
+
+
+def poly_fit_residuals(Y, t):
+    """Item 1: a quadratic least-squares fit per sample through np.poly1d(np.polyfit(...)),
+    its squared residuals and its slope at the middle."""
+    tot = 0.0
+    for y in Y:
+        p = np.poly1d(np.polyfit(t, y, 2))
+        tot = tot + np.sum((y - p(t)) ** 2) + p.deriv()(0.5) ** 2
+    return tot
+
+
+def poly_fit_residuals_ref(Y, t):
+    C = np.polyfit(t, Y.T, 2)  # (3, n): one column per sample
+    fit = np.vander(t, 3) @ C
+    slope = 2 * C[0] * 0.5 + C[1]
+    return np.sum((Y.T - fit) ** 2) + np.sum(slope ** 2)
+
+
+def numpy_buffer_rows(X, w):
+    """Item 1: per-row scores written into a buffer made by np.zeros, then a loss of it."""
+    out = np.zeros(X.shape[0])
+    for i in range(X.shape[0]):
+        out[i] = np.dot(X[i], w) + np.max(X[i])
+    return np.sum(np.tanh(out) ** 2)
+
+
+def numpy_buffer_rows_ref(X, w):
+    return np.sum(np.tanh(X @ w + np.max(X, axis=1)) ** 2)
+
+
+def _fit(rng, n, d):
+    return normal(rng, n, d), np.linspace(0.0, 1.0, d)
+
+
+
+def gated_column_sums(X, G):
+    """Item 1: per sample, the row sums of a matrix's columns that a gate selects
+    (`A[:, g > 0].sum(axis=1)`, a boolean mask past the leading axis)."""
+    tot = 0.0
+    for A, g in zip(X, G):
+        tot = tot + np.sum(A[:, g > 0].sum(axis=1) ** 2)
+    return tot
+
+
+def gated_column_sums_ref(X, G):
+    return np.sum(np.sum(np.where(G[:, None, :] > 0, X, 0.0), axis=2) ** 2)
+
+
+def _gated(rng, n, d):
+    return normal(rng, n, 8, d), normal(rng, n, d)
+
+
+PATTERNS += [
+    Pattern("poly_fit_residuals", 1, poly_fit_residuals, poly_fit_residuals_ref, _fit,
+            {"small": _SMALL, "default": {"n": 300, "d": 33}}, (0,), tags=_T),
+    _p("numpy_buffer_rows", numpy_buffer_rows, numpy_buffer_rows_ref, _weighted, (0, 1)),
+    Pattern("gated_column_sums", 1, gated_column_sums, gated_column_sums_ref, _gated,
+            {"small": _SMALL, "default": {"n": 500, "d": 16}}, (0,), tags=_T),
 ]

@@ -42,6 +42,7 @@ from .staging import (
     fun_name,
     stage_grad,
     stage_jit,
+    with_numpy_buffers,
 )
 from .tracing import Builder, Tracer, current_builder, to_atom
 
@@ -435,11 +436,13 @@ def trace_graph(fun: Callable, args: tuple, hash_cons: bool = True,
     if call is None:
         _, td, sig = flatten_call(tuple(args), {}, frozenset(), False)
         call = Call(td, sig)
-    with _gc_paused(), Builder(hash_cons=hash_cons) as b:
-        a, kw = unflatten_call(call.td, [new_input(v, b) for v in call.avals])
-        with traced_builtins():
-            res = fun(*a, **kw)
-        atoms = [to_atom(x) for x in flatten(res)[0]]
-    return b.build(atoms)
+    def run() -> Graph:
+        with _gc_paused(), Builder(hash_cons=hash_cons) as b:
+            a, kw = unflatten_call(call.td, [new_input(v, b) for v in call.avals])
+            with traced_builtins():
+                res = fun(*a, **kw)
+            atoms = [to_atom(x) for x in flatten(res)[0]]
+        return b.build(atoms)
+    return with_numpy_buffers(fun, run)  # (np.zeros buffers, as staging's trace)
 
 

@@ -142,16 +142,32 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
     validate (and convert) the output before it is flattened. A trace that stored a traced
     value into a NumPy array runs again with np.zeros / np.empty / ... making vecgrad buffers
     (numpy/_buffers.py); if that fails too, the first error stands."""
+    return with_numpy_buffers(fun, lambda: _trace_call(fun, call, has_aux, check))
+
+
+def with_numpy_buffers(fun: Callable, run: Callable[[], Any]) -> Any:
+    """run() (a trace of `fun`); where it stores a traced value into a NumPy array, run()
+    again with the creation functions of fun's modules making vecgrad buffers (NumPy's
+    ValueError of a store, where no typed error replaced it, counts too)."""
     try:
-        return _trace_call(fun, call, has_aux, check)
-    except TracedIntoNumpyError as ex:
+        return run()
+    except (TracedIntoNumpyError, ValueError) as ex:
+        if not _numpy_store(ex):
+            raise
         with numpy_buffers(fun) as swapped:
             if not swapped:
                 raise
             try:
-                return _trace_call(fun, call, has_aux, check)
-            except TracedIntoNumpyError:
-                raise ex from None
+                return run()
+            except (TracedIntoNumpyError, ValueError) as again:
+                if _numpy_store(again):
+                    raise ex from None
+                raise
+
+
+def _numpy_store(ex: Exception) -> bool:
+    return isinstance(ex, TracedIntoNumpyError) or "array element with a sequence" in str(ex) \
+        and isinstance(ex.__cause__, TracedIntoNumpyError)
 
 
 def _trace_call(fun: Callable, call: Call, has_aux: bool,

@@ -9,6 +9,8 @@ module's globals are restored when that trace ends. What already traced never ru
 from __future__ import annotations
 
 import contextlib
+import os
+import sysconfig
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -76,33 +78,91 @@ for _f, _g in BUFFERS.items():
     setattr(_PROXY, _f.__name__, _g)
 
 
-def _globals_of(fun: Any) -> dict | None:
+def _code_of(fun: Any) -> Any:
     fun = getattr(fun, "__wrapped__", fun)
     fun = getattr(fun, "__func__", fun)
-    g = getattr(fun, "__globals__", None)
-    if g is None and not isinstance(fun, type):  # (an object with a __call__ method)
-        g = getattr(vars(type(fun)).get("__call__"), "__globals__", None)
-    return g
+    if not hasattr(fun, "__globals__") and not isinstance(fun, type):  # (a callable object)
+        fun = vars(type(fun)).get("__call__", fun)
+    return fun
+
+
+def _modules_of(fun: Any, depth: int = 3) -> list[dict]:
+    """The globals of `fun`'s module, and of the functions it calls by a global name, closes
+    over or takes as defaults (a loss calling a model defined in another module), `depth`
+    deep."""
+    out: list[dict] = []
+    todo, seen = [(fun, 0)], set()
+    while todo:
+        f, d = todo.pop()
+        f = _code_of(f)
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        g = getattr(f, "__globals__", None)
+        if g is None:
+            continue
+        if all(g is not h for h in out) and (not d or not _installed(g)):
+            out.append(g)  # (a library's module, reached from the user's: left alone)
+        if d < depth:
+            cells = [c.cell_contents for c in getattr(f, "__closure__", None) or ()
+                     if _filled(c)]
+            named = [g.get(n) for n in _names(getattr(f, "__code__", None))]
+            todo += [(v, d + 1) for v in cells + named + list(getattr(f, "__defaults__", None)
+                                                             or ())
+                     if callable(v) and not isinstance(v, type)]
+    return out
+
+
+_LIBS = tuple(os.path.abspath(p) + os.sep for p in {sysconfig.get_paths()[k] for k in
+                                                    ("stdlib", "purelib", "platlib")})
+
+
+def _installed(g: dict) -> bool:
+    f = g.get("__file__")
+    return isinstance(f, str) and os.path.abspath(f).startswith(_LIBS)  # (exec, notebooks: no file)
+
+
+def _names(code: Any) -> set:
+    """The global names a code object (and the functions and comprehensions in it) reads."""
+    out: set = set()
+    todo = [code] if code is not None else []
+    while todo:
+        c = todo.pop()
+        out.update(c.co_names)
+        todo += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    return out
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        return cell.cell_contents is not None or True
+    except ValueError:  # (an empty cell)
+        return False
 
 
 @contextlib.contextmanager
 def numpy_buffers(fun: Callable) -> Iterator[bool]:
-    """While it lasts, the module of `fun` reads vecgrad's buffers for NumPy's creation
-    functions; yields whether it reads any of them (else there is nothing to try again)."""
-    g = _globals_of(fun)
-    swap = {}
-    for k, v in list((g or {}).items()):
-        if v is _np:
-            swap[k] = _PROXY
-        elif id(v) in _BY_ID:
-            swap[k] = _BY_ID[id(v)]
-    old = {k: g[k] for k in swap}  # type: ignore[index]
-    try:
+    """While it lasts, the modules of `fun` (and of the functions it closes over) read
+    vecgrad's buffers for NumPy's creation functions; yields whether they read any of them
+    (else there is nothing to try again)."""
+    swaps = []
+    for g in _modules_of(fun):
+        if str(g.get("__name__", "")).partition(".")[0] in ("vecgrad", "numpy"):
+            continue  # (vecgrad's own wrappers: only the user's modules change)
+        swap = {}
+        for k, v in list(g.items()):
+            if v is _np:
+                swap[k] = _PROXY
+            elif id(v) in _BY_ID:
+                swap[k] = _BY_ID[id(v)]
         if swap:
-            g.update(swap)  # type: ignore[union-attr]
-        yield bool(swap)
+            swaps.append((g, swap, {k: g[k] for k in swap}))
+    try:
+        for g, swap, _ in swaps:
+            g.update(swap)
+        yield bool(swaps)
     finally:
-        for k, v in old.items():
-            if g.get(k) is swap[k]:  # type: ignore[union-attr]
-                g[k] = v  # type: ignore[index]
-
+        for g, swap, old in swaps:
+            for k, v in old.items():
+                if g.get(k) is swap[k]:
+                    g[k] = v
