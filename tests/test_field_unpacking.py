@@ -100,3 +100,21 @@ def test_fields_are_layouts_repeated_by_many_arrays():
     few = {f"C{i}": ((0, 3), (3, 6), (7, 9)) for i in range(6)}  # 6 = 2 * 3: kept
     csr = {"x": ((0, 2), (2, 7), (7, 12)), "w": ((0, 2), (2, 7), (7, 12))}
     assert fields({**jac, **few, **csr}) == set(jac)
+
+
+FEW = [c for c in CASES if c[0] is not gates_of_rows]  # (W @ x[i]: rows of one product, which
+# listmaps merges, so its tiles stay; from 7 rows on, `fields` leaves them to batching)
+
+
+@pytest.mark.parametrize("f,make,argnums", FEW, ids=[c[0].__name__ for c in FEW])
+def test_fields_of_a_few_iterations_are_left_as_reads(f, make, argnums):
+    # three iterations: too few for `fields` to tell, so listmaps tiles them; no work merges
+    # on the tiles, and the graph is given back as it was
+    from vecgrad.batch.listmaps import list_maps
+    args = make(3)
+    g = trace_graph(f, args)
+    assert _gathers(g, segments=True) is not None
+    assert list_maps(g, segments=True) is g
+    e = check_batched(f, args, argnums=argnums)
+    big = vg.grad(f, argnums=argnums).entry(*make(16))[0]
+    assert len(e.stages["final"].eqns) == len(big.stages["final"].eqns)

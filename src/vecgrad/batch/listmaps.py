@@ -522,14 +522,19 @@ def list_maps(g: Graph, segments: bool = False) -> Graph:
     first = _gathers(g, segments)
     if first is None:
         return g
-    g, vals = first
-    g = _row_products(g)
+    tiled, vals = first
+    h = _row_products(tiled)
+    merged = h is not tiled
     for _ in range(_MAX_ROUNDS):
-        nxt = _round(g, vals)
+        nxt = _round(h, vals)
         if nxt is None:
             break
-        g = nxt
-    return _joins(g, vals)
+        h, merged = nxt, True
+    out = _joins(h, vals)
+    # (tiles that no work merged on and no join read whole are the reads they were, of one
+    # gather: batching then merges the reads as reads, where the tiles of each member stay
+    # one read per member, 1,000 for ba's Jacobian blocks)
+    return out if merged or out is not h else g
 
 
 def _joins(g: Graph, vals: dict) -> Graph:
@@ -537,6 +542,7 @@ def _joins(g: Graph, vals: dict) -> Graph:
     tiles' order: the whole itself, one slice of it, or one gather (a tile used twice, when
     two members read the same list)."""
     eqns = []
+    joined = False
     for e in g.eqns:
         ts = [vals.get(a) if a.__class__ is Var else None for a in e.inputs]
         if e.prim is not P.concatenate or len(ts) < 2 or \
@@ -547,7 +553,8 @@ def _joins(g: Graph, vals: dict) -> Graph:
         W, j = ts[0].whole, ts[0].axis
         ids = [range(*t.layout.bounds[t.m]) for t in ts]
         eqns.append(Eqn(P.getitem, (W,), Params({"idx": _rows_index(W, j, ids)}), e.out, e.src))
-    return g.replace(eqns=tuple(eqns))
+        joined = True
+    return g.replace(eqns=tuple(eqns)) if joined else g
 
 
 def _rows_index(base: Var, j: int, ids: list[range]) -> Any:
