@@ -25,8 +25,12 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Const, Eqn, Graph, Params, Var
+from ..ir import Atom, Const, Eqn, Graph, Var
 from ..primitives.linalg import make_spec, parse_spec
+from . import dense as _dense
+from .dense import REDUCTIONS as _REDUCTIONS
+from .dense import dense_rows, dense_span, work
+from .dense import emit as _emit
 from .fields import fields
 
 _MIN_MEMBERS = 3
@@ -66,7 +70,7 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]],
     ch = _Chain(read, rng)
     slot = {read.out: -1}  # a row-carrying value -> its equation's place in the chain
     ends: dict[Var, int] = {}  # a sum over the rows -> its place in the chain
-    own = ragged[read.out]  # ((base, pattern, axis), rows): a sibling has the same but base
+    axis = ragged[read.out][0][2]  # (a sibling's rows are along the same axis of its base)
     at: dict[int, Eqn] = dict(users.get(read.out, []))  # readers not yet taken, by position
     todo = list(at)  # (a heap: the chain is taken in the order of the trace)
     heapq.heapify(todo)
@@ -82,7 +86,7 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]],
             if isinstance(a, Var) and a in slot:
                 ops.append(("r", slot[a]))
             elif isinstance(a, Var) and a in ragged and ragged[a][1] == rng \
-                    and ragged[a][0][1:] == own[0][1:]:
+                    and ragged[a][0][2] == axis:  # (the same rows of any array: Y[:t])
                 ops.append(("q", ragged[a][0]))
             elif isinstance(a, Var) and a in ends:
                 ops.append(("e", ends[a]))
@@ -112,11 +116,6 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]],
         if any(j not in seen for j, _ in users.get(v, [])):
             return None
     return ch
-
-
-# a reduction over the rows -> its segment form: a member's sum, maximum or minimum
-_REDUCTIONS = {P.reduce_sum: P.segment_sum, P.reduce_max: P.segment_max,
-               P.reduce_min: P.segment_min}
 
 
 def _params_key(e: Eqn) -> tuple:
@@ -302,16 +301,19 @@ def _rebuild(g: Graph, groups: list) -> list[Eqn]:
     return out
 
 
-def _emit(out: list[Eqn], prim: P.Primitive, ins: tuple, params: dict, src: Any,
-          var: Var | None = None) -> Var:
-    ps = Params(params)
-    aval = prim.shape_rule(*[a.aval for a in ins], **ps)
-    v = Var(aval) if var is None else var
-    out.append(Eqn(prim, tuple(ins), ps, v, src))
-    return v
-
-
 def _pack(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
+    """The members' chains packed, or dense and masked where their rows fill most of their
+    rectangle and the estimated work is less that way (see `dense`)."""
+    packed = _packed(pat, chs)
+    span = dense_span([c.rng for c in chs])
+    if span is not None:
+        dense = dense_rows(pat, chs, span)
+        if work(dense) < _dense.DENSE_BIAS * work(packed):
+            return dense
+    return packed
+
+
+def _packed(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
     out: list[Eqn] = []
     base, idx, ax = pat
     src = chs[0].read.src
