@@ -8,12 +8,15 @@ and each sum over a member's rows is a masked reduction over the span (`where(ma
 `-inf` for a maximum), with a 0/1 mask of which span rows each member owns.
 
 Exactness: a masked entry pairs a member with a row it does not own, a value the loop never
-computes (it may overflow, as `exp` of a score above the member's maximum). The reductions
-never see it (the `where` picks the identity, and sends it a cotangent of exactly 0), and the
-first value that pairs the two (member values with shared rows) gets its masked entries
-replaced by the member's value at a row every member owns (`where(mask, s, s[:, j0])`), so
-that everything computed after it, and its derivative, is what the loop computes at that
-row: finite wherever the loop's values are, and so 0 * derivative is exactly 0.
+computes ("junk": it may overflow, as `exp` of a score above the member's maximum). The
+reductions never see it (the `where` picks the identity, and sends it a cotangent of exactly
+0). Junk flows unchanged through operations whose derivatives are finite at finite operands
+(products, sums, differences, tanh, ...: 0 times a finite derivative stays 0); before any
+other operation (exp, log, sqrt, a division by junk) its masked entries are replaced by the
+member's value at a row every member owns (`where(mask, s, s[:, j0])`), so that what is
+computed after it, and its derivative, is what the loop computes at that row: finite
+wherever the loop's values are. (Junk is finite where the data are: products and sums of
+the same finite numbers the loop multiplies and adds.)
 """
 from __future__ import annotations
 
@@ -64,6 +67,7 @@ class _Plan:
         pos = np.arange(lo, hi)
         self.mask = np.stack([(pos >= a) & (pos < b) for a, b in (c.rng for c in chs)])
         self.masks: dict[int, Const] = {}
+        self.filled: dict[Var, Var] = {}
 
     def mask_of(self, ndim: int) -> Const:
         """The mask (members, span) with unit axes after it to `ndim` axes."""
@@ -81,12 +85,18 @@ class _Plan:
         mask = self.mask_of(v.aval.ndim + (not mem))
         return self.emit(P.where, (mask, v, fill), {}, src)
 
-    def filled(self, v: Var, src: Any) -> Var:
-        """v with its masked entries replaced by the member's entry at row j0."""
-        idx = (P.Sl(0, self.m, 1), P.Sl(self.j0, self.j0 + 1, 1)) + tuple(
-            P.Sl(0, d, 1) for d in v.aval.shape[2:])
-        col = self.emit(P.getitem, (v,), {"idx": P.BasicIndex(idx)}, src)
-        return self.masked(v, True, col, src)
+    def clean(self, a: tuple, src: Any) -> tuple:
+        """An operand without junk: rows with junk get their masked entries replaced by
+        the member's entry at row j0 (once per value)."""
+        if a[0] != "rows" or not a[3]:
+            return a
+        v = a[1]
+        if v not in self.filled:
+            idx = (P.Sl(0, self.m, 1), P.Sl(self.j0, self.j0 + 1, 1)) + tuple(
+                P.Sl(0, d, 1) for d in v.aval.shape[2:])
+            col = self.emit(P.getitem, (v,), {"idx": P.BasicIndex(idx)}, src)
+            self.filled[v] = self.masked(v, True, col, src)
+        return ("rows", self.filled[v], True, False)
 
 
 # estimated cost per element (about a pass of NumPy's elementwise loops) of what a plan
@@ -140,23 +150,22 @@ def dense_rows(pat: tuple, chs: list, span: tuple[int, int, int]) -> list[Eqn]:
         return reads[key]
 
     x = read(pat, chs[0].read.src)
-    vals: list[tuple[Atom, bool]] = []  # per equation: its value, whether it has members
+    vals: list[tuple] = []  # per equation: its value, whether it has members, and masked junk
     for k, (_, e) in enumerate(chs[0].eqns):
         ops = chs[0].sig[k][2]
         ins, r = [], 0
         for j, o in enumerate(ops):
             if o[0] == "r":
-                ins.append(("rows",) + ((x, False) if o[1] == -1 else vals[o[1]]))
+                ins.append(("rows",) + ((x, False, False) if o[1] == -1 else vals[o[1]]))
             elif o[0] == "q":
-                ins.append(("rows", read(o[1], e.src), False))
+                ins.append(("rows", read(o[1], e.src), False, False))
             elif o[0] == "e":
                 ins.append(("own", vals[o[1]][0], True, e.inputs[j].aval.ndim))
             else:
                 atoms = [c.regular[k][r] for c in chs]
                 r += 1
                 ins.append(_own(pl, atoms, e.src))
-        v = _step(pl, e, ins, chs, k)
-        vals.append(v)
+        vals.append(_step(pl, e, ins, chs, k))
     return pl.out
 
 
@@ -170,40 +179,59 @@ def _own(pl: _Plan, atoms: list[Atom], src: Any) -> tuple:
     return ("own", pl.emit(P.stack, tuple(atoms), {"axis": 0}, src), True, a0.aval.ndim)
 
 
-def _step(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int) -> tuple[Atom, bool]:
-    """Equation k of the chain on the span: its value and whether it has a member axis."""
+def _step(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int) -> tuple:
+    """Equation k of the chain on the span: (its value, whether it has a member axis,
+    whether its masked entries are junk: values the loop never computes)."""
     if e.prim is P.einsum:
         return _einsum(pl, e, ins, chs, k)
     if e.prim in REDUCTIONS:
-        _, v, mem = ins[0]
+        _, v, mem, junk = ins[0]
         axes = tuple(a + mem for a in e.params["axes"])
         if 0 not in e.params["axes"]:
-            return pl.emit(e.prim, (v,), {"axes": axes}, e.src), mem
+            return pl.emit(e.prim, (v,), {"axes": axes}, e.src), mem, junk
         v = pl.masked(v, mem, _identity(e.prim, v.aval.dtype), e.src)
         return _ends(pl, pl.emit(e.prim, (v,), {"axes": tuple(
             a + 1 for a in e.params["axes"])}, e.src), chs, k)
     if e.prim in (P.getitem, P.reshape):
-        _, v, mem = ins[0]
+        _, v, mem, junk = ins[0]
         lead = (pl.m, pl.w) if mem else (pl.w,)
         if e.prim is P.reshape:
             p = {"shape": lead + tuple(e.params["shape"][1:])}
         else:
             p = {"idx": P.BasicIndex(tuple(P.Sl(0, d, 1) for d in lead) +
                                      tuple(e.params["idx"][1:]))}
-        return pl.emit(e.prim, (v,), p, e.src), mem
+        return pl.emit(e.prim, (v,), p, e.src), mem, junk
+    if not _safe(e, ins):
+        ins = [pl.clean(a, e.src) for a in ins]
     nd = e.out.aval.ndim  # (elementwise: its members' operands right-aligned to it)
     args = [a[1] if a[0] == "rows" or not a[2] else _aligned(pl, a[1], a[3], nd, e.src)
             for a in ins]
-    v = pl.emit(e.prim, tuple(args), dict(e.params), e.src)
-    return _born(pl, v, ins, e.src)
+    return _result(pl.emit(e.prim, tuple(args), dict(e.params), e.src), ins)
 
 
-def _born(pl: _Plan, v: Var, ins: list[tuple], src: Any) -> tuple[Atom, bool]:
-    """v, filled where it first pairs members with shared rows (see the module doc)."""
+# elementwise operations whose derivatives are finite at finite operands (junk included):
+# junk reaches them unfilled (its cotangent, exactly 0, times a finite derivative is 0)
+_SAFE = frozenset([P.neg, P.abs_, P.sign, P.tanh, P.sin, P.cos, P.logistic, P.add, P.sub,
+                   P.mul, P.maximum, P.minimum, P.where, P.cast, P.stop_gradient, P.lt,
+                   P.le, P.gt, P.ge, P.eq, P.ne])
+
+
+def _safe(e: Eqn, ins: list[tuple]) -> bool:
+    """Whether `e` may read junk unfilled: a safe operation, a division by no junk, an
+    integer power; anything else (exp may overflow, log and sqrt leave their domain)."""
+    if e.prim in _SAFE:
+        return True
+    if e.prim is P.div:
+        return not (ins[1][0] == "rows" and ins[1][3])
+    p = e.params.get("p") if e.prim is P.powc else None
+    return p is not None and float(p).is_integer() and p >= 0
+
+
+def _result(v: Var, ins: list[tuple]) -> tuple:
+    """v's entry: junk where it reads junk, or first pairs members with shared rows."""
     mem = any(a[2] for a in ins)
-    if mem and any(a[0] == "rows" and not a[2] for a in ins):
-        v = pl.filled(v, src)
-    return v, mem
+    junk = mem and any(a[0] == "rows" and (a[3] or not a[2]) for a in ins)
+    return v, mem, junk
 
 
 def _aligned(pl: _Plan, s: Atom, own: int, nd: int, src: Any) -> Var:
@@ -216,35 +244,35 @@ def _aligned(pl: _Plan, s: Atom, own: int, nd: int, src: Any) -> Var:
     return pl.emit(P.reshape, (s,), {"shape": shape}, src)
 
 
-def _einsum(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int) -> tuple[Atom, bool]:
+def _einsum(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int) -> tuple:
     specs, res = parse_spec(e.params["spec"])
     used = set(e.params["spec"])
     M = next(c for c in string.ascii_letters if c not in used)
     L = next(s[0] for s, a in zip(specs, ins) if a[0] == "rows")
     args = [a[1] for a in ins]
     end = L not in res
-    if end:  # the rows summed: over each member's own rows only
+    if end:  # the rows summed: over each member's own rows only (junk times 0 is 0)
         j = next((j for j, a in enumerate(ins) if a[0] == "rows" and a[2]), None)
         if j is None:
             j = next(j for j, a in enumerate(ins) if a[0] == "rows")
         args[j] = pl.masked(args[j], ins[j][2], Const(np.zeros((), args[j].aval.dtype)), e.src)
-        ins = ins[:j] + [("rows", args[j], True)] + ins[j + 1:]
+        ins = ins[:j] + [("rows", args[j], True, False)] + ins[j + 1:]
     mem = any(a[2] for a in ins)
     spec = make_spec([M + s if a[2] else s for s, a in zip(specs, ins)],
                      (M if mem else "") + res)
     v = pl.emit(P.einsum, tuple(args), {**e.params, "spec": spec}, e.src)
     if end:
         return _ends(pl, v, chs, k)
-    return _born(pl, v, ins, e.src)
+    return _result(v, ins)
 
 
-def _ends(pl: _Plan, v: Var, chs: list, k: int) -> tuple[Atom, bool]:
+def _ends(pl: _Plan, v: Var, chs: list, k: int) -> tuple:
     """Each member's result of equation k (an end): its row of v."""
     for m, c in enumerate(chs):
         ix = (m,) + tuple(P.Sl(0, d, 1) for d in v.aval.shape[1:])
         pl.emit(P.getitem, (v,), {"idx": P.BasicIndex(ix)}, c.eqns[k][1].src,
                 var=c.eqns[k][1].out)
-    return v, True
+    return v, True, False
 
 
 __all__ = ["DENSE_BIAS", "DENSE_SHARE", "REDUCTIONS", "dense_rows", "dense_span", "emit", "work"]
