@@ -199,3 +199,35 @@ def test_short_rows_stay_packed():
 ])
 def test_dense_span(rngs, want):
     assert dense_span(rngs) == want
+
+
+def _local_partial(w):
+    def f(Q, K, V):
+        out = []
+        for t in range(len(Q)):
+            lo = max(0, t - w + 1)
+            s = K[lo:t + 1] @ Q[t]
+            a = vnp.exp(s - vnp.max(s))
+            out.append(a @ V[lo:t + 1] / vnp.sum(a))
+        return vnp.sum(vnp.stack(out) ** 2)
+    return f
+
+
+@pytest.mark.parametrize("w", [4, 6])
+def test_partial_windows_at_an_edge_run_as_one_group(w):
+    # windows of width w at every t, the first w - 1 cut at 0: the full ones batch as
+    # windows, the partial ones (each a dozen small operations) as one masked group
+    r = rng(w)
+    args = tuple(0.5 * r.standard_normal((20, 3)) for _ in range(3))
+    e = check(_local_partial(w), args, (0, 1, 2))
+    g = e.stages["batch"]
+    assert len(g.eqns) < 60, vg.ir.pretty(g)
+    assert count(g, P.strided) >= 1, vg.ir.pretty(g)  # (the full windows: a view)
+
+
+def test_partial_windows_graph_does_not_grow_with_the_width():
+    r = rng(9)
+    args = tuple(0.5 * r.standard_normal((24, 3)) for _ in range(3))
+    e4, _ = vg.grad(_local_partial(4), argnums=0).entry(*args)
+    e7, _ = vg.grad(_local_partial(7), argnums=0).entry(*args)
+    assert len(e4.stages["batch"].eqns) == len(e7.stages["batch"].eqns)

@@ -196,7 +196,7 @@ def packed_rows(g: Graph) -> Graph:
             ch = _follow(e, rng, users, ragged)
             if ch is not None:
                 chains.setdefault(tuple(ch.sig), []).append(ch)
-        for chs in chains.values():
+        for chs in map(_edges, chains.values()):
             if len(chs) >= _MIN_MEMBERS and _ragged([c.rng[1] - c.rng[0] for c in chs]) \
                     and not _window_classes([c.rng for c in chs]):
                 groups.append((pat, chs))
@@ -232,6 +232,17 @@ def _ragged(lens: list[int]) -> bool:
     for n in lens:
         counts[n] = counts.get(n, 0) + 1
     return len(counts) > 1 and 2 * max(counts.values()) <= len(lens)
+
+
+def _edges(chs: list[_Chain]) -> list[_Chain]:
+    """The members to pack: all, or where one length is shared by half of them or more
+    (windows of one width, which batch as windows), the others (the partial windows at an
+    edge, `K[max(0, t-w+1):t+1]`: each would run alone, a dozen small operations apiece)."""
+    lens = [c.rng[1] - c.rng[0] for c in chs]
+    top = max(set(lens), key=lens.count)
+    if 2 * lens.count(top) < len(lens):
+        return chs
+    return [c for c, n in zip(chs, lens) if n != top]
 
 
 # windows of at most this many widths, each width read at MIN_WINDOWS or more positions
