@@ -25,6 +25,16 @@ def causal_rows(Q, K, V):
     return out
 
 
+def causal_rows_transposed(Q, K, V):
+    # the scores written as a user does: the query times the keys' transpose
+    out = 0.0
+    for t in range(len(Q)):
+        s = Q[t] @ K[:t + 1].T
+        p = vnp.exp(s - vnp.max(s))
+        out = out + vnp.sum(p @ V[:t + 1] / vnp.sum(p))
+    return out
+
+
 def anticausal_rows(Q, K, V):
     # each query attends to the keys from it on (suffixes), scaled, a tanh of the context
     out = 0.0
@@ -103,6 +113,7 @@ def _att(r, n=7, d=3):
 DENSE = [
     ("causal_rows", causal_rows, _att, (0, 1, 2)),
     ("anticausal_rows", anticausal_rows, _att, (0, 1, 2)),
+    ("causal_rows_transposed", causal_rows_transposed, _att, (0, 1, 2)),
     ("causal_offset_bias", causal_offset_bias,
      lambda r: (r.standard_normal((7, 3)), r.standard_normal((7, 3)), r.standard_normal(6)),
      (0, 1, 2)),
@@ -143,6 +154,18 @@ def test_the_cheaper_plan_is_chosen():
         == "dense"
     assert _plan(suffix_pairs_channels, (r.standard_normal((24, 2)), r.random(2))) == "packed"
     assert _plan(causal_sqrt_distance, _sorted(r, 24)) == "packed"
+
+
+def test_transposed_rows_read_by_a_product_pack():
+    # `Q[t] @ K[:t+1].T`, the `.T` folded into the product: the loop packs (it ran one
+    # iteration at a time) and matches the loop; a transpose read by anything else stays
+    r = rng(6)
+    e = check(causal_rows_transposed, _att(r, 9, 3), (0, 1, 2))
+    assert len(e.stages["batch"].eqns) < 30, vg.ir.pretty(e.stages["batch"])
+
+    def f(x):
+        return sum(vnp.sum(vnp.tanh(x[:t + 1].T * x[t][:, None])) for t in range(len(x)))
+    check(f, (r.standard_normal((7, 3)),))
 
 
 def test_masked_scores_that_overflow_leave_values_and_gradients_exact():

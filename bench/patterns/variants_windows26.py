@@ -40,6 +40,22 @@ def suffix_attention_rows_ref(Q, K, V):
     return np.sum(np.tanh(P @ V))
 
 
+def causal_rows_transposed(Q, K, V):
+    """Item 2: causal attention rows written with the keys transposed, `Q[t] @ K[:t+1].T`,
+    and the scaled scores' softmax computed by hand."""
+    out = 0.0
+    for t in range(len(Q)):
+        s = Q[t] @ K[:t + 1].T * (1.0 / np.sqrt(Q.shape[1]))
+        e = np.exp(s - s.max())
+        out = out + np.sum((e / e.sum()) @ V[:t + 1])
+    return out
+
+
+def causal_rows_transposed_ref(Q, K, V):
+    P = _masked_softmax(Q @ K.T / np.sqrt(Q.shape[1]), np.tri(len(Q), dtype=bool))
+    return np.sum(P @ V)
+
+
 def causal_rows_buffer(Q, K, V, Y):
     """Item 2: causal attention rows written into a buffer, then a squared error."""
     T, d = Q.shape
@@ -244,6 +260,9 @@ def local_inputs(rng, T, d, w):
 
 PATTERNS = [
     Pattern("suffix_attention_rows", 2, suffix_attention_rows, suffix_attention_rows_ref,
+            attention_inputs, {"small": {"T": 6, "d": 3}, "default": {"T": 128, "d": 16}},
+            (0, 1, 2), tags=_V),
+    Pattern("causal_rows_transposed", 2, causal_rows_transposed, causal_rows_transposed_ref,
             attention_inputs, {"small": {"T": 6, "d": 3}, "default": {"T": 128, "d": 16}},
             (0, 1, 2), tags=_V),
     Pattern("causal_rows_buffer", 2, causal_rows_buffer, causal_rows_buffer_ref,

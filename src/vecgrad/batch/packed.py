@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Const, Eqn, Graph, Var
+from ..ir import Atom, Const, Eqn, Graph, Params, Var
 from ..primitives.linalg import make_spec, parse_spec
 from . import dense as _dense
 from .dense import REDUCTIONS as _REDUCTIONS
@@ -187,6 +187,9 @@ def packed_rows(g: Graph) -> Graph:
         cands = [c for c in cands if c[0] not in drop]
     if not cands:
         return g
+    folded = _transposed_rows(g, by_pat)
+    if folded is not None:
+        return packed_rows(folded)
     users = _users(eqns)
     ragged = {e.out: (pat, rng) for pat, ms in by_pat.items() for _, e, rng in ms}
     groups = []
@@ -204,6 +207,36 @@ def packed_rows(g: Graph) -> Graph:
         return g
     eqns = _toposort(_rebuild(g, groups), g.inputs)
     return g if eqns is None else g.replace(eqns=tuple(eqns))
+
+
+def _transposed_rows(g: Graph, by_pat: dict) -> Graph | None:
+    """g with transposes of row slices that only products read (`Q[t] @ K[:t+1].T`)
+    folded into the products: einsum(transpose(x)) is einsum(x) with its letters in x's
+    order, so the rows' chain starts at the read, rows first. None where there are none."""
+    outs = {e.out for ms in by_pat.values() for _, e, _ in ms}
+    fold = {e.out: e for e in g.eqns if e.prim is P.transpose and e.inputs[0] in outs}
+    if not fold:
+        return None
+    users = _users(g.eqns)
+    fold = {v: t for v, t in fold.items() if all(u.prim is P.einsum for _, u in users[v])}
+    if not fold:
+        return None
+    out = []
+    for e in g.eqns:
+        if e.out in fold:
+            continue
+        if e.prim is P.einsum and any(isinstance(a, Var) and a in fold for a in e.inputs):
+            specs, res = parse_spec(e.params["spec"])
+            specs, ins = list(specs), list(e.inputs)  # (parse_spec's lists are shared)
+            for j, a in enumerate(e.inputs):
+                if isinstance(a, Var) and a in fold:
+                    perm = fold[a].params["perm"]  # (axis i of the transpose: perm[i] of x)
+                    specs[j] = "".join(specs[j][perm.index(ax)] for ax in range(len(perm)))
+                    ins[j] = fold[a].inputs[0]
+            e = Eqn(e.prim, tuple(ins), Params({**e.params, "spec": make_spec(specs, res)}),
+                    e.out, e.src)
+        out.append(e)
+    return g.replace(eqns=tuple(out))
 
 
 _GETITEM = frozenset([P.getitem])
