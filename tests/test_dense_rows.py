@@ -168,6 +168,50 @@ def test_transposed_rows_read_by_a_product_pack():
     check(f, (r.standard_normal((7, 3)),))
 
 
+def multihead_rows_last(Q, K, V):
+    # heads first, the rows last in the scores ('hd,jhd->hj'), a softmax along them with
+    # keepdims (a (h, 1) maximum and sum broadcast back over the rows)
+    out = 0.0
+    for t in range(Q.shape[0]):
+        s = vnp.einsum("hd,jhd->hj", Q[t], K[:t + 1])
+        p = vnp.exp(s - vnp.max(s, axis=1, keepdims=True))
+        p = p / vnp.sum(p, axis=1, keepdims=True)
+        out = out + vnp.sum(vnp.einsum("hj,jhd->hd", p, V[:t + 1]) ** 2)
+    return out
+
+
+def block_rows_last(Q, K, c):
+    # two queries against the later keys, transposed: rows last, a bias per query row,
+    # a max over the rows and a weighted sum over both axes
+    out = 0.0
+    for t in range(len(Q) - 1):
+        s = Q[t:t + 2] @ K[t:].T + c[:, None]
+        out = out + vnp.sum(vnp.tanh(s - vnp.max(s, axis=1, keepdims=True)) * c[:, None])
+    return out
+
+
+ROWS_LAST = [
+    ("multihead_rows_last", multihead_rows_last,
+     lambda r: tuple(0.5 * r.standard_normal((6, 2, 3)) for _ in range(3)), (0, 1, 2)),
+    ("block_rows_last", block_rows_last,
+     lambda r: (r.standard_normal((8, 3)), r.standard_normal((8, 3)), r.standard_normal(2)),
+     (0, 1, 2)),
+]
+
+
+@pytest.mark.parametrize("plan", ["packed", "dense"])
+@pytest.mark.parametrize("name,f,make,argnums", ROWS_LAST, ids=[c[0] for c in ROWS_LAST])
+def test_rows_kept_on_a_later_axis_pack(name, f, make, argnums, plan, monkeypatch):
+    # the rows are not the first axis of a product's result: both plans keep them first
+    # and map the members' axes (a reduction's, a broadcast operand's) to that layout
+    monkeypatch.setattr(dense, "DENSE_BIAS", 0.0 if plan == "packed" else np.inf)
+    e = check(lambda *a: f(*a), make(rng(7)), argnums)  # (a new function: compiled anew)
+    g = e.stages["batch"]
+    assert len(g.eqns) < 40, vg.ir.pretty(g)
+    prim = P.segment_sum if plan == "packed" else P.where
+    assert count(g, prim) >= 1, vg.ir.pretty(g)
+
+
 def test_masked_scores_that_overflow_leave_values_and_gradients_exact():
     # later keys point along the queries and grow: every masked score (a key after the
     # query) exceeds the row's maximum by hundreds, so exp overflows there; the loop never

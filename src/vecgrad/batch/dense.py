@@ -128,6 +128,22 @@ def work(eqns: list[Eqn]) -> float:
     return total
 
 
+def canon(a: int, p: int) -> int:
+    """Axis a of a member's value whose rows are at axis p, in the packed (and span's)
+    layout: the rows first, the member's other axes after them in order."""
+    return 0 if a == p else a + 1 if a < p else a
+
+
+def unrowed(out: list[Eqn], a: Atom, lead: int, p: int, ndim: int, src: Any) -> Atom:
+    """`a` (after `lead` axes of its own, a member's operand right-aligned to a member's
+    `ndim` axes with rows at p) without its unit axis at the rows' place, if it has one."""
+    at = p - (ndim - (a.aval.ndim - lead))
+    if at < 0:
+        return a
+    shape = a.aval.shape[:lead + at] + a.aval.shape[lead + at + 1:]
+    return emit(out, P.reshape, (a,), {"shape": shape}, src)
+
+
 def _identity(prim: P.Primitive, dtype: np.dtype) -> Const:
     """The identity of a reduction in `dtype` (what a masked entry contributes)."""
     if prim is P.reduce_sum:
@@ -165,7 +181,7 @@ def dense_rows(pat: tuple, chs: list, span: tuple[int, int, int]) -> list[Eqn]:
                 atoms = [c.regular[k][r] for c in chs]
                 r += 1
                 ins.append(_own(pl, atoms, e.src))
-        vals.append(_step(pl, e, ins, chs, k))
+        vals.append(_step(pl, e, ins, chs, k, chs[0].sig[k][3]))
     return pl.out
 
 
@@ -179,19 +195,22 @@ def _own(pl: _Plan, atoms: list[Atom], src: Any) -> tuple:
     return ("own", pl.emit(P.stack, tuple(atoms), {"axis": 0}, src), True, a0.aval.ndim)
 
 
-def _step(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int) -> tuple:
-    """Equation k of the chain on the span: (its value, whether it has a member axis,
-    whether its masked entries are junk: values the loop never computes)."""
+def _step(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int, pos: tuple) -> tuple:
+    """Equation k of the chain on the span, reading rows at axes `pos` of its operands (in
+    a member's layout; the span's layout has them first, `canon`): (its value, whether it
+    has a member axis, whether its masked entries are junk: values the loop never
+    computes)."""
     if e.prim is P.einsum:
-        return _einsum(pl, e, ins, chs, k)
+        return _einsum(pl, e, ins, chs, k, pos)
+    p = next(q for q in pos if q is not None)
     if e.prim in REDUCTIONS:
         _, v, mem, junk = ins[0]
-        axes = tuple(a + mem for a in e.params["axes"])
-        if 0 not in e.params["axes"]:
+        axes = tuple(canon(a, p) + mem for a in e.params["axes"])
+        if p not in e.params["axes"]:
             return pl.emit(e.prim, (v,), {"axes": axes}, e.src), mem, junk
         v = pl.masked(v, mem, _identity(e.prim, v.aval.dtype), e.src)
         return _ends(pl, pl.emit(e.prim, (v,), {"axes": tuple(
-            a + 1 for a in e.params["axes"])}, e.src), chs, k)
+            canon(a, p) + 1 for a in e.params["axes"])}, e.src), chs, k)
     if e.prim in (P.getitem, P.reshape):
         _, v, mem, junk = ins[0]
         lead = (pl.m, pl.w) if mem else (pl.w,)
@@ -204,8 +223,8 @@ def _step(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int) -> tuple:
     if not _safe(e, ins):
         ins = [pl.clean(a, e.src) for a in ins]
     nd = e.out.aval.ndim  # (elementwise: its members' operands right-aligned to it)
-    args = [a[1] if a[0] == "rows" or not a[2] else _aligned(pl, a[1], a[3], nd, e.src)
-            for a in ins]
+    args = [a[1] if a[0] == "rows" else _aligned(pl, a[1], a[3], nd, p, e.src) if a[2] else
+            a[1] if not p else unrowed(pl.out, a[1], 0, p, nd, e.src) for a in ins]
     return _result(pl.emit(e.prim, tuple(args), dict(e.params), e.src), ins)
 
 
@@ -234,21 +253,24 @@ def _result(v: Var, ins: list[tuple]) -> tuple:
     return v, mem, junk
 
 
-def _aligned(pl: _Plan, s: Atom, own: int, nd: int, src: Any) -> Var:
+def _aligned(pl: _Plan, s: Atom, own: int, nd: int, p: int, src: Any) -> Var:
     """The members' stacked operands (members, each of `own` axes) right-aligned to a
-    member's `nd` axes, after the member and span axes."""
+    member's `nd` axes (with rows at p), after the member and span axes."""
     shape = s.aval.shape[1:]
-    if own == nd:  # a row axis of length 1 (`x - x.mean(keepdims=True)`): dropped
-        shape = shape[1:]
+    at = p - (nd - own)
+    if at >= 0:  # a row axis of length 1 (`x - x.mean(keepdims=True)`): dropped
+        shape = shape[:at] + shape[at + 1:]
     shape = (pl.m,) + (1,) * (nd - len(shape)) + shape
     return pl.emit(P.reshape, (s,), {"shape": shape}, src)
 
 
-def _einsum(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int) -> tuple:
+def _einsum(pl: _Plan, e: Eqn, ins: list[tuple], chs: list, k: int, pos: tuple) -> tuple:
     specs, res = parse_spec(e.params["spec"])
     used = set(e.params["spec"])
     M = next(c for c in string.ascii_letters if c not in used)
-    L = next(s[0] for s, a in zip(specs, ins) if a[0] == "rows")
+    L = next(s[q] for s, q in zip(specs, pos) if q is not None)
+    specs = [L + s.replace(L, "") if q is not None else s for s, q in zip(specs, pos)]
+    res = L + res.replace(L, "") if L in res else res  # (the span's layout: rows first)
     args = [a[1] for a in ins]
     end = L not in res
     if end:  # the rows summed: over each member's own rows only (junk times 0 is 0)
@@ -275,4 +297,5 @@ def _ends(pl: _Plan, v: Var, chs: list, k: int) -> tuple:
     return v, True, False
 
 
-__all__ = ["DENSE_BIAS", "DENSE_SHARE", "REDUCTIONS", "dense_rows", "dense_span", "emit", "work"]
+__all__ = ["DENSE_BIAS", "DENSE_SHARE", "REDUCTIONS", "canon", "dense_rows", "dense_span", "emit",
+           "unrowed", "work"]

@@ -29,7 +29,7 @@ from ..ir import Atom, Const, Eqn, Graph, Params, Var
 from ..primitives.linalg import make_spec, parse_spec
 from . import dense as _dense
 from .dense import REDUCTIONS as _REDUCTIONS
-from .dense import dense_rows, dense_span, work
+from .dense import canon, dense_rows, dense_span, unrowed, work
 from .dense import emit as _emit
 from .fields import fields
 
@@ -68,7 +68,7 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]],
     another ragged read of the same rows (`V[:t+1]` beside `K[:t+1]`) carries rows too; one
     that is a sum of this chain (a softmax's max, its normaliser) is the member's own value."""
     ch = _Chain(read, rng)
-    slot = {read.out: -1}  # a row-carrying value -> its equation's place in the chain
+    slot = {read.out: (-1, 0)}  # a row-carrying value -> (its place in the chain, rows axis)
     ends: dict[Var, int] = {}  # a sum over the rows -> its place in the chain
     axis = ragged[read.out][0][2]  # (a sibling's rows are along the same axis of its base)
     at: dict[int, Eqn] = dict(users.get(read.out, []))  # readers not yet taken, by position
@@ -81,31 +81,33 @@ def _follow(read: Eqn, rng: tuple, users: dict[Var, list[tuple[int, Eqn]]],
             continue
         seen.add(i)
         e = at[i]
-        ops, regs = [], []
+        ops, regs, pos = [], [], []
         for a in e.inputs:
             if isinstance(a, Var) and a in slot:
-                ops.append(("r", slot[a]))
+                ops.append(("r", slot[a][0]))
+                pos.append(slot[a][1])
             elif isinstance(a, Var) and a in ragged and ragged[a][1] == rng \
                     and ragged[a][0][2] == axis:  # (the same rows of any array: Y[:t])
                 ops.append(("q", ragged[a][0]))
-            elif isinstance(a, Var) and a in ends:
-                ops.append(("e", ends[a]))
+                pos.append(0)
             else:
-                ops.append(("g", a.aval.shape, a.aval.dtype))
-                regs.append(a)
-        rows = [o[0] in "rq" for o in ops]
-        key = _carries(e, rows)
-        if key is None:
+                ops.append(("e", ends[a]) if isinstance(a, Var) and a in ends else
+                           ("g", a.aval.shape, a.aval.dtype))
+                pos.append(None)
+                if ops[-1][0] == "g":
+                    regs.append(a)
+        c = _carries(e, pos)
+        if c is None:
             return None
         k = len(ch.eqns)
         ch.eqns.append((i, e))
         ch.regular.append(regs)
-        ch.sig.append((e.prim.name, key, tuple(ops)))
-        if _row_letter(e, rows) is None:
+        ch.sig.append((e.prim.name, c[0], tuple(ops), tuple(pos), c[1]))
+        if c[1] is None:
             ch.ends.append(k)  # a sum over the rows: its result has none
             ends[e.out] = k
             continue
-        slot[e.out] = k
+        slot[e.out] = (k, c[1])
         for j, u in users.get(e.out, []):
             at[j] = u
             heapq.heappush(todo, j)
@@ -122,53 +124,44 @@ def _params_key(e: Eqn) -> tuple:
     return tuple(sorted((k, v) for k, v in e.params.items()))
 
 
-def _carries(e: Eqn, rows: list[bool]) -> tuple | None:
-    """What must match between the members for `e` (reading a member's rows where `rows`
-    says) to run once on the packed rows, the row count left out; None when it cannot."""
+def _carries(e: Eqn, pos: list[int | None]) -> tuple | None:
+    """(what must match between the members for `e` to run once on the packed rows, the
+    row count left out; the rows' axis in e's result, None where e sums over them), for e
+    reading a member's rows at axis `pos[j]` of operand j (None: an operand without rows);
+    None when it cannot run so."""
     ins, out = e.inputs, e.out.aval
+    p = next(q for q in pos if q is not None)
     if e.prim.elementwise:
-        for a, r in zip(ins, rows):
-            if r and a.aval.ndim != out.ndim:
+        for a, q in zip(ins, pos):
+            if q is not None and (q != p or a.aval.ndim != out.ndim):
                 return None  # (rows broadcast onto another axis)
-            if not r and a.aval.ndim >= out.ndim and not (
-                    a.aval.ndim == out.ndim and a.aval.shape[0] == 1):
+            at = p - (out.ndim - a.aval.ndim)  # (an operand's axis at the rows' place)
+            if q is None and at >= 0 and a.aval.shape[at] != 1:
                 return None  # (an operand with a row axis of its own, not broadcast)
-        return _params_key(e) if out.ndim else None
+        return ((_params_key(e), p), p) if out.ndim else None
     if e.prim in _REDUCTIONS and len(ins) == 1 and (
             e.prim is P.reduce_sum or ins[0].aval.dtype.kind in "fiu"):
-        return _params_key(e)
-    if e.prim is P.getitem and rows == [True]:
+        axes = e.params["axes"]
+        return (_params_key(e), p), (None if p in axes else p - sum(a < p for a in axes))
+    if e.prim is P.getitem and pos == [0]:
         idx, n = e.params["idx"], ins[0].aval.shape[0]
         if P.is_basic(idx) and idx and idx[0] == P.Sl(0, n, 1) and all(
                 k is None or isinstance(k, (int, P.Sl)) for k in idx[1:]):
-            return ("idx", tuple(idx[1:]))  # (every row, then anything on the other axes)
+            return ("idx", tuple(idx[1:])), 0  # (every row, then anything on the other axes)
         return None
-    if e.prim is P.reshape and rows == [True]:
+    if e.prim is P.reshape and pos == [0]:
         shape = e.params["shape"]
-        return ("shape", tuple(shape[1:])) if shape and shape[0] == ins[0].aval.shape[0] \
-            else None
+        return (("shape", tuple(shape[1:])), 0) \
+            if shape and shape[0] == ins[0].aval.shape[0] else None
     if e.prim is P.einsum:
         specs, res = parse_spec(e.params["spec"])
-        lead = {s[0] for s, r in zip(specs, rows) if r}
+        lead = {s[q] for s, q in zip(specs, pos) if q is not None}
         if len(lead) != 1:
             return None
-        L = lead.pop()  # the rows' letter: kept first in the result, or summed over (an end)
-        if (res[:1] == L or L not in res) and all(
-                s.count(L) == (1 if r else 0) for s, r in zip(specs, rows)):
-            return _params_key(e)
+        L = lead.pop()  # the rows' letter: kept in the result, or summed over (an end)
+        if all(s.count(L) == (q is not None) for s, q in zip(specs, pos)):
+            return (_params_key(e), tuple(pos)), (res.index(L) if L in res else None)
     return None
-
-
-def _row_letter(e: Eqn, rows: list[bool]) -> str | None:
-    """Where `e` (which `_carries`) keeps the rows: "" for an elementwise or shape
-    operation, the rows' letter for an einsum keeping them; None when it sums over them."""
-    if e.prim in _REDUCTIONS:
-        return None if 0 in e.params["axes"] else ""
-    if e.prim is P.einsum:
-        specs, res = parse_spec(e.params["spec"])
-        L = next(s[0] for s, r in zip(specs, rows) if r)
-        return L if L in res else None
-    return ""
 
 
 def packed_rows(g: Graph) -> Graph:
@@ -369,8 +362,8 @@ def _packed(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
     vals: list[Atom] = []
     for k, (_, e) in enumerate(chs[0].eqns):
         ins, r, spread = [], 0, []
-        ops = chs[0].sig[k][2]
-        rowmask = [o[0] in "rq" for o in ops]
+        ops, pos = chs[0].sig[k][2:4]
+        p = next(q for q in pos if q is not None)  # (the rows' axis in the member's layout)
         flat = e.prim is P.einsum  # (its own operands get a row axis first, not aligned)
         ndim = None if flat else e.out.aval.ndim
         for j, o in enumerate(ops):
@@ -382,14 +375,14 @@ def _packed(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
                 ins.append(reads[o[1]])
             else:  # the members' own values, repeated to their rows
                 if o[0] == "e":
-                    v = _spread(vals[o[1]], e.inputs[j].aval.ndim, seg, ndim, out, e.src)
+                    v = _spread(vals[o[1]], e.inputs[j].aval.ndim, seg, ndim, p, out, e.src)
                 else:
-                    v = _per_row([c.regular[k][r] for c in chs], seg, ndim, out, e.src)
+                    v = _per_row([c.regular[k][r] for c in chs], seg, ndim, p, out, e.src)
                     r += 1
                 ins.append(v)
                 if flat and v is not e.inputs[j]:
                     spread.append(j)
-        params = _packed_params(e, len(rows), rowmask, spread)
+        params = _packed_params(e, len(rows), pos, spread)
         if k not in chs[0].ends:
             vals.append(_emit(out, e.prim, tuple(ins), params, e.src))
             continue
@@ -398,7 +391,7 @@ def _packed(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
             v = _emit(out, P.einsum, tuple(ins), params, e.src)
             rest: tuple = ()
         else:
-            v, rest = ins[0], tuple(a for a in e.params["axes"] if a != 0)
+            v, rest = ins[0], tuple(canon(a, p) for a in e.params["axes"] if a != p)
         v = _emit(out, red, (v,), {"ids": P.Adv(seg), "axis": 0, "num": len(chs)}, e.src)
         if rest:
             v = _emit(out, e.prim, (v,), {"axes": rest}, e.src)
@@ -409,9 +402,10 @@ def _packed(pat: tuple, chs: list[_Chain]) -> list[Eqn]:
     return out
 
 
-def _packed_params(e: Eqn, n: int, rowmask: list[bool], spread: list[int]) -> dict:
-    """e's parameters on the packed rows (n of them): an einsum's operands in `spread`
-    (given the row axis by `_per_row`) and its result get the rows' letter first."""
+def _packed_params(e: Eqn, n: int, pos: tuple, spread: list[int]) -> dict:
+    """e's parameters on the packed rows (n of them, first): an einsum's operands with rows
+    or in `spread` (given the row axis by `_per_row`) and its result get the rows' letter
+    first, a reduction's axes their places in the packed layout (`canon`)."""
     p = dict(e.params)
     if e.prim is P.getitem:
         p["idx"] = P.BasicIndex((P.Sl(0, n, 1),) + tuple(p["idx"][1:]))
@@ -419,9 +413,13 @@ def _packed_params(e: Eqn, n: int, rowmask: list[bool], spread: list[int]) -> di
         p["shape"] = (n,) + tuple(p["shape"][1:])
     elif e.prim is P.einsum:
         specs, res = parse_spec(p["spec"])
-        L = next(s[0] for s, r in zip(specs, rowmask) if r)
-        p["spec"] = make_spec([L + s if j in spread else s for j, s in enumerate(specs)],
-                              res if L in res else L + res)
+        L = next(s[q] for s, q in zip(specs, pos) if q is not None)
+        p["spec"] = make_spec([L + s.replace(L, "") if q is not None or j in spread else s
+                               for j, (s, q) in enumerate(zip(specs, pos))],
+                              L + res.replace(L, ""))
+    elif e.prim in _REDUCTIONS:
+        q = next(q for q in pos if q is not None)
+        p["axes"] = tuple(canon(a, q) for a in p["axes"])
     return p
 
 
@@ -438,26 +436,26 @@ def _rows_of(out: list[Eqn], base: Atom, idx: tuple, ax: int, rows: np.ndarray, 
     return _emit(out, P.take, (w,), {"ids": P.Adv(rows), "axis": 0}, src)
 
 
-def _per_row(atoms: list[Atom], seg: np.ndarray, ndim: int | None, out: list[Eqn], src: Any
-             ) -> Atom:
-    """The members' own operands, one per row of the packed array (a shared one as is),
-    right-aligned to `ndim` axes, or with the row axis put first when `ndim` is None."""
+def _per_row(atoms: list[Atom], seg: np.ndarray, ndim: int | None, p: int,
+             out: list[Eqn], src: Any) -> Atom:
+    """The members' own operands, one per row of the packed array (a shared one as is, its
+    unit axis at the rows' place `p` dropped unless first), right-aligned to `ndim` axes,
+    or with the row axis put first when `ndim` is None."""
     a0 = atoms[0]
     if all(a is a0 for a in atoms) or (isinstance(a0, Const) and all(
             isinstance(a, Const) and a.key() == a0.key() for a in atoms)):
-        return a0
+        return a0 if ndim is None or not p else unrowed(out, a0, 0, p, ndim, src)
     s = _emit(out, P.stack, tuple(atoms), {"axis": 0}, src)
-    return _spread(s, a0.aval.ndim, seg, ndim, out, src)
+    return _spread(s, a0.aval.ndim, seg, ndim, p, out, src)
 
 
-def _spread(s: Var, own: int, seg: np.ndarray, ndim: int | None, out: list[Eqn], src: Any
-            ) -> Var:
+def _spread(s: Var, own: int, seg: np.ndarray, ndim: int | None, p: int, out: list[Eqn],
+            src: Any) -> Var:
     """`s`, the members' values stacked (each of `own` axes), repeated to their rows as
     `_per_row` aligns them."""
     if ndim is None:
         return _emit(out, P.take, (s,), {"ids": P.Adv(seg), "axis": 0}, src)
-    if own == ndim:  # a row axis of length 1 (`x - x.mean(keepdims=True)`): dropped
-        s = _emit(out, P.reshape, (s,), {"shape": s.aval.shape[:1] + s.aval.shape[2:]}, src)
+    s = unrowed(out, s, 1, p, ndim, src)  # (`x - x.mean(keepdims=True)`: a unit row axis)
     t = _emit(out, P.take, (s,), {"ids": P.Adv(seg), "axis": 0}, src)
     pad = ndim - t.aval.ndim
     if pad > 0:  # the rows first, then the operand's own axes right-aligned
