@@ -35,7 +35,7 @@ from ..ir import Const, Eqn, Graph, Params, Var, uses
 from ..primitives.structural import Adv
 from .census import census
 from .extremes import _concat, _emit
-from .rmwreads import join_open_reads, may_open
+from .rmwreads import join_open_reads, may_open, stable_order
 from .setchains import _def, _link
 
 
@@ -568,7 +568,7 @@ def _joined(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict, vals: Any = 
     if a != (1.0, 0.0, None):
         dt = base.aval.dtype
         r = _rate(eqns, a, dt, src)
-        order = _emit(eqns, P.argsort, (pos,), {"axis": 0, "kind": "stable"}, src)
+        order = stable_order(eqns, pos, n, src)
         srt = _emit(eqns, P.take_along, (pos, order), {"axis": 0}, src)
         right = _emit(eqns, P.searchsorted, (srt, srt), {"side": "right"}, src)
         later = _emit(eqns, P.sub, (right, Const(np.arange(1, size + 1, dtype=np.intp))), {},
