@@ -14,11 +14,14 @@ recurrence), and a's cotangent is that times the neighbour state (zero at a run'
 where a is not used). Row i's rate never meets another run's state: no multiply by 0 selects,
 so an inf or a NaN stays in its run as in the loop it came from (batch/rmwreads.py).
 
-NumPy runs it on a padded (runs x longest run) layout: the scan along the padded axis is
-np.cumsum (the loop's own order of additions, exactly) or, for an affine scan, one
-multiply-add per column where the runs are short, else Hillis-Steele doubling along the
-runs; where padding would cost more than a few times the rows (one long run among many
-short ones), the doubling runs on the rows themselves with each row's rank in its run.
+NumPy runs it on a padded (longest run x runs) layout, each run's rows counted from its
+first (forward) or its last (reverse), so the padding always follows a run in the direction
+scanned: the scan along the padded axis is np.cumsum (the loop's own order of additions,
+exactly) or one add or multiply-add per step where the runs are short or the rows wide, else
+Hillis-Steele doubling along the runs; where padding would cost more than a few times the
+rows (one long run among many short ones), the doubling runs on the rows themselves with
+each row's rank in its run. The last layout is kept (checked against the starts): a
+gradient scans forward, then back with the same starts.
 """
 from __future__ import annotations
 
@@ -49,6 +52,46 @@ def runs(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rank = np.arange(len(s))
     rank -= first[run]
     return first, run, rank
+
+
+class _Layout:
+    """The runs of one `starts`: R runs of at most M rows; `at(reverse)` each row's place in
+    the rank-major (M, R) layout, counted from its run's first row (forward) or last
+    (reverse), so that a run's padding always comes after it in the direction scanned."""
+
+    __slots__ = ("M", "R", "_at", "first", "rank", "run", "starts")
+
+    def __init__(self, starts: np.ndarray):
+        self.starts = starts.copy()
+        self.first, self.run, self.rank = runs(starts)
+        self.R, self.M = len(self.first), int(self.rank.max()) + 1
+        self._at: dict = {}
+
+    def at(self, reverse: bool) -> np.ndarray:
+        at = self._at.get(reverse)
+        if at is None:
+            if reverse:  # (rows from their run's last: its length - 1 - rank)
+                ends = np.append(self.first[1:], len(self.rank))
+                at = ends[self.run] - 1 - self.first[self.run]
+                at -= self.rank
+            else:
+                at = self.rank.copy()
+            at *= self.R
+            at += self.run
+            self._at[reverse] = at
+        return at
+
+
+_LAST: list = [None]  # (the last layout: a gradient scans one way then back with one starts)
+
+
+def layout(starts: np.ndarray) -> _Layout:
+    s = np.asarray(starts, bool)
+    last = _LAST[0]
+    if last is not None and last.starts.shape == s.shape and np.array_equal(last.starts, s):
+        return last
+    lay = _LAST[0] = _Layout(s)
+    return lay
 
 
 def flipped(a: np.ndarray | None, b: np.ndarray, starts: np.ndarray) -> tuple:
@@ -85,22 +128,25 @@ def _doubling(A: np.ndarray | None, B: np.ndarray, rank: np.ndarray | None, M: i
     return B
 
 
-def scan_rows(a: np.ndarray | None, b: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """The forward segmented scan (module doc) of b (L, *cell); a broadcast to b's shape, or
-    None (a prefix sum)."""
+def scan(a: np.ndarray | None, b: np.ndarray, starts: np.ndarray, reverse: bool
+         ) -> np.ndarray:
+    """The segmented scan (module doc) of b (L, *cell); a broadcast to b's shape, or None (a
+    prefix sum)."""
     L, cell = b.shape[0], b.shape[1:]
     if L == 0:
         return b.copy()
-    first, run, rank = runs(starts)
-    R = len(first)
-    M = int(rank.max()) + 1
+    lay = layout(starts)
+    R, M = lay.R, lay.M
     with np.errstate(all="ignore"):
         if R * M > 8 * L + 64:  # (padding would cost more than the rows: scan them flat)
-            return _doubling(None if a is None else a.copy(), b.copy(), rank, M)
+            if reverse:
+                a, bf, sf = flipped(a, b, np.asarray(starts))
+                return _doubling(None if a is None else a.copy(), bf.copy(), runs(sf)[2],
+                                 M)[::-1]
+            return _doubling(None if a is None else a.copy(), b.copy(), lay.rank, M)
         # (the rank-major layout (M, R): entry j of every run in one contiguous row, so each
-        # step along a run is one whole-row operation)
-        at = rank * R
-        at += run
+        # step along a run is one whole-row operation; a run's padding after it)
+        at = lay.at(reverse)
         Bp = np.zeros((M * R,) + cell, b.dtype)
         Bp[at] = b
         Bp = Bp.reshape((M, R) + cell)
@@ -111,8 +157,8 @@ def scan_rows(a: np.ndarray | None, b: np.ndarray, starts: np.ndarray) -> np.nda
         Ap = None
         if a is not None:
             Ap = np.ones((M * R,) + cell, b.dtype)
-            Ap[at] = a
-            Ap = Ap.reshape((M, R) + cell)
+            Ap[at[:-1] if reverse else at] = a[1:] if reverse else a  # (reverse: row i's
+            Ap = Ap.reshape((M, R) + cell)  # step takes in row i+1's state at rate a[i+1])
         if wide or M <= 8:
             # (one add or multiply-add per step, the loop's order: about a microsecond of
             # call each; NumPy's accumulate along axis 0 walks each of a wide row's columns
@@ -149,11 +195,7 @@ def _shape(name: str, b: Aval, starts: Aval, a: Aval | None = None) -> Aval:
 
 
 def _cumsum_impl(b: np.ndarray, starts: np.ndarray, reverse: bool = False) -> np.ndarray:
-    b = np.asarray(b)
-    if reverse:
-        _, bf, sf = flipped(None, b, np.asarray(starts))
-        return scan_rows(None, bf, sf)[::-1]
-    return scan_rows(None, b, np.asarray(starts))
+    return scan(None, np.asarray(b), np.asarray(starts), reverse)
 
 
 def _affine_impl(a: np.ndarray, b: np.ndarray, starts: np.ndarray, reverse: bool = False
@@ -163,10 +205,7 @@ def _affine_impl(a: np.ndarray, b: np.ndarray, starts: np.ndarray, reverse: bool
                  Aval(np.shape(a), np.asarray(a).dtype))
     a = np.broadcast_to(np.asarray(a, out.dtype), out.shape)
     b = np.broadcast_to(np.asarray(b, out.dtype), out.shape)
-    if reverse:
-        a, bf, sf = flipped(a, b, np.asarray(starts))
-        return scan_rows(a, bf, sf)[::-1]
-    return scan_rows(a, b, np.asarray(starts))
+    return scan(a, b, np.asarray(starts), reverse)
 
 
 def _firsts(starts: Any) -> Any:
