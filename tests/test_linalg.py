@@ -323,6 +323,26 @@ def test_loop_over_matrices_batches_into_one_call():
     assert prims.count("solve") == 1 and prims.count("eigvalsh") == 1
 
 
+@pytest.mark.parametrize("rhs", [(3,), (3, 2)], ids=["vector", "matrix"])
+def test_loop_solving_one_shared_matrix_factors_it_once(rhs):
+    # S shared by every iteration: one solve with the sides side by side, S not broadcast
+    S, X, mu = wellcond(3, 3), rand(7, *rhs), rand(*rhs)
+
+    def loop(S, X, mu):
+        return sum(vnp.sum((x - mu) * vnp.linalg.solve(S, x - mu)) for x in X)
+
+    def ref(S, X, mu):
+        D = X - mu
+        sol = np.linalg.solve(S, np.moveaxis(D, 0, -1).reshape(3, -1)).reshape(
+            np.moveaxis(D, 0, -1).shape)
+        return np.sum(D * np.moveaxis(sol, -1, 0))
+    np.testing.assert_allclose(vg.jit(loop)(S, X, mu), ref(S, X, mu), rtol=1e-12)
+    vg.check_grads(loop, [S, X, mu], argnums=(0, 1, 2))
+    entry, _ = vg.grad(loop, argnums=(0, 1, 2)).entry(S, X, mu)
+    solves = [e for e in entry.stages["final"].eqns if e.prim.name == "solve"]
+    assert len(solves) == 2 and all(e.inputs[0].aval.shape == (3, 3) for e in solves)
+
+
 def test_shape_errors_name_the_user_line():
     with pytest.raises(ShapeError, match="square") as e:
         vg.jit(lambda a: vnp.linalg.inv(a))(rand(3, 4))

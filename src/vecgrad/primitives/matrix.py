@@ -159,7 +159,19 @@ def _solve_vjp(g: Any, ans: Any, a: Any, b: Any) -> tuple:
     return -mm(gb, mT(ans)), gb
 
 
-solve = linalg_prim("solve", np.linalg.solve, _solve_shape, _solve_vjp)
+def _solve_batch(n: int, batched: tuple[bool, ...], a: Any, b: Any) -> Any:
+    """A shared a and n right-hand sides: one solve with the sides' columns side by side (one
+    factorization of a, not n of its broadcast copies); else the stacked rule."""
+    if batched[0] or not batched[1]:
+        return stacked("solve")(n, batched, a, b)
+    r = b.ndim  # b: (n, *batch, N, K) -> (*batch, N, K * n), columns k-major
+    cols = transpose(b, perm=tuple(range(1, r)) + (0,))
+    x = solve(a, reshape(cols, shape=cols.shape[:-2] + (cols.shape[-2] * n,)))
+    x = reshape(x, shape=cols.shape)
+    return transpose(x, perm=(r - 1,) + tuple(range(r - 1)))
+
+
+solve = register(Primitive("solve", np.linalg.solve, _solve_shape, _solve_vjp, _solve_batch))
 
 
 # --- inv, det, slogdet ---------------------------------------------------------------------
