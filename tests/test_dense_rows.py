@@ -153,6 +153,10 @@ def test_the_cheaper_plan_is_chosen():
     assert _plan(anticausal_rows, tuple(r.standard_normal((24, 8)) for _ in range(3))) \
         == "dense"
     assert _plan(suffix_pairs_channels, (r.standard_normal((24, 2)), r.random(2))) == "packed"
+    # scores only (no values' rows): the packed row-wise products become one product and a
+    # gather of its entries (rewrite/hoist.py), cheaper than the masked rectangle
+    assert _plan(causal_offset_bias, (r.standard_normal((40, 16)), r.standard_normal((40, 16)),
+                                      r.standard_normal(39))) == "packed"
     assert _plan(causal_sqrt_distance, _sorted(r, 24)) == "packed"
 
 

@@ -21,6 +21,7 @@ the same finite numbers the loop multiplies and adds.)
 from __future__ import annotations
 
 import string
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Params, Var
 from ..primitives.linalg import make_spec, parse_spec
+from ..rewrite.hoist import dense_pairs_cheaper
 
 DENSE_SHARE = 1 / 3  # the members' rows fill this share of members x span, or more
 DENSE_BIAS = 1.0  # dense when its estimated `work` is under this times the packed plan's
@@ -125,7 +127,32 @@ def work(eqns: list[Eqn]) -> float:
             total += 2 * ins
         else:
             total += max(out, ins)
-    return total
+    return total - _pair_products(eqns)
+
+
+def _pair_products(eqns: list[Eqn]) -> float:
+    """What the simplifier saves on the plan's row-wise products of two gathers (packed
+    rows dotted with the members' own rows, `K[:t+1] @ Q[t]`): each becomes one product of
+    the whole arrays and a gather of its entries where `dense_pairs_cheaper`
+    (rewrite/hoist.py `einsum_of_pair_gathers`), so it costs that, not the gathered rows."""
+    defs = {e.out: e for e in eqns if e.prim is P.take}
+    reads = Counter(a for e in eqns for a in e.inputs if isinstance(a, Var) and a in defs)
+    saved = 0.0
+    for e in eqns:
+        if e.prim is not P.einsum or len(e.inputs) != 2:
+            continue
+        ins, res = parse_spec(e.params["spec"])
+        ts = [defs.get(a) for a in e.inputs]
+        if len(ins[0]) != 2 or ins[0] != ins[1] or res != ins[0][:1] or any(
+                t is None or t.params["axis"] or t.inputs[0].aval.ndim != 2 or
+                reads[t.out] != 1 for t in ts):
+            continue
+        (n, k), m, pairs = ts[0].inputs[0].aval.shape, ts[1].inputs[0].aval.shape[0], \
+            e.out.aval.shape[0]
+        if dense_pairs_cheaper(n, m, k, pairs):  # (the gathers' and the product's cost back)
+            saved += 2 * 2 * pairs * k + pairs + 2 * pairs * k + pairs * k / 8 - \
+                (n * m + n * m * k / 8 + 2 * pairs)
+    return saved
 
 
 def canon(a: int, p: int) -> int:
