@@ -92,6 +92,8 @@ def test_python_running_extremes_become_scans(f, n_args, seed):
     found = _check(f, _args(f, n_args, x))
     assert "loop" not in found, found
     assert {"cummax", "cummin"} & set(found), found
+    e, _ = vg.grad(f, argnums=0).entry(*_args(f, n_args, x))  # explain's line says which
+    assert any("as Python's m" in str(n) for n in e.stages["scans"].notes)
 
 
 @pytest.mark.parametrize("f,n_args", PROGRAMS, ids=[f.__name__ for f, _ in PROGRAMS])
