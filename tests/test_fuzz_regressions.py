@@ -1608,8 +1608,12 @@ def test_a_write_into_a_constant_vnp_array_says_how_to_make_a_buffer(make):
     ns: dict = {"vnp": vnp}
     exec(f"def f(v):\n    o = {make}\n    for i in range(3):\n"  # noqa: S102
          "        o[i] = v[i] * 2\n    return o", ns)
-    with pytest.raises(vg.errors.TracedIntoNumpyError, match=r"vnp\.zeros\(n\) \+ vnp\.arange"):
-        vg.jit(ns["f"])(np.ones(3))
+    if "array" in make:
+        with pytest.raises(vg.errors.TracedIntoNumpyError,
+                           match=r"vnp\.zeros\(n\) \+ vnp\.arange"):
+            vg.jit(ns["f"])(np.ones(3))
+    else:  # (session 26: the trace runs again with these made buffers, numpy/_buffers.py)
+        np.testing.assert_array_equal(vg.jit(ns["f"])(np.arange(3.0)), np.arange(3.0) * 2)
     ns2: dict = {"vnp": vnp}
     exec("def g(v):\n    o = vnp.zeros(3) + vnp.arange(3.0)\n    for i in range(3):\n"  # noqa: S102
          "        o[i] = o[i] + v[i] * 2\n    return o", ns2)

@@ -14,6 +14,7 @@ from test_batch import assert_same_function, entry
 from test_numpy_api import assert_same
 
 import vecgrad as vg
+import vecgrad.numpy as vnp
 from vecgrad.errors import TracedIntoNumpyError
 
 R = np.random.default_rng(5)
@@ -176,3 +177,49 @@ def test_explain_traces_numpy_buffers_as_jit_does():
     report = vg.explain(lambda X: row_norms(X).sum(), X)
     assert "Not batched" in str(report) or report is not None
     assert np.zeros is numpy.zeros
+
+
+def arange_buffer(X):
+    o = np.arange(X.shape[1])
+    for i in range(X.shape[1]):
+        o[i] = o[i] // 2 + (X[0, i] > 0)
+    return o
+
+
+def linspace_buffer(X):
+    b = np.linspace(0.0, 1.0, X.shape[1])
+    b[1:] += X[1, 1:] * 2.0
+    e = np.eye(X.shape[1])
+    e[0] = X[2]
+    return b, e
+
+
+def vnp_arange_buffer(X):
+    o = vnp.arange(float(X.shape[1]))  # (vecgrad.numpy's: a NumPy array, made a buffer too)
+    o[1] = X[0, 0] * 3.0
+    return o
+
+
+@pytest.mark.parametrize("f", [arange_buffer, linspace_buffer, vnp_arange_buffer],
+                         ids=lambda f: f.__name__)
+def test_constant_arrays_written_with_traced_values_are_numpys(f):
+    X = R.standard_normal((4, 3))
+    want = f(X) if f is not vnp_arange_buffer else np.array([0.0, X[0, 0] * 3.0, 2.0])
+    got = vg.jit(f)(X)
+    for a, b in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert_same(a, b, rtol=1e-13)
+    assert np.arange is numpy.arange and vnp.arange(2).__class__ is np.ndarray
+
+
+def iterates_an_arange(X):
+    buf = np.zeros(3)
+    for i in np.arange(3):  # (a buffer on the retry: traced i, then a branch on it)
+        if i > 0:
+            buf[i] = X[0, i]
+    return buf
+
+
+def test_a_retry_that_fails_otherwise_keeps_the_first_error():
+    with pytest.raises(TracedIntoNumpyError, match="test_numpy_buffers.py"):
+        vg.jit(iterates_an_arange)(R.standard_normal((4, 3)))

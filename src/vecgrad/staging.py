@@ -148,7 +148,8 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
 def with_numpy_buffers(fun: Callable, run: Callable[[], Any]) -> Any:
     """run() (a trace of `fun`); where it stores a traced value into a NumPy array, run()
     again with the creation functions of fun's modules making vecgrad buffers (NumPy's
-    ValueError of a store, where no typed error replaced it, counts too)."""
+    ValueError of a store, where no typed error replaced it, counts too). If that fails, the
+    first error stands (but for a retrace with static arguments, which goes on)."""
     try:
         return run()
     except (TracedIntoNumpyError, ValueError) as ex:
@@ -159,10 +160,10 @@ def with_numpy_buffers(fun: Callable, run: Callable[[], Any]) -> Any:
                 raise
             try:
                 return run()
-            except (TracedIntoNumpyError, ValueError) as again:
-                if _numpy_store(again):
-                    raise ex from None
+            except NeedStatic:
                 raise
+            except (VecgradError, ValueError, TypeError, IndexError):  # (np.arange: a buffer,
+                raise ex from None  # iterated: traced ints, and so on)
 
 
 def _numpy_store(ex: Exception) -> bool:

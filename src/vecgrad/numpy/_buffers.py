@@ -3,13 +3,16 @@ range(n): buf[i] = f(x[i])`). NumPy's np.zeros takes no array argument, so it ca
 call to vecgrad: it makes a NumPy array, and NumPy cannot store a traced value in it. When a
 trace fails that way, staging traces the function once more with the creation functions that
 its module reads (np.zeros, np.empty, np.ones, np.full and their *_like, through the numpy
-module or imported by name) bound to vecgrad.numpy's buffers, which take traced writes. The
-module's globals are restored when that trace ends. What already traced never runs this way.
+module or imported by name) bound to vecgrad.numpy's buffers, which take traced writes, and
+the constant arrays of np.arange, np.linspace, np.eye, np.identity, np.tri (and of
+vecgrad.numpy's, which are NumPy arrays) made buffers. The module's globals are restored when
+that trace ends. What already traced never runs this way.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import sysconfig
 import types
 from collections.abc import Callable, Iterator
@@ -17,6 +20,7 @@ from typing import Any
 
 import numpy as _np
 
+from ..inputs import const_tracer
 from . import _creation as C
 from ._base import _has_tracer
 
@@ -65,17 +69,43 @@ BUFFERS: dict[Callable, Callable] = {
 }
 
 
-class _NumPy(types.ModuleType):
-    """numpy as the traced function sees it: its own attributes, the buffers replaced."""
+def _constant(fn: Callable) -> Callable:
+    """A function that makes a constant array (np.arange, np.linspace, np.eye, and
+    vecgrad.numpy's, which give NumPy arrays): that array as a buffer."""
+    def made(*args: Any, **kw: Any) -> Any:
+        out = fn(*args, **kw)
+        return const_tracer(out) if type(out) is _np.ndarray else out
+    made.__name__, made.__doc__ = fn.__name__, fn.__doc__
+    return made
+
+
+_CONSTANTS = ("arange", "linspace", "eye", "identity", "tri")
+BUFFERS.update({getattr(_np, n): _constant(getattr(_np, n)) for n in _CONSTANTS})
+
+
+class _Module(types.ModuleType):
+    """numpy (or vecgrad.numpy) as the traced function sees it: its own attributes, the
+    buffers replaced."""
+
+    def __init__(self, of: Any, swapped: dict):
+        super().__init__(of.__name__, of.__doc__)
+        self._of = of
+        self.__dict__.update(swapped)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(_np, name)
+        return getattr(self._of, name)
 
 
 _BY_ID = {id(f): g for f, g in BUFFERS.items()}  # (by identity: any object may be a global)
-_PROXY = _NumPy("numpy", _np.__doc__)
-for _f, _g in BUFFERS.items():
-    setattr(_PROXY, _f.__name__, _g)
+_PROXY = _Module(_np, {f.__name__: g for f, g in BUFFERS.items()})
+_VNP: list = []  # (vecgrad.numpy and its proxy, made at the first retry: this package)
+
+
+def _vnp_proxy() -> tuple[Any, Any]:
+    if not _VNP:
+        vnp = sys.modules[__package__]
+        _VNP.extend((vnp, _Module(vnp, {n: _constant(getattr(vnp, n)) for n in _CONSTANTS})))
+    return _VNP[0], _VNP[1]
 
 
 def _code_of(fun: Any) -> Any:
@@ -150,9 +180,12 @@ def numpy_buffers(fun: Callable) -> Iterator[bool]:
         if str(g.get("__name__", "")).partition(".")[0] in ("vecgrad", "numpy"):
             continue  # (vecgrad's own wrappers: only the user's modules change)
         swap = {}
+        vnp, vnp_proxy = _vnp_proxy()
         for k, v in list(g.items()):
             if v is _np:
                 swap[k] = _PROXY
+            elif v is vnp:
+                swap[k] = vnp_proxy
             elif id(v) in _BY_ID:
                 swap[k] = _BY_ID[id(v)]
         if swap:
