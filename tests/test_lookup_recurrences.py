@@ -90,3 +90,38 @@ def test_the_rolled_graph_does_not_grow_with_the_sequence(name):
         return len(e.stages["final"].eqns)
     # (a first or last step that differs may stay apart; the rest is one loop)
     assert size(160) <= size(40) + 4
+
+
+def scalar_gain_particles(x0, k):
+    # a vector carry through a scalar nonlinearity of itself (its first entry): the first
+    # iteration reads the input, so only some of its members look like the loop's
+    x, v = x0, x0 / 2
+    tot = 0.0
+    for _ in range(24):
+        a = -k * x * np.tanh(x[0])
+        x = x + 0.1 * v
+        v = v + 0.1 * a
+        tot = tot + np.sum(v ** 2)
+    return tot
+
+
+def norm_gain(x0, w):
+    x = x0
+    for _ in range(24):
+        x = x + 0.1 * w * x / (1.0 + np.sum(x * x))
+    return np.sum(x ** 3)
+
+
+@pytest.mark.parametrize("f", [scalar_gain_particles, norm_gain], ids=["x_tanh_x0", "norm_gain"])
+def test_a_vector_carry_through_a_scalar_of_itself_rolls(f):
+    r = np.random.default_rng(4)
+    args = (r.standard_normal(5), 0.8)
+    val0, grads0 = unrolled(f, args, (0, 1))
+    val, grads = vg.value_and_grad(f, argnums=(0, 1))(*args)
+    np.testing.assert_allclose(val, f(*args), rtol=1e-12)
+    np.testing.assert_allclose(val, val0, rtol=1e-12)
+    for a, b in zip(flatten(grads)[0], grads0):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    vg.check_grads(f, args, argnums=(0, 1), rtol=1e-6, atol=1e-8, n_dirs=2)
+    e, _ = vg.grad(f, argnums=(0, 1)).entry(*args)
+    assert "loop" in prims(e.stages["final"])

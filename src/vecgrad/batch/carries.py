@@ -135,10 +135,11 @@ def _eliminate(body: Graph, nc: int, nx: int, k: int) -> tuple[Graph, list[int]]
     return Graph(new_ins, tuple(eqns), new_outs), used_xs
 
 
-def _peel(body: Graph, nc: int, nx: int, operands: list[Any], reverse: bool) -> list[Any]:
-    """The first step run (unbatched) on the operands: its outputs, as tracers."""
+def _peel(body: Graph, T: int, nc: int, nx: int, operands: list[Any], reverse: bool
+          ) -> list[Any]:
+    """The first step run (unbatched) on the operands: its outputs, as tracers. (T is the
+    loop's: a loop with no per-step input has only invariants after its carries.)"""
     b = operands[0]._b
-    T = operands[nc].shape[0]
     first = T - 1 if reverse else 0
     env: dict[Atom, Atom] = {}
     for i, (v, x) in enumerate(zip(body.inputs, operands)):
@@ -160,7 +161,7 @@ def _rows(x: Any, lo: int, hi: int) -> Any:
 
 def _emit_eliminated(body: Graph, T: int, nc: int, nx: int, k: int, new: Graph,
                      used_xs: list[int], operands: list[Any], emit: Any) -> Any:
-    first = _peel(body, nc, nx, operands, False)
+    first = _peel(body, T, nc, nx, operands, False)
     keep = [j for j in range(nc) if j != k]
     xs = operands[nc:nc + nx]
     ops = [first[j] for j in keep] + [_rows(x, 1, T) for x in xs] + \

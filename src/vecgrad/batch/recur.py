@@ -265,6 +265,20 @@ def _sccs(nodes: list[int], succ: dict[int, set[int]]) -> list[list[int]]:
 
 def _regions_of(g: Graph, S: set[int], insts: dict[int, list[int]],
                 labels: _Labels) -> list[Region]:
+    found = _regions_by_rank(g, S, insts, labels)
+    fewest = min(len(v) for v in insts.values())
+    if found or fewest < MIN_TRIPS - 1 or all(len(v) == fewest for v in insts.values()):
+        return found
+    # A first iteration some of whose members took the loop's labels and some not (its
+    # `x[0]` reads the input, its `x * tanh(x[0])` looks like the others'): the extra
+    # first instances shift the ranks along the cycle, so no numbering fits. Count from
+    # the end instead: each label's last `fewest` instances (`_first` adds the earlier
+    # iteration back where it matches).
+    return _regions_by_rank(g, S, {L: v[len(v) - fewest:] for L, v in insts.items()}, labels)
+
+
+def _regions_by_rank(g: Graph, S: set[int], insts: dict[int, list[int]],
+                     labels: _Labels) -> list[Region]:
     lab, prods = labels.lab, labels.prods
     rank = {i: k for L in S for k, i in enumerate(insts[L])}
     deltas: dict[tuple, Counter] = defaultdict(Counter)
@@ -272,7 +286,7 @@ def _regions_of(g: Graph, S: set[int], insts: dict[int, list[int]],
         ii = insts[L]
         for i in ii[::max(1, len(ii) // 48)]:
             for p, d in enumerate(prods[i]):
-                if d >= 0 and lab[d] in S:
+                if d >= 0 and lab[d] in S and d in rank:  # (not a trimmed first instance)
                     deltas[(lab[d], L, p)][rank[i] - rank[d]] += 1
     edges = [(M, L, c.most_common(1)[0][0]) for (M, L, _), c in deltas.items()]
     off = _offsets(S, edges)
@@ -324,7 +338,7 @@ def _runs_for(g: Graph, S: set[int], insts: dict[int, list[int]], rank: dict[int
         for L in order:
             codes = []
             for d in prods[m[L]]:
-                if d < 0 or lab[d] not in S:
+                if d < 0 or lab[d] not in S or d not in it:
                     codes.append(_X)
                 elif it[d] == k:
                     codes.append(("g", idx[lab[d]]))
