@@ -153,16 +153,21 @@ class ConcretizationError(VecgradError, TypeError):
             f"{what} of a traced array{_where(src)}: values are not known while vecgrad traces "
             "the function, only shapes and dtypes are. Python control flow on array values "
             "cannot be traced. Use vnp.where(cond, x, y) to select values, or pass the value "
-            "as a static (non-array) argument." + _builtin_hint(src) + _math_hint(src))
+            "as a static (non-array) argument." + _line_hints(src))
 
 
 _BUILTIN_COMPARE = re.compile(r"(?<![\w.])(max|min|sorted)\s*\(")
 
 
-def _builtin_hint(src: Src | None) -> str:
-    """Python's max/min/sorted compare with `<` and call bool() from C, so no frame says so:
-    read the user's line to point at the array function they meant."""
+def _line_hints(src: Src | None) -> str:
+    """What the user's line says of the C code that asked for a value (no frame does)."""
     line = linecache.getline(src.file, src.line) if src else ""
+    return _builtin_hint(line) + _math_hint(line)
+
+
+def _builtin_hint(line: str) -> str:
+    """Python's max/min/sorted compare with `<` and call bool() from C: point at the array
+    function they meant."""
     found = sorted(set(_BUILTIN_COMPARE.findall(line)))
     if not found:
         return ""
@@ -182,10 +187,9 @@ _MATH_TO_NUMPY = {"fabs": "np.abs", "pow": "np.power (or **)", "atan2": "np.arct
                   "fsum": "np.sum", "prod": "np.prod", "dist": "np.linalg.norm(a - b)"}
 
 
-def _math_hint(src: Src | None) -> str:
-    """`math.exp(x)` asks float() of x from C: read the user's line for the math functions
-    called there and name their NumPy counterparts."""
-    line = linecache.getline(src.file, src.line) if src else ""
+def _math_hint(line: str) -> str:
+    """`math.exp(x)` asks float() of x from C: name the NumPy counterparts of the math
+    functions the line calls."""
     found = sorted(set(_MATH_CALL.findall(line)))
     if not found:
         return ""

@@ -76,17 +76,13 @@ def _select(items: list, greater: bool) -> Any:
     NaNs after the first place can never win (a comparison with NaN is False) and count as
     -inf (+inf), while a NaN in the first place is kept (argmax picks the first NaN)."""
     dt = next(x.dtype for x in items if isinstance(x, Tracer))
-    s = NUMPY.stack([x if isinstance(x, Tracer) else np.asarray(x, dt) for x in items])
-    key = s
-    if np.issubdtype(dt, np.floating):
-        later = np.arange(len(items)) > 0
-        key = NUMPY.where(np.isnan(s) & later, -np.inf if greater else np.inf, s)
-    return s[key.argmax() if greater else key.argmin()]
+    return _select_array(NUMPY.stack([x if isinstance(x, Tracer) else np.asarray(x, dt)
+                                      for x in items]), greater)
 
 
 def _select_array(x: Tracer, greater: bool) -> Tracer:
-    """`max(x)` of a 1-d traced array: Python's fold over its elements, as `_select` makes it
-    of stacked items (the stack is x itself: one argmax and one read, whatever its length)."""
+    """`max(x)` of a 1-d traced array: Python's fold over its elements as one selection (see
+    `_select`, which stacks its items into such an array): one argmax and one read."""
     key = x
     if x.dtype.kind == "f":
         later = np.arange(x.shape[0]) > 0

@@ -164,15 +164,14 @@ def python_extreme(v: Any, greater: bool) -> Any:
     strict record up to it (a row where the running extreme grew), read with take_along:
     its cotangent goes where Python's selections send it (cummax's own VJP sends ties to
     the latest row)."""
-    T1 = v.shape[0]
-    rest = P.getitem(v, idx=(P.Sl(1, T1, 1),) + _whole(v.shape[1:]))
+    T1, row = v.shape[0], full_slices(v.shape[1:])
+    rest = P.getitem(v, idx=(P.Sl(1, T1, 1),) + row)
     if v.dtype.kind == "f":
         rest = P.where(P.isnan(rest), -np.inf if greater else np.inf, rest)
-    key = P.concatenate(P.getitem(v, idx=(P.Sl(0, 1, 1),) + _whole(v.shape[1:])), rest, axis=0)
+    key = P.concatenate(P.getitem(v, idx=(P.Sl(0, 1, 1),) + row), rest, axis=0)
     ext = (P.cummax if greater else P.cummin)(key, axis=0)
-    grew = (P.gt if greater else P.lt)(
-        P.getitem(ext, idx=(P.Sl(1, T1, 1),) + _whole(v.shape[1:])),
-        P.getitem(ext, idx=(P.Sl(0, T1 - 1, 1),) + _whole(v.shape[1:])))
+    grew = (P.gt if greater else P.lt)(P.getitem(ext, idx=(P.Sl(1, T1, 1),) + row),
+                                       P.getitem(ext, idx=(P.Sl(0, T1 - 1, 1),) + row))
     pos = np.arange(1, T1).reshape((T1 - 1,) + (1,) * (v.ndim - 1))
     first = P.full(shape=(1,) + v.shape[1:], dtype=np.dtype(np.int64), value=0)
     src = P.cummax(P.concatenate(first, P.where(grew, pos, 0), axis=0), axis=0)
@@ -196,11 +195,12 @@ def decayed_extreme(v: Any, k: np.ndarray, greater: bool) -> Any:
             np.all(down >= 1 / r)):
         raise P.NotBatchable("decayed extreme: k^t leaves the safe range")
     ext = (P.cummax if greater else P.cummin)(v * down.astype(dt), axis=0)
-    rows = (P.Sl(1, T1, 1),) + _whole(v.shape[1:])
+    rows = (P.Sl(1, T1, 1),) + full_slices(v.shape[1:])
     return P.getitem(ext, idx=rows) * up[1:].astype(dt)
 
 
-def _whole(s: tuple[int, ...]) -> tuple:
+def full_slices(s: tuple[int, ...]) -> tuple:
+    """The basic index of every element of axes of these sizes (batch's passes share it)."""
     return tuple(P.Sl(0, d, 1) for d in s)
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Atom, Aval, Eqn, Graph, Params, Var, dce
 from ..tracing import Tracer
+from .affine import full_slices as _full
 
 # (body, n_carry, n_xs) -> what emitting it gives: "scan" (with sums over the steps),
 # "sums" only, or "" (a loop)
@@ -149,10 +150,6 @@ def _peel(body: Graph, T: int, nc: int, nx: int, operands: list[Any], reverse: b
         env[e.out] = b.emit(e.prim, [env.get(a, a) if isinstance(a, Var) else a
                                      for a in e.inputs], dict(e.params))
     return [Tracer(b, env[o] if isinstance(o, Var) else o) for o in body.outputs]
-
-
-def _full(s: tuple[int, ...]) -> tuple:
-    return tuple(P.Sl(0, d, 1) for d in s)
 
 
 def _rows(x: Any, lo: int, hi: int) -> Any:

@@ -24,6 +24,7 @@ import numpy as np
 from .. import primitives as P
 from ..primitives import Adv, Sl
 from ..primitives.elementwise import _lift
+from .affine import full_slices as _full
 from .regions import INT, SlPat
 
 
@@ -156,10 +157,6 @@ def _basic(shape: tuple[int, ...], start: list[int], dims: list) -> tuple | None
             idx.append(Sl(start[a], start[a] + s0 * (total - 1) + 1, s0))
         groups.append([k for _, k in reversed(ds)])
     return tuple(idx), groups, flips
-
-
-def _full(shape: tuple[int, ...]) -> tuple:
-    return tuple(Sl(0, d, 1) for d in shape)
 
 
 def view_steps(shape: tuple[int, ...], start: list[int], dims: list

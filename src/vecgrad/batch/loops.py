@@ -35,6 +35,7 @@ from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
 from .affine import MAX_COUPLED, ONE, ZERO, affine, decayed_extreme, linear, one, python_extreme
+from .affine import full_slices as _full
 from .carries import emit_unstacked, narrow_reads, several_carries, splits, unstack
 from .scalarize import scalarize
 
@@ -535,10 +536,6 @@ def _rows_to(x: Any, s: tuple[int, ...]) -> Any:
     T = x.shape[0]
     x = P.reshape(x, shape=(T,) + (1,) * (len(s) - x.ndim + 1) + x.shape[1:])
     return P.broadcast_to(x, shape=(T,) + s) if x.shape[1:] != s else x
-
-
-def _full(s: tuple[int, ...]) -> tuple:
-    return tuple(P.Sl(0, d, 1) for d in s)
 
 
 # ------------------------------------------------------------------ on a whole graph

@@ -104,15 +104,16 @@ class _Labels:
                     ps.append(-1)
                     fx.append(("in", a))
                     continue
-                varying = cnt[full[d]] < M and "idx" in g.eqns[d].params and \
-                    reads[_coarse(g.eqns[d])[:3]] >= M
+                read = _coarse(g.eqns[d])[:3] if cnt[full[d]] < M and \
+                    "idx" in g.eqns[d].params else None
+                varying = read is not None and reads[read] >= M
                 shared = n_uses[a] >= M and by[a, fi] >= M and not varying
                 if cnt[full[d]] >= M and not shared:
                     ps.append(d)
                     fx.append(None)
                 elif varying:
                     ps.append(-1)
-                    fx.append(("r", coarse.setdefault(_coarse(g.eqns[d])[:3], len(coarse))))
+                    fx.append(("r", coarse.setdefault(read, len(coarse))))
                 else:
                     ps.append(-1)
                     fx.append(("in", a) if shared else

@@ -21,6 +21,7 @@ from .. import primitives as P
 from ..ir import Atom, Const, Eqn, Graph, Var, dce
 from ..notes import Recurrence
 from ..tracing import Builder, Tracer
+from .affine import full_slices as _full
 from .recur import MIN_TRIPS, Region, find_regions, step_inits
 
 
@@ -213,10 +214,6 @@ class _Env:
             out = P.transpose(out, perm=tuple(range(1, axis + 1)) + (0,) +
                               tuple(range(axis + 1, out.ndim)))
         return out
-
-
-def _full(shape: tuple[int, ...]) -> tuple:
-    return tuple(P.Sl(0, d, 1) for d in shape)
 
 
 def _outside_uses(g: Graph, regions: list[Region]) -> set[Var]:
