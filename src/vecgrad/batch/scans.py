@@ -55,7 +55,10 @@ _NONLINEAR = frozenset([P.exp, P.log, P.log1p, P.expm1, P.sqrt, P.tanh, P.sin, P
                         P.logistic, P.tan, P.sinh, P.cosh, P.arcsin, P.arccos, P.arctan,
                         P.arcsinh, P.arccosh, P.arctanh, P.log2, P.log10, P.exp2, P.cbrt,
                         P.reciprocal])
-_WRITES = frozenset([P.setitem, P.setitem_add, P.concatenate, P.stack])
+# A buffer's next version. (A stack or concatenate is a new array: a step that assembles a
+# vector from scalars of its carry, a force from a position's components or a nested
+# gradient's inlined components, is a pure step, rolled like x * tanh(x[0]).)
+_WRITES = frozenset([P.setitem, P.setitem_add])
 
 
 def _sequential(g: Graph, regions: list[Region]) -> list[Region]:
