@@ -35,6 +35,7 @@ from .concats import flatten_concats, growing_concats
 from .decays import decayed_scatters, scale_scatters
 from .deps import plan
 from .extremes import join_extremes, scatter_extremes
+from .foldchains import join_keyed_folds, keyed_folds
 from .listmaps import list_maps
 from .lists import list_reads, list_sums
 from .nodes import BREAD, READ, SNAP, SUM, WRITE, Plan
@@ -536,6 +537,10 @@ def _batch_once(g: Graph) -> Graph:
             g = dce(g1)
     if decayed_scatters(g):  # (a buffer scaled between scatters into it: see decays)
         g1 = scale_scatters(g)
+        if g1 is not g:
+            g = dce(g1)
+    if keyed_folds(g):  # (running maxima per key of a Python list: one scatter, see foldchains)
+        g1 = join_keyed_folds(g)
         if g1 is not g:
             g = dce(g1)
     if scatter_extremes(g):  # (chains of scatter-maxima: one scatter, see extremes)
