@@ -35,6 +35,7 @@ from ..ir import Const, Eqn, Graph, Params, Var, uses
 from ..primitives.structural import Adv
 from .census import census
 from .extremes import _concat, _emit
+from .rmwcoefs import ZERO, joins, mixed, nonzero, plus_one, product, read_coef
 from .rmwreads import join_open_reads, may_open, stable_order
 from .setchains import _def, _link
 
@@ -56,13 +57,14 @@ class _Rmw:
     `after`: a read of the link's result at its own position, before the next link (the
     state the link left there, rmwreads), or None."""
 
-    __slots__ = ("a", "after", "axis", "base", "dep", "e", "open", "own", "pos", "raw", "read",
-                 "static", "vals", "zero")
+    __slots__ = ("a", "after", "axis", "base", "dep", "e", "open", "own", "parts", "pos", "raw",
+                 "read", "static", "vals", "zero")
 
     def __init__(self, e, base, read, vals, pos, raw, axis, a, dep, static=None, own=()):
         self.e, self.base, self.read, self.vals, self.pos, self.raw = e, base, read, vals, pos, raw
         self.axis, self.a, self.dep, self.static = axis, a, dep, static
         self.own, self.open, self.zero, self.after = set(own), False, False, None
+        self.parts = None  # (two links at one position composed: see _fused)
 
 
 def _root(a: Any, defs: dict) -> Any:
@@ -72,116 +74,6 @@ def _root(a: Any, defs: dict) -> Any:
         if d is None:
             return a
         a = d.inputs[0]
-
-
-_ZERO = (0.0, 0.0, None)
-
-
-def _coef(a: Any, read: Var, start: int, defs: dict, order: dict, dep: dict) -> tuple | None:
-    """The coefficient of `read` in a, where a is affine in it, as (c0, c1, s): c0 + c1 s,
-    s a 0-d value that does not depend on it (a decay rate passed in) or None (None: not
-    affine, or not provably so; `_ZERO`: a does not depend on it). Values defined before the
-    read do not depend on it (the trace is in order). `dep` collects the coefficients of the
-    values after it (never zero for a value that depends on it: such a value is refused, as
-    its equations would be dropped with the read)."""
-    if a is read:
-        return 1.0, 0.0, None
-    if a.__class__ is not Var or order.get(a, -1) <= start:
-        return _ZERO
-    c = dep.get(a)
-    if c is not None:
-        return c
-    d = defs[a]
-    ins = [_coef(x, read, start, defs, order, dep) for x in d.inputs]
-    if any(c is None for c in ins):
-        return None
-    moved = [c is not _ZERO for c in ins]
-    c = _rule(d, ins, moved) if any(moved) else _ZERO
-    if c is None or (any(moved) and not _nonzero(c)):
-        return None
-    dep[a] = c
-    return c
-
-
-def _nonzero(c: tuple) -> bool:
-    return bool(c[0] or (c[1] and c[2] is not None))
-
-
-def _scalar(a: Any) -> float | None:
-    if a.__class__ is Const and not a.value.shape and a.value.dtype.kind == "f" and \
-            np.isfinite(a.value):
-        return float(a.value)
-    return None
-
-
-def _sum(p: tuple, q: tuple, k: float) -> tuple | None:
-    """p + k q (k = 1 or -1), one symbol at most."""
-    if p[2] is not None and q[2] is not None and p[2] is not q[2]:
-        return None
-    return p[0] + k * q[0], p[1] + k * q[1], p[2] if p[2] is not None else q[2]
-
-
-def _rule(d: Eqn, c: list, moved: list) -> tuple | None:
-    """The coefficient of d's result from its operands' (some operand depends on the read)."""
-    p = d.prim
-    if p is P.add or p is P.sub:
-        return _sum(c[0], c[1], 1.0 if p is P.add else -1.0)
-    if p is P.reshape:
-        return c[0]
-    if p is P.neg:
-        return -c[0][0], -c[0][1], c[0][2]
-    if (p is P.mul or p is P.div) and not moved[1]:
-        return _scaled(c[0], d.inputs[1], p is P.div)
-    if p is P.mul and not moved[0]:
-        return _scaled(c[1], d.inputs[0], False)
-    return None
-
-
-def _scaled(c: tuple, k: Any, inverse: bool) -> tuple | None:
-    """c times (or over) the independent operand k: a finite constant, or (times) a 0-d float
-    value that becomes the symbol."""
-    v = _scalar(k)
-    if v is not None:
-        if inverse:
-            if not v:
-                return None
-            v = 1.0 / v
-        return c[0] * v, c[1] * v, c[2]
-    if inverse or c[2] is not None or k.__class__ is not Var or k.aval.shape or \
-            k.aval.dtype.kind != "f":
-        return None
-    return 0.0, c[0], k
-
-
-def _plus_one(c: tuple) -> tuple:
-    """x[p] + (c x[p] + b): the coefficient 1 + c."""
-    return c[0] + 1.0, c[1], c[2]
-
-
-def _same_rate(p: tuple, q: tuple) -> bool:
-    return p[0] == q[0] and p[1] == q[1] and p[2] is q[2]
-
-
-def _joins(p: tuple, q: tuple) -> bool:
-    """Links of rates p and q join: one rate, or two constants (`b[k] *= 0.95; b[k] += x`:
-    a chain of mixed rates, which rmwreads scans)."""
-    return _same_rate(p, q) or p[2] is None and q[2] is None
-
-
-def _mixed(chain: list[_Rmw]) -> bool:
-    return any(not _same_rate(ln.a, chain[0].a) for ln in chain)
-
-
-def _affine(vals: Any, read: Var, defs: dict, order: dict, zero: bool = False
-            ) -> tuple | None:
-    """(a, the variables that depend on the read) of vals = a read + b, or None; with `zero`,
-    a may be 0 (vals does not read x[p]: `s[k] += x` after a read of s[k] used elsewhere)."""
-    dep: dict = {}
-    a = _coef(vals, read, order[read], defs, order, dep)
-    if a is None or not (zero or _nonzero(a)) or \
-            (a[2] is not None and a[2].aval.dtype != vals.aval.dtype):
-        return None
-    return a, {v for v, c in dep.items() if c is not _ZERO}
 
 
 def _read_key(e: Eqn, defs: dict) -> tuple | None:
@@ -222,12 +114,12 @@ def _static_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> 
         ln = _Rmw(e, x, None, v, None, None, row[0], (1.0, 0.0, None), set(), row[1])
         ln.zero = True
         return ln
-    aff = None if read is None else _affine(v, read, defs, order, zero=add)
+    aff = None if read is None else read_coef(v, read, defs, order, zero=add)
     if aff is None:
         return None
-    ln = _Rmw(e, x, read, v, None, None, row[0], _plus_one(aff[0]) if add else aff[0],
+    ln = _Rmw(e, x, read, v, None, None, row[0], plus_one(aff[0]) if add else aff[0],
               set(aff[1]) | {read}, row[1], own=aff[1])
-    ln.zero = not _nonzero(aff[0])
+    ln.zero = not nonzero(aff[0])
     return ln
 
 
@@ -241,7 +133,7 @@ def _set_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rm
         return None
     raw = defs[ln.pos].inputs[1]  # (pos = arange(n)[raw]: the position in [0, n))
     read = reads.get((id(ln.base), _root(raw, defs), ln.axis))
-    aff = None if read is None else _affine(ln.vals, read, defs, order)
+    aff = None if read is None else read_coef(ln.vals, read, defs, order)
     if aff is None:
         return None
     dep = set(aff[1]) | {read, ln.read, e.inputs[1]}
@@ -260,12 +152,12 @@ def _add_link(e: Eqn, defs: dict, n_uses: dict, reads: dict, order: dict) -> _Rm
         u, idx = d.inputs[:2]
         q = d.params["axis"]
         read = reads.get((id(x), _root(idx, defs), q))
-        aff = (_ZERO, set()) if read is None else _affine(u, read, defs, order, zero=True)
+        aff = (ZERO, set()) if read is None else read_coef(u, read, defs, order, zero=True)
         if aff is None or u.aval.shape != x.aval.shape[:q] + (1,) + x.aval.shape[q + 1:]:
             continue
-        ln = _Rmw(e, x, read, u, None, idx, q, _plus_one(aff[0]),
+        ln = _Rmw(e, x, read, u, None, idx, q, plus_one(aff[0]),
                   set(aff[1]) | {read, s} - {None}, own=aff[1])
-        ln.zero = not _nonzero(aff[0])
+        ln.zero = not nonzero(aff[0])
         return ln
     return None
 
@@ -298,8 +190,9 @@ def _writes_after_reads(g: Graph) -> list[tuple[int, Eqn]]:
     for i, e in enumerate(g.eqns):
         if e.prim in _READS:
             read_from.add(id(e.inputs[0]))
-        elif e.prim in writes and any(id(a) in read_from for a in e.inputs):
-            out.append((i, e))
+        elif e.prim in writes and (e.prim is P.setitem_add or
+                                   any(id(a) in read_from for a in e.inputs)):
+            out.append((i, e))  # (`x[p] += v` needs no read: a chain's first link)
             read_from.add(id(e.out))
     return out
 
@@ -358,7 +251,7 @@ def join_affine_rmw(g: Graph) -> Graph:
                 continue
             ln.open = True  # (its read is used outside: see rmwreads)
         prev = chains.get(ln.base)
-        if prev is not None and prev[-1].axis == ln.axis and _joins(prev[-1].a, ln.a) and \
+        if prev is not None and prev[-1].axis == ln.axis and joins(prev[-1].a, ln.a) and \
                 (prev[-1].static is None) == (ln.static is None) and ln.base not in outs and \
                 (_closed(ln, defs, n_uses, (ln.base,)) or _read_after(prev[-1], ln, defs,
                                                                       n_uses, reads)):
@@ -369,10 +262,11 @@ def join_affine_rmw(g: Graph) -> Graph:
     for c in chains.values():
         if c[0].open and not any(ln.open for ln in c[1:]):
             c = c[1:]  # (x[p] read before the chain only: its first link stays as written)
+        c = _composed(c, defs) if len(c) > 1 else c
         if len(c) < 2 or not _pays(c) or \
                 all(ln.zero and not ln.open and ln.after is None for ln in c):
             continue  # (plain scatter-adds: batching joins those as they are)
-        if _mixed(c) or any(ln.open for ln in c[1:]) or \
+        if mixed(c) or any(ln.open for ln in c[1:]) or \
                 any(ln.after is not None for ln in c[:-1]):
             if c[0].axis == 0:  # (rmwreads scans along axis 0; a chain read between its
                 scanned.append(c)  # links is never the closed form: it drops them)
@@ -381,7 +275,7 @@ def join_affine_rmw(g: Graph) -> Graph:
     g1 = _rewrite(g, joined, defs) if joined else g
     if not scanned:
         return g1
-    return join_open_reads(g1, scanned, defs, _cells, _joined, _joined_static, _mixed)
+    return join_open_reads(g1, scanned, defs, _cells, _joined, _joined_static, mixed)
 
 
 def _read_after(p: _Rmw, ln: _Rmw, defs: dict, n_uses: Any, reads: dict) -> bool:
@@ -402,6 +296,49 @@ def _read_after(p: _Rmw, ln: _Rmw, defs: dict, n_uses: Any, reads: dict) -> bool
         return False
     p.after = r
     return True
+
+
+def _composed(chain: list[_Rmw], defs: dict) -> list[_Rmw]:
+    """The chain with each run of consecutive links at one position, nothing reading the
+    buffer between them, composed into one link (`p[k] *= 0.95; p[k] += x`: one link of rate
+    0.95 per step, where two of rates 0.95 and 1 would need a scan). A run holds one link per
+    source line: a step's links, so that a key repeated by consecutive steps leaves one
+    composed rate per step (the steps' rates alike, which the closed form needs)."""
+    out = [chain[0]]
+    for ln in chain[1:]:
+        f = _fused(out[-1], ln, defs)
+        if f is None:
+            out.append(ln)
+        else:
+            out[-1] = f
+    return out
+
+
+def _at(ln: _Rmw, defs: dict) -> Any:
+    """The root of a traced link's index."""
+    return _root(ln.raw if ln.raw is not None else defs[ln.pos].inputs[1], defs)
+
+
+def _fused(p: _Rmw, q: _Rmw, defs: dict) -> _Rmw | None:
+    """Links p then q at one position, p's result read by q alone, as one link: x <- a_q (a_p
+    x + b_p) + b_q = a_p a_q x + (a_q b_p + b_q) (its b from its parts, see _values), or None
+    (a rate of two symbols, a composed rate of 1: plain adds, which batch as they are)."""
+    if p.open or q.open or p.after is not None or p.axis != q.axis or \
+            q.e.src is None or q.e.src in _lines(p) or (p.static is None) != (q.static is None) or \
+            (p.static != q.static if p.static is not None else _at(p, defs) is not _at(q, defs)):
+        return None
+    a = product(p.a, q.a)
+    if a is None or a == (1.0, 0.0, None):
+        return None
+    f = _Rmw(q.e, p.base, p.read, q.vals, p.pos, p.raw, p.axis, a, p.dep | q.dep | {p.e.out},
+             p.static, p.own | q.own)
+    f.zero, f.after, f.parts = p.zero and q.zero, q.after, (p, q)
+    return f
+
+
+def _lines(ln: _Rmw) -> list:
+    """The source lines of a link's parts."""
+    return [ln.e.src] if ln.parts is None else _lines(ln.parts[0]) + _lines(ln.parts[1])
 
 
 def _cells(eqns: list[Eqn], chain: list[_Rmw], defs: dict) -> tuple[Any, Any]:
@@ -446,7 +383,16 @@ def _rewrite(g: Graph, chains: list, defs: dict) -> Graph:
 
 
 def _values(eqns: list[Eqn], ln: _Rmw, defs: dict) -> Any:
-    """b_t: the link's value with its read taken as 0, its dependent equations emitted again."""
+    """b_t: the link's value with its read taken as 0, its dependent equations emitted again
+    (of composed links: a_q b_p + b_q)."""
+    if ln.parts is not None:
+        p, q = ln.parts
+        bp, bq, src = _values(eqns, p, defs), _values(eqns, q, defs), q.e.src
+        if _zero(bp):
+            return bq
+        if q.a != (1.0, 0.0, None):
+            bp = _emit(eqns, P.mul, (bp, _rate(eqns, q.a, ln.base.aval.dtype, src)), {}, src)
+        return bp if _zero(bq) else _emit(eqns, P.add, (bp, bq), {}, src)
     if ln.read is None:
         return ln.vals
     zero = Const(np.zeros(ln.read.aval.shape, ln.read.aval.dtype))
@@ -570,16 +516,17 @@ def _joined(eqns: list[Eqn], chain: list[_Rmw], e: Eqn, defs: dict, vals: Any = 
         r = _rate(eqns, a, dt, src)
         order = stable_order(eqns, pos, n, src)
         srt = _emit(eqns, P.take_along, (pos, order), {"axis": 0}, src)
-        right = _emit(eqns, P.searchsorted, (srt, srt), {"side": "right"}, src)
-        later = _emit(eqns, P.sub, (right, Const(np.arange(1, size + 1, dtype=np.intp))), {},
-                      src)
-        later = _emit(eqns, P.cast, (later,), {"dtype": dt}, src)
+        cnt = _emit(eqns, P.scatter_add_along, (Const(np.ones(size, dt)), pos),
+                    {"axis": 0, "size": n}, src)
+        # (the i-th sorted link has cumsum(cnt)[p] - 1 - i links after it at its p: the end
+        # of its run, counted exactly in floats; a gather of n sums, not a binary search)
+        right = _emit(eqns, P.take_along, (_emit(eqns, P.cumsum, (cnt,), {"axis": 0}, src),
+                                           srt), {"axis": 0}, src)
+        later = _emit(eqns, P.sub, (right, Const(np.arange(1, size + 1, dtype=dt))), {}, src)
         w = _emit(eqns, P.scatter_add_along, (_pow(eqns, r, later, src), order),
                   {"axis": 0, "size": size, "unique": True}, src)
         w = _emit(eqns, P.reshape, (w,), {"shape": one[0] + (size,) + one[1]}, src)
         vals = _emit(eqns, P.mul, (vals, w), {}, src)
-        cnt = _emit(eqns, P.scatter_add_along, (Const(np.ones(size, dt)), pos),
-                    {"axis": 0, "size": n}, src)
         decay = _emit(eqns, P.reshape, (_pow(eqns, r, cnt, src),),
                       {"shape": one[0] + (n,) + one[1]}, src)
         base = _emit(eqns, P.mul, (base, decay), {}, src)

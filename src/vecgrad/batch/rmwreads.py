@@ -51,6 +51,8 @@ def may_open(ln: Any, defs: dict, n_uses: dict, read: Var | None = None) -> bool
 
 def _needs(ln: Any, defs: dict) -> set:
     """The values a link's b_t and position are computed from (not from its read)."""
+    if ln.parts is not None:  # (links composed: rmwchains._fused)
+        return _needs(ln.parts[0], defs) | _needs(ln.parts[1], defs)
     out = {ln.pos if ln.pos is not None else ln.raw} if ln.static is None else set()
     if ln.a[2] is not None:
         out.add(ln.a[2])

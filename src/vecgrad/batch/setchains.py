@@ -67,9 +67,9 @@ def _link(e: Eqn, defs: dict, n_uses: dict) -> _Link | None:
     rd = _def(r, defs, P.getitem)
     h = _def(hit, defs, P.logical_and)
     if rd is None or rd.inputs[0] is not x or rd.params["idx"] != e.params["idx"] or \
-            n_uses.get(r) != 1 or h is None or n_uses.get(hit) != 1 or \
-            v.aval.dtype != x.aval.dtype or new.aval != r.aval:
-        return None
+            n_uses.get(r) != 1 or h is None or v.aval.dtype != x.aval.dtype or \
+            new.aval != r.aval:
+        return None  # (the mask may be shared: two writes at one position, hash-consed)
     t, at = h.inputs
     if t.__class__ is not Const or t.value.shape or t.value.item() is not True:
         return None
