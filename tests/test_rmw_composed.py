@@ -113,14 +113,28 @@ def decay_add_learned(x, a, k, xp=vnp):
     return np.sum(p ** 2)
 
 
-@pytest.mark.parametrize("f", [learned_decay_add, decay_add_learned])
+def learned_then_counted(x, a, k, xp=vnp):
+    p = xp.ones(5)
+    for i in range(len(k) // 2):
+        p[k[i]] = a * p[k[i]] + x[i]
+    for i in range(len(k) // 2, len(k)):
+        p[k[i]] += 1.0
+    return np.sum(p ** 2)
+
+
+@pytest.mark.parametrize("f", [learned_decay_add, decay_add_learned, learned_then_counted])
 @pytest.mark.parametrize("static", [False, True], ids=["traced", "static"])
 def test_a_rate_passed_in(f, static):
-    args = (R.standard_normal(20), np.float64(0.8), (_static if static else _traced)(20, 5))
+    """A rate passed in beside a constant one: one chain of one composed rate (the second
+    program: two chains, one per rate); the batched graph does not grow with the loop."""
+    keys = _static if static else _traced
+    args = (R.standard_normal(20), np.float64(0.8), keys(20, 5))
     e = check_batched(f, args, argnums=(0, 1))
     g = e.stages["batch"]
     assert count(g, P.segment_affine) == count(g, P.loop) == 0, g
     np.testing.assert_allclose(vg.jit(f)(*args), f(*args, xp=np), rtol=1e-12)
+    more = (R.standard_normal(60), np.float64(0.8), keys(60, 5))
+    assert len(vg.grad(f, argnums=(0, 1)).entry(*more)[0].stages["batch"].eqns) == len(g.eqns)
 
 
 def other_positions(x, k, j, xp=vnp):

@@ -4,7 +4,8 @@ edge tuples, two lists per step), and per-bucket updates of two or three links p
 decay and an add, an add and a halving, a learned rate) at traced ids, Python-int keys and on
 rows. The references use np.maximum.at / np.minimum.at, and for the decays the closed form a
 hand-vectorizing user would write (each event weighted by the rate to the power of the
-events after it in its bucket, from a stable argsort)."""
+events after it in its bucket, from a stable argsort). `rows_imul_ema` writes `E[k] *= 0.9`
+on a row view at a traced id (tracing's write-back of the view)."""
 from __future__ import annotations
 
 import numpy as np
@@ -190,6 +191,24 @@ def rows_decay_add_ref(X, k):
     return np.sum(H ** 2)
 
 
+def rows_imul_ema(X, k):
+    """Items 1, 3: a per-bucket row average written with in-place operators at traced ids,
+    E[k] *= 0.9; E[k] += 0.1 * X[i] (`*=` on the row view E[k], rows of 16)."""
+    E = vnp.ones((32, X.shape[1]))
+    for i in range(len(k)):
+        E[k[i]] *= 0.9
+        E[k[i]] += 0.1 * X[i]
+    return np.sum(np.tanh(E))
+
+
+def rows_imul_ema_ref(X, k):
+    later, _ = _later(k)
+    cnt = np.bincount(k, minlength=32)
+    E = np.repeat((0.9 ** cnt)[:, None], X.shape[1], axis=1)
+    np.add.at(E, k, 0.1 * X * 0.9 ** later[:, None])
+    return np.sum(np.tanh(E))
+
+
 def learned_decay_add(x, a, k):
     """Items 1, 3: a decay rate passed in and differentiated, p[k] *= a; p[k] += x."""
     p = vnp.ones(64)
@@ -250,6 +269,9 @@ PATTERNS = [
     Pattern("three_link_step", 1, three_link_step, three_link_step_ref, _xk, _N, (0,),
             tags=_T),
     Pattern("rows_decay_add", 3, rows_decay_add, rows_decay_add_ref,
+            lambda rng, n, f: (normal(rng, n, f), rng.integers(0, 32, n)),
+            {"small": {"n": 9, "f": 3}, "default": {"n": 2000, "f": 16}}, (0,), tags=_T),
+    Pattern("rows_imul_ema", 3, rows_imul_ema, rows_imul_ema_ref,
             lambda rng, n, f: (normal(rng, n, f), rng.integers(0, 32, n)),
             {"small": {"n": 9, "f": 3}, "default": {"n": 2000, "f": 16}}, (0,), tags=_T),
     Pattern("learned_decay_add", 3, learned_decay_add, learned_decay_add_ref,

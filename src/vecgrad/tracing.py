@@ -343,6 +343,10 @@ class Tracer(Traced):
             raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment: "
                             "a 0-d result of an operation is a NumPy scalar, not an array"
                             f"{_where(user_src(2))}")
+        if value.__class__ is Tracer and value._view is not None and value._view[0] is self \
+                and value._view[1] is TRACED_ROW and value._view[2]["key"] is key \
+                and value._base_seen is self.atom:
+            return  # (`x[i] *= c` at a traced i: x[i]'s view wrote it through; x holds it)
         idx = _fast_basic(key if key.__class__ is tuple else (key,), self._atom.aval.shape)
         if idx is None:  # (not only ints and slices, the common case)
             slow = self._slow_key(key, value)

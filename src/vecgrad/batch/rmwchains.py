@@ -251,18 +251,18 @@ def join_affine_rmw(g: Graph) -> Graph:
                 continue
             ln.open = True  # (its read is used outside: see rmwreads)
         prev = chains.get(ln.base)
-        if prev is not None and prev[-1].axis == ln.axis and joins(prev[-1].a, ln.a) and \
+        if prev is not None and prev[-1].axis == ln.axis and \
                 (prev[-1].static is None) == (ln.static is None) and ln.base not in outs and \
                 (_closed(ln, defs, n_uses, (ln.base,)) or _read_after(prev[-1], ln, defs,
                                                                       n_uses, reads)):
-            chains[e.out] = chains.pop(ln.base) + [ln]
+            prev.append(ln)  # (in place: a chain of L links is built in L steps)
+            chains[e.out] = chains.pop(ln.base)
         else:
             chains[e.out] = [ln]
     joined, scanned = [], []
-    for c in chains.values():
+    for c in [c for c0 in chains.values() for c in _split(_composed(c0, defs))]:
         if c[0].open and not any(ln.open for ln in c[1:]):
             c = c[1:]  # (x[p] read before the chain only: its first link stays as written)
-        c = _composed(c, defs) if len(c) > 1 else c
         if len(c) < 2 or not _pays(c) or \
                 all(ln.zero and not ln.open and ln.after is None for ln in c):
             continue  # (plain scatter-adds: batching joins those as they are)
@@ -298,12 +298,27 @@ def _read_after(p: _Rmw, ln: _Rmw, defs: dict, n_uses: Any, reads: dict) -> bool
     return True
 
 
+def _split(chain: list[_Rmw]) -> list[list[_Rmw]]:
+    """The chain (built whatever its rates) cut where two links' rates do not join after
+    composing: a rate passed in beside a constant one (`p[k] *= a; p[k] += x` composes to
+    one rate a per step; `e[k] = a e[k] + x` then `e[k] += 1` are two chains)."""
+    out = [[chain[0]]]
+    for ln in chain[1:]:
+        if joins(out[-1][-1].a, ln.a):
+            out[-1].append(ln)
+        else:
+            out.append([ln])
+    return out
+
+
 def _composed(chain: list[_Rmw], defs: dict) -> list[_Rmw]:
     """The chain with each run of consecutive links at one position, nothing reading the
     buffer between them, composed into one link (`p[k] *= 0.95; p[k] += x`: one link of rate
     0.95 per step, where two of rates 0.95 and 1 would need a scan). A run holds one link per
     source line: a step's links, so that a key repeated by consecutive steps leaves one
     composed rate per step (the steps' rates alike, which the closed form needs)."""
+    if len(chain) < 2:
+        return chain
     out = [chain[0]]
     for ln in chain[1:]:
         f = _fused(out[-1], ln, defs)
@@ -323,17 +338,24 @@ def _fused(p: _Rmw, q: _Rmw, defs: dict) -> _Rmw | None:
     """Links p then q at one position, p's result read by q alone, as one link: x <- a_q (a_p
     x + b_p) + b_q = a_p a_q x + (a_q b_p + b_q) (its b from its parts, see _values), or None
     (a rate of two symbols, a composed rate of 1: plain adds, which batch as they are)."""
-    if p.open or q.open or p.after is not None or p.axis != q.axis or \
-            q.e.src is None or q.e.src in _lines(p) or (p.static is None) != (q.static is None) or \
-            (p.static != q.static if p.static is not None else _at(p, defs) is not _at(q, defs)):
+    if p.open or q.open or p.after is not None or not _composable(p, q, defs):
         return None
     a = product(p.a, q.a)
-    if a is None or a == (1.0, 0.0, None):
+    if a == (1.0, 0.0, None):
         return None
     f = _Rmw(q.e, p.base, p.read, q.vals, p.pos, p.raw, p.axis, a, p.dep | q.dep | {p.e.out},
              p.static, p.own | q.own)
     f.zero, f.after, f.parts = p.zero and q.zero, q.after, (p, q)
     return f
+
+
+def _composable(p: _Rmw, q: _Rmw, defs: dict) -> bool:
+    """Links p then q (p's result q's buffer) may compose (see _fused, which also asks that
+    nothing reads between them): at one position, from another source line than p's parts,
+    their rates' product of one symbol at most."""
+    return p.axis == q.axis and q.e.src is not None and q.e.src not in _lines(p) and \
+        (p.static is None) == (q.static is None) and product(p.a, q.a) is not None and \
+        (p.static == q.static if p.static is not None else _at(p, defs) is _at(q, defs))
 
 
 def _lines(ln: _Rmw) -> list:
