@@ -3,6 +3,9 @@ components, a state's derivative `stack([omega, -sin(theta)])`, a nested `vg.gra
 potential, whose inlined gradient concatenates its components): the roll stage rolls them
 before batching, as it does a carry through `tanh(x[0])`. A stack or concatenate is a new
 array, not a buffer's next version, so neither the gate's path nor a kept step stops at it.
+A per-step value that one step reads several times by one operation (a norm divided into each
+component, a distance read by both tangents of a nested jvp) is per-step data to recur's
+labels, not an invariant read by every step.
 Rolled equals unrolled (values and gradients) equals NumPy running the loop and central
 differences; the compiled graph does not grow with the number of steps."""
 from __future__ import annotations
@@ -38,13 +41,16 @@ def charged_particle(w, x0, steps):
     return x[0] * x[1] + np.sum(v ** 2)
 
 
+def coulomb_grad_np(w, x):
+    """The gradient of `coulomb` in x, by hand: sum of (c - x) / |c - x|^3."""
+    d = np.array([(3.0 - x[0], 3.0 - w - x[1]), (3.0 - x[0], -1.0 - x[1])])
+    return np.sum(d / np.sum(d * d, axis=1, keepdims=True) ** 1.5, axis=0)
+
+
 def charged_particle_np(w, x0, steps):
     x, v = np.array(x0, float), np.array([0.3, 0.0])
     for _ in range(steps):
-        a = np.zeros(2)
-        for cx, cy in ((3.0, 3.0 - w), (3.0, -1.0)):
-            d = np.array([cx - x[0], cy - x[1]])
-            a -= d / np.sum(d * d) ** 1.5
+        a = -coulomb_grad_np(w, x)
         x = x + DT * v
         v = v + DT * a
     return x[0] * x[1] + np.sum(v ** 2)
@@ -95,10 +101,7 @@ def particle_from_rest(w, k, steps):
 def particle_from_rest_np(w, k, steps):
     x, v = np.array([0.0, 1.5]), np.array([0.3, 0.0])
     for _ in range(steps):
-        a = np.zeros(2)
-        for cx, cy in ((3.0, 3.0 - w), (3.0, -1.0)):
-            d = np.array([cx - x[0], cy - x[1]])
-            a -= k * d / np.sum(d * d) ** 1.5
+        a = -k * coulomb_grad_np(w, x)
         x = x + DT * v
         v = v + DT * a
     return x[0] * x[0]
@@ -141,6 +144,47 @@ def rotor(a, x0, steps):
     return np.sum(x ** 3)
 
 
+E2 = (np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+
+
+def jvp_particle(w, k, steps):
+    """particle's `ff` inner derivative: the force stacked from jvps along the basis vectors,
+    two copies of one tangent computation per step that differ only in their seed."""
+    x, v = vnp.array([0.0, 1.5]), vnp.array([0.3, 0.0])
+    for _ in range(steps):
+        f = vnp.stack([vg.jvp(coulomb, (w, x), (vnp.zeros_like(w), e))[1] for e in E2])
+        x = x + DT * v
+        v = v - DT * k * f
+    return x[0] ** 2 + v[1]
+
+
+def jvp_particle_np(w, k, steps):
+    x, v = np.array([0.0, 1.5]), np.array([0.3, 0.0])
+    for _ in range(steps):
+        f = coulomb_grad_np(w, x)
+        x = x + DT * v
+        v = v - DT * k * f
+    return x[0] ** 2 + v[1]
+
+
+def normalized_components(w, x0, steps):
+    """A per-step scalar (the norm) read by one line's division once per component."""
+    x = x0
+    for _ in range(steps):
+        r = np.sqrt(np.sum(x * x))
+        x = x + DT * np.stack([np.tanh(w * x[i] / r) for i in range(3)])
+    return np.sum(x ** 2)
+
+
+def shared_gain(w, h0, steps):
+    """A per-step gain read by one product once per term of a Python sum."""
+    h = h0
+    for _ in range(steps):
+        s = np.tanh(np.sum(h) * w)
+        h = 0.9 * h + 0.1 * sum(h[k] * s for k in range(3))
+    return np.sum(h)
+
+
 def _case(name, steps, seed):
     f, args, ref = _raw_case(name, steps, np.random.default_rng(seed))
     # (a float64 is a leaf, differentiated; a Python float would be a constant)
@@ -164,11 +208,18 @@ def _raw_case(name, steps, r):
             particle_from_rest_np
     if name == "leapfrog":
         return leapfrog, (0.1, r.standard_normal(3), steps), leapfrog_np
+    if name == "jvp_particle":
+        return jvp_particle, (0.2 + 0.1 * r.random(), 0.9 + 0.2 * r.random(), steps), \
+            jvp_particle_np
+    if name == "normalized_components":
+        return normalized_components, (0.7, r.standard_normal(3), steps), normalized_components
+    if name == "shared_gain":
+        return shared_gain, (0.5, r.standard_normal(3), steps), shared_gain
     return rotor, (0.3, 0.5 * r.standard_normal(4), steps), rotor
 
 
 NAMES = ["charged_particle", "particle_from_rest", "stacked_force", "pendulum", "orbit",
-         "leapfrog", "rotor"]
+         "leapfrog", "rotor", "jvp_particle", "normalized_components", "shared_gain"]
 
 
 def _grad(f):

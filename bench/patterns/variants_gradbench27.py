@@ -1,8 +1,9 @@
 """Nonlinear recurrences whose step assembles a vector from scalars of its carry (issue 13,
 GradBench's particle): Euler steps of a charged particle pushed by minus a nested `vg.grad` of
-its potential (whose inlined gradient concatenates its components), and a damped pendulum
-whose state derivative is `stack([omega, -g sin(theta)])`. Rolled before batching (the roll
-stage no longer stops at a stack or concatenate); the references are the NumPy loops."""
+its potential (whose inlined gradient concatenates its components) or by two jvps of it along
+the basis vectors (both read the step's distances: per-step data, not invariants), and a damped
+pendulum whose state derivative is `stack([omega, -g sin(theta)])`. Rolled before batching (the
+roll stage no longer stops at a stack or concatenate); the references are the NumPy loops."""
 from __future__ import annotations
 
 import numpy as np
@@ -51,6 +52,20 @@ def _charge_inputs(rng, steps):
         np.array([0.2, 0.1]), steps
 
 
+_BASIS = (np.array([1.0, 0.0]), np.array([0.0, 1.0]))
+
+
+def jvp_force_euler(q, x0, v0, steps):
+    """Item 6: nested_force_euler with the force stacked from two jvps of the potential along
+    the basis vectors (forward-over-reverse, GradBench particle's `ff` inner derivative)."""
+    x, v = x0, v0
+    for _ in range(steps):
+        a = -vnp.stack([vg.jvp(_potential, (q, x), (vnp.zeros_like(q), e))[1] for e in _BASIS])
+        x = x + DT * v
+        v = v + DT * a
+    return vnp.sum(x * v)
+
+
 def stacked_pendulum(p, s0, steps):
     """Item 6: a damped pendulum, state (theta, omega), s += dt * stack([omega,
     -g sin(theta) - c omega]) with (g, c) = p; the final theta^2 + omega."""
@@ -75,6 +90,8 @@ PATTERNS = [
     Pattern("nested_force_euler", 6, nested_force_euler, nested_force_euler_ref,
             _charge_inputs, {"small": {"steps": 40}, "default": {"steps": 400}}, (0, 1, 2),
             target="rolled"),
+    Pattern("jvp_force_euler", 6, jvp_force_euler, nested_force_euler_ref, _charge_inputs,
+            {"small": {"steps": 40}, "default": {"steps": 400}}, (0, 1, 2), target="rolled"),
     Pattern("stacked_pendulum", 6, stacked_pendulum, stacked_pendulum_ref, _pendulum_inputs,
             {"small": {"steps": 40}, "default": {"steps": 1000}}, (0, 1), target="rolled"),
 ]

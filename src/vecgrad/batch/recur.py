@@ -90,6 +90,10 @@ class _Labels:
         # (and wherever on the user's lines it was first read: the first step's read of
         # logB[:, obs[0]] may be the line before the loop's)
         reads = Counter(_coarse(e)[:3] for e in g.eqns if "idx" in e.params)
+        # (a value whose own kind repeats at least as often as one label reads it is per-step
+        # data that one step reads several times, a norm divided into each component or a
+        # distance read by both of a nested jvp's tangents: not an invariant; a weight is
+        # made once, or once per layer, and read by every step)
         self.prods: list[list[int]] = []  # per equation: its producers (-1: a fixed desc)
         self.fixed: list[tuple] = []
         for e, fi in zip(g.eqns, full):  # an operand read by many instances of e's label
@@ -107,7 +111,8 @@ class _Labels:
                 read = _coarse(g.eqns[d])[:3] if cnt[full[d]] < M and \
                     "idx" in g.eqns[d].params else None
                 varying = read is not None and reads[read] >= M
-                shared = n_uses[a] >= M and by[a, fi] >= M and not varying
+                shared = n_uses[a] >= M and by[a, fi] >= M and not varying and \
+                    cnt[full[d]] < by[a, fi]
                 if cnt[full[d]] >= M and not shared:
                     ps.append(d)
                     fx.append(None)
