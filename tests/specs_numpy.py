@@ -68,6 +68,16 @@ def repeated_index(n):
 U = ((3, 4),)
 AXES = [((3, 4, 5), 0), ((3, 4, 5), 2), ((7,), 0)]
 
+
+def cumprod_grad_ref(g, c, x, axis):
+    """c[t-1] * lam[t] with lam[t] = g[t] + x[t+1] lam[t+1] along axis, step by step."""
+    g, c, x = (np.moveaxis(v, axis, 0) for v in (g, c, x))
+    lam = np.zeros(g.shape, np.result_type(g, c, x))
+    for t in range(g.shape[0] - 1, -1, -1):
+        lam[t] = g[t] + (x[t + 1] * lam[t + 1] if t + 1 < g.shape[0] else 0)
+    before = np.concatenate([np.ones_like(c[:1]), c[:-1]])
+    return np.moveaxis(before * lam, 0, axis)
+
 SPECS: list[Spec] = [
     # unary elementwise
     unary("tan", np.tan, unit),
@@ -149,6 +159,12 @@ SPECS: list[Spec] = [
          label="zeros-axis0"),
     Spec("cumprod", ((3, 6),), lambda x: np.cumprod(x, 1), {"axis": 1}, with_zeros(2),
          label="leading-zeros"),
+    # (c drawn apart from x here: the recurrence form; tests/test_cumprod_grad.py draws
+    # c = cumprod(x), the division form)
+    *[Spec("cumprod_grad", (s, s, s), lambda g, c, x, a=a: cumprod_grad_ref(g, c, x, a),
+           {"axis": a}, gens=(normal, normal, away0), label=f"{s}-{a}") for s, a in AXES],
+    Spec("cumprod_grad", ((6, 3),) * 3, lambda g, c, x: cumprod_grad_ref(g, c, x, 0),
+         {"axis": 0}, gens=(normal, zeros_some, zeros_some), label="zeros"),
     *[Spec(n, (s,), lambda x, a=a, f=f: f.accumulate(x, a), {"axis": a}, label=f"{s}-{a}")
       for n, f in [("cummax", np.maximum), ("cummin", np.minimum)] for s, a in AXES[:2]],
     # sorting

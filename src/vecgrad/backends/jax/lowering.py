@@ -179,6 +179,23 @@ def _affine_scan(site: Site) -> Any:
     return run
 
 
+def _cumprod_grad(site: Site, axis: int) -> Any:
+    """cumprod's VJP c[t-1] * lam[t], lam[t] = g[t] + x[t+1] lam[t+1] (primitives/
+    cumulative.py), the recurrence from the last step as an associative scan; no division."""
+    dt = site.out.dtype
+
+    def run(g: Any, c: Any, x: Any) -> Any:
+        g, c, x = (jnp.moveaxis(cast(v, dt), axis, 0) for v in (g, c, x))
+        if g.shape[0] == 0:
+            return jnp.moveaxis(g, 0, axis)
+        before = jnp.concatenate([jnp.ones_like(c[:1]), c[:-1]])
+        a = jnp.concatenate([jnp.zeros_like(x[:1]), x[:0:-1]])  # a[s] = x[T-s]
+        lam = lax.associative_scan(lambda l, r: (r[0] * l[0], r[0] * l[1] + r[1]),
+                                   (a, g[::-1]))[1][::-1]
+        return jnp.moveaxis(before * lam, 0, axis)
+    return run
+
+
 def _segment_scan(rated: bool) -> Any:
     """segment_cumsum / segment_affine (primitives/segscans.py) as one associative scan of
     (rate, value, start) triples: a start on the right keeps the right's map, else the two
@@ -403,7 +420,8 @@ LOWERINGS: Table = {
     P.rfft: lambda site, axes, norm: lambda x: jnp.fft.rfftn(x, axes=axes, norm=norm),
     P.irfft: lambda site, axes, n, norm: lambda x: jnp.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm),
-    P.affine_scan: _affine_scan, P.linear_scan: _linear_scan, P.loop: _loop,
+    P.affine_scan: _affine_scan, P.cumprod_grad: _cumprod_grad,
+    P.linear_scan: _linear_scan, P.loop: _loop,
     P.segment_cumsum: _segment_scan(False), P.segment_affine: _segment_scan(True),
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
     # gathers and their adjoints at static positions; what only SciPy computes

@@ -1,7 +1,7 @@
 """NumPy kernels of the reductions: a sum over a short last axis, or over the leading axes, as a
 BLAS product with ones (also inside the fused softmax VJP); complex parts and AD markers as
-views; affine_scan with its reshapes and plan bound once (its impl's own choice per call costs
-about 15 us)."""
+views; affine_scan and cumprod_grad with their reshapes and plans bound once (the impls' own
+choice per call costs about 15 us)."""
 from __future__ import annotations
 
 import functools
@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ...ir import Aval
+from ...primitives.cumulative import cumprod_grad_runner
 from ...primitives.elementwise import reduce_along
 from ...primitives.nn import softmax_vjp
 from ...primitives.scans import affine_runner
@@ -146,6 +147,7 @@ LOWERINGS = {
     "reduce_prod": Lowering(lower=_reducer(np.multiply, np.prod)),
     "softmax_vjp": Lowering(lower=_softmax_vjp),
     "affine_scan": Lowering(lower=lambda avals: affine_runner(*avals)),  # (plan bound once)
+    "cumprod_grad": Lowering(lower=lambda avals, axis: cumprod_grad_runner(*avals, axis=axis)),
     "real": VIEW, "imag": VIEW,  # (np.real and np.imag return views)
     "custom_vjp_call": VIEW,  # the value it passes through
 }

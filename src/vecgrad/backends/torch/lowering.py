@@ -293,6 +293,27 @@ def _affine_scan(site: Site) -> Any:
     return run
 
 
+def _cumprod_grad(site: Site, axis: int) -> Any:
+    """cumprod's VJP c[t-1] * lam[t], lam[t] = g[t] + x[t+1] lam[t+1] (primitives/
+    cumulative.py), the recurrence from the last step by doubling as `_affine_scan`."""
+    dt = torch_dtype(site.out.dtype)
+
+    def run(g: Any, c: Any, x: Any) -> Any:
+        g, c, x = (torch.movedim(v.to(dt), axis, 0) for v in (g, c, x))
+        if g.shape[0] == 0:
+            return torch.movedim(g, 0, axis)
+        before = torch.cat([torch.ones_like(c[:1]), c[:-1]])
+        a = torch.cat([torch.zeros_like(x[:1]), torch.flip(x[1:], (0,))])  # a[s] = x[T-s]
+        b = torch.flip(g, (0,))
+        d = 1
+        while d < b.shape[0]:
+            b = torch.cat([b[:d], a[d:] * b[:-d] + b[d:]])
+            a = torch.cat([a[:d], a[d:] * a[:-d]])
+            d *= 2
+        return torch.movedim(before * torch.flip(b, (0,)), 0, axis)
+    return run
+
+
 def _segment_scan(rated: bool) -> Any:
     """segment_cumsum / segment_affine (primitives/segscans.py) by segmented doubling: each
     step composes a row's map with the one d before it unless a run start lies between
@@ -468,7 +489,8 @@ LOWERINGS: Table = {
     P.rfft: lambda site, axes, norm: lambda x: torch.fft.rfftn(x, dim=axes, norm=norm),
     P.irfft: lambda site, axes, n, norm: lambda x: torch.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], dim=axes, norm=norm),
-    P.affine_scan: _affine_scan, P.linear_scan: _linear_scan, P.loop: _loop,
+    P.affine_scan: _affine_scan, P.cumprod_grad: _cumprod_grad,
+    P.linear_scan: _linear_scan, P.loop: _loop,
     P.segment_cumsum: _segment_scan(False), P.segment_affine: _segment_scan(True),
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
     # gathers and their adjoints at static positions; what only SciPy computes
