@@ -158,24 +158,10 @@ def python_extreme(v: Any, greater: bool) -> Any:
     """The running `max` (greater) / `min` Python's fold computes over the rows of v (v[0]
     the initial value): each row keeps the previous result unless strictly greater (less),
     so a NaN row never wins, a NaN first row is kept throughout, and the winner of equal
-    rows is the earliest. Values: the running extreme of v with NaNs after the first row
-    read as -inf (+inf), which np.maximum.accumulate computes exactly (it keeps its left
-    operand on ties and propagates a NaN first row). The winner of each row is the last
-    strict record up to it (a row where the running extreme grew), read with take_along:
-    its cotangent goes where Python's selections send it (cummax's own VJP sends ties to
-    the latest row)."""
-    T1, row = v.shape[0], full_slices(v.shape[1:])
-    rest = P.getitem(v, idx=(P.Sl(1, T1, 1),) + row)
-    if v.dtype.kind == "f":
-        rest = P.where(P.isnan(rest), -np.inf if greater else np.inf, rest)
-    key = P.concatenate(P.getitem(v, idx=(P.Sl(0, 1, 1),) + row), rest, axis=0)
-    ext = (P.cummax if greater else P.cummin)(key, axis=0)
-    grew = (P.gt if greater else P.lt)(P.getitem(ext, idx=(P.Sl(1, T1, 1),) + row),
-                                       P.getitem(ext, idx=(P.Sl(0, T1 - 1, 1),) + row))
-    pos = np.arange(1, T1).reshape((T1 - 1,) + (1,) * (v.ndim - 1))
-    first = P.full(shape=(1,) + v.shape[1:], dtype=np.dtype(np.int64), value=0)
-    src = P.cummax(P.concatenate(first, P.where(grew, pos, 0), axis=0), axis=0)
-    return P.take_along(key, src, axis=0)
+    rows is the earliest. One `fold_extreme` (primitives/folds.py): NumPy's fmax running
+    value, and a VJP that sends each step's cotangent to its winner, as Python's selections
+    do (cummax's own VJP sends ties to the latest row)."""
+    return P.fold_extreme(v, axis=0, greater=greater)
 
 
 def decayed_extreme(v: Any, k: np.ndarray, greater: bool) -> Any:

@@ -452,8 +452,10 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
             env[v] = (term if fb is ZERO else
                       term + _rows_to(_stacked(_value(fb, env), T), vs), True)
     last = P.getitem(traj, idx=(T - 1,) + _full(s))
-    said = {"pymax": "cummax, as Python's max() keeps the first of equal items",
-            "pymin": "cummin, as Python's min() keeps the first of equal items"}.get(kind, kind)
+    said = {"pymax": "running max (fold_extreme), as Python's max() keeps the first of equal "
+                     "items",
+            "pymin": "running min (fold_extreme), as Python's min() keeps the first of equal "
+                     "items"}.get(kind, kind)
     return {i: last}, f"{said} -> {traj.aval}", whole
 
 

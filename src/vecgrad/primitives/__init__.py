@@ -7,6 +7,7 @@ from .core import REGISTRY, NoGrad, Primitive, Sparse, register  # noqa: F401
 from .cumulative import *
 from .elementwise import *
 from .fft import *
+from .folds import *
 from .gathers import *
 from .linalg import *
 from .loop import *

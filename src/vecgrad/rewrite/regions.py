@@ -57,7 +57,7 @@ def index_is_reshape(e: Eqn, c: Ctx) -> object:
 
 
 _SCAN_TOTALS = {P.cumsum: P.reduce_sum, P.cumprod: P.reduce_prod, P.cummax: P.reduce_max,
-                P.cummin: P.reduce_min}
+                P.cummin: P.reduce_min, P.fold_extreme: P.fold_total}
 
 
 def end_of_scan(e: Eqn, c: Ctx) -> object:
@@ -79,7 +79,9 @@ def end_of_scan(e: Eqn, c: Ctx) -> object:
             all(isinstance(j, (int, P.Sl)) for j in k)
     if not at_end(e) or not all(at_end(q) for q in c.all_readers.get(s.out, [e])):
         return None
-    t = c.emit(_SCAN_TOTALS[s.prim], (s.inputs[0],), {"axes": (a,)}, e.src)
+    params = {"axis": a, "greater": s.params["greater"]} if s.prim is P.fold_extreme \
+        else {"axes": (a,)}  # (Python's fold: its first winner, NaNs as it skips them)
+    t = c.emit(_SCAN_TOTALS[s.prim], (s.inputs[0],), params, e.src)
     rest = tuple(idx[:a]) + tuple(idx[a + 1:])
     if _whole(rest, t.aval.shape):
         return t

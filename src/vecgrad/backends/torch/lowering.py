@@ -165,6 +165,10 @@ def host(prim: P.Primitive) -> Any:
     return build
 
 
+def _nobool(x: Any) -> Any:
+    return x.to(torch.uint8) if x.dtype == torch.bool else x
+
+
 def _cumulative(fn: Any) -> Any:
     def build(site: Site, axis: int, reverse: bool = False) -> Any:
         dt = torch_dtype(site.out.dtype)
@@ -478,8 +482,11 @@ LOWERINGS: Table = {
     P.sort: lambda site, axis, kind: lambda x: torch.sort(x, dim=axis, stable=True).values,
     P.argsort: lambda site, axis, kind: lambda x: torch.argsort(x, dim=axis, stable=True),
     P.argpartition: host(P.argpartition), P.partition: host(P.partition),
-    P.argmax: lambda site, axis: lambda x: torch.argmax(x, axis),
-    P.argmin: lambda site, axis: lambda x: torch.argmin(x, axis),
+    # Python's max/min folds (primitives/folds.py): NumPy's fmax loops on the host
+    **{p: host(p) for p in (P.fold_extreme, P.fold_winner, P.fold_scatter, P.fold_total)},
+    # (torch's argmax/argmin refuse bool: as 0/1 bytes, the first True as NumPy's)
+    P.argmax: lambda site, axis: lambda x: torch.argmax(_nobool(x), axis),
+    P.argmin: lambda site, axis: lambda x: torch.argmin(_nobool(x), axis),
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
     P.scatter_reduce_along: _scatter_reduce_along,
     P.searchsorted: lambda site, side: lambda a, v: torch.searchsorted(
