@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ComplexError, ShapeError
 from ..ir import Aval
 from .core import Primitive, register
 from .elementwise import eq, where
@@ -30,6 +30,8 @@ __all__ = ["fold_extreme", "fold_scatter", "fold_total", "fold_winner"]
 
 def _real(name: str, x: Aval, axis: int) -> None:
     _check_axis(name, x, axis)
+    if x.dtype.kind == "c":
+        raise ComplexError(name)  # (Python's max/min compare with >: no order)
     if x.dtype.kind not in "biuf":
         raise ShapeError(f"{name}: Python's max/min order real numbers, not {x.dtype}")
     if x.shape[axis] == 0:
@@ -92,9 +94,12 @@ def _fold_scatter(g: np.ndarray, ans: np.ndarray, axis: int, greater: bool) -> n
         out[starts] = np.add.reduceat(g0, starts)
     else:  # each column its own segments: a sum by (winner, column) position
         n, m = a0.shape[0], a0[0].size
-        flat = _winner0(a0, greater).reshape(n, m) * m + np.arange(m)
-        out = np.bincount(flat.ravel(), g0.reshape(n * m), n * m).astype(
-            out.dtype, copy=False).reshape(g0.shape)
+        flat = (_winner0(a0, greater).reshape(n, m) * m + np.arange(m)).ravel()
+        w = g0.reshape(n * m)
+        sums = np.bincount(flat, w.real, n * m)  # (bincount weighs by reals only)
+        if w.dtype.kind == "c":
+            sums = sums + 1j * np.bincount(flat, w.imag, n * m)
+        out = sums.astype(out.dtype, copy=False).reshape(g0.shape)
     return np.moveaxis(out, 0, axis) if axis else out
 
 
