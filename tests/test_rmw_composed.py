@@ -184,3 +184,68 @@ def test_other_chains_keep_the_loops_values(static):
                           (rows_imul_add, (R.standard_normal((20, 3)), keys(20, 4)), 0)]:
         check_batched(f, args, argnums=nums)
         np.testing.assert_allclose(vg.jit(f)(*args), f(*args, xp=np), rtol=1e-12)
+
+
+# ------------------------------------------ reads between composed links (rmwreads `mid`)
+
+def decay_read_add(x, k, xp=vnp):
+    e = xp.full(5, 0.2)
+    loss = 0.0
+    for i in range(len(k)):
+        e[k[i]] *= 0.9
+        loss = loss + (x[i] - e[k[i]]) ** 2
+        e[k[i]] += 0.1 * x[i]
+    return loss + np.sum(e)
+
+
+def reads_between_three(x, k, xp=vnp):
+    p = xp.ones(5)
+    loss = 0.0
+    for i in range(len(k)):
+        p[k[i]] *= 0.9
+        loss = loss + p[k[i]] * x[i]
+        p[k[i]] += x[i]
+        loss = loss + np.sin(p[k[i]])
+        p[k[i]] *= 1.1
+    return loss + np.sum(p ** 2)
+
+
+def rows_read_between(X, k, xp=vnp):
+    H = xp.zeros((4, X.shape[1]))
+    loss = 0.0
+    for i in range(len(k)):
+        H[k[i]] = 0.8 * H[k[i]]
+        loss = loss + np.sum(np.tanh(H[k[i]]) * X[i])
+        H[k[i]] += X[i]
+    return loss
+
+
+def learned_read_between(x, a, k, xp=vnp):
+    p = xp.ones(5)
+    loss = 0.0
+    for i in range(len(k)):
+        p[k[i]] *= a
+        loss = loss + p[k[i]] ** 2
+        p[k[i]] += x[i]
+    return loss
+
+
+BETWEEN = [(decay_read_add, 0), (reads_between_three, 0), (rows_read_between, 0),
+           (learned_read_between, (0, 1))]
+
+
+@pytest.mark.parametrize("static", [False, True], ids=["traced", "static"])
+@pytest.mark.parametrize("f, nums", BETWEEN, ids=[c[0].__name__ for c in BETWEEN])
+def test_reads_between_composed_links(f, nums, static):
+    """One scan over the steps (not over each step's links), the reads between a step's
+    links computed from the state before it."""
+    keys = _static if static else _traced
+    n = 24
+    x = R.standard_normal((n, 3)) if f is rows_read_between else R.standard_normal(n)
+    args = (x, np.float64(0.8), keys(n, 4)) if nums != 0 else (x, keys(n, 4))
+    e = check_batched(f, args, argnums=nums)
+    g = e.stages["batch"]
+    scans = [q for q in g.eqns if q.prim in (P.segment_affine, P.segment_cumsum)]
+    assert scans and all(q.out.aval.shape[0] == n for q in scans), g
+    assert count(g, P.setitem) == count(g, P.setitem_add) == count(g, P.loop) == 0, g
+    np.testing.assert_allclose(vg.jit(f)(*args), f(*args, xp=np), rtol=1e-12)

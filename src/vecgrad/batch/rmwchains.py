@@ -57,14 +57,16 @@ class _Rmw:
     `after`: a read of the link's result at its own position, before the next link (the
     state the link left there, rmwreads), or None."""
 
-    __slots__ = ("a", "after", "axis", "base", "dep", "e", "open", "own", "parts", "pos", "raw",
-                 "read", "static", "vals", "zero")
+    __slots__ = ("a", "after", "axis", "base", "dep", "e", "kept", "mids", "open", "own",
+                 "parts", "pos", "raw", "read", "static", "vals", "zero")
 
     def __init__(self, e, base, read, vals, pos, raw, axis, a, dep, static=None, own=()):
         self.e, self.base, self.read, self.vals, self.pos, self.raw = e, base, read, vals, pos, raw
         self.axis, self.a, self.dep, self.static = axis, a, dep, static
         self.own, self.open, self.zero, self.after = set(own), False, False, None
         self.parts = None  # (two links at one position composed: see _fused)
+        self.mids: list = []  # (reads between composed parts: (read, the parts before it))
+        self.kept: set = set()  # (values of a part's read used outside: kept, see _fused)
 
 
 def _root(a: Any, defs: dict) -> Any:
@@ -264,9 +266,9 @@ def join_affine_rmw(g: Graph) -> Graph:
         if c[0].open and not any(ln.open for ln in c[1:]):
             c = c[1:]  # (x[p] read before the chain only: its first link stays as written)
         if len(c) < 2 or not _pays(c) or \
-                all(ln.zero and not ln.open and ln.after is None for ln in c):
+                all(ln.zero and not ln.open and ln.after is None and not ln.mids for ln in c):
             continue  # (plain scatter-adds: batching joins those as they are)
-        if mixed(c) or any(ln.open for ln in c[1:]) or \
+        if mixed(c) or any(ln.open for ln in c[1:]) or any(ln.mids for ln in c) or \
                 any(ln.after is not None for ln in c[:-1]):
             if c[0].axis == 0:  # (rmwreads scans along axis 0; a chain read between its
                 scanned.append(c)  # links is never the closed form: it drops them)
@@ -275,7 +277,7 @@ def join_affine_rmw(g: Graph) -> Graph:
     g1 = _rewrite(g, joined, defs) if joined else g
     if not scanned:
         return g1
-    return join_open_reads(g1, scanned, defs, _cells, _joined, _joined_static, mixed)
+    return join_open_reads(g1, scanned, defs, _cells, _joined, _joined_static, mixed, _mid)
 
 
 def _read_after(p: _Rmw, ln: _Rmw, defs: dict, n_uses: Any, reads: dict) -> bool:
@@ -338,7 +340,7 @@ def _fused(p: _Rmw, q: _Rmw, defs: dict) -> _Rmw | None:
     """Links p then q at one position, p's result read by q alone, as one link: x <- a_q (a_p
     x + b_p) + b_q = a_p a_q x + (a_q b_p + b_q) (its b from its parts, see _values), or None
     (a rate of two symbols, a composed rate of 1: plain adds, which batch as they are)."""
-    if p.open or q.open or p.after is not None or not _composable(p, q, defs):
+    if p.open or not _composable(p, q, defs):
         return None
     a = product(p.a, q.a)
     if a == (1.0, 0.0, None):
@@ -346,6 +348,12 @@ def _fused(p: _Rmw, q: _Rmw, defs: dict) -> _Rmw | None:
     f = _Rmw(q.e, p.base, p.read, q.vals, p.pos, p.raw, p.axis, a, p.dep | q.dep | {p.e.out},
              p.static, p.own | q.own)
     f.zero, f.after, f.parts = p.zero and q.zero, q.after, (p, q)
+    # (reads of p's result before q, `e[k] *= 0.9; use(e[k]); e[k] += x`: p's own map of
+    # the state before f, which rmwreads defines from the scan of the composed links; q's
+    # read used outside it too, and the values computed from it kept for their uses)
+    f.mids = p.mids + q.mids + [(r, p) for r in (p.after, q.read if q.open else None)
+                                if r is not None]
+    f.kept = p.kept | q.kept | (q.own if q.open else set())
     return f
 
 
@@ -428,6 +436,19 @@ def _values(eqns: list[Eqn], ln: _Rmw, defs: dict) -> Any:
             sub[a] = _folded(eqns, d, tuple(val(x) for x in d.inputs))
         return sub[a]
     return val(ln.vals)
+
+
+def _mid(eqns: list[Eqn], pre: _Rmw, before: Any, r: Var, defs: dict) -> None:
+    """Define r, the state the links `pre` (composed parts) leave from the state `before`
+    (r's shape): a_pre before + b_pre."""
+    src, dt = pre.e.src, r.aval.dtype
+    b = _values(eqns, pre, defs)
+    if b.aval.shape != r.aval.shape:
+        b = Const(np.broadcast_to(b.value, r.aval.shape)) if b.__class__ is Const else \
+            _emit(eqns, P.broadcast_to, (b,), {"shape": r.aval.shape}, src)
+    if pre.a != (1.0, 0.0, None):
+        before = _emit(eqns, P.mul, (before, _rate(eqns, pre.a, dt, src)), {}, src)
+    eqns.append(Eqn(P.add, (before, b), Params({}), r, src))
 
 
 def _zero(a: Any) -> bool:

@@ -71,19 +71,21 @@ def _removed(chain: list, defs: dict) -> set[int]:
     out = set()
     for ln in chain:
         out.add(id(ln.e))
-        gone = ln.dep - ln.own - {ln.read} if ln.open else ln.dep
+        gone = ln.dep - ln.own - {ln.read} if ln.open else ln.dep - ln.kept
         out.update(id(defs[v]) for v in gone if v in defs and v is not ln.e.out)
         if ln.open:
             out.add(id(defs[ln.read]))
         if ln.after is not None:
             out.add(id(defs[ln.after]))
+        out.update(id(defs[r]) for r, _ in ln.mids)
     return out
 
 
 def _outside(ln: Any) -> list:
     """The link's reads that the join defines anew: its read (used outside it) and the read
     of its result at its position."""
-    return ([ln.read] if ln.open else []) + ([ln.after] if ln.after is not None else [])
+    return ([ln.read] if ln.open else []) + ([ln.after] if ln.after is not None else []) + \
+        [r for r, _ in ln.mids]
 
 
 def _after(eqns: tuple, roots: set, removed: set[int]) -> set:
@@ -96,7 +98,7 @@ def _after(eqns: tuple, roots: set, removed: set[int]) -> set:
 
 
 def join_open_reads(g: Graph, chains: list, defs: dict, cells: Callable, joined: Callable,
-                    joined_static: Callable, mixed: Callable) -> Graph:
+                    joined_static: Callable, mixed: Callable, mid: Callable) -> Graph:
     """Chains of read-modify-writes with reads used outside their links, or of mixed constant
     rates (module doc), each one segmented scan for the reads (and for the buffer's result
     when the rates are mixed, else one scatter); the values computed from the reads move past
@@ -133,7 +135,7 @@ def join_open_reads(g: Graph, chains: list, defs: dict, cells: Callable, joined:
                 main.append(joined(main, c, e, defs, vals, pos))
             else:
                 main.append(joined_static(main, c, e, defs, vals))
-            _reads(main, c, B, plans[key], e.src)
+            _reads(main, c, B, plans[key], e.src, lambda *a: mid(*a, defs))
         elif id(e) not in removed:
             (later if e.out in dset else main).append(e)
     return g.replace(eqns=tuple(main + later))
@@ -230,27 +232,34 @@ def _zeros(x: Any) -> bool:
     return x.__class__ is Const and not x.value.any()
 
 
-def _reads(eqns: list, chain: list, B: Any, plan: tuple, src: Any) -> None:
+def _reads(eqns: list, chain: list, B: Any, plan: tuple, src: Any, mid: Callable) -> None:
     """Define each open link's read, the state before it (the previous link's in its run, the
-    buffer's at the run's start), and each read after a link, the state it left (B), back
-    in the loop's order."""
+    buffer's at the run's start), each read between a composed link's parts (from that
+    state), and each read after a link, the state it left (B), back in the loop's order."""
     opens = [t for t, ln in enumerate(chain) if ln.open]
+    mids = [t for t, ln in enumerate(chain) if ln.mids]
     afters = [t for t, ln in enumerate(chain) if ln.after is not None]
     base = chain[0].base
     L, dt = len(chain), base.aval.dtype
     _, at, scol, _, fcol, _ = plan
-    if opens:
+    if opens or mids:
         before = _emit(eqns, P.concatenate, (Const(np.zeros((1,) + B.aval.shape[1:], dt)),
                                              _get(eqns, B, 0, L - 1, src)), {"axis": 0}, src)
         start = Const(np.zeros((), dt)) if _zeros(base) else \
             _emit(eqns, P.take_along, (base, scol), {"axis": 0}, src)
         before = _emit(eqns, P.where, (fcol, start, before), {}, src)
-        _back(eqns, chain, before, at, [(t, chain[t].read) for t in opens], src)
+        outs = [(t, chain[t].read) for t in opens]
+        for t in mids:  # (the state before link t, under a name of its own)
+            outs.append((t, Var(chain[t].mids[0][0].aval)))
+        got = _back(eqns, chain, before, at, outs, src)
+        for t, v in zip(mids, got[len(opens):]):
+            for r, pre in chain[t].mids:
+                mid(eqns, pre, v, r)
     if afters:
         _back(eqns, chain, B, at, [(t, chain[t].after) for t in afters], src)
 
 
-def _back(eqns: list, chain: list, S: Any, at: Any, outs: list, src: Any) -> None:
+def _back(eqns: list, chain: list, S: Any, at: Any, outs: list, src: Any) -> list:
     """The sorted states S in the loop's order (scattered: a permutation), link t's row
     defining each (t, var) of `outs`."""
     L = len(chain)
@@ -261,6 +270,7 @@ def _back(eqns: list, chain: list, S: Any, at: Any, outs: list, src: Any) -> Non
         at_t = t if chain[t].static is not None else Sl(t, t + 1, 1)
         eqns.append(Eqn(P.getitem, (back,), Params({"idx": P.BasicIndex((at_t,) + full)}), v,
                         src))
+    return [v for _, v in outs]
 
 
 def _final(eqns: list, chain: list, e: Eqn, B: Any, plan: tuple) -> Eqn:
