@@ -49,6 +49,16 @@ def _statements(op: str) -> Callable[..., list[str] | None]:
     return write
 
 
+def _stack(avals: list, axis: int) -> Any:
+    """Along the first axis, np.array builds the stack without np.stack's per-operand
+    expand_dims and checks: 0.4-1 us against 3-8 us for a few scalars or short vectors (a
+    vector assembled from scalars in each step of a rolled loop), never slower when large."""
+    if axis:
+        return lambda *xs: np.stack(xs, axis)
+    dtype = np.result_type(*[a.dtype for a in avals])
+    return lambda *xs: np.array(xs, dtype)
+
+
 LOWERINGS = {
     "getitem": Lowering(lower=_getitem, view=True,
                         inline=lambda xs, p, bind: f"{xs[0]}[{bind(to_key(p['idx']))}]"),
@@ -59,4 +69,5 @@ LOWERINGS = {
     "transpose": Lowering(view=True,
                           inline=lambda xs, p, bind: f"{xs[0]}.transpose({bind(p['perm'])})"),
     "broadcast_to": VIEW,
+    "stack": Lowering(lower=_stack),
 }
