@@ -5,7 +5,9 @@ sample weights, products with exact zeros in rows, survival curves per sample by
 in a loop, and whole products by functools.reduce(operator.mul, ...). Their gradients go
 through cumprod's VJP (`cumprod_grad`: a suffix sum divided by the factors where the running
 product is exact and normal, the work up to the first zero where it reaches zero).
-References are the hand-vectorized forms a NumPy user would write (np.cumprod, np.prod)."""
+Einsums of three and four operands (a weighted covariance, energies per sample, low-rank
+scores in a loop) go through the gradient's pairwise split (rewrite/reassociate.split_wide).
+References are the hand-vectorized forms a NumPy user would write (np.cumprod, np.prod, @)."""
 from __future__ import annotations
 
 import functools
@@ -222,6 +224,60 @@ def _probs_weights(rng, n):
     return uniform(rng, n, high=0.005), normal(rng, n)
 
 
+def weighted_covariance_einsum(X, w, S):
+    """Item 4: a weighted covariance by np.einsum('a,ai,aj->ij', w, X, X) / sum(w), matched
+    to a target by squares."""
+    C = np.einsum("a,ai,aj->ij", w, X, X) / np.sum(w)
+    return np.sum((C - S) ** 2)
+
+
+def weighted_covariance_einsum_ref(X, w, S):
+    C = (X.T * w) @ X / np.sum(w)
+    return np.sum((C - S) ** 2)
+
+
+def _x_w_s(rng, n, d):
+    return normal(rng, n, d), uniform(rng, n, low=0.5, high=1.5), normal(rng, d, d)
+
+
+def sample_energies_einsum(X, J):
+    """Item 4: each sample's energy x^T J x in one einsum over the batch ('ai,ij,aj->a'),
+    passed through a log-sum-exp."""
+    e = np.einsum("ai,ij,aj->a", X, J, X)
+    m = np.max(e)
+    return m + np.log(np.sum(np.exp(e - m)))
+
+
+def sample_energies_einsum_ref(X, J):
+    e = np.sum((X @ J) * X, axis=1)
+    m = np.max(e)
+    return m + np.log(np.sum(np.exp(e - m)))
+
+
+def _x_j(rng, n, d):
+    return normal(rng, n, d), normal(rng, d, d, scale=0.1 * d ** -0.5)
+
+
+def low_rank_scores_loop(X, U, V):
+    """Item 4: a score per sample through a low-rank matrix, np.einsum('i,ir,jr,j->', x, U,
+    V, x) in a loop, squared and summed."""
+    tot = 0.0
+    for x in X:
+        s = np.einsum("i,ir,jr,j->", x, U, V, x)
+        tot += s * s
+    return tot
+
+
+def low_rank_scores_loop_ref(X, U, V):
+    s = np.sum((X @ U) * (X @ V), axis=1)
+    return np.sum(s * s)
+
+
+def _x_u_v(rng, n, d, r):
+    return normal(rng, n, d), normal(rng, d, r, scale=d ** -0.5), normal(rng, d, r,
+                                                                         scale=d ** -0.5)
+
+
 def _p(name, item, sizes, argnums, inputs):
     return variant(globals(), name, item, sizes, argnums, inputs)
 
@@ -246,4 +302,11 @@ PATTERNS = [
     _p("reduce_mul_growth", 4, _sz({"n": 5, "d": 3}, {"n": 200, "d": 64}), (0,),
        _returns_rows),
     _p("survival_list_stack", 6, _sz({"n": 8}, {"n": 2000}), (0, 1), _probs_weights),
+    _p("weighted_covariance_einsum", 4, _sz({"n": 6, "d": 3}, {"n": 2000, "d": 16}), (0, 1),
+       _x_w_s),
+    _p("sample_energies_einsum", 4, _sz({"n": 6, "d": 3}, {"n": 2000, "d": 16}), (0, 1),
+       _x_j),
+    _p("low_rank_scores_loop", 4, _sz({"n": 6, "d": 4, "r": 2}, {"n": 1000, "d": 32,
+                                                                   "r": 4}), (0, 1, 2),
+       _x_u_v),
 ]

@@ -4,7 +4,9 @@ With z = A @ B (n x m, large) used only by contractions such as C^T @ z and sum(
 contracting (C^T @ A) @ B instead never forms z: the gradient of a layer whose input has few
 features. A pairwise step that some other contraction of the graph already computes costs
 nothing (CSE merges the two): the loss sum(wt * einsum(alpha, H)) then reuses the backward's
-einsum(wt, H) instead of streaming H twice (seeds/001).
+einsum(wt, H) instead of streaming H twice (seeds/001). Einsums of three to five operands
+are then split into pairs the same way (`split_wide`): AD's n einsums of n operands share
+their pairs once CSE merges them.
 """
 from __future__ import annotations
 
@@ -24,12 +26,14 @@ from .engine import Ctx
 
 class Known:
     """The graph's two-operand contractions by `_pair_key` (each key's equations in graph
-    order), seen without the equations in `skip` (the chain being replaced). The table is
+    order), seen without the equations in `skip` (the chain being replaced) and, given
+    `ready`, those whose operands it does not hold (not computed yet). The table is
     built once per sweep and shared: built again for each candidate chain, it scanned the
     whole graph once per contraction (quadratic in the number of contractions)."""
 
-    def __init__(self, table: dict[tuple, list[Eqn]], skip: frozenset[Var] = frozenset()):
-        self.table, self.skip = table, skip
+    def __init__(self, table: dict[tuple, list[Eqn]], skip: frozenset[Var] = frozenset(),
+                 ready: set | None = None):
+        self.table, self.skip, self.ready = table, skip, ready
 
     def without(self, skip: set[Var]) -> Known:
         return Known(self.table, frozenset(skip))
@@ -37,7 +41,8 @@ class Known:
     def get(self, key: tuple) -> Eqn | None:
         """The first contraction with this key, outside `skip`."""
         for e in self.table.get(key, ()):
-            if e.out not in self.skip:
+            if e.out not in self.skip and (self.ready is None or all(
+                    a in self.ready for a in e.inputs if isinstance(a, Var))):
                 return e
         return None
 
@@ -69,10 +74,11 @@ def _known(g: Graph) -> Known:
 
 
 def _cost(subs: list[str], out: str, dims: dict[str, int], ops: list | None = None,
-          known: Known | None = None) -> tuple[float, list]:
+          known: Known | None = None, big_first: bool = False) -> tuple[float, list]:
     """Cheapest pairwise contraction order (exhaustive for the few operands seen here):
     (multiply-adds, [(i, j, result letters), ...]). `ops` are the operands (None for
-    intermediates); a step that `known` already computes is free."""
+    intermediates); a step that `known` already computes is free. `big_first`: a step's
+    result letters in the order of its larger operand's (its layout, not a transposed one)."""
     if len(subs) == 1:
         return float(np.prod([dims[c] for c in subs[0]])), []
     ops = ops if ops is not None else [None] * len(subs)
@@ -81,13 +87,15 @@ def _cost(subs: list[str], out: str, dims: dict[str, int], ops: list | None = No
         for j in range(i + 1, len(subs)):
             rest = [s for k, s in enumerate(subs) if k not in (i, j)]
             keep = set(out).union(*rest) if rest else set(out)
-            res = "".join(c for c in dict.fromkeys(subs[i] + subs[j]) if c in keep)
+            a, b = sorted((subs[i], subs[j]), key=lambda t: -np.prod([dims[c] for c in t])) \
+                if big_first else (subs[i], subs[j])
+            res = "".join(c for c in dict.fromkeys(a + b) if c in keep)
             step = float(np.prod([dims[c] for c in set(subs[i] + subs[j])]))
             if known and ops[i] is not None and ops[j] is not None and \
                     _pair_key(ops[i], subs[i], ops[j], subs[j], res) in known:
                 step = 0.0
             rest_ops = [o for k, o in enumerate(ops) if k not in (i, j)] + [None]
-            sub_cost, order = _cost(rest + [res], out, dims, rest_ops, known)
+            sub_cost, order = _cost(rest + [res], out, dims, rest_ops, known, big_first)
             if step + sub_cost < best[0]:
                 best = (step + sub_cost, [(i, j, res)] + order)
     return best
@@ -110,7 +118,46 @@ def reassociate(g: Graph, rounds: int = 4) -> Graph:
         if new is g:
             break
         g = new
+    g = split_wide(g)
     return g if g is g0 else cse(g)
+
+
+WIDE_MAX = 5  # operands: the exhaustive order search (_cost) grows factorially past this
+
+
+def split_wide(g: Graph) -> Graph:
+    """Each einsum of 3 to WIDE_MAX operands as pairwise contractions, in the cheapest order
+    given the pairwise steps the graph computes before it (free: CSE merges them). AD turns
+    one einsum of n operands into n einsums that share most of their pairs (the weighted
+    Gram X^T diag(w) X: w * X four times): split, each pair is computed once."""
+    wide = {e.out for e in g.eqns if e.prim is P.einsum and
+            3 <= len(e.inputs) <= WIDE_MAX and _as_spec(e)}
+    if not wide:
+        return g
+    table = _known(g).table
+    defined = {a for a in g.inputs if isinstance(a, Var)}
+    known = Known(table, ready=defined)  # (a pair computed later in the graph is not free)
+    ctx = Ctx({}, count_uses(g))
+    env: dict[Var, Atom] = {}
+    for e in g.eqns:
+        ins = tuple(env.get(a, a) if isinstance(a, Var) else a for a in e.inputs)
+        if e.out in wide:
+            n = len(ctx.eqns)
+            ins_s, out = parse_spec(e.params["spec"])
+            r = _emit_order(ctx, list(ins), ins_s, out, e, known, env)
+            for new in ctx.eqns[n:]:  # (later wide einsums may share these pairs)
+                if new.prim is P.einsum and len(new.inputs) == 2:
+                    (sa, sb), res = parse_spec(new.params["spec"])
+                    table.setdefault(_pair_key(*new.inputs[:1], sa, new.inputs[1], sb, res),
+                                     []).append(new)
+                    defined.add(new.out)
+        else:
+            r = ctx.add(Eqn(e.prim, ins, e.params, e.out, e.src))
+        if r is not e.out:
+            env[e.out] = r
+        defined.add(e.out)
+    outs = tuple(env.get(a, a) if isinstance(a, Var) else a for a in g.outputs)
+    return dce(g.replace(eqns=tuple(ctx.eqns), outputs=outs))
 
 
 def _spec_cost(e: Eqn) -> float:
@@ -168,8 +215,10 @@ def _dims(ops: list, subs: list[str]) -> dict[str, int]:
     return {ch: d for a, s in zip(ops, subs) for ch, d in zip(s, a.aval.shape)}
 
 
-def _emit_order(ctx: Any, ops: list, subs: list[str], out: str, e: Eqn, known: Known) -> Any:
-    _, order = _cost(subs, out, _dims(ops, subs), list(ops), known)
+def _emit_order(ctx: Any, ops: list, subs: list[str], out: str, e: Eqn, known: Known,
+                env: dict | None = None) -> Any:
+    # (split_wide passes env, its remapped values, and orders result letters big first)
+    _, order = _cost(subs, out, _dims(ops, subs), list(ops), known, env is not None)
     orig = list(ops)  # None marks an intermediate, as in _cost
     ops, subs = list(ops), list(subs)
     for i, j, res in order:
@@ -179,7 +228,8 @@ def _emit_order(ctx: Any, ops: list, subs: list[str], out: str, e: Eqn, known: K
         if hit is not None:
             # the same contraction as `hit`, emitted with its exact spec so that CSE merges
             # the two; its result letters, in hit's order, in our names
-            r = ctx.emit(P.einsum, hit.inputs, dict(hit.params), e.src)
+            h_ins = tuple(env.get(a, a) for a in hit.inputs) if env else hit.inputs
+            r = ctx.emit(P.einsum, h_ins, dict(hit.params), e.src)
             res = _renamed_out(hit, ops[i], subs[i], ops[j], subs[j])
             if last and res != out:
                 r = ctx.emit(P.einsum, (r,), {"spec": f"{res}->{out}"}, e.src)
