@@ -152,8 +152,11 @@ def _along_axis(a: Tracer, indices: Any, v: Any) -> tuple:
     """A scatter at one traced integer array among full slices, as one along an axis: the
     buffer with its index arrays merged (and the view back), the axis, the values with the
     index's axes flattened into it, and the flat index shaped to broadcast against them."""
-    merged, indices, back = merge_index_arrays(a, indices)
-    axis, idx = traced_index_axis(indices, merged.ndim)
+    if indices.__class__ is Tracer and a.ndim:  # (a[i], the common case: the same answer)
+        merged, back, axis, idx = a, None, 0, indices
+    else:
+        merged, indices, back = merge_index_arrays(a, indices)
+        axis, idx = traced_index_axis(indices, merged.ndim)
     s = merged.shape
     vals = _ops.broadcast_to(asarray(v), s[:axis] + idx.shape + s[axis + 1:])
     vals = operand_reshape(vals, s[:axis] + (idx.size,) + s[axis + 1:])

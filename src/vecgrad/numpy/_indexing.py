@@ -150,11 +150,15 @@ def traced_getitem(x: Any, key: Any) -> Any:
     traced integer scalar and otherwise basic indices (x[i], x[:, i], x[i, 1:]) NumPy's
     result is a view of x (basic indexing): so is this one, re-read after x changes and
     written back at i."""
-    sel = select(x, key)
-    if sel is not None:  # x[mask]: kept for `x[mask] *= c` and `y[mask] = x[mask]`
-        return sel
-    out = traced_row(x, key)
-    r = _int_region(x, key)
+    if key.__class__ is Tracer and x.__class__ is Tracer and _scalar_int(key) and x.ndim:
+        out = _take_traced(x, key, 0)  # (x[i], the common case: traced_row's and
+        r = _ROW_PROBE  # _int_region's answers for it, without their look at the key)
+    else:
+        sel = select(x, key)
+        if sel is not None:  # x[mask]: kept for `x[mask] *= c` and `y[mask] = x[mask]`
+            return sel
+        out = traced_row(x, key)
+        r = _int_region(x, key)
     if r is not None and out.ndim:
         as_view(out, x, TRACED_ROW, {"key": key, "probe": r[2]})
     elif r is not None:  # one element: a NumPy scalar (`t += 0.5` on an int one is t + 0.5)
@@ -164,6 +168,15 @@ def traced_getitem(x: Any, key: Any) -> Any:
         d.setdefault("_traced_reads", {})[out] = d.setdefault("_traced_read_atoms", {})[
             out.atom] = (x, key, x.atom)
     return out
+
+
+_ROW_PROBE = (None, None, (0,))  # (_int_region's third item, all that x[i] needs of it)
+
+
+def _scalar_int(t: Tracer) -> bool:
+    """Whether a traced index is one integer (0-d, of an integer dtype)."""
+    aval = t._atom.aval
+    return not aval.shape and aval.dtype.kind in "iu"
 
 
 def traced_row(x: Any, key: Any) -> Any:
