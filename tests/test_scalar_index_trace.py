@@ -78,6 +78,15 @@ def row_view_write(X, k, w, key=_one, xp=vnp):
     return loss
 
 
+def element_copy(x, k, w, key=_one, xp=vnp):
+    loss = 0.0
+    for i in range(len(k)):
+        t = x[key(k[i])]  # (a NumPy scalar: a copy, never written back)
+        t += w[i]
+        loss = loss + t * np.sum(x)
+    return loss
+
+
 def add_at(x, k, w, key=_one, xp=vnp):
     y = xp.zeros(6)
     for i in range(len(k)):
@@ -94,7 +103,7 @@ def add_at_rows(X, k, w, key=_one, xp=vnp):
 
 def _args(name, dtype):
     n = 9
-    if name in ("gather_vec",):
+    if name in ("gather_vec", "element_copy"):
         return R.standard_normal(7), R.integers(0, 7, n).astype(dtype), R.standard_normal(n)
     if name in ("gather_rows", "row_view_write"):
         return R.standard_normal((6, 4)), R.integers(0, 6, n).astype(dtype), \
@@ -110,7 +119,7 @@ def _args(name, dtype):
 
 
 PROGRAMS = [gather_vec, gather_rows, gather_planes, scatter_add, scatter_sub, scatter_rows,
-            row_view_write, add_at, add_at_rows]
+            row_view_write, element_copy, add_at, add_at_rows]
 
 SAME_AS_TUPLE = [gather_vec, gather_rows, gather_planes, add_at, add_at_rows]
 

@@ -97,7 +97,7 @@ class Builder:
         pp = self._params.get(pk)
         fresh = False  # (parameters new to this trace: no shape rule ran with them)
         if pp is None:
-            pp = self._params_older.get(pk)
+            pp = self._params_older.get(pk) if self._params_older else None
             if pp is None:
                 pp = (Params.of(params), self._pid)
                 self._pid += 1

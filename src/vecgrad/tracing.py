@@ -393,7 +393,12 @@ class Tracer(Traced):
 
     def _write_traced(self, key: Any, value: Any) -> None:
         """`self[key] = value` for a key holding traced values (done, or a TraceError)."""
-        if NUMPY.write_masked(self, key, value) or NUMPY.wrote_at_read(self, key, value) \
+        if (key.__class__ is Tracer and not key._atom.aval.shape and key.dtype.kind in "iu"
+                and not hasattr(type(value), "write_into")):  # (x[i] = v at one traced int:
+            masked = False  # no mask, and no masked selection to write back)
+        else:
+            masked = NUMPY.write_masked(self, key, value)
+        if masked or NUMPY.wrote_at_read(self, key, value) \
                 or NUMPY.write_at_traced(self, key, value) \
                 or NUMPY.write_basic_first(self, key, value) \
                 or NUMPY.write_at_index_array(self, key, value):

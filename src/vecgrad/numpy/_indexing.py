@@ -151,8 +151,10 @@ def traced_getitem(x: Any, key: Any) -> Any:
     result is a view of x (basic indexing): so is this one, re-read after x changes and
     written back at i."""
     if key.__class__ is Tracer and x.__class__ is Tracer and _scalar_int(key) and x.ndim:
-        out = _take_traced(x, key, 0)  # (x[i], the common case: traced_row's and
-        r = _ROW_PROBE  # _int_region's answers for it, without their look at the key)
+        s = x.shape  # (x[i], the common case: _take_traced along axis 0; the reshape of
+        out = P.take_along(x, P.reshape(key, shape=(1,) * len(s)), axis=0)  # its result
+        out = P.reshape(out, shape=s[1:])  # is always a view here, overridden below)
+        r = _ROW_PROBE  # (traced_row's and _int_region's answers, without their look)
     else:
         sel = select(x, key)
         if sel is not None:  # x[mask]: kept for `x[mask] *= c` and `y[mask] = x[mask]`
