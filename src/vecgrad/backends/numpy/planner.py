@@ -41,7 +41,8 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
         return np.multiply  # a scaling ('aj,->aj'): np.einsum's loop is 3x slower
     if len(ins) == 2 and all(len(set(s)) == len(s) for s in ins + [out]):
         dts = [np.dtype(d) for d in dtypes] if dtypes else [np.dtype(np.float64)] * 2
-        outer = _plan_outer(ins[0], ins[1], out, shapes)
+        outer = _plan_outer(ins[0], ins[1], out, shapes) or \
+            _plan_unit_letters(ins[0], ins[1], out, shapes, dts)
         if outer is not None:
             return outer
         cands = _candidates(spec, [tuple(s) for s in shapes])
@@ -134,6 +135,25 @@ def _plan_outer(a: str, b: str, out: str, shapes: list) -> Callable | None:
             return np.multiply.outer(x, y)
         return np.dot(x.reshape(-1, 1), y.reshape(1, -1)).reshape(x.shape + y.shape)
     return run
+
+
+def _plan_unit_letters(a: str, b: str, out: str, shapes: list, dtypes: list[np.dtype]
+                       ) -> Callable | None:
+    """A product whose letters of size 1 are all that keeps it from being an outer product
+    or a scaling ('bdf,fgh->bdgh' with f = h = 1: the taps' residue products of
+    batch/col2im.py, split per offset) as that product of the operands without those
+    letters: the same entries, each one multiplication. np.einsum loops over the unit axes
+    (32,000 x 2 entries: 147 us, against 37 us as np.dot of a column and a row)."""
+    sizes = {ch: n for t, sh in zip((a, b), shapes) for ch, n in zip(t, sh)}
+    drop = lambda t: "".join(ch for ch in t if sizes[ch] != 1)
+    a2, b2, o2 = drop(a), drop(b), drop(out)
+    if (a2, b2, o2) == (a, b, out) or set(a2) & set(b2) or set(a2 + b2) != set(o2) or \
+            not (o2 in (a2 + b2, b2 + a2) or o2 in (a2, b2) and not (a2 and b2)):
+        return None
+    shape = lambda t: tuple(sizes[ch] for ch in t)
+    sa, sb, so = shape(a2), shape(b2), shape(out)
+    inner = plan_einsum(f"{a2},{b2}->{o2}", [sa, sb], dtypes)
+    return lambda x, y: np.reshape(inner(np.reshape(x, sa), np.reshape(y, sb)), so)
 
 
 def _plan_dot(a: str, b: str, out: str, dtypes: list[np.dtype]) -> Callable | None:
