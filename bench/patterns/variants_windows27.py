@@ -265,3 +265,63 @@ PATTERNS += [
             scored_inputs, {"small": {"T": 9, "C": 3, "k": 3},
                             "default": {"T": 2000, "C": 16, "k": 5}}, (0, 1, 2), tags=_V),
 ]
+
+
+def neighbourhood_softmax_2d(F, Q):
+    """Item 2: 2-D neighbourhood attention, channels last: each pixel's query against its
+    3 x 3 neighbours' features, softmax over them, the features pooled by the weights."""
+    H, W, C = F.shape
+    out = 0.0
+    for i in range(H - 2):
+        for j in range(W - 2):
+            P = F[i:i + 3, j:j + 3].reshape(9, C)
+            s = P @ Q[i, j]
+            a = np.exp(s - np.max(s))
+            out = out + np.sum(np.tanh(a @ P / np.sum(a)))
+    return out
+
+
+def neighbourhood_softmax_2d_ref(F, Q):
+    n, m = F.shape[0] - 2, F.shape[1] - 2
+    S = np.stack([np.einsum("ijc,ijc->ij", F[a:a + n, b:b + m], Q)
+                  for a in range(3) for b in range(3)])
+    A = np.exp(S - S.max(axis=0))
+    A /= A.sum(axis=0)
+    return np.sum(np.tanh(sum(A[3 * a + b, :, :, None] * F[a:a + n, b:b + m]
+                              for a in range(3) for b in range(3))))
+
+
+def neighbourhood_inputs(rng, H, C):
+    return normal(rng, H, H, C, scale=0.5), normal(rng, H - 2, H - 2, C, scale=0.5)
+
+
+def patch_distance_scores(F, Q):
+    """Item 2: each pixel's query scored against its 2 x 2 patch of features with an
+    einsum over the channels, a log-sum-exp of the scores."""
+    total = 0.0
+    for i in range(F.shape[0] - 1):
+        for j in range(F.shape[1] - 1):
+            s = np.einsum("abc,c->ab", F[i:i + 2, j:j + 2], Q[i, j])
+            total = total + np.log(np.sum(np.exp(s)))
+    return total
+
+
+def patch_distance_scores_ref(F, Q):
+    n, m = F.shape[0] - 1, F.shape[1] - 1
+    S = np.stack([np.einsum("ijc,ijc->ij", F[a:a + n, b:b + m], Q)
+                  for a in range(2) for b in range(2)])
+    return np.sum(np.log(np.sum(np.exp(S), axis=0)))
+
+
+def patch_inputs(rng, H, C):
+    return normal(rng, H, H, C, scale=0.5), normal(rng, H - 1, H - 1, C, scale=0.5)
+
+
+PATTERNS += [
+    Pattern("neighbourhood_softmax_2d", 2, neighbourhood_softmax_2d,
+            neighbourhood_softmax_2d_ref, neighbourhood_inputs,
+            {"small": {"H": 5, "C": 3}, "default": {"H": 34, "C": 16}}, (0, 1), tags=_V),
+    Pattern("patch_distance_scores", 2, patch_distance_scores, patch_distance_scores_ref,
+            patch_inputs, {"small": {"H": 4, "C": 3}, "default": {"H": 40, "C": 24}}, (0, 1),
+            tags=_V),
+]

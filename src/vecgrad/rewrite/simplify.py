@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import primitives as P
 from ..batch.col2im import taps_as_coefficients
+from ..batch.patches import einsum_of_kept_patches
 from ..batch.taps import elementwise_of_windows_tap_major, extreme_of_windows_tap_major
 from ..batch.winadds import windows_added_einsum
 from ..batch.windows import (
@@ -279,6 +280,8 @@ RULES: list[Rule] = [
     Rule(P.strided, strided_is_basic, "strided(x) with axes that tile x = x[slices] reshaped"),
     Rule(P.einsum, einsum_of_windows,
          "einsum(windows(x), w) = sum_a einsum(x[a:a+T], w[a]): one product per offset"),
+    Rule(P.einsum, einsum_of_kept_patches,
+         "einsum(patches(x), y) -> ..ab = stack_ab einsum(x[a:a+H, b:b+W], y): offsets kept"),
     Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
     *[Rule(p, extreme_of_windows_tap_major, "max(windows(x), axes) = max(windows(x) in memory "
            "order, axes): long inner runs") for p in (P.reduce_max, P.reduce_min)],
