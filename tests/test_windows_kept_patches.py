@@ -100,3 +100,26 @@ def test_one_axis_windows_stay_one_contraction():
     g0 = rng(2)
     e, _ = entry(f, (g0.standard_normal((404, 16)), g0.standard_normal((400, 16))), (0, 1))
     assert not any(q.prim is P.stack for q in e.stages["simplify"].eqns)
+
+
+def cost_volume(r):
+    # the mean product of a and b shifted by (dy, dx): the summed columns move along the
+    # same image axis as the shifts
+    def f(a, b):
+        H, W = a.shape[0] - 2 * r, a.shape[1] - 2 * r
+        costs = []
+        for dy in range(2 * r + 1):
+            for dx in range(2 * r + 1):
+                costs.append(vnp.mean(a[r:r + H, r:r + W] * b[dy:dy + H, dx:dx + W], axis=1))
+        c = vnp.stack(costs)
+        return vnp.sum(vnp.log(vnp.sum(vnp.exp(c), axis=0)))
+    return f
+
+
+def test_offsets_summed_along_their_shifts_stay_one_contraction():
+    g0 = rng(3)
+    check(cost_volume(1), (g0.standard_normal((7, 8)), g0.standard_normal((7, 8))), (0, 1))
+    e, _ = entry(cost_volume(2), (g0.standard_normal((124, 124)),
+                                  g0.standard_normal((124, 124))), (0, 1))
+    assert not any(q.prim is P.stack and len(q.inputs) == 25
+                   for q in e.stages["simplify"].eqns)
