@@ -10,10 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import central_diff_check
+from test_passes import assert_equivalent, graph, strip
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad import primitives as P
+from vecgrad.ir import pretty
+from vecgrad.primitives.linalg import make_spec
+from vecgrad.rewrite.reassociate import split_wide
 
 R = np.random.default_rng(0)
 X, W, A, B = R.normal(size=(40, 6)), R.normal(size=(6, 6)), R.normal(size=(6, 5)), \
@@ -92,3 +96,50 @@ def test_chain_of_four_shares_its_pairs():
     big = [e for e in eqns if any(a.aval.shape == (40, 6) for a in e.inputs)]
     assert len(big) <= 3, eqns
     central_diff_check(loss, args, argnums=(0, 1, 2))
+
+
+# ------------------------------------------------------------------ the pass on small graphs
+
+def _weighted_gram(X, w, C):
+    G = P.einsum(X, w, X, spec="ai,a,aj->ij")
+    return P.einsum(G - C, G - C, spec="ij,ij->"), P.einsum(C, w, X, spec="ij,a,aj->ai")
+
+
+SPLIT_GOLDEN = """{ lambda a:f64[5,3] b:f64[5] c:f64[3,3] .
+  d:f64[5,3] = einsum[spec=ai,a->ai] a b
+  e:f64[3,3] = einsum[spec=aj,ai->ij] a d
+  f:f64[3,3] = sub e c
+  g:f64[] = einsum[spec=ij,ij->] f f
+  h:f64[5,3] = einsum[spec=ij,aj->ai] c d
+  in (g, h) }"""
+
+
+def test_split_wide_golden_and_equivalent():
+    # (w * X: the first pair of the Gram, free for the second einsum, which reuses it)
+    g0 = graph(_weighted_gram, (5, 3), (5,), (3, 3))
+    g1 = split_wide(g0)
+    assert strip(pretty(g1)) == SPLIT_GOLDEN
+    assert_equivalent(g0, g1)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_split_wide_on_random_contractions(seed):
+    # random einsums of 3-5 operands over letters of sizes 2-4 (sums, outer products, traces
+    # of chains, letters in one operand only): the split graph computes the same values and
+    # VJPs, with no einsum of 3+ operands left
+    rnd = np.random.default_rng(seed)
+    n = int(rnd.integers(3, 6))
+    sizes = dict(zip("abcdef", rnd.integers(2, 5, 6).tolist()))
+    subs = ["".join(rnd.choice(list("abcdef"), int(rnd.integers(1, 4)), replace=False))
+            for _ in range(n)]
+    letters = sorted(set("".join(subs)))
+    out = "".join(rnd.choice(letters, int(rnd.integers(0, min(3, len(letters)) + 1)),
+                             replace=False))
+    spec = make_spec(subs, out)
+
+    def f(*xs):
+        return vnp.sin(P.einsum(*xs, spec=spec))
+    g0 = graph(f, *[tuple(sizes[c] for c in s) for s in subs])
+    g1 = split_wide(g0)
+    assert all(len(e.inputs) <= 2 for e in g1.eqns if e.prim is P.einsum), (spec, pretty(g1))
+    assert_equivalent(g0, g1)
