@@ -91,22 +91,27 @@ def test_every_plan_is_the_recurrence(shape, axis, kind):
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300)
 
 
-@pytest.mark.parametrize("where", ["g_past_zero", "g_before_zero", "g_everywhere"])
+@pytest.mark.parametrize("where", ["g_past_zero", "g_past_next_zero", "g_before_zero",
+                                   "g_everywhere"])
 def test_infinite_cotangents_give_what_the_recurrence_gives(where):
+    # (an inf past the next zero meets 0 * inf = NaN in the recurrence: NaN, not a number)
     x = np.array([0.5, 0.9, 0.0, 2.0, 3.0, 0.0, 1.5])
     g = np.ones(7)
-    g[{"g_past_zero": 4, "g_before_zero": 1, "g_everywhere": slice(None)}[where]] = np.inf
+    g[{"g_past_zero": 4, "g_past_next_zero": 6, "g_before_zero": 1,
+       "g_everywhere": slice(None)}[where]] = np.inf
     with np.errstate(all="ignore"):
         c = np.cumprod(x)
         np.testing.assert_array_equal(both(g, c, x, 0), recurrence(g, c, x, 0))
 
 
-def test_c_apart_from_x_runs_the_recurrence():
-    # (c one ulp off NumPy's running product: the division would stand for other factors)
+@pytest.mark.parametrize("off", ["ulp", "scaled"])
+def test_c_apart_from_x_runs_the_recurrence(off):
+    # (c off NumPy's running product by one ulp, or a product 0.1% off: the division would
+    # stand for other factors, and give other numbers)
     rng = np.random.default_rng(3)
     x = rng.uniform(0.5, 1.5, 50)
     c = np.cumprod(x)
-    c[20] = np.nextafter(c[20], 2.0)
+    c[20] = np.nextafter(c[20], 2.0) if off == "ulp" else c[20] * 1.001
     g = rng.standard_normal(50)
     np.testing.assert_allclose(both(g, c, x, 0), recurrence(g, c, x, 0), rtol=1e-12)
 
