@@ -40,6 +40,7 @@ from .nodes import BREAD, EQN, JOIN, READ, SNAP, SUM, WRITE, Buffer, Plan
 from .regions import relative, restricted_ndim, split, track_key
 
 _PRIM = itemgetter(0)  # an equation's primitive
+_RECENT = 8  # an addition's value is read back only this many writes later (`value_at`)
 
 
 def _basic(idx: tuple) -> bool:
@@ -150,6 +151,9 @@ class _Builder:
         self.region: dict[int, tuple] = {}  # write -> its index
         self.order: dict[int, list[int]] = {}  # write -> the nodes it must follow
         self.run_of: dict[int, int] = {}  # add in a closed run -> the run's join
+        self.prior: dict[int, int] = {}  # add -> the one node that wrote its region before
+        self.values: dict[tuple, Var | None] = {}  # (write, index) -> value_at's answer
+        self.nwrites = [0] * len(bases)  # writes into each buffer so far
         self.sums, self.absorbed = sums(g, n_uses)
         self.special = {P.add, P.sub, P.setitem, P.setitem_add, P.getitem}
         self.fast_ids: dict[tuple, int] = {}  # see eqn_node
@@ -297,14 +301,41 @@ class _Builder:
         self.add_reader(B, key, q)
 
     def forward(self, e: Eqn, B: Buffer, u: int) -> bool:
-        """Serve the read from the value one write stored (see the module doc)."""
+        """Serve the read from the value one write left (see the module doc)."""
+        v = self.value_at(e, B, u, _as_basic(e.params["idx"]))
+        if v is None or v.aval != e.out.aval:
+            return False
+        self.p.alias[e.out] = v
+        return True
+
+    def value_at(self, e: Eqn, B: Buffer, u: int, idx: tuple) -> Var | None:
+        """What write u left at idx (inside u's region), or None. A set left its value; an
+        addition left what its region held before plus its value, where that is known: the
+        base's elements (nothing wrote them) or one set's value. So `y[i] += a * y[i - 1]`
+        reads back a value, not the buffer, and is a recurrence of values (a scan), not of
+        buffer versions. Only one level: an addition onto an addition stays a buffer read, as
+        additions in a run commute (histograms keep their scatter-add); and only an addition
+        among the buffer's last `_RECENT` writes (a recurrence reads back what the last steps
+        added; a later pass reading a histogram's buckets would otherwise split into the
+        buckets one addition filled and the others, data-dependently). Memoized: the next
+        step's read of the same element (`y[i - 2]` after `y[i - 1]`) is the same value."""
+        key = (u, idx)
+        v = self.values.get(key, key)
+        if v is key:
+            v = self.values[key] = self._value_at(e, B, u, idx)
+        return v
+
+    def _value_at(self, e: Eqn, B: Buffer, u: int, idx: tuple) -> Var | None:
         p = self.p
-        if p.kind[u] != WRITE or p.dead[u] or p.eqn[u].prim is not P.setitem:
-            return False
-        rel = relative(self.region[u], _as_basic(e.params["idx"]))
-        if rel is None:
-            return False
+        if p.kind[u] != WRITE or p.dead[u]:
+            return None
+        prim = p.eqn[u].prim
+        rel = relative(self.region[u], idx)
+        if rel is None or prim not in (P.setitem, P.setitem_add):
+            return None
         v = p.ops[u][0]
+        if prim is P.setitem_add and v.aval.dtype != B.base.aval.dtype:
+            return None  # (`+=` of another dtype casts the sum, not the value)
         region = P.index_shape(B.shape, self.region[u])
         if v.aval.shape != region:
             v = self.synth(P.broadcast_to, (v,), {"shape": region}, e)
@@ -313,10 +344,18 @@ class _Builder:
         if not all(isinstance(k, P.Sl) and k.start == 0 and k.step == 1 and len(k) == d
                    for k, d in zip(rel, region)):
             v = self.synth(P.getitem, (v,), {"idx": P.BasicIndex(rel)}, e)
-        if v.aval != e.out.aval:
-            return False
-        p.alias[e.out] = v
-        return True
+        if prim is P.setitem:
+            return v
+        w, bid, nth = self.prior.get(u, (None, 0, 0))
+        if self.nwrites[bid] - nth > _RECENT:
+            return None
+        if w == B.base_node:
+            before = self.synth(P.getitem, (B.base,), {"idx": P.BasicIndex(idx)}, e)
+        elif w is not None and p.eqn[w] is not None and p.eqn[w].prim is P.setitem:
+            before = self.value_at(e, B, w, idx)
+        else:
+            return None
+        return None if before is None else self.synth(P.add, (before, v), {}, e)
 
     def synth(self, prim: P.Primitive, ins: tuple, params: dict, like: Eqn) -> Var:
         ps = Params(params)
@@ -358,6 +397,8 @@ class _Builder:
                       (bid, pat, axes, pos), deps)
         self.order[w] = deps
         if add:
+            if len(ids) == 1:
+                self.prior[w] = (ids[0], bid, self.nwrites[bid])
             if B.run is None:
                 B.run = []
             B.run.append(w)
@@ -369,6 +410,7 @@ class _Builder:
         self.live[w] = sub.size
         self.region[w] = idx
         B.since_whole.append(w)
+        self.nwrites[bid] += 1
         B.wv[key] = w
         self.cur[bid] = e.out
         if e.out in self.snap:
