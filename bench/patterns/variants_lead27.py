@@ -2,7 +2,11 @@
 session 27: recurrences written in place into a buffer, `y[i] += a * y[i - 1]` (a filter
 run over a copy of the signal), returns-to-go accumulated backwards in place, rows updated
 from the previous row with `-=`, a second-order filter, per-step gains, and a recurrent
-layer that adds into its own state rows.
+layer that adds into its own state rows; and three misses found by the same probes, kept
+here so that the suite shows them: Python's `max(x[i], best)` with the new value first (the
+carry-first order folds as a scan; this order runs step by step), a max-plus recurrence
+`y[i] = max(y[i], y[i - 1] - c)` (a chamfer distance), and a minimum-cost path filled row
+by row, whose cells read their left neighbour.
 
 Each has a hand-vectorized reference (scipy.signal.lfilter where the coefficients are
 constant, a closed form over cumulative products otherwise, NumPy's loop where the step is
@@ -96,6 +100,59 @@ def residual_state_rows_ref(X, W):
     return np.sum(H ** 2)
 
 
+def value_first_max(x):
+    """Item 6: a running maximum with Python's max, the new value first: `max(x[i], best)`."""
+    best = x[0]
+    out = [best]
+    for i in range(1, len(x)):
+        best = max(x[i], best)
+        out.append(best)
+    return np.sum(np.array(out) ** 2)
+
+
+def value_first_max_ref(x):
+    return np.sum(np.maximum.accumulate(x) ** 2)
+
+
+def chamfer_in_place(x):
+    """Item 6: a one-sided chamfer distance in place, `y[i] = max(y[i], y[i - 1] - c)`."""
+    y = x.copy()
+    for i in range(1, len(y)):
+        y[i] = max(y[i], y[i - 1] - 0.1)
+    return np.sum(y ** 2)
+
+
+def chamfer_in_place_ref(x):
+    i = np.arange(len(x))
+    return np.sum((np.maximum.accumulate(x + 0.1 * i) - 0.1 * i) ** 2)
+
+
+def min_cost_rows(D):
+    """Item 6: a minimum-cost path over a grid filled row by row (each cell reads the row
+    above and its left neighbour)."""
+    n, m = D.shape
+    prev = np.cumsum(D[0])
+    for i in range(1, n):
+        cur = np.zeros(m)
+        cur[0] = prev[0] + D[i, 0]
+        for j in range(1, m):
+            cur[j] = D[i, j] + min(prev[j], cur[j - 1], prev[j - 1])
+        prev = cur
+    return prev[-1]
+
+
+def min_cost_rows_ref(D):
+    n, m = D.shape
+    R = np.full((n, m), np.inf)
+    R[0] = np.cumsum(D[0])
+    R[:, 0] = np.cumsum(D[:, 0])
+    for k in range(2, n + m - 1):  # anti-diagonals
+        i = np.arange(max(1, k - m + 1), min(n - 1, k - 1) + 1)
+        j = k - i
+        R[i, j] = D[i, j] + np.minimum(np.minimum(R[i - 1, j], R[i, j - 1]), R[i - 1, j - 1])
+    return R[-1, -1]
+
+
 def _x_in(rng, n):
     return (normal(rng, n),)
 
@@ -106,6 +163,10 @@ def _xw_in(rng, n):
 
 def _rows_in(rng, n, d):
     return (normal(rng, n, d),)
+
+
+def _grid_in(rng, n):
+    return (uniform(rng, n, n),)
 
 
 def _state_in(rng, n, d):
@@ -127,4 +188,7 @@ PATTERNS = [
     _p("gained_in_place", 6, _sz({"n": 12}, {"n": 2000}), (0, 1), _xw_in),
     _p("residual_state_rows", 6, _sz({"n": 10, "d": 3}, {"n": 300, "d": 16}), (0, 1),
        _state_in),
+    _p("value_first_max", 6, _sz({"n": 12}, {"n": 2000}), (0,), _x_in),
+    _p("chamfer_in_place", 6, _sz({"n": 12}, {"n": 2000}), (0,), _x_in),
+    _p("min_cost_rows", 6, _sz({"n": 5}, {"n": 30}), (0,), _grid_in),
 ]
