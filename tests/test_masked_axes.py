@@ -96,7 +96,7 @@ def test_column_selections_in_a_loop_batch():
 @pytest.mark.parametrize("expr", [
     "X[:, x > 0]", "np.sum(X[:, x > 0], axis=0)", "X[:, x > 0][0]",
     "np.sum(X[:, x > 0] * np.arange(4.0))", ("np.sum(X[:, x > 0], keepdims=True, "
-    "axis=0)"), "np.max(X[:, x > 0], axis=1)", "X[:, x > 0] @ np.ones(3)",
+    "axis=0)"), "np.max(X[:, x > 0], axis=0)", "X[:, x > 0] @ np.ones(3)",
     "np.sum(X[x > 0, :])"])  # (the last: a mask of x's length along X's rows, 4)
 def test_what_depends_on_the_selections_length_is_refused(expr):
     with pytest.raises((vg.errors.TraceError, IndexError, vg.errors.ShapeError)):

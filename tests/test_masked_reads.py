@@ -137,8 +137,8 @@ def test_entrywise_values_write_back_through_the_same_mask():
 
 
 @pytest.mark.parametrize("body", [
-    "len(x[x > 0])", "x[x > 0]", "np.sort(x[x > 0])", "x[x > 0][0]", "np.max(x[x > 0])",
-    "x[x > 0].max()", "np.median(x[x > 0])", "np.sum(x[x > 0] * y)", "x[x > 0].shape[0]",
+    "len(x[x > 0])", "x[x > 0]", "np.sort(x[x > 0])", "x[x > 0][0]",
+    "np.median(x[x > 0])", "np.sum(x[x > 0] * y)", "x[x > 0].shape[0]",
     "np.sum(x[x > 0] + x[y > 0])", "np.cumsum(x[x > 0])", "np.sum(x[x > 0], out=vnp.zeros(()))",
     "x[x > 0].reshape(-1, 1)", "np.sum(X[X[:, 0] > 0] @ np.ones((2, 3)))",
 ])

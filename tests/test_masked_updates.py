@@ -78,7 +78,9 @@ def test_masked_update_in_a_loop_batches_to_numpy():
     ("return np.sort(r[r < 0])", TraceError),
     ("s = r[r < 0]\n    return s * 2", TraceError),
     ("return r[r < 0][0]", TraceError),
-    ("return np.max(r[r < 0])", TraceError),
+    ("return np.median(r[r < 0])", TraceError),
+    ("s = r[r < 0]\n    s[-2:] = 1.0\n    return r", TraceError),  # (fuzz_numpy seed 300482)
+    ("s = r[r > 0]\n    s[::-1] = r\n    return r + 1", TraceError),
     ("r[r < 0] += np.ones(2)\n    return r", TraceError),
     ("r[r < 0] = r[r > 0]\n    return r", TraceError),
     ("q = r.astype(np.int64)\n    q[q < 0] *= 0.5\n    return q", CastingError),

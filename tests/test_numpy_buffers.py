@@ -223,3 +223,54 @@ def iterates_an_arange(X):
 def test_a_retry_that_fails_otherwise_keeps_the_first_error():
     with pytest.raises(TracedIntoNumpyError, match="test_numpy_buffers.py"):
         vg.jit(iterates_an_arange)(R.standard_normal((4, 3)))
+
+
+def int_adds_floats(X):
+    acc = np.zeros(X.shape[1], dtype=int)
+    acc += X[0]
+    return acc
+
+
+def int32_scaled(X):
+    out = np.ones((2, X.shape[1]), dtype=np.int32)
+    out *= X[:2] * 1.5
+    return out
+
+
+def full_int_slice(X):
+    out = np.full(X.shape[1], 3)
+    out[1:] -= X[0, 1:]
+    return out
+
+
+def bool_ored(X):
+    out = np.zeros(X.shape[1], dtype=bool)
+    out |= X[0] * 2.0 > 0  # (bool | bool: fine in NumPy; the next line is not)
+    out += X[1]
+    return out
+
+
+@pytest.mark.parametrize("f", [int_adds_floats, int32_scaled, full_int_slice, bool_ored],
+                         ids=lambda f: f.__name__)
+def test_an_int_buffer_updated_in_place_with_floats_raises_numpys_casting_error(f):
+    """NumPy's UFuncTypeError (a TypeError): vecgrad's CastingError at the same line, not
+    the first trace's TracedIntoNumpyError."""
+    X = R.standard_normal((6, 3))
+    with pytest.raises(TypeError) as want:
+        f(X)
+    with pytest.raises(vg.errors.CastingError, match="test_numpy_buffers.py") as got:
+        vg.jit(f)(X)
+    assert isinstance(want.value, np._core._exceptions.UFuncTypeError)
+    assert str(want.value).split(" with casting")[0] in str(got.value)
+
+
+def item_writes(X):
+    acc = np.zeros(X.shape[1], dtype=int)
+    for j in range(X.shape[1]):
+        acc[j] += X[0, j] * 3  # (a NumPy scalar sum written back: cast, as NumPy's write)
+    return acc
+
+
+def test_item_updates_of_an_int_buffer_are_numpys():
+    X = R.standard_normal((6, 3))
+    assert_same(vg.jit(item_writes)(X), item_writes(X), rtol=0)

@@ -25,6 +25,7 @@ from .backends import Compiled
 from .config import settings
 from .errors import (
     ArgumentError,
+    CastingError,
     ConcretizationError,
     ShapeError,
     Src,
@@ -149,7 +150,8 @@ def with_numpy_buffers(fun: Callable, run: Callable[[], Any]) -> Any:
     """run() (a trace of `fun`); where it stores a traced value into a NumPy array, run()
     again with the creation functions of fun's modules making vecgrad buffers (NumPy's
     ValueError of a store, where no typed error replaced it, counts too). If that fails, the
-    first error stands (but for a retrace with static arguments, which goes on)."""
+    first error stands (but for a retrace with static arguments, which goes on, and NumPy's
+    casting error of an in-place operation on a buffer: `int_buffer += x`)."""
     try:
         return run()
     except (TracedIntoNumpyError, ValueError) as ex:
@@ -162,6 +164,8 @@ def with_numpy_buffers(fun: Callable, run: Callable[[], Any]) -> Any:
                 return run()
             except NeedStatic:
                 raise
+            except CastingError:  # (an in-place update of a buffer of NumPy's dtype that
+                raise  # NumPy refuses: `int_buffer += x`, NumPy's own error there)
             except (VecgradError, ValueError, TypeError, IndexError):  # (np.arange: a buffer,
                 raise ex from None  # iterated: traced ints, and so on)
 

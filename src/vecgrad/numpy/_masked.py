@@ -20,7 +20,7 @@ from ..errors import CastingError, TraceError, user_src
 from ..tracing import Tracer
 from . import _ops
 from ._base import _dtype, astype
-from ._moved import select_moved, write_moved
+from ._moved import expand_ellipsis, select_moved, write_moved
 from ._selected import SelectedValues, _at, _data_dependent, filled
 
 
@@ -97,7 +97,7 @@ def select(x: Tracer, key: Any) -> SelectedValues | None:
     """`x[key]` as a MaskedSelection where key is one traced boolean mask over x's leading
     axes, then full slices (`x[m, :]`); x[m, 1:], x[m, 0] (basic indices after the mask) as
     that selection's values indexed by rows (read-only); None otherwise."""
-    key, rest = _leading_mask(key)
+    key, rest = _leading_mask(expand_ellipsis(key, x.ndim))
     if isinstance(key, Tracer) and key.dtype == bool and key.ndim \
             and x.shape[:key.ndim] == key.shape:
         sel = MaskedSelection(x, key)
@@ -114,12 +114,21 @@ def write_masked(x: Tracer, mask: Any, value: Any) -> bool:
     """`x[mask] = v` for a traced boolean mask over x's leading axes and a v that broadcasts
     to one selected entry (a scalar, or a row): `where(mask, v, x)`, exactly NumPy's result.
     False if the write is not of that form (tracing's write at a traced key asks here
-    first)."""
+    first). `x[m, 1:] = v`, `x[m, 0] = v` (basic indices after the mask) write the same way
+    into that part of x."""
+    mask = expand_ellipsis(mask, x.ndim)
     if write_moved(x, mask, value):  # (x[:, m] = v)
         return True
     mask, rest = _leading_mask(mask)  # (x[m, :] = v is x[m] = v)
     if rest:
-        return False
+        if not (isinstance(mask, Tracer) and x.shape[:mask.ndim] == mask.shape):
+            return False
+        part = (slice(None),) * mask.ndim + rest
+        sub = x[part]
+        if not write_masked(sub, mask, value):
+            return False
+        x[part] = sub
+        return True
     write_into = getattr(type(value), "write_into", None)  # (MaskedSelection)
     if write_into is not None:  # y[mask] = x[mask], or x[mask] *= c written back
         return write_into(value, x, mask)

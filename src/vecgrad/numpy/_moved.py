@@ -1,4 +1,5 @@
-"""`X[:, m]`, `X[i, m]`, `X[..., m]`: a traced boolean mask past x's leading axis.
+"""`X[:, m]`, `X[i, m]`, `X[..., m]`: a traced boolean mask past x's leading axis (an
+Ellipsis is first written as the full slices it stands for).
 
 NumPy's result has the selected entries in the mask's place: axes (the leading ones, the
 selection, the trailing ones). vecgrad keeps it as the selection of x with the mask's axes
@@ -148,8 +149,25 @@ def write_moved(x: Tracer, key: Any, value: Any) -> bool:
     return True
 
 
+def expand_ellipsis(key: Any, ndim: int) -> Any:
+    """A key holding one traced boolean mask and an Ellipsis (`X[..., m]`, `X[m, ...]`) with
+    the Ellipsis written as the full slices it stands for (a mask covers its own ndim axes);
+    any other key as it is."""
+    if type(key) is not tuple or sum(k is Ellipsis for k in key) != 1 or any(
+            k is None for k in key):
+        return key
+    masks = [k for k in key if isinstance(k, Tracer) and k.dtype == bool]
+    if len(masks) != 1 or any(isinstance(k, Tracer) and k is not masks[0] for k in key):
+        return key
+    used = sum(k.ndim if k is masks[0] else 1 for k in key if k is not Ellipsis)
+    if used > ndim:
+        return key  # (NumPy's IndexError, from the ordinary path)
+    j = next(i for i, k in enumerate(key) if k is Ellipsis)
+    return (*key[:j], *(slice(None),) * (ndim - used), *key[j + 1:])
+
+
 def _full(k: Any) -> bool:
     return type(k) is slice and k == slice(None)
 
 
-__all__ = ["MovedSelected", "select_moved", "write_moved"]
+__all__ = ["MovedSelected", "expand_ellipsis", "select_moved", "write_moved"]

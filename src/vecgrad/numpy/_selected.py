@@ -11,9 +11,11 @@ and a reduction is NumPy's `where=` reduction over the mask: np.sum(x[m]) is np.
 where=m), np.mean of an empty selection nan as NumPy's. The selection's own axes are the mask's
 (its axis 0) then x's trailing ones; a reduction that keeps axis 0 is a selection again.
 
-Anything whose shape or values depend on which entries were selected (its length, indexing
-it along axis 0, np.max without `initial=`, which NumPy refuses on an empty selection, sorting,
-returning it) raises a TraceError naming the line.
+np.max / np.min without `initial=` (NumPy raises ValueError on an empty selection) reduce with
+the dtype's extreme as initial= under a mask checked when the compiled code runs
+(P.nonempty): NumPy's ValueError naming the line where nothing is selected. Anything whose
+shape or values depend on which entries were selected (its length, indexing it along axis 0,
+sorting, returning it) raises a TraceError naming the line.
 """
 from __future__ import annotations
 
@@ -40,7 +42,7 @@ def _data_dependent(made: Any = None, here: bool = True) -> TraceError:
     return TraceError(
         "x[mask] with a traced boolean mask has a data-dependent length, which vecgrad cannot "
         "trace; it can be reduced (np.sum, np.mean, np.var, np.std, np.prod, np.any, np.all, "
-        "np.count_nonzero, np.linalg.norm, np.max / np.min with initial=), worked on entry by "
+        "np.count_nonzero, np.linalg.norm, np.max, np.min), worked on entry by "
         "entry before that, updated in place (x[mask] *= c) or copied into an array of x's "
         "shape (y[mask] = x[mask] * 2). Select values with vnp.where(mask, a, b) or multiply "
         "the mask in instead" + at)
@@ -62,7 +64,9 @@ def filled(mask: Tracer, value: Any) -> Tracer:
     vnp = _vnp()
     first = vnp.argmax(_ops.reshape(mask, (-1,)))
     rows = _ops.reshape(value, (-1, *rest))
-    fill = P.stop_gradient(vnp.take(rows, first, axis=0))
+    fill = vnp.take(rows, first, axis=0)
+    if fill.dtype.kind in "fc":  # (bools and ints have no gradient to stop)
+        fill = P.stop_gradient(fill)
     m = _ops.reshape(mask, mask.shape + (1,) * len(rest))
     return _ops.where(m, value, fill) if k else value
 
@@ -207,12 +211,6 @@ class SelectedValues:
                 keepdims: bool = False, **kw: Any) -> Any:
         if out is not None:
             raise _data_dependent(self.src)
-        if name in ("max", "min", "amax", "amin") and "initial" not in kw:
-            raise TraceError(
-                f"np.{name} of x[mask] (a traced boolean mask): NumPy raises where no entry is "
-                "selected, which vecgrad cannot know while tracing. Pass initial= (np."
-                f"{name}(x[mask], initial=...)), or write np.{name}(x, where=mask, "
-                "initial=...)" + _at())
         vnp = _vnp()
         axes, over_mask = self._axes(axis)
         vals = self._reduced() if over_mask else self._vals()
@@ -221,7 +219,10 @@ class SelectedValues:
         if not over_mask:  # (along a selected entry's own axes: a selection again)
             return Selected(self.mask, getattr(vnp, name)(vals, axis=axes, keepdims=keepdims,
                                                           **kw), self.src)
-        m = _ops.reshape(self.mask, self.mask.shape + (1,) * (vals.ndim - self.mask.ndim))
+        mask = self.mask
+        if name in ("max", "min") and "initial" not in kw:
+            mask, kw["initial"] = self._checked(name, vals)
+        m = _ops.reshape(mask, mask.shape + (1,) * (vals.ndim - mask.ndim))
         if name in ("count_nonzero", "any", "all"):  # (unselected: the reduction's identity)
             ident = _np.ones((), vals.dtype) if name == "all" else _np.zeros((), vals.dtype)
             res = getattr(vnp, name)(_ops.where(m, vals, ident), axis=axes)
@@ -237,6 +238,23 @@ class SelectedValues:
                 shape[a] = n
             res = _ops.reshape(res, tuple(shape))
         return res
+
+    def _checked(self, name: str, vals: Tracer) -> tuple[Tracer, Any]:
+        """np.max / np.min of the selection without initial=: the mask, checked to select
+        something where the compiled code runs (NumPy's ValueError at this line if not), and
+        an initial value that every selected value replaces (the dtype's extreme)."""
+        src = user_src(4)
+        at = f" (np.{name} of x[mask] at {src.file}:{src.line})" if src else ""
+        mask = P.nonempty(self.mask, axes=tuple(range(self.mask.ndim)), op=_OPS[name], at=at)
+        dt, lo = vals.dtype, name == "max"
+        if dt.kind == "f":
+            return mask, -_np.inf if lo else _np.inf
+        if dt.kind in "iu":
+            info = _np.iinfo(dt)
+            return mask, info.min if lo else info.max
+        if dt.kind == "b":
+            return mask, not lo
+        raise _data_dependent(self.src)  # (complex: NumPy's order, not where= reduced here)
 
     def _selected_axes(self, axis: Any) -> set:
         nd = self.ndim
@@ -290,6 +308,9 @@ class SelectedValues:
     def __len__(self) -> int:
         raise _data_dependent(self.src)
 
+    def __setitem__(self, key: Any, value: Any) -> None:  # (x[m][-2:] = v: by position)
+        raise _data_dependent(self.src)
+
     def __iter__(self) -> Any:
         raise _data_dependent(self.src)
 
@@ -311,6 +332,7 @@ class SelectedValues:
 REDUCTIONS = {n: n for n in ("sum", "mean", "prod", "var", "std", "any", "all", "max", "min",
                              "nansum", "nanmean", "nanprod", "nanvar", "nanstd")}
 REDUCTIONS.update(amax="max", amin="min")
+_OPS = {"max": "maximum", "min": "minimum"}  # (NumPy's ufunc names in its error)
 # NumPy functions that work entry by entry (the selection's other arguments broadcast)
 ENTRYWISE = frozenset({"clip", "round", "around", "nan_to_num", "real", "imag", "conj",
                        "conjugate", "angle", "sinc", "i0", "heaviside", "copy", "fix",

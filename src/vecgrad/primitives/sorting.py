@@ -21,7 +21,8 @@ from .elementwise import cast, div, eq, le, lt, maximum, mul, reduce_sum, where
 from .shapes import _lift
 from .structural import broadcast_to, reshape, transpose
 
-__all__ = ["argmax", "argmin", "argpartition", "argsort", "partition", "scatter_add_along",
+__all__ = ["argmax", "argmin", "argpartition", "argsort", "nonempty", "partition",
+           "scatter_add_along",
            "scatter_reduce_along",
            "scatter_summed", "searchsorted", "sort", "take_along"]
 
@@ -88,6 +89,29 @@ def _arg_extreme(name: str, fn: Callable) -> Primitive:
 
 argmax = _arg_extreme("argmax", np.argmax)
 argmin = _arg_extreme("argmin", np.argmin)
+
+
+# --- a selection that must not be empty (checked when the compiled code runs) ---------------
+
+def _nonempty(m: np.ndarray, axes: tuple[int, ...], op: str, at: str) -> np.ndarray:
+    if not np.all(np.any(m, axis=axes)):  # (NumPy's own error, at the user's line)
+        raise ValueError(f"zero-size array to reduction operation {op} which has no identity"
+                         f"{at}")
+    return m
+
+
+def _nonempty_shape(m: Aval, axes: tuple[int, ...], op: str, at: str) -> Aval:
+    if m.dtype != np.bool_ or not all(0 <= a < m.ndim for a in axes):
+        raise ShapeError(f"nonempty: a boolean mask with axes {axes}, not {m}")
+    return m
+
+
+# nonempty(m) is m, or NumPy's ValueError where some instance of m (its positions off `axes`)
+# selects nothing: np.max(x[m]) reads its where= mask through it, so the check runs exactly
+# where the reduction does; batched, each instance is checked (NumPy raises at the first)
+nonempty = register(Primitive(
+    "nonempty", _nonempty, _nonempty_shape, None,
+    lambda n, b, m, axes, **p: nonempty(m, axes=tuple(a + 1 for a in axes), **p)))
 
 
 # --- gather and scatter-add along an axis with a traced index -------------------------------

@@ -411,6 +411,7 @@ LOWERINGS: Table = {
     P.argpartition: host(P.argpartition), P.partition: host(P.partition),
     # Python's max/min folds (primitives/folds.py): NumPy's fmax loops on the host
     **{p: host(p) for p in (P.fold_extreme, P.fold_winner, P.fold_scatter, P.fold_total)},
+    P.nonempty: host(P.nonempty),
     P.argmax: lambda site, axis: lambda x: jnp.argmax(x, axis),
     P.argmin: lambda site, axis: lambda x: jnp.argmin(x, axis),
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,

@@ -487,6 +487,7 @@ LOWERINGS: Table = {
     # (torch's argmax/argmin refuse bool: as 0/1 bytes, the first True as NumPy's)
     P.argmax: lambda site, axis: lambda x: torch.argmax(_nobool(x), axis),
     P.argmin: lambda site, axis: lambda x: torch.argmin(_nobool(x), axis),
+    P.nonempty: host(P.nonempty),
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
     P.scatter_reduce_along: _scatter_reduce_along,
     P.searchsorted: lambda site, side: lambda a, v: torch.searchsorted(
