@@ -181,7 +181,7 @@ SPECS: list[Spec] = [
          {"axis": 1, "kth": (3,)}),
     *[Spec(n, ((3, 4, 5),), lambda x, a=a, f=f: f(x, a), {"axis": a}, label=str(a))
       for n, f in [("argmax", np.argmax), ("argmin", np.argmin)] for a in (0, 2)],
-    Spec("nonempty", ((3, 4),), lambda m: m, {"axes": (1,), "op": "maximum", "at": ""},
+    Spec("nonempty", ((3, 4),), lambda m: m, {"axes": (1,), "error": "ValueError", "msg": ""},
          gens=lambda r, s: np.eye(*s, dtype=bool) | (r.random(s) > 0.5)),  # (rows select)
     Spec("searchsorted", ((6,), (3, 4)), lambda a, v: np.searchsorted(a, v),
          {"side": "left"}, gens=(lambda r, s: np.sort(r.integers(0, 5, s)).astype(float),

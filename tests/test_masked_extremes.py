@@ -136,11 +136,15 @@ def test_per_sample_extremes_in_loops_batch_to_numpy(f):
 
 def test_the_check_primitive_and_its_batching_rule():
     m = np.array([[True, False], [True, False]])  # (each row selects; column 1 does not)
-    np.testing.assert_array_equal(P.nonempty.impl(m, axes=(1,), op="maximum", at=""), m)
-    np.testing.assert_array_equal(P.nonempty.impl(m, axes=(0, 1), op="maximum", at=""), m)
-    with pytest.raises(ValueError, match="operation minimum which has no identity here$"):
-        P.nonempty.impl(m, axes=(0,), op="minimum", at=" here")
-    b = vg.jit(lambda M: P.nonempty.batch(2, (True,), M, axes=(1,), op="maximum", at=""))
+    for axes in ((1,), (0, 1)):
+        np.testing.assert_array_equal(P.nonempty.impl(m, axes=axes, error="ValueError",
+                                                      msg=""), m)
+    with pytest.raises(ZeroDivisionError, match="^no identity here$"):
+        P.nonempty.impl(m, axes=(0,), error="ZeroDivisionError", msg="no identity here")
+    with pytest.raises(TypeError, match="every entry"):
+        P.nonempty.impl(m, axes=(), error="TypeError", msg="every entry")
+    b = vg.jit(lambda M: P.nonempty.batch(2, (True,), M, axes=(1,), error="ValueError",
+                                          msg=""))
     np.testing.assert_array_equal(b(np.stack([m, m])), np.stack([m, m]))
     with pytest.raises(ValueError):
         b(np.stack([m, m.T]))

@@ -245,7 +245,9 @@ class SelectedValues:
         an initial value that every selected value replaces (the dtype's extreme)."""
         src = user_src(4)
         at = f" (np.{name} of x[mask] at {src.file}:{src.line})" if src else ""
-        mask = P.nonempty(self.mask, axes=tuple(range(self.mask.ndim)), op=_OPS[name], at=at)
+        mask = P.nonempty(self.mask, axes=tuple(range(self.mask.ndim)), error="ValueError",
+                          msg=f"zero-size array to reduction operation {_OPS[name]} which "
+                          f"has no identity{at}")
         dt, lo = vals.dtype, name == "max"
         if dt.kind == "f":
             return mask, -_np.inf if lo else _np.inf

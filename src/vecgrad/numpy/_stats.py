@@ -12,7 +12,7 @@ from typing import Any
 import numpy as _np
 
 from .. import primitives as P
-from ..errors import unsupported
+from ..errors import unsupported, user_src
 from ..tracing import Tracer
 from . import _contract, _ops
 from ._base import _axis1, _dtype, _nd, _shape, asarray, astype, takes_out
@@ -115,6 +115,12 @@ def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: floa
                       correction=correction))
 
 
+def _nonzero(v: Any, msg: str) -> Any:
+    """v, where the compiled code checks that no entry is 0 (NumPy's ZeroDivisionError(msg)
+    at the user's line otherwise)."""
+    return _checked(v, _ops.not_equal(v, 0), "ZeroDivisionError", msg)
+
+
 def _sqrt0(v: Any) -> Any:
     """sqrt(v) whose gradient is 0 where v == 0 (a std of identical entries: a kink, like
     abs at 0; identically 0 for a single entry), not inf * 0 = nan."""
@@ -125,8 +131,8 @@ def _sqrt0(v: Any) -> Any:
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
             keepdims: bool = False) -> Any:
     """Weighted average along `axis` (weights 1-d along a single axis, or a's shape). With
-    weights that sum to zero NumPy raises ZeroDivisionError, as here when the weights are
-    known while tracing; traced ones give inf or nan there."""
+    weights that sum to zero NumPy raises ZeroDivisionError, as here: at once for weights
+    known while tracing, where the compiled code runs for traced ones (P.nonempty)."""
     a = asarray(a)
     if weights is None:
         avg = _ops.mean(a, axis, keepdims=keepdims)
@@ -149,7 +155,9 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
         rt = _np.result_type(_dtype(a), _dtype(w), *(["f8"] if _dtype(a).kind in "biu" else []))
         a, w = astype(a, rt), astype(w, rt)
         scl = _ops.sum(w, axis, keepdims=keepdims)
-        avg = _ops.divide(_ops.sum(_ops.multiply(a, w), axis, keepdims=keepdims), scl)
+        avg = _ops.divide(_ops.sum(_ops.multiply(a, w), axis, keepdims=keepdims),
+                          _nonzero(scl, "Weights sum to zero, can't be normalized")
+                          if isinstance(weights, Tracer) else scl)
     if returned:
         if _shape(scl) != _shape(avg):
             scl = _ops.broadcast_to(scl, _shape(avg)).copy()
@@ -160,9 +168,11 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
         fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
     """Covariance matrix of the variables in the rows (rowvar) or columns of m (and y),
-    with NumPy's frequency (`fweights`) and observation (`aweights`) weights, which must be
-    known while tracing (NumPy checks their values: integers, none negative)."""
-    w, aw = _cov_weights(fweights, aweights)
+    with NumPy's frequency (`fweights`) and observation (`aweights`) weights. NumPy checks
+    their values (integers, none negative, a nonzero sum): traced ones where the compiled
+    code runs (NumPy's error at the user's line)."""
+    traced = isinstance(fweights, Tracer) or isinstance(aweights, Tracer)
+    w, aw = (None, None) if traced else _cov_weights(fweights, aweights)
     if dtype is None:  # (NumPy computes in float64 at least: float32 data give float64)
         dtype = _np.result_type(_dtype(m), _np.float64,
                                 *(() if y is None else (_dtype(y),)))
@@ -182,6 +192,8 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         x = astype(x, dtype)
     ddof = (0 if bias else 1) if ddof is None else ddof
     n = _shape(x)[1]
+    if traced:
+        return _traced_cov(x, fweights, aweights, ddof)
     if w is None:
         xc = _ops.subtract(x, _ops.mean(x, 1, keepdims=True))
         c = _ops.divide(_contract.einsum("ij,kj->ik", xc, _conj(xc)),
@@ -199,6 +211,43 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     xc = _ops.subtract(x, _ops.divide(_contract.einsum("ij,j->i", x, wc)[:, None], ws))
     c = _ops.divide(_contract.einsum("ij,kj,j->ik", xc, _conj(xc), wc), fact)
     return _ops.squeeze(c) if _shape(c) == (1, 1) else c
+
+
+def _traced_cov(x: Any, fweights: Any, aweights: Any, ddof: Any) -> Any:
+    """cov's weighted case with traced weights: NumPy's formula, its checks of the weights'
+    values made where the compiled code runs (P.nonempty), in NumPy's order."""
+    w = aw = None
+    for name, v in (("fweights", fweights), ("aweights", aweights)):
+        if v is None:
+            continue
+        v = astype(asarray(v), _np.float64)
+        if _nd(v) > 1:
+            raise RuntimeError(f"cannot handle multidimensional {name}")
+        if _shape(v)[0] != _shape(x)[1]:
+            raise RuntimeError(f"incompatible numbers of samples and {name}")
+        if name == "fweights":
+            v = _checked(v, _ops.equal(v, P.rint(v)), "TypeError",
+                         "fweights must be integer")
+        v = _checked(v, _ops.greater_equal(v, 0), "ValueError", f"{name} cannot be negative")
+        w = v if w is None else _ops.multiply(w, v)
+        aw = v if name == "aweights" else aw
+    w = astype(w, _dtype(x)) if _dtype(x).kind == "c" else w
+    ws = _nonzero(_ops.sum(w), "Weights sum to zero, can't be normalized")
+    fact = ws if ddof == 0 else _ops.subtract(ws, ddof) if aw is None else _ops.subtract(
+        ws, _ops.divide(_ops.multiply(ddof, _ops.sum(_ops.multiply(w, aw))), ws))
+    fact = _ops.where(_ops.less_equal(fact, 0), 0.0, fact)  # (NumPy warns, then divides by 0)
+    xc = _ops.subtract(x, _ops.divide(_contract.einsum("ij,j->i", x, w)[:, None], ws))
+    c = _ops.divide(_contract.einsum("ij,kj,j->ik", xc, _conj(xc), w), fact)
+    return _ops.squeeze(c) if _shape(c) == (1, 1) else c
+
+
+def _checked(v: Any, ok: Any, error: str, msg: str) -> Any:
+    """v, where the compiled code checks that `ok` holds everywhere (NumPy's error(msg) at
+    the user's line otherwise)."""
+    src = user_src(3)
+    ok = P.nonempty(ok, axes=(), error=error,
+                    msg=msg + (f" (at {src.file}:{src.line})" if src else ""))
+    return _ops.where(ok, v, _np.nan)  # (ok is all True where this runs: v)
 
 
 def _conj(x: Any) -> Any:

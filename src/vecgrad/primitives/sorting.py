@@ -91,24 +91,28 @@ argmax = _arg_extreme("argmax", np.argmax)
 argmin = _arg_extreme("argmin", np.argmin)
 
 
-# --- a selection that must not be empty (checked when the compiled code runs) ---------------
+# --- a condition NumPy checks on values (checked when the compiled code runs) ---------------
 
-def _nonempty(m: np.ndarray, axes: tuple[int, ...], op: str, at: str) -> np.ndarray:
-    if not np.all(np.any(m, axis=axes)):  # (NumPy's own error, at the user's line)
-        raise ValueError(f"zero-size array to reduction operation {op} which has no identity"
-                         f"{at}")
+_ERRORS = {"ValueError": ValueError, "TypeError": TypeError,
+           "ZeroDivisionError": ZeroDivisionError}
+
+
+def _nonempty(m: np.ndarray, axes: tuple[int, ...], error: str, msg: str) -> np.ndarray:
+    if not np.all(np.any(m, axis=axes)):
+        raise _ERRORS[error](msg)
     return m
 
 
-def _nonempty_shape(m: Aval, axes: tuple[int, ...], op: str, at: str) -> Aval:
-    if m.dtype != np.bool_ or not all(0 <= a < m.ndim for a in axes):
-        raise ShapeError(f"nonempty: a boolean mask with axes {axes}, not {m}")
+def _nonempty_shape(m: Aval, axes: tuple[int, ...], error: str, msg: str) -> Aval:
+    if m.dtype != np.bool_ or not all(0 <= a < m.ndim for a in axes) or error not in _ERRORS:
+        raise ShapeError(f"nonempty: a boolean mask with axes {axes}, not {m} ({error})")
     return m
 
 
-# nonempty(m) is m, or NumPy's ValueError where some instance of m (its positions off `axes`)
-# selects nothing: np.max(x[m]) reads its where= mask through it, so the check runs exactly
-# where the reduction does; batched, each instance is checked (NumPy raises at the first)
+# nonempty(m) is m, or NumPy's error `error(msg)` where some instance of m (its positions off
+# `axes`; axes=(): every entry) is all False: a value NumPy checks (np.max(x[m]) of an empty
+# selection, weights summing to 0) reads its mask through it, so the check runs exactly where
+# the value is computed; batched, each instance is checked (NumPy raises at the first)
 nonempty = register(Primitive(
     "nonempty", _nonempty, _nonempty_shape, None,
     lambda n, b, m, axes, **p: nonempty(m, axes=tuple(a + 1 for a in axes), **p)))
