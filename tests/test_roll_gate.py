@@ -2,8 +2,8 @@
 it finds nothing in). The search for recurrences to roll before batching costs about what
 batching does; it runs only where the trace has a long chain of nonlinear operations (or of
 products of scalars) on one path that a region it keeps could lie on: no write on it (the
-steps of `_sequential`'s and `_scaled`'s regions hold none) and, for the scalar decays, no
-array. A chain through a buffer's versions (a write, a read after it, the next write) links
+steps of `_sequential`'s and `_scaled`'s regions hold none) and, for the decays, scalar
+results or elementwise operations only. A chain through a buffer's versions (a write, a read after it, the next write) links
 every update of the buffer however independent they are: counted, it sent scatter loops of
 scalar products (per-bucket averages, rounds of updates at shuffled positions) to a search
 that found nothing, a fifth of their compile.
@@ -38,7 +38,7 @@ def traced(f, args, argnums=0) -> Graph:
 def gates(g: Graph) -> tuple[bool, bool]:
     """(the nonlinear gate, the scalar-decay gate) on g."""
     return (S._nonlinear_depth(g) >= S.MIN_CHAIN,
-            S._depth(g, S._SCALING, S.MIN_SCALED, scalar=True) >= S.MIN_SCALED)
+            S.scaled_gate(g))
 
 
 def searched(g: Graph) -> tuple[int, int]:

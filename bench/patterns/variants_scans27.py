@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import vecgrad.numpy as vnp
+
 from .core import normal, presets, variant
 
 _N = presets({"n": 12}, {"n": 2000})
@@ -184,6 +186,87 @@ def float32_low_ref(x):
     return np.sum(x - np.minimum.accumulate(x))
 
 
+# ------------------------------------------------------------------ running moments
+
+def welford_tuple_offset(X):
+    """Item 6: Welford's update on a (count, mean, m2) tuple, the data 300 from zero
+    (a closed form by raw sums of squares would cancel catastrophically)."""
+    n, mean, m2 = 0, vnp.zeros(X.shape[1]), vnp.zeros(X.shape[1])
+    for t in range(X.shape[0]):
+        n = n + 1
+        d = X[t] - mean
+        mean = mean + d / n
+        m2 = m2 + d * (X[t] - mean)
+    return np.sum(np.sqrt(m2 / (n - 1)))
+
+
+def welford_tuple_offset_ref(X):
+    return np.sum(np.std(X, axis=0, ddof=1))
+
+
+def running_means_listed(X):
+    """Item 6: the running mean of each channel from the first row, appended to a list at
+    every step and compared with the row (a z-like score summed)."""
+    mean = X[0]
+    out = []
+    for t in range(1, X.shape[0]):
+        mean = mean + (X[t] - mean) / (t + 1)
+        out.append((X[t] - mean) ** 2)
+    return np.sum(np.stack(out))
+
+
+def running_means_listed_ref(X):
+    n = X.shape[0]
+    mean = np.cumsum(X, axis=0) / np.arange(1, n + 1)[:, None]
+    return np.sum((X[1:] - mean[1:]) ** 2)
+
+
+def comoment_pairs(X, Y):
+    """Item 6: the running co-moment of two series per channel, the means' deltas both
+    taken from the old means (C += (n - 1) / n dx dy), then the covariance."""
+    mx = vnp.zeros(X.shape[1])
+    my = vnp.zeros(X.shape[1])
+    c = vnp.zeros(X.shape[1])
+    for t in range(X.shape[0]):
+        dx, dy = X[t] - mx, Y[t] - my
+        c = c + dx * dy * (t / (t + 1))
+        mx = mx + dx / (t + 1)
+        my = my + dy / (t + 1)
+    return np.sum(c) / (X.shape[0] - 1)
+
+
+def comoment_pairs_ref(X, Y):
+    return np.sum((X - X.mean(0)) * (Y - Y.mean(0))) / (X.shape[0] - 1)
+
+
+def decayed_mean_var(X):
+    """Item 6: an exponentially weighted mean and variance with constant gains, the
+    variance update reading the deviation from the old mean (West's form)."""
+    a = 0.05
+    m = X[0]
+    v = vnp.zeros(X.shape[1])
+    total = 0.0
+    for t in range(1, X.shape[0]):
+        d = X[t] - m
+        m = m + a * d
+        v = (1 - a) * (v + a * d * d)
+        total = total + np.sum(v)
+    return total
+
+
+def decayed_mean_var_ref(X):
+    a = 0.05
+    n = X.shape[0]
+    w = (1 - a) ** np.arange(n)[:, None]
+    m = np.empty_like(X)
+    m[0] = X[0]
+    # m[t] = (1-a)^t x0 + a sum_{s=1..t} (1-a)^(t-s) x[s]: a cumulative sum rescaled
+    m[1:] = w[1:] * (X[0] + a * np.cumsum(X[1:] / w[1:], axis=0))
+    d = X[1:] - m[:-1]
+    e = (1 - a) * a * d * d
+    v = w[:-1] * np.cumsum(e / w[:-1], axis=0)
+    return np.sum(v)
+
 # ------------------------------------------------------------------ inputs
 
 def _walk(rng, n):
@@ -210,6 +293,14 @@ def _rows(rng, n, d):
     return (normal(rng, n, d),)
 
 
+def _offset_rows(rng, n, d):
+    return (normal(rng, n, d) + 300.0,)
+
+
+def _two_rows(rng, n, d):
+    return normal(rng, n, d), normal(rng, n, d) + 3.0
+
+
 def _walk32(rng, n):
     return (np.cumsum(normal(rng, n)).astype(np.float32),)
 
@@ -233,4 +324,9 @@ PATTERNS = [
     _p("largest_move", _N, (0,), _walk),
     _p("where_fold_channels", _ND, (0,), _rows),
     _p("float32_low", _N, (0,), _walk32),
+    _p("welford_tuple_offset", _ND, (0,), _offset_rows),
+    _p("running_means_listed", _ND, (0,), _rows),
+    _p("comoment_pairs", _ND, (0, 1), _two_rows),
+    _p("decayed_mean_var", _ND, (0,), _rows),
 ]
+

@@ -7,7 +7,7 @@ Runs in the forward pipeline after batching, and on the gradient graph (`loops`:
 backward loops the VJP of a loop emits get the same treatment, and the forward loop is shared
 with its residual-storing copy). Before batching, `recurrences` (the pipeline's `roll` stage)
 rolls on the trace the recurrences batching could not break (through a nonlinear function of
-the carry, one copy of their step; linear ones that scale scalar carries), so batching never
+the carry, one copy of their step; linear ones that scale a scalar carry, or an array carry by constants), so batching never
 walks their steps.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 from .. import primitives as P
-from ..ir import Graph, Var, dce
+from ..ir import Const, Graph, Var, dce
 from ..notes import Sequential, Unbatched
 from .batching import batch
 from .loops import emit_loop, optimize_loops
@@ -85,7 +85,7 @@ def _nonlinear(g: Graph, r: Region) -> bool:
 
 
 _SCALING = frozenset([P.mul, P.div])
-MIN_SCALED = 32  # scalar products one after another, at least, for the search for decays
+MIN_SCALED = 32  # products one after another, at least, for the search for decays
 
 
 def _scaled(g: Graph, regions: list[Region]) -> list[Region]:
@@ -93,14 +93,31 @@ def _scaled(g: Graph, regions: list[Region]) -> list[Region]:
     batching can merge no two of their steps, so it walks them one group per operation
     per step (8,000 groups for a cascade of three filters over 4,000 steps) before `scans`
     rolls them up again. Rolled here, the loop's step is recognized as scans at once.
-    (Sum chains, which batching makes one reduction, are left to it.)"""
+    (Sum chains, which batching makes one reduction, are left to it.) Scalar states, and
+    array states whose gains are constants (`constant_gains`)."""
     def scales(r: Region) -> bool:
         return any(g.eqns[i].prim in _SCALING and any(c[0] != "x" for c in r.sig[j])
                    for j, i in enumerate(r.steps[0]))  # (a product on the cycle)
     def scalars(r: Region) -> bool:
         return all(not g.eqns[i].out.aval.shape and g.eqns[i].prim not in _WRITES
                    for i in r.steps[0])
-    return [r for r in regions if scalars(r) and not _nonlinear(g, r) and scales(r)]
+    def constant_gains(r: Region) -> bool:
+        # an array state scaled by constants only (a running mean's 1 / (t + 1), a decay):
+        # batching would merge its steps' independent work across the cut between two
+        # steps (Welford's x[t + 1] - mu and x[t] - mu, one operation on x[t:t+2]), which
+        # the scan recognized after it must stack and permute back. A gain computed from
+        # other values (an online softmax's exp(m - m')) is left to batching, which finds
+        # the running extreme it telescopes with; so is a cycle through anything but
+        # elementwise operations (a buffer's rows at traced positions: batching makes
+        # those segment sums).
+        # (MIN_SCALED steps at least: a path the gate counts; shorter ones batching walks
+        # in a few groups anyway)
+        steps = [g.eqns[i] for i in r.steps[0]]
+        return r.length >= MIN_SCALED and all(e.prim.elementwise for e in steps) and all(
+            e.prim not in _SCALING or all(isinstance(a, Const) for a, c in zip(e.inputs, r.sig[j])
+                                          if c[0] == "x") for j, e in enumerate(steps))
+    return [r for r in regions if (scalars(r) or constant_gains(r)) and
+            not _nonlinear(g, r) and scales(r)]
 
 
 MIN_CHAIN = 16  # nonlinear operations one after another, at least, for the search to run
@@ -112,24 +129,25 @@ def _nonlinear_depth(g: Graph) -> int:
     return _depth(g, _NONLINEAR, MIN_CHAIN)
 
 
-def _depth(g: Graph, nl: frozenset, least: int, scalar: bool = False) -> int:
+def _depth(g: Graph, nl: frozenset, least: int, on: Any = None) -> int:
     """The most operations of `nl` on one path of g that a region `recurrences` keeps could
     lie on; 0 where g has fewer than `least` of them. Its regions' steps hold no write
-    (`_nonlinear`, `_scaled`), and with `scalar` (the decays of `_scaled`) only operations
-    with scalar results, which are then the only ones counted: a path between two steps
-    runs inside them, so one through a write, or (`scalar`) an array, is no such region's.
-    (Paths through a buffer's versions, a write and a read after it, chain every update of
-    the buffer, however independent: counted, they sent a scatter loop of scalar products
-    to the search, which found nothing in a fifth of the whole compile.)"""
+    (`_nonlinear`, `_scaled`), and with `on` (the decays of `_scaled`) only equations `on`
+    accepts, which are then the only ones counted: a path between two steps runs inside
+    them, so one through a write, or one `on` refuses, is no such region's. (Paths through
+    a buffer's versions, a write and a read after it, chain every update of the buffer,
+    however independent: counted, they sent a scatter loop of scalar products to the
+    search, which found nothing in a fifth of the whole compile.)"""
     eqns = g.eqns
-    counts = [e.prim in nl and not (scalar and e.out.aval.shape) for e in eqns]
+    ok = [e.prim not in _WRITES and (on is None or on(e)) for e in eqns]
+    counts = [k and e.prim in nl for e, k in zip(eqns, ok)]
     if sum(counts) < least:
         return 0
     depth: dict[Var, int] = {}
     get = depth.get
     best = 0
-    for e, c in zip(eqns, counts):  # (unrolled for one and two operands: this runs on
-        if e.prim in _WRITES or scalar and e.out.aval.shape:  # every trace)
+    for e, c, k in zip(eqns, counts, ok):  # (unrolled for one and two operands: this runs
+        if not k:  # on every trace)
             continue
         ins = e.inputs
         if len(ins) == 2:
@@ -146,6 +164,18 @@ def _depth(g: Graph, nl: frozenset, least: int, scalar: bool = False) -> int:
     return best
 
 
+def _decay_step(e: Any) -> bool:
+    """What a step of `_scaled`'s regions holds: scalar results, or elementwise operations
+    on arrays (`constant_gains`)."""
+    return not e.out.aval.shape or e.prim.elementwise
+
+
+def scaled_gate(g: Graph) -> bool:
+    """Whether `recurrences` searches g for the decays `_scaled` keeps: a chain of at least
+    MIN_SCALED products on a path such a region's steps could hold."""
+    return _depth(g, _SCALING, MIN_SCALED, _decay_step) >= MIN_SCALED
+
+
 def _emit_batched(body: Graph, *args: Any, **kwargs: Any) -> Any:
     """emit_loop of a step batched first: the independent work of one step (an LSTM's
     gates) merges as it would have before rolling."""
@@ -155,12 +185,12 @@ def _emit_batched(body: Graph, *args: Any, **kwargs: Any) -> Any:
 def recurrences(g: Graph) -> Graph:
     """Roll, on the traced graph, the recurrences batching could not break: batching then
     works on what feeds and reads the loop, not on every step of a sequential chain. (Only
-    a trace with a long chain of nonlinear operations, or of products of scalars, is
+    a trace with a long chain of nonlinear operations, or of products, is
     searched: the search costs about what batching does, and a short recurrence batching
     leaves is rolled after it.)"""
     if _nonlinear_depth(g) >= MIN_CHAIN:
         keep = _sequential
-    elif _depth(g, _SCALING, MIN_SCALED, scalar=True) >= MIN_SCALED:
+    elif scaled_gate(g):
         keep = _scaled
     else:
         return g

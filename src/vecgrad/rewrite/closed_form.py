@@ -16,6 +16,10 @@ elements: NumPy's cumsum along the first axis of such rows runs at 6-12 ns per e
 the paired steps' whole-row passes win (1,000 steps of 64: 633 against 827 us; of 256: 2.5
 against 4.0 ms; a harmonic running mean of (1,000, 64) went 0.51 -> 1.09 ms).
 
+A first coefficient of zero (a running mean's 0 / 1, the end of a reverse scan) makes P zero
+throughout; the scan restarts there instead: c[0] = b[0], and c[1:] is the scan of the other
+steps from it, whose product is in range (P = 1 / (t + 1) for the mean).
+
 Where P leaves the range over the whole run (a decay of 0.9 over 4,000 steps: 1e-183), the
 run is cut into nb blocks of L steps over which it stays in range: with Q the cumulative
 product within each block, s the closed form of each block from a zero state, and C[k] the
@@ -55,6 +59,8 @@ def closed_affine_scan(e: Eqn, ctx: Any) -> Any:
     av = np.asarray(a.value).astype(out.dtype)
     av = av.reshape(av.shape[:1] + (1,) * (len(row) + 1 - av.ndim) + av.shape[1:])
     av = np.broadcast_to(av, (T,) + av.shape[1:])
+    if T > 1 and a.aval.shape[0] == T and b.aval.dtype == out.dtype and not np.any(av[0]):
+        return _restart(ctx, e, b)
     with np.errstate(all="ignore"):
         prod = np.cumprod(av, axis=0)
         inv = 1 / prod
@@ -84,6 +90,26 @@ def closed_affine_scan(e: Eqn, ctx: Any) -> Any:
     # (a zero init dropped, b and a narrower than the state: one value per step, repeated)
     s = ctx.emit(P.mul, (s, Const(prod)), {}, e.src)
     return P.broadcast_to, (s,), {"shape": out.shape}
+
+
+def _restart(ctx: Any, e: Eqn, b: Any) -> Any:
+    """affine_scan(c0, a, b) with a[0] = 0 (a running mean's 0 / 1, a reverse scan's end):
+    c[0] = b[0] whatever c0, and c[1:] = affine_scan(b[0], a[1:], b[1:]), whose coefficients'
+    product no longer starts at zero (P = 1 / (t + 1) for the mean)."""
+    a = e.inputs[1]
+    out = e.out.aval
+    T, row = out.shape[0], out.shape[1:]
+
+    def rows(v: Any, lo: int, hi: int | None = None) -> Any:
+        k = (lo if hi is None else P.Sl(lo, hi, 1),)
+        return ctx.emit(P.getitem, (v,), {"idx": k + tuple(P.Sl(0, d, 1)
+                                                           for d in v.aval.shape[1:])}, e.src)
+    b0 = rows(b, 0)
+    first = ctx.emit(P.broadcast_to, (b0,), {"shape": row}, e.src)
+    rest = ctx.emit(P.affine_scan, (first, Const(np.asarray(a.value)[1:]), rows(b, 1, T)), {},
+                    e.src)
+    first = ctx.emit(P.reshape, (first,), {"shape": (1,) + row}, e.src)
+    return P.concatenate, (first, rest), {"axis": 0}
 
 
 def _in_range(prod: np.ndarray, big: float) -> bool:
