@@ -168,7 +168,7 @@ LOOPS = [(rotation, rotation_np, 1), (driven_both, driven_both_np, 2),
 def test_loops_do_not_grow_with_the_trip_count(f, ref, n_args):
     r = rng(11)
     sizes = []
-    for T in (20, 40):
+    for T in (40, 80):  # (both past scans.MIN_SCALED: a plan of one kind at both lengths)
         args = tuple(r.standard_normal((T, 3)) for _ in range(n_args))
         e = check(f, args, argnums=tuple(range(n_args)), ref=ref)
         sizes.append(e.counts["final"])

@@ -113,11 +113,29 @@ def _scaled(g: Graph, regions: list[Region]) -> list[Region]:
         # (MIN_SCALED steps at least: a path the gate counts; shorter ones batching walks
         # in a few groups anyway)
         steps = [g.eqns[i] for i in r.steps[0]]
-        return r.length >= MIN_SCALED and all(e.prim.elementwise for e in steps) and all(
+        return r.length >= MIN_SCALED and not _coupled(r) and \
+            all(e.prim.elementwise for e in steps) and all(
             e.prim not in _SCALING or all(isinstance(a, Const) for a, c in zip(e.inputs, r.sig[j])
                                           if c[0] == "x") for j, e in enumerate(steps))
     return [r for r in regions if (scalars(r) or constant_gains(r)) and
             not _nonlinear(g, r) and scales(r)]
+
+
+def _coupled(r: Region) -> bool:
+    """Whether two carries of r's step each read the other's previous value (a rotation's x
+    and y): batching merges their products into one stacked operation that `scans` makes one
+    linear_scan; rolled first, the loop keeps them apart."""
+    reads: list[set] = []  # the previous members each member reads, through its own step
+    for sig in r.sig:
+        got: set = set()
+        for c in sig:
+            if c[0] == "p":
+                got.add(c[1])
+            elif c[0] == "g":
+                got |= reads[c[1]]
+        reads.append(got)
+    return any(i in reads[j] for j in range(len(reads)) for i in reads[j] - {j}
+               if j in reads[i])
 
 
 MIN_CHAIN = 16  # nonlinear operations one after another, at least, for the search to run
