@@ -166,7 +166,7 @@ PROGRAMS = [(swap, swap_np, _x, "linear_scan"), (three_lags, three_lags_np, _x, 
 def test_rolled_and_flat_in_the_trip_count(f, ref, make, became):
     r = rng(21)
     sizes = []
-    for T in (24, 48):
+    for T in (40, 80):  # (both past scans.MIN_SCALED: a plan of one kind at both lengths)
         args = make(r, T)
         e = check(f, args, argnums=tuple(range(len(args))), ref=ref)
         sizes.append(e.counts["final"])
