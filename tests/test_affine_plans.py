@@ -14,7 +14,7 @@ import pytest
 import vecgrad as vg
 from vecgrad import primitives as P
 from vecgrad.ir import Aval
-from vecgrad.primitives.scans import CLOSED_ROW_MAX, affine_runner
+from vecgrad.primitives.scanrun import CLOSED_ROW_MAX, affine_runner
 
 RTOL = 1e-9
 

@@ -2,18 +2,13 @@
 a state of k coupled values, `c[t] = A[t] @ c[t-1] + b[t]` with small k x k matrices
 (`linear_scan`); prefix sums, products and extrema are `cumulative`'s.
 
-affine_scan runs step by step for a few steps or wide rows; otherwise, on small arrays, as
-the closed form P * cumsum(b / P) (P the steps' running product) where P stays well inside
-the floating-point range, checked at run time; else as a work-efficient associative scan
-(pairs of steps compose exactly, no division), falling back to the sequential order where a
-product of many steps overflows. Its VJP is one reverse affine scan: the adjoint of
+How they run on NumPy arrays is scanrun's (closed forms in blocks, associative scans, an
+eigenbasis for a repeated matrix). affine_scan's VJP is one reverse affine scan: the adjoint of
 the recurrence is `lam[t] = g[t] + a[t+1] * lam[t+1]`. linear_scan's is the same with the
 transposed matrices, and its matrix cotangent is the outer product lam[t] c[t-1]^T.
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,6 +17,7 @@ from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
 from .elementwise import mul, reduce_sum
+from .scanrun import affine_runner, linear_runner
 from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
 
 __all__ = ["affine_runner", "affine_scan", "flip", "linear_scan", "moveaxis0", "rev_linear",
@@ -81,115 +77,6 @@ def _affine_shape(init: Aval, a: Aval, b: Aval) -> Aval:
         raise ShapeError(f"affine_scan: init {init.shape}, a {a.shape} and b {b.shape} do not "
                          "broadcast") from None
     return Aval((b.shape[0],) + row, np.result_type(init.dtype, a.dtype, b.dtype))
-
-
-def _sequential(a: np.ndarray, b: np.ndarray, init: np.ndarray, out: np.ndarray) -> np.ndarray:
-    inv = a.shape[0] == 1
-    if out.ndim == 1:  # (rows of one value: numbers, not views)
-        c = init
-        for t in range(out.shape[0]):
-            c = out[t] = a[0 if inv else t] * c + b[t]
-        return out
-    c = init
-    for t in range(out.shape[0]):
-        # In place: two passes over the row, no temporaries (a * c + b makes two arrays and
-        # copies the second: 12 steps of 1,000 values 42 -> 23 us).
-        row = out[t]
-        np.multiply(a[0 if inv else t], c, out=row)
-        row += b[t]
-        c = row
-    return out
-
-
-def _assoc(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """out[t] = a[t] * out[t-1] + b[t] with out[-1] = 0, by pairing steps: a scan of the
-    composed pairs (a[2k+1] a[2k], a[2k+1] b[2k] + b[2k+1]) gives the odd rows, one more
-    step each gives the even rows. O(T) work in O(log T) whole-array passes; no division."""
-    T = b.shape[0]
-    if T <= 4:
-        _sequential(a, b, np.zeros((), out.dtype), out)
-        return
-    inv = a.shape[0] == 1
-    ae = a if inv else a[0:T - 1:2]
-    ao = a if inv else a[1::2]
-    h = T // 2
-    b2 = ao * b[0:2 * h:2] + b[1::2]
-    a2 = ao * ae
-    odd = out[1::2]
-    _assoc(a2, b2, odd)
-    out[0] = b[0]
-    even = out[2::2]
-    np.multiply(a if inv else a[2::2], odd[:even.shape[0]], out=even)
-    even += b[2::2]
-
-
-# The closed form's two prefix scans cost 4-8 ns per value (each value waits for the one
-# before it) against the pairing's ~4 ns; its dozen calls against the pairing's six per
-# halving. Measured in one process at load 9, pairing against closed: 1,000 steps 36 / 21 us,
-# 4,000 52 / 44, 8,000 65 / 74; (1,000, 8) 134 / 74, (500, 16) 99 / 75, (250, 32) 83 / 95,
-# (1,000, 16) 363 / 754.
-CLOSED_ROW_MAX = 16  # values per row, at most
-CLOSED_MAX = 8192  # values in all, at most
-
-
-def _closed(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
-    """out[t] = P[t] * cumsum(b / P)[t] with P the running product of a[1:] (a[0] meets the
-    zero state): rewrite/closed_form.py's closed form, with P computed at run time. Its
-    rounding is bounded as the recurrence's (each b[s] enters scaled by P[t] / P[s], the
-    steps' product). False, out unspecified, where P leaves [1 / big, big] (a zero step, a
-    long decay) or the result is not finite: the pairing then runs."""
-    if out.dtype.kind != "f":
-        return False
-    big = float(np.finfo(out.dtype).max) ** 0.25  # (as rewrite/closed_form.py's: 1e77, 4e9)
-    P = np.empty(out.shape, out.dtype)
-    P[0] = 1
-    np.cumprod(a[1:] if a.shape == out.shape else np.broadcast_to(a, out.shape)[1:], axis=0,
-               out=P[1:])
-    m = np.abs(P)
-    if not (m.min() >= 1 / big and m.max() <= big):  # (NaN: not in range)
-        return False
-    np.divide(b, P, out=out)
-    np.cumsum(out, axis=0, out=out)
-    out *= P
-    return bool(np.isfinite(out).all())
-
-
-def affine_runner(init: Aval, a: Aval, b: Aval) -> Callable[..., np.ndarray]:
-    """affine_scan on operands of these avals, its reshapes and its plan chosen once (the
-    NumPy backend binds it when compiling; the impl builds it per call)."""
-    aval = _affine_shape(init, a, b)
-    shape, dt, T = aval.shape, aval.dtype, aval.shape[0]
-    pad = lambda x: x.shape[:1] + (1,) * (len(shape) - x.ndim) + x.shape[1:]
-    a_shape, a_full, b_shape = pad(a), a.shape[:1] + shape[1:], pad(b)
-    width = math.prod(shape[1:])
-    # A few steps, or wide rows: one multiply-add per step (about 1.2 us of call each) beats
-    # the pairing's extra whole-array passes (about 4-12 ns per value): 12 steps of 1,000
-    # values 24 against 68 us, 64 of 1,000 130 against 223 us, 100 of 10,000 1.3 against
-    # 13 ms; 300 steps of 128 values keep the pairing, 190 against 360 us.
-    sequential = T <= 16 or width >= 512
-    closed = width <= CLOSED_ROW_MAX and T * width <= CLOSED_MAX and dt.kind == "f"
-
-    def run(init: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = np.empty(shape, dt)
-        a, b = a.reshape(a_shape), b.reshape(b_shape)  # (np.broadcast_to costs ~3 us a call)
-        a = a if a_shape == a_full else np.broadcast_to(a, a_full)
-        a = a if a.dtype == dt else a.astype(dt)
-        b = b if b_shape == shape else np.broadcast_to(b, shape)
-        with np.errstate(all="ignore"):
-            if sequential:
-                return _sequential(a, b, np.asarray(init, dt), out)
-            if np.asarray(init).any():  # the initial state enters through the first step only
-                b = np.array(b, dtype=dt)
-                b[0] += a[0] * init
-            if closed and _closed(a, b, out):
-                return out
-            _assoc(a, b, out)
-            if not np.isfinite(out).all() and np.isfinite(a).all() and np.isfinite(b).all():
-                # A product of many steps overflowed where the sequential order does not:
-                # run it as written (exactly the unrolled computation).
-                _sequential(a, b, np.zeros((), dt), out)
-        return out
-    return run
 
 
 def _affine_impl(init: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -258,65 +145,9 @@ def _linear_shape(init: Aval, A: Aval, b: Aval) -> Aval:
     return Aval((T, k) + row, np.result_type(init.dtype, A.dtype, b.dtype))
 
 
-def _matvec(A: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """A (n, k, k, *r) applied to c (n, k, *r): k^2 whole-array products (k is small)."""
-    k = A.shape[1]
-    return np.stack([sum(A[:, i, j] * c[:, j] for j in range(k)) for i in range(k)], axis=1)
-
-
-def _matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    k = A.shape[1]
-    return np.stack([np.stack([sum(A[:, i, l] * B[:, l, j] for l in range(k))
-                               for j in range(k)], axis=1) for i in range(k)], axis=1)
-
-
-def _lin_sequential(A: np.ndarray, b: np.ndarray, out: np.ndarray) -> np.ndarray:
-    c = np.zeros(out.shape[1:], out.dtype)
-    for t in range(out.shape[0]):
-        c = out[t] = _matvec(A[t if A.shape[0] > 1 else 0][None], c[None])[0] + b[t]
-    return out
-
-
-def _lin_assoc(A: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """out[t] = A[t] out[t-1] + b[t], out[-1] = 0, by pairing steps (as `_assoc`)."""
-    T = b.shape[0]
-    if T <= 4:
-        _lin_sequential(A, b, out)
-        return
-    inv = A.shape[0] == 1
-    h = T // 2
-    Ao = A if inv else A[1::2]
-    b2 = _matvec(Ao if inv else Ao[:h], b[0:2 * h:2]) + b[1::2]
-    A2 = _matmul(Ao, A if inv else A[0:T - 1:2])
-    odd = out[1::2]
-    _lin_assoc(A2, b2, odd)
-    out[0] = b[0]
-    even = out[2::2]
-    n = even.shape[0]
-    even[...] = _matvec(A if inv else A[2::2], odd[:n]) + b[2::2]
-
-
 def _linear_impl(init: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    aval = _linear_shape(Aval(init.shape, init.dtype), Aval(A.shape, A.dtype),
-                         Aval(b.shape, b.dtype))
-    k, row = aval.shape[1], aval.shape[2:]
-    out = np.empty(aval.shape, aval.dtype)
-    A = np.broadcast_to(_pad_np(A, 3, len(row)), A.shape[:3] + row).astype(aval.dtype,
-                                                                           copy=False)
-    b = np.array(np.broadcast_to(_pad_np(b, 2, len(row)), aval.shape), dtype=aval.dtype)
-    init = np.broadcast_to(_pad_np(init, 1, len(row)), (k,) + row)
-    with np.errstate(all="ignore"):
-        # the initial state enters through the first step only
-        b[0] += _matvec(A[:1], init[None])[0]
-        _lin_assoc(A, b, out)
-        if not np.isfinite(out).all() and np.isfinite(A).all() and np.isfinite(b).all():
-            _lin_sequential(A, b, out)  # (a product of many steps overflowed: as written)
-    return out
-
-
-def _pad_np(x: np.ndarray, lead: int, rank: int) -> np.ndarray:
-    """x with unit axes after its first `lead` axes, up to `rank` axes after them."""
-    return x.reshape(x.shape[:lead] + (1,) * (rank - x.ndim + lead) + x.shape[lead:])
+    avals = (Aval(np.shape(x), np.asarray(x).dtype) for x in (init, A, b))
+    return linear_runner(*avals)(init, A, b)
 
 
 def _swap01(x: Any) -> Any:

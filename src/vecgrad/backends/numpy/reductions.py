@@ -15,7 +15,7 @@ from ...ir import Aval
 from ...primitives.cumulative import cumprod_grad_runner
 from ...primitives.elementwise import reduce_along
 from ...primitives.nn import softmax_vjp
-from ...primitives.scans import affine_runner
+from ...primitives.scanrun import affine_runner, linear_runner
 from .lowering import VIEW, Lowering
 
 
@@ -147,6 +147,7 @@ LOWERINGS = {
     "reduce_prod": Lowering(lower=_reducer(np.multiply, np.prod)),
     "softmax_vjp": Lowering(lower=_softmax_vjp),
     "affine_scan": Lowering(lower=lambda avals: affine_runner(*avals)),  # (plan bound once)
+    "linear_scan": Lowering(lower=lambda avals: linear_runner(*avals)),
     "cumprod_grad": Lowering(lower=lambda avals, axis: cumprod_grad_runner(*avals, axis=axis)),
     "real": VIEW, "imag": VIEW,  # (np.real and np.imag return views)
     "custom_vjp_call": VIEW,  # the value it passes through

@@ -1,0 +1,93 @@
+"""linear_scan's plans (primitives/scanrun.py): the pairing over k x k matrices, with one
+matmul a step where a single matrix serves every step and row, and the order written where a
+product of many steps overflows.
+
+Every plan is checked against the recurrence run as written in float64 (rtol 1e-9), through
+the impl and through the NumPy backend's bound runner, on matrices that repeat or vary by
+step and by row, rows that broadcast, few and many steps, and matrix products that overflow.
+(An infinite input is not compared: the pairing and the loop meet inf - inf in different
+steps, so their NaNs fall in different places, as before this plan.)
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vecgrad import primitives as P
+from vecgrad.ir import Aval
+from vecgrad.primitives.scanrun import linear_runner
+
+RTOL = 1e-9
+
+
+def loop(init, A, b):
+    """c[t] = A[t] @ c[t-1] + b[t], as written (an A of one step repeats), rows broadcast."""
+    row = np.broadcast_shapes(init.shape[1:], A.shape[3:], b.shape[2:])
+    k = b.shape[1]
+    c = np.broadcast_to(init.reshape(init.shape[:1] + (1,) * (len(row) + 1 - init.ndim)
+                                     + init.shape[1:]), (k,) + row).astype(np.float64)
+    A = A.reshape(A.shape[:3] + (1,) * (len(row) + 3 - A.ndim) + A.shape[3:])
+    out = []
+    for t in range(b.shape[0]):
+        M = A[t if A.shape[0] > 1 else 0]
+        c = np.einsum("ij...,j...->i...", M, c) + b[t]
+        out.append(np.broadcast_to(c, (k,) + row))
+    return np.stack(out)
+
+
+def both(init, A, b):
+    got = P.linear_scan.impl(init, A, b)
+    avals = [Aval(x.shape, x.dtype) for x in (init, A, b)]
+    np.testing.assert_array_equal(linear_runner(*avals)(init, A, b), got)
+    return got
+
+
+CASES = [  # (init, A, b) shapes
+    ((2,), (1, 2, 2), (2000, 2)),  # one matrix: a second-order filter's size
+    ((3,), (1, 3, 3), (500, 3)),
+    ((2,), (300, 2, 2), (300, 2)),  # a matrix per step
+    ((2, 4), (1, 2, 2, 4), (200, 2, 4)),  # a matrix per row
+    ((2, 1), (50, 2, 2, 3), (50, 2, 3)),
+    ((2, 5), (1, 2, 2), (200, 2, 5)),  # one matrix, rows
+    ((2, 1), (1, 2, 2, 1), (200, 2, 5)),
+    ((1,), (1, 1, 1), (100, 1)),
+    ((4,), (1, 4, 4), (64, 4)),
+    ((2,), (1, 2, 2), (3, 2)),
+    ((2,), (1, 2, 2), (1, 2)),
+    ((2, 3), (7, 2, 2, 1), (7, 2, 1)),
+]
+
+
+@pytest.mark.parametrize("shapes", CASES, ids=str)
+@pytest.mark.parametrize("kind", ["contracting", "rotation", "growth"])
+def test_every_plan_is_the_recurrence_as_written(shapes, kind):
+    ish, ash, bsh = shapes
+    rng = np.random.default_rng(sum(ash) + len(bsh))
+    init, b = rng.standard_normal(ish), rng.standard_normal(bsh)
+    A = rng.uniform(-0.6, 0.6, ash) / ash[1] ** 0.5
+    if kind == "rotation" and ash[1] == 2:  # (|eigenvalues| 1: nothing decays)
+        th = rng.uniform(0, np.pi, ash[:1] + ash[3:])
+        A = np.stack([np.stack([np.cos(th), -np.sin(th)], 1),
+                      np.stack([np.sin(th), np.cos(th)], 1)], 1)
+    elif kind == "growth":
+        A = A * min(6.0, 1.0 + 300 / bsh[0])  # (growing, finite as written)
+    with np.errstate(all="ignore"):
+        want = loop(init, A, b)
+        got = both(init, A, b)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12 * np.abs(want).max())
+
+
+def test_a_product_of_many_steps_that_overflows_runs_as_written():
+    """The pairing squares the matrix eleven times for 2,000 steps: 1.4^2048 overflows, and
+    inf times the growing component's zeros is NaN, while the states as written stay finite
+    (that component is never fed): the order written runs instead."""
+    T = 2000
+    A = np.array([[[1.4, 0.0], [0.0, 0.5]]])
+    b = np.zeros((T, 2))
+    b[:, 1] = np.random.default_rng(0).standard_normal(T)
+    with np.errstate(all="ignore"):
+        want = loop(np.zeros(2), A, b)
+        got = both(np.zeros(2), A, b)
+    assert np.isfinite(want).all()
+    np.testing.assert_allclose(got, want, rtol=RTOL)
