@@ -162,9 +162,12 @@ def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
                 r += _split(labels, twice, med, rounds - r)
                 todo.append(([i for v in insts.values() for i in v], r))
                 continue
-            found = _regions_of(g, S, insts, labels)
+            found, numbered = _regions_of(g, S, insts, labels)
             covered = sum(len(x.steps) * len(x.sig) for x in found)
-            if covered * 2 >= sum(len(v) for v in insts.values()) or r >= rounds:
+            total = sum(len(v) for v in insts.values())
+            if covered * 2 < total and numbered:
+                found, covered = _periodic(g, insts, labels, found, covered)
+            if covered * 2 >= total or r >= rounds:
                 for x in sorted(found, key=lambda x: -x.length):  # (regions never share an
                     # equation: where two runs overlap, through the earlier iterations
                     # `_first` adds, the longer one is kept)
@@ -176,6 +179,41 @@ def find_regions(g: Graph, rounds: int = 6) -> list[Region]:
                 labels.refine([i for v in insts.values() for i in v])
                 todo.append(([i for v in insts.values() for i in v], r + 1))
     return out
+
+
+def _periodic(g: Graph, insts: dict[int, list[int]], labels: _Labels, found: list[Region],
+              covered: int) -> tuple[list[Region], int]:
+    """Regions when every label stands for p members of each iteration, with nothing in
+    their operands to tell the copies apart: a step that calls one function twice, `y + h *
+    f(y + h / 2 * f(y))` (no refinement separates the calls, and numbered by instance the
+    second call reads two iterations back). Each label's instances are dealt round-robin
+    into p labels (an instance's phase along its label is which copy it is, whatever
+    iteration the label's first instance belongs to); kept where it covers more, else the
+    labels are put back. `_runs` checks that every rolled iteration computes the same step."""
+    lab = labels.lab
+    for p in range(2, 5):
+        # (labels seen too few times to hold p copies per iteration, the first
+        # iteration's own, are left out: their instances are read as from outside)
+        many = {L: v for L, v in insts.items() if len(v) >= p * (MIN_TRIPS - 1)}
+        if len(many) < 2:
+            break
+        saved = {i: lab[i] for v in many.values() for i in v}
+        split: dict[int, list[int]] = {}
+        for L, v in many.items():
+            for ph in range(p):
+                ii = v[ph::p]
+                new = len(labels.ids) + 2_000_000_000
+                labels.ids[("p", L, p, ph)] = new
+                for i in ii:
+                    lab[i] = new
+                split[new] = ii
+        got = _regions_of(g, set(split), split, labels)[0]
+        n = sum(len(x.steps) * len(x.sig) for x in got)
+        if n > covered:
+            return got, n
+        for i, L in saved.items():
+            lab[i] = L
+    return found, covered
 
 
 def _twice(insts: dict[int, list[int]]) -> tuple[list[list[int]], int]:
@@ -270,21 +308,27 @@ def _sccs(nodes: list[int], succ: dict[int, set[int]]) -> list[list[int]]:
 
 
 def _regions_of(g: Graph, S: set[int], insts: dict[int, list[int]],
-                labels: _Labels) -> list[Region]:
+                labels: _Labels) -> tuple[list[Region], bool]:
+    """The regions of one component, and whether some numbering of its iterations fit
+    (where one did and few iterations matched, a label may stand for several members of
+    each: `_periodic`)."""
     found = _regions_by_rank(g, S, insts, labels)
     fewest = min(len(v) for v in insts.values())
     if found or fewest < MIN_TRIPS - 1 or all(len(v) == fewest for v in insts.values()):
-        return found
+        return found or [], found is not None
     # A first iteration some of whose members took the loop's labels and some not (its
     # `x[0]` reads the input, its `x * tanh(x[0])` looks like the others'): the extra
     # first instances shift the ranks along the cycle, so no numbering fits. Count from
     # the end instead: each label's last `fewest` instances (`_first` adds the earlier
     # iteration back where it matches).
-    return _regions_by_rank(g, S, {L: v[len(v) - fewest:] for L, v in insts.items()}, labels)
+    last = _regions_by_rank(g, S, {L: v[len(v) - fewest:] for L, v in insts.items()}, labels)
+    return last or [], found is not None or last is not None
 
 
 def _regions_by_rank(g: Graph, S: set[int], insts: dict[int, list[int]],
-                     labels: _Labels) -> list[Region]:
+                     labels: _Labels) -> list[Region] | None:
+    """The longest runs over the ways to number the iterations; None where no numbering
+    fits the label graph's edges."""
     lab, prods = labels.lab, labels.prods
     rank = {i: k for L in S for k, i in enumerate(insts[L])}
     deltas: dict[tuple, Counter] = defaultdict(Counter)
@@ -297,7 +341,7 @@ def _regions_by_rank(g: Graph, S: set[int], insts: dict[int, list[int]],
     edges = [(M, L, c.most_common(1)[0][0]) for (M, L, _), c in deltas.items()]
     off = _offsets(S, edges)
     if off is None:
-        return []
+        return None
     best: list[Region] = []
     for rot in _rotations(S, insts, rank, edges, off):
         found = _runs_for(g, S, insts, rank, labels, rot)
