@@ -5,7 +5,7 @@ samples, plain NumPy), get gradients at the cost of hand-vectorized code.
     import vecgrad.numpy as vnp
     grads = vg.grad(loss, argnums=(0, 1))(a, b)
 """
-from . import nn, numpy
+from . import nn, numpy, tree_util
 from .api import (
     Transformed,
     clear_cache,
@@ -41,6 +41,15 @@ from .mapping import vmap
 from .show import show
 
 __version__ = "0.1.0"
+
+
+def stop_gradient(x: object) -> object:
+    """x unchanged, with a zero gradient: every array leaf of a pytree passes through
+    `vecgrad.numpy.stop_gradient` (as `jax.lax.stop_gradient`)."""
+    return tree_util.tree_map(numpy.stop_gradient, x)
+
+
+
 __all__ = [
     "ArgumentError",
     "CastingError",
@@ -75,7 +84,9 @@ __all__ = [
     "nn",
     "numpy",
     "show",
+    "stop_gradient",
     "torch_function",
+    "tree_util",
     "value_and_grad",
     "vjp",
     "vmap",
