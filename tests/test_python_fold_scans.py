@@ -116,12 +116,12 @@ def test_nans_are_pythons(where):
 
 
 @pytest.mark.parametrize("ties", [False, True])
-def test_the_carry_second_stays_a_loop_and_exact(ties):
-    # min(x, m) keeps x on ties and resets after a NaN: no running extreme, one loop
+def test_the_carry_second_is_a_fold_with_the_latest_tie_and_exact(ties):
+    # min(x, m) keeps x on ties and resets after a NaN: fold_pick (tests/test_pickfolds.py)
     r = np.random.default_rng(6)
     x = r.integers(-3, 4, 20).astype(float) if ties else r.standard_normal(20)
     found = _check(carry_second, (x, 0.7), fd=not ties)
-    assert "loop" in found, found
+    assert "loop" not in found and "fold_pick" in found, found
 
 
 def test_a_comparison_read_elsewhere_keeps_the_loop_exact():

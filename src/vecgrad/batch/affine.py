@@ -110,7 +110,13 @@ def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
     return kind, forms, ops.new
 
 
-_FLIP = {P.lt: P.gt, P.gt: P.lt}
+_FLIP = {P.lt: P.gt, P.gt: P.lt, P.le: P.ge, P.ge: P.le}
+# x wins where `x OP c` (where(x OP c, x, c)): (greater, latest, restart)
+_X_WINS = {P.gt: (True, False, False), P.lt: (False, False, False),
+           P.ge: (True, True, False), P.le: (False, True, False)}
+# x wins unless `x OP c` (where(x OP c, c, x)): c kept where c > x (a max), c >= x, ...
+_C_KEPT = {P.lt: (True, True, True), P.gt: (False, True, True),
+           P.le: (True, False, True), P.ge: (False, False, True)}
 
 
 def _decayed(plan: Any, c: Var, out: Var) -> tuple[str, Const, Atom] | None:
@@ -136,32 +142,57 @@ def _decayed(plan: Any, c: Var, out: Var) -> tuple[str, Const, Atom] | None:
 
 
 def _python_fold(plan: Any, c: Var, out: Var) -> tuple[str, Atom] | None:
-    """Python's `c = max(c, x)` (builtins.max, pybuiltins: `where(x > c, x, c)`; min with
-    `<`): ("pymax" or "pymin", x). Strict, so an equal x never wins and a NaN x never does;
-    a NaN carry stays (see python_extreme). Only these two equations read the carry, and
-    nothing else reads the comparison."""
+    """A running selection between the carry and a new value x, `where(x > c, x, c)`
+    (Python's `c = max(c, x)`, pybuiltins) or any of its tie and NaN variants: `max(x, c)`
+    is where(c > x, c, x), `np.where(x >= c, x, c)`, min with `<`, either operand order of
+    the comparison. (kind, x), kind "pymax" / "pymin" for Python's own rule (an equal or NaN
+    x never wins, a NaN start stays: fold_extreme), else "pymax/latest", "pymin/restart",
+    ... (fold_pick: the rules in primitives/pickfolds.py). Only these two equations read
+    the carry, and nothing else reads the comparison."""
     if len(plan.core) != 2:
         return None
     cmp, sel = plan.core
     if sel.prim is not P.where or sel.out is not out or cmp.out in plan.read or \
-            cmp.prim not in _FLIP or sel.inputs[0] is not cmp.out or sel.inputs[2] is not c:
+            cmp.prim not in _FLIP or sel.inputs[0] is not cmp.out or c not in sel.inputs[1:]:
         return None
-    x = sel.inputs[1]
+    keep = sel.inputs[1] is c
+    x = sel.inputs[2] if keep else sel.inputs[1]
     prim = cmp.prim if cmp.inputs == (x, c) else _FLIP[cmp.prim] if cmp.inputs == (c, x) \
-        else None
+        else None  # (as `x OP c`)
     if prim is None or x is c or not isinstance(x, Var) or x.aval != c.aval:
         return None
-    return ("pymax" if prim is P.gt else "pymin"), x
+    greater, latest, restart = (_C_KEPT if keep else _X_WINS)[prim]
+    kind = ("pymax" if greater else "pymin") + ("/latest" if latest else "") + \
+        ("/restart" if restart else "")
+    return kind, x
 
 
-def python_extreme(v: Any, greater: bool) -> Any:
-    """The running `max` (greater) / `min` Python's fold computes over the rows of v (v[0]
-    the initial value): each row keeps the previous result unless strictly greater (less),
-    so a NaN row never wins, a NaN first row is kept throughout, and the winner of equal
-    rows is the earliest. One `fold_extreme` (primitives/folds.py): NumPy's fmax running
-    value, and a VJP that sends each step's cotangent to its winner, as Python's selections
-    do (cummax's own VJP sends ties to the latest row)."""
-    return P.fold_extreme(v, axis=0, greater=greater)
+def python_extreme(v: Any, kind: str) -> Any:
+    """The running selection a `_python_fold` kind computes over the rows of v (v[0] the
+    initial value). Python's own `max` ("pymax"): each row keeps the previous result unless
+    strictly greater, so a NaN row never wins, a NaN first row is kept throughout, and the
+    winner of equal rows is the earliest: one `fold_extreme` (primitives/folds.py), NumPy's
+    fmax running value, and a VJP that sends each step's cotangent to its winner, as Python's
+    selections do (cummax's own VJP sends ties to the latest row). The other tie and NaN
+    rules ("pymax/latest/restart": `max(x, c)`) are one `fold_pick`, whose VJP reads x."""
+    name, *rules = kind.split("/")
+    greater = name == "pymax"
+    if not rules:
+        return P.fold_extreme(v, axis=0, greater=greater)
+    return P.fold_pick(v, axis=0, greater=greater, latest="latest" in rules,
+                       restart="restart" in rules)
+
+
+def fold_said(kind: str) -> str:
+    """explain's words for a `_python_fold` kind."""
+    name, *rules = kind.split("/")
+    if not rules:
+        return f"running {name[2:]} (fold_extreme), as Python's {name[2:]}() keeps the " \
+            "first of equal items"
+    what = f"running {name[2:]} (fold_pick)"
+    tie = "latest" if "latest" in rules else "first"
+    nan = ", restarting after a NaN" if "restart" in rules else ""
+    return f"{what}, keeping the {tie} of equal items{nan} as the loop's selection does"
 
 
 def decayed_extreme(v: Any, k: np.ndarray, greater: bool) -> Any:
@@ -268,4 +299,5 @@ def zero(c: Var) -> Const:
     return Const(np.zeros((), c.aval.dtype))
 
 
-__all__ = ["MAX_COUPLED", "ONE", "ZERO", "affine", "holds", "linear", "one", "zero"]
+__all__ = ["MAX_COUPLED", "ONE", "ZERO", "affine", "fold_said", "holds", "linear", "one",
+           "python_extreme", "zero"]

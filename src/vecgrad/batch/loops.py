@@ -34,7 +34,17 @@ from ..rewrite.cse import cse
 from ..rewrite.engine import Rule, rewrite
 from ..rewrite.simplify import simplify
 from ..tracing import Builder, Tracer
-from .affine import MAX_COUPLED, ONE, ZERO, affine, decayed_extreme, linear, one, python_extreme
+from .affine import (
+    MAX_COUPLED,
+    ONE,
+    ZERO,
+    affine,
+    decayed_extreme,
+    fold_said,
+    linear,
+    one,
+    python_extreme,
+)
 from .affine import full_slices as _full
 from .carries import emit_unstacked, narrow_reads, several_carries, splits, unstack
 from .scalarize import scalarize
@@ -421,8 +431,8 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
     if kind in ("decmax", "decmin"):  # (m = max(k m, x): from the initial value)
         v = P.concatenate(_row(init, s), x, axis=0)
         traj = decayed_extreme(v, A.value, kind == "decmax")
-    elif kind in ("pymax", "pymin"):  # (Python's max/min fold: always from the initial value)
-        whole = python_extreme(P.concatenate(_row(init, s), x, axis=0), kind == "pymax")
+    elif kind.startswith("py"):  # (Python's max/min fold: always from the initial value)
+        whole = python_extreme(P.concatenate(_row(init, s), x, axis=0), kind)
         traj = P.getitem(whole, idx=(P.Sl(1, T + 1, 1),) + _full(s))
         if init.shape != s or reverse:
             whole = None
@@ -452,10 +462,7 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
             env[v] = (term if fb is ZERO else
                       term + _rows_to(_stacked(_value(fb, env), T), vs), True)
     last = P.getitem(traj, idx=(T - 1,) + _full(s))
-    said = {"pymax": "running max (fold_extreme), as Python's max() keeps the first of equal "
-                     "items",
-            "pymin": "running min (fold_extreme), as Python's min() keeps the first of equal "
-                     "items"}.get(kind, kind)
+    said = fold_said(kind) if kind.startswith("py") else kind
     return {i: last}, f"{said} -> {traj.aval}", whole
 
 

@@ -16,6 +16,7 @@ from .matrix import *
 from .nn import *
 from .odeint import *
 from .pairwise import *
+from .pickfolds import *
 from .scans import *
 from .segscans import *
 from .signal import *

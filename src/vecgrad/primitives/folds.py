@@ -69,10 +69,15 @@ def _fold_extreme(x: np.ndarray, axis: int, greater: bool) -> np.ndarray:
 
 def _winner0(a0: np.ndarray, greater: bool) -> np.ndarray:
     """The winner of each step along axis 0: the last record up to it (0 before any)."""
-    n = a0.shape[0]
-    pos = np.zeros(a0.shape, _INTP)
-    pos[1:] = np.arange(1, n).reshape((n - 1,) + (1,) * (a0.ndim - 1))
-    pos[1:] *= _records(a0, greater)
+    return _last_record(_records(a0, greater))
+
+
+def _last_record(rec: np.ndarray) -> np.ndarray:
+    """The last record up to each step (rec: steps 1.. along axis 0; step 0 always one)."""
+    n = rec.shape[0] + 1
+    pos = np.zeros((n,) + rec.shape[1:], _INTP)
+    pos[1:] = np.arange(1, n).reshape((n - 1,) + (1,) * (rec.ndim - 1))
+    pos[1:] *= rec
     return np.maximum.accumulate(pos, axis=0)
 
 
@@ -85,22 +90,28 @@ def _fold_scatter(g: np.ndarray, ans: np.ndarray, axis: int, greater: bool) -> n
     """out[j] = the sum of g[t] over the steps t that item j won (zero off the records)."""
     if g.shape != ans.shape:
         g = np.broadcast_to(g, ans.shape)
-    g0, a0 = _front(g, axis), _front(ans, axis)
-    out = np.zeros(g0.shape, g.dtype)
-    if a0.ndim == 1:  # segments of consecutive steps: one reduceat over their starts
-        starts = np.flatnonzero(_records(a0, greater))
+    out = segment_sums(_front(g, axis), _records(_front(ans, axis), greater))
+    return np.moveaxis(out, 0, axis) if axis else out
+
+
+def segment_sums(g0: np.ndarray, rec: np.ndarray) -> np.ndarray:
+    """Along axis 0, each record's sum of g0 over its steps up to the next record (step 0 a
+    record; rec holds steps 1..), zero off the records."""
+    out = np.zeros(g0.shape, g0.dtype)
+    if g0.ndim == 1:  # segments of consecutive steps: one reduceat over their starts
+        starts = np.flatnonzero(rec)
         starts += 1
         starts = np.concatenate(([0], starts))
         out[starts] = np.add.reduceat(g0, starts)
-    else:  # each column its own segments: a sum by (winner, column) position
-        n, m = a0.shape[0], a0[0].size
-        flat = (_winner0(a0, greater).reshape(n, m) * m + np.arange(m)).ravel()
-        w = g0.reshape(n * m)
-        sums = np.bincount(flat, w.real, n * m)  # (bincount weighs by reals only)
-        if w.dtype.kind == "c":
-            sums = sums + 1j * np.bincount(flat, w.imag, n * m)
-        out = sums.astype(out.dtype, copy=False).reshape(g0.shape)
-    return np.moveaxis(out, 0, axis) if axis else out
+        return out
+    # each column its own segments: a sum by (winner, column) position
+    n, m = g0.shape[0], g0[0].size
+    flat = (_last_record(rec).reshape(n, m) * m + np.arange(m)).ravel()
+    w = g0.reshape(n * m)
+    sums = np.bincount(flat, w.real, n * m)  # (bincount weighs by reals only)
+    if w.dtype.kind == "c":
+        sums = sums + 1j * np.bincount(flat, w.imag, n * m)
+    return sums.astype(out.dtype, copy=False).reshape(g0.shape)
 
 
 def _fold_total(x: np.ndarray, axis: int, greater: bool) -> np.ndarray:

@@ -410,7 +410,8 @@ LOWERINGS: Table = {
     P.argsort: lambda site, axis, kind: lambda x: jnp.argsort(x, axis, stable=True),
     P.argpartition: host(P.argpartition), P.partition: host(P.partition),
     # Python's max/min folds (primitives/folds.py): NumPy's fmax loops on the host
-    **{p: host(p) for p in (P.fold_extreme, P.fold_winner, P.fold_scatter, P.fold_total)},
+    **{p: host(p) for p in (P.fold_extreme, P.fold_winner, P.fold_scatter, P.fold_total,
+                            P.fold_pick, P.fold_pick_winner, P.fold_pick_scatter)},
     P.nonempty: host(P.nonempty),
     P.argmax: lambda site, axis: lambda x: jnp.argmax(x, axis),
     P.argmin: lambda site, axis: lambda x: jnp.argmin(x, axis),

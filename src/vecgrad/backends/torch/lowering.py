@@ -483,7 +483,8 @@ LOWERINGS: Table = {
     P.argsort: lambda site, axis, kind: lambda x: torch.argsort(x, dim=axis, stable=True),
     P.argpartition: host(P.argpartition), P.partition: host(P.partition),
     # Python's max/min folds (primitives/folds.py): NumPy's fmax loops on the host
-    **{p: host(p) for p in (P.fold_extreme, P.fold_winner, P.fold_scatter, P.fold_total)},
+    **{p: host(p) for p in (P.fold_extreme, P.fold_winner, P.fold_scatter, P.fold_total,
+                            P.fold_pick, P.fold_pick_winner, P.fold_pick_scatter)},
     # (torch's argmax/argmin refuse bool: as 0/1 bytes, the first True as NumPy's)
     P.argmax: lambda site, axis: lambda x: torch.argmax(_nobool(x), axis),
     P.argmin: lambda site, axis: lambda x: torch.argmin(_nobool(x), axis),

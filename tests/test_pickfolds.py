@@ -1,0 +1,203 @@
+"""Running selections with the other tie and NaN rules (primitives/pickfolds.py):
+`max(x[t], m)` (the new value first: an equal x wins and the fold restarts after a NaN),
+`np.where(x >= m, x, m)` (an equal x wins, a NaN never does), `np.where(m >= x, m, x)`,
+their min twins, rows, reversed loops and lists of states. Each program must compile to one
+fold_pick (no loop) and equal NumPy running it eagerly (NaNs included), its unrolled trace
+(values and gradients, ties included) and central differences; the primitive itself is
+checked against a Python loop of the selection on ties and NaNs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from specs_pickfolds import pick_ref, scatter_ref
+from test_scans import prims, unrolled
+
+import vecgrad as vg
+import vecgrad.numpy as vnp
+from vecgrad import primitives as P
+from vecgrad.pytree import flatten
+
+RULES = [(True, False), (False, True), (True, True)]  # (latest, restart)
+
+
+def _ties_nans(seed: int, shape: tuple, nan_at: tuple) -> np.ndarray:
+    x = np.random.default_rng(seed).integers(-3, 4, shape).astype(float)
+    for i in nan_at:
+        x.reshape(-1)[i] = np.nan
+    return x
+
+
+CASES = [((12,), ()), ((12,), (0,)), ((12,), (5,)), ((12,), (4, 5)), ((12,), (0, 7, 11)),
+         ((9, 3), (0, 4)), ((9, 3), (2, 10, 26)), ((5, 2, 3), (1, 17))]
+
+
+@pytest.mark.parametrize("latest,restart", RULES)
+@pytest.mark.parametrize("greater", [True, False])
+@pytest.mark.parametrize("shape,nan_at", CASES)
+def test_values_winners_and_scatter_are_the_loops(shape, nan_at, greater, latest, restart):
+    x = _ties_nans(len(nan_at) + len(shape), shape, nan_at)
+    p = {"axis": 0, "greater": greater, "latest": latest, "restart": restart}
+    val, won = pick_ref(x, 0, greater, latest, restart)
+    got = P.fold_pick.impl(x, **p)
+    np.testing.assert_array_equal(got, val)  # (NaNs where the loop has them)
+    np.testing.assert_array_equal(P.fold_pick_winner.impl(got, x, **p), won)
+    g = np.random.default_rng(1).standard_normal(shape)
+    want = scatter_ref(g, val, x, 0, greater, latest, restart)
+    np.testing.assert_allclose(P.fold_pick_scatter.impl(g, got, x, **p), want, rtol=1e-13,
+                               atol=1e-13)
+    assert np.allclose(P.fold_pick_scatter.impl(g[0], got, x, **p),  # a broadcast cotangent
+                       scatter_ref(np.broadcast_to(g[0], shape), val, x, 0, greater, latest,
+                                   restart), rtol=1e-13, atol=1e-13)
+
+
+def test_long_restarts_match_the_loop():
+    x = np.random.default_rng(7).standard_normal((400, 3))
+    x[np.random.default_rng(8).random((400, 3)) < 0.05] = np.nan
+    for greater in (True, False):
+        val, _ = pick_ref(x, 0, greater, True, True)
+        np.testing.assert_array_equal(P.fold_pick.impl(x, axis=0, greater=greater,
+                                                       latest=True, restart=True), val)
+
+
+# ------------------------------------------------------------------ programs
+
+
+def value_first(x):
+    m, out = x[0], [x[0]]
+    for t in range(1, len(x)):
+        m = max(x[t], m)  # the new value first: it wins ties, and a NaN m
+        out.append(m)
+    return np.sum(np.array(out) ** 2)
+
+
+def value_first_min_scaled(x, w):
+    m, tot = x[0] * w, 0.0
+    for t in range(1, len(x)):
+        m = min(x[t] * w, m)
+        tot = tot + m * t
+    return tot
+
+
+def where_ge_rows(X):
+    m, out = X[0], []
+    for t in range(1, len(X)):
+        m = np.where(X[t] >= m, X[t], m)  # an equal row wins; a NaN never does
+        out.append(m)
+    return np.sum(np.stack(out) ** 2)
+
+
+def where_keep_ge(X):
+    m, out = X[0], []
+    for t in range(1, len(X)):
+        m = np.where(m >= X[t], m, X[t])  # the first of equal items; a NaN either side: X[t]
+        out.append(np.sin(m))
+    return np.sum(np.stack(out))
+
+
+def low_water_backwards(x):
+    m, out = x[-1], []
+    for t in range(len(x) - 2, -1, -1):
+        m = vnp.where(x[t] <= m, x[t], m)  # a running min from the end, latest tie wins
+        out.append(m * (t + 1))
+    return np.sum(np.stack(out) ** 2)
+
+
+def le_flipped(x, w):
+    m = w
+    tot = 0.0
+    for t in range(len(x)):
+        m = vnp.where(m <= x[t], x[t], m)  # `m <= x`: x wins ties, as `x >= m`
+        tot = tot + m * x[t]
+    return tot
+
+
+def min_first_value(X):
+    m, out = X[0], []
+    for t in range(1, len(X)):
+        m = np.where(m > X[t], X[t], m)  # a min written with the carry on the left
+        out.append(m)
+    return np.sum(np.stack(out) ** 3)
+
+
+PROGRAMS = [(value_first, 1), (value_first_min_scaled, 2), (where_ge_rows, 1),
+            (where_keep_ge, 1), (low_water_backwards, 1), (le_flipped, 2),
+            (min_first_value, 1)]
+PICKED = {value_first, value_first_min_scaled, where_ge_rows, where_keep_ge,
+          low_water_backwards, le_flipped}
+
+
+def _args(f, n_args, x):
+    if f in (where_ge_rows, where_keep_ge):
+        return (x.reshape(-1, 3),)
+    return (x,) if n_args == 1 else (x, 0.7)
+
+
+def _eager(f, args):
+    return f(*[np.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+
+
+def _check(f, args, fd=True):
+    argnums = tuple(range(len(args)))
+    val0, grads0 = unrolled(f, args, argnums)
+    val, grads = vg.value_and_grad(f, argnums=argnums)(*args)
+    np.testing.assert_allclose(val, _eager(f, args), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(val, val0, rtol=1e-12, atol=1e-12)
+    for a, b in zip(flatten(grads)[0], grads0):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    if fd:
+        vg.check_grads(f, args, argnums=argnums, rtol=1e-6, atol=1e-8)
+    e, _ = vg.grad(f, argnums=argnums).entry(*args)
+    return prims(e.stages["scans"]), e
+
+
+@pytest.mark.parametrize("f,n_args", PROGRAMS, ids=[f.__name__ for f, _ in PROGRAMS])
+def test_selections_become_one_fold(f, n_args):
+    x = np.cumsum(np.random.default_rng(0).standard_normal(24))
+    found, e = _check(f, _args(f, n_args, x))
+    assert "loop" not in found, found
+    assert ("fold_pick" if f in PICKED else "fold_extreme") in found, found
+    if f in PICKED:
+        assert any("fold_pick" in str(n) for n in e.stages["scans"].notes)
+
+
+@pytest.mark.parametrize("f,n_args", PROGRAMS, ids=[f.__name__ for f, _ in PROGRAMS])
+def test_ties_send_the_gradient_where_the_loop_does(f, n_args):
+    x = np.random.default_rng(3).integers(-3, 4, 24).astype(float)  # many equal items
+    _check(f, _args(f, n_args, x), fd=False)
+
+
+def running(f):
+    def states(X):
+        m, out = X[0], []
+        for t in range(1, len(X)):
+            m = f(X[t], m)
+            out.append(m)
+        return vnp.stack(out)
+    return states
+
+
+SELECTIONS = [lambda x, m: max(x, m), lambda x, m: min(x, m),
+              lambda x, m: vnp.where(x >= m, x, m), lambda x, m: vnp.where(m >= x, m, x),
+              lambda x, m: vnp.where(m < x, m, x), lambda x, m: vnp.where(m > x, x, m)]
+
+
+@pytest.mark.parametrize("k", range(len(SELECTIONS)))
+@pytest.mark.parametrize("nan_at", [(0,), (5,), (5, 6), (23,), (3, 11, 17)])
+def test_nans_are_the_loops(k, nan_at):
+    x = _ties_nans(k, (24,), nan_at)
+    f = running(SELECTIONS[k])
+    got = vg.jit(f)(x)
+    np.testing.assert_array_equal(got, _eager(f, (x,)))
+    assert "loop" not in prims(vg.jit(f).entry(x)[0].stages["scans"])
+
+
+def test_values_hold_at_large_offsets():
+    x = 1e8 + np.random.default_rng(9).integers(-3, 4, 200).astype(float)
+    for f in (value_first, low_water_backwards):
+        val0, grads0 = unrolled(f, (x,), (0,))
+        val, g = vg.value_and_grad(f)(x)
+        np.testing.assert_allclose([val, val0], _eager(f, (x,)), rtol=1e-14)  # (sum order)
+        np.testing.assert_allclose(g, grads0[0], rtol=1e-12)
+    for k in range(len(SELECTIONS)):  # the states themselves: the loop's, bit for bit
+        f = running(SELECTIONS[k])
+        np.testing.assert_array_equal(vg.jit(f)(x), _eager(f, (x,)))
