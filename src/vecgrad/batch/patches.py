@@ -1,4 +1,5 @@
-"""A contraction of 2-D patches whose offsets it keeps, one offset at a time.
+"""A contraction of 2-D patches whose offsets it keeps: on one copy of the patches, or one
+offset at a time.
 
 A loop over the pixels of an image scoring each pixel's query against its neighbours
 (`F[i:i+w, j:j+w].reshape(-1, C) @ Q[i, j]`) batches to one contraction of a strided view,
@@ -9,7 +10,10 @@ both image axes, at a few nanoseconds per multiply-add (a (38, 38, 3, 3, 16) vie
 and the w * w products of slices (each `einsum('ijc,ijc->ij', F[a:a+H, b:b+W], Q)`, as a
 hand-vectorized version writes it) take 110-120 us in all, stacked into the result. Windows
 of one axis (`K[t-r:t+r+1] @ Q[t]`) stay one contraction: np.einsum reads that view in long
-runs (66 us for 9 offsets of (992, 16), against 84-88 us split).
+runs (66 us for 9 offsets of (992, 16), against 84-88 us split). From COPY_TERMS offsets the
+patches are copied once instead (im2col) and the contraction reads the copy: its
+backward then needs one batched matmul for the query's cotangent, not a product and an add
+per offset.
 """
 from __future__ import annotations
 
@@ -27,6 +31,16 @@ from .windows import MAX_OFFSETS, _overlaps
 # Multiply-adds each offset's product must do for its NumPy call (about a microsecond) not to
 # count (see batch/winadds.py's CALL).
 WORK = 6000
+# Offsets from which the patches are copied once, contiguous (im2col), rather than split:
+# split, the other operand's cotangent is a chain of one product and one add per offset
+# ((38, 38, 16) features, 3 x 3 patches: 9 x 25 us); copied, one batched matmul (65-70 us)
+# after a copy (45-60 us) that the forward's matmul reads too, and so does any other
+# contraction of the same patches (einsum_of_windows: a softmax's pooling). Measured (min
+# gradient, one process per side, load 12-16): 3 x 3 patches 758 -> 611 us, 2 x 3
+# 567 -> 507, 3 x 3 dilated 696 -> 604, 2 x 2 x 2 1.33 -> 1.26 ms, softmax-pooled 3 x 3
+# 972 -> 956 and 922 -> 908; 2 x 2 patches copied went 384 -> 418 us (four products of
+# slices are cheaper than a matmul per pixel) and stay split.
+COPY_TERMS = 6
 
 
 def _kept_offsets(s: Eqn, letters: str, out: str, others: list[str]) -> list[int] | None:
@@ -78,8 +92,18 @@ def einsum_of_kept_patches(e: Eqn, c: Ctx) -> object:
                           for ch, n in zip(t, a.aval.shape)}.values())
         if terms > MAX_OFFSETS or work // terms < WORK:
             continue
+        if terms >= COPY_TERMS and c.n_uses(x) == 1:  # (a view read elsewhere as well
+            return _copied(e, c, j)                  # stays split: its slices serve both)
         return _split(e, c, s, j, fixed, sizes, ins, out)
     return None
+
+
+def _copied(e: Eqn, c: Ctx, j: int) -> object:
+    """The contraction on a contiguous copy of the patches (im2col): the planner runs it as
+    one batched matmul, forward and, for the other operand's cotangent, backward."""
+    v = e.inputs[j]
+    cols = c.emit(P.relayout, (v,), {"perm": tuple(range(v.aval.ndim))}, e.src)
+    return P.einsum, tuple(cols if i == j else y for i, y in enumerate(e.inputs)), e.params
 
 
 def _split(e: Eqn, c: Ctx, s: Eqn, j: int, fixed: list[int], sizes: list[int], ins: list[str],

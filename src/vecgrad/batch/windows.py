@@ -297,6 +297,10 @@ def einsum_of_windows(e: Eqn, c: Ctx) -> object:
         if len(e.inputs) > 1 and not _overlaps(s.inputs[0].aval.shape, s.params["dims"]):
             continue  # (rows with gaps between them: np.einsum reads the view as it is; a
             #           plain sum over a short axis of it is still split, into adds)
+        cols = c.kept_as(P.relayout, (x,), {"perm": tuple(range(x.aval.ndim))})
+        if cols is not None:  # (patches copied for another contraction: read that copy)
+            return P.einsum, tuple(cols if i == j else y for i, y in enumerate(e.inputs)), \
+                e.params
         k = _split_axis(s, ins[j], out)
         if k is None or s.params["dims"][k][0] ** 2 > s.out.aval.size:
             continue  # (more terms than each reads elements: see _split_axis)

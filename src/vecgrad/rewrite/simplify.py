@@ -281,7 +281,8 @@ RULES: list[Rule] = [
     Rule(P.einsum, einsum_of_windows,
          "einsum(windows(x), w) = sum_a einsum(x[a:a+T], w[a]): one product per offset"),
     Rule(P.einsum, einsum_of_kept_patches,
-         "einsum(patches(x), y) -> ..ab = stack_ab einsum(x[a:a+H, b:b+W], y): offsets kept"),
+         "einsum(patches(x), y) -> ..ab = stack_ab einsum(x[a:a+H, b:b+W], y): offsets kept "
+         "(or einsum(copy(patches(x)), y))"),
     Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
     *[Rule(p, extreme_of_windows_tap_major, "max(windows(x), axes) = max(windows(x) in memory "
            "order, axes): long inner runs") for p in (P.reduce_max, P.reduce_min)],
