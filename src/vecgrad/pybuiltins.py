@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from . import pyarrays
+from . import mixedfold, pyarrays
 from .hooks import NUMPY
 from .tracing import Tracer
 from .valuedtype import case_dtypes
@@ -42,6 +42,8 @@ def _foldable(items: list) -> bool:
         return False
     dt = traced[0].dtype
     for x in items:
+        if mixedfold.is_mixed(x):  # (max(n[i], 0.5) with an x64 item: int64 or float64)
+            return False
         if isinstance(x, Tracer):  # (an array NumPy made of an either one: its own dtype)
             if x.shape != () or x.dtype != dt or x._depends and x._ndarray:
                 return False
@@ -105,13 +107,16 @@ class EitherScalar(Tracer):
     each case as Python computes it. (`_either` False: every item is a Python number or a traced Python-number
     argument, so the result is a Python number.)"""
 
-    __slots__ = ("_either", "_exact", "_kind", "_kinds", "_what")
+    __slots__ = ("_case", "_either", "_exact", "_kind", "_kinds", "_what")
     _weak = True
     _depends = True
 
     def __init__(self, builder: Any, atom: Any, kinds: Any, either: bool = True,
-                 what: str = "max(...)", exact: bool = True):
+                 what: str = "max(...)", exact: bool = True, case: Any = None):
         super().__init__(builder, atom)
+        # the NumPy case's dtype: the value's, but for `max(ix[i], 0.5)` (int64, held in
+        # float64: see mixedfold)
+        self._case = self.dtype if case is None else np.dtype(case)
         self._kinds = tuple(sorted(set(kinds), key=_ORDER.index))
         self._kind = self._kinds[0](0)  # (what tracing.to_atom casts by, where all agree)
         self._either, self._what = either, what
@@ -124,11 +129,12 @@ class EitherScalar(Tracer):
         array NumPy makes of it, np.stack, where a Python number is int64 / float64)."""
         out = {np.result_type(*dtypes, np.asarray(k(0)).dtype if joins else k(0))
                for k in self._kinds}
-        return out | {np.result_type(*dtypes, self.dtype)} if self._either else out
+        return out | {np.result_type(*dtypes, self._case)} if self._either else out
 
     def _lifted_as(self, b: Any, v: Any) -> EitherScalar:
         """This value in the inner trace `b` (tracing.lift), as `v`."""
-        return EitherScalar(b, v, self._kinds, self._either, self._what, self._exact)
+        return EitherScalar(b, v, self._kinds, self._either, self._what, self._exact,
+                            self._case)
 
     def as_array(self) -> Tracer:
         """np.asarray of this value: a 0-d array of its NumPy case or of the number (an
@@ -161,7 +167,7 @@ class EitherScalar(Tracer):
     def check_returned(self) -> None:
         """Refuse returning it where its dtype depends on the values (see `returned`; an
         array NumPy made of it, as_array: NumPy's dtype in every case)."""
-        if self.dtype not in _PY_DTYPES or self._ndarray:
+        if self.dtype not in _PY_DTYPES or self._ndarray or self._case != self.dtype:
             dts = self.outcomes((), self._ndarray)
             if len(dts) > 1:
                 raise self.ambiguous(dts, "the returned value's")
@@ -169,6 +175,8 @@ class EitherScalar(Tracer):
     def check_use(self, prim: Any, args: Any, params: dict, dtypes: Any, joins: bool) -> None:
         """Refuse `prim(*args)` where its dtype or value depends on which item won (tracing.bind;
         `dtypes`: those of the strongly typed arguments; `joins`: a stack or concatenate)."""
+        if self._case != self.dtype:
+            return mixedfold.check_use(self, prim, args, params, dtypes, joins)
         if (prim.elementwise or joins) and prim.name != "cast":
             self.check_either(dtypes, joins)
         else:  # (np.sum(max(x32[i], 0.0)): NumPy makes the number an array)
@@ -208,7 +216,7 @@ class EitherScalar(Tracer):
             "number where a number wins, and NumPy's dtype is then "
             f"{' or '.join(dts)} as the values say, which vecgrad cannot trace. Use "
             f"np.{np_fn}(...) (a NumPy result), write the numbers as NumPy scalars "
-            f"(np.{np.dtype(self.dtype).name}(...)), or cast the result (.astype(...))")
+            f"(np.{np.dtype(self._case).name}(...)), or cast the result (.astype(...))")
 
 
 _ORDER = [int, float, complex]
@@ -257,6 +265,8 @@ def _either_op(name: str) -> Any:
         ok = _kinds_of(o)
         if other and not ok or self._ndarray or getattr(o, "_ndarray", False):
             return method(self, *other)  # (an array or a NumPy scalar: NumPy's, bind checks)
+        if self._case != self.dtype or isinstance(o, EitherScalar) and o._case != o.dtype:
+            mixedfold.check_arithmetic(self, o, base, swap, bool(other))
         # (a float result in the NumPy case too, `min(u8[i], 0) * 2.0` or `/ 3`: no wrap)
         floats = other and not isinstance(o, EitherScalar) and (
             base in ("truediv", "rtruediv") or all(k in (float, complex) for k in ok))
@@ -340,6 +350,39 @@ def _holds(dt: np.dtype, x: Any) -> bool:
     return v == x or bool(np.isnan(v) and np.isnan(x))
 
 
+def _mixed_fold(items: list, greater: bool, call: Any) -> Any:
+    """`max(ix[i], 0.5)`: traced ints and Python numbers, a float among them (see mixedfold).
+    The numbers fold in Python (no NaN: the fold's value does not depend on the order), the
+    ints in their dtype (exactly); where an int number wins it is the fold of ints alone, else
+    the two are compared as NumPy compares them (in float64) and the value is held in float64,
+    an EitherScalar whose NumPy case is the ints' dtype."""
+    ints = [x for x in items if isinstance(x, Tracer)]
+    nums = [x for x in items if not isinstance(x, Tracer)]
+    num = (_MAX if greater else _MIN)(nums)
+    if type(num) is int:  # (max(ix[i], 2, 0.5): 0.5 never wins)
+        if not _foldable([*ints, num]):
+            return call()
+        return _typed([*ints, num], _fold([*ints, num], greater), greater)
+    m = _fold(ints, greater)
+    wins = m > num if greater else m < num
+    out = NUMPY.where(wins, NUMPY.astype(m, np.float64), np.float64(num))
+    return EitherScalar(out._b, out.atom, (float,), True, f"{'max' if greater else 'min'}(...)",
+                        True, m.dtype)
+
+
+def _fold_of_folds(items: list, greater: bool) -> EitherScalar:
+    """`min(max(n[i], 0.5), 2.5)`: mixed folds (float64 values) and numbers, compared in
+    float64 as NumPy compares their int or float cases; its cases are all theirs."""
+    folds = [x for x in items if isinstance(x, Tracer)]
+    nums = [x for x in items if not isinstance(x, Tracer)]
+    m = _fold([_plain(x) for x in folds], greater)
+    num = (_MAX if greater else _MIN)(nums)
+    out = NUMPY.where(m > num if greater else m < num, m, np.float64(num))
+    kinds = {k for x in folds for k in x._kinds} | {type(num)}
+    return EitherScalar(out._b, out.atom, kinds, True, f"{'max' if greater else 'min'}(...)",
+                        True, folds[0]._case)
+
+
 def _wrap(orig: Any, greater: bool) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not args or kwargs.get("key") is not None:
@@ -350,12 +393,20 @@ def _wrap(orig: Any, greater: bool) -> Any:
                     x.dtype.kind in "fiu":  # (a traced array's items: its elements, 0-d)
                 return _select_array(x, greater)
             items = list(x)  # (an iterator is consumed once, as Python's own does)
-            if not items or not _foldable(items):
-                return orig(items, **kwargs)
-            return _typed(items, _fold([_plain(x) for x in items], greater), greater)
-        if kwargs or not _foldable(list(args)):
+            call = lambda: orig(items, **kwargs)
+        elif kwargs:
             return orig(*args, **kwargs)
-        return _typed(list(args), _fold([_plain(x) for x in args], greater), greater)
+        else:
+            items = list(args)
+            call = lambda: orig(*args)
+        how = items and mixedfold.mixed(items)
+        if how == "folds":
+            return _fold_of_folds(items, greater)
+        if how:
+            return _mixed_fold(items, greater, call)
+        if not items or not _foldable(items):
+            return call()
+        return _typed(items, _fold([_plain(x) for x in items], greater), greater)
     wrapper.__name__, wrapper.__doc__ = orig.__name__, orig.__doc__
     return wrapper
 
