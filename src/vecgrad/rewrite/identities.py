@@ -195,3 +195,19 @@ def fold(e: Eqn, c: Ctx) -> object:
 def same(e: Eqn, a: object) -> object:
     """a, where it has the type of e's result (a rule's replacement by an existing value)."""
     return a if a.aval == e.out.aval else None
+
+
+def where_of_where(e: Eqn, c: Ctx) -> object:
+    """where(m, where(m, x, y), z) = where(m, x, z) and where(m, x, where(m, y, z)) =
+    where(m, x, z): the inner selection's other branch is never read (a masked read's fill
+    then masked again, x[m] summed: its gradient's two selections). Only where the result's
+    shape and dtype stay the same."""
+    m, a, b = e.inputs
+    for pos in (1, 2):
+        s = c.def_of(e.inputs[pos], P.where)
+        if s is None or s.inputs[0] is not m:
+            continue
+        ins = (m, s.inputs[pos], b) if pos == 1 else (m, a, s.inputs[pos])
+        if P.where.shape_rule(*[x.aval for x in ins]) == e.out.aval:
+            return P.where, ins, {}
+    return None

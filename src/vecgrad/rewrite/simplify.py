@@ -72,6 +72,7 @@ from .identities import (
     transpose_id,
     transpose_transpose,
     uniform_operand,
+    where_of_where,
 )
 from .layout import (
     concatenate_of_empty,
@@ -163,6 +164,7 @@ RULES: list[Rule] = [
          "distinct columns of one array scaled by entries of one vector"),
     Rule(P.add, small_terms_first, "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small"),
     Rule(P.neg, neg_neg, "-(-x) = x"),
+    Rule(P.where, where_of_where, "where(m, where(m, x, y), z) = where(m, x, z) (and in z)"),
     Rule(P.log, log_of_logistic, "log(logistic(x)) = -logaddexp(0, -x)"),
     Rule(P.div, logistic_of_exp, "1 / (1 + exp(u)) = logistic(-u)"),
     *[Rule(p, log_of_complement, "log(1 - logistic(z)) = log1p(-logistic(z)) = "
