@@ -19,7 +19,8 @@ holding a traced value becomes the array `np.asarray` makes of it above, and the
 as NumPy's own (now dispatched to vecgrad). Ufuncs are left alone (NumPy matches them by
 identity when it dispatches, and they keep their methods). `np.r_[...]` / `np.c_[...]` of
 traced items are vnp.r_ / vnp.c_ (NumPy's make each item a plain array first), and
-`np.vectorize(f)(...)` of traced arguments calls f per element (numpy/_vectorize.py)."""
+`np.vectorize(f)(...)` of traced arguments calls f per element (numpy/_vectorize.py);
+`np.require` of a traced value is vnp.require (NumPy's makes a plain array first)."""
 from __future__ import annotations
 
 import builtins
@@ -235,6 +236,15 @@ class _Poly1d(metaclass=_Poly1dMeta):
     __doc__ = np.poly1d.__doc__
 
 
+def _require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = None) -> Any:
+    """np.require while tracing: vecgrad.numpy's where `a` is traced (or a list holding a
+    traced value) and the call is the user's (NumPy's makes a plain array of it first)."""
+    if _leaf_dtypes(a, []) and like is None and not _internal_caller():
+        return NUMPY.require(a, dtype, requirements)
+    return _REQUIRE_ORIG(a, dtype, requirements, like=like)
+
+
+_REQUIRE_ORIG = np.require
 _POLY1D_ORIG = np.poly1d
 _VECTORIZE_ORIG = np.vectorize.__call__
 CONCATENATORS = ("r_", "c_")
@@ -252,6 +262,7 @@ def patch() -> None:
         setattr(np, n, _CONCAT_TRACED[n])
     np.vectorize.__call__ = _vectorize_call
     np.poly1d = _Poly1d
+    np.require = _require
     for (m, n), f in _LIST_TRACED.items():
         setattr(m, n, f)
 
@@ -264,6 +275,7 @@ def unpatch() -> None:
         setattr(np, n, _CONCAT_ORIG[n])
     np.vectorize.__call__ = _VECTORIZE_ORIG
     np.poly1d = _POLY1D_ORIG
+    np.require = _REQUIRE_ORIG
     for (m, n), f in _LIST_ORIG.items():
         setattr(m, n, f)
 

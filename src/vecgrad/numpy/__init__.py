@@ -33,6 +33,7 @@ from ._polynomial import *
 from ._poly1d import *
 from ._meta import *
 from ._misc import *
+from ._bits import *
 from . import _ndarray, _ops
 from ._accumulate import accumulate_at_read as _accumulate_at_read
 from ._indexing import traced_getitem as _traced_getitem
@@ -53,7 +54,7 @@ from ..hooks import NUMPY as _NUMPY
 # _ndarray.install.
 _NUMPY.fill(accumulate_at_read=_accumulate_at_read, asarray=asarray, astype=astype, c_=c_,
             concatenate=concatenate, r_=r_, dispatch_function=dispatch_function,
-            dispatch_ufunc=dispatch_ufunc, poly1d=poly1d, ravel=ravel, reshape=reshape, stack=stack, sum=sum,
+            dispatch_ufunc=dispatch_ufunc, poly1d=poly1d, ravel=ravel, require=require, reshape=reshape, stack=stack, sum=sum,
             traced_getitem=_traced_getitem, traced_row=_traced_row,
             vectorized_call=_traced_vectorize, where=where,
             write_at_index_array=_write_at_index_array, write_at_traced=_write_at_traced,

@@ -401,13 +401,27 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
 
 
 def place(arr: Any, mask: Any, vals: Any) -> None:
-    """In-place `arr[mask] = vals` (static mask)."""
-    if isinstance(mask, Tracer):
-        raise _data_dependent("numpy.place with a traced mask")
-    m = _np.asarray(mask, bool)
-    k = int(m.sum())
+    """In-place `arr[mask] = vals`, `vals` repeated: the k-th selected entry (in flat order)
+    takes vals[k % len(vals)]. A traced mask picks each entry's value by a running count of
+    the selected ones (no data-dependent shape: one gather and one selection)."""
     vals = _ops.ravel(asarray(vals))
-    arr[m] = take(vals, _np.arange(k) % _shape(vals)[0]) if k else vals[:0]
+    if _np.size(mask) != int(_np.prod(_shape(arr))):
+        raise ValueError("place: mask and data must be the same size")
+    if not isinstance(mask, Tracer):
+        m = _np.asarray(mask, bool).reshape(_shape(arr))
+        k = int(m.sum())
+        arr[m] = take(vals, _np.arange(k) % _shape(vals)[0]) if k else vals[:0]
+        return
+    n = _shape(vals)[0]
+    if n == 0:  # (NumPy raises where the mask selects anything, which a trace cannot know)
+        raise TraceError("numpy.place with a traced mask and empty `vals`: NumPy raises "
+                         "ValueError where the mask selects an entry, which vecgrad cannot "
+                         "know while tracing. Pass at least one value")
+    m = _ops.reshape(asarray(mask).astype(bool), (-1,))
+    k = P.cumsum(m.astype(_np.intp), axis=0) - 1  # (each selected entry's rank)
+    v = take(vals, P.remainder(k, n)) if n > 1 else _ops.broadcast_to(vals, _shape(k))
+    flat = _ops.reshape(arr, (-1,), always_view=True)
+    flat[...] = _ops.where(m, v, flat)
 
 
 def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:

@@ -14,6 +14,7 @@ from ..errors import TraceError
 from ..tracing import Tracer, strided
 from . import _ops
 from ._base import _dtype, _nd, _shape, asarray, astype, queried_dtype
+from ._base import copy as _copy
 from ._stats import all as all_
 
 __all__ = [
@@ -92,6 +93,7 @@ __all__ = [
     "printoptions",
     "promote_types",
     "real_if_close",
+    "require",
     "result_type",
     "s_",
     "sctypeDict",
@@ -247,6 +249,33 @@ def asfortranarray(a: Any, dtype: Any = None) -> Any:
 
 
 asanyarray = asarray
+
+_REQUIRE = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+            "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O",
+            "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = None) -> Any:
+    """`a` itself where it meets the requirements ('C' / 'F' contiguous, 'W' writeable, 'O'
+    owning its data, as NumPy decides from its strides: writes through the result then reach
+    `a`, as NumPy's), else a copy in that order (or in `dtype`: a new array)."""
+    if not isinstance(a, Tracer):
+        a = asarray(a)
+        if not isinstance(a, Tracer):
+            return _np.require(a, dtype, requirements)
+    reqs = {_REQUIRE[r.upper()] for r in (requirements or ())} - {"E", "A"}
+    if reqs >= {"C", "F"}:
+        raise ValueError('Cannot specify both "C" and "F" order')
+    order = "C" if "C" in reqs else "F" if "F" in reqs else "A"
+    if dtype is not None and _np.dtype(dtype) != a.dtype:
+        out = astype(a, dtype)  # (a new array: C-ordered, or as `order` says)
+        return _copy(out, order=order) if order == "F" else out
+    st = strided(a)
+    keep = (order != "C" or st.flags.c_contiguous) and (order != "F" or st.flags.f_contiguous) \
+        and ("W" not in reqs or st.flags.writeable) and ("O" not in reqs or a._view is None)
+    return a if keep else _copy(a, order=order)
+
+
 
 
 # --------------------------------------------------------------- data-dependent shapes

@@ -61,6 +61,8 @@ def filled(mask: Tracer, value: Any) -> Tracer:
     """`value` (mask.shape + rest) with every unselected entry (row) replaced by the first
     selected one's, whose gradient is not taken (the where's cotangent there is 0)."""
     k, rest = mask.ndim, _np.shape(value)[mask.ndim:]
+    if not k or mask.size == 0:  # (an empty mask selects nothing: no entry to fill from)
+        return value
     vnp = _vnp()
     first = vnp.argmax(_ops.reshape(mask, (-1,)))
     rows = _ops.reshape(value, (-1, *rest))
@@ -68,7 +70,7 @@ def filled(mask: Tracer, value: Any) -> Tracer:
     if fill.dtype.kind in "fc":  # (bools and ints have no gradient to stop)
         fill = P.stop_gradient(fill)
     m = _ops.reshape(mask, mask.shape + (1,) * len(rest))
-    return _ops.where(m, value, fill) if k else value
+    return _ops.where(m, value, fill)
 
 
 class SelectedValues:
