@@ -611,6 +611,21 @@ def _rule_neg_neg(x):
     return vnp.tanh(vnp.negative(-vnp.exp(x)))
 
 
+def _rule_where_of_where(x):
+    m = x > 0
+    return vnp.where(m, vnp.where(m, vnp.exp(x), -x), 0.5) + vnp.where(m, 1.0, vnp.where(m, x, 2.0))
+
+
+WHERE_OF_WHERE_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:bool[2,3] = gt a 0.0
+  c:f64[2,3] = exp a
+  d:f64[2,3] = where b c 0.5
+  e:f64[2,3] = where b 1.0 2.0
+  f:f64[2,3] = add d e
+  in (f) }"""
+
+
 NEG_NEG_GOLDEN = """\
 { lambda a:f64[2,3] .
   b:f64[2,3] = exp a
@@ -2314,6 +2329,8 @@ RULE_TESTS = {
     "log(1 - logistic(z)) = log1p(-logistic(z)) = -logaddexp(0, z)": (
         _rule_log_of_complement, _golden(LOG_OF_COMPLEMENT_GOLDEN)),
     "-(-x) = x": (_rule_neg_neg, _golden(NEG_NEG_GOLDEN)),
+    "where(m, where(m, x, y), z) = where(m, x, z) (and in z)": (
+        _rule_where_of_where, _golden(WHERE_OF_WHERE_GOLDEN)),
     "cumsum(x, a)[.., -1, ..] = sum(x, a), and cumprod, cummax, cummin alike (the first entry "
     "of a reverse scan)": (_rule_end_of_scan, _golden(END_OF_SCAN_GOLDEN)),
     "take_along(x, i)[s] = take_along(x[s], i[s]), slices its only readers": (
