@@ -206,3 +206,87 @@ def test_selection_of_a_selection_keeps_a_broadcast_shape():
     x, y = np.array([1.0, 2.0, 3.0]), np.arange(6.0).reshape(2, 3)
     np.testing.assert_allclose(vg.jit(f)(x, y), f(x, y))
     central_diff_check(f, [x, y], argnums=(0, 1))
+
+
+BINS = [np.array([-1.0, 0.0, 0.5, 2.0]), np.array([2.0, 0.5, 0.0, -1.0]),
+        np.array([0.0, 0.0, 1.0, 1.0]), np.array([1.0, 1.0, 1.0]), np.array([1.0, np.nan, 3.0]),
+        np.array([np.nan, 1.0, 0.0]), np.array([0.5]), np.array([3.0, 3.0, 1.0, 1.0])]
+
+
+@pytest.mark.parametrize("k", range(len(BINS)))
+@pytest.mark.parametrize("right", [False, True])
+def test_digitize_with_traced_bins(k, right):
+    """np.digitize(x, bins) with learned (traced) bins: NumPy's indices for increasing,
+    decreasing, repeated and NaN-holding bins (the direction as NumPy's check picks it), and
+    a gradient through values weighted by the bin each x falls in."""
+    x = np.array([-2.0, -1.0, 0.0, 0.25, 0.5, 1.0, 2.0, 3.0, np.nan])
+
+    def f(x, b):
+        return np.digitize(x, b, right=right)
+
+    def g(x, b):
+        i = np.digitize(x[:-1], b * 1.0, right=right)
+        return np.sum(np.where(i % 2 == 0, x[:-1] ** 2, x[:-1]))
+    b = BINS[k]
+    got = vg.jit(f)(x, b)
+    assert got.dtype == f(x, b).dtype
+    np.testing.assert_array_equal(got, f(x, b))
+    np.testing.assert_allclose(vg.jit(g)(x, b), g(x, b))
+    central_diff_check(lambda x: g(x, b), [x + 0.01], argnums=(0,))
+
+
+def test_digitize_traced_bins_not_monotonic_raises_where_it_runs():
+    def f(x, b):
+        return np.digitize(x, b)
+    jf = vg.jit(f)
+    x = np.array([0.5, 1.5])
+    np.testing.assert_array_equal(jf(x, np.array([0.0, 1.0, 2.0])), [1, 2])
+    with pytest.raises(ValueError, match="monotonically"):
+        jf(x, np.array([0.0, 2.0, 1.0]))
+    # batched: each sample's bins checked
+    bs = np.array([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])
+    np.testing.assert_array_equal(vg.jit(vg.vmap(f, in_axes=(None, 0)))(x, bs),
+                                  [f(x, b) for b in bs])
+    with pytest.raises(ValueError, match="monotonically"):
+        vg.jit(vg.vmap(f, in_axes=(None, 0)))(x, np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 3.0]]))
+
+
+SERIES = [np.polynomial.polynomial.polyval, np.polynomial.chebyshev.chebval,
+          np.polynomial.legendre.legval]
+
+
+@pytest.mark.parametrize("fn", SERIES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_series_with_traced_coefficients_and_points(fn, n):
+    """numpy.polynomial's polyval / chebval / legval of traced x and c (a TracedIntoNumpyError
+    before: NumPy's make a plain array of c): NumPy's values (its recurrences step for step),
+    shapes for 2-d coefficients with tensor True and False, int coefficients, x a list, a
+    scalar, an array; gradients in x and c; batched equals unbatched."""
+    from numpy.polynomial import chebyshev, legendre, polynomial  # noqa: F401 (as users import)
+    r = np.random.default_rng(n)
+    x, c = r.uniform(-1, 1, 6), r.standard_normal(n)
+    C = r.standard_normal((n, 6))
+    name = fn.__name__
+    mod = {"polyval": "polynomial", "chebval": "chebyshev", "legval": "legendre"}[name]
+    progs = [
+        f"lambda x, c: np.sum(np.polynomial.{mod}.{name}(x, c) ** 2)",
+        f"lambda x, c: np.polynomial.{mod}.{name}(x[2], c) * 1.5",
+        f"lambda x, c: np.sum(np.polynomial.{mod}.{name}([x[0], x[1]], c))",
+        f"lambda x, c: np.sum({mod}.{name}(x, np.arange(1, {n + 1})) * x)",
+        f"lambda x, c: np.sum({mod}.{name}(x.reshape(2, 3), c) ** 2)",
+    ]
+    for src in progs:
+        f = eval(src, {"np": np, mod: getattr(np.polynomial, mod)})
+        np.testing.assert_allclose(vg.jit(f)(x, c), f(x, c), rtol=1e-13)
+        central_diff_check(f, [x, c], argnums=(0, 1))
+    for tensor in (True, False):
+        def g(x, C, tensor=tensor):
+            return getattr(np.polynomial, mod).__dict__[name](x, C, tensor=tensor)
+        want = g(x, C)
+        got = vg.jit(g)(x, C)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-13)
+    h = eval(progs[0], {"np": np})
+    xs = r.uniform(-1, 1, (4, 6))
+    np.testing.assert_allclose(vg.jit(vg.vmap(h, in_axes=(0, None)))(xs, c),
+                               [h(x, c) for x in xs], rtol=1e-9)

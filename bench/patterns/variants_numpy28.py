@@ -2,7 +2,10 @@
 numpy lane; vecgrad.mixedfold: each was a ConcretizationError before): a rate with a guarded
 count in the denominator, per-item weights clipped from integer counts, scores weighted by
 integer labels, and sums over a mask on the last axis of each sample whose selection's fill
-is read no more (rewrite.identities.where_of_where)."""
+is read no more (rewrite.identities.where_of_where); Chebyshev series per row with learned
+coefficients (numpy.polynomial.chebyshev.chebval, a TracedIntoNumpyError before) and rows'
+negative entries replaced by learned values in turn (np.place with a traced mask, a
+TraceError before)."""
 from __future__ import annotations
 
 import numpy as np
@@ -57,6 +60,40 @@ def gated_row_sums_ref(T, g):
     return np.sum(np.sum(S, axis=-1) ** 2) + np.sum(np.mean(S, axis=(1, 2)))
 
 
+def cheb_rows(X, c):
+    """Item 1: a Chebyshev series with learned coefficients at each row's values."""
+    return sum(np.sum(np.polynomial.chebyshev.chebval(x, c) ** 2) for x in X)
+
+
+def cheb_rows_ref(X, c):
+    return np.sum(np.polynomial.chebyshev.chebval(X, c) ** 2)
+
+
+def placed_rows(X, v):
+    """Item 1: each row's negative entries replaced by learned values in turn,
+    np.place(y, y < 0, v) (the k-th negative entry takes v[k % len(v)])."""
+    tot = 0.0
+    for x in X:
+        y = x * 1.0
+        np.place(y, y < 0, v)
+        tot = tot + np.sum(y ** 2)
+    return tot
+
+
+def placed_rows_ref(X, v):
+    m = X < 0
+    k = np.cumsum(m, axis=1) - 1
+    return np.sum(np.where(m, v[k % v.shape[0]], X) ** 2)
+
+
+def _cheb(rng, n, d):
+    return rng.uniform(-1, 1, (n, d)), normal(rng, 6)
+
+
+def _placed(rng, n, d):
+    return normal(rng, n, d), normal(rng, 3)
+
+
 def _counts(rng, n, d):
     return normal(rng, n), rng.integers(-1, 6, n)
 
@@ -76,9 +113,9 @@ def _gates(rng, n, d):
 _SMALL = {"n": 4, "d": 9}
 
 
-def _p(name, natural, ref, inputs, default):
+def _p(name, natural, ref, inputs, default, argnums=(0,)):
     return Pattern(name, 1, natural, ref, inputs, {"small": _SMALL, "default": default},
-                   (0,), tags=_T)
+                   argnums, tags=_T)
 
 
 PATTERNS = [
@@ -87,4 +124,6 @@ PATTERNS = [
        {"n": 1000, "d": 33}),
     _p("int_label_weights", int_label_weights, int_label_weights_ref, _labels, {"n": 2000, "d": 1}),
     _p("gated_row_sums", gated_row_sums, gated_row_sums_ref, _gates, {"n": 500, "d": 16}),
+    _p("cheb_rows", cheb_rows, cheb_rows_ref, _cheb, {"n": 1000, "d": 33}, (0, 1)),
+    _p("placed_rows", placed_rows, placed_rows_ref, _placed, {"n": 1000, "d": 33}, (0, 1)),
 ]

@@ -46,7 +46,7 @@ class Numpy(Filled):
     read, write or accumulation at a traced index) and by odeint's VJP (filled in by `vecgrad.numpy`)."""
 
     __slots__ = ("accumulate_at_read", "asarray", "astype", "c_", "concatenate", "dispatch_function",
-                 "dispatch_ufunc", "poly1d", "r_", "ravel", "require", "reshape", "stack", "sum",
+                 "dispatch_ufunc", "poly1d", "r_", "ravel", "require", "reshape", "series", "stack", "sum",
                  "traced_getitem", "traced_row",
                  "vectorized_call",
                  "where", "write_at_index_array", "write_at_traced", "write_basic_first",

@@ -20,10 +20,12 @@ as NumPy's own (now dispatched to vecgrad). Ufuncs are left alone (NumPy matches
 identity when it dispatches, and they keep their methods). `np.r_[...]` / `np.c_[...]` of
 traced items are vnp.r_ / vnp.c_ (NumPy's make each item a plain array first), and
 `np.vectorize(f)(...)` of traced arguments calls f per element (numpy/_vectorize.py);
-`np.require` of a traced value is vnp.require (NumPy's makes a plain array first)."""
+`np.require` of a traced value is vnp.require (NumPy's makes a plain array first), and
+numpy.polynomial's polyval / chebval / legval of traced values numpy/_series.py's."""
 from __future__ import annotations
 
 import builtins
+import importlib
 import itertools
 import sys
 from typing import Any
@@ -244,6 +246,21 @@ def _require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any =
     return _REQUIRE_ORIG(a, dtype, requirements, like=like)
 
 
+def _series(key: tuple, orig: Any) -> Any:
+    """numpy.polynomial's polyval / chebval / legval while tracing: vecgrad.numpy's where x or
+    c holds a traced value and the call is the user's (NumPy's make a plain array of c)."""
+    def wrapper(x: Any, c: Any, tensor: bool = True) -> Any:
+        if (_leaf_dtypes(x, []) or _leaf_dtypes(c, [])) and not _internal_caller():
+            return NUMPY.series[key](x, c, tensor)
+        return orig(x, c, tensor)
+    wrapper.__name__, wrapper.__doc__ = orig.__name__, orig.__doc__
+    return wrapper
+
+
+SERIES = (("numpy.polynomial.polynomial", "polyval"), ("numpy.polynomial.chebyshev", "chebval"),
+          ("numpy.polynomial.legendre", "legval"))
+_SERIES_ORIG = {(m, n): getattr(importlib.import_module(m), n) for m, n in SERIES}
+_SERIES_TRACED = {k: _series(k, f) for k, f in _SERIES_ORIG.items()}
 _REQUIRE_ORIG = np.require
 _POLY1D_ORIG = np.poly1d
 _VECTORIZE_ORIG = np.vectorize.__call__
@@ -263,6 +280,8 @@ def patch() -> None:
     np.vectorize.__call__ = _vectorize_call
     np.poly1d = _Poly1d
     np.require = _require
+    for (m, n), f in _SERIES_TRACED.items():
+        setattr(sys.modules[m], n, f)
     for (m, n), f in _LIST_TRACED.items():
         setattr(m, n, f)
 
@@ -276,6 +295,8 @@ def unpatch() -> None:
     np.vectorize.__call__ = _VECTORIZE_ORIG
     np.poly1d = _POLY1D_ORIG
     np.require = _REQUIRE_ORIG
+    for (m, n), f in _SERIES_ORIG.items():
+        setattr(sys.modules[m], n, f)
     for (m, n), f in _LIST_ORIG.items():
         setattr(m, n, f)
 

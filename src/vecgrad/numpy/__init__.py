@@ -45,6 +45,7 @@ from ._scatter import write_at_index_array as _write_at_index_array
 from ._accumulate import wrote_at_read as _wrote_at_read
 from ._ops import dispatch_function
 from ._misc import traced_vectorize as _traced_vectorize
+from ._series import SERIES as _SERIES
 from ._ufuncs import dispatch_ufunc
 from ..hooks import NUMPY as _NUMPY
 # isort: on
@@ -54,7 +55,7 @@ from ..hooks import NUMPY as _NUMPY
 # _ndarray.install.
 _NUMPY.fill(accumulate_at_read=_accumulate_at_read, asarray=asarray, astype=astype, c_=c_,
             concatenate=concatenate, r_=r_, dispatch_function=dispatch_function,
-            dispatch_ufunc=dispatch_ufunc, poly1d=poly1d, ravel=ravel, require=require, reshape=reshape, stack=stack, sum=sum,
+            dispatch_ufunc=dispatch_ufunc, poly1d=poly1d, ravel=ravel, require=require, reshape=reshape, series=_SERIES, stack=stack, sum=sum,
             traced_getitem=_traced_getitem, traced_row=_traced_row,
             vectorized_call=_traced_vectorize, where=where,
             write_at_index_array=_write_at_index_array, write_at_traced=_write_at_traced,

@@ -161,22 +161,43 @@ def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: 
 
 
 def digitize(x: Any, bins: Any, right: bool = False) -> Any:
-    """Indices of the bins (static, monotonic) that the values of x fall in."""
-    if isinstance(bins, Tracer):
-        raise unsupported("numpy.digitize with traced bins (pass the bins as a NumPy array; "
-                          "for increasing traced bins use vnp.searchsorted)")
-    bins = _np.asarray(bins)
+    """Indices of the bins (monotonic) that the values of x fall in. Traced bins: both
+    directions searched and one picked as NumPy picks it (see _direction); bins neither
+    increasing nor decreasing raise NumPy's ValueError where the compiled code runs."""
     if _dtype(x).kind == "c":
         raise TypeError("x may not be complex")  # (NumPy's words)
+    side = "left" if right else "right"
+    if isinstance(bins, Tracer):
+        if _nd(bins) != 1:
+            raise ValueError("object too deep for desired array")
+        up = P.searchsorted(bins, x, side=side)
+        if _shape(bins)[0] <= 1:
+            return up
+        down = _ops.subtract(_shape(bins)[0], P.searchsorted(bins[::-1], x, side=side))
+        return _ops.where(_direction(bins), up, down)
+    bins = _np.asarray(bins)
     if bins.ndim != 1:
         raise ValueError("object too deep for desired array")
-    d = _np.diff(bins)
-    side = "left" if right else "right"
-    if (d >= 0).all():
+    _np.digitize(_np.zeros(0), bins)  # (NumPy's check: bins neither way raise ValueError)
+    neq = bins[1:] != bins[:1]
+    if not neq.any() or bins[0] < bins[1:][neq.argmax()]:
         return P.searchsorted(bins, x, side=side)
-    if (d <= 0).all():
-        return _ops.subtract(len(bins), P.searchsorted(bins[::-1].copy(), x, side=side))
-    raise ValueError("bins must be monotonically increasing or decreasing")
+    return _ops.subtract(len(bins), P.searchsorted(bins[::-1].copy(), x, side=side))
+
+
+def _direction(a: Tracer) -> Tracer:
+    """Whether NumPy takes the traced bins `a` as increasing (its check_array_monotonic: the
+    first entry unequal to a[0] says the direction, increasing where none is; a step against
+    it raises, a NaN never does), checked where the compiled code runs (P.nonempty)."""
+    head, rest = a[0], a[1:]
+    neq = _ufuncs.not_equal(rest, head)
+    first = P.take_along(rest, _ops.reshape(P.argmax(neq, axis=0), (1,)), axis=0)[0]
+    up = _ufuncs.logical_or(_ufuncs.logical_not(any_(neq)), head < first)
+    ok = _ops.where(up, _ufuncs.logical_not(any_(a[:-1] > a[1:])),
+                    _ufuncs.logical_not(any_(a[:-1] < a[1:])))
+    ok = P.nonempty(_ops.reshape(ok, (1,)), axes=(0,), error="ValueError",
+                    msg="bins must be monotonically increasing or decreasing")
+    return _ufuncs.logical_and(up, ok[0])
 
 
 def lexsort(keys: Any, axis: int = -1) -> Any:
