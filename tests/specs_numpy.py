@@ -3,7 +3,7 @@ sorting and the traced-index gather/scatter pair."""
 from __future__ import annotations
 
 import numpy as np
-from spec_lib import Spec, away0, binary, boolean, normal, positive, unary, with_zeros
+from spec_lib import Spec, away0, binary, boolean, normal, positive, small_ints, unary, with_zeros
 
 
 def unit(r, s):
@@ -221,12 +221,14 @@ SPECS: list[Spec] = [
 
 
 def _reduce_at_ref(a, v, idx, axis, op):
-    """np.<op>.at along `axis`, one application at a time in index order."""
+    """np.<op>.at along `axis` (Python's max for builtin_max), one application at a time in
+    index order."""
     out = a.copy()
     idx = np.broadcast_to(idx, v.shape) % a.shape[axis]
+    fn = {"builtin_max": max, "builtin_min": min}.get(op) or getattr(np, op)
     for pos in np.ndindex(*v.shape):
         tgt = pos[:axis] + (idx[pos],) + pos[axis + 1:]
-        out[tgt] = getattr(np, op)(out[tgt], v[pos])
+        out[tgt] = fn(out[tgt], v[pos])
     return out
 
 
@@ -234,6 +236,40 @@ def _some_zeros(r, s):
     x = r.standard_normal(s)
     x[r.random(s) < 0.3] = 0.0
     return x
+
+
+
+def _shares_ref(g, a, v, idx, ans, axis):
+    """The winners of each position (a's entry, each value equal to ans there) share g."""
+    idx = np.broadcast_to(idx, v.shape) % a.shape[axis]
+    hit_a, cnt = a == ans, (a == ans).astype(float)
+    hits = np.zeros(v.shape, bool)
+    for pos in np.ndindex(*v.shape):
+        tgt = pos[:axis] + (idx[pos],) + pos[axis + 1:]
+        hits[pos] = v[pos] == ans[tgt]
+        cnt[tgt] += hits[pos]
+    share = g / np.maximum(cnt, 1).astype(g.dtype)
+    gv = np.zeros(v.shape, g.dtype)
+    for pos in np.ndindex(*v.shape):
+        gv[pos] = share[pos[:axis] + (idx[pos],) + pos[axis + 1:]] * hits[pos]
+    return np.concatenate([share * hit_a, gv], axis)
+
+
+def _shares_specs():
+    """Values of 0, 1, 2 (many ties, hits and misses) at repeated positions."""
+    gens = (normal, small_ints, small_ints, None, small_ints)
+    return [Spec("winner_shares", ((5,), (5,), (9,), (9,), (5,)),
+                 lambda *xs: _shares_ref(*xs, 0), {"axis": 0},
+                 gens=gens[:3] + (repeated_index(5),) + gens[4:], wrt=(0,), label="1-d"),
+            Spec("winner_shares", ((4, 3), (4, 3), (7, 3), (7, 1), (4, 3)),
+                 lambda *xs: _shares_ref(*xs, 0), {"axis": 0},
+                 gens=gens[:3] + (repeated_index(4),) + gens[4:], wrt=(0,), label="rows"),
+            Spec("winner_shares", ((4, 3), (4, 3), (7, 3), (7, 3), (4, 3)),
+                 lambda *xs: _shares_ref(*xs, 0), {"axis": 0},
+                 gens=gens[:3] + (repeated_index(4),) + gens[4:], wrt=(0,), label="entries"),
+            Spec("winner_shares", ((2, 5), (2, 5), (2, 6), (2, 6), (2, 5)),
+                 lambda *xs: _shares_ref(*xs, 1), {"axis": 1},
+                 gens=gens[:3] + (repeated_index(5),) + gens[4:], wrt=(0,), label="per-row")]
 
 
 def _reduce_at_specs():
@@ -247,6 +283,15 @@ def _reduce_at_specs():
             Spec("scatter_reduce_along", ((2, 5), (2, 6), (2, 6)),
                  lambda a, v, i, op=op: _reduce_at_ref(a, v, i, 1, op), {"axis": 1, "op": op},
                  gens=gens + (repeated_index(5),), label=f"{op}-per-row"),
+        ]
+    for op in ("builtin_max", "builtin_min"):  # (Python's max: a NaN value never wins)
+        out += [
+            Spec("scatter_reduce_along", ((6,), (9,), (9,)),
+                 lambda a, v, i, op=op: _reduce_at_ref(a, v, i, 0, op), {"axis": 0, "op": op},
+                 gens=(normal, normal, repeated_index(6)), label=op),
+            Spec("scatter_reduce_along", ((4, 3), (7, 3), (7, 1)),
+                 lambda a, v, i, op=op: _reduce_at_ref(a, v, i, 0, op), {"axis": 0, "op": op},
+                 gens=(normal, normal, repeated_index(4)), label=f"{op}-rows"),
         ]
     return out
 
@@ -263,3 +308,4 @@ def _scatter_ref(g, idx, axis, n):
 
 
 SPECS += _reduce_at_specs()
+SPECS += _shares_specs()

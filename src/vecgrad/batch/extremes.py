@@ -29,7 +29,7 @@ from .. import primitives as P
 from ..ir import Const, Eqn, Graph, Params, Var, uses
 from .census import census
 
-_OPS = ("maximum", "minimum")
+_OPS = ("maximum", "minimum", "builtin_max", "builtin_min")
 
 
 _EXTREME = {P.maximum: "maximum", P.minimum: "minimum"}
@@ -63,12 +63,11 @@ class _Link:
     """One write of a chain: into `base`, the values `vals` (an atom, or a row to reshape)
     at `idx` (an atom), by `op` along `axis`; `read` is the base's read it maximizes with."""
 
-    __slots__ = ("axis", "base", "clean", "e", "idx", "op", "read", "row", "vals")
+    __slots__ = ("axis", "base", "e", "idx", "op", "read", "row", "vals")
 
-    def __init__(self, e, base, vals, idx, op, axis, read=None, row=None, clean=False):
+    def __init__(self, e, base, vals, idx, op, axis, read=None, row=None):
         self.e, self.base, self.vals, self.idx = e, base, vals, idx
         self.op, self.axis, self.read, self.row = op, axis, read, row
-        self.clean = clean  # (Python's max: a NaN value never wins; see _builtin_link)
 
 
 def _link(e: Eqn, defs: dict, n_uses: dict) -> _Link | None:
@@ -104,14 +103,14 @@ def _link(e: Eqn, defs: dict, n_uses: dict) -> _Link | None:
     return None
 
 
-_BUILTIN = {P.gt: "maximum", P.lt: "minimum"}
+_BUILTIN = {P.gt: "builtin_max", P.lt: "builtin_min"}
 
 
 def _builtin_link(e: Eqn, x: Any, idx: tuple, d: Eqn, defs: dict, n_uses: dict
                   ) -> _Link | None:
     """x.at[c].set(max(x[c], v)) with Python's builtin max (where(v > x[c], v, x[c]),
-    pybuiltins; min: `<`), the comparison and the read used there only: a link whose values
-    are v as a scatter-max takes them (`_accumulate.extreme_values`: a NaN v never wins)."""
+    pybuiltins; min: `<`), the comparison and the read used there only: a link of Python's
+    builtin_max (min) of the values v (a NaN v never wins: primitives/sorting.py)."""
     cond, v, r = d.inputs
     c = defs.get(cond) if cond.__class__ is Var else None
     rd = defs.get(r) if r.__class__ is Var else None
@@ -121,7 +120,7 @@ def _builtin_link(e: Eqn, x: Any, idx: tuple, d: Eqn, defs: dict, n_uses: dict
             v.aval != r.aval or v is r:
         return None
     pos = Const(np.full((1,) * x.aval.ndim, idx[0] % x.aval.shape[0], dtype=np.int64))
-    return _Link(e, x, v, pos, _BUILTIN[c.prim], 0, read=r, row=r.aval.shape, clean=True)
+    return _Link(e, x, v, pos, _BUILTIN[c.prim], 0, read=r, row=r.aval.shape)
 
 
 def join_extremes(g: Graph) -> Graph:
@@ -188,10 +187,6 @@ def _as_values(eqns: list[Eqn], ln: _Link) -> Any:
     if ln.row is None:
         return ln.vals
     v = ln.vals
-    if ln.clean and v.aval.dtype.kind == "f":  # (where(isnan(v), -inf, v), as the tracer's)
-        nan = _emit(eqns, P.isnan, (v,), {}, ln.e.src)
-        inf = Const(np.array(-np.inf if ln.op == "maximum" else np.inf, v.aval.dtype))
-        v = _emit(eqns, P.where, (nan, inf, v), {}, ln.e.src)
     if v.aval.shape != ln.row:
         v = _emit(eqns, P.broadcast_to, (v,), {"shape": ln.row}, ln.e.src)
     return _emit(eqns, P.reshape, (v,), {"shape": (1,) + ln.row}, ln.e.src)

@@ -11,8 +11,9 @@ scatter with the chains' values and their chain's number j_t as positions:
 
     chain j's result = max(..max(max(c0_j, v_1), v_2).., v_l) = scatter_max([c0_j], [v_t], [j_t])[j]
 
-Python's max keeps its carry unless v is strictly greater, so a NaN v never wins (taken as
--inf, as extremes' builtin links) and a NaN carry is kept (np.maximum.at keeps a NaN entry).
+Python's max keeps its carry unless v is strictly greater, so a NaN v never wins and a NaN
+carry is kept: the scatter's op builtin_max (primitives/sorting.py), as extremes' builtin links
+(where np.maximum links join Python's max ones, NaN values of the latter are taken as -inf).
 The gradient shares a cotangent among equal winners (scatter_reduce_along's VJP, as
 extremes' chains; Python's own chain rule gives it to the earliest). Chains of one length are
 left alone: batching merges their links into uniform rounds, which `scans` rolls into one
@@ -182,11 +183,12 @@ def _joined(eqns: list[Eqn], group: list[_Chain], order: dict, src: Any) -> None
                     for e, cmp, v in ch.links), key=operator.itemgetter(0))
     vals = _stacked(eqns, [ln[2] for ln in links], src)
     clean = np.array([ln[3] for ln in links])
-    if dt.kind == "f" and clean.any():  # (Python's max: a NaN value never wins)
+    if clean.all():  # (Python's max throughout: builtin_max, where a NaN value never wins)
+        op = "builtin_max" if op == "maximum" else "builtin_min"
+    elif dt.kind == "f" and clean.any():  # (some links np.maximum: NaN as -inf in the others)
         nan = _emit(eqns, P.isnan, (vals,), {}, src)
-        if not clean.all():
-            nan = _emit(eqns, P.logical_and, (nan, Const(clean.reshape((-1,) + (1,) * len(
-                shape)))), {}, src)
+        nan = _emit(eqns, P.logical_and, (nan, Const(clean.reshape((-1,) + (1,) * len(
+            shape)))), {}, src)
         inf = Const(np.array(-np.inf if op == "maximum" else np.inf, dt))
         vals = _emit(eqns, P.where, (nan, inf, vals), {}, src)
     pos = Const(np.array([ln[1] for ln in links], np.int64).reshape((-1,) + (1,) * len(shape)))

@@ -118,18 +118,7 @@ def _write_of_extreme(x: Any, key: Any, value: Any, reads: dict, e: Any) -> bool
     return False
 
 
-_BUILTIN = {P.gt: "maximum", P.lt: "minimum"}
-
-
-def extreme_values(v: Any, op: str) -> Any:
-    """The values of Python's `max(x, v)` (`where(v > x, v, x)`, pybuiltins) as a scatter-max
-    takes them: a NaN v never wins there (its comparison is False), so it is -inf (+inf for
-    min), which leaves the maximum as it is; a NaN already in x stays, as in np.maximum.
-    Equal values are equal, except where zeros of both signs tie (the loop keeps the first
-    one's sign, np.maximum.at the last one's)."""
-    if _dtype(v).kind != "f":
-        return v
-    return _ops.where(P.isnan(v), -_np.inf if op == "maximum" else _np.inf, v)
+_BUILTIN = {P.gt: "builtin_max", P.lt: "builtin_min"}  # (a NaN value never wins: sorting.py)
 
 
 def _write_of_builtin_extreme(x: Any, key: Any, reads: dict, e: Any, recent: Any) -> bool:
@@ -144,7 +133,7 @@ def _write_of_builtin_extreme(x: Any, key: Any, reads: dict, e: Any, recent: Any
     if d is None or d.prim not in _BUILTIN or d.inputs[0] is not v or d.inputs[1] is not r:
         return False
     op = _BUILTIN[d.prim]
-    index_reduce(x, key, extreme_values(Tracer(x._b, v), op), op)
+    index_reduce(x, key, Tracer(x._b, v), op)
     return True
 
 
@@ -165,7 +154,8 @@ def _along_axis(a: Tracer, indices: Any, v: Any) -> tuple:
 
 
 def index_reduce(a: Tracer, indices: Any, v: Any, op: str) -> None:
-    """In-place `np.<op>.at(a, indices, v)` (op maximum or minimum) where the index holds one
+    """In-place `np.<op>.at(a, indices, v)` (op maximum or minimum, or Python's builtin_max or
+    builtin_min) where the index holds one
     traced integer array with full slices."""
     merged, back, axis, vals, flat = _along_axis(a, indices, v)
     new = P.scatter_reduce_along(merged, vals, flat, axis=axis, op=op)

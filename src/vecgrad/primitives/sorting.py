@@ -19,12 +19,12 @@ from ..ir import Aval
 from .core import REGISTRY, Primitive, register
 from .elementwise import cast, div, eq, le, lt, maximum, mul, reduce_sum, where
 from .shapes import _lift
-from .structural import broadcast_to, reshape, transpose
+from .structural import BasicIndex, Sl, broadcast_to, getitem, reshape, transpose
 
 __all__ = ["argmax", "argmin", "argpartition", "argsort", "nonempty", "partition",
            "scatter_add_along",
            "scatter_reduce_along",
-           "scatter_summed", "searchsorted", "sort", "take_along"]
+           "scatter_summed", "searchsorted", "sort", "take_along", "winner_shares"]
 
 _INTP = np.dtype(np.intp)
 
@@ -270,15 +270,29 @@ scatter_add_along = register(Primitive(
 # combining. The impl is NumPy's own ufunc.at on flat positions (the same applications in the
 # same order per element). Gradients: ties of a maximum / minimum share the cotangent (as
 # reduce_max's); a product's factor gets the product of the others, exact where some are 0.
+# builtin_max (builtin_min) is Python's max(c, v) = v if v > c else c in order: a NaN value
+# never wins, a NaN already in a stays (np.maximum.at of the values with NaN as -inf); its
+# winners are the values equal to the result, so its gradient is the maximum's, and a NaN
+# value gets none without a where to mask it.
 
-_AT_OPS = {"maximum": np.maximum, "minimum": np.minimum, "multiply": np.multiply}
+_AT_OPS = {"maximum": np.maximum, "minimum": np.minimum, "multiply": np.multiply,
+           "builtin_max": np.maximum, "builtin_min": np.minimum}
+_SKIP_NAN = {"builtin_max": np.fmax, "builtin_min": np.fmin}  # (with -inf, inf: NaN -> it)
+
+
+def builtin_values(v: np.ndarray, op: str) -> np.ndarray:
+    """The values np.maximum.at (minimum) takes for builtin_max (min): NaN as -inf (inf)."""
+    if v.dtype.kind != "f":
+        return v
+    return _SKIP_NAN[op](v, -np.inf if op == "builtin_max" else np.inf)
 
 
 def _reduce_at_shape(a: Aval, v: Aval, idx: Aval, axis: int, op: str) -> Aval:
     if op not in _AT_OPS:
         raise ShapeError(f"scatter_reduce_along: op must be one of {sorted(_AT_OPS)}, not {op!r}")
     if op != "multiply" and (a.dtype.kind == "c" or v.dtype.kind == "c"):
-        raise ComplexError(f"numpy.{op}.at")
+        raise ComplexError(f"numpy.{op}.at" if op in ("maximum", "minimum") else
+                           f"Python's {op[8:]}() of complex values")
     if v.dtype.kind == "c" and a.dtype.kind != "c":
         raise ComplexError("numpy.multiply.at into a real array", why="the imaginary part "
                            "would be dropped")
@@ -298,18 +312,17 @@ def _reduce_at(a: np.ndarray, v: np.ndarray, idx: np.ndarray, axis: int, op: str
         idx = np.where(idx < 0, idx + size, idx)
     out = np.array(a, copy=True, order="C")
     flat = _flat_positions(idx, v.shape, a.shape, axis)
-    _AT_OPS[op].at(out.reshape(-1), flat, np.asarray(v, a.dtype).ravel())
+    v = np.asarray(v, a.dtype)
+    _AT_OPS[op].at(out.reshape(-1), flat, (builtin_values(v, op) if op in _SKIP_NAN else v
+                                           ).ravel())
     return out
 
 
 def _reduce_at_vjp(g: Any, ans: Any, a: Any, v: Any, idx: Any, axis: int, op: str) -> tuple:
     size = a.shape[axis]
     if op != "multiply":  # the winners share g: a's entry and each v equal to the result
-        hit_a = cast(eq(a, ans), dtype=g.dtype)
-        hit_v = cast(eq(v, take_along(ans, idx, axis=axis)), dtype=g.dtype)
-        cnt = hit_a + scatter_add_along(hit_v, idx, axis=axis, size=size)
-        share = div(g, maximum(cnt, 1.0))  # (0 only where the result is NaN)
-        return mul(share, hit_a), mul(take_along(share, idx, axis=axis), hit_v), None
+        both = winner_shares(g, a, v, idx, ans, axis=axis)
+        return _part(both, axis, 0, size), _part(both, axis, size, both.shape[axis]), None
     # the product of the others, exact where factors are 0 and its own derivative (as
     # reduce_prod's VJP): p, the product of the nonzero factors, over x, times the product
     # of the zero factors other than x, by their number n0: 1, the other zero's value (zs,
@@ -344,6 +357,94 @@ def _reduce_at_batch(n: int, b: tuple, a: Any, v: Any, idx: Any, axis: int, op: 
 
 scatter_reduce_along = register(Primitive(
     "scatter_reduce_along", _reduce_at, _reduce_at_shape, _reduce_at_vjp, _reduce_at_batch))
+
+
+# --- the cotangents of a scatter-max / -min: its winners share ------------------------------
+# winner_shares(g, a, v, idx, ans) is scatter_reduce_along's VJP for maximum and minimum, its
+# two cotangents packed along `axis` (a's, then v's: the IR's equations have one result;
+# spectral.py packs alike): each position's winners (a's entry and every value equal to the
+# result ans there) share its cotangent g, as reduce_max's ties do; a NaN result gives none.
+# As one operation, the 1-d case (every keyed running maximum: `best[k] = max(best[k], v)`)
+# touches the values once (a gather, a comparison, the winners' positions) and then only
+# the winners: 8 NumPy calls over every value before (2 gathers, 2 casts, a scatter-add).
+
+def _shares_shape(g: Aval, a: Aval, v: Aval, idx: Aval, ans: Aval, axis: int) -> Aval:
+    s = _gather_shape(a, idx, axis).shape
+    if not g.shape == a.shape == ans.shape or v.shape != s or \
+            s[:axis] + s[axis + 1:] != a.shape[:axis] + a.shape[axis + 1:]:
+        raise ShapeError(f"winner_shares: cotangent {g.shape}, base {a.shape}, values "
+                         f"{v.shape}, index {idx.shape} and result {ans.shape} do not match")
+    return Aval(a.shape[:axis] + (a.shape[axis] + v.shape[axis],) + a.shape[axis + 1:], g.dtype)
+
+
+def _winner_shares(g: np.ndarray, a: np.ndarray, v: np.ndarray, idx: np.ndarray,
+                   ans: np.ndarray, axis: int) -> np.ndarray:
+    size = a.shape[axis]
+    if axis == 0:  # (packed along the first axis: a's and v's cotangents one after the other)
+        return _winner_shares_rows(g, a, v, idx, ans).reshape((size + v.shape[0],) +
+                                                              a.shape[1:])
+    idx = np.where(idx < 0, idx + size, idx)
+    hit_a = a == ans
+    hit_v = v == _take_along(ans, idx, axis)
+    cnt = _scatter_add_along(hit_v.astype(g.dtype), idx, axis, size) + hit_a
+    share = g / np.maximum(cnt, 1).astype(g.dtype, copy=False)
+    return np.concatenate([share * hit_a, _take_along(share, idx, axis) * hit_v],
+                          axis).astype(g.dtype, copy=False)
+
+
+def _winner_shares_rows(g: np.ndarray, a: np.ndarray, v: np.ndarray, idx: np.ndarray,
+                        ans: np.ndarray) -> np.ndarray:
+    """Along the first axis, flat: the values touched once (a gather of rows, a comparison,
+    the winners' positions), then only the winners, few beside the values (one per entry of
+    the result and tie). A row index (n, 1, ..., 1) gathers whole rows; another, entries."""
+    size, inner = a.shape[0], a.size // max(a.shape[0], 1)
+    rows = all(d == 1 for d in idx.shape[1:])
+    pos = idx.reshape(-1).astype(np.intp, copy=False) if rows else _flat_positions(
+        np.where(idx < 0, idx + size, idx), v.shape, a.shape, 0)
+    flat = ans.reshape(-1)
+    got = np.take(ans, pos, 0) if rows else flat[pos]  # (wraps negative rows, as NumPy)
+    hit = np.flatnonzero(v == got.reshape(v.shape))
+    at = pos[hit] if inner == 1 or not rows else pos[hit // inner] * inner + hit % inner
+    if rows and at.size and at.min() < 0:
+        at = np.where(at < 0, at + a.size, at)
+    hit_a = (a == ans).reshape(-1)
+    cnt = np.bincount(at, minlength=a.size) + hit_a
+    share = g.reshape(-1) / np.maximum(cnt, 1).astype(g.dtype, copy=False)
+    out = np.zeros(a.size + v.size, g.dtype)
+    np.multiply(share, hit_a, out=out[:a.size])
+    out[a.size + hit] = share[at]
+    return out
+
+
+def _part(x: Any, axis: int, start: int, stop: int) -> Any:
+    whole = tuple(Sl(0, d, 1) for d in x.shape)
+    return getitem(x, idx=BasicIndex(whole[:axis] + (Sl(start, stop, 1),) + whole[axis + 1:]))
+
+
+def _shares_vjp(ct: Any, ans_: Any, g: Any, a: Any, v: Any, idx: Any, ans: Any, axis: int
+                ) -> tuple:
+    """Linear in g: the transpose, each winner's cotangent summed into its position and
+    divided by the position's count (the hits are constant almost everywhere)."""
+    size = a.shape[axis]
+    hit_a = cast(eq(a, ans), dtype=ct.dtype)
+    hit_v = cast(eq(v, take_along(ans, idx, axis=axis)), dtype=ct.dtype)
+    cnt = hit_a + scatter_add_along(hit_v, idx, axis=axis, size=size)
+    back = mul(_part(ct, axis, 0, size), hit_a) + scatter_add_along(
+        mul(_part(ct, axis, size, ct.shape[axis]), hit_v), idx, axis=axis, size=size)
+    return div(back, maximum(cnt, 1.0)), None, None, None, None
+
+
+def _shares_batch(n: int, b: tuple, g: Any, a: Any, v: Any, idx: Any, ans: Any, axis: int
+                  ) -> Any:
+    g, a, v, ans = [x if bx else broadcast_to(reshape(x, shape=(1,) + x.shape),
+                                              shape=(n,) + x.shape)
+                    for x, bx in zip((g, a, v, ans), (b[0], b[1], b[2], b[4]))]
+    idx = idx if b[3] else reshape(idx, shape=(1,) + idx.shape)
+    return winner_shares(g, a, v, idx, ans, axis=axis + 1)
+
+
+winner_shares = register(Primitive(
+    "winner_shares", _winner_shares, _shares_shape, _shares_vjp, _shares_batch))
 
 
 # --- insertion positions into a sorted vector -----------------------------------------------

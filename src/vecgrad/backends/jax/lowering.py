@@ -315,9 +315,27 @@ def _scatter_reduce_along(site: Site, axis: int, op: str) -> Any:
         grid = list(jnp.ogrid[tuple(slice(d) for d in s)])
         grid[axis] = idx
         at = a.at[tuple(grid)]
-        return {"maximum": at.max, "minimum": at.min, "multiply": at.multiply}[op](v)
+        if op in ("builtin_max", "builtin_min"):  # (Python's max: a NaN value never wins)
+            v = jnp.where(jnp.isnan(v), -jnp.inf if op == "builtin_max" else jnp.inf, v)
+        return {"maximum": at.max, "minimum": at.min, "multiply": at.multiply,
+                "builtin_max": at.max, "builtin_min": at.min}[op](v)
     return run
 
+
+
+def _winner_shares(site: Site, axis: int) -> Any:
+    """scatter_reduce_along's VJP: the winners (equal to the result) share the cotangent."""
+    s, size, dt = site.ins[2].shape, site.ins[1].shape[axis], site.out.dtype
+
+    def run(g: Any, a: Any, v: Any, idx: Any, ans: Any) -> Any:
+        idx = jnp.broadcast_to(jnp.where(idx < 0, idx + size, idx), s)
+        grid = list(jnp.ogrid[tuple(slice(d) for d in s)])
+        grid[axis] = idx
+        hit_a, hit_v = (a == ans).astype(dt), (v == ans[tuple(grid)]).astype(dt)
+        cnt = hit_a + jnp.zeros(a.shape, dt).at[tuple(grid)].add(hit_v)
+        share = cast(g, dt) / jnp.maximum(cnt, 1)
+        return jnp.concatenate([share * hit_a, share[tuple(grid)] * hit_v], axis)
+    return run
 
 LOWERINGS: Table = {
     # elementwise: the jnp function of the same meaning
@@ -417,6 +435,7 @@ LOWERINGS: Table = {
     P.argmin: lambda site, axis: lambda x: jnp.argmin(x, axis),
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
     P.scatter_reduce_along: _scatter_reduce_along,
+    P.winner_shares: _winner_shares,
     P.searchsorted: lambda site, side: lambda a, v: jnp.searchsorted(a, v, side),
     # Fourier transforms, recurrences, and the marker that lowering strips
     P.fft: _to_out(lambda x, axes, inverse, norm: (jnp.fft.ifftn if inverse else jnp.fft.fftn)(

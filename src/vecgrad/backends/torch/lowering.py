@@ -236,13 +236,32 @@ def _scatter_add_along(site: Site, axis: int, size: int, unique: bool = False) -
 
 def _scatter_reduce_along(site: Site, axis: int, op: str) -> Any:
     s, size = site.ins[1].shape, site.out.shape[axis]  # the values' region
-    how = {"maximum": "amax", "minimum": "amin", "multiply": "prod"}[op]
+    how = {"maximum": "amax", "minimum": "amin", "multiply": "prod", "builtin_max": "amax",
+           "builtin_min": "amin"}[op]
+    skip = op in ("builtin_max", "builtin_min")  # (Python's max: a NaN value never wins)
 
     def run(a: Any, v: Any, idx: Any) -> Any:
         idx = torch.where(idx < 0, idx + size, idx).expand(s)
+        if skip and v.is_floating_point():
+            v = torch.where(torch.isnan(v), -torch.inf if how == "amax" else torch.inf, v)
         return a.scatter_reduce(axis, idx, v, how, include_self=True)
     return run
 
+
+
+def _winner_shares(site: Site, axis: int) -> Any:
+    """scatter_reduce_along's VJP: the winners (equal to the result) share the cotangent."""
+    s, size = site.ins[2].shape, site.ins[1].shape[axis]
+    dt = torch_dtype(site.out.dtype)
+
+    def run(g: Any, a: Any, v: Any, idx: Any, ans: Any) -> Any:
+        idx = torch.where(idx < 0, idx + size, idx).expand(s)
+        hit_a, hit_v = (a == ans).to(dt), (v == torch.gather(ans, axis, idx)).to(dt)
+        cnt = hit_a + torch.zeros(a.shape, dtype=dt, device=g.device).scatter_add_(
+            axis, idx, hit_v)
+        share = g.to(dt) / torch.clamp(cnt, min=1)
+        return torch.cat([share * hit_a, torch.gather(share, axis, idx) * hit_v], axis)
+    return run
 
 def link_for(prog: Program, device: Any) -> Any:
     """The program as a Python function of tensors on `device` (constants placed there)."""
@@ -491,6 +510,7 @@ LOWERINGS: Table = {
     P.nonempty: host(P.nonempty),
     P.take_along: _take_along, P.scatter_add_along: _scatter_add_along,
     P.scatter_reduce_along: _scatter_reduce_along,
+    P.winner_shares: _winner_shares,
     P.searchsorted: lambda site, side: lambda a, v: torch.searchsorted(
         a.contiguous(), v.to(a.dtype), right=side == "right"),
     # Fourier transforms, recurrences, and the marker that lowering strips
