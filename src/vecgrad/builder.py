@@ -7,14 +7,17 @@ The user's handles on the values it records (`tracing.Tracer`) live a layer abov
 from __future__ import annotations
 
 import contextvars
+import functools
+import inspect
 import os
+import sys
 from collections import Counter
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Self
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from .errors import TraceError, user_src
+from .errors import _AT, TraceError, src_from, user_src
 from .ir import Atom, Aval, Const, Eqn, Graph, Params, Primitive, Src, Var, new_eqn
 from .notes import Recorded
 
@@ -54,6 +57,7 @@ class Builder:
         self.concrete: list[Atom] = []  # values whose concrete value the function asked for
         self.eqns: list[Eqn] = []
         self.src: Src | None = None  # set by transformations: the source line being derived
+        self.at = None  # the frame that called the user's entry into vecgrad (see `entry`)
         self.limit = _limit()
         self._check = min(MEMO_WINDOW, self.limit)  # the next checkpoint (see _checkpoint)
         self._captured: dict[int, tuple] = {}  # id(array) -> (array, its constant)
@@ -139,7 +143,16 @@ class Builder:
                 self._avals.clear()
             self._avals[akey] = aval
         out = Var(aval)
-        self.eqns.append(new_eqn((prim, ins, ps, out, self.src or user_src(3))))
+        src = self.src
+        if src is None:
+            at = self.at
+            if at is None:
+                src = user_src(3)
+            else:  # (the user's line at a position seen before, else found from `at` on)
+                code = at.f_code
+                hit = _AT.get((id(code), at.f_lasti))
+                src = hit[1] if hit is not None and hit[0] is code else src_from(at)
+        self.eqns.append(new_eqn((prim, ins, ps, out, src)))
         if self.hash_cons:
             self._memo[key] = out
         return out
@@ -183,6 +196,56 @@ class Builder:
     def __exit__(self, *exc: object) -> None:
         _current.reset(self._token)
         self.scratch.clear()
+
+
+def entry(method: Callable) -> Callable:
+    """`method` of a traced array (an operator, `x[i] = v`, `x.sum()`) as the user's way into
+    vecgrad: the frame that called it is noted on its trace (`Builder.at`) while it runs, and
+    the equations it records take the user's line from that frame (one look-up), where each
+    would walk up over vecgrad's frames to find it. The outermost such call is noted (the
+    frame that called it is the user's, or vecgrad's own where the user called a function
+    that is no entry: the line is then the first user frame above it, as a walk finds), so
+    only methods that never call back into user code are entries: a user line below one
+    would not be seen."""
+    getframe = sys._getframe
+
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        b = self._b
+        if b.at is not None:
+            return method(self, *args, **kwargs)
+        b.at = getframe(1)
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            b.at = None
+
+    @functools.wraps(method)
+    def call2(self, other):  # (binary operators: no argument tuples)
+        b = self._b
+        if b.at is not None:
+            return method(self, other)
+        b.at = getframe(1)
+        try:
+            return method(self, other)
+        finally:
+            b.at = None
+    code = method.__code__
+    two = code.co_argcount == 2 and not method.__defaults__ and not code.co_kwonlyargcount \
+        and not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    return call2 if two else call
+
+
+def noting(b: Builder | None, frame: Any, fn: Callable, *args: Any) -> Any:
+    """`fn(*args)` as an entry of the user's into trace `b` (see `entry`) whose caller is
+    `frame`, unless one is noted already."""
+    if b is None or b.at is not None:
+        return fn(*args)
+    b.at = frame
+    try:
+        return fn(*args)
+    finally:
+        b.at = None
 
 
 # Hash-consing looks back this many equations at least (twice as many at most): a repeated

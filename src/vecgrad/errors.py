@@ -64,20 +64,23 @@ _INTERNAL_FILES: dict[str, bool] = {}  # a code object's file name -> _is_intern
 
 def user_src(depth: int = 1) -> Src | None:
     """The innermost stack frame that belongs to user code (not vecgrad or numpy), as a Src
-    shared by every call from that line (tracing asks once per operation: a frame is told
-    internal by its file name, whose hash a string keeps; the user's frame is looked up by
-    its code object and instruction offset, cheaper than its line number, which is computed
-    once per instruction; one Src per line keeps a long trace small)."""
-    f = sys._getframe(depth)
+    shared by every call from that line (see `src_from`)."""
+    return src_from(sys._getframe(depth))
+
+
+def src_from(f) -> Src | None:
+    """The first frame from `f` outwards that belongs to user code, as a Src shared by every
+    call from that line (tracing asks once per operation: a frame is told internal by its
+    file name, whose hash a string keeps; the user's frame is looked up by its code object
+    and instruction offset, cheaper than its line number, which is computed once per
+    instruction; one Src per line keeps a long trace small)."""
     internal = _INTERNAL_FILES
     while f is not None:
         code = f.f_code
         fname = code.co_filename
         inside = internal.get(fname)
         if inside is None:
-            if len(internal) >= 100_000:
-                internal.clear()
-            inside = internal[fname] = _is_internal(fname)
+            inside = internal_file(fname)
         if not inside:
             at = (id(code), f.f_lasti)
             hit = _AT.get(at)
@@ -95,6 +98,17 @@ def user_src(depth: int = 1) -> Src | None:
             return src
         f = f.f_back
     return None
+
+
+def internal_file(fname: str) -> bool:
+    """Whether code of this file is vecgrad's or NumPy's (memoized in _INTERNAL_FILES, which
+    hot paths read first)."""
+    inside = _INTERNAL_FILES.get(fname)
+    if inside is None:
+        if len(_INTERNAL_FILES) >= 100_000:
+            _INTERNAL_FILES.clear()
+        inside = _INTERNAL_FILES[fname] = _is_internal(fname)
+    return inside
 
 
 def traceback_user_src(tb) -> Src | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .builder import entry
 from .errors import user_src
 from .hooks import NUMPY
 from .hooks import PRIMITIVES as P
@@ -119,5 +120,5 @@ def install() -> None:
     """Set the in-place operators on `Tracer` (run by primitives/operators.install, which
     sets the other operators' in-place forms through `Tracer._inplace`)."""
     Tracer._inplace = inplace
-    Tracer.__iadd__, Tracer.__isub__ = _iadd, _isub
-    Tracer.__imul__, Tracer.__itruediv__ = _imul, _itruediv
+    Tracer.__iadd__, Tracer.__isub__ = entry(_iadd), entry(_isub)
+    Tracer.__imul__, Tracer.__itruediv__ = entry(_imul), entry(_itruediv)

@@ -34,7 +34,7 @@ import numpy as np
 
 from .errors import _is_internal
 from .hooks import NUMPY
-from .tracing import Tracer
+from .tracing import Tracer, current_builder, noting
 
 NAMES = ("array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
 _ORIG = {n: getattr(np, n) for n in NAMES}
@@ -153,7 +153,8 @@ def _wrap(name: str) -> Any:
         if not set(keys) <= {"dtype", "copy", "order", "ndmin", "subok"}:
             return orig(a, *args, **kwargs)
         copy = keys.get("copy", copies)
-        out = _traced(a, keys.get("dtype"), copy, int(keys.get("ndmin", 0)))
+        out = noting(current_builder(), sys._getframe(1), _traced, a, keys.get("dtype"), copy,
+                     int(keys.get("ndmin", 0)))
         return orig(a, *args, **kwargs) if out is None else out
     wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = name, name, orig.__doc__
     wrapper.__wrapped__ = orig
@@ -169,13 +170,18 @@ def _listed(x: Any) -> Any:
     return x
 
 
+def _call_listed(fn: Any, args: tuple, kwargs: dict) -> Any:
+    """`fn(*args, **kwargs)` with each list or tuple argument holding a traced value as the
+    traced array np.asarray makes of it."""
+    return fn(*[_listed(a) for a in args], **{k: _listed(v) for k, v in kwargs.items()})
+
+
 def _wrap_lists(orig: Any) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if (builtins.any(type(a) is list or type(a) is tuple for a in args) or
                 builtins.any(type(v) is list or type(v) is tuple for v in kwargs.values())) \
                 and not _internal_caller():
-            args = tuple([_listed(a) for a in args])
-            kwargs = {k: _listed(v) for k, v in kwargs.items()}
+            return noting(current_builder(), sys._getframe(1), _call_listed, orig, args, kwargs)
         return orig(*args, **kwargs)
     wrapper.__name__, wrapper.__qualname__, wrapper.__doc__ = \
         orig.__name__, orig.__qualname__, orig.__doc__

@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from .builder import Builder, _current, current_builder  # noqa: F401 (re-exported)
+from .builder import (  # noqa: F401 (re-exported)
+    Builder,
+    _current,
+    current_builder,
+    entry,
+    noting,
+)
 from .errors import (
     ConcretizationError,
     ReadOnlyError,
@@ -60,6 +66,11 @@ from .views import (  # noqa: F401 (re-exported)
     strided,
     ufunc_layout,
 )
+
+# NumPy's functions that call functions the user passes (whose operations are on the user's
+# lines inside them: no entry, see builder.entry)
+_CALLS_BACK = frozenset([np.apply_along_axis, np.apply_over_axes, np.piecewise,
+                         np.fromfunction, np.frompyfunc, np.vectorize])
 
 
 def _is_scalar(x: Any) -> bool:
@@ -282,11 +293,14 @@ class Tracer(Traced):
                                    else None)
 
     # -- NumPy protocols --------------------------------------------------------------
+    @entry
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         return NUMPY.dispatch_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Callable, types: Any, args: Any, kwargs: Any) -> Any:
-        return NUMPY.dispatch_function(func, args, kwargs)
+        if func in _CALLS_BACK:  # (no entry, see builder.entry)
+            return NUMPY.dispatch_function(func, args, kwargs)
+        return noting(self._b, sys._getframe(1), NUMPY.dispatch_function, func, args, kwargs)
 
     # -- indexing -------------------------------------------------------------------
     def _is_scalar(self) -> bool:
@@ -294,6 +308,7 @@ class Tracer(Traced):
         return not self._atom.aval.shape and (self._origin is not None or
                                               self._view is None and not self._ndarray)
 
+    @entry
     def __getitem__(self, key: Any) -> Tracer:
         shape = self._atom.aval.shape
         idx = _fast_basic(key if key.__class__ is tuple else (key,), shape)
@@ -338,6 +353,7 @@ class Tracer(Traced):
         t._origin = (self, idx, version, version)
         return t
 
+    @entry
     def __setitem__(self, key: Any, value: Any) -> None:
         if not self._atom.aval.shape and self._is_scalar():
             raise TypeError(f"'numpy.{self.dtype}' object does not support item assignment: "

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as _np
 
 from .. import primitives as P
+from ..builder import entry
 from ..errors import ConcretizationError, TracedIntoNumpyError, unsupported, user_src
 from ..tracing import Tracer, as_view, strided
 from . import _elementwise, _indexing, _ops, _order
@@ -338,23 +339,23 @@ def install(vnp: types.ModuleType) -> None:
     the `vecgrad.numpy` package."""
     def binop(name: str, swap: bool = False) -> Callable:
         if swap:
-            return lambda self, other: getattr(vnp, name)(other, self)
-        return lambda self, other: getattr(vnp, name)(self, other)
+            return entry(lambda self, other: getattr(vnp, name)(other, self))
+        return entry(lambda self, other: getattr(vnp, name)(self, other))
 
     def method(name: str) -> Callable:
         def m(self: Tracer, *args: Any, **kwargs: Any) -> Any:
             return getattr(vnp, name)(self, *args, **kwargs)
         m.__name__ = name
         m.__doc__ = f"Same as vecgrad.numpy.{name}(self, ...)."
-        return m
+        return entry(m)
 
     here = globals()
-    Tracer.__pow__ = _elementwise.array_power  # (NumPy's fast path; bound as the method itself)
+    Tracer.__pow__ = entry(_elementwise.array_power)  # (NumPy's fast path)
     for n, f in [("pow", "power"), ("matmul", "matmul")]:
         if n != "pow":
             setattr(Tracer, f"__{n}__", binop(f))
         setattr(Tracer, f"__r{n}__", binop(f, swap=True))
-        setattr(Tracer, f"__i{n}__", lambda self, o, f=f: self._inplace(o, getattr(vnp, f)))
+        setattr(Tracer, f"__i{n}__", entry(lambda self, o, f=f: self._inplace(o, getattr(vnp, f))))
     for n, f in [("neg", "negative"), ("pos", "positive"), ("abs", "abs")]:
         setattr(Tracer, f"__{n}__", method(f))
     for n in _FUNCTIONS:
@@ -365,16 +366,16 @@ def install(vnp: types.ModuleType) -> None:
     for n in _ATTRIBUTES:
         setattr(Tracer, n, property(here["get_" + n]))
     Tracer.ctypes = Tracer.data
-    Tracer.T = property(lambda self: vnp.transpose(self))
-    Tracer.real = property(lambda self: vnp.real(self))
-    Tracer.imag = property(lambda self: vnp.imag(self))
+    Tracer.T = property(entry(lambda self: vnp.transpose(self)))
+    Tracer.real = property(entry(lambda self: vnp.real(self)))
+    Tracer.imag = property(entry(lambda self: vnp.imag(self)))
     # (NumPy's method returns the array itself unless it is complex: a write into the result
     # is a write into the array; the function np.conj makes a new array)
-    Tracer.conj = Tracer.conjugate = lambda self: vnp.conj(self) if self.dtype.kind == "c" \
-        else self
-    Tracer.reshape = lambda self, *shape, order="C", copy=None: vnp.reshape(
-        self, _shape_args(shape), order, copy=copy)
-    Tracer.transpose = lambda self, *axes: vnp.transpose(self, _shape_args(axes))
+    Tracer.conj = Tracer.conjugate = entry(lambda self: vnp.conj(self)
+                                           if self.dtype.kind == "c" else self)
+    Tracer.reshape = entry(lambda self, *shape, order="C", copy=None: vnp.reshape(
+        self, _shape_args(shape), order, copy=copy))
+    Tracer.transpose = entry(lambda self, *axes: vnp.transpose(self, _shape_args(axes)))
 
 
 def _shape_args(args: tuple) -> Any:

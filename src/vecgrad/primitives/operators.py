@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import inplace
+from ..builder import entry
 from ..ir import Primitive
 from ..tracing import Tracer, bind
 from .elementwise import add, div, eq, ge, gt, le, lt, mul, ne, sub
@@ -27,8 +28,8 @@ from .ufuncs import (
 def _prim_op(prim: Primitive, swap: bool = False) -> Callable:
     """An operator that binds its primitive directly."""
     if swap:
-        return lambda self, other: bind(prim, other, self)
-    return lambda self, other: bind(prim, self, other)
+        return entry(lambda self, other: bind(prim, other, self))
+    return entry(lambda self, other: bind(prim, self, other))
 
 
 def _equality(prim: Primitive, other_kind: bool) -> Callable:
@@ -39,7 +40,7 @@ def _equality(prim: Primitive, other_kind: bool) -> Callable:
             shape = self._atom.aval.shape
             return np.full(shape, other_kind) if shape else np.bool_(other_kind)
         return bind(prim, self, other)
-    return op
+    return entry(op)
 
 
 def install() -> None:
@@ -56,8 +57,9 @@ def install() -> None:
                  ("rshift", right_shift)]:
         setattr(Tracer, f"__{n}__", _prim_op(p))
         setattr(Tracer, f"__r{n}__", _prim_op(p, swap=True))
-        setattr(Tracer, f"__i{n}__", lambda self, o, p=p: self._inplace(o, p))
-    Tracer.__invert__ = lambda self: bind(invert, self)
-    Tracer.__divmod__ = lambda self, o: (bind(floor_divide, self, o), bind(remainder, self, o))
-    Tracer.__rdivmod__ = lambda self, o: (bind(floor_divide, o, self),
-                                          bind(remainder, o, self))
+        setattr(Tracer, f"__i{n}__", entry(lambda self, o, p=p: self._inplace(o, p)))
+    Tracer.__invert__ = entry(lambda self: bind(invert, self))
+    Tracer.__divmod__ = entry(lambda self, o: (bind(floor_divide, self, o),
+                                               bind(remainder, self, o)))
+    Tracer.__rdivmod__ = entry(lambda self, o: (bind(floor_divide, o, self),
+                                                bind(remainder, o, self)))
