@@ -178,7 +178,24 @@ def running(f):
 
 SELECTIONS = [lambda x, m: max(x, m), lambda x, m: min(x, m),
               lambda x, m: vnp.where(x >= m, x, m), lambda x, m: vnp.where(m >= x, m, x),
-              lambda x, m: vnp.where(m < x, m, x), lambda x, m: vnp.where(m > x, x, m)]
+              lambda x, m: vnp.where(m < x, m, x), lambda x, m: vnp.where(m > x, x, m),
+              # max-plus (from N_UNSHIFTED on): the carried side shifted by a constant
+              lambda x, m: max(x, m - 0.1), lambda x, m: min(m + 1, x),
+              lambda x, m: vnp.where(m + 0.2 >= x, m + 0.2, x),
+              lambda x, m: vnp.where(x > m - 0.3, x, m - 0.3),
+              lambda x, m: max(x, m) - 0.1, lambda x, m: vnp.where(x <= m, x, m) + 0.5]
+
+
+N_UNSHIFTED = 6
+
+
+def _same_states(k, got, want):
+    """The loop's states bit for bit (NaNs included), or for a shifted selection within
+    rounding: the fold adds a at most log2(t) times where the loop adds it t times."""
+    if k < N_UNSHIFTED:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0, equal_nan=True)
 
 
 @pytest.mark.parametrize("k", range(len(SELECTIONS)))
@@ -186,9 +203,9 @@ SELECTIONS = [lambda x, m: max(x, m), lambda x, m: min(x, m),
 def test_nans_are_the_loops(k, nan_at):
     x = _ties_nans(k, (24,), nan_at)
     f = running(SELECTIONS[k])
-    got = vg.jit(f)(x)
-    np.testing.assert_array_equal(got, _eager(f, (x,)))
-    assert "loop" not in prims(vg.jit(f).entry(x)[0].stages["scans"])
+    _same_states(k, vg.jit(f)(x), _eager(f, (x,)))
+    found = prims(vg.jit(f).entry(x)[0].stages["scans"])
+    assert "loop" not in found and ("fold_pick" in found or "fold_extreme" in found), found
 
 
 def test_values_hold_at_large_offsets():
@@ -198,6 +215,119 @@ def test_values_hold_at_large_offsets():
         val, g = vg.value_and_grad(f)(x)
         np.testing.assert_allclose([val, val0], _eager(f, (x,)), rtol=1e-14)  # (sum order)
         np.testing.assert_allclose(g, grads0[0], rtol=1e-12)
-    for k in range(len(SELECTIONS)):  # the states themselves: the loop's, bit for bit
+    for k in range(len(SELECTIONS)):  # the states themselves
         f = running(SELECTIONS[k])
-        np.testing.assert_array_equal(vg.jit(f)(x), _eager(f, (x,)))
+        _same_states(k, vg.jit(f)(x), _eager(f, (x,)))
+
+
+# ------------------------------------------------------------------ max-plus: c + a
+
+
+def chamfer(x):
+    y = x.copy()
+    for i in range(1, len(y)):
+        y[i] = max(y[i], y[i - 1] - 0.1)  # the new value first: latest tie, restart
+    return np.sum(y ** 2)
+
+
+def distance_both_ways(x):
+    d = x.copy()
+    for i in range(1, len(d)):
+        d[i] = min(d[i], d[i - 1] + 1)
+    for i in range(len(d) - 2, -1, -1):
+        d[i] = min(d[i], d[i + 1] + 1)
+    return np.sum(np.sqrt(d * d + 1.0))
+
+
+def decaying_peak_list(x):
+    m, out = x[0], []
+    for t in range(1, len(x)):
+        m = max(m - 0.05, x[t])  # Python's rule on the carry side: first tie, sticky
+        out.append(m * t)
+    return np.sum(np.stack(out))
+
+
+def rows_where_shifted(X):
+    Y, out = X[0], []
+    for t in range(1, len(X)):
+        Y = vnp.where(Y + 0.2 < X[t], Y + 0.2, X[t])  # min-plus per column
+        out.append(vnp.exp(-Y))
+    return vnp.sum(vnp.stack(out))
+
+
+def keep_ge_shifted(x):
+    m, tot = x[-1], 0.0
+    for t in range(len(x) - 2, -1, -1):
+        m = vnp.where(0.3 + m >= x[t], 0.3 + m, x[t])  # rising carry, backwards
+        tot = tot + m ** 2
+    return tot
+
+
+MAXPLUS = [chamfer, distance_both_ways, decaying_peak_list, rows_where_shifted,
+           keep_ge_shifted]
+
+
+def _mp_args(f, x):
+    return (x.reshape(-1, 3),) if f is rows_where_shifted else (x,)
+
+
+@pytest.mark.parametrize("f", MAXPLUS, ids=[f.__name__ for f in MAXPLUS])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_maxplus_selections_become_one_fold(f, seed):
+    x = np.random.default_rng(seed).standard_normal(48)
+    found, e = _check(f, _mp_args(f, x))
+    assert "loop" not in found and "fold_pick" in found, found
+    assert any("-plus scan" in str(n) for n in e.stages["scans"].notes)
+
+
+@pytest.mark.parametrize("f", MAXPLUS, ids=[f.__name__ for f in MAXPLUS])
+def test_maxplus_ties_and_nans_are_the_loops(f):
+    x = np.random.default_rng(5).integers(-3, 4, 48) * 0.1  # many equal candidates
+    _check(f, _mp_args(f, x), fd=False)
+    x[[3, 20, 21]] = np.nan  # (the states themselves: test_nans_are_the_loops)
+    np.testing.assert_allclose(vg.jit(f)(*_mp_args(f, x)), _eager(f, _mp_args(f, x)),
+                               rtol=1e-13, equal_nan=True)
+
+
+def test_a_learned_shift_stays_a_correct_loop():
+    def f(x, c):
+        y = x.copy()
+        for i in range(1, len(y)):
+            y[i] = max(y[i], y[i - 1] - c)
+        return np.sum(y ** 2)
+    args = (np.random.default_rng(2).standard_normal(24), 0.1)
+    found, _ = _check(f, args)
+    assert "loop" in found, found
+
+
+def _exact_maxplus(x, a):
+    """The loop's recurrence in exact rational arithmetic."""
+    from fractions import Fraction
+    y, out = None, []
+    for v in x:
+        v = Fraction(float(v))
+        y = v if y is None else max(y + Fraction(a), v)
+        out.append(y)
+    return np.array([float(q) for q in out])
+
+
+@pytest.mark.parametrize("offset,a", [(0.0, -0.1), (1e4, -0.01), (1e8, -0.1), (1e8, 0.37)])
+def test_maxplus_values_within_the_loops_own_error(offset, a):
+    x = offset + np.random.default_rng(4).standard_normal(600)
+    y = P.fold_pick.impl(x, axis=0, greater=True, latest=True, restart=True, shift=a)
+    loop = x.copy()
+    for i in range(1, len(x)):
+        loop[i] = max(loop[i], loop[i - 1] + a)
+    exact = _exact_maxplus(x, a)
+    assert np.max(np.abs(y - exact)) <= np.max(np.abs(loop - exact))
+    np.testing.assert_allclose(y, loop, rtol=1e-12)
+
+
+def test_maxplus_with_infinities_is_the_loops():
+    x = np.random.default_rng(6).standard_normal(64)
+    x[np.random.default_rng(7).random(64) < 0.6] = np.inf  # a distance transform's start
+    x[0] = np.inf
+    np.testing.assert_array_equal(vg.jit(distance_both_ways)(x), distance_both_ways(x))
+    d = P.fold_pick.impl(x, axis=0, greater=False, latest=True, restart=True, shift=1.0)
+    np.testing.assert_allclose(d, pick_ref(x, 0, False, True, True, 1.0)[0], rtol=1e-14)
+    assert np.array_equal(np.isinf(d), np.arange(64) < np.argmax(np.isfinite(x)))

@@ -2,7 +2,9 @@
 not builtins.max's `c = max(c, x)`. The new value first, `max(x[t], best)` (an equal item
 wins: the gradient goes to the newest; a NaN restarts the fold), `np.where(x >= m, x, m)`
 (an equal row wins, a NaN never does), `np.where(m >= x, m, x)` (the first of equal items,
-a NaN either side lets x in), their min twins, backwards and scaled by a learned weight.
+a NaN either side lets x in), their min twins, backwards and scaled by a learned weight;
+and the same selections against the carry plus a constant (max-plus: a chamfer distance both
+ways, a distance transform, a leaking peak detector, a cooling level per channel).
 
 References are hand-vectorized NumPy as a user writes them: np.maximum.accumulate and
 np.minimum.accumulate; never a loop over the steps."""
@@ -126,6 +128,69 @@ def flipped_ge_rows_ref(X):
     return np.sum(np.maximum.accumulate(X, axis=0)[1:] ** 2)
 
 
+# ------------------------------------------------- max-plus: the carried side plus a constant
+
+def chamfer_two_pass(x):
+    """Item 6: a 1-D chamfer distance both ways in place (`y[i] = max(y[i], y[i-1] - c)`,
+    then from the right)."""
+    y = x.copy()
+    for i in range(1, len(y)):
+        y[i] = max(y[i], y[i - 1] - 0.05)
+    for i in range(len(y) - 2, -1, -1):
+        y[i] = max(y[i], y[i + 1] - 0.05)
+    return np.sum(y ** 2)
+
+
+def chamfer_two_pass_ref(x):
+    r = 0.05 * np.arange(len(x))
+    y = np.maximum.accumulate(x + r) - r
+    z = (np.maximum.accumulate((y - r)[::-1]) + r[::-1])[::-1]
+    return np.sum(z ** 2)
+
+
+def distance_transform(x):
+    """Item 6: a 1-D distance transform (`d[i] = min(d[i], d[i-1] + 1)`) of a cost, summed
+    softly."""
+    d = x.copy()
+    for i in range(1, len(d)):
+        d[i] = min(d[i], d[i - 1] + 1.0)
+    return np.sum(np.exp(-d))
+
+
+def distance_transform_ref(x):
+    r = np.arange(len(x), dtype=float)
+    return np.sum(np.exp(-(np.minimum.accumulate(x - r) + r)))
+
+
+def leaky_peak_list(x):
+    """Item 6: a peak detector whose held value leaks (`m = max(m - 0.02, x[t])`), listed."""
+    m, out = x[0], [x[0]]
+    for t in range(1, len(x)):
+        m = max(m - 0.02, x[t])
+        out.append(m)
+    return np.sum(np.array(out) * np.linspace(0.0, 1.0, len(x)))
+
+
+def leaky_peak_list_ref(x):
+    r = 0.02 * np.arange(len(x))
+    return np.sum((np.maximum.accumulate(x + r) - r) * np.linspace(0.0, 1.0, len(x)))
+
+
+def cooldown_rows(X):
+    """Item 6: per channel, a level that cools by 0.1 a step unless the new row is hotter
+    (`np.where(L - 0.1 > X[t], L - 0.1, X[t])`)."""
+    L, out = X[0], [X[0]]
+    for t in range(1, len(X)):
+        L = np.where(L - 0.1 > X[t], L - 0.1, X[t])
+        out.append(L)
+    return np.sum(np.stack(out) ** 2)
+
+
+def cooldown_rows_ref(X):
+    r = 0.1 * np.arange(len(X))[:, None]
+    return np.sum((np.maximum.accumulate(X + r, axis=0) - r) ** 2)
+
+
 # ------------------------------------------------------------------ inputs
 
 def _walk(rng, n):
@@ -134,6 +199,14 @@ def _walk(rng, n):
 
 def _walk_w(rng, n):
     return np.cumsum(normal(rng, n)), np.array(0.7)
+
+
+def _noise(rng, n):
+    return (normal(rng, n),)
+
+
+def _costs(rng, n):  # mostly far (large costs), a few sources near zero
+    return (np.where(rng.random(n) < 0.05, normal(rng, n, scale=0.3), 20.0 + normal(rng, n)),)
 
 
 def _rows(rng, n, d):
@@ -155,4 +228,8 @@ PATTERNS = [
     _p("scaled_value_first", _N, (0, 1), _walk_w),
     _p("rise_from_newest_low", _N, (0,), _walk),
     _p("flipped_ge_rows", _ND, (0,), _rows),
+    _p("chamfer_two_pass", _N, (0,), _noise),
+    _p("distance_transform", _N, (0,), _costs),
+    _p("leaky_peak_list", _N, (0,), _noise),
+    _p("cooldown_rows", _ND, (0,), _rows),
 ]

@@ -95,8 +95,8 @@ def affine(plan: Any) -> tuple[str, dict, list[Eqn]] | None:
     if dec is not None:
         return dec[0], {c: (ONE, ZERO), out: dec[1:]}, ops.new
     fold = _python_fold(plan, c, out)
-    if fold is not None:
-        return fold[0], {c: (ONE, ZERO), out: (ONE, fold[1])}, ops.new
+    if fold is not None:  # (A holds the shift: ONE where the carry is compared itself)
+        return fold[0], {c: (ONE, ZERO), out: (fold[2], fold[1])}, ops.new
     for e in plan.core:
         f = _step_form(ops, e, [forms.get(a) if isinstance(a, Var) else None
                                 for a in e.inputs], c, 1)
@@ -141,55 +141,90 @@ def _decayed(plan: Any, c: Var, out: Var) -> tuple[str, Const, Atom] | None:
     return ("decmax" if ext.prim is P.maximum else "decmin"), k, x
 
 
-def _python_fold(plan: Any, c: Var, out: Var) -> tuple[str, Atom] | None:
-    """A running selection between the carry and a new value x, `where(x > c, x, c)`
-    (Python's `c = max(c, x)`, pybuiltins) or any of its tie and NaN variants: `max(x, c)`
-    is where(c > x, c, x), `np.where(x >= c, x, c)`, min with `<`, either operand order of
-    the comparison. (kind, x), kind "pymax" / "pymin" for Python's own rule (an equal or NaN
-    x never wins, a NaN start stays: fold_extreme), else "pymax/latest", "pymin/restart",
-    ... (fold_pick: the rules in primitives/pickfolds.py). Only these two equations read
-    the carry, and nothing else reads the comparison."""
-    if len(plan.core) != 2:
+def _python_fold(plan: Any, c: Var, out: Var) -> tuple[str, Atom, Any] | None:
+    """A running selection between the carry (or the carry plus a constant) and a new value
+    x, `where(x > c, x, c)` (Python's `c = max(c, x)`, pybuiltins) or any of its tie and NaN
+    variants: `max(x, c)` is where(c > x, c, x), `np.where(x >= c, x, c)`, min with `<`,
+    either operand order of the comparison. (kind, x, shift), kind "pymax" / "pymin" for
+    Python's own rule on the carry itself (an equal or NaN x never wins, a NaN start stays:
+    fold_extreme), else "pymax/latest", "pymin/restart", ... (fold_pick: the rules in
+    primitives/pickfolds.py), shift the constant a in `c + a` (ONE where none). Only these
+    equations read the carry, and nothing else reads the comparison or c + a."""
+    core = list(plan.core)
+    s, shift, post, last = c, ONE, False, out
+    if len(core) == 3 and core[-1].out is out:  # the shift after the selection: the loop
+        sh = core[-1]  # carries c = where(...) + a, from c[0] (its cut is one equation on)
+        sel_out = next((a for a in sh.inputs if isinstance(a, Var)), None)
+        if sel_out is not None and sel_out.aval == c.aval:
+            s2, k = _shifted(sh, sel_out, plan, read_ok=True)
+            if s2 is not None and core[1].out is sel_out:
+                core, shift, post, last = core[:2], k, True, sel_out
+    if len(core) == 3:
+        s, shift = _shifted(core.pop(0), c, plan)
+        if s is None:
+            return None
+    if len(core) != 2:
         return None
-    cmp, sel = plan.core
-    if sel.prim is not P.where or sel.out is not out or cmp.out in plan.read or \
-            cmp.prim not in _FLIP or sel.inputs[0] is not cmp.out or c not in sel.inputs[1:]:
+    cmp, sel = core
+    if sel.prim is not P.where or sel.out is not last or cmp.out in plan.read or \
+            cmp.prim not in _FLIP or sel.inputs[0] is not cmp.out or s not in sel.inputs[1:]:
         return None
-    keep = sel.inputs[1] is c
+    keep = sel.inputs[1] is s
     x = sel.inputs[2] if keep else sel.inputs[1]
-    prim = cmp.prim if cmp.inputs == (x, c) else _FLIP[cmp.prim] if cmp.inputs == (c, x) \
-        else None  # (as `x OP c`)
-    if prim is None or x is c or not isinstance(x, Var) or x.aval != c.aval:
+    prim = cmp.prim if cmp.inputs == (x, s) else _FLIP[cmp.prim] if cmp.inputs == (s, x) \
+        else None  # (as `x OP s`)
+    if prim is None or x is s or x is c or not isinstance(x, Var) or x.aval != c.aval:
         return None
     greater, latest, restart = (_C_KEPT if keep else _X_WINS)[prim]
     kind = ("pymax" if greater else "pymin") + ("/latest" if latest else "") + \
-        ("/restart" if restart else "")
-    return kind, x
+        ("/restart" if restart else "") + ("/post" if post else "")
+    return kind, x, shift
 
 
-def python_extreme(v: Any, kind: str) -> Any:
+def _shifted(e: Eqn, c: Var, plan: Any, read_ok: bool = False) -> tuple[Any, Any]:
+    """`c + k`, `k + c` or `c - k` with k a finite scalar constant (not zero), read only by
+    the selection (unless read_ok): (its value, k as a Const of c's dtype); else (None,
+    None)."""
+    if e.prim not in (P.add, P.sub) or (e.out in plan.read and not read_ok) or \
+            e.out.aval != c.aval or c not in e.inputs:
+        return None, None
+    k = e.inputs[1] if e.inputs[0] is c else e.inputs[0] if e.prim is P.add else None
+    if not isinstance(k, Const) or np.ndim(k.value) != 0:
+        return None, None
+    v = float(np.asarray(k.value))
+    if not np.isfinite(v) or v == 0 or np.asarray(k.value).dtype.kind not in "fiu":
+        return None, None
+    return e.out, Const(np.asarray(-v if e.prim is P.sub else v, c.aval.dtype))
+
+
+def python_extreme(v: Any, kind: str, shift: Any = ONE) -> Any:
     """The running selection a `_python_fold` kind computes over the rows of v (v[0] the
     initial value). Python's own `max` ("pymax"): each row keeps the previous result unless
     strictly greater, so a NaN row never wins, a NaN first row is kept throughout, and the
     winner of equal rows is the earliest: one `fold_extreme` (primitives/folds.py), NumPy's
     fmax running value, and a VJP that sends each step's cotangent to its winner, as Python's
     selections do (cummax's own VJP sends ties to the latest row). The other tie and NaN
-    rules ("pymax/latest/restart": `max(x, c)`) are one `fold_pick`, whose VJP reads x."""
+    rules ("pymax/latest/restart": `max(x, c)`) and any selection against the carry plus a
+    constant (max-plus: `max(y[i], y[i-1] - 0.1)`) are one `fold_pick`, whose VJP reads x."""
     name, *rules = kind.split("/")
     greater = name == "pymax"
-    if not rules:
+    rules = [r for r in rules if r != "post"]  # (loops.py: the first step unshifted)
+    if not rules and shift is ONE:
         return P.fold_extreme(v, axis=0, greater=greater)
     return P.fold_pick(v, axis=0, greater=greater, latest="latest" in rules,
-                       restart="restart" in rules)
+                       restart="restart" in rules,
+                       shift=0.0 if shift is ONE else float(shift.value))
 
 
-def fold_said(kind: str) -> str:
+def fold_said(kind: str, shift: Any = ONE) -> str:
     """explain's words for a `_python_fold` kind."""
     name, *rules = kind.split("/")
-    if not rules:
+    rules = [r for r in rules if r != "post"]
+    if not rules and shift is ONE:
         return f"running {name[2:]} (fold_extreme), as Python's {name[2:]}() keeps the " \
             "first of equal items"
-    what = f"running {name[2:]} (fold_pick)"
+    what = f"running {name[2:]} (fold_pick)" if shift is ONE else \
+        f"running {name[2:]}-plus scan of c + {float(shift.value):g} (fold_pick)"
     tie = "latest" if "latest" in rules else "first"
     nan = ", restarting after a NaN" if "restart" in rules else ""
     return f"{what}, keeping the {tie} of equal items{nan} as the loop's selection does"

@@ -431,8 +431,10 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
     if kind in ("decmax", "decmin"):  # (m = max(k m, x): from the initial value)
         v = P.concatenate(_row(init, s), x, axis=0)
         traj = decayed_extreme(v, A.value, kind == "decmax")
+    elif kind.endswith("/post"):  # c[t] = sel(c[t-1], x[t]) + a: see _post_shifted
+        traj = _post_shifted(plan, env, init, x, kind, A, run)
     elif kind.startswith("py"):  # (Python's max/min fold: always from the initial value)
-        whole = python_extreme(P.concatenate(_row(init, s), x, axis=0), kind)
+        whole = python_extreme(P.concatenate(_row(init, s), x, axis=0), kind, A)
         traj = P.getitem(whole, idx=(P.Sl(1, T + 1, 1),) + _full(s))
         if init.shape != s or reverse:
             whole = None
@@ -462,8 +464,30 @@ def _emit_scan(plan: _Plan, lin: Any, env: dict, T: int, operands: list[Any], re
             env[v] = (term if fb is ZERO else
                       term + _rows_to(_stacked(_value(fb, env), T), vs), True)
     last = P.getitem(traj, idx=(T - 1,) + _full(s))
-    said = fold_said(kind) if kind.startswith("py") else kind
+    said = fold_said(kind, A) if kind.startswith("py") else kind
     return {i: last}, f"{said} -> {traj.aval}", whole
+
+
+def _post_shifted(plan: _Plan, env: dict, init: Any, x: Any, kind: str, k: Any,
+                  run: Any) -> Any:
+    """The carry c[t] = z[t] + a of a selection z[t] = sel(c[t-1], x[t]) (the loop cut one
+    equation after the shift): z[1] = sel(c[0], x[1]) as the loop selects, then z[t] =
+    sel(z[t-1] + a, x[t]), the shifted fold (fold_pick), from it. The selections, which
+    the work after the loop reads, are z (in step order); the carries z + a, as the loop's
+    own add rounds them."""
+    s = init.shape
+    base = kind[:-len("/post")]
+    first = python_extreme(P.concatenate(_row(init, s), _rows(x, 0, 1, s), axis=0), base)
+    z = python_extreme(P.concatenate(_rows(first, 1, 2, s), _rows(x, 1, x.shape[0], s),
+                                     axis=0), base, k) if x.shape[0] > 1 else \
+        _rows(first, 1, 2, s)
+    sel = next(a for a in plan.core[-1].inputs if isinstance(a, Var))
+    env[sel] = (run(z), True)
+    return z + np.asarray(k.value)
+
+
+def _rows(v: Any, a: int, b: int, s: tuple) -> Any:
+    return P.getitem(v, idx=(P.Sl(a, b, 1),) + _full(s))
 
 
 def _emit_linear(plan: _Plan, forms: dict, env: dict, T: int, operands: list[Any],

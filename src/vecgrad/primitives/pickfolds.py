@@ -19,6 +19,10 @@ is its last record, a step where x won, which the running value alone does not s
     earliest, restart: x[t] won  <=>  c[t] != c[t-1]  (NaN != anything)
 
 so the value's VJP is the same segment sum as fold_scatter's over these records, and reads x.
+
+A constant `shift` a makes the carried side c + a (`y[i] = max(y[i], y[i-1] - 0.1)`, a
+chamfer; `d[i] = min(d[i], d[i-1] + 1)`, a distance transform): max-plus linear, computed by
+doubling (`_doubling`), and x won where the loop's comparison of x with c[t-1] + a says so.
 """
 from __future__ import annotations
 
@@ -58,19 +62,63 @@ def _restarted(x0: np.ndarray, greater: bool) -> np.ndarray:
     return out
 
 
-def _value0(x0: np.ndarray, greater: bool, restart: bool) -> np.ndarray:
-    return _restarted(x0, greater) if restart else _running(x0, greater)
+def _value0(x0: np.ndarray, greater: bool, latest: bool, restart: bool,
+            shift: float) -> np.ndarray:
+    if not shift:
+        return _restarted(x0, greater) if restart else _running(x0, greater)
+    if x0.dtype.kind == "f" and np.isnan(x0).any():
+        return _stepwise(x0, greater, latest, restart, shift)
+    return _doubling(x0, greater, shift)
 
 
-def _won(a0: np.ndarray, x0: np.ndarray, greater: bool, latest: bool,
-         restart: bool) -> np.ndarray:
-    """Steps 1.. along axis 0 where x won (see the module doc)."""
-    if latest:
+def _doubling(x0: np.ndarray, greater: bool, shift: float) -> np.ndarray:
+    """c[t] = max(c[t-1] + a, x[t]) without NaNs: the steps' maps c -> max(c + a, x[t])
+    compose as max-plus pairs, (a1, b1) then (a2, b2) = (a1 + a2, max(b1 + a2, b2)), so
+    log2(T) rounds of one shifted add and one maximum (Hillis-Steele) give every prefix.
+    After round k, c[t] is the best of x[s] + (t - s) a over the 2^(k+1) items up to t; each
+    value is x[s] plus at most log2(t - s) exact multiples 2^j a, rounded once each, where
+    the loop rounds t - s times: it is at least as close to the exact value as the loop's.
+    (Which of equal values wins does not change the value.)"""
+    y = x0.copy()
+    op = np.maximum if greater else np.minimum
+    d, T = 1, y.shape[0]
+    while d < T:
+        op(y[d:], y[:-d] + d * shift, out=y[d:])  # (the sum is a new array: no overlap)
+        d *= 2
+    return y
+
+
+def _stepwise(x0: np.ndarray, greater: bool, latest: bool, restart: bool,
+              shift: float) -> np.ndarray:
+    """The selection step by step (NaNs decide which side wins; rare: the loop's cost)."""
+    y = x0.copy()
+    for t in range(1, y.shape[0]):
+        s = y[t - 1] + shift
+        y[t] = np.where(_x_wins(s, x0[t], greater, latest, restart), x0[t], s)
+    return y
+
+
+def _x_wins(s: np.ndarray, x: np.ndarray, greater: bool, latest: bool,
+            restart: bool) -> np.ndarray:
+    """Where the new item x replaces the carried value s, as the loop's comparison says."""
+    if restart:  # the comparison keeping s, False with a NaN on either side
+        keep = (s > x if latest else s >= x) if greater else (s < x if latest else s <= x)
+        return ~keep
+    return (x >= s if latest else x > s) if greater else (x <= s if latest else x < s)
+
+
+def _won(a0: np.ndarray, x0: np.ndarray, greater: bool, latest: bool, restart: bool,
+         shift: float) -> np.ndarray:
+    """Steps 1.. along axis 0 where x won: the loop's comparison of x with the carried
+    value, read from the running value (see the module doc)."""
+    if not shift and latest:
         won = x0[1:] == a0[1:]
         if restart and x0.dtype.kind == "f":
             won |= np.isnan(x0[1:])
         return won
-    return a0[1:] != a0[:-1] if restart else _records(a0, greater)
+    if not shift:
+        return a0[1:] != a0[:-1] if restart else _records(a0, greater)
+    return _x_wins(a0[:-1] + shift, x0[1:], greater, latest, restart)
 
 
 def _on_axis(f: Any) -> Any:
@@ -82,19 +130,21 @@ def _on_axis(f: Any) -> Any:
     return run
 
 
-def _pick0(x0: np.ndarray, greater: bool, latest: bool, restart: bool) -> np.ndarray:
-    return _value0(x0, greater, restart)
+def _pick0(x0: np.ndarray, greater: bool, latest: bool, restart: bool,
+           shift: float = 0.0) -> np.ndarray:
+    return _value0(x0, greater, latest, restart, shift)
 
 
-def _winner0(a0: np.ndarray, x0: np.ndarray, greater: bool, latest: bool,
-             restart: bool) -> np.ndarray:
-    return _last_record(_won(a0, x0, greater, latest, restart))
+def _winner0(a0: np.ndarray, x0: np.ndarray, greater: bool, latest: bool, restart: bool,
+             shift: float = 0.0) -> np.ndarray:
+    return _last_record(_won(a0, x0, greater, latest, restart, shift))
 
 
 def _scatter0(g0: np.ndarray, a0: np.ndarray, x0: np.ndarray, greater: bool, latest: bool,
-              restart: bool) -> np.ndarray:
-    """out[j] = the sum of g[t] over the steps t that item j won (zero off the records)."""
-    return segment_sums(g0, _won(a0, x0, greater, latest, restart))
+              restart: bool, shift: float = 0.0) -> np.ndarray:
+    """out[j] = the sum of g[t] over the steps t that item j won (zero off the records):
+    c[t] = x[w] + (t - w) a for the winner w of step t, whose derivative in x is one-hot."""
+    return segment_sums(g0, _won(a0, x0, greater, latest, restart, shift))
 
 
 def _same(name: str, int_out: bool = False) -> Any:
