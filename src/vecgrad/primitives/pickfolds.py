@@ -79,7 +79,7 @@ def _doubling(x0: np.ndarray, greater: bool, shift: float) -> np.ndarray:
     value is x[s] plus at most log2(t - s) exact multiples 2^j a, rounded once each, where
     the loop rounds t - s times: it is at least as close to the exact value as the loop's.
     (Which of equal values wins does not change the value.)"""
-    y = x0.copy()
+    y = np.array(x0)  # (a NumPy copy, written in place)
     op = np.maximum if greater else np.minimum
     d, T = 1, y.shape[0]
     while d < T:
@@ -91,7 +91,7 @@ def _doubling(x0: np.ndarray, greater: bool, shift: float) -> np.ndarray:
 def _stepwise(x0: np.ndarray, greater: bool, latest: bool, restart: bool,
               shift: float) -> np.ndarray:
     """The selection step by step (NaNs decide which side wins; rare: the loop's cost)."""
-    y = x0.copy()
+    y = np.array(x0)
     for t in range(1, y.shape[0]):
         s = y[t - 1] + shift
         y[t] = np.where(_x_wins(s, x0[t], greater, latest, restart), x0[t], s)
@@ -123,6 +123,7 @@ def _won(a0: np.ndarray, x0: np.ndarray, greater: bool, latest: bool, restart: b
 
 def _on_axis(f: Any) -> Any:
     def run(*xs: np.ndarray, axis: int, **p: Any) -> np.ndarray:
+        xs = tuple(np.asarray(x) for x in xs)  # (a backend's host call passes its arrays)
         s = xs[-1].shape  # (a cotangent may come broadcast)
         out = f(*[_front(x if x.shape == s else np.broadcast_to(x, s), axis) for x in xs],
                 **p)
