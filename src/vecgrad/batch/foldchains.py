@@ -20,6 +20,12 @@ left alone: batching merges their links into uniform rounds, which `scans` rolls
 running extreme with Python's tie rule (affine.python_extreme). Chains whose result another
 chain's link reads (`best[1] = max(best[1], best[0] + x)`) are left out of the group, so the
 scatter, placed at the group's last link, never reads what it defines.
+
+Over an edge list, `best[v] = max(best[v], x[u] * w)` traces max(0.0, x[u] * w) once for
+every node v whose first edge comes from u (hash-consed): a first step shared by several
+chains. Each of them starts from the Python number with the shared steps as its first links
+(kept in the graph for the others), so the scatter starts from constants rather than from a
+stack of first carries computed apart (edge_tuples_max: 14 final equations, not 26).
 """
 from __future__ import annotations
 
@@ -52,12 +58,12 @@ def keyed_folds(g: Graph) -> bool:
 class _Chain:
     """One key's running extreme: its first carry `init`, the operation, and its links
     (equations, with the comparison of a where, its value v and whether v is Python's: a
-    NaN v never wins)."""
+    NaN v never wins); `kept`: how many first links stay (other chains start from them)."""
 
-    __slots__ = ("init", "links", "op")
+    __slots__ = ("init", "kept", "links", "op")
 
-    def __init__(self, init: Any, op: str):
-        self.init, self.op, self.links = init, op, []
+    def __init__(self, init: Any, op: str, kept: int = 0):
+        self.init, self.op, self.links, self.kept = init, op, [], kept
 
 
 def _step(e: Eqn, cmps: dict) -> tuple | None:
@@ -88,6 +94,7 @@ def _chains(g: Graph, n_uses: Any) -> list[_Chain]:
     eqns = g.eqns
     cmps = {e.out: e for e in itertools.compress(eqns, map(_CMP.__contains__, map(_PRIM, eqns)))}
     ends: dict[Var, _Chain] = {}
+    firsts: dict[Var, tuple] = {}  # a step from a Python number or such a step (_prefix)
     for e in itertools.compress(eqns, map(_STEPS.__contains__, map(_PRIM, eqns))):
         s = _step(e, cmps)
         if s is None or e.out.aval.dtype.kind not in "fi":
@@ -95,6 +102,8 @@ def _chains(g: Graph, n_uses: Any) -> list[_Chain]:
         op, c, v, cmp = s
         if cmp is None and ends.get(c) is None and ends.get(v) is not None:
             c, v = v, c  # (np.maximum(v, best[k]): the carry second)
+        if v.aval == e.out.aval and (c.__class__ is Const or c in firsts):
+            firsts[e.out] = (op, c, (e, cmp, v))
         if v.aval != e.out.aval or n_uses is not None and cmp is not None and \
                 n_uses.get(cmp.out) != 1:
             continue
@@ -106,12 +115,35 @@ def _chains(g: Graph, n_uses: Any) -> list[_Chain]:
             if c.aval.dtype != e.out.aval.dtype or \
                     np.broadcast_shapes(c.aval.shape, e.out.aval.shape) != e.out.aval.shape:
                 continue
-            ch = _Chain(c, op)
+            ch = _from_prefix(firsts, c, op) or _Chain(c, op)
         else:
             del ends[c]
         ch.links.append((e, cmp, v))
         ends[e.out] = ch
     return [ch for ch in ends.values() if len(ch.links) > 1]
+
+
+_PREFIX = 8  # (the longest shared prefix looked for: a bounded walk per chain)
+
+
+def _from_prefix(firsts: dict, c: Var, op: str) -> _Chain | None:
+    """A chain from the Python number that the steps to c, shared with other chains, started
+    from (`max(0.0, x[u] * w)` for each edge from u is one equation, traced once: several
+    keys' chains start from it), those steps its first links, kept in the graph for the
+    others: max is associative, so max(max(0.0, v), ...) is the scatter of v among the
+    chain's values into 0.0."""
+    links = []
+    while len(links) < _PREFIX:
+        rec = firsts.get(c)
+        if rec is None or rec[0] != op:
+            return None
+        links.append(rec[2])
+        c = rec[1]
+        if c.__class__ is Const:
+            ch = _Chain(c, op, kept=len(links))
+            ch.links.extend(reversed(links))
+            return ch
+    return None
 
 
 def _groups(chains: list[_Chain]) -> list[list[_Chain]]:
@@ -159,7 +191,7 @@ def join_keyed_folds(g: Graph) -> Graph:
     placed = _placed(g, _groups(chains), where)
     if not placed:
         return g
-    gone = {id(x) for _, gr in placed for ch in gr for e, cmp, _ in ch.links
+    gone = {id(x) for _, gr in placed for ch in gr for e, cmp, _ in ch.links[ch.kept:]
             for x in (e, cmp) if x is not None}
     at = {i: gr for i, gr in placed}
     eqns: list[Eqn] = []
