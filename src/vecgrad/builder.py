@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 
 from .errors import _AT, TraceError, src_from, user_src
-from .ir import Atom, Aval, Const, Eqn, Graph, Params, Primitive, Src, Var, new_eqn
+from .ir import Atom, Aval, Const, Eqn, Graph, Params, Primitive, Src, Var, new_aval, new_eqn
 from .notes import Recorded
 
 if TYPE_CHECKING:
@@ -83,13 +83,17 @@ class Builder:
         # cyclic GC; they are dropped when the trace ends (`__exit__`)
         self.scratch: dict[str, dict] = {}
 
-    def emit(self, prim: Primitive, atoms: Sequence[Atom], params: dict) -> Var:
+    def emit(self, prim: Primitive, atoms: Sequence[Atom], params: dict,
+             shape: Sequence[int] | None = None) -> Var:
         """Record `prim(*atoms)`, or return the value of an identical earlier operation: the
         trace is built hash-consed, which is common-subexpression elimination as it goes (a
         loop-invariant computation repeated in every iteration is recorded once).
 
         This runs once per traced operation, so it allocates little: equal parameters, avals
-        and source lines are shared between equations, and shape rules are memoized."""
+        and source lines are shared between equations, and shape rules are memoized. A caller
+        that has the result's shape at hand, its dtype the first operand's, passes it as
+        `shape` (what `prim`'s shape rule would say: `x[i]` at a new i, whose parameters are
+        new each time, skips the rule)."""
         self.recorded += 1
         if params:  # (params_key, inline: this is the hottest path)
             pk = tuple(params.items())
@@ -137,7 +141,8 @@ class Builder:
         akey = (prim, pid, avals)
         aval = None if fresh else self._avals.get(akey)
         if aval is None:
-            aval = prim.shape_rule(*avals, **params)
+            aval = prim.shape_rule(*avals, **params) if shape is None else \
+                new_aval((tuple(shape), avals[0].dtype))  # (the caller's shape rule)
             aval = self._pool.setdefault(aval, aval)  # (equal avals: one object)
             if len(self._avals) >= 4096:  # (operations of distinct shapes or params: bounded)
                 self._avals.clear()

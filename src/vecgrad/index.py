@@ -131,9 +131,10 @@ def _whole(d: int) -> Sl:
     return sl
 
 
-def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
+def _fast_basic(key: tuple, shape: tuple[int, ...], dims: list | None = None) -> tuple | None:
     """The common case (Python ints and slices only, one per axis at most), quickly: this
-    runs for every `x[i]` of a traced loop."""
+    runs for every `x[i]` of a traced loop. With a list `dims`, the shape of `x[key]` is
+    appended to it as it goes (getitem's shape rule, `index_shape`, without a second pass)."""
     if len(key) > len(shape):
         return None
     out = []
@@ -147,12 +148,19 @@ def _fast_basic(key: tuple, shape: tuple[int, ...]) -> tuple | None:
         elif t is slice:
             if k.start is None and k.stop is None and k.step is None:  # (not k == ...:
                 out.append(whole(d) or _whole(d))  # bounds may be traced)
+                if dims is not None:
+                    dims.append(d)
             else:
-                out.append(_new_sl(k.indices(d)))
+                sl = k.indices(d)
+                out.append(_new_sl(sl))
+                if dims is not None:
+                    dims.append(len(range(*sl)))
         else:
             return None
     for d in shape[len(key):]:
         out.append(whole(d) or _whole(d))
+        if dims is not None:
+            dims.append(d)
     return BasicIndex(out)
 
 

@@ -250,10 +250,11 @@ class Tracer(Traced):
 
     def __iter__(self):
         rest = tuple(Sl(0, d, 1) for d in self.shape[1:])
+        row = self.shape[1:]  # (getitem's shape rule, known)
         for i in range(len(self)):  # self[i], without re-normalizing the index each time
             idx = BasicIndex((i,) + rest)
             version = self.atom
-            out = self._b.emit(P.getitem, [version], {"idx": idx})
+            out = self._b.emit(P.getitem, [version], {"idx": idx}, row)
             yield Tracer(self._b, out, (self, P.getitem, {"idx": idx}), self._readonly) \
                 if rest else self._element(out, idx, version)
 
@@ -310,9 +311,10 @@ class Tracer(Traced):
 
     @entry
     def __getitem__(self, key: Any) -> Tracer:
-        shape = self._atom.aval.shape
-        idx = _fast_basic(key if key.__class__ is tuple else (key,), shape)
+        shape, dims = self._atom.aval.shape, []  # (dims: the result's shape, _fast_basic's)
+        idx = _fast_basic(key if key.__class__ is tuple else (key,), shape, dims)
         if idx is None:
+            dims = None
             if key.__class__ is Tracer:  # x[i] at a traced int (x[dst[e]]): a gather, as
                 key._concrete()  # below, without normalize_index's error
                 return NUMPY.traced_getitem(self, key)
@@ -332,7 +334,7 @@ class Tracer(Traced):
             if parts is not None:  # A[t, idx]: a view that moves with t, gathered (batches)
                 return self[parts[0]][parts[1]]
         version = self._atom if self._view is None else self.atom
-        out = self._b.emit(P.getitem, [version], {"idx": idx})
+        out = self._b.emit(P.getitem, [version], {"idx": idx}, dims)
         if 0 in out.aval.shape:  # an empty selection holds no values: a constant (writes
             empty = Const(np.zeros(out.aval.shape, self.dtype))  # into it are no-ops)
             return Tracer(self._b, empty, ndarray=True)
