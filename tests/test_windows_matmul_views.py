@@ -32,6 +32,28 @@ def test_row_windows_are_blas_matrices_as_they_are():
     # rows that overlap inside one matrix (a 1-D signal's windows as one matrix)
     x = rng().standard_normal(40)
     assert not L._blas_view(windows(x, 5), (1, 36, 5), False)
+    # windows taken backwards are still matrices; rows read backwards inside one are not
+    assert L._blas_view(w[::-1], (47, 4, 6), False)
+    assert not L._blas_view(w[:, ::-1], (47, 4, 6), False)
+    # types BLAS does not have
+    assert L._blas_view(w.astype(np.float32)[:, :, :], (47, 4, 6), False)
+    for dt in (np.float16, np.int64):
+        assert not L._blas_view(windows(K.astype(dt), 4, axis=0).transpose(0, 2, 1),
+                                (47, 4, 6), False)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64])
+def test_window_plans_of_other_types_equal_numpy(dtype):
+    g = rng(5)
+    K = (g.standard_normal((1008, 32)) * 4).astype(dtype)
+    w = windows(K, 9, axis=0).transpose(0, 2, 1)  # (1000, 9, 32)
+    a = (g.standard_normal((1000, 9)) * 4).astype(dtype)
+    plan = L.plan_einsum("ai,aij->aj", [a.shape, w.shape], [a.dtype, w.dtype])
+    got, want = plan(a, w), np.einsum("ai,aij->aj", a, w)
+    assert got.dtype == want.dtype
+    tol = {np.float16: 1e-2, np.float32: 1e-5}.get(dtype, 0)
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=tol,
+                               atol=tol * np.abs(want.astype(np.float64)).max())
 
 
 @pytest.mark.parametrize("spec, which, other, k, d, n", [

@@ -345,9 +345,11 @@ def _weighted_rows(s: Eqn, ins: list[str], j: int, L: str, out: str) -> bool:
     as one np.einsum over the view: split per offset, each term is a scaled copy of a
     slice (a broadcast multiply-add of rows, no BLAS), k passes over the output; np.einsum
     reads each window row once, in runs of the row (71 against 104 us for 9 offsets of
-    (992, 16); 115 against 1550 us at (1994, 7, 16)). Rows of RUN elements or more, of
-    1-D windows (a (positions, offsets, row) view), the weights varying along the
-    positions (4 channels: the split 10% faster; 2-D windows of 8: 30% faster)."""
+    (992, 16); 115 against 1550 us at (1994, 7, 16)), or, where its windows are matrices
+    BLAS takes as they are, the planner's matmul on the view (77 us at (1994, 7, 16):
+    backends/numpy/planner._blas_view). Rows of RUN elements or more, of 1-D windows (a
+    (positions, offsets, row) view), the weights varying along the positions (4 channels:
+    the split 10% faster; 2-D windows of 8: 30% faster)."""
     dims = s.params["dims"]
     k = ins[j].index(L)
     rest = dims[:k] + dims[k + 1:]

@@ -456,10 +456,17 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
     return run
 
 
+BLAS_TYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
 def _blas_view(x: np.ndarray, shape: tuple[int, ...], swapped: bool) -> bool:
     """Whether x reshaped to `shape` (a stack of matrices, `swapped` as the matmul plan
     hands them over) is a view whose matrices BLAS takes as they are: one unit stride and
-    a leading dimension no shorter than a row (NumPy's matmul copies anything else)."""
+    a leading dimension no shorter than a row (NumPy's matmul copies anything else), of a
+    type BLAS has (NumPy multiplies other types, float16 or integers, in a loop of its own
+    with no SIMD: there np.einsum's loop is kept)."""
+    if x.dtype not in BLAS_TYPES:
+        return False
     try:
         v = np.reshape(x, shape, copy=False)
     except (ValueError, TypeError):
