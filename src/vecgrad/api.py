@@ -32,7 +32,15 @@ from .ir import Graph
 from .jacobians import stage_jac
 from .pybuiltins import traced_builtins
 from .pytree import flatten, is_leaf
-from .signature import ARRAY, Call, array_call, clear_memo, flatten_call, unflatten_call
+from .signature import (
+    ARRAY,
+    Call,
+    array_call,
+    clear_memo,
+    flatten_call,
+    positional_call,
+    unflatten_call,
+)
 from .staging import (
     Entry,
     NeedStatic,
@@ -257,11 +265,14 @@ class Transformed:
             return self._nested(args, kwargs)
         cache, head = self._cache, self._head()
         # the common call (arrays only), with as few Python calls as possible (keyword
-        # arguments, even with no positional one, take the general path)
+        # arguments, even with no positional one, take the general path; arrays with
+        # Python floats a shorter one)
         for x in (None,) if kwargs else args:
             if type(x) is not np.ndarray:
-                leaves, td, sig = flatten_call(args, kwargs, cache.static,
-                                               settings.trace_scalars, self._deep(len(args)))
+                quick = None if kwargs else positional_call(args, cache.static,
+                                                            settings.trace_scalars)
+                leaves, td, sig = quick or flatten_call(
+                    args, kwargs, cache.static, settings.trace_scalars, self._deep(len(args)))
                 e = cache.entries.get((head, td, sig))
                 if e is None:
                     e, leaves = self.entry(*args, **kwargs)

@@ -28,7 +28,8 @@ from .ir import Aval
 from .pytree import _TO_NUMPY, ARRAY, _build, clear_memo, flat, leaf_kinds, leaf_signature
 from .tracing import Tracer
 
-__all__ = ["ARRAY", "Call", "array_call", "clear_memo", "flatten_call", "unflatten_call"]
+__all__ = ["ARRAY", "Call", "array_call", "clear_memo", "flatten_call", "positional_call",
+           "unflatten_call"]
 
 _WEAK = {float: ("weak", 0.0), int: ("weak", 0), complex: ("weak", 0j)}
 
@@ -66,6 +67,29 @@ def flatten_call(args: tuple, kwargs: dict, static: frozenset = frozenset(),
     sig = tuple([(x.shape, x.dtype) if isinstance(x.dtype, np.dtype) else leaf_signature(x)
                  for x in leaves])  # (arrays, NumPy scalars, tracers; torch's own dtypes)
     return leaves, (tds, kw), sig
+
+
+_POSITIONAL = {np.ndarray: ARRAY, np.float64: ARRAY, float: _WEAK[float]}
+
+
+def positional_call(args: tuple, static: frozenset, trace_scalars: bool
+                    ) -> tuple[list, Any, tuple] | None:
+    """flatten_call for positional NumPy arrays, float64 scalars and Python floats (weak
+    leaves, unless static), quickly: a compiled function called in a Python loop with a
+    float and an array (a force at a position, a step size) pays this on every call. None
+    for any other call."""
+    leaves = list(args)
+    tds = []
+    for i, x in enumerate(args):
+        t = _POSITIONAL.get(type(x))
+        if t is None:
+            return None
+        if t is not ARRAY:
+            if not trace_scalars or i in static:
+                return None
+            leaves[i] = np.float64(x)
+        tds.append(t)
+    return leaves, (tuple(tds), None), tuple([(x.shape, x.dtype) for x in leaves])
 
 
 def array_call(args: tuple) -> tuple[list, Any, tuple]:
