@@ -200,3 +200,24 @@ def test_calls_that_differ_in_a_step_are_not_dealt_into_copies():
     assert len(loops) == 1 and loops[0].params["length"] >= 38
     val, _ = vg.value_and_grad(f, argnums=(0, 1))(*args)
     np.testing.assert_allclose(val, f(*args), rtol=1e-10)
+
+
+def test_a_split_tried_again_deals_fresh_labels():
+    """`_periodic` on a component whose split was tried before and put back (the same labels
+    again in a later round) deals each copy a label of its own again: labels made for one
+    split are never handed to another."""
+    from vecgrad.api import trace_graph
+    from vecgrad.batch import recur as R
+    f, args, _ = _case("same_coefficient", 40, 0)
+    g = trace_graph(f, args)
+    labels = R._Labels(g)
+    comp = max(R._components(g, labels, list(range(len(g.eqns)))), key=lambda c: len(c[0]))
+    insts = comp[1]
+    before = list(labels.lab)
+    assert R._periodic(g, insts, labels, [], 10 ** 9)[1] == 10 ** 9  # (nothing covers more)
+    assert labels.lab == before  # (put back)
+    found, covered = R._periodic(g, insts, labels, [], 0)
+    assert covered >= 0.9 * sum(len(v) for v in insts.values())
+    assert max(r.length for r in found) >= 38
+    dealt = {labels.lab[i] for v in insts.values() for i in v if labels.lab[i] != before[i]}
+    assert len(dealt) == 2 * len(insts)  # (two copies of each label, each its own)

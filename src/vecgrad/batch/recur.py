@@ -202,8 +202,10 @@ def _periodic(g: Graph, insts: dict[int, list[int]], labels: _Labels, found: lis
         for L, v in many.items():
             for ph in range(p):
                 ii = v[ph::p]
+                # (a key of its own: a split tried again, after one put back, makes new
+                # labels, never one already handed out)
                 new = len(labels.ids) + 2_000_000_000
-                labels.ids[("p", L, p, ph)] = new
+                labels.ids[("p", new)] = new
                 for i in ii:
                     lab[i] = new
                 split[new] = ii
