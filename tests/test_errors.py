@@ -254,7 +254,7 @@ def test_write_into_copy_of_argument_is_fine():
     ("numpy.roots", lambda x: np.roots(x[0])),  # <- error
     ("numpy.polydiv", lambda x: np.polydiv(x[0], x[1])),  # <- error
     ("numpy.subtract.reduceat", lambda x: np.subtract.reduceat(x, [0, 2])),  # <- error
-    ("numpy.arctan2.accumulate", lambda x: np.arctan2.accumulate(x)),  # <- error
+    ("numpy.arctan2.reduce", lambda x: np.arctan2.reduce(x)),  # <- error
     ("numpy.add.reduceat with traced indices", lambda x: np.add.reduceat(x, x[0] > 0)),  # <- error
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_numpy_function_without_traced_implementation(name, fn):

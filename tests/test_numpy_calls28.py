@@ -290,3 +290,42 @@ def test_series_with_traced_coefficients_and_points(fn, n):
     xs = r.uniform(-1, 1, (4, 6))
     np.testing.assert_allclose(vg.jit(vg.vmap(h, in_axes=(0, None)))(xs, c),
                                [h(x, c) for x in xs], rtol=1e-9)
+
+
+ACCUMULATES = ["power", "arctan2", "copysign", "fmod", "hypot", "subtract", "float_power",
+               "nextafter", "heaviside"]
+
+
+@pytest.mark.parametrize("name", ACCUMULATES)
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_accumulate_of_a_binary_ufunc_step_by_step(name, axis):
+    """np.<ufunc>.accumulate for binary ufuncs with no scan (power, arctan2, copysign: an
+    UnsupportedError before): NumPy's left fold out[k] = f(out[k-1], a[k]) along the axis,
+    its values and dtype (int arrays too), gradients, batched equals unbatched."""
+    r = np.random.default_rng(len(name))
+    X = np.abs(r.standard_normal((3, 4))) + 0.5
+    ufunc = getattr(np, name)
+
+    def f(X):
+        return ufunc.accumulate(X, axis=axis)
+    np.testing.assert_allclose(vg.jit(f)(X), f(X), rtol=1e-13)
+    if name not in ("nextafter", "heaviside", "copysign", "fmod"):
+        central_diff_check(lambda X: np.sum(f(X) ** 2), [X], argnums=(0,))
+    np.testing.assert_allclose(vg.jit(vg.vmap(f))(np.stack([X, 2 * X])), [f(X), f(2 * X)],
+                               rtol=1e-9)
+
+
+def test_accumulate_step_by_step_dtypes():
+    """Int arrays keep their dtype (np.power.accumulate of ints, floor_divide); a ufunc
+    whose result has another dtype raises a TypeError as NumPy's."""
+    k = np.array([[2, 3, 2], [1, 5, 2]])
+    for ufunc in (np.power, np.floor_divide, np.remainder, np.left_shift):
+        def f(k, ufunc=ufunc):
+            return ufunc.accumulate(k, axis=1)
+        got, want = vg.jit(f)(k), f(k)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(TypeError):
+        vg.jit(lambda x: np.greater.accumulate(x))(np.ones(3))
+    with pytest.raises(vg.UnsupportedError, match="power.reduce"):
+        vg.jit(lambda x: np.power.reduce(x))(np.ones(3))
