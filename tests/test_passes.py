@@ -707,6 +707,39 @@ def test_constant_factors_multiply_while_compiling():
     assert_equivalent(g0, g1)
 
 
+def _op(prim, ins, **params):
+    from vecgrad.ir import Eqn, Params, Var
+    ps = Params(params)
+    return Eqn(prim, tuple(ins), ps, Var(prim.shape_rule(*[a.aval for a in ins], **ps)))
+
+
+def test_views_of_big_constants_fold_at_any_size():
+    # reshape / transpose / basic reads of a constant are views, folded past the 2^16
+    # elements kept out of compiled constants (batching's coefficient per member, reshaped,
+    # was not folded: a 148 x 148 stencil with edge ifs lost its views for one gather of
+    # every position past 2^16 members); a new big array from constants still is not
+    from vecgrad.ir import Var
+    n = (1 << 16) + 10
+    c = Const(np.linspace(0.0, 1.0, n))
+    x = Var(Aval((n, 1), np.dtype(np.float64)))
+    r = _op(P.reshape, [c], shape=(n, 1))
+    m = _op(P.mul, [x, r.out])
+    t0 = _op(P.reshape, [c], shape=(2, n // 2))
+    t = _op(P.transpose, [t0.out], perm=(1, 0))
+    s = _op(P.reduce_sum, [t.out], axes=(0, 1))
+    v = _op(P.getitem, [c], idx=P.BasicIndex((Sl(1, n, 2),)))
+    w = _op(P.mul, [v.out, Const(np.asarray(3.0))])
+    d = _op(P.mul, [Const(np.asarray(2.0)), c])
+    g0 = typecheck(Graph((x,), (r, m, t0, t, s, v, w, d), (m.out, w.out, s.out, d.out)))
+    g1 = simplify(g0)
+    assert not {"reshape", "transpose", "getitem"} & set(prims(g1)), pretty(g1)
+    assert "mul" in prims(g1)  # (2 c: a new array of 2^16 + 10 elements, not folded)
+    kept = [a for e in g1.eqns for a in e.inputs if isinstance(a, Const) and a.value.ndim == 2]
+    assert kept and not kept[0].value.flags.writeable
+    np.testing.assert_array_equal(kept[0].value, c.value.reshape(n, 1))
+    assert_equivalent(g0, g1)
+
+
 def _rule_neg_into_small_factor(x):
     return -(vnp.exp(x[0]) * vnp.tanh(P.broadcast_to(x, shape=(4, 2, 3))))
 

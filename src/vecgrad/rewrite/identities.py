@@ -182,13 +182,25 @@ def double(e: Eqn, c: Ctx) -> object:
     return None
 
 
+def _view(e: Eqn) -> bool:
+    """Whether e's result is a view of its one operand (no new elements)."""
+    return e.prim is P.reshape or e.prim is P.transpose or \
+        e.prim is P.getitem and P.is_basic(e.params["idx"])
+
+
 def fold(e: Eqn, c: Ctx) -> object:
-    if not e.inputs or not all(isinstance(a, Const) for a in e.inputs) or \
-            e.out.aval.size > 1 << 16:  # keep big results out of the compiled constants
+    if not e.inputs or not all(isinstance(a, Const) for a in e.inputs):
         return None
-    with np.errstate(all="ignore"):
-        v = np.array(e.prim.impl(*[a.value for a in e.inputs], **e.params),
-                     dtype=e.out.aval.dtype)  # np.array: a copy, never a view of an input
+    view = _view(e)
+    if e.out.aval.size > 1 << 16 and not view:  # keep big results out of the compiled
+        return None  # constants (a view of a constant adds none: a per-member coefficient
+    with np.errstate(all="ignore"):  # vector reshaped must stay a constant at any size)
+        v = e.prim.impl(*[a.value for a in e.inputs], **e.params)
+    if view and v.dtype == e.out.aval.dtype:
+        v = v.view()  # read-only, so that nothing writes into the constant it views
+        v.flags.writeable = False
+    else:
+        v = np.array(v, dtype=e.out.aval.dtype)  # (a copy, never a view of an input)
     return Const(v) if v.shape == e.out.aval.shape else None
 
 
