@@ -196,7 +196,7 @@ def fold(e: Eqn, c: Ctx) -> object:
         return None  # constants (a view of a constant adds none: a per-member coefficient
     with np.errstate(all="ignore"):  # vector reshaped must stay a constant at any size)
         v = e.prim.impl(*[a.value for a in e.inputs], **e.params)
-    if view and v.dtype == e.out.aval.dtype:
+    if view and isinstance(v, np.ndarray) and v.ndim and v.dtype == e.out.aval.dtype:
         v = v.view()  # read-only, so that nothing writes into the constant it views
         v.flags.writeable = False
     else:
