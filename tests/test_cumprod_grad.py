@@ -230,3 +230,35 @@ def test_the_division_steps_aside_out_of_range(kind):
     x = factors(np.random.default_rng(13), (400,), kind)
     with np.errstate(all="ignore"):
         assert _by_division(np.ones(400), np.cumprod(x), x, 1e-292) is None
+
+
+@pytest.mark.parametrize("shape,axis", SHAPES)
+@pytest.mark.parametrize("kind", KINDS)
+def test_running_skips_only_the_bitwise_check(shape, axis, kind):
+    """cumprod's VJP passes its own c = cumprod(x) with running=True, which skips the bitwise
+    check of c against x (two passes) and nothing else: the same values as the checked plan."""
+    rng = np.random.default_rng(sum(shape) + 3 * len(kind))
+    x = factors(rng, shape, kind)
+    with np.errstate(all="ignore"):
+        c = np.cumprod(x, axis)
+        g = rng.standard_normal(shape)
+        want = both(g, c, x, axis)
+        got = P.cumprod_grad.impl(g, c, x, axis=axis, running=True)
+        avals = [Aval(np.shape(v), np.asarray(v).dtype) for v in (g, c, x)]
+        bound = cumprod_grad_runner(*avals, axis=axis, running=True)(g, c, x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(bound, want)
+
+
+@pytest.mark.parametrize("kind", ["underflow", "overflow", "inf", "nan"])
+def test_running_still_steps_aside_out_of_range(kind):
+    x = factors(np.random.default_rng(14), (400,), kind)
+    with np.errstate(all="ignore"):
+        assert _by_division(np.ones(400), np.cumprod(x), x, 1e-292, running=True) is None
+
+
+def test_the_vjp_marks_its_running_product():
+    p = np.random.default_rng(15).uniform(0, 0.1, 50)
+    eqns = [e for e in vg.grad(survival).entry(p)[0].stages["final"].eqns
+            if e.prim.name == "cumprod_grad"]
+    assert [e.params.get("running") for e in eqns] == [True]

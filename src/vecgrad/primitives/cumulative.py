@@ -51,7 +51,8 @@ def _cumsum_vjp(g: Any, ans: Any, x: Any, axis: int, reverse: bool) -> tuple:
 
 
 def _cumprod_vjp(g: Any, ans: Any, x: Any, axis: int) -> tuple:
-    return (g if x.shape[axis] == 0 else cumprod_grad(g, ans, x, axis=axis),)
+    # (ans is cumprod(x) as computed: the impl need not check it bitwise)
+    return (g if x.shape[axis] == 0 else cumprod_grad(g, ans, x, axis=axis, running=True),)
 
 
 # ------------------------------------------------------------------ cumprod_grad
@@ -84,11 +85,13 @@ def _floor(dt: np.dtype) -> float:
     return float(fi.tiny / fi.eps)
 
 
-def _by_division(g: np.ndarray, c: np.ndarray, x: np.ndarray, floor: float) -> Any:
+def _by_division(g: np.ndarray, c: np.ndarray, x: np.ndarray, floor: float,
+                 running: bool = False) -> Any:
     """sum_{j >= t} g_j c_j / x_t (= before(c)[t] * lam[t] when c_j = c_{t-1} x_t ... x_j)
     along axis 0: one suffix sum instead of the recurrence's two scans. None where c is not
-    exactly NumPy's running product of x (bitwise), holds a product below `floor` other than
-    zero (underflow), or a sum is not finite: the exact form runs then."""
+    exactly NumPy's running product of x (bitwise; not checked when `running`: c is the
+    forward's cumprod(x)), holds a product below `floor` other than zero (underflow), or a
+    sum is not finite: the exact form runs then."""
     with np.errstate(all="ignore"):
         low = c.min()  # (products of positive factors: one pass, no |c|)
         if not low >= floor:
@@ -97,7 +100,8 @@ def _by_division(g: np.ndarray, c: np.ndarray, x: np.ndarray, floor: float) -> A
             if not (low >= floor or low == 0 and np.min(m, where=m > 0, initial=np.inf)
                     >= floor):
                 return None  # (NaN, a subnormal or underflow)
-        if not ((c[0] == x[0]).all() and (np.multiply(c[:-1], x[1:]) == c[1:]).all()):
+        if not (running or (c[0] == x[0]).all()
+                and (np.multiply(c[:-1], x[1:]) == c[1:]).all()):
             return None  # (where c is nonzero, so is every x up to there)
         if low > 0:
             return _suffix_ratio(g, c, x)
@@ -153,7 +157,8 @@ def _columns_past_zero(g: np.ndarray, c: np.ndarray, x: np.ndarray) -> Any:
     return None if out is None else out.reshape(c.shape)
 
 
-def cumprod_grad_runner(g: Aval, c: Aval, x: Aval, axis: int) -> Callable[..., np.ndarray]:
+def cumprod_grad_runner(g: Aval, c: Aval, x: Aval, axis: int,
+                        running: bool = False) -> Callable[..., np.ndarray]:
     """cumprod_grad on operands of these avals, its dtype, axis moves and plan chosen once
     (the NumPy backend binds it when compiling; the impl builds it per call)."""
     dt = _cumprod_grad_shape(g, c, x, axis=axis).dtype
@@ -167,24 +172,27 @@ def cumprod_grad_runner(g: Aval, c: Aval, x: Aval, axis: int) -> Callable[..., n
 
     def run(g: np.ndarray, c: np.ndarray, x: np.ndarray) -> np.ndarray:
         g, c, x = front(g), front(c), front(x)
-        out = None if floor is None else _by_division(g, c, x, floor)
+        out = None if floor is None else _by_division(g, c, x, floor, running)
         return back(_exact_np(g, c, x, dt, scan) if out is None else out)
     return run
 
 
-def _cumprod_grad_impl(g: np.ndarray, c: np.ndarray, x: np.ndarray, axis: int) -> np.ndarray:
+def _cumprod_grad_impl(g: np.ndarray, c: np.ndarray, x: np.ndarray, axis: int,
+                       running: bool = False) -> np.ndarray:
     g, c, x = (np.asarray(v) for v in (g, c, x))
-    return cumprod_grad_runner(*(Aval(v.shape, v.dtype) for v in (g, c, x)), axis=axis)(g, c, x)
+    avals = (Aval(v.shape, v.dtype) for v in (g, c, x))
+    return cumprod_grad_runner(*avals, axis=axis, running=running)(g, c, x)
 
 
-def _cumprod_grad_shape(g: Aval, c: Aval, x: Aval, axis: int) -> Aval:
+def _cumprod_grad_shape(g: Aval, c: Aval, x: Aval, axis: int, running: bool = False) -> Aval:
     if not g.shape == c.shape == x.shape or not 0 <= axis < g.ndim:
         raise ShapeError(f"cumprod_grad: g {g.shape}, c {c.shape} and x {x.shape} need one "
                          f"shape with axis {axis}")
     return Aval(g.shape, np.result_type(g.dtype, c.dtype, x.dtype))
 
 
-def _cumprod_grad_vjp(u: Any, ans: Any, g: Any, c: Any, x: Any, axis: int) -> tuple:
+def _cumprod_grad_vjp(u: Any, ans: Any, g: Any, c: Any, x: Any, axis: int,
+                      running: bool = False) -> tuple:
     # With h = u * before(c) (lam's cotangent) and mu[j] = x[j] mu[j-1] + h[j] (the
     # recurrence's adjoint, forward): g's cotangent is mu, c's is u[t+1] lam[t+1] (before
     # shifts c down a step) and x's is mu[t-1] lam[t] (x[t] scales lam[t] into lam[t-1]).
@@ -199,10 +207,11 @@ def _cumprod_grad_vjp(u: Any, ans: Any, g: Any, c: Any, x: Any, axis: int) -> tu
     return (back(mu), back(_shift_up(mul(u0, lam))), back(mul(lam, shift_down(mu, zero))))
 
 
-def _cumprod_grad_batch(n: int, batched: tuple, g: Any, c: Any, x: Any, axis: int) -> Any:
+def _cumprod_grad_batch(n: int, batched: tuple, g: Any, c: Any, x: Any, axis: int,
+                        running: bool = False) -> Any:
     g, c, x = (v if b else broadcast_to(v, shape=(n,) + v.shape)
                for v, b in zip((g, c, x), batched))
-    return cumprod_grad(g, c, x, axis=axis + 1)
+    return cumprod_grad(g, c, x, axis=axis + 1, running=running)
 
 
 def running_arg(x: Any, ans: Any, axis: int) -> Any:

@@ -148,7 +148,8 @@ LOWERINGS = {
     "softmax_vjp": Lowering(lower=_softmax_vjp),
     "affine_scan": Lowering(lower=lambda avals: affine_runner(*avals)),  # (plan bound once)
     "linear_scan": Lowering(lower=lambda avals: linear_runner(*avals)),
-    "cumprod_grad": Lowering(lower=lambda avals, axis: cumprod_grad_runner(*avals, axis=axis)),
+    "cumprod_grad": Lowering(lower=lambda avals, axis, running=False: cumprod_grad_runner(
+        *avals, axis=axis, running=running)),
     "real": VIEW, "imag": VIEW,  # (np.real and np.imag return views)
     "custom_vjp_call": VIEW,  # the value it passes through
 }

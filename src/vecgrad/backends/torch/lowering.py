@@ -316,7 +316,7 @@ def _affine_scan(site: Site) -> Any:
     return run
 
 
-def _cumprod_grad(site: Site, axis: int) -> Any:
+def _cumprod_grad(site: Site, axis: int, running: bool = False) -> Any:
     """cumprod's VJP c[t-1] * lam[t], lam[t] = g[t] + x[t+1] lam[t+1] (primitives/
     cumulative.py), the recurrence from the last step by doubling as `_affine_scan`."""
     dt = torch_dtype(site.out.dtype)
