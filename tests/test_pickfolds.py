@@ -10,12 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from specs_pickfolds import pick_ref, scatter_ref
+from test_python_fold_scans import check_program as _check
+from test_python_fold_scans import eager as _eager
 from test_scans import prims, unrolled
 
 import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad import primitives as P
-from vecgrad.pytree import flatten
 
 RULES = [(True, False), (False, True), (True, True)]  # (latest, restart)
 
@@ -130,24 +131,6 @@ def _args(f, n_args, x):
     if f in (where_ge_rows, where_keep_ge):
         return (x.reshape(-1, 3),)
     return (x,) if n_args == 1 else (x, 0.7)
-
-
-def _eager(f, args):
-    return f(*[np.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
-
-
-def _check(f, args, fd=True):
-    argnums = tuple(range(len(args)))
-    val0, grads0 = unrolled(f, args, argnums)
-    val, grads = vg.value_and_grad(f, argnums=argnums)(*args)
-    np.testing.assert_allclose(val, _eager(f, args), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(val, val0, rtol=1e-12, atol=1e-12)
-    for a, b in zip(flatten(grads)[0], grads0):
-        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
-    if fd:
-        vg.check_grads(f, args, argnums=argnums, rtol=1e-6, atol=1e-8)
-    e, _ = vg.grad(f, argnums=argnums).entry(*args)
-    return prims(e.stages["scans"]), e
 
 
 @pytest.mark.parametrize("f,n_args", PROGRAMS, ids=[f.__name__ for f, _ in PROGRAMS])

@@ -67,29 +67,32 @@ def _args(f, n_args, x):
     return (x,) if n_args == 1 else (x, 0.7)
 
 
-def _eager(f, args):
+def eager(f, args):
+    """f run by NumPy itself on plain arrays."""
     return f(*[np.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
 
 
-def _check(f, args, fd=True):
+def check_program(f, args, fd=True):
+    """f's value and gradients against NumPy, its unrolled trace and (with fd) central
+    differences; returns the primitives of its scans stage and its grad entry."""
     argnums = tuple(range(len(args)))
     val0, grads0 = unrolled(f, args, argnums)
     val, grads = vg.value_and_grad(f, argnums=argnums)(*args)
-    np.testing.assert_allclose(val, _eager(f, args), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(val, eager(f, args), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(val, val0, rtol=1e-12, atol=1e-12)
     for a, b in zip(flatten(grads)[0], grads0):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
     if fd:
         vg.check_grads(f, args, argnums=argnums, rtol=1e-6, atol=1e-8)
     e, _ = vg.grad(f, argnums=argnums).entry(*args)
-    return prims(e.stages["scans"])
+    return prims(e.stages["scans"]), e
 
 
 @pytest.mark.parametrize("f,n_args", PROGRAMS, ids=[f.__name__ for f, _ in PROGRAMS])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_python_running_extremes_become_scans(f, n_args, seed):
     x = np.cumsum(np.random.default_rng(seed).standard_normal(24))
-    found = _check(f, _args(f, n_args, x))
+    found, _ = check_program(f, _args(f, n_args, x))
     assert "loop" not in found, found
     assert "fold_extreme" in found, found
     e, _ = vg.grad(f, argnums=0).entry(*_args(f, n_args, x))  # explain's line says which
@@ -100,7 +103,7 @@ def test_python_running_extremes_become_scans(f, n_args, seed):
 def test_ties_send_the_gradient_where_python_does(f, n_args):
     # integer-valued steps: many equal items, the earliest of which wins
     x = np.random.default_rng(3).integers(-3, 4, 24).astype(float)
-    _check(f, _args(f, n_args, x), fd=False)
+    check_program(f, _args(f, n_args, x), fd=False)
 
 
 @pytest.mark.parametrize("where", [0, 5, 23])
@@ -110,7 +113,7 @@ def test_nans_are_pythons(where):
     for f in (drawdown, max_gain, peak_gaps):
         val0, grads0 = unrolled(f, (x,), (0,))
         val, g = vg.value_and_grad(f)(x)
-        np.testing.assert_allclose(val, _eager(f, (x,)), rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(val, eager(f, (x,)), rtol=1e-12, equal_nan=True)
         np.testing.assert_allclose(val, val0, rtol=1e-12, equal_nan=True)
         np.testing.assert_allclose(g, grads0[0], rtol=1e-10, atol=1e-12, equal_nan=True)
 
@@ -120,7 +123,7 @@ def test_the_carry_second_is_a_fold_with_the_latest_tie_and_exact(ties):
     # min(x, m) keeps x on ties and resets after a NaN: fold_pick (tests/test_pickfolds.py)
     r = np.random.default_rng(6)
     x = r.integers(-3, 4, 20).astype(float) if ties else r.standard_normal(20)
-    found = _check(carry_second, (x, 0.7), fd=not ties)
+    found, _ = check_program(carry_second, (x, 0.7), fd=not ties)
     assert "loop" not in found and "fold_pick" in found, found
 
 
@@ -168,7 +171,7 @@ def test_recurrences_through_selections_roll(f):
         r = np.random.default_rng(T)
         return (0.4 * r.standard_normal((4, 4)), r.standard_normal((T, 4))) if f is leaky_rnn \
             else (r.standard_normal(T), 0.9)
-    found = _check(f, args(20))
+    found, _ = check_program(f, args(20))
     assert "loop" in found, found
 
     def size(T):
