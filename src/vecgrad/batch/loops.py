@@ -377,6 +377,10 @@ def _emit_core(plan: _Plan, env: dict, T: int, operands: list[Any], reverse: boo
     xs = [a for a in free if env[a][1]]
     invs = [a for a in free if not env[a][1]]
     core, packed = _packed_ys(plan.core, ys, [o.aval.dtype for o in outs])
+    if len({v.aval.dtype for v in outs + packed}) > 1:
+        # (the core's integer values that post work reads, e.g. a sort's permutation in a
+        # gradient: no one dtype packs them exactly; emit_loop keeps the loop whole)
+        raise P.NotBatchable("a split loop's outputs mix dtypes")
     step = clean(Graph(tuple(carry) + tuple(xs) + tuple(invs), tuple(core),
                        tuple(outs) + tuple(packed)))
     flat = P.loop(*[operands[i] for i in plan.live], *[env[a][0] for a in xs],
