@@ -39,7 +39,7 @@ from .errors import (
 )
 from .inputs import new_input
 from .ir import Const, Graph, Var
-from .numpy._buffers import numpy_buffers
+from .numpy._buffers import numpy_buffers, raising_modules
 from .pybuiltins import returned, traced_builtins
 from .pytree import flatten, unflatten
 from .randomness import checked_trace
@@ -148,26 +148,46 @@ def trace_call(fun: Callable, call: Call, has_aux: bool = False,
 
 def with_numpy_buffers(fun: Callable, run: Callable[[], Any]) -> Any:
     """run() (a trace of `fun`); where it stores a traced value into a NumPy array, run()
-    again with the creation functions of fun's modules making vecgrad buffers (NumPy's
-    ValueError of a store, where no typed error replaced it, counts too). If that fails, the
-    first error stands (but for a retrace with static arguments, which goes on, and NumPy's
-    casting error of an in-place operation on a buffer: `int_buffer += x`)."""
+    again with the creation functions of fun's modules, and of the modules of the user's
+    frames the store was raised in, making vecgrad buffers (NumPy's ValueError of a store,
+    where no typed error replaced it, counts too). A retry that stores into a NumPy array made
+    in a module not swapped yet (a call reached only by running) swaps that one too, a few
+    times at most. If that fails, the first error stands (but for a retrace with static
+    arguments, which goes on, and NumPy's casting error of an in-place operation on a buffer:
+    `int_buffer += x`)."""
     try:
         return run()
     except (TracedIntoNumpyError, ValueError) as ex:
         if not _numpy_store(ex):
             raise
-        with numpy_buffers(fun) as swapped:
+        first = ex
+    also = raising_modules(first)
+    for _ in range(_RETRIES):
+        with numpy_buffers(fun, also) as swapped:
             if not swapped:
-                raise
+                raise first
             try:
                 return run()
             except NeedStatic:
                 raise
             except CastingError:  # (an in-place update of a buffer of NumPy's dtype that
                 raise  # NumPy refuses: `int_buffer += x`, NumPy's own error there)
-            except (VecgradError, ValueError, TypeError, IndexError):  # (np.arange: a buffer,
-                raise ex from None  # iterated: traced ints, and so on)
+            except (VecgradError, ValueError, TypeError, IndexError) as again:  # (np.arange:
+                new = _new_modules(again, also)  # a buffer, iterated: traced ints, ...)
+                if not new:
+                    raise first from None
+                also += new
+    raise first
+
+
+_RETRIES = 4  # (each retry swaps the modules a store was raised in: one per call depth)
+
+
+def _new_modules(ex: BaseException, known: list[dict]) -> list[dict]:
+    """The modules a failed retry's store into a NumPy array was raised in, not swapped yet."""
+    if not _numpy_store(ex):
+        return []
+    return [g for g in raising_modules(ex) if all(g is not h for h in known)]
 
 
 def _numpy_store(ex: Exception) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as _np
 
+from ..errors import internal_file
 from ..inputs import const_tracer
 from . import _creation as C
 from ._base import _has_tracer
@@ -170,13 +171,35 @@ def _filled(cell: Any) -> bool:
         return False
 
 
+def raising_modules(ex: BaseException) -> list[dict]:
+    """The globals of the user's frames on the way to `ex` (and to the errors it was raised
+    from): the modules that made the NumPy array, however the traced function reached them (a
+    lambda calling `obj.method`, functools.partial, a function from a dict), which the static
+    walk of `_modules_of` cannot see. vecgrad's, NumPy's and installed modules are left out."""
+    out: list[dict] = []
+    seen: set = set()
+    while ex is not None and id(ex) not in seen:
+        seen.add(id(ex))
+        tb = ex.__traceback__
+        while tb is not None:
+            f = tb.tb_frame
+            g = f.f_globals
+            if not internal_file(f.f_code.co_filename) and not _installed(g) and \
+                    all(g is not h for h in out):
+                out.append(g)
+            tb = tb.tb_next
+        ex = ex.__cause__ or ex.__context__
+    return out
+
+
 @contextlib.contextmanager
-def numpy_buffers(fun: Callable) -> Iterator[bool]:
-    """While it lasts, the modules of `fun` (and of the functions it closes over) read
-    vecgrad's buffers for NumPy's creation functions; yields whether they read any of them
-    (else there is nothing to try again)."""
+def numpy_buffers(fun: Callable, also: list[dict] = ()) -> Iterator[bool]:
+    """While it lasts, the modules of `fun` (and of the functions it closes over), and the
+    module globals `also` (`raising_modules`), read vecgrad's buffers for NumPy's creation
+    functions; yields whether they read any of them (else there is nothing to try again)."""
     swaps = []
-    for g in _modules_of(fun):
+    found = _modules_of(fun)
+    for g in [*found, *(h for h in also if all(h is not k for k in found))]:
         if str(g.get("__name__", "")).partition(".")[0] in ("vecgrad", "numpy"):
             continue  # (vecgrad's own wrappers: only the user's modules change)
         swap = {}
