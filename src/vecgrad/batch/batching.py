@@ -29,6 +29,7 @@ from ..ir import Atom, Const, Eqn, Graph, Var, dce, uses
 from ..rewrite.cse import cse
 from ..tracing import Tracer
 from . import gather
+from .addchains import join_static_adds, static_add_chains
 from .agenda import schedule
 from .chains import normalize
 from .concats import flatten_concats, growing_concats
@@ -541,6 +542,10 @@ def _batch_once(g: Graph) -> Graph:
             g = dce(g1)
     if keyed_folds(g):  # (running maxima per key of a Python list: one scatter, see foldchains)
         g1 = join_keyed_folds(g)
+        if g1 is not g:
+            g = dce(g1)
+    if static_add_chains(g):  # (chains of np.add.at at static index arrays: see addchains)
+        g1 = join_static_adds(g)
         if g1 is not g:
             g = dce(g1)
     if scatter_extremes(g):  # (chains of scatter-maxima: one scatter, see extremes)

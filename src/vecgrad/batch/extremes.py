@@ -149,6 +149,24 @@ def join_extremes(g: Graph) -> Graph:
     return joined_chains(g, [c for c in chains.values() if len(c) > 1 and _pays(c)], _joined)
 
 
+def link_chains(g: Graph, link: Any, follows: Any) -> list[list]:
+    """The chains of two links or more of g: `link(e)` is e as a link (a record with `.e`
+    and `.base`) or None; a link extends the chain that ends at its base where `follows(last
+    link, link)` and the base is no output."""
+    outs = {a for a in g.outputs if a.__class__ is Var}
+    chains: dict[Var, list] = {}  # a link's result -> the chain's links up to it
+    for e in g.eqns:
+        ln = link(e)
+        if ln is None:
+            continue
+        prev = chains.get(ln.base)
+        if prev is not None and ln.base not in outs and follows(prev[-1], ln):
+            chains[e.out] = chains.pop(ln.base) + [ln]
+        else:
+            chains[e.out] = [ln]
+    return [c for c in chains.values() if len(c) > 1]
+
+
 def joined_chains(g: Graph, chains: list, join: Any) -> Graph:
     """g with each chain of links (records with the equation `.e`) made one equation: every
     link but the last dropped, the last replaced by `join(eqns, chain, e)`, which may append
@@ -207,4 +225,4 @@ def _emit(eqns: list[Eqn], prim: P.Primitive, ins: tuple, params: dict, src: Any
     return v
 
 
-__all__ = ["join_extremes", "scatter_extremes"]
+__all__ = ["join_extremes", "joined_chains", "link_chains", "scatter_extremes"]

@@ -24,7 +24,7 @@ import numpy as np
 from .. import primitives as P
 from ..ir import Const, Eqn, Graph, Var, uses
 from .census import census
-from .extremes import _concat, _emit, joined_chains
+from .extremes import _concat, _emit, joined_chains, link_chains
 
 
 def traced_set_writes(g: Graph) -> bool:
@@ -94,22 +94,17 @@ def join_set_writes(g: Graph) -> Graph:
     """Chains of writes at traced positions into one buffer, each link's result read only by
     the next link, become one last-writer write (module doc)."""
     n_uses = uses(g)
-    outs = {a for a in g.outputs if a.__class__ is Var}
     defs: dict[Var, Eqn] = {}
-    chains: dict[Var, list[_Link]] = {}
-    for e in g.eqns:
+
+    def link(e: Eqn) -> _Link | None:
         defs[e.out] = e
-        ln = _link(e, defs, n_uses)
-        if ln is None:
-            continue
-        prev = chains.get(ln.base)
-        if prev is not None and prev[-1].axis == ln.axis and \
-                prev[-1].e.params["idx"] == e.params["idx"] and n_uses.get(ln.base) == 2 and \
-                ln.base not in outs:
-            chains[e.out] = chains.pop(ln.base) + [ln]
-        else:
-            chains[e.out] = [ln]
-    return joined_chains(g, [c for c in chains.values() if len(c) > 1], _joined)
+        return _link(e, defs, n_uses)
+
+    def follows(p: _Link, ln: _Link) -> bool:
+        return p.axis == ln.axis and p.e.params["idx"] == ln.e.params["idx"] and \
+            n_uses.get(ln.base) == 2
+
+    return joined_chains(g, link_chains(g, link, follows), _joined)
 
 
 def _joined(eqns: list[Eqn], chain: list[_Link], e: Eqn) -> Eqn:
