@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vecgrad.backends.numpy import planner as L
+from vecgrad.backends.numpy import viewplans as VP
 
 
 @st.composite
@@ -176,16 +177,16 @@ def test_views_that_read_elements_twice_take_the_einsum_loop():
     a, b = rng.standard_normal((30, 30)), rng.standard_normal((34, 34))
     win = sliding_window_view(b, (30, 30))
     calls = []
-    few = L._few_uses(L.einsum_work("bc,debc->deb", [a.shape, win.shape]), [a.shape, win.shape])
+    few = VP.few_uses(L.einsum_work("bc,debc->deb", [a.shape, win.shape]), [a.shape, win.shape])
     assert few == (False, True)  # (each window element is used once)
-    run = L._unless_overlapping(lambda x, y: calls.append("plan") or np.einsum(
+    run = VP.unless_overlapping(lambda x, y: calls.append("plan") or np.einsum(
         "bc,debc->deb", x, y), lambda x, y: calls.append("loop") or np.einsum(
         "bc,debc->deb", x, y), few)
     np.testing.assert_allclose(run(a, win), np.einsum("bc,debc->deb", a, win))
     run(a, np.ascontiguousarray(win))
     run(a[1:, 1:], win[:, :, 1:, 1:])  # (a view of the windows: still read twice)
     assert calls == ["loop", "plan", "loop"]
-    assert not L._reads_twice(b[1:, ::2]) and L._reads_twice(win)
+    assert not VP.reads_twice(b[1:, ::2]) and VP.reads_twice(win)
     plan = L.plan_einsum("bc,debc->deb", [a.shape, win.shape], [a.dtype, win.dtype])
     np.testing.assert_allclose(plan(a, win), np.einsum("bc,debc->deb", a, win), rtol=1e-12)
 
@@ -198,9 +199,9 @@ def test_windows_used_once_per_filter_are_still_copied_for_the_matmul():
     x = np.random.default_rng(1).standard_normal((64, 200))
     win, K = sliding_window_view(x, 5, axis=1), np.ones((16, 5))
     shapes = [win.shape, K.shape]
-    few = L._few_uses(L.einsum_work("btk,fk->btf", shapes), shapes)
+    few = VP.few_uses(L.einsum_work("btk,fk->btf", shapes), shapes)
     assert few == (False, False)
-    assert L._unless_overlapping(np.matmul, np.matmul, few) is np.matmul
+    assert VP.unless_overlapping(np.matmul, np.matmul, few) is np.matmul
 
 
 @pytest.mark.parametrize("spec, shapes", [

@@ -15,30 +15,31 @@ import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad import kernels
 from vecgrad.backends.numpy import planner as L
+from vecgrad.backends.numpy import viewplans as VP
 
 
 def test_row_windows_are_blas_matrices_as_they_are():
     K = rng().standard_normal((50, 6))
     w = windows(K, 4, axis=0).transpose(0, 2, 1)  # (47, 4, 6), strides (48, 48, 8)
-    assert L._blas_view(w, (47, 4, 6), False)
-    assert L._blas_view(w.transpose(0, 2, 1), (47, 6, 4), False)  # column-major matrices
-    assert L._blas_view(w[::3], (16, 4, 6), False)  # strided windows
+    assert VP.blas_view(w, (47, 4, 6), False)
+    assert VP.blas_view(w.transpose(0, 2, 1), (47, 6, 4), False)  # column-major matrices
+    assert VP.blas_view(w[::3], (16, 4, 6), False)  # strided windows
     d = windows(K, 7, axis=0)[:, :, ::2].transpose(0, 2, 1)  # dilated taps
-    assert L._blas_view(d, (44, 4, 6), False)
+    assert VP.blas_view(d, (44, 4, 6), False)
     # 2-D patches: the offsets (a, b) cannot be one axis of a matrix without a copy
     F = rng().standard_normal((9, 9, 5))
     p = windows(F, (3, 3), axis=(0, 1)).transpose(0, 1, 3, 4, 2)  # (7, 7, 3, 3, 5)
-    assert not L._blas_view(p, (49, 9, 5), False)
+    assert not VP.blas_view(p, (49, 9, 5), False)
     # rows that overlap inside one matrix (a 1-D signal's windows as one matrix)
     x = rng().standard_normal(40)
-    assert not L._blas_view(windows(x, 5), (1, 36, 5), False)
+    assert not VP.blas_view(windows(x, 5), (1, 36, 5), False)
     # windows taken backwards are still matrices; rows read backwards inside one are not
-    assert L._blas_view(w[::-1], (47, 4, 6), False)
-    assert not L._blas_view(w[:, ::-1], (47, 4, 6), False)
+    assert VP.blas_view(w[::-1], (47, 4, 6), False)
+    assert not VP.blas_view(w[:, ::-1], (47, 4, 6), False)
     # types BLAS does not have
-    assert L._blas_view(w.astype(np.float32)[:, :, :], (47, 4, 6), False)
+    assert VP.blas_view(w.astype(np.float32)[:, :, :], (47, 4, 6), False)
     for dt in (np.float16, np.int64):
-        assert not L._blas_view(windows(K.astype(dt), 4, axis=0).transpose(0, 2, 1),
+        assert not VP.blas_view(windows(K.astype(dt), 4, axis=0).transpose(0, 2, 1),
                                 (47, 4, 6), False)
 
 
@@ -92,13 +93,13 @@ def test_in_place_plans_keep_the_matmul_and_others_the_loop():
         calls.append("plan")
         return np.einsum("ai,aij->aj", p, q)
     plan.in_place = lambda p, q: calls.append("asked") or True
-    run = L._unless_overlapping(plan, lambda p, q: calls.append("loop") or
+    run = VP.unless_overlapping(plan, lambda p, q: calls.append("loop") or
                                 np.einsum("ai,aij->aj", p, q), (False, True))
     for _ in range(3):
         np.testing.assert_allclose(run(g, w), np.einsum("ai,aij->aj", g, w))
     assert calls == ["asked", "plan", "plan", "plan"]  # asked once per strides
     plan.in_place = lambda p, q: False
-    run = L._unless_overlapping(plan, lambda p, q: calls.append("loop") or
+    run = VP.unless_overlapping(plan, lambda p, q: calls.append("loop") or
                                 np.einsum("ai,aij->aj", p, q), (False, True))
     calls.clear()
     run(g, w)
@@ -112,13 +113,13 @@ def test_cost_volume_windows_keep_the_loop():
     win = windows(b, (30, 30))
     plan = L.plan_einsum("bc,debc->deb", [a.shape, win.shape], [a.dtype, win.dtype])
     blas = []
-    real = L._blas_view
-    L._blas_view = lambda *z: blas.append(real(*z)) or blas[-1]
+    real = VP.blas_view
+    VP.blas_view = lambda *z: blas.append(real(*z)) or blas[-1]
     try:
         np.testing.assert_allclose(plan(a, win), np.einsum("bc,debc->deb", a, win),
                                    rtol=1e-12)
     finally:
-        L._blas_view = real
+        VP.blas_view = real
     assert False in blas or not blas
 
 
@@ -151,12 +152,12 @@ def test_local_attention_runs_the_matmul_on_its_windows():
     K, Q = g.standard_normal((1200, 16)), g.standard_normal((1200, 16))
     f = local_scores(7)
     blas = []
-    real = L._blas_view
-    L._blas_view = lambda *z: blas.append(real(*z)) or blas[-1]
+    real = VP.blas_view
+    VP.blas_view = lambda *z: blas.append(real(*z)) or blas[-1]
     try:
         grads = vg.grad(f, argnums=(0, 1))(K, Q)
     finally:
-        L._blas_view = real
+        VP.blas_view = real
     assert blas and all(blas)  # every overlapping window operand was read in place
     value, eps, d = vg.jit(f), 1e-6, g.standard_normal(K.shape)
     fd = (float(value(K + eps * d, Q)) - float(value(K - eps * d, Q))) / (2 * eps)

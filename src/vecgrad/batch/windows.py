@@ -347,7 +347,7 @@ def _weighted_rows(s: Eqn, ins: list[str], j: int, L: str, out: str) -> bool:
     reads each window row once, in runs of the row (71 against 104 us for 9 offsets of
     (992, 16); 115 against 1550 us at (1994, 7, 16)), or, where its windows are matrices
     BLAS takes as they are, the planner's matmul on the view (77 us at (1994, 7, 16):
-    backends/numpy/planner._blas_view). Rows of RUN elements or more, of 1-D windows (a
+    backends/numpy/viewplans.blas_view). Rows of RUN elements or more, of 1-D windows (a
     (positions, offsets, row) view), the weights varying along the positions (4 channels:
     the split 10% faster; 2-D windows of 8: 30% faster)."""
     dims = s.params["dims"]

@@ -158,6 +158,19 @@ def matmul_plan(m: Machine, spec: str, shapes: Shapes, itemsize: int,
     return cost
 
 
+def matmul_in_place(m: Machine, spec: str, shapes: Shapes, itemsize: int) -> float:
+    """The matmul plan on operands it hands to BLAS as they are (no copy, no transpose):
+    its batched matmul and the calls around it."""
+    (a, b), out = _split(spec)
+    dims = _dims([a, b], shapes)
+    batch = "".join(c for c in out if c in a and c in b)
+    contr = "".join(c for c in a if c in b and c not in out)
+    fa = "".join(c for c in a if c in out and c not in b)
+    fb = "".join(c for c in b if c in out and c not in a)
+    return 3 * m.call + gemm(m, _size(batch, dims), _size(fa, dims), _size(contr, dims),
+                             _size(fb, dims), itemsize)
+
+
 def tile_rows(row_bytes: int) -> int:
     """transpose.transpose_copy's rows per tile of about 32 KiB, rounded up to a power of two, 8 to 128."""
     return min(128, max(8, 1 << max(0, math.ceil(math.log2(32768 / row_bytes)))))

@@ -5,7 +5,6 @@ stored on disk), and the lowerings of einsum, norm and muladd that run the chose
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -18,6 +17,7 @@ from .lowering import Lowering
 from .reductions import column_sum, row_sum, sum_kernel
 from .timing import timings
 from .transpose import contiguous
+from .viewplans import BatchForms, few_uses, loop_unless_views, unless_overlapping
 
 
 def einsum_work(spec: str, shapes: list[tuple[int, ...]]) -> float:
@@ -51,14 +51,16 @@ def plan_einsum(spec: str, shapes: list[tuple[int, ...]],
             a, b = ins
             if _matvec_needing_copy(a, b, out, shapes):
                 return cands["loop"]
-            return _unless_overlapping(
+            return unless_overlapping(
                 cands["lead"] if "lead" in cands and _mm_moves_big(a, b, out, shapes)
-                else cands["mm"], cands["loop"], _few_uses(work, shapes))
+                else cands["mm"], cands["loop"], few_uses(work, shapes))
         if work < 4096:  # (np.einsum parses its spec on every call: 1-3 us, np.dot 0.5)
             return _plan_dot(ins[0], ins[1], out, dts) or cands["loop"]
         name = choose_einsum(spec, [tuple(s) for s in shapes], dts, cands)
+        if name == "loop" and hasattr(cands["mm"], "in_place"):
+            return loop_unless_views(spec, cands["mm"], cands["loop"])
         return cands[name] if name in ("loop", "blas") else \
-            _unless_overlapping(cands[name], cands["loop"], _few_uses(work, shapes))
+            unless_overlapping(cands[name], cands["loop"], few_uses(work, shapes))
     if len(ins) == 1:  # may be a view of x (e.g. 'ij->ji'): results must own their memory
         fast = _plain_sum(ins[0], out, shapes[0], dtypes[0]) if dtypes else None
         return fast or (lambda x: _owned(np.einsum(spec, x), x))
@@ -262,61 +264,6 @@ def _matvec_needing_copy(a: str, b: str, out: str, shapes: list) -> bool:
     return bool(batch) and not (fa and fb) and big[:len(batch)] != "".join(batch)
 
 
-# An operand whose elements the contraction uses fewer times than this is not worth copying
-# for BLAS when it is an overlapping view (the copy costs more than the products it speeds up:
-# a cost volume's windows are each used once; a convolution's windows once per filter).
-FEW_USES = 4
-
-
-def _few_uses(work: int, shapes: list) -> tuple[bool, ...]:
-    """Per operand: whether the contraction uses each of its elements fewer than FEW_USES
-    times (its multiply-adds over its size)."""
-    return tuple(work < FEW_USES * max(1, math.prod(s)) for s in shapes)
-
-
-def _unless_overlapping(plan: Callable, loop: Callable, few: tuple[bool, ...]) -> Callable:
-    """`plan` (planned for C-ordered operands: the timings and the model see shapes only),
-    or NumPy's einsum loop where an operand is a view that reads elements more than once
-    (windows that the rewrites chose not to copy, `sliding_window_view(b, (H, W))` against
-    an image: 'bc,debc->deb'): reshaping it for a matmul would copy every window (a
-    cost-volume's 120 x 120 windows at 25 shifts: 1.5 ms against 76 us), when the
-    contraction uses that operand's elements `few` times: windows each used once per filter
-    of a convolution are still copied for the matmul (1.9 ms by the loop, 0.8 ms copied).
-    A matmul plan that hands such a view to BLAS as it is (`in_place`: windows of rows,
-    (n, k, d) with strides (d, d, 1), are k x d matrices of leading dimension d) copies
-    nothing and is kept: 'ai,aij->aj' over (1994, 7, 16) windows, 80-85 us by the matmul
-    against 113-118 us by the loop (load 4)."""
-    fx, fy = few
-    if not (fx or fy):
-        return plan
-    in_place = getattr(plan, "in_place", None)
-    kept: dict[tuple, bool] = {}  # the operands' strides -> whether the plan reads them in place
-
-    def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        if fx and x.base is not None and _reads_twice(x) or \
-                fy and y.base is not None and _reads_twice(y):
-            if in_place is None:
-                return loop(x, y)
-            key = (x.strides, y.strides)
-            ok = kept.get(key)
-            if ok is None:
-                ok = kept[key] = in_place(x, y)
-            return plan(x, y) if ok else loop(x, y)
-        return plan(x, y)
-    return run
-
-
-def _reads_twice(x: np.ndarray) -> bool:
-    """Whether view x has more elements than the array that owns its memory (as_strided's
-    views hold their array behind a stand-in object)."""
-    owner, b = None, x.base
-    while b is not None:
-        if isinstance(b, np.ndarray):
-            owner = b
-        b = getattr(b, "base", None)
-    return owner is not None and x.size > owner.size
-
-
 def _owned(r: np.ndarray, x: np.ndarray) -> np.ndarray:
     return r.copy() if isinstance(r, np.ndarray) and np.may_share_memory(r, x) else r
 
@@ -445,36 +392,18 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
     shp_a = (size(batch), size(ga[0]), size(ga[1]))
     shp_b = (size(batch), size(gb[0]), size(gb[1]))
     shp_r = tuple(dims[c] for c in res)
+    lead = tuple(dims[c] for c in batch)
+    forms = BatchForms((shp_a, shp_b), (lead + shp_a[1:], lead + shp_b[1:]), (ta, tb))
 
     def run(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        x, y = x.transpose(pa).reshape(shp_a), y.transpose(pb).reshape(shp_b)
-        r = np.matmul(x.swapaxes(1, 2) if ta else x,
-                      y.swapaxes(1, 2) if tb else y).reshape(shp_r)
+        x, y = x.transpose(pa), y.transpose(pb)
+        sa, sb = forms(x, y)
+        x, y = x.reshape(sa), y.reshape(sb)
+        r = np.matmul(x.swapaxes(-2, -1) if ta else x,
+                      y.swapaxes(-2, -1) if tb else y).reshape(shp_r)
         return r.transpose(po)
-    run.in_place = lambda x, y: (_blas_view(x.transpose(pa), shp_a, ta) and  # type: ignore
-                                 _blas_view(y.transpose(pb), shp_b, tb))
+    run.in_place = lambda x, y: forms.in_place(x.transpose(pa), y.transpose(pb))  # type: ignore
     return run
-
-
-BLAS_TYPES = tuple(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
-
-
-def _blas_view(x: np.ndarray, shape: tuple[int, ...], swapped: bool) -> bool:
-    """Whether x reshaped to `shape` (a stack of matrices, `swapped` as the matmul plan
-    hands them over) is a view whose matrices BLAS takes as they are: one unit stride and
-    a leading dimension no shorter than a row (NumPy's matmul copies anything else), of a
-    type BLAS has (NumPy multiplies other types, float16 or integers, in a loop of its own
-    with no SIMD: there np.einsum's loop is kept)."""
-    if x.dtype not in BLAS_TYPES:
-        return False
-    try:
-        v = np.reshape(x, shape, copy=False)
-    except (ValueError, TypeError):
-        return False
-    v = v.swapaxes(1, 2) if swapped else v
-    (r, c), (sr, sc), item = v.shape[-2:], v.strides[-2:], v.itemsize
-    return sc == item and (r == 1 or sr >= c * item) or sr == item and (c == 1 or sc >= r * item)
-
 
 
 def _presummed(a: str, b: str, out: str, shapes: list, sum_a: str, sum_b: str) -> Callable:
