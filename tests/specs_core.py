@@ -23,6 +23,23 @@ from spec_lib import (
     with_zeros,
 )
 
+
+def _prod_grad_ref(g, x, axes):
+    """g times the product of the other factors along `axes`, one element at a time."""
+    rest = [a for a in range(x.ndim) if a not in axes]
+    xt = np.transpose(x, rest + list(axes)).reshape(g.shape + (-1,))
+    out = np.empty(xt.shape, np.result_type(g, x))
+    for i in range(xt.shape[-1]):
+        out[..., i] = g * np.prod(np.delete(xt, i, axis=-1), axis=-1)
+    out = out.reshape(tuple(x.shape[a] for a in rest + list(axes)))
+    return np.transpose(out, np.argsort(rest + list(axes)))
+
+
+def _zeros_in(nz: int):
+    """g normal; x with `nz` zeros in every row of the last axis."""
+    return (normal, with_zeros(nz))
+
+
 SPECS: list[Spec] = [
     # unary elementwise
     unary("neg", np.negative),
@@ -87,6 +104,10 @@ SPECS: list[Spec] = [
          label="three-zeros"),
     Spec("reduce_prod", ((4, 3),), lambda x: x.prod(0), AX((0,)), with_zeros(2),
          label="zeros-across"),  # rows with 0, 1, ... zeros along the reduced axis 0
+    *[Spec("reduce_prod_grad", (gs, xs), lambda g, x, a=a: _prod_grad_ref(g, x, a), AX(a),
+           _zeros_in(nz), label=f"{lab}-{nz}") for gs, xs, a, lab in
+      [((3,), (3, 4), (1,), "1"), ((4,), (3, 4), (0,), "0"), ((3,), (2, 3, 2), (0, 2), "02"),
+       ((), (5,), (0,), "all")] for nz in (0, 1, 2, 3)],
     # indexing and writes
     Spec("getitem", ((4, 5, 6),), lambda x: x[1, ::2, -1], idx((1, slice(None, None, 2), -1)),
          label="int-step"),

@@ -17,6 +17,7 @@ from .nn import *
 from .odeint import *
 from .pairwise import *
 from .pickfolds import *
+from .products import *
 from .scans import *
 from .segscans import *
 from .signal import *

@@ -45,7 +45,6 @@ __all__ = [
     "real_only",
     "reduce_max",
     "reduce_min",
-    "reduce_prod",
     "reduce_sum",
     "sign",
     "sin",
@@ -294,28 +293,6 @@ def _extreme_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
     return (mask * _keep(x, g / reduce_sum(mask, axes=axes), axes),)
 
 
-def _kd(x: Any, v: Any, axes: tuple[int, ...]) -> Any:
-    """A reduced value in keepdims form (broadcasting where it meets x, not before)."""
-    return reshape(v, shape=tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
-
-
-def _prod_vjp(g: Any, ans: Any, x: Any, axes: tuple[int, ...]) -> tuple:
-    # d prod / dx_i = prod_{j != i} x_j = (product of the nonzero x_j, j != i) times (product
-    # of the zero x_j, j != i), written so that it is exact where x has zeros, and so is its
-    # own derivative. By the number n0 of zeros, the zeros' product is 1, the other zero's
-    # value (zs for a nonzero x_i, zs - x_i for a zero one; zs, the sum of the zeros, is 0
-    # with derivative 1 in each zero) or 0 with derivative 0 (three zeros or more).
-    zero = eq(x, 0)
-    xs = where(zero, 1.0, x)
-    n0 = _kd(x, reduce_sum(cast(zero, dtype=np.dtype(np.int64)), axes=axes), axes)
-    zs = _kd(x, reduce_sum(where(zero, x, 0.0), axes=axes), axes)
-    one, two = eq(n0, 1), eq(n0, 2)
-    at_zero = where(one, 1.0, where(two, zs, 0.0)) - where(two, x, 0.0)
-    at_other = where(eq(n0, 0), 1.0, where(one, zs, 0.0))
-    gp = _kd(x, g, axes) * _kd(x, reduce_prod(xs, axes=axes), axes)
-    return (gp / xs * where(zero, at_zero, at_other),)
-
-
 def _batch_reduce(name: str) -> Callable:
     def rule(n: int, batched: tuple[bool, ...], x: Any, axes: tuple[int, ...]) -> Any:
         return REGISTRY[name](x, axes=tuple(a + 1 for a in axes))
@@ -356,4 +333,3 @@ def reduction(name: str, fn: Callable, vjp: Callable) -> Primitive:
 reduce_sum = reduction("reduce_sum", np.sum, lambda g, ans, x, axes: (_keep(x, g, axes),))
 reduce_max = reduction("reduce_max", np.max, _extreme_vjp)
 reduce_min = reduction("reduce_min", np.min, _extreme_vjp)
-reduce_prod = reduction("reduce_prod", np.prod, _prod_vjp)

@@ -196,6 +196,22 @@ def _cumprod_grad(site: Site, axis: int, running: bool = False) -> Any:
     return run
 
 
+def _prod_grad(site: Site, axes: tuple[int, ...]) -> Any:
+    """g times the product of the other factors (primitives/products.py), exact at zeros: the
+    product of the nonzero factors over x, kept where x is the only zero or there is none."""
+    dt = site.out.dtype
+
+    def run(g: Any, x: Any) -> Any:
+        g, x = cast(g, dt), cast(x, dt)
+        zero = x == 0
+        xs = jnp.where(zero, 1, x)
+        n0 = jnp.sum(zero, axis=axes, keepdims=True)
+        gk = jnp.expand_dims(g, axes)
+        keep = jnp.where(zero, n0 == 1, n0 == 0)
+        return gk * jnp.prod(xs, axis=axes, keepdims=True) / xs * keep.astype(dt)
+    return run
+
+
 def _segment_scan(rated: bool) -> Any:
     """segment_cumsum / segment_affine (primitives/segscans.py) as one associative scan of
     (rate, value, start) triples: a start on the right keeps the right's map, else the two
@@ -443,7 +459,7 @@ LOWERINGS: Table = {
     P.rfft: lambda site, axes, norm: lambda x: jnp.fft.rfftn(x, axes=axes, norm=norm),
     P.irfft: lambda site, axes, n, norm: lambda x: jnp.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], axes=axes, norm=norm),
-    P.affine_scan: _affine_scan, P.cumprod_grad: _cumprod_grad,
+    P.affine_scan: _affine_scan, P.cumprod_grad: _cumprod_grad, P.reduce_prod_grad: _prod_grad,
     P.linear_scan: _linear_scan, P.loop: _loop,
     P.segment_cumsum: _segment_scan(False), P.segment_affine: _segment_scan(True),
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],

@@ -337,6 +337,22 @@ def _cumprod_grad(site: Site, axis: int, running: bool = False) -> Any:
     return run
 
 
+def _prod_grad(site: Site, axes: tuple[int, ...]) -> Any:
+    """g times the product of the other factors (primitives/products.py), exact at zeros: the
+    product of the nonzero factors over x, kept where x is the only zero or there is none."""
+    dt = torch_dtype(site.out.dtype)
+    kd = tuple(1 if i in axes else d for i, d in enumerate(site.ins[1].shape))
+
+    def run(g: Any, x: Any) -> Any:
+        g, x = g.to(dt), x.to(dt)
+        zero = x == 0
+        xs = torch.where(zero, torch.ones_like(x), x)
+        n0 = torch.sum(zero, dim=axes, keepdim=True) if axes else zero.to(torch.int64)
+        keep = torch.where(zero, n0 == 1, n0 == 0).to(dt)
+        return g.reshape(kd) * _prod(xs, axes).reshape(kd) / xs * keep
+    return run
+
+
 def _segment_scan(rated: bool) -> Any:
     """segment_cumsum / segment_affine (primitives/segscans.py) by segmented doubling: each
     step composes a row's map with the one d before it unless a run start lies between
@@ -518,7 +534,7 @@ LOWERINGS: Table = {
     P.rfft: lambda site, axes, norm: lambda x: torch.fft.rfftn(x, dim=axes, norm=norm),
     P.irfft: lambda site, axes, n, norm: lambda x: torch.fft.irfftn(
         x, s=[x.shape[a] for a in axes[:-1]] + [n], dim=axes, norm=norm),
-    P.affine_scan: _affine_scan, P.cumprod_grad: _cumprod_grad,
+    P.affine_scan: _affine_scan, P.cumprod_grad: _cumprod_grad, P.reduce_prod_grad: _prod_grad,
     P.linear_scan: _linear_scan, P.loop: _loop,
     P.segment_cumsum: _segment_scan(False), P.segment_affine: _segment_scan(True),
     custom_vjp_call: lambda site, rule: lambda *xs: xs[-1],
