@@ -5,8 +5,8 @@ The impl divides the product by x where every product is finite and nonzero (no 
 or NaN), and takes the exact form (the product of the nonzero factors, kept where x is the only
 zero or there is none) on the other products only. Checked: against the product of the others
 element by element (shapes, axes, 0 to 3 zeros per product, infs and NaNs, float32, complex),
-the fast and mixed paths against the exact form on all products, the second-order VJP (the
-Hessian of the product) against central differences at and away from zeros, and loops that
+the fast and mixed paths against the exact form on all products, the second-, third- and
+fourth-order derivatives against central differences at and away from zeros, and loops that
 take products (np.prod per sample, functools.reduce) against NumPy and central differences."""
 from __future__ import annotations
 
@@ -149,3 +149,33 @@ def test_the_gradient_is_one_primitive():
     names = [q.prim.name for q in e.stages["final"].eqns]
     assert "reduce_prod_grad" in names
     assert not {"where", "eq", "cast"} & set(names), names
+
+
+@pytest.mark.parametrize("nz", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("shape,axes", [((5, 3), (0,)), ((2, 5, 2), (0, 2)), ((5,), (0,))])
+def test_third_and_fourth_order_at_zeros(nz, shape, axes):
+    """Derivatives of order 3 and 4 of sum(w * prod(x, axes)) where the products have nz exact
+    zeros, each against central differences of the order below it (at the shifted points
+    there are no exact zeros; the product is a polynomial, so the differences are exact up
+    to rounding and eps^2 times a bounded derivative)."""
+    r = np.random.default_rng(100 * nz + len(shape))
+    x = r.standard_normal(shape)
+    flat = np.moveaxis(x, axes, range(len(axes))).reshape(-1, *[d for i, d in
+                                                                enumerate(shape) if i not in axes])
+    rows = r.permutation(flat.shape[0])[:nz]
+    flat[rows] = 0.0
+    x = np.moveaxis(flat.reshape([shape[a] for a in axes] + [d for i, d in enumerate(shape)
+                                                             if i not in axes]),
+                    range(len(axes)), axes).copy()
+    w = r.standard_normal(np.prod(x, axis=axes).shape)
+    vs = [r.standard_normal(shape) for _ in range(3)]
+
+    def along(f, v):
+        return vg.grad(lambda x: vnp.sum(f(x) * v))
+    d1 = vg.grad(lambda x: vnp.sum(w * vnp.prod(x, axis=axes)))
+    d2 = along(d1, vs[0])
+    d3, eps = along(d2, vs[1]), 1e-5
+    d4 = along(d3, vs[2])
+    for hi, lo, v in ((d3, d2, vs[1]), (d4, d3, vs[2])):
+        fd = (lo(x + eps * v) - lo(x - eps * v)) / (2 * eps)
+        np.testing.assert_allclose(hi(x), fd, rtol=1e-6, atol=1e-7)

@@ -17,9 +17,9 @@ from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
 from .elementwise import eq, mul, where
-from .scans import affine_runner, affine_scan, moveaxis0, rev_linear, shift_down
+from .scans import affine_runner, affine_scan, moveaxis0, rev_linear, shift_down, shift_up
 from .sorting import scatter_add_along
-from .structural import Sl, broadcast_to, concatenate, full, getitem
+from .structural import broadcast_to, full
 
 __all__ = ["cummax", "cummin", "cumprod", "cumprod_grad", "cumprod_grad_runner", "cumsum"]
 
@@ -69,13 +69,6 @@ def _exact_np(g: np.ndarray, c: np.ndarray, x: np.ndarray, dt: np.dtype,
     lam = scan(np.zeros((), dt), a, g[::-1])[::-1]
     before = np.concatenate([np.ones_like(c[:1], dt), c[:-1]])
     return np.multiply(before, lam, dtype=dt)
-
-
-def _shift_up(x: Any) -> Any:
-    """[x[1], ..., x[T-1], 0] along axis 0."""
-    rest = tuple(Sl(0, d, 1) for d in x.shape[1:])
-    tail = getitem(x, idx=(Sl(1, x.shape[0], 1),) + rest)
-    return concatenate(tail, full(shape=(1,) + x.shape[1:], dtype=x.dtype, value=0.0), axis=0)
 
 
 # Below the smallest normal number / eps a product may have lost digits to underflow, and
@@ -202,9 +195,9 @@ def _cumprod_grad_vjp(u: Any, ans: Any, g: Any, c: Any, x: Any, axis: int,
     lam = rev_linear(x0, g0)
     h = mul(u0, shift_down(c0, full(shape=(), dtype=c0.dtype, value=1.0)))
     zero = full(shape=(), dtype=h.dtype, value=0.0)
-    mu = affine_scan(zero, shift_down(_shift_up(x0), zero), h)  # (x[0] meets no state)
+    mu = affine_scan(zero, shift_down(shift_up(x0), zero), h)  # (x[0] meets no state)
     back = lambda v: moveaxis0(v, axis, back=True)
-    return (back(mu), back(_shift_up(mul(u0, lam))), back(mul(lam, shift_down(mu, zero))))
+    return (back(mu), back(shift_up(mul(u0, lam))), back(mul(lam, shift_down(mu, zero))))
 
 
 def _cumprod_grad_batch(n: int, batched: tuple, g: Any, c: Any, x: Any, axis: int,

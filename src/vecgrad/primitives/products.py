@@ -7,6 +7,10 @@ takes the product; where every product is finite and nonzero (then no factor is 
 NaN) it divides the product by x, as the IR form did (the same values): two passes over x.
 Otherwise it takes the product of the nonzero factors over x, kept where x is the only zero
 (there) or where there is none (nowhere else), as the IR form did.
+
+Its own VJP (second order and up) is IR with no division and no zero mask: Q as exclusive
+prefix times exclusive suffix products (cumprod, cumprod_grad), which differentiate exactly
+at zeros to every order (the masked forms were exact one order only: a mask's derivative is 0).
 """
 from __future__ import annotations
 
@@ -17,8 +21,10 @@ import numpy as np
 from ..errors import ShapeError
 from ..ir import Aval
 from .core import Primitive, register
-from .elementwise import cast, div, eq, mul, reduce_along, reduce_sum, reduction, sub, where
-from .shapes import broadcast_to, full, reshape
+from .cumulative import cumprod, cumprod_grad
+from .elementwise import add, mul, reduce_along, reduce_sum, reduction
+from .scans import flip, shift_down, shift_up
+from .shapes import broadcast_to, full, reshape, transpose
 
 __all__ = ["reduce_prod", "reduce_prod_grad"]
 
@@ -74,23 +80,31 @@ def _grad_shape(g: Aval, x: Aval, axes: tuple[int, ...]) -> Aval:
 
 
 def _grad_vjp(u: Any, ans: Any, g: Any, x: Any, axes: tuple[int, ...]) -> tuple:
-    # g * Q(x) is linear in g: g's cotangent is sum(u * Q(x)). x's is g * (H u), H the
-    # Hessian of prod(x): (H u)_k = sum_{i != k} u_i prod_{j != i, k} x_j. With Z the zeros,
-    # N the product of the other factors, R = sum_{i not in Z} u_i / x_i, W = sum_{i in Z} u_i:
-    # at a nonzero x_k, N / x_k times R - u_k / x_k (no zero), W (one zero) or 0; at a zero,
-    # N times R (it is the only zero), W - u_k (one other zero) or 0 (two or more).
+    # g * Q(x) is linear in g: g's cotangent is sum(u * Q(x)). x's is the VJP of Q written
+    # with no division, Q = A * B along the reduced axes (as one axis, first): A = exclusive
+    # prefix products (shift_down(cumprod(x))), B = exclusive suffix products (the same on
+    # the flipped axis). Its pieces (cumprod, cumprod_grad, shifts, products) differentiate
+    # exactly where x has zeros, to every order; a mask of the zeros would not.
     q = reduce_prod_grad(full(shape=g.shape, dtype=g.dtype, value=1.0), x, axes=axes)
-    zero = eq(x, 0)
-    xs = where(zero, 1.0, x)
-    n0 = _kd(x, reduce_sum(cast(zero, dtype=np.dtype(np.int64)), axes=axes), axes)
-    nz = _kd(x, reduce_prod(xs, axes=axes), axes)
-    r = _kd(x, reduce_sum(where(zero, 0.0, div(u, xs)), axes=axes), axes)
-    w = _kd(x, reduce_sum(where(zero, u, 0.0), axes=axes), axes)
-    one, two = eq(n0, 1), eq(n0, 2)
-    at_other = div(nz, xs) * where(eq(n0, 0), sub(r, div(u, xs)), where(one, w, 0.0))
-    at_zero = nz * where(one, r, where(two, sub(w, u), 0.0))
-    hu = where(zero, at_zero, at_other)
-    return reduce_sum(mul(u, q), axes=axes), mul(_kd(x, g, axes), hu)
+    g_ct = reduce_sum(mul(u, q), axes=axes)
+    if x.size == 0:
+        return g_ct, full(shape=x.shape, dtype=x.dtype, value=0.0)
+    perm = tuple(axes) + tuple(i for i in range(x.ndim) if i not in axes)
+    x0 = _rows(x, perm, axes)
+    w0 = _rows(mul(u, _kd(x, g, axes)), perm, axes)
+    one = full(shape=(), dtype=x0.dtype, value=1.0)
+    c, cf = cumprod(x0, axis=0), cumprod(flip(x0), axis=0)
+    a, b = shift_down(c, one), flip(shift_down(cf, one))
+    via_a = cumprod_grad(shift_up(mul(w0, b)), c, x0, axis=0, running=True)
+    via_b = flip(cumprod_grad(shift_up(flip(mul(w0, a))), cf, flip(x0), axis=0, running=True))
+    x_ct = reshape(add(via_a, via_b), shape=tuple(x.shape[i] for i in perm))
+    return g_ct, transpose(x_ct, perm=tuple(np.argsort(perm).tolist()))
+
+
+def _rows(v: Any, perm: tuple[int, ...], axes: tuple[int, ...]) -> Any:
+    """v with the reduced axes first, as one axis."""
+    m = int(np.prod([v.shape[i] for i in axes], dtype=np.int64))
+    return reshape(transpose(v, perm=perm), shape=(m,) + tuple(v.shape[i] for i in perm[len(axes):]))
 
 
 def _grad_batch(n: int, batched: tuple, g: Any, x: Any, axes: tuple[int, ...]) -> Any:

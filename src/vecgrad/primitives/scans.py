@@ -21,7 +21,7 @@ from .scanrun import affine_runner, linear_runner
 from .structural import Sl, broadcast_to, concatenate, full, getitem, reshape, transpose
 
 __all__ = ["affine_runner", "affine_scan", "flip", "linear_scan", "moveaxis0", "rev_linear",
-           "shift_down"]
+           "shift_down", "shift_up"]
 
 
 # ------------------------------------------------------------------ traced helpers (views)
@@ -53,6 +53,12 @@ def shift_down(x: Any, first: Any) -> Any:
     """[first, x[0], ..., x[T-2]] along axis 0 (first broadcasts to x's row shape)."""
     row = reshape(broadcast_to(first, shape=x.shape[1:]), shape=(1,) + x.shape[1:])
     return concatenate(row, _rows(x, 0, x.shape[0] - 1), axis=0) if x.shape[0] > 1 else row
+
+
+def shift_up(x: Any) -> Any:
+    """[x[1], ..., x[T-1], 0] along axis 0."""
+    zero = full(shape=(1,) + x.shape[1:], dtype=x.dtype, value=0.0)
+    return concatenate(_rows(x, 1, x.shape[0]), zero, axis=0)
 
 
 def rev_linear(w: Any, g: Any) -> Any:
