@@ -486,7 +486,7 @@ def _how(body: Graph, nc: int, nx: int, live: list[int], ready: Ready, reverse: 
         return None
     subs = _split(body, nc, nx, groups)
     # a group is a scan, sums over the steps only, or a loop; without a scan nothing is
-    # gained (a loop's accumulators stay in it: see loops._matrix_product)
+    # gained (a loop's accumulators stay in it: see loopplan.matrix_product)
     ok = [ready(s.body, len(s.carries), len(s.xs) + len(s.imports)) == "scan" or
           _how(s.body, len(s.carries), len(s.xs) + len(s.imports), list(range(len(
               s.carries))), ready, reverse, depth + 1) is not None for s in subs]
