@@ -1,6 +1,7 @@
 """linear_scan's plans (primitives/scanrun.py): the pairing over k x k matrices, with one
 matmul a step where a single matrix serves every step and row, and the order written where a
-product of many steps overflows.
+product of many steps overflows; a single matrix and a small state in blocks (one product
+with the matrix's powers a block).
 
 Every plan is checked against the recurrence run as written in float64 (rtol 1e-9), through
 the impl and through the NumPy backend's bound runner, on matrices that repeat or vary by
@@ -55,6 +56,13 @@ CASES = [  # (init, A, b) shapes
     ((2,), (1, 2, 2), (3, 2)),
     ((2,), (1, 2, 2), (1, 2)),
     ((2, 3), (7, 2, 2, 1), (7, 2, 1)),
+    # one matrix, a small state, 64 steps or more: in blocks (2,000 and 5,000 steps: the
+    # blocks' last states in blocks again), lengths that are no multiple of a block
+    ((2,), (1, 2, 2), (1030, 2)),
+    ((3, 2), (1, 3, 3), (5000, 3, 2)),
+    ((2, 3), (1, 2, 2, 1), (2001, 2, 3)),
+    ((1,), (1, 1, 1), (4099, 1)),
+    ((6,), (1, 6, 6), (777, 6)),
 ]
 
 
@@ -90,4 +98,31 @@ def test_a_product_of_many_steps_that_overflows_runs_as_written():
         want = loop(np.zeros(2), A, b)
         got = both(np.zeros(2), A, b)
     assert np.isfinite(want).all()
+    np.testing.assert_allclose(got, want, rtol=RTOL)
+
+
+@pytest.mark.parametrize("T", [70, 1500])
+def test_a_nan_reaches_only_the_steps_after_it(T):
+    """A block's product multiplies later steps' b by zeros: a NaN there must not reach the
+    steps before it (the blocks are skipped where b is not finite)."""
+    rng = np.random.default_rng(T)
+    A = rng.uniform(-0.5, 0.5, (1, 2, 2))
+    b = rng.standard_normal((T, 2))
+    b[T // 2 + 3, 1] = np.nan
+    with np.errstate(all="ignore"):
+        want = loop(np.zeros(2), A, b)
+        got = both(np.zeros(2), A, b)
+    assert np.isfinite(got[:T // 2 + 3]).all()
+    np.testing.assert_allclose(got, want, rtol=RTOL)
+
+
+def test_powers_that_overflow_leave_the_blocks():
+    """M^16 overflows (entries of 1e30): the blocks are not used; the pairing, then the
+    order written, give the states as written (finite for 6 steps, then inf)."""
+    A = np.array([[[1e20, 0.0], [0.0, 0.5]]])
+    b = np.zeros((80, 2))
+    b[:, 1] = 1.0
+    with np.errstate(all="ignore"):
+        want = loop(np.zeros(2), A, b)
+        got = both(np.zeros(2), A, b)
     np.testing.assert_allclose(got, want, rtol=RTOL)
