@@ -94,6 +94,7 @@ from .onehot import einsum_of_scattered
 from .orderings import scatter_of_slice, sort_by_permutation
 from .regions import add_everywhere, end_of_scan, full_index, index_is_reshape
 from .rowreads import join_of_reads
+from .runrows import running_extremes_read_at_ends
 from .scalings import (
     common_factor,
     div_of_neg,
@@ -315,6 +316,7 @@ RULES: list[Rule] = [
 
 
 def simplify(g: Graph) -> Graph:
-    """Run RULES to a fixpoint, then dead-code elimination."""
-    return rewrite(g, RULES)
+    """Run RULES to a fixpoint, then dead-code elimination; then the sweep that needs every
+    reader of a value as RULES left them (rewrite/runrows.py)."""
+    return running_extremes_read_at_ends(rewrite(g, RULES))
 

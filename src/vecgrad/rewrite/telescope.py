@@ -226,6 +226,80 @@ def _after_head(s: Eqn, r0: int, ctx: Any, src: Any) -> Eqn:
                s.src)
 
 
+def _monotone(u: Atom, down: bool, ctx: Any) -> bool:
+    """u's rows run up (a cummax along them: the coefficients exp(u[t] - u[t+1]) are <= 1,
+    down) or down (a cummin, the coefficients exp(u[t+1] - u[t]))."""
+    d = ctx.def_of(u, P.cummax if down else P.cummin)
+    return d is not None and d.params["axis"] == 0 and not d.params.get("reverse", False)
+
+
+def _exp_of_difference(x: Atom, ctx: Any) -> tuple[Eqn, Atom | None] | None:
+    """(sub, W) with x = exp(sub) * W, or x = exp(sub) (W None), all of x's shape."""
+    d = ctx.def_of(x)
+    if d is not None and d.prim is P.mul:
+        for i in (0, 1):
+            got = _exp_of_difference(d.inputs[i], ctx)
+            w = d.inputs[1 - i]
+            if got is not None and got[1] is None and w.aval == x.aval:
+                return got[0], w
+        return None
+    sub = ctx.def_of(d.inputs[0], P.sub) if d is not None and d.prim is P.exp else None
+    ok = sub is not None and sub.inputs[0].aval == sub.inputs[1].aval == x.aval
+    return (sub, None) if ok else None
+
+
+def _merged_terms(b: Atom, u: Atom, k: int, T: int, row: tuple, down: bool, last: Atom,
+                  ctx: Any, src: Any) -> tuple[Atom, Atom] | None:
+    """The end's terms exp(u[k+s+1] - u[k+T]) b[s] as one exponential each, and a guard,
+    where b[s] = exp(y[k+s+1] - u[k+s+1]) W[s] (W optional) and u = cummax(y) (down; with
+    a cummin, exp(u[k+T] - u[k+s+1]) exp(u[k+s+1] - y[k+s+1]) alike): an online softmax's
+    p = e^(x - m_new). Then
+
+        exp(u[j] - u[k+T]) exp(y[j] - u[j]) = exp(y[j] - u[k+T])     (u[j] finite)
+
+    one exp of one difference each, no running maximum left but its last row (which a
+    reduction gives, rewrite/runrows.py), and both sides are <= 1 (y[j] <= u[j] <= u[k+T]),
+    so neither overflows where the other does not. Each difference is exact or within half
+    an ulp of its own magnitude, so the terms agree to ~|y - u| eps (< 1e-13 relative while
+    the exp has not underflowed). Where u[j] is not finite the product is NaN (inf - inf, or
+    0 * inf), whatever y and u[k+T]; u being monotone, its rows k+1..k+T hold a non-finite
+    value exactly where the first (-inf, running up) or the last (+inf, NaN) does, so the
+    guard (f - f) + (l - l) of those two rows, 0 or NaN, keeps the NaNs where they were."""
+    if not _monotone(u, down, ctx):
+        return None
+    y = ctx.def_of(u).inputs[0]
+    row_n = math.prod(u.aval.shape[1:])
+    whole_b = tuple(P.Sl(0, n, 1) for n in b.aval.shape[1:])
+    r = _rows(b, P.Sl(0, T, 1), whole_b, ctx)
+    got = _exp_of_difference(r[0], ctx) if r is not None else None
+    if got is None or math.prod(r[0].aval.shape[1:]) != row_n or math.prod(row) != row_n:
+        return None
+    (sub, W), kb = got, r[1]
+    rows = P.Sl(kb, kb + T, 1)
+    whole = tuple(P.Sl(0, n, 1) for n in sub.out.aval.shape[1:])
+    val, ref = sub.inputs if down else sub.inputs[::-1]
+    want = _rows(y, P.Sl(k + 1, k + T + 1, 1), whole, ctx)
+    if not (_same(_rows(val, rows, whole, ctx), want) and
+            _same(_rows(ref, rows, whole, ctx), (u, k + 1))):
+        return None
+
+    def em(prim: P.Primitive, *xs: Atom, **params: Any) -> Atom:
+        return ctx.emit(prim, xs, params, src)
+    yr = _read_rows(y, k + 1, k + T + 1, ctx, src)
+    terms = em(P.exp, em(P.sub, yr, last) if down else em(P.sub, last, yr))
+    if W is not None:
+        wr = _read_rows(W, kb, kb + T, ctx, src)
+        terms = em(P.mul, terms, em(P.reshape, wr, shape=terms.aval.shape))
+    whole_u = tuple(P.Sl(0, n, 1) for n in u.aval.shape[1:])
+    first = em(P.getitem, u, idx=P.BasicIndex((P.Sl(k + 1, k + 2, 1),) + whole_u))
+    guard = em(P.add, em(P.sub, first, first), em(P.sub, last, last))
+    return em(P.reshape, terms, shape=(T,) + row), em(P.reshape, guard, shape=row)
+
+
+def _same(r: tuple[Atom, int] | None, want: tuple[Atom, int] | None) -> bool:
+    return r is not None and want is not None and r[0] is want[0] and r[1] == want[1]
+
+
 def _emit_end(e: Eqn, s: Eqn, u: Atom, k: int, down: bool, ctx: Any) -> Any:
     c0, a, b = s.inputs
     T, row = s.out.aval.shape[0], s.out.aval.shape[1:]
@@ -242,11 +316,15 @@ def _emit_end(e: Eqn, s: Eqn, u: Atom, k: int, down: bool, ctx: Any) -> Any:
     lo = em(P.getitem, u, idx=P.BasicIndex((P.Sl(k + 1, k + T + 1, 1),) + whole))
     def ratio(x: Atom, n: int) -> Atom:  # exp(x - last), or exp(last - x) with -u
         return coef(em(P.exp, em(P.sub, x, last) if down else em(P.sub, last, x)), n)
-    w = ratio(lo, T)
-    bp = b.aval.shape
-    bb = b if b.aval.ndim == len(row) + 1 else \
-        em(P.reshape, b, shape=bp[:1] + (1,) * (len(row) + 1 - len(bp)) + bp[1:])
-    total = em(P.reduce_sum, em(P.mul, w, bb), axes=(0,))
+    merged = _merged_terms(b, u, k, T, row, down, last, ctx, src)
+    if merged is not None:
+        terms, guard = merged
+        total = em(P.add, em(P.reduce_sum, terms, axes=(0,)), guard)
+    else:
+        bp = b.aval.shape
+        bb = b if b.aval.ndim == len(row) + 1 else \
+            em(P.reshape, b, shape=bp[:1] + (1,) * (len(row) + 1 - len(bp)) + bp[1:])
+        total = em(P.reduce_sum, em(P.mul, ratio(lo, T), bb), axes=(0,))
     first = em(P.getitem, u, idx=P.BasicIndex((P.Sl(k, k + 1, 1),) + whole))
     g0 = ratio(first, 1)
     g0 = em(P.reshape, g0, shape=g0.aval.shape[1:])
