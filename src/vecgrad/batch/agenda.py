@@ -49,19 +49,29 @@ HOLD_MIN = 8  # a key starts to hold while it has this many members not yet read
 
 class _Lows:
     """Per key, the least height of its members not yet ready: a heap of (height, node) per key,
-    popped lazily past members that became ready (each node is popped at most once)."""
+    popped lazily past members that became ready (each node is popped at most once). The heaps
+    are made at the first question: a graph whose keys all run complete (independent
+    iterations) never asks, and skips a tuple and a heap entry per node."""
 
     def __init__(self, p: Plan, h: list[int], nk: int):
-        self.heaps: list[list[tuple[int, int]]] = [[] for _ in range(nk)]
-        for i, k in enumerate(p.key):
-            if not p.dead[i] and p.kind[i] != JOIN:
-                self.heaps[k].append((h[i], i))
-        for q in self.heaps:
-            heapq.heapify(q)
+        self.p, self.h, self.nk = p, h, nk
+        self.heaps: list[list[tuple[int, int]]] | None = None
         self.is_ready = [False] * len(p.kind)
 
+    def _make(self) -> list[list[tuple[int, int]]]:
+        p, h = self.p, self.h
+        heaps: list[list[tuple[int, int]]] = [[] for _ in range(self.nk)]
+        for i, k in enumerate(p.key):
+            if not p.dead[i] and p.kind[i] != JOIN:
+                heaps[k].append((h[i], i))
+        for q in heaps:
+            heapq.heapify(q)
+        self.heaps = heaps
+        return heaps
+
     def least(self, k: int) -> float:
-        q, is_ready = self.heaps[k], self.is_ready
+        heaps = self.heaps if self.heaps is not None else self._make()
+        q, is_ready = heaps[k], self.is_ready
         while q and is_ready[q[0][1]]:
             heapq.heappop(q)
         return q[0][0] if q else math.inf
@@ -90,35 +100,33 @@ def schedule(p: Plan) -> Iterator[list[int]]:
 
     push = heapq.heappush
 
-    def make_ready(s: int) -> None:
-        k = keys[s]
-        is_ready[s] = True
-        lst = ready[k]
-        if lst is None:
-            lst = ready[k] = []
-        lst.append(s)
-        nready[k] += 1
-        if nready[k] == remaining[k]:
-            complete.append(k)
-        hs = h[s]
-        if hs > pushed[k]:
-            pushed[k] = hs
-            push(heap, (-hs, s, k))
-
-    def release(todo: list[int]) -> None:
-        """Emitted, the last first (a stack: each node's successors, joins passed through
-        included, are released before the next node's): their successors lose a
-        predecessor."""
+    def release(todo: list[list[int]]) -> None:
+        """Emitted, the last first: `todo` holds their successor lists (a stack: each node's
+        successors, joins passed through included, are released before the next node's);
+        their successors lose a predecessor, and those left with none are ready."""
         while todo:
-            j = todo.pop()
-            for s in succ[j]:
+            for s in todo.pop():
                 c = npred[s] - 1
                 npred[s] = c
-                if c == 0 and not dead[s]:
-                    if kind[s] == JOIN:
-                        todo.append(s)
-                    else:
-                        make_ready(s)
+                if c or dead[s]:
+                    continue
+                if kind[s] == JOIN:
+                    todo.append(succ[s])
+                    continue
+                k = keys[s]  # (ready: once per node, so inline)
+                is_ready[s] = True
+                lst = ready[k]
+                if lst is None:
+                    ready[k] = [s]
+                else:
+                    lst.append(s)
+                c = nready[k] = nready[k] + 1
+                if c == remaining[k]:
+                    complete.append(k)
+                hs = h[s]
+                if hs > pushed[k]:
+                    pushed[k] = hs
+                    push(heap, (-hs, s, k))
 
     def pick() -> tuple[int, list[int]]:
         """The next key to run and its members to run now (-1 when none is left)."""
@@ -156,10 +164,8 @@ def schedule(p: Plan) -> Iterator[list[int]]:
         return -1, []
 
     for i in [i for i in range(n) if npred[i] == 0 and not dead[i]]:
-        if kind[i] == JOIN:
-            release([i])
-        else:
-            make_ready(i)
+        npred[i] = 1  # (a root: released by no node, in order, its joins passed through)
+        release([[i]])
     while True:
         k, members = pick()
         if k < 0:
@@ -172,7 +178,7 @@ def schedule(p: Plan) -> Iterator[list[int]]:
         if held[k] and nready[k] == remaining[k]:
             complete.append(k)
         yield members
-        release(members[::-1])
+        release([succ[j] for j in reversed(members)])
 
 
 __all__ = ["heights", "schedule"]
