@@ -22,11 +22,14 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from .. import primitives as P
 from ..ir import Atom, Const, Graph, Var
 
+_INPUTS = attrgetter("inputs")
 MIN_TRIPS = 4  # fewer iterations than this stay unrolled (rolling would cost more than it saves)
 _X = ("x",)
 
@@ -71,16 +74,22 @@ class _Labels:
 
     def __init__(self, g: Graph):
         self.g = g
-        self.pos = pos = {e.out: i for i, e in enumerate(g.eqns)}
+        eqns = g.eqns
+        self.pos = pos = {e.out: i for i, e in enumerate(eqns)}
         ids: dict[tuple, int] = {}
-        full = [ids.setdefault((e.prim, e.params, tuple([a.aval for a in e.inputs]), e.src),
-                               len(ids)) for e in g.eqns]
+        full = []
+        for e in eqns:  # (one and two operands unrolled: this runs once per equation)
+            ins = e.inputs
+            n = len(ins)
+            av = (ins[0].aval, ins[1].aval) if n == 2 else (ins[0].aval,) if n == 1 else \
+                tuple([a.aval for a in ins])
+            full.append(ids.setdefault((e.prim, e.params, av, e.src), len(ids)))
         cnt = Counter(full)
         M = MIN_TRIPS - 1
         # (how many instances of each label read a value: a layer's weights are read by
         # every step of that layer, a per-step value by its own step; counted only for the
-        # values read M times or more)
-        n_uses = Counter(a for e in g.eqns for a in e.inputs if a.__class__ is Var)
+        # values read M times or more; constants are counted too, never looked up)
+        n_uses = Counter(chain.from_iterable(map(_INPUTS, eqns)))
         by = Counter((a, f) for e, f in zip(g.eqns, full) for a in e.inputs
                      if a.__class__ is Var and n_uses[a] >= M)
         coarse: dict[tuple, int] = {}
@@ -94,9 +103,11 @@ class _Labels:
         # data that one step reads several times, a norm divided into each component or a
         # distance read by both of a nested jvp's tangents: not an invariant; a weight is
         # made once, or once per layer, and read by every step)
-        self.prods: list[list[int]] = []  # per equation: its producers (-1: a fixed desc)
+        self.prods: list[tuple[int, ...]] = []  # per equation: its producers (-1: fixed)
         self.fixed: list[tuple] = []
-        for e, fi in zip(g.eqns, full):  # an operand read by many instances of e's label
+        many = [cnt[f] >= M for f in full]  # (per equation: its label seen M times or more)
+        co3: dict[int, tuple] = {}  # (a read's _coarse(...)[:3], once per read)
+        for e, fi in zip(eqns, full):  # an operand read by many instances of e's label
             ps, fx = [], []  # (an invariant) counts by which value it is
             for a in e.inputs:
                 if a.__class__ is not Var:
@@ -108,12 +119,19 @@ class _Labels:
                     ps.append(-1)
                     fx.append(("in", a))
                     continue
-                read = _coarse(g.eqns[d])[:3] if cnt[full[d]] < M and \
-                    "idx" in g.eqns[d].params else None
+                if many[d] and n_uses[a] < M:  # (the common case: a step's own value)
+                    ps.append(d)
+                    fx.append(None)
+                    continue
+                read = None
+                if not many[d] and "idx" in eqns[d].params:
+                    read = co3.get(d)
+                    if read is None:
+                        read = co3[d] = _coarse(eqns[d])[:3]
                 varying = read is not None and reads[read] >= M
                 shared = n_uses[a] >= M and by[a, fi] >= M and not varying and \
                     cnt[full[d]] < by[a, fi]
-                if cnt[full[d]] >= M and not shared:
+                if many[d] and not shared:
                     ps.append(d)
                     fx.append(None)
                 elif varying:
@@ -122,27 +140,36 @@ class _Labels:
                 else:
                     ps.append(-1)
                     fx.append(("in", a) if shared else
-                              ("k", coarse.setdefault(_coarse(g.eqns[d]), len(coarse))))
-            self.prods.append(ps)
+                              ("k", coarse.setdefault(_coarse(eqns[d]), len(coarse))))
+            self.prods.append(tuple(ps))
             self.fixed.append(tuple(fx))
         self.lab = full
         self.ids: dict[tuple, int] = {}
         # (a label seen fewer than M times stays unique when refined: it is left as it is)
-        self.refine([i for i, f in enumerate(full) if cnt[f] >= M])
+        self.refine([i for i, m in enumerate(many) if m])
 
     def refine(self, eqns: Any, values: bool = False) -> None:
         """One more level of operand labels for these equations; with `values`, scalar
         constants count by their value (`0.9 * a` and `0.1 * a` in one step)."""
         lab, ids, prods, fixed = self.lab, self.ids, self.prods, self.fixed
-        new = {}
-        for i in eqns:
-            fx = fixed[i]
+        new = []
+        top = 1_000_000_000
+        for i in eqns:  # (one and two operands unrolled: this runs over whole components)
+            fx, ps = fixed[i], prods[i]
             if values:
                 fx = tuple(("v", a.key()) if a.__class__ is Const else f
                            for a, f in zip(self.g.eqns[i].inputs, fx))
-            key = (lab[i], tuple([f if d < 0 else lab[d] for d, f in zip(prods[i], fx)]))
-            new[i] = ids.setdefault(key, len(ids) + 1_000_000_000)
-        for i, v in new.items():
+            n = len(ps)
+            if n == 2:
+                d0, d1 = ps
+                ops = (fx[0] if d0 < 0 else lab[d0], fx[1] if d1 < 0 else lab[d1])
+            elif n == 1:
+                d0 = ps[0]
+                ops = (fx[0] if d0 < 0 else lab[d0],)
+            else:
+                ops = tuple([f if d < 0 else lab[d] for d, f in zip(ps, fx)])
+            new.append(ids.setdefault((lab[i], ops), len(ids) + top))
+        for i, v in zip(eqns, new):  # (every new label from the old ones: then set)
             lab[i] = v
 
 
