@@ -7,8 +7,8 @@ For each named pattern program (bench/patterns, "default" size) or seed (src/vec
 seeds.py, "seed" size), it compiles `vg.grad` in a fresh function `--repeat` times and prints,
 for the fastest compile (CPU seconds), the traced operations, the compile's CPU seconds and
 each pass of `batching._batch_once` in CPU microseconds per traced operation: the quick looks
-and the optional passes (decays, extremes, rmwchains, setchains, ragged and packed slices,
-lists), normalize, uses, dce, the dependence plan, the schedule and the emission (schedule is
+and the optional passes (decays, addchains, extremes, rmwchains, setchains, ragged and packed
+slices, lists), normalize, uses, dce, the dependence plan, the schedule and the emission (schedule is
 a generator: its share is counted in `emit`'s group loop where the two interleave). Unlike
 phases.py, which replays the phases by hand on seeds' traced graphs, this wraps the functions
 that batching calls, so every pass that runs in a real compile is counted. The machine is
@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from patterns import PATTERNS
 
 clock = time.process_time
-PASSES = ["uses", "normalize", "dce", "decayed_scatters", "scale_scatters", "scatter_extremes",
+PASSES = ["uses", "normalize", "dce", "decayed_scatters", "scale_scatters", "static_add_chains",
+          "join_static_adds", "scatter_extremes",
           "join_extremes", "affine_rmw_writes", "join_affine_rmw", "traced_set_writes",
           "join_set_writes", "partial_slices", "cumulative_sums", "packed_rows", "list_reads",
           "list_sums", "list_maps", "plan", "cse"]

@@ -171,17 +171,29 @@ def joined_chains(g: Graph, chains: list, join: Any) -> Graph:
     """g with each chain of links (records with the equation `.e`) made one equation: every
     link but the last dropped, the last replaced by `join(eqns, chain, e)`, which may append
     the equations it needs to `eqns` first and returns the one that takes e's result."""
+    global _SEEN
     if not chains:
         return g
     ends = {id(c[-1].e): c for c in chains}
     gone = {id(ln.e) for c in chains for ln in c[:-1]}
     eqns: list[Eqn] = []
-    for e in g.eqns:
-        if id(e) in gone:
-            continue
-        chain = ends.get(id(e))
-        eqns.append(e if chain is None else join(eqns, chain, e))
+    _SEEN = {}
+    try:
+        for e in g.eqns:
+            if id(e) in gone:
+                continue
+            chain = ends.get(id(e))
+            eqns.append(e if chain is None else join(eqns, chain, e))
+    finally:
+        _SEEN = None
     return g.replace(eqns=tuple(eqns))
+
+
+# While joined_chains runs: the concatenations made so far, by axis and operands (with the
+# operands, which keeps their ids from being reused). Two chains of one loop over the same
+# values (`hi[k] = max(hi[k], x); lo[k] = min(lo[k], x)`) then scatter one concatenation;
+# two equal ones were batched as a stack of two broadcast copies, split again after.
+_SEEN: dict | None = None
 
 
 def _joined(eqns: list[Eqn], chain: list[_Link], e: Eqn) -> Eqn:
@@ -215,7 +227,14 @@ def _concat(eqns: list[Eqn], parts: list, axis: int, src: Any) -> Any:
         return parts[0]
     if all(p.__class__ is Const for p in parts):
         return Const(np.concatenate([p.value for p in parts], axis=axis))
-    return _emit(eqns, P.concatenate, tuple(parts), {"axis": axis}, src)
+    if _SEEN is None:
+        return _emit(eqns, P.concatenate, tuple(parts), {"axis": axis}, src)
+    key = (axis, tuple(map(id, parts)))
+    hit = _SEEN.get(key)
+    if hit is None:
+        hit = _SEEN[key] = (_emit(eqns, P.concatenate, tuple(parts), {"axis": axis}, src),
+                            parts)
+    return hit[0]
 
 
 def _emit(eqns: list[Eqn], prim: P.Primitive, ins: tuple, params: dict, src: Any) -> Var:

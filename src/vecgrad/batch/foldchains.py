@@ -195,16 +195,18 @@ def join_keyed_folds(g: Graph) -> Graph:
             for x in (e, cmp) if x is not None}
     at = {i: gr for i, gr in placed}
     eqns: list[Eqn] = []
+    seen: dict = {}  # (stacks of values made so far: see _stacked)
     for i, e in enumerate(g.eqns):
         gr = at.get(i)
         if gr is not None:
-            _joined(eqns, gr, where, e.src)
+            _joined(eqns, gr, where, e.src, seen)
         elif id(e) not in gone:
             eqns.append(e)
     return g.replace(eqns=tuple(eqns))
 
 
-def _joined(eqns: list[Eqn], group: list[_Chain], order: dict, src: Any) -> None:
+def _joined(eqns: list[Eqn], group: list[_Chain], order: dict, src: Any, seen: dict
+            ) -> None:
     """The group's scatter (first carries; the values in the trace's order, so that the
     loop's values batch in theirs, with their chain's number as positions) and each chain's
     result read back from it under its own name."""
@@ -213,7 +215,7 @@ def _joined(eqns: list[Eqn], group: list[_Chain], order: dict, src: Any) -> None
     base = _stacked(eqns, [_full(eqns, ch.init, shape, src) for ch in group], src)
     links = sorted(((order[id(e)], j, v, cmp is not None) for j, ch in enumerate(group)
                     for e, cmp, v in ch.links), key=operator.itemgetter(0))
-    vals = _stacked(eqns, [ln[2] for ln in links], src)
+    vals = _stacked(eqns, [ln[2] for ln in links], src, seen)
     clean = np.array([ln[3] for ln in links])
     if clean.all():  # (Python's max throughout: builtin_max, where a NaN value never wins)
         op = "builtin_max" if op == "maximum" else "builtin_min"
@@ -239,10 +241,20 @@ def _full(eqns: list[Eqn], a: Any, shape: tuple, src: Any) -> Any:
     return _emit(eqns, P.broadcast_to, (a,), {"shape": shape}, src)
 
 
-def _stacked(eqns: list[Eqn], parts: list, src: Any) -> Any:
+def _stacked(eqns: list[Eqn], parts: list, src: Any, seen: dict | None = None) -> Any:
+    """The parts stacked; one stack for the groups that stack the same values (`hi[k] =
+    max(hi[k], x); lo[k] = min(lo[k], x)`: two equal stacks were batched as a stack of two
+    broadcast copies, split again after). `seen` holds them with their parts (so that the
+    parts' ids stay theirs)."""
     if all(p.__class__ is Const for p in parts):
         return Const(np.stack([p.value for p in parts]))
-    return _emit(eqns, P.stack, tuple(parts), {"axis": 0}, src)
+    if seen is None:
+        return _emit(eqns, P.stack, tuple(parts), {"axis": 0}, src)
+    key = tuple(map(id, parts))
+    hit = seen.get(key)
+    if hit is None:
+        hit = seen[key] = (_emit(eqns, P.stack, tuple(parts), {"axis": 0}, src), parts)
+    return hit[0]
 
 
 __all__ = ["join_keyed_folds", "keyed_folds"]

@@ -403,7 +403,7 @@ def _winner_shares_rows(g: np.ndarray, a: np.ndarray, v: np.ndarray, idx: np.nda
         np.where(idx < 0, idx + size, idx), v.shape, a.shape, 0)
     flat = ans.reshape(-1)
     got = np.take(ans, pos, 0) if rows else flat[pos]  # (wraps negative rows, as NumPy)
-    hit = np.flatnonzero(v == got.reshape(v.shape))
+    hit = (v.reshape(-1) == got.reshape(-1)).nonzero()[0]  # (flatnonzero: 2x its cost)
     at = pos[hit] if inner == 1 or not rows else pos[hit // inner] * inner + hit % inner
     if rows and at.size and at.min() < 0:
         at = np.where(at < 0, at + a.size, at)
