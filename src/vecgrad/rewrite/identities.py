@@ -131,12 +131,18 @@ def uniform_operand(e: Eqn, c: Ctx) -> object:
     for k, a in enumerate(ins):
         if isinstance(a, Const) and a.value.ndim and a.value.size:
             v = a.value.reshape(-1)
-            if (v == v[0]).all() and not np.isnan(v[0]):
+            if _one_value(v) and not np.isnan(v[0]):
                 ins[k] = Const(np.asarray(v[0], a.value.dtype))
                 changed = True
     if not changed or e.prim.shape_rule(*[a.aval for a in ins], **e.params) != e.out.aval:
         return None
     return e.prim, tuple(ins), e.params
+
+
+def _one_value(v: np.ndarray) -> bool:
+    """All elements the same bits (-0.0 and 0.0 differ: arctan2, copysign and 1 / x tell)."""
+    b = np.ascontiguousarray(v).view(np.uint8).reshape(v.size, -1)
+    return bool((b == b[0]).all())
 
 
 def periodic_operand(e: Eqn, c: Ctx) -> object:
