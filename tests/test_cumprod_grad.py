@@ -104,6 +104,31 @@ def test_infinite_cotangents_give_what_the_recurrence_gives(where):
         np.testing.assert_array_equal(both(g, c, x, 0), recurrence(g, c, x, 0))
 
 
+@pytest.mark.parametrize("where", ["g_past_zero", "g_past_next_zero", "g_before_zero",
+                                   "g_at_zero", "none"])
+@pytest.mark.parametrize("ncols", [1, 5, 16, 17])
+def test_columns_reaching_zero_give_what_the_recurrence_gives(where, ncols):
+    # (rows of columns: those that reach zero take the ratio up to their first zero from the
+    # ratio of all, then their own work at and past it; an inf in g sends all to the exact
+    # form; more than ZERO_COLUMNS_MAX such columns too)
+    rng = np.random.default_rng(ncols)
+    x = rng.uniform(0.8, 1.2, (60, 20))
+    for j in range(ncols):
+        x[rng.choice(60, size=1 + j % 3, replace=False), j] = 0.0
+    g = rng.standard_normal((60, 20))
+    with np.errstate(all="ignore"):
+        c = np.cumprod(x, 0)
+        z = np.count_nonzero(c[:, 0])
+        nxt = z + 1 + (np.flatnonzero(x[z + 1:, 0] == 0)[:1].tolist() or [58 - z])[0]
+        at = {"g_past_zero": min(z + 1, 59), "g_past_next_zero": min(nxt + 1, 59),
+              "g_before_zero": max(z - 1, 0), "g_at_zero": z, "none": None}[where]
+        if at is not None:
+            g[at, 0] = np.inf
+        for axis, t in ((0, lambda v: v), (1, lambda v: v.T.copy())):
+            args = (t(g), t(c), t(x), axis)
+            np.testing.assert_allclose(both(*args), recurrence(*args), rtol=1e-9, atol=1e-300)
+
+
 @pytest.mark.parametrize("off", ["ulp", "scaled"])
 def test_c_apart_from_x_runs_the_recurrence(off):
     # (c off NumPy's running product by one ulp, or a product 0.1% off: the division would

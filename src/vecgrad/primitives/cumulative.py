@@ -116,37 +116,43 @@ def _suffix_ratio(g: np.ndarray, c: np.ndarray, x: np.ndarray) -> Any:
 # is. An infinite g past z (0 * inf: NaN in the recurrence) runs the exact form.
 
 def _past_zero(g: np.ndarray, c: np.ndarray, x: np.ndarray) -> Any:
-    """The division form of a 1-D c with zeros: the work ends at the next zero of x."""
+    """The division form of a 1-D c with zeros: the ratio up to its first zero z only."""
     z = np.count_nonzero(c)
     out = np.zeros(c.shape, c.dtype)
     if z and (r := _suffix_ratio(g[:z], c[:z], x[:z])) is None:
         return None
     out[:z] = r if z else 0
+    return out if _at_zero(out, g, c, x, z) else None
+
+
+def _at_zero(out: np.ndarray, g: np.ndarray, c: np.ndarray, x: np.ndarray, z: int) -> bool:
+    """out at c's first zero z: c[z-1] * sum_{j >= z} g_j x[z+1] ... x[j] (the work ends at
+    the next zero of x), zero past it. False where that or g past z is not finite."""
     rest = x[z + 1:]
     stop = np.flatnonzero(rest == 0)
     stop = stop[0] if stop.size else rest.size
     lam = g[z] + np.dot(g[z + 1:z + 1 + stop], np.cumprod(rest[:stop]))
     if not (np.isfinite(lam) and np.isfinite(g[z:]).all()):
-        return None
+        return False
     out[z] = (c[z - 1] if z else 1) * lam
-    return out
+    out[z + 1:] = 0
+    return True
 
 
 ZERO_COLUMNS_MAX = 16  # columns reaching zero, each one's own 1-D pass; more: the recurrence
 
 
 def _columns_past_zero(g: np.ndarray, c: np.ndarray, x: np.ndarray) -> Any:
-    """The division form of rows of c where some columns reach zero: the ratio for all, then
-    each such column (its last product zero: zeros persist) on its own as `_past_zero`."""
+    """The division form of rows of c where some columns reach zero: the ratio for all
+    (right up to a column's first zero, as c_j = 0 from there on: its terms add 0), then
+    each such column (its last product zero: zeros persist) at and past its first zero."""
     T = c.shape[0]
     g2, c2, x2 = (v.reshape(T, -1) for v in (g, c, x))
     cols = np.flatnonzero(c2[-1] == 0)
     out = _suffix_ratio(g2, c2, x2) if cols.size <= ZERO_COLUMNS_MAX else None
     for j in cols if out is not None else ():
-        col = _past_zero(g2[:, j], c2[:, j], x2[:, j])
-        if col is None:
+        if not _at_zero(out[:, j], g2[:, j], c2[:, j], x2[:, j], np.count_nonzero(c2[:, j])):
             return None
-        out[:, j] = col
     return None if out is None else out.reshape(c.shape)
 
 
