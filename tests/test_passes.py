@@ -1458,6 +1458,23 @@ def _check_windows_added_einsum(g0, g1):
     assert prims(g1).count("strided_add") == 3  # one per offset
 
 
+def _rule_patches_added_gathered(x):  # out[i+a, j+b] += g[i, j, a, b] * q[i, j] (3 x 3)
+    q = vnp.sin(vnp.reshape(vnp.arange(3200.0), (20, 20, 8)) * x[0, 0])
+    g = vnp.cos(vnp.reshape(vnp.arange(3600.0), (20, 20, 3, 3)) * x[1, 2])
+    return P.strided_add(vnp.zeros((22, 22, 8)), P.einsum(g, q, spec="ijab,ijc->ijabc"),
+                         start=(0, 0, 0), dims=((20, (1, 0, 0)), (20, (0, 1, 0)),
+                                                (3, (1, 0, 0)), (3, (0, 1, 0)),
+                                                (8, (0, 0, 1))))
+
+
+def _check_patches_added_gathered(g0, g1):
+    assert prims(g1).count("strided_add") == 0  # every pixel gathers: no add per offset
+    assert prims(g1).count("relayout") == 2  # the padded patches of q, g's anti-diagonals
+    (e,) = [e for e in g1.eqns if e.prim is P.einsum]
+    _, out = parse_spec(e.params["spec"])
+    assert len(out) == 3 and e.out.aval.shape == (22, 22, 8)  # (a, b) summed
+
+
 def _rule_taps_as_coefficients(x):  # out[a:a+6] += g (x) x[a] for taps a = 0, 1
     g = vnp.concatenate([vnp.tanh(x[0]), vnp.sin(x[1])])
     out = vnp.zeros((7, 3))
@@ -2246,6 +2263,9 @@ RULE_TESTS = {
         _rule_windows_added_product, _check_windows_added_product),
     "windows(out) += einsum(g, w) = sum_i out[view at i] += einsum(g, w at i): no (k, T) "
     "product": (_rule_windows_added_einsum, _check_windows_added_einsum),
+    "patches(out) += g (x) q = out += einsum(antidiagonals(pad(g)), copy(patches(pad(q)))): "
+    "each pixel gathers its terms": (_rule_patches_added_gathered,
+                                     _check_patches_added_gathered),
     "windows(out) += einsum(..->ia) = windows'(out) += einsum(..->ai): offsets first": (
         _rule_windows_add_loops_first, _check_windows_add_loops_first),
     "dx[S_a] += g (x) w_a for taps a = dx += Z @ stack(w_a), Z[S_a, a] = g (col2im)": (

@@ -117,8 +117,7 @@ def _window_adds(g):
 @pytest.mark.parametrize("f,shapes,k", [
     (banded(4), [(200, 40)] * 3, 9),
     (causal_scores(6), [(206, 40), (206, 40)], 6),
-    (neighbourhood_scores(1), [(18, 18, 32), (16, 16, 32)], 9),
-])
+])  # (2-D patches of many channels gather per pixel instead: tests/test_patch_grads.py)
 def test_large_windows_add_one_offset_at_a_time(f, shapes, k):
     # (the small CASES above check the values; at these sizes the structure only)
     g0 = rng(2)

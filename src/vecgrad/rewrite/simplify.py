@@ -11,6 +11,7 @@ from __future__ import annotations
 from .. import primitives as P
 from ..batch.col2im import taps_as_coefficients
 from ..batch.patches import einsum_of_kept_patches
+from ..batch.patchgrads import patches_added_gathered
 from ..batch.taps import elementwise_of_windows_tap_major, extreme_of_windows_tap_major
 from ..batch.winadds import windows_added_einsum
 from ..batch.windows import (
@@ -293,6 +294,9 @@ RULES: list[Rule] = [
          "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product"),
     Rule(P.setitem_add, taps_as_coefficients,
          "dx[S_a] += g (x) w_a for taps a = dx += Z @ stack(w_a), Z[S_a, a] = g (col2im)"),
+    Rule(P.strided_add, patches_added_gathered,
+         "patches(out) += g (x) q = out += einsum(antidiagonals(pad(g)), copy(patches(pad(q)))): "
+         "each pixel gathers its terms"),
     Rule(P.strided_add, windows_added_einsum,
          "windows(out) += einsum(g, w) = sum_i out[view at i] += einsum(g, w at i): no (k, T) "
          "product"),
