@@ -1,8 +1,8 @@
 """Carries of session 29 (issue 14, item 6): sums kept relative to a running extreme, as users
 write them. An online log-sum-exp from a -inf start, from the first row, far from zero, with a
-temperature folded into the scores; an online soft minimum; an
-online softmax-weighted mean written with the sum and weighted sum as two carries, and kept in
-a dict; a log-partition per row of a score matrix walked by columns; a streaming
+temperature folded into the scores; an online soft minimum; weighted by data; kept in a dict
+and in a tuple; online softmax-weighted means of value rows (a streaming attention pool) in a
+dict and a tuple; a log-partition per row of a score matrix walked by columns; a streaming
 log-mean-exp.
 
 References are hand-vectorized NumPy as a user writes them (max, exp, sum along the axis);
@@ -173,6 +173,42 @@ def _p(name, sizes, argnums, inputs):
                    target="scan", tags=("variant", "scans"))
 
 
+def softmax_mean_dict(S, V):
+    """Item 6: an online softmax-weighted mean of value rows (a streaming attention pool),
+    the running maximum, normalizer and weighted sum kept in a dict."""
+    st = {"m": S[0], "l": vnp.ones(S.shape[1]), "acc": V[0]}
+    for t in range(1, S.shape[0]):
+        m_new = np.maximum(st["m"], S[t])
+        scale = np.exp(st["m"] - m_new)
+        p = np.exp(S[t] - m_new)
+        st = {"m": m_new, "l": st["l"] * scale + p, "acc": st["acc"] * scale + p * V[t]}
+    return np.sum(st["acc"] / st["l"])
+
+
+def softmax_mean_dict_ref(S, V):
+    e = np.exp(S - S.max(axis=0))
+    return np.sum((e * V).sum(axis=0) / e.sum(axis=0))
+
+
+def attention_pool_tuple(S, V):
+    """Item 6: the same pool as a (max, normalizer, sum) tuple, the values squared, and the
+    log-normalizer read too."""
+    m, l_, acc = S[0], vnp.ones(S.shape[1]), V[0] ** 2
+    for t in range(1, S.shape[0]):
+        m_new = np.maximum(m, S[t])
+        scale = np.exp(m - m_new)
+        p = np.exp(S[t] - m_new)
+        m, l_, acc = m_new, l_ * scale + p, acc * scale + p * V[t] ** 2
+    return np.sum(acc / l_) + np.sum(m + np.log(l_))
+
+
+def attention_pool_tuple_ref(S, V):
+    m = S.max(axis=0)
+    e = np.exp(S - m)
+    z = e.sum(axis=0)
+    return np.sum((e * V ** 2).sum(axis=0) / z) + np.sum(m + np.log(z))
+
+
 _COLS = {"small": {"n": 4, "d": 7}, "default": {"n": 96, "d": 400}}
 
 PATTERNS = [
@@ -184,4 +220,6 @@ PATTERNS = [
     _p("lse_dict_state", _WIDE, (0,), _x_inputs),
     _p("log_mean_exp_stream", _SEQ, (0,), _far_inputs),
     _p("row_log_partition", _COLS, (0,), _x_inputs),
+    _p("softmax_mean_dict", _SEQ, (0, 1), _sv_inputs),
+    _p("attention_pool_tuple", _SEQ, (0, 1), _sv_inputs),
 ]

@@ -14,17 +14,31 @@ reduction's gradient shares the cotangent among tied maxima (as a reduction's do
 everywhere). Both forms compare the same values: equal bit for bit, NaNs where the scan has
 them (np.max and np.maximum both propagate NaN).
 
-The rule needs every reader of m in the graph: it runs as a sweep of its own after the
-simplifier's (whose rules leave the scan's other readers dead), and only where all of them
-are such reads, so that the scan goes dead and no reduction is added beside it.
+The rule needs every reader of m in the graph, as the simplifier's sweep left them: it runs
+in sweeps of its own after that one, and only where all of them are such reads, so that the
+scan goes dead and no reduction is added beside it. The same sweeps narrow what the
+simplifier left read at a few small places (fewreads.py: an online softmax's first and last
+steps read the rescalings exp(m[t] - m[t+1]) of every step through batching's views), one
+level per sweep, down to the scan's rows; they run while a long running extreme is left and
+each shrinks the graph (the elements it computes, then those its views make): a few sweeps,
+each linear, and the graph as it was where one does not shrink it.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import primitives as P
 from ..ir import Eqn, Graph
 from .engine import Rule, rewrite
+from .fewreads import (
+    few_reads_of_concatenate,
+    few_reads_of_elementwise,
+    few_reads_of_take,
+    few_reads_of_unit_reshape,
+    read_of_read,
+    read_of_windows,
+)
 
 # The rows of a head or a tail that the rule computes one by one (a loop's steps peeled).
 ROWS = 8
@@ -99,14 +113,53 @@ def few_rows_of_running_extreme(e: Eqn, ctx: Any) -> Any:
 
 RULES = [Rule(P.getitem, few_rows_of_running_extreme,
               "cummax(y)[j] = max(max(y[:j0+1]), y[j0+1..j]) for rows j >= j0 near the end, "
-              "cummax(y[:h])[j] for rows j < h: the scan read at a few rows only")]
+              "cummax(y[:h])[j] for rows j < h: the scan read at a few rows only"),
+         Rule(P.getitem, few_reads_of_elementwise,
+              "f(a, b)[r] = f(a[r], b[r]), f(a, b) read only at a few small places"),
+         Rule(P.getitem, read_of_windows,
+              "strided(x)[r] = x[r'], the read stepping along x's own axes"),
+         Rule(P.getitem, few_reads_of_concatenate,
+              "concatenate(xs)[r] = concatenate(xs_i[r_i]), the parts r meets, read at a few "
+              "small places"),
+         Rule(P.getitem, few_reads_of_take,
+              "take(x, ids, a)[r] = take(x[r'], ids[r_a]), read at a few small places"),
+         Rule(P.getitem, read_of_read, "x[r1][r2] = x[r], both basic: one view"),
+         Rule(P.getitem, few_reads_of_unit_reshape,
+              "reshape(x)[r] = reshape(x[r']), unit axes only, read at a few small places")]
+# Sweeps after the first: each narrows one more level of what the last left read at a few
+# rows (an exp of a difference of the scan's rows, the difference, the scan).
+SWEEPS = 8
 
 
-def running_extremes_read_at_ends(g: Graph) -> Graph:
-    """The sweep of RULES, where g has a running maximum or minimum at all."""
-    if not any(e.prim in _TOTAL for e in g.eqns):
-        return g
-    return rewrite(g, RULES)
+def _candidate(g: Graph) -> bool:
+    """A long running extreme (which the sweeps may leave read at a few rows)."""
+    return any(e.prim in _TOTAL and e.out.aval.shape[e.params["axis"]] > 2 * ROWS
+               for e in g.eqns)
+
+
+def running_extremes_read_at_ends(g: Graph, rules: list[Rule]) -> Graph:
+    """Sweeps of RULES (with the simplifier's `rules`, so that what they narrow meets the
+    others) while g has a long running extreme and they shrink g (the elements its
+    equations make); g as it was where they do not."""
+    for _ in range(SWEEPS):
+        if not _candidate(g):
+            break
+        new = rewrite(g, RULES + rules)
+        if _size(new) >= _size(g):
+            break
+        g = new
+    return g
+
+
+def _size(g: Graph) -> tuple[int, int]:
+    """The elements g's equations compute (views compute none), then all they make: what
+    the sweeps shrink."""
+    made = [(math.prod(e.out.aval.shape), e.prim in _VIEWS or e.prim is P.getitem and
+             P.is_basic(e.params["idx"])) for e in g.eqns]
+    return sum(n for n, view in made if not view), sum(n for n, _ in made)
+
+
+_VIEWS = (P.reshape, P.strided, P.transpose, P.broadcast_to)
 
 
 __all__ = ["RULES", "running_extremes_read_at_ends"]

@@ -322,5 +322,5 @@ RULES: list[Rule] = [
 def simplify(g: Graph) -> Graph:
     """Run RULES to a fixpoint, then dead-code elimination; then the sweep that needs every
     reader of a value as RULES left them (rewrite/runrows.py)."""
-    return running_extremes_read_at_ends(rewrite(g, RULES))
+    return running_extremes_read_at_ends(rewrite(g, RULES), RULES)
 

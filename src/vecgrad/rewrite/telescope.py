@@ -64,6 +64,10 @@ def _rows(x: Atom, lead: P.Sl, rest: tuple, ctx: Any, depth: int = 0
 def _through(d: Eqn, lead: P.Sl, rest: tuple, ctx: Any) -> tuple | None:
     """What x[lead, *rest] reads of d's operand (an index into it), for d a view."""
     x = d.out.aval.shape
+    w = ctx.def_of(d.inputs[0], P.strided) if d.prim is P.getitem else None
+    if w is not None and P.is_basic(d.params["idx"]) and d.params["idx"] and \
+            isinstance(d.params["idx"][0], int):
+        return _through_windows(tuple(d.params["idx"]), w, lead, rest)
     if d.prim is P.getitem and P.is_basic(d.params["idx"]):
         idx = tuple(d.params["idx"])
         split = _split_rows(d, idx, ctx)
@@ -127,6 +131,34 @@ def _through(d: Eqn, lead: P.Sl, rest: tuple, ctx: Any) -> tuple | None:
                 return part, lead, rest[:j] + (at,) + rest[j + 1:]
             at -= n
     return None
+
+
+def _through_windows(idx: tuple, w: Eqn, lead: P.Sl, rest: tuple) -> tuple | None:
+    """x[lead, *rest] for x = z[idx] (idx[0] an int) and z = strided(v) (batching's windows
+    of rows, z[i, j] = v[i + j]): the read of v, where x's row axis steps along v's rows and
+    its other axes along v's others, one each; else None."""
+    start, dims = w.params["start"], w.params["dims"]
+    nv = len(start)
+    if len(idx) != len(dims) or lead.step != 1 or not all(
+            isinstance(k, int) or k.step == 1 for k in idx):
+        return None
+    at = list(start)
+    for k, (_, st) in zip(idx, dims):  # the int axes' offsets
+        if isinstance(k, int):
+            at = [a + k * s for a, s in zip(at, st)]
+    out: list = [None] * nv
+    sliced = [(k, st) for k, (_, st) in zip(idx, dims) if not isinstance(k, int)]
+    if not sliced or len(sliced) != len(rest) + 1:
+        return None
+    for n, ((k, st), r) in enumerate(zip(sliced, (lead,) + tuple(rest))):
+        axes = [j for j, s in enumerate(st) if s]
+        if len(axes) != 1 or st[axes[0]] != 1 or (axes[0] == 0) != (n == 0) or \
+                out[axes[0]] is not None or (isinstance(r, P.Sl) and r.step != 1):
+            return None
+        j, o = axes[0], at[axes[0]] + k.start
+        out[j] = o + r if isinstance(r, int) else P.Sl(o + r.start, o + r.stop, 1)
+    new = tuple(at[j] if v is None else v for j, v in enumerate(out))
+    return w.inputs[0], new[0], new[1:]
 
 
 def _split_rows(d: Eqn, idx: tuple, ctx: Any) -> tuple[Eqn, tuple] | None:
@@ -233,19 +265,33 @@ def _monotone(u: Atom, down: bool, ctx: Any) -> bool:
     return d is not None and d.params["axis"] == 0 and not d.params.get("reverse", False)
 
 
-def _exp_of_difference(x: Atom, ctx: Any) -> tuple[Eqn, Atom | None] | None:
-    """(sub, W) with x = exp(sub) * W, or x = exp(sub) (W None), all of x's shape."""
-    d = ctx.def_of(x)
-    if d is not None and d.prim is P.mul:
-        for i in (0, 1):
-            got = _exp_of_difference(d.inputs[i], ctx)
-            w = d.inputs[1 - i]
-            if got is not None and got[1] is None and w.aval == x.aval:
-                return got[0], w
+def _exp_rows(x: Atom, rows: P.Sl, ctx: Any) -> tuple[Eqn, int] | None:
+    """(sub, k) with x[rows] = exp(sub)[k:k+T] row for row (through views), sub's operands
+    and result of one shape."""
+    r = _rows(x, rows, tuple(P.Sl(0, n, 1) for n in x.aval.shape[1:]), ctx)
+    ex = ctx.def_of(r[0], P.exp) if r is not None else None
+    sub = ctx.def_of(ex.inputs[0], P.sub) if ex is not None else None
+    ok = sub is not None and sub.inputs[0].aval == sub.inputs[1].aval == ex.out.aval
+    return (sub, r[1]) if ok else None
+
+
+def _exp_factor(b: Atom, T: int, ctx: Any) -> tuple[Eqn, int, Atom | None, int] | None:
+    """(sub, k, W, kw): b[:T] = exp(sub)[k:k+T] * W[kw:kw+T] (W None: b is the exp alone),
+    the product's operands of one shape."""
+    r = _rows(b, P.Sl(0, T, 1), tuple(P.Sl(0, n, 1) for n in b.aval.shape[1:]), ctx)
+    if r is None:
         return None
-    sub = ctx.def_of(d.inputs[0], P.sub) if d is not None and d.prim is P.exp else None
-    ok = sub is not None and sub.inputs[0].aval == sub.inputs[1].aval == x.aval
-    return (sub, None) if ok else None
+    got = _exp_rows(r[0], P.Sl(r[1], r[1] + T, 1), ctx)
+    if got is not None:
+        return got[0], got[1], None, 0
+    d = ctx.def_of(r[0], P.mul)
+    if d is None or d.inputs[0].aval != d.inputs[1].aval:
+        return None
+    for i in (0, 1):
+        got = _exp_rows(d.inputs[i], P.Sl(r[1], r[1] + T, 1), ctx)
+        if got is not None:
+            return got[0], got[1], d.inputs[1 - i], r[1]
+    return None
 
 
 def _merged_terms(b: Atom, u: Atom, k: int, T: int, row: tuple, down: bool, last: Atom,
@@ -269,13 +315,12 @@ def _merged_terms(b: Atom, u: Atom, k: int, T: int, row: tuple, down: bool, last
         return None
     y = ctx.def_of(u).inputs[0]
     row_n = math.prod(u.aval.shape[1:])
-    whole_b = tuple(P.Sl(0, n, 1) for n in b.aval.shape[1:])
-    r = _rows(b, P.Sl(0, T, 1), whole_b, ctx)
-    got = _exp_of_difference(r[0], ctx) if r is not None else None
-    if got is None or math.prod(r[0].aval.shape[1:]) != row_n or math.prod(row) != row_n:
+    got = _exp_factor(b, T, ctx)
+    if got is None or math.prod(got[0].out.aval.shape[1:]) != row_n or \
+            math.prod(row) != row_n:
         return None
-    (sub, W), kb = got, r[1]
-    rows = P.Sl(kb, kb + T, 1)
+    sub, ke, W, kw = got
+    rows = P.Sl(ke, ke + T, 1)
     whole = tuple(P.Sl(0, n, 1) for n in sub.out.aval.shape[1:])
     val, ref = sub.inputs if down else sub.inputs[::-1]
     want = _rows(y, P.Sl(k + 1, k + T + 1, 1), whole, ctx)
@@ -288,7 +333,7 @@ def _merged_terms(b: Atom, u: Atom, k: int, T: int, row: tuple, down: bool, last
     yr = _read_rows(y, k + 1, k + T + 1, ctx, src)
     terms = em(P.exp, em(P.sub, yr, last) if down else em(P.sub, last, yr))
     if W is not None:
-        wr = _read_rows(W, kb, kb + T, ctx, src)
+        wr = _read_rows(W, kw, kw + T, ctx, src)
         terms = em(P.mul, terms, em(P.reshape, wr, shape=terms.aval.shape))
     whole_u = tuple(P.Sl(0, n, 1) for n in u.aval.shape[1:])
     first = em(P.getitem, u, idx=P.BasicIndex((P.Sl(k + 1, k + 2, 1),) + whole_u))
