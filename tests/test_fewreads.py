@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from test_scans import check, rng
-from test_telescope import online_softmax
+from test_telescope import online_softmax, online_softmax_np
 from test_telescope_merge import _long_running_extremes
 
 import vecgrad as vg
@@ -62,7 +62,8 @@ def softmin_pool_np(S, V):
 
 
 PROGRAMS = [online_softmax, softmax_pool_dict, softmin_pool]
-REFS = {f: globals()[f.__name__ + "_np"] for f in PROGRAMS}
+REFS = {online_softmax: online_softmax_np, softmax_pool_dict: softmax_pool_dict_np,
+        softmin_pool: softmin_pool_np}
 
 
 def _args(T, d=3, seed=11, offset=0.0):
@@ -107,7 +108,7 @@ def ends_through_views(x):
     w = vnp.concatenate([z, x * 2.0], axis=1)[:, None, :]
     u = vnp.take(w, _perm(x.shape[0]), axis=0)
     return vnp.sum(u[0] ** 2) + vnp.sum(u[2:4, :, 3:]) + vnp.sum(w[1:3, 0, 1:]) + \
-        vnp.sum(z[-2])
+        vnp.sum(z[-2]) + vnp.sum(vnp.cos(u[3:0:-1, 0, 2])) + vnp.sum(w[-2::-1][0, 0, 1:])
 
 
 def ends_through_views_np(x):
@@ -116,7 +117,7 @@ def ends_through_views_np(x):
     w = np.concatenate([z, x * 2.0], axis=1)[:, None, :]
     u = np.take(w, _perm(x.shape[0]), axis=0)
     return np.sum(u[0] ** 2) + np.sum(u[2:4, :, 3:]) + np.sum(w[1:3, 0, 1:]) + \
-        np.sum(z[-2])
+        np.sum(z[-2]) + np.sum(np.cos(u[3:0:-1, 0, 2])) + np.sum(w[-2::-1][0, 0, 1:])
 
 
 def test_few_reads_through_views():

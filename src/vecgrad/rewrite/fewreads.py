@@ -55,6 +55,12 @@ def _of(e: Eqn, prim: P.Primitive | None, ctx: Any) -> Eqn | None:
     return d if ok else None
 
 
+def _range(first: int, n: int, step: int) -> P.Sl:
+    """The slice of n positions from `first` by `step` (n >= 1; its stop -1 where it runs
+    down to 0, as P.Sl has it)."""
+    return P.Sl(first, first + (n - 1) * step + (1 if step > 0 else -1), step)
+
+
 def few_reads_of_elementwise(e: Eqn, ctx: Any) -> Any:
     d = _of(e, None, ctx)
     if d is None or not d.prim.elementwise or len(d.inputs) > 3:
@@ -78,12 +84,12 @@ def read_of_windows(e: Eqn, ctx: Any) -> Any:
         at = [a + first * s for a, s in zip(at, st)]
         if isinstance(k, P.Sl):
             nz = [j for j, s in enumerate(st) if s]
-            if len(nz) != 1 or st[nz[0]] * k.step <= 0 or (axes and axes[-1][0] >= nz[0]):
+            if len(nz) != 1 or len(k) == 0 or (axes and axes[-1][0] >= nz[0]):
                 return None
             axes.append((nz[0], len(k), st[nz[0]] * k.step))
     new: list = list(at)
     for j, n, step in axes:
-        new[j] = P.Sl(at[j], at[j] + (n - 1) * step + 1, step)
+        new[j] = _range(at[j], n, step)
     return P.getitem, (w.inputs[0],), {"idx": P.BasicIndex(tuple(new))}
 
 
@@ -135,9 +141,9 @@ def few_reads_of_take(e: Eqn, ctx: Any) -> Any:
     if isinstance(k, int):
         return P.getitem, (d.inputs[0],), {"idx": P.BasicIndex(
             idx[:a] + (int(ids[k]),) + idx[a + 1:])}
-    picked = np.asarray(ids[k.start:k.stop:k.step])
-    if picked.size == 0:
+    if len(k) == 0:
         return None
+    picked = np.asarray(ids)[np.arange(k.start, k.stop, k.step)]  # (P.Sl: a range)
     lo, hi = int(picked.min()), int(picked.max()) + 1  # (the rows between the picked ones)
     x = _read(ctx, d.inputs[0], idx[:a] + (P.Sl(lo, hi, 1),) + idx[a + 1:], e.src)
     axis = sum(1 for j in idx[:a] if isinstance(j, P.Sl))
@@ -145,7 +151,7 @@ def few_reads_of_take(e: Eqn, ctx: Any) -> Any:
 
 
 def read_of_read(e: Eqn, ctx: Any) -> Any:
-    """x[r1][r2] = x[r], both basic (ints and forward slices): one view."""
+    """x[r1][r2] = x[r], both basic (ints and slices): one view."""
     d = ctx.def_of(e.inputs[0], P.getitem)
     if d is None or not _basic(d.params["idx"], d.inputs[0].aval.ndim) or \
             not _basic(e.params["idx"], d.out.aval.ndim):
@@ -157,13 +163,12 @@ def read_of_read(e: Eqn, ctx: Any) -> Any:
             new.append(k)
             continue
         j = next(second)
-        if k.step <= 0 or (isinstance(j, P.Sl) and j.step <= 0):
-            return None
         if isinstance(j, int):
-            new.append(k.start + j * k.step)
+            new.append(k.start + (j + len(k) if j < 0 else j) * k.step)
+        elif len(j) == 0:
+            return None
         else:
-            first, step = k.start + j.start * k.step, k.step * j.step
-            new.append(P.Sl(first, first + max(len(j) - 1, 0) * step + 1, step))
+            new.append(_range(k.start + j.start * k.step, len(j), k.step * j.step))
     return P.getitem, (d.inputs[0],), {"idx": P.BasicIndex(tuple(new))}
 
 
@@ -173,9 +178,11 @@ def few_reads_of_unit_reshape(e: Eqn, ctx: Any) -> Any:
     if d is None:
         return None
     x, y = d.inputs[0].aval.shape, d.out.aval.shape
-    if [n for n in x if n != 1] != [n for n in y if n != 1]:
+    idx = e.params["idx"]
+    if [n for n in x if n != 1] != [n for n in y if n != 1] or any(
+            n == 1 and k not in (0, P.Sl(0, 1, 1)) for k, n in zip(idx, y)):
         return None
-    kept = iter([k for k, n in zip(e.params["idx"], y) if n != 1])
+    kept = iter([k for k, n in zip(idx, y) if n != 1])
     r = tuple(next(kept) if n != 1 else P.Sl(0, 1, 1) for n in x)
     v = _read(ctx, d.inputs[0], r, e.src)
     return v if v.aval.shape == e.out.aval.shape else \
