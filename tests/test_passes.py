@@ -2237,6 +2237,21 @@ def _check_scatter_of_slice(g0, g1):
     assert [e.inputs[0].aval.shape for e in sc] == [(2, 2), (2, 2)]
 
 
+def _rule_scatter_of_picks(x):
+    i = P.argsort(x, axis=1, kind=None)
+    z = vnp.zeros((2, 3))
+    z[:, 2] = vnp.tanh(x)[:, 0]
+    z[:, 0:1] += x[:, 1:2] * 3.0
+    return P.scatter_add_along(z, i, axis=1, size=3, unique=True)
+
+
+def _check_scatter_of_picks(g0, g1):
+    names = [e.prim.name for e in g1.eqns]
+    assert "argsort" not in names and "sort" in names
+    (sc,) = [e for e in g1.eqns if e.prim.name == "scatter_add_along"]
+    assert sc.inputs[0].aval.shape == (2, 2) and not sc.params["unique"]
+
+
 def _golden(listing):
     def check(g0, g1):
         assert strip(pretty(g1)) == listing
@@ -2248,6 +2263,8 @@ RULE_TESTS = {
         _rule_sort_by_permutation, _check_sort_by_permutation),
     "scatter_add_along(zeros.at[s].set(v), i) = scatter_add_along(v, i[s]), s a slice along "
     "the axis": (_rule_scatter_of_slice, _check_scatter_of_slice),
+    "scatter_add_along(zeros.at[K].add(v), argsort(x)) = scatter_add_along(v, first index of "
+    "x == sort(x)[K]), K a few positions": (_rule_scatter_of_picks, _check_scatter_of_picks),
     "einsum(ones, x) = x, broadcast over the ones' own axes": (_rule_einsum_by_ones,
                                                                _check_einsum_by_ones),
     "strided(x) with axes that tile x = x[slices] reshaped": (_rule_strided_is_basic,

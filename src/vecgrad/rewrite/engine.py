@@ -72,6 +72,7 @@ class Ctx:
         self.all_readers: dict[Var, list[Eqn]] = {}  # (all of them, in order)
         self.pending: dict[Var, tuple[Eqn, Any, Callable[[], Atom]]] = {}
         self.kept: dict[tuple, Var] = {}  # (prim, params, inputs) of the equations kept
+        self.input: Graph | None = None  # the graph being rewritten (a rule looking ahead)
 
     def reader(self, v: Var) -> Eqn | None:
         """The input graph's equation that reads `v`, if `v` has one read in all."""
@@ -234,6 +235,7 @@ def rewrite(g: Graph, rules: list[Rule], strict: bool | None = None) -> Graph:
     for r in rules:
         by_prim.setdefault(r.prim, []).append(r)
     ctx = Ctx(by_prim, uses(g), strict)
+    ctx.input = g
     for e in g.eqns:
         for a in e.inputs:
             ctx.readers[a] = e

@@ -92,7 +92,7 @@ from .layout import (
 from .logistic import log_of_complement, logistic_of_exp
 from .narrow import read_of_contraction, read_of_elementwise
 from .onehot import einsum_of_scattered
-from .orderings import scatter_of_slice, sort_by_permutation
+from .orderings import scatter_of_picks, scatter_of_slice, sort_by_permutation
 from .regions import add_everywhere, end_of_scan, full_index, index_is_reshape
 from .rowreads import join_of_reads
 from .runrows import running_extremes_read_at_ends
@@ -201,6 +201,9 @@ RULES: list[Rule] = [
          "sum(scatter_add_along(g, i, a), dims) = scatter_add_along(g, i) with dims joined to a"),
     *[Rule(p, sort_by_permutation, "sort(x) = take_along(x, argsort(x)), argsort(x) computed "
            "anyway (partition alike)") for p in (P.sort, P.partition)],
+    Rule(P.scatter_add_along, scatter_of_picks, "scatter_add_along(zeros.at[K].add(v), "
+         "argsort(x)) = scatter_add_along(v, first index of x == sort(x)[K]), K a few "
+         "positions"),
     Rule(P.scatter_add_along, scatter_of_slice, "scatter_add_along(zeros.at[s].set(v), i) = "
          "scatter_add_along(v, i[s]), s a slice along the axis"),
     Rule(P.take_along, gather_of_broadcast, "take_along(broadcast_to(x), i) = take_along(x, i)"),
