@@ -2252,6 +2252,16 @@ def _check_scatter_of_picks(g0, g1):
     assert sc.inputs[0].aval.shape == (2, 2) and not sc.params["unique"]
 
 
+def _rule_gather_of_picks(x):
+    i = P.argsort(x, axis=1, kind=None)[:, 1:]
+    return vnp.tanh(P.take_along(x, i, axis=1)) * 2.0
+
+
+def _check_gather_of_picks(g0, g1):
+    names = [e.prim.name for e in g1.eqns]
+    assert "argsort" not in names and "take_along" not in names and "sort" in names
+
+
 def _golden(listing):
     def check(g0, g1):
         assert strip(pretty(g1)) == listing
@@ -2265,6 +2275,8 @@ RULE_TESTS = {
     "the axis": (_rule_scatter_of_slice, _check_scatter_of_slice),
     "scatter_add_along(zeros.at[K].add(v), argsort(x)) = scatter_add_along(v, first index of "
     "x == sort(x)[K]), K a few positions": (_rule_scatter_of_picks, _check_scatter_of_picks),
+    "take_along(x, argsort(x)[K]) = sort(x)[K], K a few positions and the argsort read only "
+    "at a few": (_rule_gather_of_picks, _check_gather_of_picks),
     "einsum(ones, x) = x, broadcast over the ones' own axes": (_rule_einsum_by_ones,
                                                                _check_einsum_by_ones),
     "strided(x) with axes that tile x = x[slices] reshaped": (_rule_strided_is_basic,

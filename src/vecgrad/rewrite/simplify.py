@@ -92,7 +92,7 @@ from .layout import (
 from .logistic import log_of_complement, logistic_of_exp
 from .narrow import read_of_contraction, read_of_elementwise
 from .onehot import einsum_of_scattered
-from .orderings import scatter_of_picks, scatter_of_slice, sort_by_permutation
+from .orderings import gather_of_picks, scatter_of_picks, scatter_of_slice, sort_by_permutation
 from .regions import add_everywhere, end_of_scan, full_index, index_is_reshape
 from .rowreads import join_of_reads
 from .runrows import running_extremes_read_at_ends
@@ -206,6 +206,8 @@ RULES: list[Rule] = [
          "positions"),
     Rule(P.scatter_add_along, scatter_of_slice, "scatter_add_along(zeros.at[s].set(v), i) = "
          "scatter_add_along(v, i[s]), s a slice along the axis"),
+    Rule(P.take_along, gather_of_picks, "take_along(x, argsort(x)[K]) = sort(x)[K], K a few "
+         "positions and the argsort read only at a few"),
     Rule(P.take_along, gather_of_broadcast, "take_along(broadcast_to(x), i) = take_along(x, i)"),
     Rule(P.scatter_add_along, scatter_of_scaled,
          "scatter_add_along(c * g, i) = c * scatter_add_along(g, i), c = -1 or a scalar"),
