@@ -69,6 +69,16 @@ class Var:
         return f"Var#{id(self):x}:{self.aval}"
 
 
+def var_span(eqns: Sequence[Eqn]) -> tuple[int, int]:
+    """(lo, size): the value numbers of the equations' results lie in lo .. lo + size - 1, a
+    span at most about twice their count (a trace's numbering); (0, 0) when they do not."""
+    if not eqns:  # (the first and last results: in program order, as traced)
+        return 0, 0
+    lo = eqns[0].out.num
+    size = eqns[-1].out.num - lo + 1
+    return (lo, size) if 0 < size <= 2 * len(eqns) + 1024 else (0, 0)
+
+
 class VarTable:
     """A map from the results of a graph's equations to values (never None): a list indexed
     by value number over the span of those numbers (dense for a trace, see `Var`), and a dict
@@ -79,14 +89,8 @@ class VarTable:
     __slots__ = ("extra", "lo", "size", "tab")
 
     def __init__(self, eqns: Sequence[Eqn]):
-        lo = size = 0
-        if eqns:  # (the first and last results: in program order, as traced)
-            lo = eqns[0].out.num
-            size = eqns[-1].out.num - lo + 1
-            if not 0 < size <= 2 * len(eqns) + 1024:  # (not a trace's numbering: all in extra)
-                lo = size = 0
-        self.lo, self.size = lo, size
-        self.tab: list[Any] = [None] * size
+        self.lo, self.size = var_span(eqns)
+        self.tab: list[Any] = [None] * self.size
         self.extra: dict[Var, Any] = {}
 
     def get(self, v: Var) -> Any:

@@ -41,7 +41,7 @@ from .listmaps import list_maps
 from .lists import list_reads, list_sums
 from .nodes import BREAD, READ, SNAP, SUM, WRITE, Plan
 from .notes import Notes
-from .operands import Operands
+from .operands import Operands, one_read
 from .packed import packed_rows
 from .ragged import cumulative_sums, partial_slices
 from .regions import INT, SlPat, join
@@ -173,7 +173,13 @@ class _Emitter(Operands):
         h0, h1 = rows.get(a0), rows.get(a1)
         if h0 is not None and h1 is not None and h0[0] is h1[0]:
             g = h0[0]
-            return lambda a: (rows[a][1],) if rows[a][0] is g else rows[None]
+
+            def row(a: Atom) -> tuple[int]:
+                h = rows.get(a)
+                if h is None or h[0] is not g:
+                    raise KeyError(a)
+                return (h[1],)
+            return row
         return None
 
     def _by_source(self, members: list[int], operands: list[list[Atom]]
@@ -231,10 +237,11 @@ class _Emitter(Operands):
             if all(a + (M // 2) * (b - a) == c and a + (M - 1) * (b - a) == z
                    for a, b, c, z in zip(r0[3], r1[3], rm[3], rl[3])):
                 continue  # (one ramp at four samples: affine, as the view will find)
-            rd = [reads.get(a) for a in col]
-            if any(r is None for r in rd) or len({(id(r[0].atom), r[1], r[2]) for r in rd}) > 1:
+            rd = list(map(reads.get, col))
+            if not one_read(rd):
                 continue  # (only reads of one array with one pattern: one position each)
-            pos = np.array(list(map(_POS, rd)), np.int64).reshape(len(ms), -1)
+            pos = np.fromiter(itertools.chain.from_iterable(map(_POS, rd)), np.int64
+                              ).reshape(len(ms), -1)  # (one pattern: as many positions each)
             d = np.diff(pos, axis=0)
             if (d == d[0]).all() or gather.digits(pos) is not None:
                 continue  # (affine: one view already)
@@ -313,8 +320,7 @@ class _Emitter(Operands):
         if len(members) == 1:
             self.env[p.out[members[0]]] = out.atom
         else:
-            self.rows.update(zip(map(p.out.__getitem__, members),
-                                 zip(itertools.repeat(out), range(len(members)))))
+            self.rows.set(list(map(p.out.__getitem__, members)), out)
         self.notes.batched(members, out, self.b.eqns[-1] if self.b.eqns else None)
 
     def _batched(self, members: list[int], one: bool = False,
@@ -346,20 +352,21 @@ class _Emitter(Operands):
 
     def _plain_read(self, members: list[int]) -> None:
         p = self.p
-        info, ops, out, rows, reads = p.info, p.ops, p.out, self.rows, self.reads
+        info, ops, out, reads = p.info, p.ops, p.out, self.reads
         shifted: dict[tuple, tuple] = {}  # (pattern, axes) -> the same behind a row axis
         refs: dict[int, Tracer] = {}  # id(base) -> its ref: one Tracer per array read
-        for m in members:
+        bases = [ops[m][0] for m in members]
+        gid, row = self.rows.lookup(bases)  # (each base's group and row, in bulk)
+        groups = self.rows.groups
+        for m, base, k, r in zip(members, bases, gid.tolist(), row.tolist()):
             pat, axes, pos = info[m]
-            base = ops[m][0]
-            h = rows.get(base)
-            if h is not None:  # a read of a group member: a read of the group at its row
-                src = h[0]
+            if k >= 0:  # a read of a group member: a read of the group at its row
+                src = groups[k]
                 pa = shifted.get((pat, axes))
                 if pa is None:
                     pa = shifted[(pat, axes)] = ((INT,) + pat,
                                                  (0,) + tuple(a + 1 for a in axes))
-                pat, axes, pos = pa[0], pa[1], (h[1],) + pos
+                pat, axes, pos = pa[0], pa[1], (r,) + pos
             else:
                 src = refs.get(id(base))
                 if src is None:

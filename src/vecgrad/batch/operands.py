@@ -5,12 +5,12 @@ operands from several sources are gathered once per source."""
 from __future__ import annotations
 
 import itertools
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 
 import numpy as np
 
 from .. import primitives as P
-from ..ir import Atom, Const, Var
+from ..ir import Atom, Const, Var, var_span
 from ..tracing import Builder, Tracer
 from . import gather
 from .nodes import Plan
@@ -18,6 +18,90 @@ from .regions import join
 from .sums import partition
 
 _FIRST, _SECOND, _THIRD, _POS = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(3)
+_NUM = attrgetter("num")
+
+
+class RowTable:
+    """Which row of which batched group each member value is: per value number, the group's
+    index in `groups` and the row, in two arrays over the span of the plan's results (dense
+    for a trace, see `ir.Var`); a group's rows are set and looked up in bulk, by value
+    numbers, where a dict keyed by vars would make a tuple per member and hash the vars'
+    addresses all over a table as big as the trace (its cost per member grew with the
+    trace). Values outside the span are in `extra`."""
+
+    def __init__(self, eqns: list) -> None:
+        self.lo, self.size = var_span(eqns)
+        self.gid = np.full(self.size, -1, np.int64)
+        self.row = np.zeros(self.size, np.int64)
+        self.groups: list[Tracer] = []
+        self.ids: dict[int, int] = {}  # id(group) -> its index (a group is one Tracer)
+        self.extra: dict[Var, tuple[int, int]] = {}
+
+    def set(self, outs: list[Var], g: Tracer) -> None:
+        """`outs[r]` is row r of the group g."""
+        k = self.ids.get(id(g))
+        if k is None:
+            k = self.ids[id(g)] = len(self.groups)
+            self.groups.append(g)
+        j = np.fromiter(map(_NUM, outs), np.int64, len(outs)) - self.lo
+        inside = (j >= 0) & (j < self.size)
+        r = np.arange(len(outs))
+        self.gid[j[inside]] = k
+        self.row[j[inside]] = r[inside]
+        for q in np.flatnonzero(~inside).tolist():
+            self.extra[outs[q]] = (k, q)
+
+    def get(self, a: Atom) -> tuple[Tracer, int] | None:
+        """(group, row) of one value, or None."""
+        if a.__class__ is not Var:
+            return None
+        j = a.num - self.lo
+        if 0 <= j < self.size:
+            k = int(self.gid[j])
+            return (self.groups[k], int(self.row[j])) if k >= 0 else None
+        h = self.extra.get(a)
+        return (self.groups[h[0]], h[1]) if h is not None else None
+
+    def lookup(self, atoms: list[Atom]) -> tuple[np.ndarray, np.ndarray]:
+        """Per atom, its group's index (-1: no group's row) and its row."""
+        n, lo = len(atoms), self.lo
+        try:
+            j = np.fromiter(map(_NUM, atoms), np.int64, n) - lo
+        except AttributeError:  # (constants)
+            j = np.fromiter((a.num if a.__class__ is Var else -1 for a in atoms), np.int64,
+                            n) - lo
+            j[np.fromiter((a.__class__ is not Var for a in atoms), bool, n)] = -1
+        inside = (j >= 0) & (j < self.size)
+        if inside.all():
+            return self.gid[j], self.row[j]
+        at = np.where(inside, j, 0)
+        gid = np.where(inside, self.gid[at] if self.size else -1, -1)
+        row = np.where(inside, self.row[at] if self.size else 0, 0)
+        if self.extra:
+            for q in np.flatnonzero(~inside).tolist():
+                h = self.extra.get(atoms[q]) if atoms[q].__class__ is Var else None
+                if h is not None:
+                    gid[q], row[q] = h
+        return gid, row
+
+    def one_group(self, atoms: list[Atom]) -> bool:
+        """Whether all atoms are rows of one group."""
+        gid = self.lookup(atoms)[0]
+        return bool(gid[0] >= 0 and (gid == gid[0]).all())
+
+
+def one_read(rs: list) -> bool:
+    """Whether `rs`, entries of `Operands.reads` (None: no read), are reads of one array with
+    one pattern."""
+    r0, n = rs[0], len(rs)  # (in C: list.count compares by identity first)
+    if r0 is None or None in rs or list(map(_SECOND, rs)).count(r0[1]) != n or \
+            list(map(_THIRD, rs)).count(r0[2]) != n:
+        return False
+    ts = list(map(_FIRST, rs))  # (Tracers compare by value: by id here)
+    if list(map(id, ts)).count(id(r0[0])) == n:
+        return True
+    src = r0[0].atom  # (several Tracers: each read once)
+    return all(t.atom is src for t in dict(zip(map(id, ts), ts)).values())
 
 
 class Operands:
@@ -28,7 +112,7 @@ class Operands:
         self.p = p
         self.b = Builder(p.g.inputs)
         self.env: dict[Var, Atom] = {v: v for v in p.g.inputs}
-        self.rows: dict[Var, tuple[Tracer, int]] = {}  # member var -> (its group, its row)
+        self.rows = RowTable(p.g.eqns)  # member var -> (its group, its row)
         self.cache: dict[Var, Tracer] = {}
         # a read's member -> (array, pattern, position axes, positions): consumers gather
         # their operands straight from the array, in their own member order
@@ -85,27 +169,12 @@ class Operands:
         if atoms.count(a0) == len(atoms):  # (atoms compare by identity)
             return True
         rows = self.rows
-        h0 = rows.get(a0)
-        if h0 is not None:
-            try:  # (each atom's group, by identity: Tracers compare by value)
-                return set(map(id, map(_FIRST, map(rows.get, atoms)))) == {id(h0[0])}
-            except TypeError:  # (an atom that is no group's row)
-                return False
+        if rows.get(a0) is not None:
+            return rows.one_group(atoms)
         reads = self.reads
-        r0 = reads.get(a0)
-        if r0 is None:
+        if a0 not in reads:
             return False
-        rs = list(map(reads.get, atoms))  # (in C: list.count compares by identity first)
-        n = len(rs)
-        if None in rs or not rows.keys().isdisjoint(atoms) or \
-                list(map(_SECOND, rs)).count(r0[1]) != n or \
-                list(map(_THIRD, rs)).count(r0[2]) != n:
-            return False
-        ts = list(map(_FIRST, rs))  # (Tracers compare by value: by id here)
-        if list(map(id, ts)).count(id(r0[0])) == n:
-            return True
-        src = r0[0].atom  # (several Tracers: each read once)
-        return all(t.atom is src for t in dict(zip(map(id, ts), ts)).values())
+        return one_read(list(map(reads.get, atoms))) and not (rows.lookup(atoms)[0] >= 0).any()
 
     def _source(self, a: Atom) -> tuple:
         """Where a member operand comes from: a group's rows ("g"), reads of one array with one
@@ -126,12 +195,14 @@ class Operands:
 
     def _group_rows(self, atoms: list[Atom]) -> tuple[Tracer, np.ndarray]:
         """The group all `atoms` are rows of, and their rows."""
-        return self.rows[atoms[0]][0], self._rows_of(atoms)
+        return self.rows.get(atoms[0])[0], self._rows_of(atoms)
 
     def _rows_of(self, atoms: list[Atom]) -> np.ndarray:
-        """The rows of `atoms` in their groups."""
-        return np.fromiter(map(_SECOND, map(self.rows.__getitem__, atoms)), np.int64,
-                           len(atoms))
+        """The rows of `atoms` in their groups (each is a group's row)."""
+        gid, row = self.rows.lookup(atoms)
+        if (gid < 0).any():
+            raise KeyError("not a group's row")
+        return row
 
     def _part(self, atoms: list[Atom]) -> Tracer:
         """Stack operands that all come from one source (see `_source`)."""
@@ -187,4 +258,4 @@ class Operands:
         return t
 
 
-__all__ = ["Operands"]
+__all__ = ["Operands", "RowTable", "one_read"]
