@@ -144,8 +144,9 @@ def _segment_sum(avals: list[Aval], ids: Adv, axis: int, num: int) -> Callable:
 def scatter_add_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype) -> Callable:
     """`f(base, v)`: base[idx] += v in place for an integer-array index, repeated positions
     accumulating (as `np.add.at`, which is the reference). Distinct positions take a buffered
-    fancy add; repeated ones are summed per position first (by `np.bincount` over elements,
-    or a measured segment sum over rows when the positions index whole rows)."""
+    fancy add; repeated ones take np.add.at itself, or are summed per position first (by
+    `np.bincount` over elements, or a measured segment sum over rows when the positions index
+    whole rows): whichever is measured fastest."""
     key = to_key(idx)
     size = int(np.prod(shape, dtype=np.int64))
     flat = np.arange(size, dtype=np.int64).reshape(shape)[key]
@@ -155,22 +156,13 @@ def scatter_add_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype) -> Cal
             base[key] += v
             return base
         return distinct
-    if dtype.kind not in "fc":
-        def exact(base: np.ndarray, v: np.ndarray) -> np.ndarray:
-            np.add.at(base, key, v)
-            return base
-        return exact
-    inv = inv.reshape(-1)
 
-    def by_element(base: np.ndarray, v: np.ndarray) -> np.ndarray:
-        vv = np.broadcast_to(v, flat.shape).ravel()
-        if dtype.kind == "c":
-            s = np.bincount(inv, vv.real, len(uniq)) + 1j * np.bincount(inv, vv.imag, len(uniq))
-        else:
-            s = np.bincount(inv, vv, len(uniq))
-        base.flat[uniq] += s.astype(dtype, copy=False)
+    def add_at(base: np.ndarray, v: np.ndarray) -> np.ndarray:
+        np.add.at(base, key, v)
         return base
-    cands = [by_element]
+    if dtype.kind not in "fc":
+        return add_at
+    cands = [_by_element(flat, uniq, inv.reshape(-1), size, dtype), add_at]
     rows = _row_plan(idx, shape, dtype, flat)
     if rows is not None:
         cands.append(rows)
@@ -178,9 +170,37 @@ def scatter_add_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype) -> Cal
 
     def model(m: kernels.Machine) -> dict[str, float]:  # (rows: a segment sum and one add)
         return {"by_element": 3 * m.call + 4 * m.loop * n + m.copy * (16 + 2 * b) * n,
+                "add_at": 2 * m.call + 3 * m.loop * n + m.copy * (10 + b) * n,
                 "rows": 4 * m.call + m.loop * n + m.copy * 4 * b * n}
     return _pick("scatter_add", cands, (shape, dtype.str, _digest(flat)),
                  lambda: [np.zeros(shape, dtype), np.ones(flat.shape, dtype)], model)
+
+
+def _by_element(flat: np.ndarray, uniq: np.ndarray, inv: np.ndarray, size: int,
+                dtype: np.dtype) -> Callable:
+    """The values summed per position by np.bincount, then added: over the whole base
+    where it is not much larger than the values (one dense add), else at the positions hit.
+    The base is this kernel's own (a contiguous copy, or a dead buffer)."""
+    pos = flat.reshape(-1)
+    dense = size <= 4 * pos.size
+
+    def sums(vv: np.ndarray) -> np.ndarray:
+        ids, num = (pos, size) if dense else (inv, len(uniq))
+        if dtype.kind == "c":
+            return np.bincount(ids, vv.real, num) + 1j * np.bincount(ids, vv.imag, num)
+        return np.bincount(ids, vv, num)
+
+    def by_element(base: np.ndarray, v: np.ndarray) -> np.ndarray:
+        vv = v.reshape(-1) if v.shape == flat.shape else \
+            np.broadcast_to(v, flat.shape).reshape(-1)
+        s = sums(vv).astype(dtype, copy=False)
+        out = base.reshape(-1) if base.flags.c_contiguous else base.flat
+        if dense:
+            out[...] += s  # (np.broadcast_to and base.flat: a third of the time before)
+        else:
+            out[uniq] += s
+        return base
+    return by_element
 
 
 def _row_plan(idx: tuple, shape: tuple[int, ...], dtype: np.dtype, flat: np.ndarray
