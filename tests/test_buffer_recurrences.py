@@ -153,3 +153,27 @@ def test_additions_onto_additions_and_other_dtypes_keep_numpy_values():
                                rtol=1e-12)
     vg.check_grads(histogram_with_reads, (x, ks), argnums=0, rtol=1e-6, atol=1e-8)
     assert vg.jit(float32_buffer)(x) == pytest.approx(float32_buffer(x), rel=1e-6)
+
+
+def _filter2(a1, a2):
+    def f(x):
+        y = x.copy()
+        for i in range(2, len(y)):
+            y[i] += a1 * y[i - 1] + a2 * y[i - 2]
+        return np.sum(y ** 2)
+    return f
+
+
+@pytest.mark.parametrize("a1, a2", [(0.5, -0.25), (-1.2, -0.5), (1.0, 0.0), (0.3, 0.3)])
+def test_a_constant_transition_matrix_gets_no_cotangent(a1, a2):
+    """With constant coefficients the linear_scan's matrix is one constant: the gradient
+    computes no cotangent for it (sum_t g_t c_{t-1}^T, a contraction over the steps)."""
+    f = _filter2(a1, a2)
+    x = _x(300, 4)
+    check(f, (x,), 0, ref=f)
+    e, _ = vg.grad(f).entry(x)
+    final = e.stages["final"]
+    scans = [q for q in final.eqns if q.prim.name == "linear_scan"]
+    assert scans and all(type(q.inputs[1]).__name__ == "Const" for q in scans)
+    assert not any(q.prim.name == "einsum" and q.params["spec"] == "ab,ac->bc"
+                   for q in final.eqns)

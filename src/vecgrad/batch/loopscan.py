@@ -124,9 +124,17 @@ def emit_linear(plan: Plan, forms: dict, env: dict, T: int, operands: list[Any],
                       for row in coefs], axis=1)
         A = run(A)
     else:  # (1, k, k, *s): one matrix for every step
-        A = P.stack(*[P.stack(*[P.broadcast_to(x, shape=s) for x, _ in row], axis=0)
-                      for row in coefs], axis=0)
-        A = P.reshape(A, shape=(1,) + A.shape)
+        known = [[_known(x) for x, _ in row] for row in coefs]
+        if all(v is not None for row in known for v in row):
+            # (a constant matrix stays one: built from traced values, the gradient would
+            # compute its cotangent, sum_t g_t c_{t-1}^T, and the simplifier could pack it
+            # with the initial state)
+            A = Tracer(b0, Const(np.stack([np.stack([np.broadcast_to(np.asarray(v, dt), s)
+                                                     for v in row]) for row in known])[None]))
+        else:
+            A = P.stack(*[P.stack(*[P.broadcast_to(x, shape=s) for x, _ in row], axis=0)
+                          for row in coefs], axis=0)
+            A = P.reshape(A, shape=(1,) + A.shape)
     B = run(P.stack(*[rows_to(stacked(part(r[k]), T), s) for r in rows], axis=1))
     init = P.stack(*[P.broadcast_to(operands[i] if operands[i].dtype == dt else
                                     P.cast(operands[i], dtype=dt), shape=s) for i in live],
@@ -156,6 +164,24 @@ def emit_linear(plan: Plan, forms: dict, env: dict, T: int, operands: list[Any],
     for j, c in enumerate(cs):  # (post work reads each step's carry-in)
         env[c] = (prev[j], True)
     return made, f"linear_scan of {k} coupled carries -> {traj.aval}"
+
+
+def _known(x: Any, depth: int = 3) -> Any:
+    """The value of a traced scalar computed from constants only (a coefficient such as
+    `neg 1.0`, which the simplifier would fold later), or None."""
+    a = x.atom
+    if isinstance(a, Const):
+        return a.value
+    if depth == 0 or a.aval.shape:
+        return None
+    for e in reversed(x._b.eqns[-KNOWN_WINDOW:]):  # (coefficients are emitted just before)
+        if e.out is a:
+            vals = [_known(Tracer(x._b, i), depth - 1) for i in e.inputs]
+            return None if any(v is None for v in vals) else e.prim.impl(*vals, **e.params)
+    return None
+
+
+KNOWN_WINDOW = 64
 
 
 def shift_prev(traj: Any, first: Any, reverse: bool) -> Any:
