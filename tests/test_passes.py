@@ -1475,6 +1475,19 @@ def _check_patches_added_gathered(g0, g1):
     assert len(out) == 3 and e.out.aval.shape == (22, 22, 8)  # (a, b) summed
 
 
+def _rule_reduce_of_view_rows(x):  # sum of each 4-row window's squares along the channels
+    y = vnp.sin(vnp.reshape(vnp.arange(96.0), (24, 4)) * x[0, 0])
+    w = P.strided(y * y, start=(0, 0), dims=((21, (1, 0)), (4, (1, 0)), (4, (0, 1))))
+    return P.reduce_sum(w, axes=(2,))
+
+
+def _check_reduce_of_view_rows(g0, g1):
+    # the rows reduced once (a sum or its einsum form), then windowed: nothing reads the
+    # (21, 4, 4) view
+    assert not any(a.aval.shape == (21, 4, 4) for e in g1.eqns for a in e.inputs)
+    assert any(e.prim is P.strided and e.out.aval.shape == (21, 4) for e in g1.eqns)
+
+
 def _rule_taps_as_coefficients(x):  # out[a:a+6] += g (x) x[a] for taps a = 0, 1
     g = vnp.concatenate([vnp.tanh(x[0]), vnp.sin(x[1])])
     out = vnp.zeros((7, 3))
@@ -2288,6 +2301,8 @@ RULE_TESTS = {
         _rule_einsum_of_kept_patches, _check_einsum_of_kept_patches),
     "sum(windows(x), window axis) = sum_a x[a:a+T]": (_rule_sum_of_windows,
                                                       _check_sum_of_windows),
+    "reduce(windows(x), axes along whole axes of x) = windows(reduce(x, those axes)): once "
+    "per element": (_rule_reduce_of_view_rows, _check_reduce_of_view_rows),
     "windows(out) += x * w = sum_a out[a:a+T] += x * w[a]: no (T, k) product": (
         _rule_windows_added_product, _check_windows_added_product),
     "windows(out) += einsum(g, w) = sum_i out[view at i] += einsum(g, w at i): no (k, T) "

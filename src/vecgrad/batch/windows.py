@@ -525,6 +525,36 @@ def sum_of_windows(e: Eqn, c: Ctx) -> object:
                                  e.src), c)
 
 
+def reduce_of_view_rows(e: Eqn, c: Ctx) -> object:
+    """reduce(windows(x), axes), each reduced axis running along a whole axis of x that no
+    other axis of the view moves along (the channels of windows of rows: `np.sum(W * W,
+    axis=1)` for each window W = x[t-k:t]) = windows(reduce(x, those axes of x)): each element
+    reduced once, not once per window holding it; the cotangent then goes back through k
+    windows of a column, not of the rows ((1995, 5, 16) windows of (2000, 16): a sum of 160k
+    elements and a broadcast add of as many, against one of 32k)."""
+    s = c.def_of(e.inputs[0], P.strided)
+    if s is None:
+        return None
+    shape, start, dims = s.inputs[0].aval.shape, s.params["start"], s.params["dims"]
+    if not _overlaps(shape, dims):
+        return None
+    base = []
+    for k in e.params["axes"]:
+        n, st = dims[k]
+        moved = [a for a, v in enumerate(st) if v]
+        if len(moved) != 1 or st[moved[0]] != 1 or start[moved[0]] or n != shape[moved[0]] or \
+                any(d[1][moved[0]] for j, d in enumerate(dims) if j != k and d[0] > 1):
+            return None
+        base.append(moved[0])
+    if not base:
+        return None
+    r = c.emit(e.prim, (s.inputs[0],), {**e.params, "axes": tuple(sorted(base))}, e.src)
+    keep = [a for a in range(len(shape)) if a not in base]
+    return P.strided, (r,), {"start": tuple(start[a] for a in keep), "dims": tuple(
+        (n, tuple(st[a] for a in keep)) for j, (n, st) in enumerate(dims)
+        if j not in e.params["axes"])}
+
+
 __all__ = ["correlate_of_flat_windows", "correlate_of_windows", "einsum_of_windows",
-           "elementwise_of_windows", "strided_is_basic", "sum_of_windows",
-           "windows_add_loops_first", "windows_added_product"]
+           "elementwise_of_windows", "reduce_of_view_rows", "strided_is_basic",
+           "sum_of_windows", "windows_add_loops_first", "windows_added_product"]

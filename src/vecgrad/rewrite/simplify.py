@@ -17,6 +17,7 @@ from ..batch.winadds import windows_added_einsum
 from ..batch.windows import (
     einsum_of_windows,
     elementwise_of_windows,
+    reduce_of_view_rows,
     strided_is_basic,
     sum_of_windows,
     windows_add_loops_first,
@@ -293,6 +294,9 @@ RULES: list[Rule] = [
          "einsum(patches(x), y) -> ..ab = stack_ab einsum(x[a:a+H, b:b+W], y): offsets kept "
          "(or einsum(copy(patches(x)), y))"),
     Rule(P.reduce_sum, sum_of_windows, "sum(windows(x), window axis) = sum_a x[a:a+T]"),
+    *[Rule(p, reduce_of_view_rows, "reduce(windows(x), axes along whole axes of x) = "
+           "windows(reduce(x, those axes)): once per element")
+      for p in (P.reduce_sum, P.reduce_max, P.reduce_min)],
     *[Rule(p, extreme_of_windows_tap_major, "max(windows(x), axes) = max(windows(x) in memory "
            "order, axes): long inner runs") for p in (P.reduce_max, P.reduce_min)],
     Rule(P.strided_add, windows_added_product,
