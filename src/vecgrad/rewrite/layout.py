@@ -503,6 +503,9 @@ def _disjoint(w: tuple, r: tuple) -> bool | None:
     return False
 
 
+MAX_WRITES_PASSED = 4096
+
+
 def read_of_write(e: Eqn, ctx: Any) -> Any:
     """x.at[w].set(v)[r] = v[r - w] when r lies inside w (as x.at[w].add(v)[r] when x is zeros),
     and = x[r] when r and w are disjoint: a loop's packed output read in pieces after its
@@ -514,6 +517,14 @@ def read_of_write(e: Eqn, ctx: Any) -> Any:
     base, v = s.inputs
     w = s.params["idx"]
     if _disjoint(w, r):
+        # (past every write before it that r misses, at once: one rewrite per write would
+        # look like a cycle on a buffer written many times)
+        for _ in range(MAX_WRITES_PASSED):
+            u = ctx.def_of(base, P.setitem) or ctx.def_of(base, P.setitem_add)
+            if u is None or not P.is_basic(u.params["idx"]) or \
+                    not _disjoint(u.params["idx"], r):
+                break
+            base = u.inputs[0]
         d = ctx.def_of(base, P.full)
         if d is not None:
             a = e.out.aval
