@@ -193,6 +193,9 @@ PATTERNS = [
     _p("smoothing_kernel_per_row", 4, _sz({"n": 4, "d": 6}, {"n": 1000, "d": 32}), (0, 1),
        _rows_vec),
     _p("uniform_weights_mean", 4, _vec, (0, 1), _rows_scalar),
-    _p("interp_learned_points", 1, _tab, (0, 1), _rows_table),
+    # (fp only: some of X's 16,000 values lie within 1e-7 of a grid point, where central
+    # differences of the reference cross np.interp's kink; vecgrad's X gradient equals the
+    # exact one there, and the differences agree at a step of 1e-8)
+    _p("interp_learned_points", 1, _tab, (1,), _rows_table),
     _p("digitized_bin_weights", 4, _tab, (1,), _rows_w),  # (X: steps at the bin edges)
 ]
