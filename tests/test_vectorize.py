@@ -1,7 +1,8 @@
 """`np.vectorize(f)(...)` of traced arguments (numpy/_vectorize.py): f called per element, as
 NumPy does; values, dtypes (otypes, or the first result's), several outputs, keywords,
 broadcasting, gradients (central differences) and loops over samples (batched equals
-unbatched); a branch on an element's value is a typed refusal naming the line."""
+unbatched); a float() of an element is a typed refusal naming the line (branches on an
+element's value: tests/test_vectorize_branches.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -84,7 +85,7 @@ def test_vectorize_outside_a_trace_and_of_constants_is_numpys_own():
 
 
 @pytest.mark.parametrize("expr, err", [
-    ("np.vectorize(lambda a: a if a > 0 else 0.0)(x)", vg.ConcretizationError),
+    ("np.vectorize(lambda a: float(a))(x)", vg.ConcretizationError),
     ("np.vectorize(lambda a: a * 2)(x[:0])", ValueError),
 ])
 def test_vectorize_refusals_and_numpys_errors(expr, err):

@@ -195,6 +195,12 @@ def to_atom(x: Any, dtypes: Sequence[np.dtype] = (), builder: Builder | None = N
     raise TypeError(f"vecgrad cannot use a value of type {type(x).__name__} as an array")
 
 
+# Who answers bool() of a one-element traced value: while np.vectorize runs its kernel
+# (numpy/_branches.py) a plan that picks an outcome and notes the condition, so that every
+# path of a kernel's Python `if`s is traced; otherwise nobody (ConcretizationError).
+BRANCHES: list[Callable[[Any], bool]] = []
+
+
 class Tracer(Traced):
     """An array whose value is not known while tracing; only its shape and dtype are."""
 
@@ -268,6 +274,8 @@ class Tracer(Traced):
         self._b.concrete.append(self._atom)
 
     def __bool__(self) -> bool:
+        if BRANCHES and self.size == 1:
+            return BRANCHES[-1](self)
         self._concrete()
         raise ConcretizationError("bool() (an `if`, `while`, `and`/`or` or comparison chain)")
 

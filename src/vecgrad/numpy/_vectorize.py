@@ -6,8 +6,8 @@ arguments broadcast; pyfunc runs on each element (a traced NumPy scalar) in C or
 results are stacked: one traced operation per element and call, which vecgrad batches like a
 loop. Keyword arguments are vectorized too, as NumPy's. The result's dtype is `otypes` or
 that of the first element's result (NumPy's rule); several outputs (pyfunc returning a tuple)
-are a tuple of arrays. A pyfunc that branches on an element's value raises vecgrad's
-ConcretizationError naming its line (write it with np.where instead). `signature=` and
+are a tuple of arrays. A pyfunc that branches on an element's value (`if a > 0`, `max(a,
+0.0)`) is traced on every path and the paths' results selected per element (_branches.py). `signature=` and
 `excluded=` go to vnp.vectorize's loop over core sub-arrays (_misc.vectorize)."""
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import numpy as _np
 
 from . import _ops
 from ._base import _shape, asarray, astype, queried_dtype
+from ._branches import branched
 
 __all__: list[str] = []
 
@@ -38,7 +39,7 @@ def vectorized_call(vec: Any, args: tuple, kwargs: dict) -> Any:
     results = []
     for idx in _np.ndindex(*shape):
         elems = [v[idx] for v in vals]
-        results.append(vec.pyfunc(*elems[:npos], **dict(zip(keys, elems[npos:]))))
+        results.append(branched(vec.pyfunc, elems, keys, npos, vec.otypes))
     multi = isinstance(results[0], tuple)
     cols = list(zip(*results)) if multi else [results]
     otypes = [_np.dtype(t) for t in vec.otypes] if vec.otypes else \
