@@ -1475,6 +1475,22 @@ def _check_patches_added_gathered(g0, g1):
     assert len(out) == 3 and e.out.aval.shape == (22, 22, 8)  # (a, b) summed
 
 
+def _rule_windows_added_by_residues(x):  # dX[b, 2t+o] += sum_f g[t, b, f] w[o, c, f]
+    g = vnp.sin(vnp.reshape(vnp.arange(19200.0), (300, 8, 8)) * x[0, 0])
+    w = vnp.cos(vnp.reshape(vnp.arange(320.0), (5, 8, 8)) * x[1, 2])
+    return P.strided_add(vnp.zeros((8, 603, 8)), P.einsum(g, w, spec="daf,bcf->dabc"),
+                         start=(0, 0, 0), dims=((300, (0, 2, 0)), (8, (1, 0, 0)),
+                                                (5, (0, 1, 0)), (8, (0, 0, 1))))
+
+
+def _check_windows_added_by_residues(g0, g1):
+    assert prims(g1).count("strided_add") == 0  # no add per offset
+    big = [e for e in g1.eqns if e.prim is P.einsum and e.out.aval.size >= 8 * 600 * 8]
+    # one product of g's copied windows (3 per position: taps 0-4 at stride 2) with w placed
+    # by residue class, no (positions, offsets, channels) product
+    assert len(big) == 1 and big[0].inputs[0].aval.shape == (8, 302, 1, 3, 8), pretty(g1)
+
+
 def _rule_reduce_of_view_rows(x):  # sum of each 4-row window's squares along the channels
     y = vnp.sin(vnp.reshape(vnp.arange(96.0), (24, 4)) * x[0, 0])
     w = P.strided(y * y, start=(0, 0), dims=((21, (1, 0)), (4, (1, 0)), (4, (0, 1))))
@@ -2307,6 +2323,9 @@ RULE_TESTS = {
         _rule_windows_added_product, _check_windows_added_product),
     "windows(out) += einsum(g, w) = sum_i out[view at i] += einsum(g, w at i): no (k, T) "
     "product": (_rule_windows_added_einsum, _check_windows_added_einsum),
+    "windows(out) += einsum(g, w), offsets in w alone = out += einsum(windows(pad(g)), w by "
+    "residue class): a convolution's input cotangent as one product": (
+        _rule_windows_added_by_residues, _check_windows_added_by_residues),
     "patches(out) += g (x) q = out += einsum(antidiagonals(pad(g)), copy(patches(pad(q)))): "
     "each pixel gathers its terms": (_rule_patches_added_gathered,
                                      _check_patches_added_gathered),

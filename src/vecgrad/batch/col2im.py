@@ -181,20 +181,25 @@ def _residues_cheaper(res: tuple, rows: int, m: int, gshape: list[int], F: int,
     zeroed buffer and a copy), its windows copied, the product written and moved into (m, r)
     order, then added into x; each tap's product is written and added into a strided slice.
     (F: the entries of g per position, contracted with the taps.)"""
+    g = int(np.prod(gshape)) * F
+    ours = residue_cost(res, rows, gshape, F, ch)
+    per_tap = m * (g * ch / (2 if F > 1 else 4) + 3 * g // F * ch) + 2 * m * CALL
+    if F > 1:
+        return ours < per_tap
+    return ours < min(per_tap, 2 * rows * m + 2 * m * g + rows * ch + (m + 5) * CALL)
+
+
+def residue_cost(res: tuple, rows: int, gshape: list[int], F: int, ch: int) -> float:
+    """The residue-class product's cost in element passes (see _residues_cheaper)."""
     padded = M = Q = S = 1
     for (st, _, _, q, _), n in zip(res, gshape):
         padded *= n + 2 * (q - 1)
         M *= n + q - 1
         Q *= q
         S *= st
-    g = int(np.prod(gshape)) * F
     moved = sum(ax[0] > 1 for ax in res) > 1  # (m, r) pairs of two axes interleave: a copy
-    ours = 2 * padded * F + 2 * M * Q * F + M * Q * F * S * ch / 4 + \
+    return 2 * padded * F + 2 * M * Q * F + M * Q * F * S * ch / 4 + \
         (3 if moved else 1) * M * S * ch + 2 * rows * ch + 10 * CALL
-    per_tap = m * (g * ch / (2 if F > 1 else 4) + 3 * g // F * ch) + 2 * m * CALL
-    if F > 1:
-        return ours < per_tap
-    return ours < min(per_tap, 2 * rows * m + 2 * m * g + rows * ch + (m + 5) * CALL)
 
 
 def _by_residues(e: Eqn, c: Ctx, links: list[tuple], side: int, res: tuple,
@@ -205,14 +210,27 @@ def _by_residues(e: Eqn, c: Ctx, links: list[tuple], side: int, res: tuple,
     placed by residue and shift, Wq[Q - 1 - q_a, r_a] = w_a, x's (m, r) blocks are one
     product G @ Wq (sub-pixel col2im): Q columns per window instead of every tap's rows.
     Letters `kl` of g that the taps contract (a filter bank's outputs) ride along in both."""
+    ws = [c.emit(P.reshape, (lk[4][1 - side],), {"shape": (1,) + lk[4][1 - side].aval.shape},
+                 e.src) for lk in links]
+    w = c.emit(P.concatenate, tuple(ws), {"axis": 0}, e.src)
+    ins = links[0][2]
+    return sub_pixel(e, c, links[0][0], (links[0][4][side], ins[side]), (w, ins[1 - side]),
+                     links[0][3], res, P_axes, kl, links[0][1])
+
+
+def sub_pixel(e: Eqn, c: Ctx, base0: object, g_in: tuple, w_in: tuple, out: str, res: tuple,
+              P_axes: list[int], kl: str, region0: tuple, copy: bool = False) -> object:
+    """base0[region] += the taps' outer products of g (letters g_in[1]) with the taps' own
+    operands stacked taps first (w_in: the stack and one tap's letters), by residue classes
+    (see _by_residues; region0: the first tap's slices, whose C axes every tap shares; copy:
+    g's windows copied once, where the per-offset split of their product is slower)."""
     src = e.src
-    base0 = links[0][0]
-    ins, out = links[0][2], links[0][3]
     shape = base0.aval.shape
-    g = links[0][4][side]
+    (g, g_letters), (w, other) = g_in, w_in
+    m = w.aval.shape[0]
     gl = "".join(out[i] for i in P_axes) + kl
-    if ins[side] != gl:
-        g = c.emit(P.transpose, (g,), {"perm": tuple(ins[side].index(ch) for ch in gl)}, src)
+    if g_letters != gl:
+        g = c.emit(P.transpose, (g,), {"perm": tuple(g_letters.index(ch) for ch in gl)}, src)
     k = len(P_axes)
     ns, ks = g.aval.shape[:k], g.aval.shape[k:]
     Qs = [ax[3] for ax in res]
@@ -224,30 +242,31 @@ def _by_residues(e: Eqn, c: Ctx, links: list[tuple], side: int, res: tuple,
             tuple(P.Sl(0, n, 1) for n in ks))}, src)
     nd = g.aval.ndim
     unit = lambda i: tuple(int(j == i) for j in range(nd))
-    dims = tuple((n + q - 1, unit(i)) for i, (n, q) in enumerate(zip(ns, Qs))) + \
-        tuple((n, unit(k + i)) for i, n in enumerate(ks)) + \
-        tuple((q, unit(i)) for i, q in enumerate(Qs))
+    pos = tuple((n + q - 1, unit(i)) for i, (n, q) in enumerate(zip(ns, Qs)))
+    own = tuple((n, unit(k + i)) for i, n in enumerate(ks))
+    taps = tuple((q, unit(i)) for i, q in enumerate(Qs))
+    # (a copy reads g's rows whole with the taps outside g's own axes)
+    dims = pos + taps + own if copy else pos + own + taps
     win = c.emit(P.strided, (g,), {"start": (0,) * nd, "dims": dims}, src)
-    ws = [c.emit(P.reshape, (lk[4][1 - side],), {"shape": (1,) + lk[4][1 - side].aval.shape},
-                 src) for lk in links]
-    w = c.emit(P.concatenate, tuple(ws), {"axis": 0}, src)
-    place = np.zeros(tuple(Qs) + tuple(ax[0] for ax in res) + (len(links),), w.aval.dtype)
-    for a in range(len(links)):
+    if copy:
+        win = c.emit(P.relayout, (win,), {"perm": tuple(range(len(dims)))}, src)
+    place = np.zeros(tuple(Qs) + tuple(ax[0] for ax in res) + (m,), w.aval.dtype)
+    for a in range(m):
         place[tuple(ax[3] - 1 - ax[1][a] for ax in res) + tuple(ax[2][a] for ax in res)
               + (a,)] = 1
     free = iter(ch for ch in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                 if ch not in out and ch not in kl)
     ml, ql, rl = [[next(free) for _ in P_axes] for _ in range(3)]
     tap = next(free)
-    other = ins[1 - side]
     wq = c.emit(P.einsum, (Const(place), w), {"spec": make_spec(
         ["".join(ql + rl) + tap, tap + other], "".join(ql + rl) + other)}, src)
     res_out = "".join(ml[P_axes.index(i)] + rl[P_axes.index(i)] if i in P_axes else out[i]
                       for i in range(len(shape)))
     d = c.emit(P.einsum, (win, wq), {"spec": make_spec(
-        ["".join(ml) + kl + "".join(ql), "".join(ql + rl) + other], res_out)}, src)
+        ["".join(ml + ql) + kl if copy else "".join(ml) + kl + "".join(ql),
+         "".join(ql + rl) + other], res_out)}, src)
     merged = tuple((ns[P_axes.index(i)] + Qs[P_axes.index(i)] - 1) * res[P_axes.index(i)][0]
-                   if i in P_axes else len(links[0][1][i]) for i in range(len(shape)))
+                   if i in P_axes else len(region0[i]) for i in range(len(shape)))
     d = c.emit(P.reshape, (d,), {"shape": merged}, src)
     region, crop = [], []
     for i in range(len(shape)):
@@ -257,7 +276,7 @@ def _by_residues(e: Eqn, c: Ctx, links: list[tuple], side: int, res: tuple,
             region.append(P.Sl(st * lo, st * lo + L, 1))
             crop.append(P.Sl(0, L, 1))
         else:
-            region.append(links[0][1][i])
+            region.append(region0[i])
             crop.append(P.Sl(0, merged[i], 1))
     if any(sl.stop != n for sl, n in zip(crop, merged)):
         d = c.emit(P.getitem, (d,), {"idx": P.BasicIndex(tuple(crop))}, src)

@@ -30,6 +30,7 @@ from ..primitives.gathers import added_loops
 from ..primitives.linalg import make_spec, parse_spec
 from ..rewrite.engine import Ctx
 from .col2im import _zeros
+from .winadds import added_einsum
 
 # The gathered operand's own letters (channels) must hold this many values per pixel: each
 # pixel's matmul costs a BLAS call (about 40 ns), which few channels do not repay.
@@ -63,13 +64,10 @@ def patches_added_gathered(e: Eqn, c: Ctx) -> object:
     channels) = strided_add(base at the covered region, einsum(G', copy(Q'))), summed over
     the offsets: G' reads g along anti-diagonals of its zero-padded copy, Q' is the patches
     of q zero-padded by the patches' reach, read with the offsets reversed."""
-    base, v = e.inputs
-    s = c.def_of(v, P.einsum)
+    s = added_einsum(e, c, "fc")
     dims = e.params["dims"]
-    shape = base.aval.shape
-    if s is None or len(s.inputs) != 2 or c.n_uses(v) != 1 or \
-            v.aval.shape != tuple(n for n, _ in dims) or v.aval.dtype != e.out.aval.dtype or \
-            v.aval.dtype.kind not in "fc":
+    shape = e.inputs[0].aval.shape
+    if s is None:
         return None
     ins, out = parse_spec(s.params["spec"])
     if any(len(set(t)) != len(t) for t in ins) or set(ins[0] + ins[1]) != set(out):

@@ -62,16 +62,27 @@ def _run(shape: tuple[int, ...], dims: tuple) -> int:
     return run
 
 
+def added_einsum(e: Eqn, c: Ctx, kinds: str = "fciub") -> Eqn | None:
+    """The einsum of two operands that strided_add e adds (its only use, at the region's
+    shape and e's dtype, of a kind in `kinds`), else None."""
+    v, dims = e.inputs[1], e.params["dims"]
+    s = c.def_of(v, P.einsum)
+    if s is None or len(s.inputs) != 2 or c.n_uses(v) != 1 or \
+            v.aval.shape != tuple(n for n, _ in dims) or v.aval.dtype != e.out.aval.dtype or \
+            v.aval.dtype.kind not in kinds:
+        return None
+    return s
+
+
 def windows_added_einsum(e: Eqn, c: Ctx) -> object:
     """strided_add(base, einsum(g, w)) over overlapping windows = for each window offset i
     (the axes the add loops over), strided_add(base at offset i, einsum(g, w) at i): the
     operands' letters of those axes fixed at i, so no term has the offset axes."""
     base, v = e.inputs
-    s = c.def_of(v, P.einsum)
+    s = added_einsum(e, c)
     start, dims = e.params["start"], e.params["dims"]
     shape = base.aval.shape
-    if s is None or len(s.inputs) != 2 or c.n_uses(v) != 1 or \
-            v.aval.shape != tuple(n for n, _ in dims) or v.aval.dtype != e.out.aval.dtype:
+    if s is None:
         return None
     ins, out = parse_spec(s.params["spec"])
     if any(len(set(t)) != len(t) for t in ins + [out]):
@@ -111,4 +122,4 @@ def _at(c: Ctx, a: object, letters: str, at: dict, src: object) -> object:
     return c.emit(P.getitem, (a,), {"idx": P.BasicIndex(idx)}, src)
 
 
-__all__ = ["windows_added_einsum"]
+__all__ = ["added_einsum", "windows_added_einsum"]

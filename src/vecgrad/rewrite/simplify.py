@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import primitives as P
 from ..batch.col2im import taps_as_coefficients
+from ..batch.convgrads import windows_added_by_residues
 from ..batch.patches import einsum_of_kept_patches
 from ..batch.patchgrads import patches_added_gathered
 from ..batch.taps import elementwise_of_windows_tap_major, extreme_of_windows_tap_major
@@ -306,6 +307,9 @@ RULES: list[Rule] = [
     Rule(P.strided_add, patches_added_gathered,
          "patches(out) += g (x) q = out += einsum(antidiagonals(pad(g)), copy(patches(pad(q)))): "
          "each pixel gathers its terms"),
+    Rule(P.strided_add, windows_added_by_residues,
+         "windows(out) += einsum(g, w), offsets in w alone = out += einsum(windows(pad(g)), "
+         "w by residue class): a convolution's input cotangent as one product"),
     Rule(P.strided_add, windows_added_einsum,
          "windows(out) += einsum(g, w) = sum_i out[view at i] += einsum(g, w at i): no (k, T) "
          "product"),
