@@ -141,12 +141,15 @@ class Builder:
         akey = (prim, pid, avals)
         aval = None if fresh else self._avals.get(akey)
         if aval is None:
-            aval = prim.shape_rule(*avals, **params) if shape is None else \
-                new_aval((tuple(shape), avals[0].dtype))  # (the caller's shape rule)
+            if shape is None:
+                aval = prim.shape_rule(*avals, **params)
+            else:  # (the caller's shape rule: cheap, and at new parameters, `x[i]` at a new
+                aval = new_aval((tuple(shape), avals[0].dtype))  # i, not worth a memo entry)
             aval = self._pool.setdefault(aval, aval)  # (equal avals: one object)
-            if len(self._avals) >= 4096:  # (operations of distinct shapes or params: bounded)
-                self._avals.clear()
-            self._avals[akey] = aval
+            if shape is None or not fresh:
+                if len(self._avals) >= 4096:  # (operations of distinct shapes or params:
+                    self._avals.clear()  # bounded)
+                self._avals[akey] = aval
         out = Var(aval)
         src = self.src
         if src is None:

@@ -319,7 +319,15 @@ class Tracer(Traced):
 
     @entry
     def __getitem__(self, key: Any) -> Tracer:
-        shape, dims = self._atom.aval.shape, []  # (dims: the result's shape, _fast_basic's)
+        shape = self._atom.aval.shape
+        if key.__class__ is int and len(shape) == 1 and -shape[0] <= key < shape[0]:
+            # x[i] of a vector, a scalar loop's read: an element (as below, without the
+            # general index's parsing: this runs once per iteration of such a loop)
+            idx = BasicIndex((key + shape[0] if key < 0 else key,))
+            version = self._atom if self._view is None else self.atom
+            return self._element(self._b.emit(P.getitem, [version], {"idx": idx}, ()), idx,
+                                 version)
+        dims: list = []  # (the result's shape, _fast_basic's)
         idx = _fast_basic(key if key.__class__ is tuple else (key,), shape, dims)
         if idx is None:
             dims = None

@@ -13,12 +13,14 @@ walks their steps.
 from __future__ import annotations
 
 from collections import Counter
+from operator import itemgetter
 from typing import Any
 
 from .. import primitives as P
 from ..ir import Const, Graph, Var, dce
 from ..notes import Sequential, Unbatched
 from .batching import batch
+from .census import census
 from .loops import emit_loop, optimize_loops
 from .loopshare import share_forward
 from .prune import prune_loop_outputs
@@ -138,6 +140,7 @@ def _coupled(r: Region) -> bool:
                if j in reads[i])
 
 
+_PRIM = itemgetter(0)  # an equation's primitive
 MIN_CHAIN = 16  # nonlinear operations one after another, at least, for the search to run
 
 
@@ -157,6 +160,10 @@ def _depth(g: Graph, nl: frozenset, least: int, on: Any = None) -> int:
     however independent: counted, they sent a scatter loop of scalar products to the
     search, which found nothing in a fifth of the whole compile.)"""
     eqns = g.eqns
+    # (an upper bound first, in C: most traces hold fewer than `least` such operations, and
+    # then the walk below, two Python passes over every equation, is not needed)
+    if nl.isdisjoint(census(g)) or sum(map(nl.__contains__, map(_PRIM, eqns))) < least:
+        return 0
     ok = [e.prim not in _WRITES and (on is None or on(e)) for e in eqns]
     counts = [k and e.prim in nl for e, k in zip(eqns, ok)]
     if sum(counts) < least:
