@@ -1752,6 +1752,22 @@ DIV_OF_NEG_GOLDEN = """\
   in (f) }"""
 
 
+def _rule_into_linear_operand(x):
+    a = -P.reduce_prod_grad(np.array([1.0, -2.0, 0.5]), x, axes=(0,))
+    b = 2.5 * P.cumprod_grad(np.ones((2, 3)), P.cumprod(x, axis=0), x, axis=0)
+    return vnp.tanh(a) + b
+
+
+INTO_LINEAR_OPERAND_GOLDEN = """\
+{ lambda a:f64[2,3] .
+  b:f64[2,3] = reduce_prod_grad[axes=(0,)] constf64[3] a
+  c:f64[2,3] = cumprod[axis=0] a
+  d:f64[2,3] = cumprod_grad[axis=0] constf64[2,3] c a
+  e:f64[2,3] = tanh b
+  f:f64[2,3] = add e d
+  in (f) }"""
+
+
 def _rule_div_of_scaled(x):
     return vnp.sin((vnp.exp(x[0, 0]) * vnp.tanh(x)) / vnp.sum(x))
 
@@ -2502,6 +2518,9 @@ RULE_TESTS = {
     "sum(s * x) = s * sum(x), s a scalar, the sum smaller": (
         _rule_sum_of_scaled, _golden(SUM_OF_SCALED_GOLDEN)),
     "(-x) / a = x / (-a), a small": (_rule_div_of_neg, _golden(DIV_OF_NEG_GOLDEN)),
+    "-L(g, ..) = L(-g, ..), s * L(g, ..) = L(s * g, ..), L linear in g (reduce_prod_grad, "
+    "cumprod_grad), g small or constant": (_rule_into_linear_operand,
+                                            _golden(INTO_LINEAR_OPERAND_GOLDEN)),
     "(a * x) / b = x * (a / b), a and b small": (_rule_div_of_scaled,
                                                  _golden(DIV_OF_SCALED_GOLDEN)),
     "a + r1 + b + r2 = (a + b) + (r1 + r2), the r's small": (

@@ -239,3 +239,32 @@ def einsum_of_neg(e: Eqn, c: Ctx) -> object:
             if e.out.aval.size * 2 <= a.aval.size:
                 return P.mul, (c.emit(P.einsum, tuple(ops), e.params, e.src), f), {}
     return None
+
+
+# Primitives linear in their first operand, a cotangent (a product's and a running product's
+# VJPs): a sign or a scalar factor on their result is one on that operand.
+_LINEAR_FIRST = (P.reduce_prod_grad, P.cumprod_grad)
+
+
+def into_linear_operand(e: Eqn, c: Ctx) -> object:
+    """-L(g, ..) = L(-g, ..) and s * L(g, ..) = L(s * g, ..) for L linear in g, s a scalar,
+    where g is much smaller than the result (a product's cotangent, one per product) or a
+    constant (folded): the factor costs no pass over the result (the gradient of a survival
+    product of 1 - p, of a scaled one)."""
+    if e.prim is P.neg:
+        pairs = ((None, e.inputs[0]),)
+    else:
+        pairs = (e.inputs, e.inputs[::-1])
+    for s, y in pairs:
+        if s is not None and (s.aval.ndim != 0 or s.aval.dtype != e.out.aval.dtype):
+            continue
+        d = next((q for q in (c.def_of(y, p) for p in _LINEAR_FIRST) if q is not None), None)
+        if d is None or c.n_uses(y) != 1 or d.out.aval != e.out.aval:
+            continue
+        g = d.inputs[0]
+        if not (g.__class__ is Const or _small(g, e.out)):
+            continue
+        g = c.emit(P.neg, (g,), {}, e.src) if s is None else c.emit(P.mul, (g, s), {}, e.src)
+        return d.prim, (g, *d.inputs[1:]), d.params
+    return None
+

@@ -103,6 +103,7 @@ from .scalings import (
     div_of_neg,
     div_of_scaled,
     einsum_of_neg,
+    into_linear_operand,
     neg_into_small_factor,
     neg_onto_small_factor,
     scalar_out,
@@ -141,6 +142,9 @@ RULES: list[Rule] = [
     Rule(P.mul, small_quotients_first, "a * (x / b) = (a / b) * x, a and b small"),
     Rule(P.neg, neg_into_small_factor, "-(a * x) = (-a) * x, a small"),
     Rule(P.mul, neg_onto_small_factor, "(-x) * a = x * (-a), a small"),
+    *[Rule(p, into_linear_operand, "-L(g, ..) = L(-g, ..), s * L(g, ..) = L(s * g, ..), L "
+           "linear in g (reduce_prod_grad, cumprod_grad), g small or constant")
+      for p in (P.neg, P.mul)],
     *[Rule(p, no_axes, "reduce(x, axes=()) = x: nothing reduced") for p in
       (P.reduce_sum, P.reduce_max, P.reduce_min, P.reduce_prod)],
     Rule(P.reduce_sum, sum_of_neg, "sum(-x) = -sum(x)"),
