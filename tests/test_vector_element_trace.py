@@ -7,6 +7,9 @@ it skips:
   element's own semantics (a NumPy scalar: `t = x[i]; t += v` does not write x, while
   `x[i] += v` does); values equal NumPy's, batched equals unbatched, gradients equal central
   differences; positions out of range raise NumPy's IndexError.
+- Emission records the reads of a group that all read one array that is no group's
+  (`batching._plain_read`, a scalar loop's reads of a vector) in bulk: the programs above
+  reading one vector only compute as the unbatched trace.
 - The roll stage's depth walk (`scans._depth`) first bounds the count of the operations it
   counts, in C, and skips the walk when the bound is under its threshold: on every graph
   here, at every threshold, it answers what the walk answers.
@@ -96,8 +99,29 @@ def updates_in_place(x, w, key=_one, xp=vnp):
     return np.sum(y ** 2)
 
 
+def one_vector(x, w, key=_one, xp=vnp):
+    s = 0.0  # (only x read in the loop: its reads, one group of one array, in bulk)
+    for i in range(len(x)):
+        s = 0.7 * s + x[key(i)] * x[key(i)] + np.cos(x[key(i)])
+    return s * w[key(0)]
+
+
+def every_other(x, w, key=_one, xp=vnp):
+    s = 0.0
+    for i in range(len(x) // 2):
+        s = s + np.exp(-x[key(2 * i + 1)]) * 0.5
+    return s + np.sum(w)
+
+
+def last_first(x, w, key=_one, xp=vnp):
+    s = 1.0
+    for i in range(len(x)):
+        s = s * 0.9 + x[key(-1 - i)] ** 3
+    return s + np.sum(w)
+
+
 PROGRAMS = [running_sum, backwards, decay, lags, of_views, of_rows, element_is_a_copy,
-            updates_in_place]
+            updates_in_place, one_vector, every_other, last_first]
 
 
 def _args(n):

@@ -147,7 +147,8 @@ def _fast_basic(key: tuple, shape: tuple[int, ...], dims: list | None = None) ->
             out.append(k + d if k < 0 else k)
         elif t is slice:
             if k.start is None and k.stop is None and k.step is None:  # (not k == ...:
-                out.append(whole(d) or _whole(d))  # bounds may be traced)
+                sl = whole(d)  # bounds may be traced; and not `whole(d) or ...`: an Sl's
+                out.append(_whole(d) if sl is None else sl)  # truth is its Python __len__)
                 if dims is not None:
                     dims.append(d)
             else:
@@ -158,7 +159,8 @@ def _fast_basic(key: tuple, shape: tuple[int, ...], dims: list | None = None) ->
         else:
             return None
     for d in shape[len(key):]:
-        out.append(whole(d) or _whole(d))
+        sl = whole(d)
+        out.append(_whole(d) if sl is None else sl)
         if dims is not None:
             dims.append(d)
     return BasicIndex(out)

@@ -356,6 +356,14 @@ class _Emitter(Operands):
         shifted: dict[tuple, tuple] = {}  # (pattern, axes) -> the same behind a row axis
         refs: dict[int, Tracer] = {}  # id(base) -> its ref: one Tracer per array read
         bases = [ops[m][0] for m in members]
+        if bases.count(bases[0]) == len(bases) and self.rows.get(bases[0]) is None:
+            # one array, no group's row (a scalar loop's reads of a vector): each a read of
+            # it as it is, as below, recorded in bulk
+            src = self.ref(bases[0])
+            reads.update(zip(map(out.__getitem__, members),
+                             map((src,).__add__, map(info.__getitem__, members))))
+            self.notes.batched(members, None, None)
+            return
         gid, row = self.rows.lookup(bases)  # (each base's group and row, in bulk)
         groups = self.rows.groups
         for m, base, k, r in zip(members, bases, gid.tolist(), row.tolist()):

@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import itertools
 from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import Any
@@ -231,6 +232,15 @@ class Sum:
 def sums(g: Graph, n_uses: dict | None = None) -> tuple[dict[Var, Sum], set[Var]]:
     """Add chains of `g`: the chains of three or more terms by their result var, and the vars
     of the inner adds they absorbed (no longer computed). `n_uses`: `uses(g)`, if known."""
+    eqns = g.eqns
+    adds = list(compress(eqns, map(_ADDS.__contains__, map(_PRIM, eqns))))
+    if set(map(_OUT, adds)).isdisjoint(itertools.chain.from_iterable(map(_INS, adds))):
+        return {}, set()  # (no add reads another's result: no chain of three terms)
+    return _chains(g, n_uses)
+
+
+def _chains(g: Graph, n_uses: dict | None) -> tuple[dict[Var, Sum], set[Var]]:
+    """`sums`, by a walk over the adds (see `sums`)."""
     n_uses = uses(g) if n_uses is None else n_uses
     # (an add of two plain terms, the most common, is kept as the tuple (x, y, sign of y)
     # until a longer chain takes it in: most never are, and need no Sum)
