@@ -82,7 +82,15 @@ CASES = [
     ("kernel_arg", lambda X, W: kernel_arg(X, W, vnp.tanh), lambda r: (
         _n(r, 6, 241, 8), _n(r, 5, 8, 8) * 0.3)),
     ("x_used_twice", x_used_twice, lambda r: (_n(r, 6, 241, 8), _n(r, 5, 8, 8) * 0.3)),
+    ("einsum_dilated", lambda X, W: mid_axis_einsum(X, W, 3, 2), lambda r: (
+        _n(r, 5, 301, 8), _n(r, 5, 8, 6) * 0.3)),
+]
+
+# 2-D patches where the model takes the product: checked against the add (the unbatched
+# graph of 900 pixels is slow to check; FORCED checks small patches by central differences)
+PATCHES = [
     ("patches_2d", patches_2d, lambda r: (_n(r, 41, 41, 8), _n(r, 5, 5, 8, 8) * 0.1)),
+    ("patches_3x3", patches_3x3, lambda r: (_n(r, 61, 61, 8), _n(r, 3, 3, 8, 16) * 0.1)),
 ]
 
 # taken only where the cost model is overruled (it keeps the add for these at these sizes;
@@ -111,6 +119,25 @@ def test_forced_residue_product(name, f, make, monkeypatch):
     monkeypatch.setattr(cg, "_one_add_cost", lambda *a: float("inf"))
     e = check(f, make(rng(6)), (0, 1))
     assert not count(e.stages["final"], P.strided_add), vg.ir.pretty(e.stages["final"])
+
+
+def _without_rule(f, args):
+    import vecgrad.batch.convgrads as cg
+    plan = cg._plan
+    try:
+        cg._plan = lambda *a: None
+        return vg.grad(lambda *a: f(*a), argnums=(0, 1))(*args)
+    finally:
+        cg._plan = plan
+
+
+@pytest.mark.parametrize("name,f,make", PATCHES, ids=[c[0] for c in PATCHES])
+def test_patches_equal_to_the_add(name, f, make):
+    args = make(rng(9))
+    e, _ = vg.grad(f, argnums=(0, 1)).entry(*args)
+    assert not count(e.stages["final"], P.strided_add), vg.ir.pretty(e.stages["final"])
+    for a, b in zip(vg.grad(f, argnums=(0, 1))(*args), _without_rule(f, args)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
 def test_float32_filter_bank():
@@ -150,15 +177,7 @@ def test_kept_where_the_add_is_cheaper(f, make):
 
 def test_equal_to_the_add():
     # the same gradient with the rule taken out (the add through the windows view)
-    import vecgrad.batch.convgrads as cg
     r = rng(8)
     args = (_n(r, 5, 150, 6), _n(r, 5, 6, 7))
-    on = vg.grad(mid_axis, argnums=(0, 1))(*args)
-    plan = cg._plan
-    try:
-        cg._plan = lambda *a: None
-        off = vg.grad(lambda X, W: mid_axis(X, W), argnums=(0, 1))(*args)
-    finally:
-        cg._plan = plan
-    for a, b in zip(on, off):
+    for a, b in zip(vg.grad(mid_axis, argnums=(0, 1))(*args), _without_rule(mid_axis, args)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)

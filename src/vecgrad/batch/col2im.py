@@ -189,8 +189,11 @@ def _residues_cheaper(res: tuple, rows: int, m: int, gshape: list[int], F: int,
     return ours < min(per_tap, 2 * rows * m + 2 * m * g + rows * ch + (m + 5) * CALL)
 
 
-def residue_cost(res: tuple, rows: int, gshape: list[int], F: int, ch: int) -> float:
-    """The residue-class product's cost in element passes (see _residues_cheaper)."""
+def residue_cost(res: tuple, rows: int, gshape: list[int], F: int, ch: int,
+                 mac: float = 1 / 4, moved_passes: int = 3) -> float:
+    """The residue-class product's cost in element passes (see _residues_cheaper), a BLAS
+    multiply-add counted as `mac` passes and the (m, r) interleave of two strided axes as
+    `moved_passes` passes of the output."""
     padded = M = Q = S = 1
     for (st, _, _, q, _), n in zip(res, gshape):
         padded *= n + 2 * (q - 1)
@@ -198,8 +201,8 @@ def residue_cost(res: tuple, rows: int, gshape: list[int], F: int, ch: int) -> f
         Q *= q
         S *= st
     moved = sum(ax[0] > 1 for ax in res) > 1  # (m, r) pairs of two axes interleave: a copy
-    return 2 * padded * F + 2 * M * Q * F + M * Q * F * S * ch / 4 + \
-        (3 if moved else 1) * M * S * ch + 2 * rows * ch + 10 * CALL
+    return 2 * padded * F + 2 * M * Q * F + M * Q * F * S * ch * mac + \
+        (moved_passes if moved else 1) * M * S * ch + 2 * rows * ch + 10 * CALL
 
 
 def _by_residues(e: Eqn, c: Ctx, links: list[tuple], side: int, res: tuple,

@@ -15,12 +15,12 @@ only written as one add with an offset axis. This rule reads the add's view as t
 (one region of slices per offset) and hands them to col2im's product, g's windows copied
 once (positions, taps, channels). Taken where the filter contracts a letter with g (a filter
 bank: one-channel patches at stride 3 measured 165 -> 201 us with it) and the pass count
-says it beats the add (`_one_add_cost`). Measured (grad, process time, load 4-8):
-stride-2 5-tap convolution along the middle axis of (8, 601, 8) 331 -> 229 us, 5 x 5
-patches at stride 2 of (61, 61, 8) into 8 outputs 900 -> 490 us; the model keeps the add
-for 6-row windows at stride 3 (254 us either way, 268 taken) and, conservatively, for
-3 x 3 patches at stride 2 into 16 outputs (389 -> 309 us if taken) and dilated taps at
-stride 3 (928 -> 774 us): its multiply-adds at a quarter pass overcount BLAS.
+says it beats the add (`_one_add_cost`, weights fitted on 66 measured convolutions).
+Measured (grad, process time, load 4-8): stride-2 5-tap convolution along the middle axis
+of (8, 601, 8) 331 -> 229 us, 5 x 5 patches at stride 2 of (61, 61, 8) into 8 outputs
+900 -> 490 us, 3 x 3 of (61, 61, 8) into 16 outputs 389 -> 309 us, dilated taps at
+stride 3 928 -> 774 us; 6-row windows at stride 3 into 32 outputs keep the add (254 us,
+268 with the product).
 """
 from __future__ import annotations
 
@@ -69,12 +69,22 @@ def _regions(start: tuple, dims: tuple, loops: list[int], axis_of: dict, nd: int
     return regions
 
 
+# Weights of the comparison below, fitted on 66 strided convolutions (1-D along the middle
+# axis of a batch and of flattened rows, 2-D patches; strides 2, 3; 3 to 8 taps; 4 to 16
+# channels into 8 to 32 outputs; grad time with the product taken against the add, process
+# time, load 11-14): none slower where taken, 26 of the 36 gains over 5% taken (col2im's
+# own weights, a multiply-add a quarter pass, take 9); missed: 2-D 3 x 3 at stride 2 of 4
+# channels into 16 (1.32x) and flattened rows (1.06-1.17x).
+MAC = 1 / 16  # a BLAS multiply-add, in element passes
+ADD = 4  # passes per element of a strided read-modify-write (runs of a row's channels)
+MOVED = 1  # passes per output element of the (m, r) interleave of two strided axes
+
+
 def _one_add_cost(m: int, positions: int, F: int, ch: int) -> float:
-    """The outer product and the add through the windows, in element passes as
-    col2im.residue_cost counts them: the product's multiply-adds (a quarter pass each) and
-    its write, then each offset's read-modify-write of a strided slice."""
+    """The outer product and the add through the windows, in element passes: the product's
+    multiply-adds and its write, then each offset's read-modify-write of a strided slice."""
     terms = m * positions * ch
-    return terms * F / 4 + terms + 3 * terms
+    return terms * F * MAC + terms + ADD * terms
 
 
 def windows_added_by_residues(e: Eqn, c: Ctx) -> object:
@@ -128,8 +138,8 @@ def _plan(e: Eqn, c: Ctx, s: Eqn, ins: list[str], out: str, side: int, offs: set
     rows = math.prod(base.aval.shape[j] for j in P_axes)
     chs = math.prod(dims[axis_of[j]][0] for j in range(nd) if j not in P_axes)
     F = g.aval.size // max(1, math.prod(gp))
-    if not kl or res is None or residue_cost(res, rows, gp, F, chs) >= _one_add_cost(
-            m, math.prod(gp), F, chs):
+    if not kl or res is None or residue_cost(res, rows, gp, F, chs, MAC, MOVED) >= \
+            _one_add_cost(m, math.prod(gp), F, chs):
         return None
     # w with its offset axes first, merged into one tap axis in the regions' order
     wl = ins[1 - side]
