@@ -13,6 +13,7 @@ from ... import kernels
 from ...ir import Aval
 from ...primitives.linalg import _add_to_product, _muladd_shape, make_spec, parse_spec
 from . import costs
+from .blocked import matmul_blocked
 from .lowering import Lowering
 from .reductions import column_sum, row_sum, sum_kernel
 from .timing import timings
@@ -399,9 +400,9 @@ def _plan_matmul(a: str, b: str, out: str, shapes: list) -> Callable[..., np.nda
         x, y = x.transpose(pa), y.transpose(pb)
         sa, sb = forms(x, y)
         x, y = x.reshape(sa), y.reshape(sb)
-        r = np.matmul(x.swapaxes(-2, -1) if ta else x,
-                      y.swapaxes(-2, -1) if tb else y).reshape(shp_r)
-        return r.transpose(po)
+        x, y = x.swapaxes(-2, -1) if ta else x, y.swapaxes(-2, -1) if tb else y
+        r = matmul_blocked(x[0], y[0]) if x.ndim == 3 and x.shape[0] == 1 else None
+        return (np.matmul(x, y) if r is None else r).reshape(shp_r).transpose(po)
     run.in_place = lambda x, y: forms.in_place(x.transpose(pa), y.transpose(pb))  # type: ignore
     return run
 
