@@ -101,7 +101,8 @@ def test_constant_gains_become_cumulative_sums(f, shape):
     X = np.random.default_rng(shape[0]).standard_normal(shape)
     found = _check(f, (X,))
     assert "loop" not in found and "take" not in found, found
-    assert "cumsum" in found, found
+    # (Welford's M2 and mean read at their end are totals: rewrite/comoments.py)
+    assert ("cumsum" in found) != (f is welford), found
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -1579,6 +1579,68 @@ def _check_einsum_by_ones(g0, g1):
     assert "broadcast_to" in prims(g1)
 
 
+def _rule_comoment_of_running_means(x):  # Welford's M2 along axis 1, batched by hand
+    mean = vnp.cumsum(vnp.exp(x), axis=1) / np.arange(1.0, 4.0)
+    old = vnp.concatenate([np.zeros((2, 1)), mean[:, :2]], axis=1)
+    return P.einsum(vnp.exp(x) - old, vnp.exp(x) - mean, spec="ab,ab->a")
+
+
+def _check_comoment_of_running_means(g0, g1):
+    assert "cumsum" in prims(g0) and "cumsum" not in prims(g1)
+    assert "reduce_sum" in prims(g1)
+
+
+def _rule_segment_sum_of_blocks(x):  # three sums joined as one segment sum, ids by part
+    parts = vnp.concatenate([vnp.exp(x), vnp.tanh(x), x * x], axis=0)
+    ids = np.repeat(np.array([2, 0, 1]), 2)
+    return P.segment_sum(parts, ids=P.Adv(ids), axis=0, num=3)
+
+
+def _check_segment_sum_of_blocks(g0, g1):
+    assert "segment_sum" in prims(g0) and "segment_sum" not in prims(g1)
+    assert "concatenate" not in prims(g1) and "stack" in prims(g1)
+
+
+def _rule_read_of_one_part(x):  # a join's parts read back one by one
+    j = vnp.concatenate([vnp.exp(x), vnp.tanh(x)[:1]], axis=0)
+    return j[0:2] * j[2]
+
+
+def _check_read_of_one_part(g0, g1):
+    assert "concatenate" in prims(g0) and "concatenate" not in prims(g1)
+
+
+def _rule_whole_read_of_reshape(x):  # a unit axis added and read away again
+    return vnp.exp(P.reshape(x, shape=(1, 2, 3))[0])
+
+
+def _check_whole_read_of_reshape(g0, g1):
+    assert "getitem" in prims(g0) and "getitem" not in prims(g1)
+
+
+def _rule_total_of_reshape(x):  # a product reshaped and summed whole
+    return vnp.sum(P.reshape(vnp.exp(x) * x, shape=(3, 2, 1)))
+
+
+def _check_total_of_reshape(g0, g1):
+    assert "reshape" in prims(g0) and "reshape" not in prims(g1)
+
+
+RULE_TESTS_COMOMENTS = {
+    "sum(reshape(x), every axis) = sum(x, every axis)": (_rule_total_of_reshape,
+                                                         _check_total_of_reshape),
+    "segment_sum(concatenate(x_0, .., x_K-1), ids) = stack(sum(x_p(k))), each part one whole "
+    "segment: no joined copy, no scatter": (_rule_segment_sum_of_blocks,
+                                            _check_segment_sum_of_blocks),
+    "concatenate(xs)[r] = xs_i[r'], r one whole part": (_rule_read_of_one_part,
+                                                        _check_read_of_one_part),
+    "reshape(x)[r] = reshape(x), r every element": (_rule_whole_read_of_reshape,
+                                                    _check_whole_read_of_reshape),
+    "sum_t (x_t - mx_{t-1})(y_t - my_t) = sum_t (x_t - mx_T)(y_t - my_T), mx, my the "
+    "running means (Welford's co-moment, and with t/(t+1) dx dy): two-pass": (
+        _rule_comoment_of_running_means, _check_comoment_of_running_means)}
+
+
 # complex numbers: each rule's program and the golden listing after `simplify`
 
 def _z(x):  # a complex value made from the (real) input
@@ -2532,6 +2594,7 @@ RULE_TESTS = {
     "sum(reshape(view), axes) = reshape(sum(view, axes')), the axes whole axes of view": (
         _rule_sum_of_reshaped_view, _golden(SUM_OF_RESHAPED_VIEW_GOLDEN)),
     **{k: (f, _golden(listing)) for k, (f, listing) in COMPLEX_RULES.items()},
+    **RULE_TESTS_COMOMENTS,
 }
 
 

@@ -93,8 +93,8 @@ def read_of_windows(e: Eqn, ctx: Any) -> Any:
     return P.getitem, (w.inputs[0],), {"idx": P.BasicIndex(tuple(new))}
 
 
-def few_reads_of_concatenate(e: Eqn, ctx: Any) -> Any:
-    d = _of(e, P.concatenate, ctx)
+def few_reads_of_concatenate(e: Eqn, ctx: Any, d: Eqn | None = None) -> Any:
+    d = d or _of(e, P.concatenate, ctx)
     if d is None:
         return None
     a, idx = d.params["axis"], tuple(e.params["idx"])
@@ -114,6 +114,26 @@ def few_reads_of_concatenate(e: Eqn, ctx: Any) -> Any:
         return parts[0]
     axis = sum(1 for j in idx[:a] if isinstance(j, P.Sl))
     return P.concatenate, tuple(parts), {"axis": axis}
+
+
+def read_of_one_part(e: Eqn, ctx: Any) -> Any:
+    """concatenate(xs, a)[r] = xs_i[r_i] where r along a is one whole part (batching's
+    stacked carries read back one by one): at any number of reads, a view of the part, where
+    one of the join is no cheaper, and the join may die. (Reads inside a part are left to
+    the few-reads sweeps: a gradient's joins read across parts are better kept whole.)"""
+    d = ctx.def_of(e.inputs[0], P.concatenate)
+    if d is None or not _basic(e.params["idx"], d.out.aval.ndim):
+        return None
+    k = e.params["idx"][d.params["axis"]]
+    if isinstance(k, P.Sl) and (k.step != 1 or len(k) == 0):
+        return None
+    lo, hi = (k, k + 1) if isinstance(k, int) else (k.start, k.stop)
+    at = 0
+    for x in d.inputs:
+        if at == lo and hi == at + x.aval.shape[d.params["axis"]]:
+            return few_reads_of_concatenate(e, ctx, d)
+        at += x.aval.shape[d.params["axis"]]
+    return None
 
 
 def _gather(d: Eqn) -> tuple[int, np.ndarray] | None:
@@ -189,5 +209,18 @@ def few_reads_of_unit_reshape(e: Eqn, ctx: Any) -> Any:
         (P.reshape, (v,), {"shape": e.out.aval.shape})
 
 
+def whole_read_of_reshape(e: Eqn, ctx: Any) -> Any:
+    """reshape(x)[r] = reshape(x), r reading every element (unit axes at 0 or 0:1, the
+    others whole): what a part of a join of reshaped values becomes (read_of_one_part)."""
+    d = ctx.def_of(e.inputs[0], P.reshape)
+    idx = e.params["idx"]
+    if d is None or not _basic(idx, d.out.aval.ndim) or any(
+            k not in ((0, P.Sl(0, 1, 1)) if n == 1 else (P.Sl(0, n, 1),))
+            for k, n in zip(idx, d.out.aval.shape)):
+        return None
+    return P.reshape, (d.inputs[0],), {"shape": e.out.aval.shape}
+
+
 __all__ = ["few_reads_of_concatenate", "few_reads_of_elementwise", "few_reads_of_take",
-           "few_reads_of_unit_reshape", "read_of_read", "read_of_windows"]
+           "few_reads_of_unit_reshape", "read_of_one_part", "read_of_read", "read_of_windows",
+           "whole_read_of_reshape"]

@@ -29,9 +29,10 @@ import math
 from typing import Any
 
 from .. import primitives as P
-from ..ir import Eqn, Graph
+from ..ir import Eqn, Graph, Var
 from .engine import Rule, rewrite
 from .fewreads import (
+    _basic,
     few_reads_of_concatenate,
     few_reads_of_elementwise,
     few_reads_of_take,
@@ -132,9 +133,36 @@ SWEEPS = 8
 
 
 def _candidate(g: Graph) -> bool:
-    """A long running extreme (which the sweeps may leave read at a few rows)."""
-    return any(e.prim in _TOTAL and e.out.aval.shape[e.params["axis"]] > 2 * ROWS
-               for e in g.eqns)
+    """A long running extreme (which the sweeps may leave read at a few rows), or a long
+    cumulative sum or product whose closed form is read at a few small places only (a
+    running mean read at its end once the sums that read its every row became two-pass:
+    comoments.py): the sweeps bring the read down to the scan, whose end is its total."""
+    scan = False
+    for e in g.eqns:
+        if (e.prim in _TOTAL or e.prim in _SUMS) and \
+                e.out.aval.shape[e.params["axis"]] > 2 * ROWS:
+            if e.prim in _TOTAL:
+                return True
+            scan = True
+    return scan and _read_at_few_places(g)
+
+
+def _read_at_few_places(g: Graph) -> bool:
+    """Some value computed in g is read only by basic reads of at most 1/8 of it."""
+    read: dict[Any, int] = {}
+    for e in g.eqns:
+        for a in e.inputs:
+            if a.__class__ is Var and a in read:
+                ok = e.prim is P.getitem and _basic(e.params["idx"], a.aval.ndim)
+                read[a] = read[a] + math.prod(e.out.aval.shape) if ok and read[a] >= 0 else -1
+        if e.out.aval.ndim and math.prod(e.out.aval.shape) > 2 * ROWS:
+            read[e.out] = 0
+    for v in g.outputs:
+        read.pop(v, None)
+    return any(0 < n and 8 * n <= math.prod(v.aval.shape) for v, n in read.items())
+
+
+_SUMS = (P.cumsum, P.cumprod)
 
 
 def running_extremes_read_at_ends(g: Graph, rules: list[Rule]) -> Graph:

@@ -26,9 +26,11 @@ from ..batch.windows import (
 )
 from ..ir import Graph
 from .addchain import repeated_terms, small_terms_first
+from .blocksums import segment_sum_of_blocks, total_of_reshape
 from .cells import gather_of_cells, scatter_into_cells
 from .closed_form import closed_affine_scan
 from .columns import columns_as_contraction
+from .comoments import comoment_of_running_means
 from .complexparts import (
     conj_of_scaled_conj,
     imag_of_conj,
@@ -58,6 +60,7 @@ from .distribute import (
 )
 from .engine import Rule, rewrite
 from .factors import factor_out_of_sum
+from .fewreads import read_of_one_part, whole_read_of_reshape
 from .hoist import einsum_of_gather, einsum_of_pair_gathers, gather_of_gather
 from .identities import (
     double,
@@ -130,6 +133,9 @@ from .views import elementwise_of_reshaped_view, read_of_reshaped_view
 RULES: list[Rule] = [
     *[Rule(p, fold, "f(constants) = its value, computed once while compiling")
       for p in P.REGISTRY.values()],
+    Rule(P.einsum, comoment_of_running_means,
+         "sum_t (x_t - mx_{t-1})(y_t - my_t) = sum_t (x_t - mx_T)(y_t - my_T), mx, my the "
+         "running means (Welford's co-moment, and with t/(t+1) dx dy): two-pass"),
     *[Rule(p, uniform_operand, "f(x, full(c)) = f(x, c) by broadcasting")
       for p in P.REGISTRY.values() if p.elementwise],
     *[Rule(p, periodic_operand, "f(reshape(x), C) = reshape(f(x, C')), C' one period of "
@@ -199,6 +205,11 @@ RULES: list[Rule] = [
     Rule(P.affine_scan, closed_affine_scan, "affine_scan(c0, a, b) = P * (c0 + cumsum(b / P)), "
          "a constant, P = cumprod(a) well inside the floating-point range (or within blocks "
          "of steps where it is)"),
+    Rule(P.getitem, read_of_one_part, "concatenate(xs)[r] = xs_i[r'], r one whole part"),
+    Rule(P.getitem, whole_read_of_reshape, "reshape(x)[r] = reshape(x), r every element"),
+    Rule(P.reduce_sum, total_of_reshape, "sum(reshape(x), every axis) = sum(x, every axis)"),
+    Rule(P.segment_sum, segment_sum_of_blocks, "segment_sum(concatenate(x_0, .., x_K-1), ids) "
+         "= stack(sum(x_p(k))), each part one whole segment: no joined copy, no scatter"),
     Rule(P.segment_sum, segment_sum_of_shifts, "segment_sum(x[ids], seg) = sum of shifted "
          "slices x[lo+d:hi+d] at lo:hi, the (seg, ids) pairs on a few diagonals"),
     Rule(P.segment_sum, segment_sum_of_boxes, "segment_sum(x[rows, cols], seg) over x's pixels "
