@@ -1601,9 +1601,9 @@ def _check_segment_sum_of_blocks(g0, g1):
     assert "concatenate" not in prims(g1) and "stack" in prims(g1)
 
 
-def _rule_read_of_one_part(x):  # a join's parts read back one by one
-    j = vnp.concatenate([vnp.exp(x), vnp.tanh(x)[:1]], axis=0)
-    return j[0:2] * j[2]
+def _rule_read_of_one_part(x):  # stacked rows read back one by one
+    j = vnp.concatenate([vnp.exp(x)[None], vnp.tanh(x)[None]], axis=0)
+    return j[0] * j[1]
 
 
 def _check_read_of_one_part(g0, g1):
@@ -1632,7 +1632,7 @@ RULE_TESTS_COMOMENTS = {
     "segment_sum(concatenate(x_0, .., x_K-1), ids) = stack(sum(x_p(k))), each part one whole "
     "segment: no joined copy, no scatter": (_rule_segment_sum_of_blocks,
                                             _check_segment_sum_of_blocks),
-    "concatenate(xs)[r] = xs_i[r'], r one whole part": (_rule_read_of_one_part,
+    "concatenate(xs)[.., i, ..] = xs_i[.., 0, ..], xs_i one row": (_rule_read_of_one_part,
                                                         _check_read_of_one_part),
     "reshape(x)[r] = reshape(x), r every element": (_rule_whole_read_of_reshape,
                                                     _check_whole_read_of_reshape),

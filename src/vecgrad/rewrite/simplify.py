@@ -205,7 +205,7 @@ RULES: list[Rule] = [
     Rule(P.affine_scan, closed_affine_scan, "affine_scan(c0, a, b) = P * (c0 + cumsum(b / P)), "
          "a constant, P = cumprod(a) well inside the floating-point range (or within blocks "
          "of steps where it is)"),
-    Rule(P.getitem, read_of_one_part, "concatenate(xs)[r] = xs_i[r'], r one whole part"),
+    Rule(P.getitem, read_of_one_part, "concatenate(xs)[.., i, ..] = xs_i[.., 0, ..], xs_i one row"),
     Rule(P.getitem, whole_read_of_reshape, "reshape(x)[r] = reshape(x), r every element"),
     Rule(P.reduce_sum, total_of_reshape, "sum(reshape(x), every axis) = sum(x, every axis)"),
     Rule(P.segment_sum, segment_sum_of_blocks, "segment_sum(concatenate(x_0, .., x_K-1), ids) "
