@@ -169,17 +169,21 @@ def _data(ctx: Any, probe: Any, cands: list, fv: np.ndarray, axis: int, head: in
 
 
 def _extended(ctx: Any, x: Atom, axis: int) -> tuple[Atom, tuple] | None:
-    """(base, index) of x = base[index] with the row before it along `axis` (a basic slice
-    of unit step that starts after 0 there, every axis kept)."""
+    """(base, index) of x = base[index] with the row before it along `axis` (x's axis: a
+    basic slice of unit step that starts after 0 there; ints elsewhere drop their axes)."""
     r = ctx.def_of(x, P.getitem)
     idx = tuple(r.params["idx"]) if r is not None else ()
-    if r is None or not P.is_basic(idx) or len(idx) != x.aval.ndim or \
-            len(idx) != r.inputs[0].aval.ndim or not all(isinstance(k, P.Sl) for k in idx):
+    if r is None or not P.is_basic(idx) or len(idx) != r.inputs[0].aval.ndim or \
+            not all(isinstance(k, (int, P.Sl)) for k in idx):
         return None
-    k = idx[axis]
+    kept = [i for i, k in enumerate(idx) if isinstance(k, P.Sl)]
+    if len(kept) != x.aval.ndim:
+        return None
+    at = kept[axis]
+    k = idx[at]
     if k.step != 1 or k.start < 1:
         return None
-    return r.inputs[0], idx[:axis] + (P.Sl(k.start - 1, k.stop, 1),) + idx[axis + 1:]
+    return r.inputs[0], idx[:at] + (P.Sl(k.start - 1, k.stop, 1),) + idx[at + 1:]
 
 
 def _difference(ctx: Any, v: Atom) -> tuple[Atom, Atom] | None:
