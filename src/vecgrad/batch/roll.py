@@ -257,7 +257,7 @@ def _emit_region(g: Graph, r: Region, users: set[Var], b: Builder, env: _Env,
     body_out: dict[int, Var] = {}
     x_atoms: list[list[Atom]] = []
     inv_atoms: list[Atom] = []
-    for j in _step_order(r.sig):
+    for j in step_order(r.sig):
         e0 = g.eqns[last[j]]
         ins: list[Atom] = []
         for p, code in enumerate(r.sig[j]):
@@ -309,7 +309,7 @@ def _emit_region(g: Graph, r: Region, users: set[Var], b: Builder, env: _Env,
                       tuple(sorted({e.src for e in body_eqns if e.src}, key=lambda s: s.line)))
 
 
-def _step_order(sig: tuple) -> list[int]:
+def step_order(sig: tuple) -> list[int]:
     """The members of a step, each after the members of the same step it reads (("g", i)
     operands): a region that starts mid-iteration (`o[i] = tanh(o[i-1] + x[i])` run twice
     over the rows) lists a member before one it reads."""

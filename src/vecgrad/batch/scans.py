@@ -25,7 +25,7 @@ from .loops import emit_loop, optimize_loops
 from .loopshare import share_forward
 from .prune import prune_loop_outputs
 from .recur import Region
-from .roll import roll
+from .roll import roll, step_order
 
 
 def scans(g: Graph) -> Graph:
@@ -83,7 +83,21 @@ def _sequential(g: Graph, regions: list[Region]) -> list[Region]:
 
 def _nonlinear(g: Graph, r: Region) -> bool:
     members = [g.eqns[i].prim for i in r.steps[0]]
-    return any(p in _NONLINEAR for p in members) and not any(p in _WRITES for p in members)
+    return any(p in _NONLINEAR for p in members) and not _carries_buffer(g, r)
+
+
+def _carries_buffer(g: Graph, r: Region) -> bool:
+    """Whether a write of r's step updates a buffer the step carries (its base the previous
+    step's, or a write of this step on one): batching turns those into reductions and
+    scans. A write into an array the step makes or reads from outside (the zeros a nested
+    gradient's scalar reads scatter into) is a new array, a pure step like a stack."""
+    carried: set[int] = set()
+    for j in step_order(r.sig):
+        if g.eqns[r.steps[0][j]].prim in _WRITES:
+            c = r.sig[j][0]
+            if c[0] == "p" or c[0] == "g" and c[1] in carried:
+                carried.add(j)
+    return bool(carried)
 
 
 _SCALING = frozenset([P.mul, P.div])
@@ -152,13 +166,14 @@ def _nonlinear_depth(g: Graph) -> int:
 
 def _depth(g: Graph, nl: frozenset, least: int, on: Any = None) -> int:
     """The most operations of `nl` on one path of g that a region `recurrences` keeps could
-    lie on; 0 where g has fewer than `least` of them. Its regions' steps hold no write
-    (`_nonlinear`, `_scaled`), and with `on` (the decays of `_scaled`) only equations `on`
-    accepts, which are then the only ones counted: a path between two steps runs inside
-    them, so one through a write, or one `on` refuses, is no such region's. (Paths through
-    a buffer's versions, a write and a read after it, chain every update of the buffer,
-    however independent: counted, they sent a scatter loop of scalar products to the
-    search, which found nothing in a fifth of the whole compile.)"""
+    lie on; 0 where g has fewer than `least` of them. With `on` (the decays of `_scaled`)
+    only equations `on` accepts count, and a path runs through no write: a path between two
+    steps runs inside them. (Paths through a buffer's versions, a write and a read after it,
+    chain every update of the buffer, however independent: counted, they sent a scatter loop
+    of scalar products to the search, which found nothing in a fifth of the whole compile.
+    So a step that writes into an array of its own rolls here where a path through it
+    avoids the writes; one whose every path runs through a write is rolled by `scans` after
+    batching, which splits the array into the scalars a gradient's linear scan reads.)"""
     eqns = g.eqns
     # (an upper bound first, in C: most traces hold fewer than `least` such operations, and
     # then the walk below, two Python passes over every equation, is not needed)
