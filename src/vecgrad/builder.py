@@ -24,6 +24,7 @@ from .notes import Recorded
 if TYPE_CHECKING:
     from .tracing import Tracer
 
+CONTENTS_MAX = 1 << 17  # bytes: larger captured arrays are told apart by identity only
 _current: contextvars.ContextVar[Builder | None] = contextvars.ContextVar("vecgrad_builder",
                                                                             default=None)
 
@@ -61,6 +62,7 @@ class Builder:
         self.limit = _limit()
         self._check = min(MEMO_WINDOW, self.limit)  # the next checkpoint (see _checkpoint)
         self._captured: dict[int, tuple] = {}  # id(array) -> (array, its constant)
+        self._contents: dict[tuple, Const] = {}  # (dtype, shape, bytes) -> its constant
         # hash-consing: (prim, params, inputs) -> result, for the last MEMO_WINDOW to
         # 2 * MEMO_WINDOW equations recorded (the newer ones in _memo)
         self._memo: dict[tuple, Var] = {}
@@ -182,8 +184,23 @@ class Builder:
         once per trace, however many operations use it."""
         hit = self._captured.get(id(x))
         if hit is None or hit[0] is not x or _changed(hit[1].value, x):
-            hit = self._captured[id(x)] = (x, Const(np.array(x, copy=True)))
+            hit = self._captured[id(x)] = (x, self._by_contents(x))
         return hit[1]
+
+    def _by_contents(self, x: np.ndarray | np.generic) -> Const:
+        """One constant for equal arrays of numbers up to CONTENTS_MAX bytes: a loop that makes
+        the same table at each iteration (np.linspace, np.arange, a cast or copy of a global)
+        reads one loop-invariant operand, not a copy per iteration that batching stacks. A
+        NumPy scalar counts as a Python number does, one constant per capture: merged with an
+        equal one, an entry of a table (3.0 at two charges' coordinates) made the terms that
+        read them one value, whose irregular sharing batching then pays for."""
+        if not x.ndim or x.nbytes > CONTENTS_MAX or x.dtype.kind not in "biufc":
+            return Const(np.array(x, copy=True))
+        key = (x.dtype.str, x.shape, x.tobytes())
+        c = self._contents.get(key)
+        if c is None:
+            c = self._contents[key] = Const(np.array(x, copy=True))
+        return c
 
     def inside(self, b: Builder) -> bool:
         """Whether this trace is `b` or is nested inside it."""

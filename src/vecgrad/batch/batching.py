@@ -211,8 +211,10 @@ class _Emitter(Operands):
         # a zero boundary `x[i - 1] if i > 0 else 0.0`, padded with the others)
         few = len(parts) <= MAX_SPLIT or len(parts) <= MAX_SPLIT_BIG and \
             min(sizes) * max(a.aval.size for a in ops[members[0]]) >= BIG
-        split = few and (min(sizes) > 1 or max(sizes) >= MIN_RUN and not any(
-            _boundary(k, ops[ms[0]], parts) for k, ms in parts.items() if len(ms) == 1))
+        lone = [(k, ops[ms[0]]) for k, ms in parts.items() if len(ms) == 1]
+        split = few and (min(sizes) > 1 or any(_invariant(k, o) for k, o in lone) or
+                         max(sizes) >= MIN_RUN and not any(_boundary(k, o, parts)
+                                                           for k, o in lone))
         out = list(parts.values()) if split else [members]
         # a few members whose operands are unrelated values: stacking them costs more than
         # it saves (one stack per operand against one call per member)
@@ -475,6 +477,14 @@ def _boundary(key: tuple, ops: list[Atom], parts: dict[tuple, list[int]]) -> boo
     const = [a.__class__ is Const for a in ops]
     return any(len(ms) >= MIN_RUN and any(const) and all(
         c or a == b for a, b, c in zip(key, k, const)) for k, ms in parts.items())
+
+
+def _invariant(key: tuple, ops: list[Atom]) -> bool:
+    """Whether a member alone in its source combination `key` reads only constants and values
+    every member shares: a loop invariant beside the run (a mask's count `where(m, ones, 0)`,
+    made once where the ones are one constant), which runs alone however short the run.
+    Padded in, the run's operand was concatenated with it and every result taken back out."""
+    return all(a.__class__ is Const or k[0] == "a" for k, a in zip(key, ops))
 
 
 def _few_loose(ms: list[int], cols: list[list[tuple]], members: list[int]) -> list[list[int]]:
