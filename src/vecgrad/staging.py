@@ -173,7 +173,9 @@ def with_numpy_buffers(fun: Callable, run: Callable[[], Any]) -> Any:
             except CastingError:  # (an in-place update of a buffer of NumPy's dtype that
                 raise  # NumPy refuses: `int_buffer += x`, NumPy's own error there)
             except (VecgradError, ValueError, TypeError, IndexError) as again:  # (np.arange:
-                new = _new_modules(again, also)  # a buffer, iterated: traced ints, ...)
+                if _program_error(again):  # a buffer, iterated: traced ints, ...)
+                    raise
+                new = _new_modules(again, also)
                 if not new:
                     raise first from None
                 also += new
@@ -188,6 +190,14 @@ def _new_modules(ex: BaseException, known: list[dict]) -> list[dict]:
     if not _numpy_store(ex):
         return []
     return [g for g in raising_modules(ex) if all(g is not h for h in known)]
+
+
+def _program_error(ex: Exception) -> bool:
+    """An error the program raises run by NumPy too, reached once its buffers let the trace
+    run past the first store (an index out of bounds, a value of the wrong shape for the
+    slot written): the user's own error at the user's line, not the store's. (What the
+    buffers themselves may cause, traced ints where NumPy's were, is none of these.)"""
+    return isinstance(ex, (IndexError, ShapeError)) and not _numpy_store(ex)
 
 
 def _numpy_store(ex: Exception) -> bool:
