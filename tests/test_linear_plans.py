@@ -63,6 +63,10 @@ CASES = [  # (init, A, b) shapes
     ((2, 3), (1, 2, 2, 1), (2001, 2, 3)),
     ((1,), (1, 1, 1), (4099, 1)),
     ((6,), (1, 6, 6), (777, 6)),
+    # the blocks' last states by one cached operator up to 256 rows (nb k), then blocks
+    ((2,), (1, 2, 2), (2048, 2)),
+    ((2,), (1, 2, 2), (2049, 2)),
+    ((2,), (1, 2, 2), (20000, 2)),
 ]
 
 
@@ -126,3 +130,28 @@ def test_powers_that_overflow_leave_the_blocks():
         want = loop(np.zeros(2), A, b)
         got = both(np.zeros(2), A, b)
     np.testing.assert_allclose(got, want, rtol=RTOL)
+
+
+def test_operators_cached_by_matrix_serve_only_their_matrix():
+    """The block operators are cached by the matrix's bytes: matrices of one shape that
+    alternate (a learned coefficient changing between calls) each get their own."""
+    rng = np.random.default_rng(7)
+    b = rng.standard_normal((1500, 2))
+    for s in [0.3, 0.5, 0.3, -0.4, 0.5]:
+        A = np.array([[[s, -0.25], [1.0, 0.0]]])
+        np.testing.assert_allclose(both(np.zeros(2), A, b), loop(np.zeros(2), A, b),
+                                   rtol=RTOL, atol=1e-12)
+
+
+def test_complex_matrices_in_blocks():
+    """A rotation written in complex numbers (one state, |a| = 1) runs in blocks too."""
+    rng = np.random.default_rng(8)
+    A = np.exp(1j * np.array([[[[0.3]]]])).reshape(1, 1, 1)
+    b = rng.standard_normal((3000, 1)) + 1j * rng.standard_normal((3000, 1))
+    init = np.zeros(1, complex)
+    got = both(init, A, b)
+    want = np.empty_like(b)
+    c = 0j
+    for t in range(3000):
+        c = want[t, 0] = A[0, 0, 0] * c + b[t, 0]
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12 * np.abs(want).max())

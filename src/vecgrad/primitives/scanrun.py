@@ -223,9 +223,15 @@ def _powers(M: np.ndarray, n: int) -> np.ndarray:
 # the pairing, thread CPU in one process at load 12 (T steps, k x k, R values a row):
 # (2,000, 2, 1) 108 / 266 us, (10,000, 2, 1) 202 / 950, (500, 2, 1) 85 / 122, (2,000, 3, 1)
 # 123 / 273, (1,000, 6, 1) 148 / 209; wider states lose: (2,000, 2, 8) 721 / 407,
-# (2,000, 4, 4) 692 / 451 (the block products grow as L k^2 R a step).
+# (2,000, 4, 4) 692 / 451 (the block products grow as L k^2 R a step). The operators are
+# cached by the matrix's bytes and the blocks' last states solved by one more operator
+# where their count is small: (2,000, 2, 1) 95 -> 32 us, (500, 3, 1) 84 -> 18 us, (600,
+# 2, 1) 81 -> 15 us (process CPU, load 4, one BLAS thread): the per-call cost was the
+# dozens of small calls that built the powers, not the products.
 BLOCK = 16
 BLOCKED_MAX_STATE = 6  # k * R, at most
+DIRECT_MAX = 256  # rows of a cached operator for the blocks' last states, at most
+OPS_CACHED = 16  # matrices whose operators are kept (each at most DIRECT_MAX^2 values)
 
 
 @functools.cache
@@ -236,36 +242,87 @@ def _toeplitz(L: int) -> np.ndarray:
     return D
 
 
+@functools.lru_cache(maxsize=OPS_CACHED)
+def _block_ops(key: bytes, dt: str, k: int, L: int):
+    """For M (k x k, from its bytes): the block-Toeplitz operator (L k, L k) of M^(i-s),
+    the column of M^1..M^L (L k, k) and M^L; None where a power is not finite."""
+    M = np.frombuffer(key, dt).reshape(k, k)
+    P = _powers(M, L)
+    if not np.isfinite(P[:L + 1]).all():
+        return None
+    P[L + 1] = 0  # (the zero block, above the diagonal)
+    top = P[_toeplitz(L)].transpose(0, 2, 1, 3).reshape(L * k, L * k)  # (i, s): M^(i-s)
+    return top, np.ascontiguousarray(P[1:L + 1].reshape(L * k, k)), P[L].copy()
+
+
 def _lin_blocked(M: np.ndarray, b: np.ndarray, out: np.ndarray, L: int) -> None:
     """out[t] = M out[t-1] + b[t], out[-1] = 0, for one matrix M (k, k) and b (T, k, R), in
     blocks of L steps: out[t] = sum_s M^(t-s) b[s], so each block's own part is one matrix
     product with the block-Toeplitz operator of M^0..M^(L-1); the blocks' last states then
-    form a recurrence of nb = T / L steps under M^L (paired as `_lin_assoc`), and each
-    block adds M^(i+1) times the state before it, one more product. A dozen calls in all,
-    the work in BLAS, where pairing makes ~8 calls per halving (2,000 steps of a 2 x 2
-    system: 159 us pairing)."""
+    form a recurrence of nb = T / L steps under M^L (one operator product where nb k is
+    small, else blocks again or the pairing), and each block adds M^(i+1) times the state
+    before it, one more product. The powers' underflow for long decaying runs is the
+    pairing's (which squares M as often). Raises FloatingPointError where a power is not
+    finite (the caller pairs the steps instead)."""
     T, k, R = b.shape
     nb = -(-T // L)
-    P = _powers(M, L)
-    if not np.isfinite(P[:L + 1]).all():
-        raise FloatingPointError  # (the caller runs the pairing)
-    P[L + 1] = 0  # (the zero block, above the diagonal)
-    top = P[_toeplitz(L)].transpose(0, 2, 1, 3).reshape(L * k, L * k)  # (i, s): M^(i-s)
-    bp = np.zeros((nb * L, k, R), b.dtype)
-    bp[:T] = b
-    cols = bp.reshape(nb, L * k, R).transpose(1, 0, 2).reshape(L * k, nb * R)
-    loc = (top @ cols).reshape(L, k, nb, R)  # each block from a zero state
-    ends = np.ascontiguousarray(loc[L - 1].transpose(1, 0, 2))  # (nb, k, R)
-    carry = np.empty_like(ends)
-    if nb >= 4 * L:  # the true state at each block's end: the same problem, nb steps
-        _lin_blocked(P[L], ends, carry, L)
+    ops = _block_ops(np.ascontiguousarray(M).tobytes(), M.dtype.str, k, L)
+    if ops is None:
+        raise FloatingPointError
+    top, cols, ML = ops
+    if nb * L != T:
+        bp = np.zeros((nb * L, k, R), b.dtype)
+        bp[:T] = b
     else:
-        _lin_assoc(P[L][None], ends, carry)
+        bp = b
+    loc = (top @ bp.reshape(nb, L * k, R).transpose(1, 0, 2).reshape(L * k, nb * R)
+           ).reshape(L, k, nb, R)  # each block from a zero state
+    ends = np.ascontiguousarray(loc[L - 1].transpose(1, 0, 2))  # (nb, k, R)
+    carry = _block_ends(ML, ends, L)
     if nb > 1:
         prev = carry[:nb - 1].transpose(1, 0, 2).reshape(k, (nb - 1) * R)
-        loc[:, :, 1:] += (P[1:L + 1].reshape(L * k, k) @ prev).reshape(L, k, nb - 1, R)
+        loc[:, :, 1:] += (cols @ prev).reshape(L, k, nb - 1, R)
     full = loc.transpose(2, 0, 1, 3).reshape(nb * L, k, R)
     out[...] = full[:T].reshape(out.shape)
+
+
+def _blocked_rows(M: np.ndarray, init: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """`_lin_blocked` for one value a state row: b (T, k), init (k,), M (k, k). A block is a
+    row of L k values, so every product multiplies rows by a transposed operator, with no
+    copy to move axes, and the one copy of b is the padded one (2,000 steps of a 2 x 2
+    system: the runner 54 -> 33 us). None where a power or b is not finite."""
+    T, k = b.shape
+    L = BLOCK
+    nb = -(-T // L)
+    ops = _block_ops(M.tobytes(), M.dtype.str, k, L)
+    if ops is None or not np.isfinite(b).all():
+        return None
+    top, cols, ML = ops
+    bp = np.zeros((nb * L, k), M.dtype)
+    bp[:T] = b
+    bp[0] += M @ init  # (the initial state enters at step 0 only)
+    loc = bp.reshape(nb, L * k) @ top.T  # each block from a zero state
+    if nb > 1:
+        carry = _block_ends(ML, loc[:, (L - 1) * k:].reshape(nb, k, 1), L)
+        loc[1:] += carry[:nb - 1, :, 0] @ cols.T
+    out = loc.reshape(nb * L, k)
+    return out if nb * L == T else out[:T].copy()
+
+
+def _block_ends(ML: np.ndarray, ends: np.ndarray, L: int) -> np.ndarray:
+    """The true state at each block's end: the same problem, nb steps under M^L."""
+    nb, k, R = ends.shape
+    carry = np.empty_like(ends)
+    if nb * k <= DIRECT_MAX and nb > 1:
+        ops = _block_ops(ML.tobytes(), ML.dtype.str, k, nb)
+        if ops is None:
+            raise FloatingPointError
+        carry[...] = (ops[0] @ ends.reshape(nb * k, R)).reshape(nb, k, R)
+    elif nb >= 4 * L:
+        _lin_blocked(ML, ends, carry, L)
+    else:
+        _lin_assoc(ML[None], ends, carry)
+    return carry
 
 
 def _pad_np(x: np.ndarray, lead: int, rank: int) -> np.ndarray:
@@ -281,8 +338,19 @@ def linear_runner(init: Aval, A: Aval, b: Aval) -> Callable[..., np.ndarray]:
     shape, dt = b.shape[:2] + row, np.result_type(init.dtype, A.dtype, b.dtype)
     width = math.prod(row)
     blocked = shape[0] >= 4 * BLOCK and k * width <= BLOCKED_MAX_STATE and dt.kind in "fc"
+    rows = blocked and width == 1 and math.prod(A.shape) == k * k
 
     def run(init: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if rows:
+            with np.errstate(all="ignore"):
+                out = _blocked_rows(np.ascontiguousarray(A.reshape(k, k), dt),
+                                    init.reshape(k).astype(dt, copy=False),
+                                    b.reshape(shape[:2]))
+                if out is not None and np.isfinite(out).all():
+                    return out.reshape(shape)
+        return _general(init, A, b)
+
+    def _general(init: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
         # (A's rows of one value stay so: one matrix for every row is one matmul a step)
         A = _pad_np(A, 3, len(row)).astype(dt, copy=False)
         b = np.array(np.broadcast_to(_pad_np(b, 2, len(row)), shape), dtype=dt)
