@@ -109,3 +109,76 @@ def test_integer_ranges_keep_numpy_dtypes():
     for a, b in zip(got, want):
         assert np.asarray(a).dtype == np.asarray(b).dtype
         np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+# ---- a member's own constant beside its range: `vals[lo:hi] @ c[cols[lo:hi]]`, c NumPy
+
+CIDX = R.integers(0, 30, 200)  # (NumPy arrays of the user's module: constants when traced)
+CVEC = R.standard_normal(30)
+CMAT = R.standard_normal((200, 3))
+
+
+def csr_const_matvec(vals, indptr):
+    y = vnp.zeros(len(indptr) - 1)
+    for i in range(len(indptr) - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        y[i] = np.dot(vals[lo:hi], CVEC[CIDX[lo:hi]])  # (the gather is NumPy's: a constant)
+    return np.sum(np.tanh(y) ** 2)
+
+
+def weighted_segments(x, indptr):
+    tot = 0.0
+    for i in range(len(indptr) - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        w = CVEC[CIDX[lo:hi]]
+        tot = tot + np.sum(x[lo:hi] * w) ** 2 / (np.sum(w ** 2) + 1.0)
+    return tot
+
+
+def shifted_rows(X, indptr):
+    out = []
+    for i in range(len(indptr) - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        out.append(np.max(np.sin(X[lo:hi] - CMAT[lo:hi]), axis=0))
+    return np.sum(vnp.stack(out) ** 2)
+
+
+@pytest.mark.parametrize("lens", [[3, 1, 4, 1, 5, 2, 6, 1], [1, 1, 2, 1, 1, 3], [5, 2, 7, 3]],
+                         ids=str)
+def test_a_members_own_constant_joins_its_range(lens):
+    """Constants of each range's shape (a NumPy gather at the range's columns, a slice of a
+    NumPy array at the range) are tiles of one constant: one product and one segment
+    reduction for every range, rows of length 1 included."""
+    indptr = indptr_of(lens)
+    nnz = indptr[-1]
+    e = check_batched(csr_const_matvec, (R.standard_normal(nnz), indptr))
+    g = e.stages["batch"]
+    assert count(g, P.segment_sum) == 1 and count(g, P.einsum) == 1, g
+    e = check_batched(weighted_segments, (R.standard_normal(nnz), indptr))
+    assert count(e.stages["batch"], P.segment_sum) == 1, e.stages["batch"]
+    e = check_batched(shifted_rows, (R.standard_normal((nnz, 3)), indptr))
+    assert count(e.stages["batch"], P.sin) == 1, e.stages["batch"]
+
+
+def test_equal_constants_of_equal_ranges_stay_each_members():
+    """Two ranges whose constants have equal contents (one column list read twice) and a
+    range whose constant differs: each member keeps its own values."""
+    lens = [2, 2, 2, 3]
+    indptr = indptr_of(lens)
+    vals = R.standard_normal(indptr[-1])
+
+    def f(vals):
+        tot = 0.0
+        for i, c in enumerate([[1, 2], [1, 2], [2, 5], [0, 1, 3]]):
+            lo, hi = indptr[i], indptr[i + 1]
+            tot = tot + np.dot(vals[lo:hi], CVEC[c]) ** 2
+        return tot
+    want = sum(np.dot(vals[indptr[i]:indptr[i + 1]], CVEC[c]) ** 2
+               for i, c in enumerate([[1, 2], [1, 2], [2, 5], [0, 1, 3]]))
+    check_batched(f, (vals,))
+    np.testing.assert_allclose(vg_jit(f)(vals), want, rtol=1e-12)
+
+
+def vg_jit(f):
+    import vecgrad as vg
+    return vg.jit(f)

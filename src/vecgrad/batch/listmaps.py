@@ -44,6 +44,7 @@ from ..ir import Const, Eqn, Graph, Params, Var
 from ..primitives.linalg import make_spec, parse_spec
 from .fields import fields
 from .lists import _list_read
+from .sharedreads import shared_list_reads
 
 _MAX_ROUNDS = 12  # steps followed (each round moves every chain one step)
 _OUT = itemgetter(3)  # an equation's result
@@ -257,10 +258,14 @@ def _classify(e: Eqn, vals: dict, defs: dict) -> tuple | None:
                                                       zip(ins, mv) if isinstance(v, _Tile)):
                 return None
             erows = []  # (operands E[k] read at a row k of their own per member: `h[i]`)
+            kconsts = []  # (constants of the tile's shape, each member its own: `w[lo:hi]`)
             for q, (a, v) in enumerate(zip(ins, mv)):
                 if isinstance(v, _Row):  # (a row spreads along the list's axis: its axes after)
                     if a.aval.ndim > out.ndim - j - 1:
                         return None
+                elif a.__class__ is Const and a.aval.shape == out.shape:
+                    kconsts.append(q)
+                    sig = sig[:q] + (_const_tile_key(a, j),) + sig[q + 1:]
                 elif v is None:
                     off = j - (out.ndim - a.aval.ndim)
                     if off >= 0 and a.aval.shape[off] != 1:
@@ -269,7 +274,7 @@ def _classify(e: Eqn, vals: dict, defs: dict) -> tuple | None:
                     if r is not None:
                         erows.append(q)
                         sig = sig[:q] + (("E", id(r[0]), a.aval.shape),) + sig[q + 1:]
-            return ("map", e.prim, e.params, sig), ("map", j, tuple(erows))
+            return ("map", e.prim, e.params, sig), ("map", j, tuple(erows), tuple(kconsts))
         if any(a.aval.shape != out.shape for a, v in zip(ins, mv) if v is not None) or \
                 any(a.aval.ndim > out.ndim for a in ins):
             return None
@@ -309,6 +314,12 @@ def _classify(e: Eqn, vals: dict, defs: dict) -> tuple | None:
             if c in o and c not in (sa, sb)[1 - q] and (sa, sb)[q].count(c) == 1 and \
                     o.count(c) == 1:
                 return ("map", e.prim, e.params, sig), ("map", o.index(c))
+            k, sk = ins[1 - q], (sa, sb)[1 - q]  # a member's own constant, contracted with it:
+            if k.__class__ is Const and c not in o and sk.count(c) == 1 and \
+                    (sa, sb)[q].count(c) == 1:  # (one product, then one segment sum)
+                sig = sig[:1 - q] + (_const_tile_key(k, sk.index(c)),) + sig[2 - q:]
+                return ("dot", e.prim, e.params, sig), ("dot", make_spec([sa, sb], c + o),
+                                                        1 - q, sk.index(c))
             return None
         ta, tb = tiles
         c = sa[ta.axis]
@@ -355,15 +366,16 @@ def _round(g: Graph, vals: dict) -> Graph | None:
     for k, ms in groups.items():
         if len(ms) < 2:
             continue
-        if how[id(ms[0])][1][0] == "map":
-            lay = next(v.layout for v in (vals.get(a) for a in ms[0].inputs if
-                                          a.__class__ is Var) if v is not None)
+        kind = how[id(ms[0])][1]
+        lay = next(v.layout for v in (vals.get(a) for a in ms[0].inputs if
+                                      a.__class__ is Var) if v is not None)
+        if kind[0] == "map":
             covered = sum(b - a for a, b in (lay.bounds[_member(e, vals)] for e in ms))
             if 2 * covered < lay.rows:
                 continue
-            if how[id(ms[0])][1][2:3] not in ((), ((),)) and \
-                    len({_member(e, vals) for e in ms}) != len(lay.bounds):
-                continue  # (rows E[k] per member: every member's k must be known)
+        if (kind[0] == "map" and any(kind[2:4]) or kind[0] == "dot" and len(kind) > 2) and \
+                not _one_per_member(ms, kind, lay, vals, defs):
+            continue
         keep.add(k)
     if not keep:
         return None
@@ -392,6 +404,21 @@ def _round(g: Graph, vals: dict) -> Graph | None:
             vals[t] = _Row(W, lay, m)
         env[e.out] = t
     return _substitute(g, eqns, env)
+
+
+def _one_per_member(ms: list[Eqn], kind: tuple, lay: _Layout, vals: dict, defs: dict
+                    ) -> bool:
+    """Whether every member has its rows E[k] and constants, one of each: a read of one list
+    that two iterations share (merged when traced) is one member, whose operations in the
+    two iterations may read different rows or constants (a silent wrong answer if merged)."""
+    qs = kind[2] + kind[3] if kind[0] == "map" else (kind[2],)
+    per: dict[int, tuple] = {}
+    for e in ms:
+        own = tuple(_row_read(e.inputs[q], defs)[1] if kind[0] == "map" and q in kind[2]
+                    else id(e.inputs[q]) for q in qs)
+        if per.setdefault(_member(e, vals), own) != own:
+            return False
+    return len(per) == len(lay.bounds)
 
 
 def _member(e: Eqn, vals: dict) -> int:
@@ -443,8 +470,16 @@ def _whole_op(eqns: list[Eqn], e: Eqn, mv: list, kind: tuple, lay: _Layout,
                       P.reduce_max if op == "maximum" else P.reduce_min, (S,),
                       {"axes": left}, src)
         return S
+    if kind[0] == "map" and len(kind) > 3 and kind[3]:
+        ins = list(e.inputs)
+        for q in kind[3]:
+            ins[q] = _member_consts(group, q, kind[1], lay, vals)
+        e = Eqn(e.prim, tuple(ins), e.params, e.out, e.src)
     if kind[0] == "dot":
-        prod = _emit(eqns, P.einsum, (mv[0].whole, mv[1].whole), {"spec": kind[1]}, src)
+        ins = [v.whole if isinstance(v, _Tile) else None for v in mv]
+        if len(kind) > 2:
+            ins[kind[2]] = _member_consts(group, kind[2], kind[3], lay, vals)
+        prod = _emit(eqns, P.einsum, tuple(ins), {"spec": kind[1]}, src)
         return _emit(eqns, P.segment_sum, (prod,), {"ids": Adv(lay.owner), "axis": 0,
                                                      "num": len(lay.bounds)}, src)
     if e.prim is P.reshape:
@@ -474,6 +509,20 @@ def _whole_op(eqns: list[Eqn], e: Eqn, mv: list, kind: tuple, lay: _Layout,
         else:
             ins.append(a)
     return _emit(eqns, e.prim, tuple(ins), dict(e.params), src)
+
+
+def _const_tile_key(a: Const, j: int) -> tuple:
+    """What members' own constants along axis j must share to make one: all but j's length."""
+    return ("K", a.aval.dtype.str, j, a.aval.shape[:j] + a.aval.shape[j + 1:])
+
+
+def _member_consts(group: list[Eqn], q: int, axis: int, lay: _Layout, vals: dict) -> Const:
+    """The members' constants (operand q of each) in the layout's order along `axis`: the
+    whole that each member's constant is the tile of (every member has one)."""
+    parts: list[Any] = [None] * len(lay.bounds)
+    for x in group:
+        parts[_member(x, vals)] = x.inputs[q].value
+    return Const(np.concatenate(parts, axis=axis))
 
 
 def _row_products(g: Graph) -> Graph:
@@ -519,9 +568,10 @@ def list_maps(g: Graph, segments: bool = False) -> Graph:
     """Work on rows picked by static lists of different lengths (two or more reads of one
     array) runs once on one gather, each member's value a tile or a row of it (module doc);
     with `segments`, also work on disjoint basic row ranges of several lengths."""
+    g0, g = g, shared_list_reads(g)
     first = _gathers(g, segments)
     if first is None:
-        return g
+        return g0
     tiled, vals = first
     h = _row_products(tiled)
     merged = h is not tiled
@@ -534,7 +584,7 @@ def list_maps(g: Graph, segments: bool = False) -> Graph:
     # (tiles that no work merged on and no join read whole are the reads they were, of one
     # gather: batching then merges the reads as reads, where the tiles of each member stay
     # one read per member, 1,000 for ba's Jacobian blocks)
-    return out if merged or out is not h else g
+    return out if merged or out is not h else g0
 
 
 def _joins(g: Graph, vals: dict) -> Graph:
