@@ -37,6 +37,7 @@ from .decays import decayed_scatters, scale_scatters
 from .deps import plan
 from .extremes import join_extremes, scatter_extremes
 from .foldchains import join_keyed_folds, keyed_folds
+from .listgather import one_length_lists
 from .listmaps import list_maps
 from .lists import list_reads, list_sums
 from .nodes import BREAD, READ, SNAP, SUM, WRITE, Plan
@@ -595,6 +596,8 @@ def _batch_once(g: Graph) -> Graph:
         g1 = list_maps(g, segments=ragged)
         if g1 is not g:
             g = dce(g1)
+    if lists:  # (lists of one length: slices of one gather, see listgather)
+        g = one_length_lists(g)
     p = plan(g, n_uses if g is g0 else None)
     em = _Emitter(p)
     for members in schedule(p):
