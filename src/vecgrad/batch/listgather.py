@@ -8,7 +8,9 @@ of 4: 17x the hand-vectorized forward). Here the lists of every read of one arra
 axis, all of one length n, are concatenated into one read G = X[concat(lists)], and member
 m's read is the slice G[m n : (m + 1) n]: a basic read at a position affine in m, which
 batching takes as a view of G (`G.reshape(M, n, ...)`), and whose gradients are slice
-additions into G's one cotangent, scattered into X's once.
+additions into G's one cotangent, scattered into X's once. Basic reads of a member's read
+(`p = X[f]; p[1, :3] - p[0, :3]`, a mesh face's corners) are reads of G at positions in m
+too (composed here: the normalization that composes views ran before).
 
 Groups whose reads have several lengths are listmaps' (tiles of one gather, segment sums);
 they are left alone here. Values are unchanged: G's rows are the reads' rows.
@@ -21,6 +23,7 @@ from .. import primitives as P
 from ..index import Adv
 from ..ir import Eqn, Graph, Params, Var
 from .lists import _list_read
+from .regions import compose
 
 MIN_READS = 2  # reads in a group, at least
 
@@ -41,10 +44,17 @@ def one_length_lists(g: Graph) -> Graph:
         return g
     member = {id(e): (k, m) for k, ms in groups.items() for m, e in enumerate(ms)}
     made: dict[tuple, Var] = {}
+    views: dict[Var, tuple[Var, tuple]] = {}  # a read of a member's read -> (G, index)
     out: list[Eqn] = []
     for e in g.eqns:
         km = member.get(id(e))
         if km is None:
+            v = views.get(e.inputs[0]) if e.prim is P.getitem else None
+            idx = compose(v[1], e.params["idx"]) if v is not None and \
+                P.is_basic(e.params["idx"]) else None
+            if idx is not None:  # (`p = X[f]; p[1, :3]`: a read of G, at a position in m)
+                e = Eqn(P.getitem, (v[0],), Params({"idx": P.BasicIndex(idx)}), e.out, e.src)
+                views[e.out] = (v[0], idx)
             out.append(e)
             continue
         k, m = km
@@ -60,4 +70,5 @@ def one_length_lists(g: Graph) -> Graph:
         sl = P.BasicIndex(P.Sl(m * n, (m + 1) * n, 1) if q == j else P.Sl(0, d, 1)
                           for q, d in enumerate(G.aval.shape))
         out.append(Eqn(P.getitem, (G,), Params({"idx": sl}), e.out, e.src))
+        views[e.out] = (G, tuple(sl))
     return g.replace(eqns=tuple(out))
