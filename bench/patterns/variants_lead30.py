@@ -2,7 +2,9 @@
 session 30: sparse rows through a CSR `indptr` whose other factor is a NumPy constant
 (`np.dot(vals[lo:hi], v[cols[lo:hi]])` with v the module's array) or a traced vector read at
 the row's columns; neighbour lists of a random graph, some lists equal (nodes of degree one
-share a neighbour), with per-edge NumPy weights; and second-order linear recurrences (an
+share a neighbour), with per-edge NumPy weights; index lists of one length (5 nearest
+neighbours read with np.take, a mesh's faces `X[f]` and their corners, an edge's two rows
+`X[[u, v]]`); and second-order linear recurrences (an
 AR(2) filter written into a zeros buffer, a Verlet integrator of a driven linear spring).
 
 The sparse structure and the graph are the module's NumPy data, made once per size from a
@@ -128,6 +130,63 @@ def graph_weighted_mean_ref(X):
     return np.sum(np.tanh(H) ** 2)
 
 
+@functools.cache
+def _knn(n: int) -> tuple:
+    """For n points: 5 neighbours each (a list of Python ints), 2n triangles, 3n edges."""
+    rng = np.random.default_rng(n + 1)
+    knn = [list(rng.choice(n, 5, replace=False)) for _ in range(n)]
+    return knn, rng.integers(0, n, (2 * n, 3)), rng.integers(0, n, (3 * n, 2))
+
+
+def knn_kernel_sums(X):
+    """Item 3: a Gaussian kernel over each point's 5 nearest neighbours, `np.take(X, nb, 0)`."""
+    knn, _, _ = _knn(len(X))
+    tot = 0.0
+    for i in range(len(X)):
+        nb = np.take(X, knn[i], axis=0)
+        tot += np.sum(np.exp(-np.sum((nb - X[i]) ** 2, axis=1)))
+    return tot
+
+
+def knn_kernel_sums_ref(X):
+    K = np.array(_knn(len(X))[0])
+    d = X[K] - X[:, None]
+    return np.sum(np.exp(-np.sum(d * d, axis=2)))
+
+
+def mesh_face_normals(X):
+    """Item 3: each face's normal from its corners, `p = X[f]; np.cross(p[1] - p[0], ...)`."""
+    _, faces, _ = _knn(len(X))
+    tot = 0.0
+    for f in faces:
+        p = X[f]
+        n = np.cross(p[1] - p[0], p[2] - p[0])
+        tot += np.sqrt(n @ n + 1e-6)
+    return tot
+
+
+def mesh_face_normals_ref(X):
+    P = X[_knn(len(X))[1]]
+    n = np.cross(P[:, 1] - P[:, 0], P[:, 2] - P[:, 0])
+    return np.sum(np.sqrt(np.sum(n * n, axis=1) + 1e-6))
+
+
+def edge_pair_rows(X):
+    """Item 3: an edge's two rows read as one list, `p = X[[u, v]]`."""
+    _, _, edges = _knn(len(X))
+    tot = 0.0
+    for u, v in edges:
+        p = X[[u, v]]
+        tot += np.sqrt(np.sum((p[0] - p[1]) ** 2) + 1e-6)
+    return tot
+
+
+def edge_pair_rows_ref(X):
+    E = _knn(len(X))[2]
+    d = X[E[:, 0]] - X[E[:, 1]]
+    return np.sum(np.sqrt(np.sum(d * d, axis=1) + 1e-6))
+
+
 def ar2_into_zeros(x):
     """Item 6: an AR(2) filter written into a zeros buffer, `y[t] = x[t] + a y[t-1] + b y[t-2]`."""
     y = np.zeros_like(x)
@@ -185,6 +244,9 @@ PATTERNS = [
     _p("csr_normalized_rows", 3, _sz({"nnz": 40}, {"nnz": 900}), (0,), _vals_in),
     _p("graph_edge_distances", 3, _sz({"n": 16, "d": 3}, {"n": 200, "d": 6}), (0,), _rows_in),
     _p("graph_weighted_mean", 3, _sz({"n": 16, "d": 3}, {"n": 200, "d": 6}), (0,), _rows_in),
+    _p("knn_kernel_sums", 3, _sz({"n": 12, "d": 3}, {"n": 300, "d": 3}), (0,), _rows_in),
+    _p("mesh_face_normals", 3, _sz({"n": 12, "d": 3}, {"n": 300, "d": 3}), (0,), _rows_in),
+    _p("edge_pair_rows", 3, _sz({"n": 12, "d": 3}, {"n": 300, "d": 3}), (0,), _rows_in),
     _p("ar2_into_zeros", 6, _sz({"n": 12}, {"n": 2000}), (0,), _x_in),
     _p("verlet_spring", 6, _sz({"n": 12}, {"n": 1000}), (0,), _x_in),
 ]
