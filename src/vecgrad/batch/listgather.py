@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import primitives as P
-from ..index import Adv
+from ..index import Adv, ramp_as_basic
 from ..ir import Eqn, Graph, Params, Var
 from .lists import _list_read
 from .regions import compose
@@ -35,7 +35,8 @@ def one_length_lists(g: Graph) -> Graph:
     for e in g.eqns:
         if e.prim is P.getitem:
             j = _list_read(e)
-            if j is not None:
+            if j is not None and ramp_as_basic(e.params["idx"]) is None:  # (a ramp list
+                # `x[[t, t + d, t + 2 d]]` is its slice to batching: a view already)
                 rest = tuple(k for q, k in enumerate(e.params["idx"]) if q != j)
                 groups.setdefault((e.inputs[0], j, rest), []).append(e)
     groups = {k: ms for k, ms in groups.items() if len(ms) >= MIN_READS and
