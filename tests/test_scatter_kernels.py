@@ -18,7 +18,7 @@ import vecgrad.numpy as vnp
 from vecgrad import primitives as P
 from vecgrad.backends.numpy import gathers as K
 from vecgrad.ir import Aval
-from vecgrad.primitives.sorting import _reduce_at, _scatter_add_along
+from vecgrad.primitives.sorting import _reduce_at, _scatter_add_along, _winner_shares
 
 R = np.random.default_rng(24)
 OPS = ["maximum", "minimum", "multiply"]
@@ -97,6 +97,49 @@ def test_permutation_scatter_equals_impl(dtype, n):
     np.testing.assert_array_equal(got, want)
     with pytest.raises(IndexError):
         run(v, np.where(np.arange(n) == 0, n, p))
+
+
+def _shares_case(n, m, ties, nans, negative, op):
+    """A 1-D scatter-max / min's operands: base, values (some tied with the result, some
+    NaN), positions (some negative) and its result, as the forward computes it."""
+    a = np.round(R.standard_normal(n), 1 if ties else 12)
+    v = np.round(R.standard_normal(m), 1 if ties else 12)
+    if nans and m:
+        v[R.integers(0, m, 2)] = np.nan
+        a[R.integers(0, n)] = np.nan
+    i = R.integers(-n if negative else 0, n, m)
+    with np.errstate(invalid="ignore"):  # (np.maximum.at of a NaN warns)
+        return a, v, i, _reduce_at(a, v, i, 0, op)
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum", "builtin_max", "builtin_min"])
+@pytest.mark.parametrize("n,m", [(1, 6), (7, 40), (40, 4000), (300, 100), (5, 0)])
+@pytest.mark.parametrize("ties,nans,negative", [(False, False, False), (True, False, True),
+                                                (True, True, False), (False, True, True)])
+def test_winner_shares_kernel_equals_impl(op, n, m, ties, nans, negative):
+    a, v, i, ans = _shares_case(n, m, ties, nans, negative, op)
+    g = R.standard_normal(n)
+    run = K._winner_shares(_avals(g, a, v, i, ans), axis=0)
+    got, want = run(g, a, v, i, ans), _winner_shares(g, a, v, i, ans, 0)
+    assert got.dtype == want.dtype and got.shape == (n + m,)
+    np.testing.assert_array_equal(got, want)  # (the same divisions: the same bits)
+    if m:
+        with pytest.raises(IndexError):
+            run(g, a, v, np.where(np.arange(m) == 0, n, i), ans)
+
+
+def test_winner_shares_other_shapes_take_the_impl():
+    a, ans = np.zeros((3, 4)), np.ones((3, 4))
+    v, i = R.standard_normal((5, 4)), R.integers(0, 3, (5, 1))
+    g = R.standard_normal((3, 4))
+    run = K._winner_shares(_avals(g, a, v, i, ans), axis=0)
+    np.testing.assert_array_equal(run(g, a, v, i, ans), _winner_shares(g, a, v, i, ans, 0))
+    g32 = g[0].astype(np.float32)  # (a float32 cotangent: the impl's float32 shares)
+    a1, v1, i1 = np.zeros(4), R.standard_normal(6), np.arange(6) % 4
+    ans1 = _reduce_at(a1, v1, i1, 0, "maximum")
+    got = K._winner_shares(_avals(g32, a1, v1, i1, ans1), axis=0)(g32, a1, v1, i1, ans1)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, _winner_shares(g32, a1, v1, i1, ans1, 0))
 
 
 def sorted_loss(x, xp=vnp):

@@ -386,6 +386,33 @@ def _scatter_reduce_inplace(a: np.ndarray, v: np.ndarray, i: np.ndarray, axis: i
     return a
 
 
+def _winner_shares(avals: list[Aval], axis: int) -> Callable:
+    """A 1-D scatter-max / min's cotangents (every keyed running maximum, `best[k] =
+    max(best[k], v)` over a list, a dict, an edge list or a buffer) as the impl computes them
+    (the same divisions, so the same bits), without its shape bookkeeping: the winners are
+    found by one gather of the result and one comparison, and only they are touched after.
+    At 4,000 values into 40 or 300: 16-37 us for the impl, 11-13 us here (load 3). Every
+    other case (rows, another axis, a float32 cotangent) runs the impl."""
+    g, a, v, idx, _ = avals
+    if axis or a.ndim != 1 or v.ndim != 1 or v.shape != idx.shape or g.dtype != np.float64:
+        return functools.partial(S._winner_shares, axis=axis)
+    size, n = a.shape[0], v.shape[0]
+
+    def run(g: np.ndarray, a: np.ndarray, v: np.ndarray, i: np.ndarray, ans: np.ndarray
+            ) -> np.ndarray:
+        hit = (v == ans.take(i)).nonzero()[0]  # (take wraps negative positions, as NumPy)
+        at = i[hit]
+        hit_a = a == ans
+        cnt = hit_a.astype(np.float64)
+        np.add.at(cnt, at, 1.0)  # (the winners per position, negative positions wrapped)
+        share = g / np.maximum(cnt, 1.0)
+        out = np.zeros(size + n)
+        np.multiply(share, hit_a, out=out[:size])
+        out[size + hit] = share[at]
+        return out
+    return run
+
+
 def _strided_lower(avals: list[Aval], start: tuple, dims: tuple) -> Callable:
     """The view of a row-major array as one `np.ndarray` call on its buffer, its offset
     and steps computed once here: `as_strided` builds the same view through an array
@@ -444,4 +471,5 @@ LOWERINGS = {
     "take_along": Lowering(lower=_take_along),
     "scatter_add_along": Lowering(lower=_scatter_add_along),
     "scatter_reduce_along": Lowering(lower=_scatter_reduce_along, inplace=_scatter_reduce_inplace),
+    "winner_shares": Lowering(lower=_winner_shares),
 }
