@@ -202,3 +202,27 @@ def test_other_chains_keep_the_loops_values(f, make):
 def test_int_keys_of_one_length_are_left_to_scans():
     e = vg.grad(round_robin).entry(R.standard_normal(40))[0]
     assert count(e.stages["batch"], P.scatter_reduce_along) == 0
+
+
+def list_max_reversed(x, k):
+    best = [0.0] * 6
+    for i, key in enumerate(k):
+        best[key] = max(best[key], x[i])
+    return sum((j + 1.0) * b for j, b in enumerate(best[::-1]))
+
+
+@pytest.mark.parametrize("f, make", [
+    (list_max, _x(60)), (list_min_tanh, lambda: (R.standard_normal(60), _keys(60, 4))),
+    (dict_get_max, lambda: (R.standard_normal(60), _keys(60, 6))),
+    (list_max_reversed, lambda: (R.standard_normal(60), _keys(60, 6))),
+], ids=["list", "list_min", "dict_sorted", "reversed"])
+def test_results_read_in_key_order_take_no_permutation(f, make):
+    """The chains are numbered in the order their results are first read, so a list or
+    dict read back by key (or in any one order) reads the scatter in place: no gather of a
+    permutation in the forward, nor its scatter in the gradient."""
+    args = make()
+    check_batched(f, args)
+    g = vg.grad(f).entry(*args)[0].stages["final"]
+    assert count(g, P.scatter_reduce_along) == 1
+    assert count(g, P.take) + count(g, P.take_along) == 0, g
+    np.testing.assert_allclose(vg.jit(f)(*args), f(*args), rtol=1e-12)

@@ -173,8 +173,11 @@ def _placed(g: Graph, groups: list[list[_Chain]], where: dict
             if len(keep) == len(gr):
                 break
             gr = keep
-        if _groups(gr):
-            out.append((at, gr))
+        if _groups(gr):  # (numbered in the order their results are first read: a list
+            # read back by key reads the scatter's positions 0, 1, ..., a slice, where the
+            # order of the chains' last links made it a gather of a permutation, and its VJP)
+            out.append((at, sorted(gr, key=lambda ch: first.get(ch.links[-1][0].out,
+                                                                  len(where)))))
     return out
 
 
