@@ -20,7 +20,7 @@ from specs_core import _prod_grad_ref
 import vecgrad as vg
 import vecgrad.numpy as vnp
 from vecgrad.config import config
-from vecgrad.primitives.products import _exact, _grad_impl
+from vecgrad.primitives.products import _exact, _grad_impl, _zero_rows
 
 SHAPES = [((7,), (0,)), ((6, 5), (0,)), ((6, 5), (1,)), ((3, 4, 5), (0, 2)), ((3, 4, 5), (1,)),
           ((3, 4, 5), (0, 1, 2)), ((4, 3, 2), (2,)), ((2, 1, 3), (1,))]
@@ -179,3 +179,51 @@ def test_third_and_fourth_order_at_zeros(nz, shape, axes):
     for hi, lo, v in ((d3, d2, vs[1]), (d4, d3, vs[2])):
         fd = (lo(x + eps * v) - lo(x - eps * v)) / (2 * eps)
         np.testing.assert_allclose(hi(x), fd, rtol=1e-6, atol=1e-7)
+
+
+def _few_zero_products(r, shape, axis, where):
+    """A matrix of factors near 1 (its products along `axis` finite) with zeros placed at
+    (product, factor) pairs `where`."""
+    x = r.uniform(0.9, 1.1, shape)
+    for k, j in where:
+        x[(j, k) if axis == 0 else (k, j)] = 0.0
+    return x
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("where", [[(3, 0)], [(3, 39)], [(0, 5), (0, 6)], [(1, 2), (7, 30)],
+                                   [(2, 4), (5, 4), (5, 10), (8, 0)], [(6, 17)] * 2])
+def test_a_few_zero_products_fixed_in_their_rows(axis, where):
+    """The matrix path (_zero_rows, a quarter of the products or fewer are 0): only the zero
+    factors change, to g times the product of the others (one zero) or 0 (two or more)."""
+    r = np.random.default_rng(len(where) + 10 * axis)
+    shape = (40, 9) if axis == 0 else (9, 40)
+    x = _few_zero_products(r, shape, axis, where)
+    g = r.standard_normal(9)
+    got = _grad_impl(g, x, (axis,))
+    np.testing.assert_allclose(got, _prod_grad_ref(g, x, (axis,)), rtol=1e-12, atol=1e-15)
+    with np.errstate(all="ignore"):
+        want = _exact(np.expand_dims(g, axis), x, (axis,))
+        p = np.prod(x, axis=axis, keepdims=True)
+        direct = _zero_rows(np.expand_dims(g, axis) * p / x, g, x, p, axis)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    np.testing.assert_array_equal(direct, got)
+
+
+def test_zero_rows_signed_zero_infinite_cotangent_and_dtypes():
+    r = np.random.default_rng(5)
+    x = _few_zero_products(r, (30, 8), 0, [(1, 3), (4, 0), (4, 9)])
+    x[3, 1] = -0.0  # (a negative zero: the product of the others keeps its own sign)
+    g = r.standard_normal(8)
+    g[4] = np.inf  # (two zeros in product 4: inf * 0, NaN, as g * 0 would be)
+    with np.errstate(all="ignore"):
+        got = _grad_impl(g, x, (0,))
+        want = _exact(g[None], x, (0,))
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)  # (NaNs in equal places)
+    for dt in (np.float32, np.complex128):
+        xd = x.astype(dt) * (1 + 0.5j if dt == np.complex128 else 1)
+        gd = r.standard_normal(8).astype(dt)
+        got = _grad_impl(gd, xd, (0,))
+        assert got.dtype == dt
+        tol = 1e-5 if dt == np.float32 else 1e-12
+        np.testing.assert_allclose(got, _prod_grad_ref(gd, xd, (0,)), rtol=tol, atol=tol)
