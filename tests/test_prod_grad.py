@@ -227,3 +227,8 @@ def test_zero_rows_signed_zero_infinite_cotangent_and_dtypes():
         assert got.dtype == dt
         tol = 1e-5 if dt == np.float32 else 1e-12
         np.testing.assert_allclose(got, _prod_grad_ref(gd, xd, (0,)), rtol=tol, atol=tol)
+    gz = g + 1j * r.standard_normal(8)  # (a complex cotangent on real factors)
+    gz[4] = 1.0
+    got = _grad_impl(gz, x, (0,))
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, _prod_grad_ref(gz, x, (0,)), rtol=1e-12, atol=1e-15)

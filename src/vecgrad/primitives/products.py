@@ -75,7 +75,8 @@ def _zero_rows(out: np.ndarray, g: np.ndarray, x: np.ndarray, p: np.ndarray,
     zero = rows == 0
     q = np.multiply.reduce(rows + zero, axis=1)  # (a zero factor counts as 1)
     q[np.count_nonzero(zero, axis=1) != 1] = 0  # (another zero among the others)
-    q *= g[zp]  # (after: an infinite g times a zero product of others is NaN, as g * 0)
+    q = q * g[zp]  # (after: an infinite g times a zero product of others is NaN, as g * 0;
+    # not in place: g may be complex where x is real)
     r, col = np.divmod(np.flatnonzero(zero), rows.shape[1])  # (np.nonzero of the 2-D mask
     ot[zp[r], col] = q[r]  # took 4x as long)
     return out
