@@ -472,3 +472,16 @@ def test_nan_and_inf_in_gradients():
     np.testing.assert_array_equal(g, [3.0, 3.0, 3.0, 3.0])
     np.testing.assert_array_equal(g2, [2.0, np.nan, np.inf, -4.0])
     np.testing.assert_array_equal(g3, [1.0, 0.0, 1.0, 0.0])
+
+
+def test_a_scalar_type_of_a_traced_value_says_astype():
+    def f(x):
+        out = vnp.zeros(3, dtype=np.float32)
+        for i in range(3):
+            out[i] = np.float32(x[i]) * 2
+        return out
+    with pytest.raises(vg.errors.TracedIntoNumpyError, match=r"x.astype\(np.float32\)") as info:
+        vg.jit(f)(np.arange(3.0))
+    assert "test_errors.py:" in str(info.value)
+    with pytest.raises(vg.errors.TracedIntoNumpyError, match=r"x.astype\(np.int8\)"):
+        vg.jit(lambda x: np.int8(x) + 1)(np.arange(3.0))

@@ -246,10 +246,28 @@ def _in_vnp(name: str) -> bool:
     return callable(obj)
 
 
+_SCALAR_TYPE_CALL = re.compile(
+    r"(?<![\w.])((?:np|numpy)\.(?:float(?:16|32|64)|u?int(?:8|16|32|64)|complex(?:64|128)|"
+    r"bool_?|intp|uintp|half|single|double|longdouble|byte|ubyte|short|ushort|intc|uintc|"
+    r"long|ulong|longlong|ulonglong|csingle|cdouble))\s*\(")
+
+
+def _scalar_type_call(src: Src | None, dtype: object) -> str | None:
+    """The NumPy scalar type of `dtype` that the user's line calls (np.float32(x) asks x for
+    a plain array of its dtype from C, so no frame says so), or None."""
+    if dtype is None:
+        return None
+    found = set(_SCALAR_TYPE_CALL.findall(linecache.getline(src.file, src.line) if src else ""))
+    return next((f for f in sorted(found)
+                 if hasattr(np, f[3:] if f.startswith("np.") else f[6:]) and
+                 np.dtype(getattr(np, f.split(".")[1])) == np.dtype(dtype)), None)
+
+
 class TracedIntoNumpyError(VecgradError, TypeError):
     """A traced value was converted to a plain NumPy array (e.g. written into np.empty)."""
 
-    def __init__(self, src: Src | None = None, numpy_func: str | None = None):
+    def __init__(self, src: Src | None = None, numpy_func: str | None = None,
+                 dtype: object = None):
         src = src or user_src(2)
         if numpy_func:
             instead = ("np.r_[...] and np.c_[...] do not hand traced arrays to vecgrad: write "
@@ -265,6 +283,14 @@ class TracedIntoNumpyError(VecgradError, TypeError):
                 "dispatches on its arguments and they are arrays, not lists or tuples of "
                 f"them: {instead}. If you passed a list of traced arrays, vnp.stack(the_list) "
                 "makes it one array.")
+            return
+        cast = _scalar_type_call(src, dtype)
+        if cast:
+            super().__init__(
+                f"{cast}(x) of a traced value{_where(src)} asks for x's value, which a trace does "
+                f"not have (NumPy's scalar types make plain NumPy values): write "
+                f"x.astype({cast}) (or vnp.asarray(x, dtype={cast})), which vecgrad traces with "
+                "NumPy's values and dtype.")
             return
         super().__init__(
             f"a traced array cannot become a plain NumPy array{_where(src)}. If you are writing "

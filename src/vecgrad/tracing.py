@@ -299,7 +299,7 @@ class Tracer(Traced):
         self._concrete()
         func = numpy_caller()
         raise TracedIntoNumpyError(numpy_func=func if func and not func.startswith("_")
-                                   else None)
+                                   else None, dtype=dtype)
 
     # -- NumPy protocols --------------------------------------------------------------
     @entry
