@@ -98,6 +98,7 @@ from .logistic import log_of_complement, logistic_of_exp
 from .narrow import read_of_contraction, read_of_elementwise
 from .onehot import einsum_of_scattered
 from .orderings import gather_of_picks, scatter_of_picks, scatter_of_slice, sort_by_permutation
+from .reads import read_of_broadcast, read_of_read, read_of_reshaped
 from .regions import add_everywhere, end_of_scan, full_index, index_is_reshape
 from .rowreads import join_of_reads
 from .runrows import running_extremes_read_at_ends
@@ -248,6 +249,11 @@ RULES: list[Rule] = [
          "x.at[w].set(v)[r] = v[r - w] for r inside w, = x[r] for r apart from w"),
     Rule(P.getitem, read_of_reshaped_view, "reshape(windows(x))[j::k] = x[j:j+n]: a read at "
          "whole steps of flattened view axes is a view of x"),
+    Rule(P.getitem, read_of_read, "x[w][r] = x[w∘r], ints and slices"),
+    Rule(P.getitem, read_of_reshaped, "reshape(x)[j::k] = x[:, j] (x: (n, k)): flattened axes "
+         "read apart"),
+    Rule(P.getitem, read_of_broadcast, "broadcast_to(x, S)[.., j, ..] = x[.., 0, ..]: a "
+         "broadcast axis read at one position"),
     Rule(P.getitem, read_of_elementwise, "f(a, b)[r] = f(a[r], b[r]), f(a, b) read only there"),
     Rule(P.getitem, read_of_contraction,
          "einsum(xs)[r] = einsum(xs[r]), sum(x)[r] = sum(x[r]), read only there"),
