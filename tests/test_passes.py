@@ -768,17 +768,45 @@ def _rule_read_of_elementwise(x):
 
 READ_OF_ELEMENTWISE_GOLDEN = """\
 { lambda a:f64[2,3] .
-  b:f64[3] = getitem[idx=(0, 0:3)] a
-  c:f64[2] = getitem[idx=(1, 1:3)] a
-  d:f64[2] = exp c
-  e:f64[2] = getitem[idx=(1:3,)] b
-  f:f64[2] = sin e
-  g:f64[2] = mul d f
-  h:f64[2] = getitem[idx=(0:2, 0)] a
-  i:f64[2] = tanh h
-  j:f64[2] = mul 2.0 h
-  k:f64[2] = add i j
-  in (g, k) }"""
+  b:f64[2] = getitem[idx=(1, 1:3)] a
+  c:f64[2] = exp b
+  d:f64[2] = getitem[idx=(0, 1:3)] a
+  e:f64[2] = sin d
+  f:f64[2] = mul c e
+  g:f64[2] = getitem[idx=(0:2, 0)] a
+  h:f64[2] = tanh g
+  i:f64[2] = mul 2.0 g
+  j:f64[2] = add h i
+  in (f, j) }"""
+
+
+def _rule_read_of_read(x):
+    y = vnp.exp(x)
+    return y[::-1][1, 0:3:2], vnp.sin(y[:, ::-1][0:2, 1:])[:, 0]  # (negative steps, ints)
+
+
+def _check_read_of_read(g0, g1):
+    reads = {e.out for e in g1.eqns if e.prim is P.getitem}
+    assert not any(e.prim is P.getitem and e.inputs[0] in reads for e in g1.eqns), pretty(g1)
+
+
+def _rule_read_of_reshaped(x):
+    flat = P.reshape(x[:, 0:2], shape=(4, 1))  # pairs flattened into rows, members read back
+    return vnp.exp(flat[0::2]) * flat[1::2], P.reshape(x, shape=(6, 1))[1::3]
+
+
+def _check_read_of_reshaped(g0, g1):
+    assert not any(e.out.aval.shape == (4, 1) for e in g1.eqns), pretty(g1)  # (pairs: read)
+    assert prims(g1).count("reshape") == 1, pretty(g1)  # (x's own rows: left for the joins)
+
+
+def _rule_read_of_broadcast(x):
+    b = vnp.broadcast_to(vnp.exp(x)[:, None], (2, 4, 3))
+    return b[:, 2] * 2.0, vnp.broadcast_to(x, (5, 2, 3))[1:2, 0]
+
+
+def _check_read_of_broadcast(g0, g1):
+    assert "broadcast_to" not in prims(g1), pretty(g1)
 
 
 def _rule_read_of_contraction(x):
@@ -800,9 +828,8 @@ READ_OF_CONTRACTION_GOLDEN = """\
   i:f64[2,3] = tanh a
   j:f64[3] = einsum[spec=bc->c] i
   k:f64[1,3] = reshape[shape=(1, 3)] j
-  l:f64[4,3] = broadcast_to[shape=(4, 3)] k
-  m:f64[2] = getitem[idx=(2, 1:3)] l
-  in (d, h, m) }"""
+  l:f64[2] = getitem[idx=(0, 1:3)] k
+  in (d, h, l) }"""
 
 
 def test_read_of_a_value_read_twice_is_not_narrowed():
@@ -2376,6 +2403,11 @@ def _golden(listing):
 
 
 RULE_TESTS = {
+    "x[w][r] = x[w∘r], ints and slices": (_rule_read_of_read, _check_read_of_read),
+    "reshape(x)[j::k] = x[:, j] (x: (n, k)): flattened axes read apart": (
+        _rule_read_of_reshaped, _check_read_of_reshaped),
+    "broadcast_to(x, S)[.., j, ..] = x[.., 0, ..]: a broadcast axis read at one position": (
+        _rule_read_of_broadcast, _check_read_of_broadcast),
     "sort(x) = take_along(x, argsort(x)), argsort(x) computed anyway (partition alike)": (
         _rule_sort_by_permutation, _check_sort_by_permutation),
     "scatter_add_along(zeros.at[s].set(v), i) = scatter_add_along(v, i[s]), s a slice along "
