@@ -25,6 +25,9 @@ from ._tiling import *
 from ._pad import *
 from ._histdd import *
 from ._stats import *
+from ._scans import *
+from ._nanstats import *
+from ._choose import *
 from ._gradient import *
 from ._order import *
 from ._indexing import *

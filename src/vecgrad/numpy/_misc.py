@@ -19,9 +19,9 @@ from ._base import _dtype, _nd, _shape, asarray, astype
 from ._creation import linspace
 from ._indexing import take
 from ._order import argsort, sort
+from ._scans import cumsum, diff
 from ._shape_ops import concatenate
 from ._stats import any as any_
-from ._stats import cumsum, diff
 from ._vectorize import vectorized_call
 
 __all__ = [

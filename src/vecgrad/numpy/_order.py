@@ -13,10 +13,12 @@ from .. import primitives as P
 from ..errors import ComplexError, unsupported
 from ..tracing import Tracer
 from . import _ops
-from ._base import _dtype, _shape, asarray, astype, takes_out
+from ._base import _axis1, _dtype, _nd, _shape, asarray, astype, takes_out
 from ._creation import linspace
 from ._indexing import take, take_along_axis
-from ._stats import _axis1, _flat_or, _float, _isnan, _nan_to, _nd, any, cumsum
+from ._nanstats import _isnan, _nan_to
+from ._scans import cumsum
+from ._stats import _flat_or, _float, any
 
 __all__ = [
     "argmax",

@@ -14,7 +14,7 @@ from ._base import _dtype, _shape, asarray, astype
 from ._contract import einsum
 from ._indexing import take
 from ._order import argsort
-from ._stats import diff
+from ._scans import diff
 from ._ufuncs import remainder
 
 __all__ = ["convolve", "correlate", "interp", "poly", "polyadd", "polyder", "polyfit",

@@ -210,7 +210,7 @@ def _write_out(name: str, res: Any, out: Any, casting: str = "unsafe") -> Any:
 
 def _lazy(module: str, name: str) -> Callable:
     """vecgrad.numpy's `name` (in its submodule `module`), looked up when called: those
-    functions are defined after this module (in the package, or in _stats)."""
+    functions are defined after this module (in the package, or in _scans)."""
     def target() -> Callable:
         vnp = _ops.NAMESPACES["numpy"]
         return getattr(getattr(vnp, module) if module else vnp, name)
@@ -228,8 +228,8 @@ _REDUCE: dict[str, Callable] = {
 }
 _ACCUMULATE: dict[str, Callable] = {
     "add": _lazy("", "cumsum"), "multiply": _lazy("", "cumprod"),
-    "maximum": _lazy("_stats", "cummax"), "minimum": _lazy("_stats", "cummin"),
-    "logical_and": _lazy("_stats", "cumall"), "logical_or": _lazy("_stats", "cumany"),
+    "maximum": _lazy("_scans", "cummax"), "minimum": _lazy("_scans", "cummin"),
+    "logical_and": _lazy("_scans", "cumall"), "logical_or": _lazy("_scans", "cumany"),
 }
 
 
