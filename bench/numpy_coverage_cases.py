@@ -219,6 +219,10 @@ CASES = [
     "np.sum(x[:, x[0] > 0], axis=1)", "x[:, v > 0].mean(axis=1)", "np.sum(x[x[:, 0] > 0, 1:])",
     "np.sum(x[1, v > 0])", "np.poly1d(v)(x)", "np.poly1d(v).deriv()(x)",
     "(np.poly1d(v[:2]) * np.poly1d(u))(x)", "np.poly1d(np.polyfit(q[:4], v, 2))(x)",
+    # -- added in session 30: np.vectorize of kernels with Python ifs on an element's value ----
+    "np.vectorize(lambda t: t * t if t > 0 else -t)(x)",
+    "np.vectorize(lambda s, t: s - t if s > t else 0.5 * (s + t))(x, y)",
+    "np.vectorize(lambda t: np.sqrt(t) if t > 0.1 else t, otypes=[float])(x)",
 ]
 
 # -- generated: reductions with each axis / keepdims / dtype / out, as functions and methods ----
