@@ -23,9 +23,24 @@ from .. import primitives as P
 from ..index import Adv, ramp_as_basic
 from ..ir import Eqn, Graph, Params, Var
 from .lists import _list_read
-from .regions import compose
+from .regions import compose, split
 
 MIN_READS = 2  # reads in a group, at least
+
+
+def _one_ramp(reads: list[Eqn]) -> bool:
+    """Whether every read's list is a ramp of one step (`x[[t, t + d, t + 2 d]]` moving with
+    t): batching reads those as slices of one pattern, a view already. Two-element lists
+    are ramps of any step (`X[[u, v]]` of an edge): steps that differ are no one pattern."""
+    pats = set()
+    for r in reads:
+        b = ramp_as_basic(r.params["idx"])
+        if b is None:
+            return False
+        pats.add(split(b)[0])
+        if len(pats) > 1:
+            return False
+    return True
 
 
 def one_length_lists(g: Graph) -> Graph:
@@ -35,12 +50,11 @@ def one_length_lists(g: Graph) -> Graph:
     for e in g.eqns:
         if e.prim is P.getitem:
             j = _list_read(e)
-            if j is not None and ramp_as_basic(e.params["idx"]) is None:  # (a ramp list
-                # `x[[t, t + d, t + 2 d]]` is its slice to batching: a view already)
+            if j is not None:
                 rest = tuple(k for q, k in enumerate(e.params["idx"]) if q != j)
                 groups.setdefault((e.inputs[0], j, rest), []).append(e)
     groups = {k: ms for k, ms in groups.items() if len(ms) >= MIN_READS and
-              len({len(m.params["idx"][k[1]].arr) for m in ms}) == 1}
+              len({len(m.params["idx"][k[1]].arr) for m in ms}) == 1 and not _one_ramp(ms)}
     if not groups:
         return g
     member = {id(e): (k, m) for k, ms in groups.items() for m, e in enumerate(ms)}
