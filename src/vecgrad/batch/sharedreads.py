@@ -60,13 +60,20 @@ def split_shared_reads(g: Graph, is_read) -> Graph:
             tags[e.out] = t
     copy_at: dict[int, list[tuple[Var, Var]]] = {}  # a use's index -> (read, its copy)
     for r, us in shared.items():
+        mine = 0  # (the bits of this read's uses: a use that descends from none of them
+        for i in us:  # starts a class of its own at once, so that n independent iterations
+            mine |= bit[i]  # sharing one list cost n steps here, not n^2 / 2)
         classes: list[list[int]] = []
+        masks: list[int] = []  # (each class's uses as bits)
         for i in us:
-            home = next((c for c in classes if any(seen[i] & bit[j] for j in c)), None)
+            dep = seen[i] & mine
+            home = next((k for k, m in enumerate(masks) if dep & m), None) if dep else None
             if home is None:
                 classes.append([i])
+                masks.append(bit[i])
             else:
-                home.append(i)
+                classes[home].append(i)
+                masks[home] |= bit[i]
         for c in classes[1:]:
             v = Var(r.aval)
             for i in c:
