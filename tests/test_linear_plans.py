@@ -155,3 +155,18 @@ def test_complex_matrices_in_blocks():
     for t in range(3000):
         c = want[t, 0] = A[0, 0, 0] * c + b[t, 0]
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-12 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("a,T", [(1.5, 2000), (-1.3, 3000), (1.2, 5000)])
+def test_blocks_whose_last_states_overflow_run_as_written(a, T):
+    """M^16 is finite but the blocks' last states' operator ((M^16)^n up to n = T / 16)
+    overflows: the one-value rows path hands over to the pairing and the order written (it
+    raised FloatingPointError), giving the states as written (finite, then inf)."""
+    A = np.array([[[a]]])
+    b = np.random.default_rng(T).standard_normal((T, 1))
+    with np.errstate(all="ignore"):
+        want = loop(np.zeros(1), A, b)
+        got = both(np.zeros(1), A, b)
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+    fin = np.isfinite(want)
+    np.testing.assert_allclose(got[fin], want[fin], rtol=RTOL, atol=1e-12 * np.abs(want[fin]).max())

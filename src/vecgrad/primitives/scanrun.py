@@ -343,9 +343,12 @@ def linear_runner(init: Aval, A: Aval, b: Aval) -> Callable[..., np.ndarray]:
     def run(init: np.ndarray, A: np.ndarray, b: np.ndarray) -> np.ndarray:
         if rows:
             with np.errstate(all="ignore"):
-                out = _blocked_rows(np.ascontiguousarray(A.reshape(k, k), dt),
-                                    init.reshape(k).astype(dt, copy=False),
-                                    b.reshape(shape[:2]))
+                try:
+                    out = _blocked_rows(np.ascontiguousarray(A.reshape(k, k), dt),
+                                        init.reshape(k).astype(dt, copy=False),
+                                        b.reshape(shape[:2]))
+                except FloatingPointError:  # (M^L's powers overflow: as `_general` does)
+                    out = None
                 if out is not None and np.isfinite(out).all():
                     return out.reshape(shape)
         return _general(init, A, b)
